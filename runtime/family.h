@@ -1,0 +1,65 @@
+/*
+ * family.h - the template families. Each templates/<name>.cu is embedded into the binary at
+ * build time; its header comment declares the family (see docs/templates.md):
+ *
+ *   // @family      gridstride
+ *   // @summary     one line saying what the kernel does
+ *   // @plan        multipass | onelaunch
+ *   // @commutative required | not-required
+ *   // @deterministic yes | no
+ *   // @param B 256 threads per block
+ */
+#ifndef RT_FAMILY_H
+#define RT_FAMILY_H
+
+#include "err.h"
+
+#define RT_MAX_PARAMS 16
+#define RT_NAME_MAX 48
+
+typedef enum { PLAN_MULTIPASS = 0, PLAN_ONELAUNCH = 1 } rt_plan_kind;
+
+typedef struct rt_param_decl {
+    char name[RT_NAME_MAX];
+    long long def;
+    char doc[160];
+} rt_param_decl;
+
+typedef struct rt_family {
+    char name[RT_NAME_MAX];
+    char file[96];                 /* "templates/gridstride.cu" */
+    char summary[200];
+    rt_plan_kind plan;
+    int needs_commutative;
+    int deterministic;
+    int nparams;
+    rt_param_decl params[RT_MAX_PARAMS];
+    const char *text;              /* the template source, NUL-terminated */
+} rt_family;
+
+/* The embedded families, parsed once (thread-safe). family_count() is 0 and family_error()
+ * says why when a template's header is malformed: a build error, caught by the tests. */
+int family_count(void);
+const rt_family *family_at(int i);
+const rt_family *family_find(const char *name);   /* NULL when unknown */
+const char *family_error(void);                  /* NULL when all parsed */
+
+const char *family_plan_name(rt_plan_kind p);
+
+/* One point of a search space: a family and a value for each of its parameters (in the
+ * family's declaration order; parameters not set take their defaults). */
+typedef struct rt_config {
+    const rt_family *family;
+    long long values[RT_MAX_PARAMS];
+} rt_config;
+
+/* A config with every parameter at its default. */
+void config_default(const rt_family *f, rt_config *c);
+
+/* Set a parameter by name; RT_EINVAL naming the family and its parameters when unknown. */
+int config_set(rt_config *c, const char *name, long long value, rt_err *e);
+
+/* "B=256 V=4 U=8 G=4" (every parameter, declaration order) into buf. */
+void config_format(const rt_config *c, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * space.h - Lua search spaces. A space script (lua/spaces/*.lua) is run in a sandbox and
+ * expanded into configs for one device and one case (op, type).
+ */
+#ifndef RT_SPACE_H
+#define RT_SPACE_H
+
+#include "../runtime/err.h"
+#include "../runtime/device.h"
+#include "../runtime/family.h"
+
+typedef struct space_case {
+    const char *op;          /* "min" */
+    const char *type;        /* "f32" */
+    int type_size;           /* bytes per element */
+    int commutative;         /* the operator commutes */
+} space_case;
+
+/*
+ * Run the space script 'text' (named 'chunkname' in messages, e.g. "lua/spaces/default.lua")
+ * and expand it for 'dev' and 'cs'. On success *configs is a malloc'd array of *count configs
+ * (caller frees); a family that needs a commutative operator is left out when cs->commutative
+ * is 0. Errors are RT_ELUA with "file:line: message" (syntax, runtime error, instruction limit,
+ * forbidden library) or RT_EINVAL for an unknown family or parameter (naming the file).
+ */
+int space_expand(const char *text, size_t len, const char *chunkname, const rt_device *dev,
+                 const space_case *cs, rt_config **configs, int *count, rt_err *e);
+
+/* The embedded default space (lua/spaces/default.lua) and helpers (lua/redtune.lua). */
+const char *space_default_text(void);
+
+#endif
