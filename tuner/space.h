@@ -1,5 +1,5 @@
 /*
- * space.h - Lua search spaces. A space script (lua/spaces/*.lua) is run in a sandbox and
+ * space.h - Lua search spaces. A space script (lua/spaces/NAME.lua) is run in a sandbox and
  * expanded into configs for one device and one case (op, type).
  */
 #ifndef RT_SPACE_H

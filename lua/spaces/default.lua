@@ -1,0 +1,47 @@
+-- default.lua - the default search space: the tree ladder at a handful of points, for
+-- reference, and most of the budget on the grid-stride kernel. About 80 configs for 4- and
+-- 8-byte types on a current GPU; legal on any device (block sizes within
+-- dev.max_threads_per_block, the tree's shared array within dev.smem_per_block, vector loads
+-- of at most 16 bytes).
+
+local pow2 = redtune.pow2
+
+-- The block fits the device, and so does the tree's shared array of B elements.
+local function fits(c, dev, case)
+  return c.B <= dev.max_threads_per_block and c.B * case.type_size <= dev.smem_per_block
+end
+
+return {
+  -- Interleaved addressing, divergent branches (Harris' reduce1) and strided indices (reduce2).
+  { family = "tree_interleaved",
+    params = { B = 256, DIVERGENT = {1, 0} },
+    constraint = fits },
+
+  -- Sequential addressing and the cumulative ladder on top of it: plain (000), first add
+  -- during load (100), unrolled last warp (110), complete unrolling by block size (111).
+  { family = "tree_sequential",
+    params = { B = 256, R = 1, LOAD_ADD = {0, 1}, WARP = {0, 1}, UNROLL = {0, 1} },
+    constraint = function(c, dev, case)
+      return c.WARP <= c.LOAD_ADD and c.UNROLL <= c.WARP and fits(c, dev, case)
+    end },
+
+  -- The whole ladder on, across block sizes and elements per thread.
+  { family = "tree_sequential",
+    params = { B = pow2(128, 1024), R = {1, 4, 16}, LOAD_ADD = 1, WARP = 1, UNROLL = 1 },
+    constraint = fits },
+
+  -- Grid-stride loads: the widest vector (16 bytes) against scalar loads, 1..8 loads in
+  -- flight per thread, and grids of G blocks per SM.
+  { family = "gridstride",
+    params = { B = pow2(128, 1024), V = {1, 2, 4}, U = {1, 2, 4, 8}, G = pow2(1, 8) },
+    constraint = function(c, dev, case)
+      local bytes = c.V * case.type_size
+      local threads = c.B * c.G                  -- threads the grid puts on each SM
+      return c.B <= dev.max_threads_per_block
+        and (c.V == 1 or bytes == 16)            -- scalar, or the widest legal vector
+        and bytes <= 16
+        and bytes * c.U <= 64                    -- at most 64 bytes in flight per thread
+        and threads >= dev.max_threads_per_sm // 2   -- at least half the SM's threads busy
+        and threads <= 2 * dev.max_threads_per_sm    -- at most two waves of blocks
+    end },
+}

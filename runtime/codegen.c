@@ -1,0 +1,194 @@
+/*
+ * codegen.c - the prelude for each operator and type, and the assembly of the unit.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "codegen.h"
+#include "embed.h"
+#include "optype.h"
+
+/* A growing string; on allocation failure 'failed' is set and appends stop. */
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+    int failed;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = 1;
+            return;
+        }
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->failed = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+static void sb_append(sbuf *b, const char *text, size_t len)
+{
+    if (b->failed)
+        return;
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->len + len + 1;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->failed = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, text, len);
+    b->len += len;
+    b->s[b->len] = '\0';
+}
+
+/* The identity element of 'op' over 'type', as a CUDA expression. */
+static const char *identity(rt_op op, rt_type t)
+{
+    static const char *const min_id[RT_TYPE_COUNT] = {
+        "__int_as_float(0x7f800000)", "__longlong_as_double(0x7ff0000000000000LL)",
+        "2147483647", "0xffffffffu", "9223372036854775807LL", "0xffffffffffffffffULL"};
+    static const char *const max_id[RT_TYPE_COUNT] = {
+        "__int_as_float(0xff800000)", "__longlong_as_double(0xfff0000000000000ULL)",
+        "(-2147483647 - 1)", "0u", "(-9223372036854775807LL - 1)", "0ULL"};
+    switch (op) {
+    case RT_SUM: return "0";
+    case RT_PROD: return "1";
+    case RT_MIN: return min_id[t];
+    case RT_MAX: return max_id[t];
+    default: return NULL;
+    }
+}
+
+/* The combine body; 'a' holds the lower indices. Integer sums and products go through the
+ * unsigned type so that overflow wraps (signed overflow is undefined in C++). Float min/max
+ * use fmin/fmax: a NaN is ignored unless every element is NaN. */
+static void combine(sbuf *b, rt_op op, rt_type t)
+{
+    static const char *const utype[RT_TYPE_COUNT] = {
+        NULL, NULL, "unsigned int", "unsigned int", "unsigned long long", "unsigned long long"};
+    const char *ct = optype_cuda_type(t);
+    int fl = optype_is_float(t);
+    const char *fsuf = t == RT_F32 ? "f" : "";
+    switch (op) {
+    case RT_SUM:
+    case RT_PROD: {
+        char sym = op == RT_SUM ? '+' : '*';
+        if (fl)
+            sb_printf(b, "return a %c b;", sym);
+        else
+            sb_printf(b, "return (%s)((%s)a %c (%s)b);", ct, utype[t], sym, utype[t]);
+        break;
+    }
+    case RT_MIN:
+        if (fl)
+            sb_printf(b, "return fmin%s(a, b);", fsuf);
+        else
+            sb_printf(b, "return b < a ? b : a;");
+        break;
+    case RT_MAX:
+        if (fl)
+            sb_printf(b, "return fmax%s(a, b);", fsuf);
+        else
+            sb_printf(b, "return b > a ? b : a;");
+        break;
+    default:
+        break;
+    }
+}
+
+static void upper(char *dst, const char *src, size_t len)
+{
+    size_t i = 0;
+    for (; src[i] && i + 1 < len; i++)
+        dst[i] = (src[i] >= 'a' && src[i] <= 'z') ? (char)(src[i] - 32) : src[i];
+    dst[i] = '\0';
+}
+
+static int finish(sbuf *b, const char *file, const char *text, char **src, rt_err *e)
+{
+    sb_printf(b, "#line 1 \"%s\"\n", file);
+    sb_append(b, text, strlen(text));
+    if (b->failed) {
+        free(b->s);
+        return rt_seterr(e, RT_ENOMEM, "out of memory generating %s", file);
+    }
+    *src = b->s;
+    return RT_OK;
+}
+
+int codegen_emit(const rt_config *c, rt_op op, rt_type t, char **src, rt_err *e)
+{
+    *src = NULL;
+    if ((unsigned)op >= RT_OP_COUNT || (unsigned)t >= RT_TYPE_COUNT)
+        return rt_seterr(e, RT_EINVAL, "unknown operator %d or type %d", (int)op, (int)t);
+    const rt_family *f = c->family;
+    if (f->needs_commutative && !optype_commutes(op))
+        return rt_seterr(e, RT_EINVAL, "family '%s' needs a commutative operator; '%s' is not",
+                         f->name, rt_op_name(op));
+    const char *ct = optype_cuda_type(t);
+    char uop[16], utype[16];
+    upper(uop, rt_op_name(op), sizeof uop);
+    upper(utype, rt_type_name(t), sizeof utype);
+
+    sbuf b = {0};
+    sb_printf(&b, "/* redtune: family %s, op %s, type %s */\n", f->name, rt_op_name(op),
+              rt_type_name(t));
+    sb_printf(&b, "#define RT_PRELUDE 1\n#define RT_OP_%s 1\n#define RT_TYPE_%s 1\n", uop, utype);
+    sb_printf(&b, "#define RT_COMMUTATIVE %d\n", optype_commutes(op));
+    sb_printf(&b, "typedef %s rt_value_t;\ntypedef %s rt_acc_t;\n", ct, ct);
+    sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
+              identity(op, t));
+    sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { ");
+    combine(&b, op, t);
+    sb_printf(&b, " }\n");
+    sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                  "{ (void)i; return v; }\n");
+    sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
+                  "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+    for (int i = 0; i < f->nparams; i++)
+        sb_printf(&b, "#define RT_%s %lld\n", f->params[i].name, c->values[i]);
+    return finish(&b, f->file, f->text, src, e);
+}
+
+int codegen_emit_helper(const char *file, const char *const *defines, int ndefines,
+                        char **src, rt_err *e)
+{
+    *src = NULL;
+    const rt_embedded *emb = embed_find(file);
+    if (!emb)
+        return rt_seterr(e, RT_ENOTFOUND, "no embedded template '%s'", file);
+    sbuf b = {0};
+    sb_printf(&b, "/* redtune: helper %s */\n", file);
+    for (int i = 0; i < ndefines; i++) {
+        const char *eq = strchr(defines[i], '=');
+        if (!eq) {
+            free(b.s);
+            return rt_seterr(e, RT_EINVAL, "%s: define '%s' is not NAME=value", file, defines[i]);
+        }
+        sb_printf(&b, "#define RT_%.*s %s\n", (int)(eq - defines[i]), defines[i], eq + 1);
+    }
+    return finish(&b, file, emb->text, src, e);
+}

@@ -1,0 +1,134 @@
+/*
+ * plan.c - the launch sequences of the two plans.
+ */
+#include <string.h>
+#include "plan.h"
+
+#define ALIGN 256
+
+static size_t align_up(size_t x) { return (x + ALIGN - 1) / ALIGN * ALIGN; }
+
+static unsigned long long ceil_div(unsigned long long a, unsigned long long b)
+{
+    return (a + b - 1) / b;
+}
+
+int plan_load(plan *p, const void *cubin, rt_plan_kind kind, size_t acc_size, int sm_count,
+              rt_err *e)
+{
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->acc_size = acc_size;
+    p->sm_count = sm_count;
+    CUresult r = cu.ModuleLoadData(&p->mod, cubin);
+    if (r != CUDA_SUCCESS)
+        return driver_fail(r, "cuModuleLoadData", e);
+    CUdeviceptr meta;
+    size_t len = 0;
+    unsigned int m[4];
+    if ((r = cu.ModuleGetGlobal(&meta, &len, p->mod, "rt_meta")) != CUDA_SUCCESS || len != sizeof m) {
+        plan_unload(p);
+        return r != CUDA_SUCCESS ? driver_fail(r, "rt_meta", e)
+                                 : rt_seterr(e, RT_EINVAL, "rt_meta has %zu bytes, not 16", len);
+    }
+    if ((r = cu.MemcpyDtoH(m, meta, sizeof m)) != CUDA_SUCCESS) {
+        plan_unload(p);
+        return driver_fail(r, "reading rt_meta", e);
+    }
+    p->threads = m[0];
+    p->tile = m[1];
+    p->grid_per_sm = m[2];
+    if (p->threads == 0 || p->threads > 1024 || p->tile == 0) {
+        plan_unload(p);
+        return rt_seterr(e, RT_EINVAL, "rt_meta {%u, %u, %u} is not a valid launch shape", m[0], m[1], m[2]);
+    }
+    if (kind == PLAN_ONELAUNCH)
+        r = cu.ModuleGetFunction(&p->one, p->mod, "rt_one");
+    else if ((r = cu.ModuleGetFunction(&p->first, p->mod, "rt_first")) == CUDA_SUCCESS)
+        r = cu.ModuleGetFunction(&p->next, p->mod, "rt_next");
+    if (r != CUDA_SUCCESS) {
+        plan_unload(p);
+        return driver_fail(r, kind == PLAN_ONELAUNCH ? "rt_one" : "rt_first/rt_next", e);
+    }
+    return RT_OK;
+}
+
+void plan_unload(plan *p)
+{
+    if (p && p->mod) {
+        cu.ModuleUnload(p->mod);
+        p->mod = NULL;
+    }
+}
+
+/* Blocks for m inputs at one step; capped where the family loops over tiles. */
+static unsigned long long grid_for(const plan *p, unsigned long long m)
+{
+    unsigned long long g = ceil_div(m, p->tile);
+    if (p->grid_per_sm) {
+        unsigned long long cap = (unsigned long long)p->grid_per_sm * (unsigned)p->sm_count;
+        if (g > cap)
+            g = cap;
+    }
+    if (g > 0x7fffffffULL)
+        g = 0x7fffffffULL;   /* cannot happen for n < 2^40 with tile >= 512 */
+    return g;
+}
+
+unsigned long long plan_grid(const plan *p, unsigned long long n) { return grid_for(p, n); }
+
+size_t plan_temp_bytes(const plan *p, unsigned long long n)
+{
+    unsigned long long g1 = grid_for(p, n);
+    if (p->kind == PLAN_ONELAUNCH)
+        return ALIGN + align_up(g1 * p->acc_size);
+    if (g1 <= 1)
+        return 0;
+    unsigned long long g2 = grid_for(p, g1);
+    return align_up(g1 * p->acc_size) + (g2 > 1 ? align_up(g2 * p->acc_size) : 0);
+}
+
+int plan_launch_count(const plan *p, unsigned long long n)
+{
+    if (p->kind == PLAN_ONELAUNCH)
+        return 1;
+    int k = 1;
+    for (unsigned long long g = grid_for(p, n); g > 1; g = grid_for(p, g))
+        k++;
+    return k;
+}
+
+static int launch(CUfunction f, unsigned long long grid, unsigned threads, CUstream s,
+                  void **args, rt_err *e)
+{
+    CUresult r = cu.LaunchKernel(f, (unsigned)grid, 1, 1, threads, 1, 1, 0, s, args, NULL);
+    return r == CUDA_SUCCESS ? RT_OK : driver_fail(r, "cuLaunchKernel", e);
+}
+
+int plan_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned long long n,
+                CUdeviceptr temp, CUstream s, rt_err *e)
+{
+    if (n == 0)
+        return rt_seterr(e, RT_EINVAL, "plan_launch: n must be at least 1");
+    unsigned long long g = grid_for(p, n);
+    if (p->kind == PLAN_ONELAUNCH) {
+        CUdeviceptr counter = temp, partials = temp + ALIGN;
+        void *args[] = {&in, &out, &n, &partials, &counter};
+        return launch(p->one, g, p->threads, s, args, e);
+    }
+    /* Ping-pong between two partial buffers; sizes only shrink, so the first holds g1
+     * partials and the second g2. */
+    CUdeviceptr buf[2] = {temp, temp + align_up(g * p->acc_size)};
+    CUdeviceptr src = in, dst = g > 1 ? buf[0] : out;
+    unsigned long long m = n;
+    void *args[] = {&src, &dst, &m};
+    int rc = launch(p->first, g, p->threads, s, args, e);
+    for (int k = 1; rc == RT_OK && g > 1; k++) {
+        m = g;
+        g = grid_for(p, m);
+        src = dst;
+        dst = g > 1 ? buf[k & 1] : out;
+        rc = launch(p->next, g, p->threads, s, args, e);
+    }
+    return rc;
+}

@@ -1,0 +1,261 @@
+// @family      gridstride
+// @summary     grid-stride 16-byte vector loads, U loads in flight, warp shuffles, last-block-done finish in one launch
+// @plan        onelaunch
+// @commutative required
+// @deterministic yes
+// @param B 256 threads per block (power of two, 32..1024)
+// @param V 4 elements per vector load (1, 2, 4; V * element size <= 16 bytes)
+// @param U 4 vector loads each thread has in flight before it combines them (1..8)
+// @param G 4 blocks per SM: the grid is at most G * SMs blocks, looping over the tiles (1..16)
+//
+// gridstride.cu - the bandwidth family: one launch, every byte read once, at the speed of
+// the yardstick in bandwidth.cu.
+//
+// The input is split into a scalar head (up to the first element aligned to V elements; the
+// user's pointer need not be), a body of whole vectors, and a scalar tail (fewer than V
+// elements). The body is cut into tiles of B*U vectors; block b takes tiles b, b + grid,
+// b + 2*grid, ... In a tile, thread t loads vectors t, t+B, ..., t+(U-1)B (each load
+// instruction of a warp reads 32 consecutive vectors) into registers, all U before it combines
+// any, so U*B*V*size bytes per block are in flight. The per-thread values meet in warp
+// shuffles, then once in shared memory; thread 0 writes the block's partial, and the last block
+// to finish combines the partials in index order and writes out[0]. The grid size, fixed per
+// device and n, fixes the order of every combine: results are reproducible.
+//
+// Elements are combined out of order (across vectors, threads and tiles), hence
+// @commutative required.
+
+#ifndef RT_PRELUDE
+/* Standalone build (nvcc -c templates/gridstride.cu): sum on float. */
+#define RT_OP_SUM 1
+#define RT_TYPE_F32 1
+#define RT_COMMUTATIVE 1
+typedef float rt_value_t;
+typedef float rt_acc_t;
+static __device__ __forceinline__ rt_acc_t rt_identity() { return 0.0f; }
+static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { return a + b; }
+static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) { (void)i; return v; }
+static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) { return __shfl_down_sync(0xffffffffu, a, d); }
+#endif
+
+#ifndef RT_B
+#define RT_B 256   /* threads per block; the generator's prelude sets it */
+#endif
+#ifndef RT_V
+#define RT_V 4     /* elements per vector load */
+#endif
+#ifndef RT_U
+#define RT_U 4     /* vector loads in flight per thread */
+#endif
+#ifndef RT_G
+#define RT_G 4     /* grid cap: blocks per SM */
+#endif
+
+#if !RT_COMMUTATIVE
+#error "gridstride combines elements out of order: it needs a commutative operator"
+#endif
+
+static_assert(RT_B >= 32 && RT_B <= 1024 && (RT_B & (RT_B - 1)) == 0,
+              "gridstride: B must be a power of two in 32..1024");
+static_assert(RT_V >= 1 && RT_V <= 16 && (RT_V & (RT_V - 1)) == 0,
+              "gridstride: V must be a power of two");
+static_assert(RT_V * sizeof(rt_value_t) <= 16,
+              "gridstride: a vector is at most 16 bytes (V * element size <= 16)");
+static_assert(RT_U >= 1 && RT_U <= 8, "gridstride: U must be in 1..8");
+static_assert(RT_G >= 1 && RT_G <= 16, "gridstride: G must be in 1..16");
+
+/* Checks the glue's signatures, and references every glue function. */
+static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
+                                rt_shfl_down(rt_identity(), 1u))) == sizeof(rt_acc_t),
+              "gridstride: the prelude's glue has the wrong signatures");
+
+/* Threads per block, input elements per tile, grid cap per SM. */
+extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, RT_B * RT_V * RT_U, RT_G, 0 };
+
+#define GS_WARPS (RT_B / 32)
+
+/* V elements, aligned to their size: a load of one is a single LDG.64/LDG.128 (16 bytes is
+ * the widest load a thread can issue). */
+struct __align__(RT_V * sizeof(rt_value_t)) gs_vec {
+    rt_value_t v[RT_V];
+};
+
+template <bool C, typename T, typename F> struct gs_pick { typedef T type; };
+template <typename T, typename F> struct gs_pick<false, T, F> { typedef F type; };
+
+/* The built-in type of a vector's size, for __ldg. */
+typedef gs_pick<sizeof(gs_vec) == 16, uint4,
+        typename gs_pick<sizeof(gs_vec) == 8, uint2,
+        typename gs_pick<sizeof(gs_vec) == 4, unsigned int,
+                         unsigned short>::type>::type>::type gs_raw;
+static_assert(sizeof(gs_raw) == sizeof(gs_vec), "gridstride: no load of that vector size");
+
+/* One vector through the read-only path (ld.global.nc), spelled out: the compiler would infer
+ * it from const __restrict__, but not once the pointer has been turned into an integer for the
+ * alignment test. memcpy only renames the registers. */
+static __device__ __forceinline__ gs_vec gs_load_vec(const gs_vec *p)
+{
+    const gs_raw raw = __ldg(reinterpret_cast<const gs_raw *>(p));
+    gs_vec x;
+    memcpy(&x, &raw, sizeof x);
+    return x;
+}
+
+/* Combine the N values of a[] as a balanced tree: log2(N) dependent combines rather than
+ * N in a chain, so a long-latency combine (f64, a struct) does not stall the loop. */
+template <int N>
+static __device__ __forceinline__ rt_acc_t gs_tree(rt_acc_t (&a)[N])
+{
+#pragma unroll
+    for (int s = 1; s < N; s *= 2) {
+#pragma unroll
+        for (int k = 0; k + s < N; k += 2 * s)
+            a[k] = rt_combine(a[k], a[k + s]);
+    }
+    return a[0];
+}
+
+/* Lane 0 gets the combination of lanes 0 .. W-1 of the warp (the warp converged, all 32
+ * lanes calling). shfl.sync moves registers between lanes without shared memory or barrier. */
+template <unsigned int W>
+static __device__ __forceinline__ rt_acc_t gs_warp_reduce(rt_acc_t v)
+{
+#pragma unroll
+    for (unsigned int d = W / 2; d > 0; d >>= 1)
+        v = rt_combine(v, rt_shfl_down(v, d));
+    return v;
+}
+
+/* The whole block's value in thread 0. Every thread calls it; it ends with the shared array
+ * read by warp 0 only, so a second call needs a __syncthreads() between the two. */
+static __device__ __forceinline__ rt_acc_t gs_block_reduce(rt_acc_t v)
+{
+    v = gs_warp_reduce<32>(v);
+#if RT_B > 32
+    __shared__ rt_acc_t warp_part[GS_WARPS];
+    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0)
+        warp_part[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < GS_WARPS ? warp_part[lane] : rt_identity();
+        v = gs_warp_reduce<GS_WARPS>(v);
+    }
+#endif
+    return v;
+}
+
+/* The word a partial is read in: 8 bytes where rt_acc_t is made of them, else 4. */
+typedef gs_pick<sizeof(rt_acc_t) % 8 == 0 && alignof(rt_acc_t) >= 8,
+                unsigned long long, unsigned int>::type gs_word;
+static_assert(sizeof(rt_acc_t) % sizeof(gs_word) == 0 && alignof(rt_acc_t) >= sizeof(gs_word),
+              "gridstride: rt_acc_t must be made of 4-byte words");
+#define GS_WORDS (sizeof(rt_acc_t) / sizeof(gs_word))
+
+/* A partial written by another block in this launch, read from L2 (ld.global.cg): the L1 of
+ * this SM is not coherent and may hold a line of partials from an earlier launch. Word by
+ * word, since rt_acc_t may be a struct (a volatile struct cannot be copied); the words go
+ * back together through memcpy, which the compiler turns into register moves. */
+static __device__ __forceinline__ rt_acc_t gs_load_partial(const rt_acc_t *p)
+{
+    gs_word w[GS_WORDS];
+#pragma unroll
+    for (unsigned int k = 0; k < GS_WORDS; k++)
+        w[k] = __ldcg(reinterpret_cast<const gs_word *>(p) + k);
+    rt_acc_t r;
+    memcpy(&r, w, sizeof r);
+    return r;
+}
+
+/* in: n elements, any element-aligned address. out[0]: the result. partials: at least
+ * gridDim.x accumulators. counter: 0 before the first launch; each launch leaves it 0. */
+extern "C" __global__ void __launch_bounds__(RT_B)
+rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned long long n,
+       rt_acc_t *__restrict__ partials, unsigned int *__restrict__ counter)
+{
+    const unsigned int tid = threadIdx.x;
+
+    /* Head: elements before the first address aligned to a whole vector. The pointer is
+     * element-aligned, so the gap is a whole number of elements, fewer than V. */
+    const unsigned long long misalign = reinterpret_cast<unsigned long long>(in) % sizeof(gs_vec);
+    unsigned long long head = misalign ? (sizeof(gs_vec) - misalign) / sizeof(rt_value_t) : 0;
+    if (head > n)
+        head = n;
+    const gs_vec *__restrict__ body = reinterpret_cast<const gs_vec *>(in + head);
+    const unsigned long long nvec = (n - head) / RT_V;          /* whole vectors in the body */
+    const unsigned long long tail = head + nvec * RT_V;         /* first element of the tail */
+
+    const unsigned long long per_tile = (unsigned long long)RT_B * RT_U;   /* vectors */
+    const unsigned long long nfull = nvec / per_tile;           /* tiles with no test */
+    rt_acc_t acc = rt_identity();
+
+    /* The body, whole tiles: U independent loads, then the combines. The index of element j
+     * of vector k is head + k*V + j (rt_lift wants it for argmin-like operators; for the
+     * others it is dead code). */
+    for (unsigned long long t = blockIdx.x; t < nfull; t += gridDim.x) {
+        const unsigned long long k0 = t * per_tile + tid;
+        gs_vec x[RT_U];
+#pragma unroll
+        for (int u = 0; u < RT_U; u++)
+            x[u] = gs_load_vec(body + k0 + (unsigned long long)u * RT_B);
+        rt_acc_t a[RT_U * RT_V];
+#pragma unroll
+        for (int u = 0; u < RT_U; u++)
+#pragma unroll
+            for (int j = 0; j < RT_V; j++)
+                a[u * RT_V + j] = rt_lift(x[u].v[j], head + (k0 + (unsigned long long)u * RT_B) * RT_V + j);
+        acc = rt_combine(acc, gs_tree<RT_U * RT_V>(a));
+    }
+
+    /* The last, partial tile of the body, by the block whose turn it would be; each vector
+     * tested against nvec. */
+    if (nfull * per_tile < nvec && blockIdx.x == nfull % gridDim.x) {
+#pragma unroll
+        for (int u = 0; u < RT_U; u++) {
+            const unsigned long long k = nfull * per_tile + (unsigned long long)u * RT_B + tid;
+            if (k < nvec) {
+                const gs_vec x = gs_load_vec(body + k);
+#pragma unroll
+                for (int j = 0; j < RT_V; j++)
+                    acc = rt_combine(acc, rt_lift(x.v[j], head + k * RT_V + j));
+            }
+        }
+    }
+
+    /* Head and tail, fewer than V elements each (V <= 16 <= B): block 0, one per thread. */
+    if (blockIdx.x == 0) {
+        if (tid < head)
+            acc = rt_combine(acc, rt_lift(in[tid], tid));
+        if (tail + tid < n)
+            acc = rt_combine(acc, rt_lift(in[tail + tid], tail + tid));
+    }
+
+    acc = gs_block_reduce(acc);
+
+    /* Last block done. Thread 0 publishes the partial, then takes a ticket. The fence orders
+     * the partial's store before the atomic for every observer on the device: a block that
+     * draws the last ticket is sure to see all gridDim.x partials. atomicInc with limit
+     * gridDim.x - 1 wraps to 0 on the last ticket, so the counter is 0 again for the next
+     * launch with no memset and no extra store. */
+    __shared__ bool is_last;
+    if (tid == 0) {
+        partials[blockIdx.x] = acc;
+        __threadfence();
+        const unsigned int ticket = atomicInc(counter, gridDim.x - 1);
+        is_last = ticket == gridDim.x - 1;
+        if (is_last)
+            __threadfence();   /* acquire side: no partial is read before the last ticket */
+    }
+    __syncthreads();   /* also ends gs_block_reduce's use of its shared array */
+    if (!is_last)
+        return;
+
+    /* The last block: partials 0 .. gridDim.x-1, thread t taking t, t+B, ... in order, then
+     * the block tree. The fences above and the barrier order these reads after every other
+     * block's store; gs_load_partial reads them from L2. */
+    acc = rt_identity();
+    for (unsigned int i = tid; i < gridDim.x; i += RT_B)
+        acc = rt_combine(acc, gs_load_partial(partials + i));
+    acc = gs_block_reduce(acc);
+    if (tid == 0)
+        out[0] = acc;
+}

@@ -1,0 +1,3 @@
+-- dofile is removed from the base library
+dofile("/etc/passwd")
+return {}

@@ -1,0 +1,3 @@
+-- there is no package library, hence no require
+local io = require("io")
+return {}

@@ -1,0 +1,2 @@
+-- a space returns a list of family entries, not a number
+return 42

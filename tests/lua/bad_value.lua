@@ -1,0 +1,4 @@
+-- parameter values are integers
+return {
+  { family = "gridstride", params = { B = 256, V = {1, 2.5} } },
+}

@@ -1,0 +1,31 @@
+/*
+ * main.c - the one test runner: every module's cmocka group. `all cpu` leaves out the GPU
+ * group (the sanitizer build); `all gpu` runs only it. tests/run.sh counts the TAP output.
+ */
+#include <stdio.h>
+#include <string.h>
+
+int test_codegen_group(void);
+int test_space_group(void);
+int test_nvrtc_group(void);
+int test_store_group(void);
+int test_data_group(void);
+int test_cli_group(void);
+int test_gpu_group(void);
+
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : "";
+    int failed = 0;
+    if (strcmp(only, "gpu")) {
+        failed += test_codegen_group();
+        failed += test_space_group();
+        failed += test_nvrtc_group();
+        failed += test_store_group();
+        failed += test_data_group();
+        failed += test_cli_group();
+    }
+    if (strcmp(only, "cpu"))
+        failed += test_gpu_group();
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# run.sh DIR [cpu|gpu] - run the test binary of a build variant from the repository root and
+# print the closing line "N passed, N failed, N skipped". Exit status 1 when anything failed.
+set -u
+dir=${1:-build}
+filter=${2:-}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+export REDTUNE_BIN="$top/$dir/redtune"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+CMOCKA_MESSAGE_OUTPUT=TAP "$dir/tests/all" $filter 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+passed=$(grep -cE '^ok [0-9]+' "$log")
+skipped=$(grep -cE '^not ok [0-9]+ # SKIP' "$log")
+failed=$(grep -E '^not ok [0-9]+' "$log" | grep -cv '# SKIP')
+# A crash leaves no "not ok" line for the test that died: count it.
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    echo "# the test binary exited with status $status"
+    failed=1
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

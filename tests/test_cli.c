@@ -1,0 +1,130 @@
+/*
+ * test_cli.c - the redtune program's usage errors, exit codes and messages, and the commands
+ * that work with no GPU. Runs $REDTUNE_BIN (set by tests/run.sh) from the repository root.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char out[1 << 20];
+
+/* Run "$REDTUNE_BIN args" with stdout and stderr captured into 'out'; the exit status. */
+static int run(const char *args)
+{
+    const char *bin = getenv("REDTUNE_BIN");
+    if (!bin)
+        bin = "build/redtune";
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+#define EXPECT(args, code, text)                                              \
+    do {                                                                      \
+        int rc_ = run(args);                                                  \
+        if (rc_ != (code) || !strstr(out, (text)))                           \
+            print_error("redtune %s -> %d:\n%s\n", (args), rc_, out);         \
+        assert_int_equal(rc_, (code));                                        \
+        assert_non_null(strstr(out, (text)));                                 \
+    } while (0)
+
+static void usage_errors(void **state)
+{
+    (void)state;
+    EXPECT("", 2, "--op is required");
+    EXPECT("--op median", 2, "unknown operator 'median' (known: sum, prod, min, max)");
+    EXPECT("--op min --type f16", 2, "unknown type 'f16'");
+    EXPECT("--op min --frobnicate", 2, "unknown option '--frobnicate'");
+    EXPECT("--op", 2, "option --op needs a value");
+    EXPECT("--op min --sizes 2^50", 2, "--sizes: '2^50' is not a size");
+    EXPECT("--op min --device x", 2, "--device wants a GPU ordinal");
+    EXPECT("--op min --jobs 0", 2, "--jobs wants a number of threads");
+    EXPECT("tune", 2, "unknown command 'tune'");
+    EXPECT("emit", 2, "emit needs a family");
+    EXPECT("emit warpspeed", 2, "unknown family 'warpspeed' (known:");
+    EXPECT("emit gridstride Q=3", 2, "family 'gridstride' has no parameter 'Q' (parameters: B V U G)");
+    EXPECT("emit gridstride B=x", 2, "is not an integer");
+    EXPECT("emit gridstride --op avg", 2, "unknown operator 'avg'");
+    EXPECT("families extra", 2, "unexpected argument 'extra'");
+    EXPECT("best --n zero", 2, "--n: 'zero' is not a size");
+    EXPECT("--help", 0, "usage: redtune");
+    EXPECT("--version", 0, "redtune 0.");
+}
+
+static void commands_without_gpu(void **state)
+{
+    (void)state;
+    EXPECT("families", 0, "gridstride");
+    assert_non_null(strstr(out, "tree_interleaved"));
+    assert_non_null(strstr(out, "tree_sequential"));
+    assert_non_null(strstr(out, "needs a commutative operator: no"));
+    EXPECT("emit gridstride B=512 --op max --type i64", 0, "typedef long long rt_value_t;");
+    assert_non_null(strstr(out, "#define RT_B 512"));
+    EXPECT("compile --arch sm_90 --space tests/lua/good_small.lua --jobs 2", 0, "0 failed");
+    EXPECT("compile --arch sm_9x", 1, "bad architecture 'sm_9x'");
+    EXPECT("compile --arch sm_90 --space tests/lua/nonexistent.lua", 1, "tests/lua/nonexistent.lua: No such file");
+}
+
+static void bad_spaces_exit_1(void **state)
+{
+    (void)state;
+    EXPECT("compile --arch sm_90 --space tests/lua/bad_syntax.lua", 1, "tests/lua/bad_syntax.lua:");
+    EXPECT("compile --arch sm_90 --space tests/lua/bad_loop.lua", 1, "instruction limit");
+    EXPECT("compile --arch sm_90 --space tests/lua/bad_io.lua", 1, "tests/lua/bad_io.lua:");
+    EXPECT("compile --arch sm_90 --space tests/lua/bad_os.lua", 1, "tests/lua/bad_os.lua:");
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static void no_driver_leaves_database_alone(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune-cli-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char args[512], db[300];
+    snprintf(db, sizeof db, "%s/new.db", dir);
+    /* Force "no driver" even on a GPU machine. */
+    setenv("REDTUNE_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    snprintf(args, sizeof args, "--op min --sizes 2^10 --db %s", db);
+    EXPECT(args, 1, "no CUDA driver found");
+    unsetenv("REDTUNE_LIBCUDA");
+    assert_false(file_exists(db));
+    rmdir(dir);
+}
+
+static void foreign_database_refused(void **state)
+{
+    (void)state;
+    EXPECT("best --db tests/db/not_sqlite.db", 1, "not a redtune database");
+    EXPECT("best --db tests/db/foreign.db", 1, "tests/db/foreign.db");
+    EXPECT("best --db /nonexistent-dir/x.db", 1, "/nonexistent-dir/x.db");
+}
+
+int test_cli_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(usage_errors),
+        cmocka_unit_test(commands_without_gpu),
+        cmocka_unit_test(bad_spaces_exit_1),
+        cmocka_unit_test(no_driver_leaves_database_alone),
+        cmocka_unit_test(foreign_database_refused),
+    };
+    return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

@@ -1,0 +1,311 @@
+/*
+ * test_gpu.c - every family against the CPU reference on the GPU, for every op and type, at
+ * n = 1, 2, 31, 1000, 4097, 2^20 + 3 and a large size, aligned and not; the tuner end to end;
+ * a faulting kernel taking down only the worker. Skipped, and counted, with no GPU.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "runtime/codegen.h"
+#include "runtime/driver.h"
+#include "runtime/nvrtc.h"
+#include "runtime/optype.h"
+#include "runtime/plan.h"
+#include "tuner/data.h"
+#include "tuner/pool.h"
+#include "tuner/proto.h"
+#include "tuner/tuner.h"
+
+static rt_device dev;
+static char arch[16];
+static int have_gpu = -1;
+static char no_gpu_why[RT_ERRMSG_MAX];
+static CUstream stream;
+
+static int gpu_setup(void **state)
+{
+    (void)state;
+    if (have_gpu >= 0)
+        return 0;
+    rt_err e;
+    have_gpu = 0;
+    if (driver_device_query(0, &dev, &e)) {
+        snprintf(no_gpu_why, sizeof no_gpu_why, "%s", e.msg);
+        return 0;
+    }
+    CUdevice d;
+    CUcontext ctx;
+    if (cu.DeviceGet(&d, 0) || cu.DevicePrimaryCtxRetain(&ctx, d) || cu.CtxSetCurrent(ctx) ||
+        cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING)) {
+        snprintf(no_gpu_why, sizeof no_gpu_why, "could not create a context on %s", dev.name);
+        return 0;
+    }
+    device_arch(&dev, arch);
+    have_gpu = 1;
+    return 0;
+}
+
+#define NEED_GPU()                                                       \
+    do {                                                                 \
+        if (have_gpu != 1) {                                             \
+            print_message("# SKIP reason: %s\n", no_gpu_why);           \
+            skip();                                                      \
+        }                                                                \
+    } while (0)
+
+/* The variants each op x type runs: every family, at several shapes. */
+static const char *const variants[][6] = {
+    {"tree_interleaved", "B=256", "DIVERGENT=1"},
+    {"tree_interleaved", "B=128", "DIVERGENT=0"},
+    {"tree_sequential", "B=256", "R=1", "LOAD_ADD=0", "WARP=0", "UNROLL=0"},
+    {"tree_sequential", "B=512", "R=4", "LOAD_ADD=1", "WARP=1", "UNROLL=1"},
+    {"tree_sequential", "B=64", "R=3", "LOAD_ADD=1", "WARP=1", "UNROLL=0"},
+    {"gridstride", "B=256", "V=*", "U=4", "G=4"},
+    {"gridstride", "B=128", "V=1", "U=3", "G=2"},
+    {"gridstride", "B=1024", "V=*", "U=8", "G=1"},
+};
+#define NVARIANTS (int)(sizeof variants / sizeof variants[0])
+
+static void make_config(int v, rt_type type, rt_config *c)
+{
+    config_default(family_find(variants[v][0]), c);
+    for (int k = 1; k < 6 && variants[v][k]; k++) {
+        char name[16];
+        const char *eq = strchr(variants[v][k], '=');
+        snprintf(name, sizeof name, "%.*s", (int)(eq - variants[v][k]), variants[v][k]);
+        long long val = eq[1] == '*' ? (long long)(16 / optype_size(type)) : atoll(eq + 1);
+        if (val > 4 && !strcmp(name, "V"))
+            val = 4;
+        rt_err e;
+        assert_int_equal(config_set(c, name, val, &e), RT_OK);
+    }
+}
+
+static void check_op_type(rt_op op, rt_type type)
+{
+    NEED_GPU();
+    rt_err e;
+    rt_config cfgs[NVARIANTS];
+    for (int v = 0; v < NVARIANTS; v++)
+        make_config(v, type, &cfgs[v]);
+    cand *c;
+    int compiled, failed;
+    assert_int_equal(cands_make(cfgs, NVARIANTS, op, type, &c, &e), RT_OK);
+    assert_int_equal(cands_compile(c, NVARIANTS, arch, pool_cores(), NULL, &compiled, &failed, &e), RT_OK);
+    assert_int_equal(failed, 0);
+    plan p[NVARIANTS];
+    for (int v = 0; v < NVARIANTS; v++) {
+        int rc = plan_load(&p[v], c[v].cubin, c[v].cfg.family->plan, optype_size(type), dev.sm_count, &e);
+        if (rc)
+            print_error("%s\n", e.msg);
+        assert_int_equal(rc, RT_OK);
+    }
+    const unsigned long long sizes[] = {1, 2, 31, 1000, 4097, (1u << 20) + 3, (1u << 26) + 5};
+    size_t es = optype_size(type);
+    unsigned long long nmax = sizes[sizeof sizes / sizeof sizes[0] - 1] + 1;
+    void *host = malloc(nmax * es);
+    assert_non_null(host);
+    CUdeviceptr in, out, temp;
+    size_t temp_bytes = 64u << 20;
+    assert_int_equal(cu.MemAlloc(&in, nmax * es), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&temp, temp_bytes), CUDA_SUCCESS);
+    assert_int_equal(cu.MemsetD8(temp, 0, temp_bytes), CUDA_SUCCESS);
+    int threads = pool_cores();
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        unsigned long long n = sizes[si];
+        /* offset 1: the input starts one element past an aligned address */
+        for (int offset = 0; offset <= 1; offset++) {
+            data_fill(host, type, op, n + offset, 1000 + si * 2 + offset, n / 2 + offset, threads);
+            data_ref ref;
+            data_reference((char *)host + offset * es, type, op, n, &ref, threads);
+            assert_int_equal(cu.MemcpyHtoD(in, host, (n + offset) * es), CUDA_SUCCESS);
+            for (int v = 0; v < NVARIANTS; v++) {
+                assert_true(plan_temp_bytes(&p[v], n) <= temp_bytes);
+                assert_int_equal(cu.MemsetD8(out, 0xa5, 64), CUDA_SUCCESS);
+                int rc = plan_launch(&p[v], in + offset * es, out, n, temp, stream, &e);
+                CUresult r = rc ? CUDA_SUCCESS : cu.StreamSynchronize(stream);
+                if (rc || r != CUDA_SUCCESS) {
+                    print_error("%s %s n=%llu: %s (%d)\n", c[v].cfg.family->name, c[v].params, n,
+                                rc ? e.msg : "launch failed", (int)r);
+                    fail();
+                }
+                unsigned char got[16];
+                assert_int_equal(cu.MemcpyDtoH(got, out, es), CUDA_SUCCESS);
+                char why[512];
+                if (!data_check(got, &ref, type, op, n, why, sizeof why)) {
+                    print_error("%s %s offset %d: %s\n", c[v].cfg.family->name, c[v].params,
+                                offset, why);
+                    fail();
+                }
+            }
+        }
+    }
+    for (int v = 0; v < NVARIANTS; v++)
+        plan_unload(&p[v]);
+    cu.MemFree(in);
+    cu.MemFree(out);
+    cu.MemFree(temp);
+    free(host);
+    cands_free(c, NVARIANTS);
+}
+
+#define OPTYPE_TEST(op, type)                                                            \
+    static void gpu_##op##_##type(void **state) { (void)state; check_op_type(op, type); }
+#define FOR_TYPES(op) OPTYPE_TEST(op, RT_F32) OPTYPE_TEST(op, RT_F64) OPTYPE_TEST(op, RT_I32) \
+    OPTYPE_TEST(op, RT_U32) OPTYPE_TEST(op, RT_I64) OPTYPE_TEST(op, RT_U64)
+FOR_TYPES(RT_SUM)
+FOR_TYPES(RT_PROD)
+FOR_TYPES(RT_MIN)
+FOR_TYPES(RT_MAX)
+
+static char out[1 << 20];
+
+static int run(const char *args)
+{
+    const char *bin = getenv("REDTUNE_BIN");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin ? bin : "build/redtune", args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The tuner end to end, twice: the second run compiles and measures nothing. */
+static void tuner_end_to_end(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char dir[] = "/tmp/redtune-gpu-XXXXXX", args[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "--op max --type i32 --sizes 1000,2^20 --db %s/t.db", dir);
+    int rc = run(args);
+    if (rc)
+        print_error("%s\n", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "reused 0 from the database"));
+    assert_non_null(strstr(out, "best for max i32"));
+    rc = run(args);
+    assert_int_equal(rc, 0);
+    if (!strstr(out, "compiled 0,") || !strstr(out, "0 configs measured in this run"))
+        print_error("%s\n", out);
+    assert_non_null(strstr(out, "compiled 0,"));
+    assert_non_null(strstr(out, "0 configs measured in this run"));
+    snprintf(args, sizeof args, "best --db %s/t.db --op max --n 1000", dir);
+    assert_int_equal(run(args), 0);
+    assert_non_null(strstr(out, "max"));
+    /* A bad space on a GPU machine: file:line, exit 1, the database untouched. */
+    snprintf(args, sizeof args, "--op min --space tests/lua/bad_runtime.lua --db %s/u.db", dir);
+    assert_int_equal(run(args), 1);
+    assert_non_null(strstr(out, "tests/lua/bad_runtime.lua:"));
+    snprintf(args, sizeof args, "%s/u.db", dir);
+    assert_int_equal(access(args, F_OK), -1);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* A kernel that writes through a null pointer: the worker answers "fault" and dies; a new
+ * worker then runs a good kernel. This is the path the tuner takes for a bad candidate. */
+static void worker_survives_fault(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    const char *bad_src =
+        "extern \"C\" __device__ const unsigned int rt_meta[4] = {32, 32, 0, 0};\n"
+        "extern \"C\" __global__ void rt_one(const float *in, float *out, unsigned long long n,"
+        " float *p, unsigned int *c) { *(volatile float *)(unsigned long long)(0x10) = in[0]; }\n";
+    nvrtc_output o;
+    rt_err e;
+    assert_int_equal(nvrtc_compile(bad_src, "fault.cu", arch, &o, &e), RT_OK);
+    const char *bin = getenv("REDTUNE_BIN");
+    for (int round = 0; round < 2; round++) {
+        int req[2], resp[2];
+        assert_int_equal(pipe(req), 0);
+        assert_int_equal(pipe(resp), 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+            dup2(req[0], 0);
+            dup2(resp[1], 1);
+            close(req[1]);
+            close(resp[0]);
+            execl(bin ? bin : "build/redtune", "redtune", "worker", (char *)NULL);
+            _exit(127);
+        }
+        close(req[0]);
+        close(resp[1]);
+        signal(SIGPIPE, SIG_IGN);
+        hello_req h = {0};
+        uint32_t kind;
+        void *buf;
+        size_t len;
+        assert_int_equal(proto_send(req[1], MSG_HELLO, &h, sizeof h, NULL, 0), 0);
+        assert_int_equal(proto_recv(resp[0], &kind, &buf, &len, 60000), 0);
+        assert_int_equal(((hello_resp *)buf)->h.code, RT_OK);
+        free(buf);
+        prepare_req pq = {RT_F32, RT_SUM, 5000, 1};
+        assert_int_equal(proto_send(req[1], MSG_PREPARE, &pq, sizeof pq, NULL, 0), 0);
+        assert_int_equal(proto_recv(resp[0], &kind, &buf, &len, 60000), 0);
+        assert_int_equal(((resp_head *)buf)->code, RT_OK);
+        free(buf);
+        measure_req mq = {PLAN_ONELAUNCH, 0, 3, 5, 0.01, 7};
+        const void *cubin = o.cubin;
+        size_t size = o.size;
+        cand *c = NULL;
+        if (round == 1) {   /* a good kernel in the new worker */
+            rt_config cfg;
+            config_default(family_find("gridstride"), &cfg);
+            int compiled, failed;
+            assert_int_equal(cands_make(&cfg, 1, RT_SUM, RT_F32, &c, &e), RT_OK);
+            assert_int_equal(cands_compile(c, 1, arch, 1, NULL, &compiled, &failed, &e), RT_OK);
+            cubin = c->cubin;
+            size = c->cubin_size;
+        }
+        assert_int_equal(proto_send(req[1], MSG_MEASURE, &mq, sizeof mq, cubin, size), 0);
+        assert_int_equal(proto_recv(resp[0], &kind, &buf, &len, 60000), 0);
+        measure_resp *m = buf;
+        if (round == 0) {
+            assert_string_equal(m->status, "fault");
+            assert_non_null(strstr(m->h.msg, "CUDA_ERROR_"));
+            int st;
+            assert_int_equal(waitpid(pid, &st, 0), pid);   /* it exits by itself */
+            assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+        } else {
+            if (strcmp(m->status, "ok"))
+                print_error("%s\n", m->h.msg);
+            assert_string_equal(m->status, "ok");
+            assert_true(m->median_us > 0 && m->reps >= 3);
+            proto_send(req[1], MSG_QUIT, NULL, 0, NULL, 0);
+            waitpid(pid, NULL, 0);
+        }
+        free(buf);
+        cands_free(c, 1);
+        close(req[1]);
+        close(resp[0]);
+    }
+    nvrtc_output_free(&o);
+}
+
+#define T(op) cmocka_unit_test(gpu_##op##_RT_F32), cmocka_unit_test(gpu_##op##_RT_F64), \
+    cmocka_unit_test(gpu_##op##_RT_I32), cmocka_unit_test(gpu_##op##_RT_U32),          \
+    cmocka_unit_test(gpu_##op##_RT_I64), cmocka_unit_test(gpu_##op##_RT_U64)
+
+int test_gpu_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(RT_SUM), T(RT_PROD), T(RT_MIN), T(RT_MAX),
+        cmocka_unit_test(worker_survives_fault),
+        cmocka_unit_test(tuner_end_to_end),
+    };
+    return cmocka_run_group_tests_name("gpu", tests, gpu_setup, NULL);
+}

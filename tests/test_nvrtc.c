@@ -1,0 +1,130 @@
+/*
+ * test_nvrtc.c - NVRTC with no GPU: every config of the default space compiles for sm_80 and
+ * sm_90, every family compiles for every operator and type, and failures carry the log.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runtime/codegen.h"
+#include "runtime/nvrtc.h"
+#include "runtime/optype.h"
+#include "tuner/pool.h"
+#include "tuner/space.h"
+#include "tuner/tuner.h"
+
+static void loads(void **state)
+{
+    (void)state;
+    rt_err e;
+    int rc = nvrtc_load(&e);
+    if (rc)
+        print_error("%s\n", e.msg);
+    assert_int_equal(rc, RT_OK);
+    assert_true(nvrtc_version() >= 12000);
+}
+
+static void default_space_compiles(const char *arch, rt_type type)
+{
+    rt_device dev;
+    rt_err e;
+    assert_int_equal(device_for_arch(arch, &dev, &e), RT_OK);
+    space_case cs = {"min", rt_type_name(type), (int)optype_size(type), 1};
+    rt_config *cfgs;
+    int n;
+    const char *text = space_default_text();
+    int rc = space_expand(text, strlen(text), "lua/spaces/default.lua", &dev, &cs, &cfgs, &n, &e);
+    if (rc)
+        print_error("%s\n", e.msg);
+    assert_int_equal(rc, RT_OK);
+    assert_true(n > 10);
+    cand *c;
+    assert_int_equal(cands_make(cfgs, n, RT_MIN, type, &c, &e), RT_OK);
+    int compiled, failed;
+    assert_int_equal(cands_compile(c, n, arch, pool_cores(), NULL, &compiled, &failed, &e), RT_OK);
+    for (int i = 0; i < n; i++)
+        if (c[i].rc)
+            print_error("%s %s: %s\n", c[i].cfg.family->name, c[i].params, c[i].err);
+    assert_int_equal(failed, 0);
+    assert_int_equal(compiled, n);
+    for (int i = 0; i < n; i++)
+        assert_true(c[i].cubin_size > 0 && memcmp(c[i].cubin, "\177ELF", 4) == 0);
+    cands_free(c, n);
+    free(cfgs);
+}
+
+static void default_space_sm90(void **state) { (void)state; default_space_compiles("sm_90", RT_F32); }
+static void default_space_sm80(void **state) { (void)state; default_space_compiles("sm_80", RT_F32); }
+static void default_space_sm90_f64(void **state) { (void)state; default_space_compiles("sm_90", RT_F64); }
+
+/* Every family at its defaults (V narrowed to 16 bytes) for every op x type. */
+static void every_family_op_type(void **state)
+{
+    (void)state;
+    rt_err e;
+    int nf = family_count(), total = 0;
+    rt_config *cfgs = calloc((size_t)nf * RT_OP_COUNT * RT_TYPE_COUNT, sizeof *cfgs);
+    int idx = 0;
+    cand *all[RT_OP_COUNT * RT_TYPE_COUNT];
+    for (int op = 0; op < RT_OP_COUNT; op++)
+        for (int t = 0; t < RT_TYPE_COUNT; t++) {
+            for (int f = 0; f < nf; f++) {
+                config_default(family_at(f), &cfgs[idx + f]);
+                /* a vector load is at most 16 bytes: narrow V for 8-byte types */
+                long long vmax = 16 / (long long)optype_size((rt_type)t);
+                for (int k = 0; k < family_at(f)->nparams; k++)
+                    if (!strcmp(family_at(f)->params[k].name, "V") && cfgs[idx + f].values[k] > vmax)
+                        cfgs[idx + f].values[k] = vmax;
+            }
+            assert_int_equal(cands_make(cfgs + idx, nf, (rt_op)op, (rt_type)t,
+                                        &all[op * RT_TYPE_COUNT + t], &e), RT_OK);
+            idx += nf;
+        }
+    for (int k = 0; k < RT_OP_COUNT * RT_TYPE_COUNT; k++) {
+        int compiled, failed;
+        assert_int_equal(cands_compile(all[k], nf, "sm_90", pool_cores(), NULL, &compiled, &failed, &e), RT_OK);
+        for (int i = 0; i < nf; i++)
+            if (all[k][i].rc)
+                print_error("%s: %s\n", all[k][i].cfg.family->name, all[k][i].err);
+        assert_int_equal(failed, 0);
+        total += compiled;
+        cands_free(all[k], nf);
+    }
+    assert_int_equal(total, nf * RT_OP_COUNT * RT_TYPE_COUNT);
+    free(cfgs);
+}
+
+static void failure_carries_log(void **state)
+{
+    (void)state;
+    rt_err e;
+    nvrtc_output o;
+    int rc = nvrtc_compile("extern \"C\" __global__ void k() { this is not cuda; }", "broken.cu",
+                           "sm_90", &o, &e);
+    assert_int_equal(rc, RT_ENVRTC);
+    assert_non_null(strstr(e.msg, "broken.cu"));
+    assert_non_null(strstr(e.msg, "error"));
+    assert_non_null(o.log);
+    assert_null(o.cubin);
+    nvrtc_output_free(&o);
+    rc = nvrtc_compile("extern \"C\" __global__ void k() {}", "ok.cu", "sm_1", &o, &e);
+    assert_int_equal(rc, RT_ENVRTC);
+    nvrtc_output_free(&o);
+}
+
+int test_nvrtc_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(loads),
+        cmocka_unit_test(default_space_sm90),
+        cmocka_unit_test(default_space_sm80),
+        cmocka_unit_test(default_space_sm90_f64),
+        cmocka_unit_test(every_family_op_type),
+        cmocka_unit_test(failure_carries_log),
+    };
+    return cmocka_run_group_tests_name("nvrtc", tests, NULL, NULL);
+}

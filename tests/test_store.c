@@ -1,0 +1,969 @@
+/*
+ * test_store.c - runtime/store.c: the schema, every put and get, the winner per case, and
+ * the files store_open must refuse without touching them.
+ *
+ * Fixtures in tests/db/ (the tests run from the repository root), made with the sqlite3 CLI
+ * from tests/db/ (page size 512 keeps them small):
+ *   not_sqlite.db   printf 'This is a plain text file, not an SQLite database.\n' > not_sqlite.db
+ *   foreign.db      sqlite3 foreign.db "PRAGMA page_size = 512; CREATE TABLE people
+ *                       (name TEXT, age INTEGER); INSERT INTO people VALUES ('ada', 36);"
+ *   foreign_wal.db  sqlite3 foreign_wal.db "PRAGMA page_size = 512; PRAGMA journal_mode = WAL;
+ *                       CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('hello');"
+ *   newer.db        sqlite3 newer.db "PRAGMA page_size = 512;" ".read ../../db/schema.sql"
+ *                       "PRAGMA user_version = 99;"
+ *   partial.db      sqlite3 partial.db "PRAGMA page_size = 512;" ".read ../../db/schema.sql"
+ *                       "DROP TABLE best;"
+ * Each test copies the fixture it needs into its own mkdtemp directory first, so that a
+ * store.c that wrongly writes can never damage the originals.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "runtime/store.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+typedef struct fixture {
+    char dir[64];
+    char db[128];     /* dir/t.db, not created */
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    strcpy(f->dir, "/tmp/redtune-store-XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->db, sizeof f->db, "%s/t.db", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    int rc = nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    free(f);
+    return rc;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = NULL;
+    long size;
+
+    if (!fp)
+        return NULL;
+    if (fseek(fp, 0, SEEK_END) == 0 && (size = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0
+        && (buf = malloc((size_t)size + 1)) != NULL) {
+        *len = fread(buf, 1, (size_t)size, fp);
+        if (*len != (size_t)size) {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    fclose(fp);
+    return buf;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t len = 0;
+    char *buf = read_file(from, &len);
+    assert_non_null(buf);
+    FILE *fp = fopen(to, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(buf, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    free(buf);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Number of entries in a directory, besides . and .. */
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+
+    assert_non_null(d);
+    while ((de = readdir(d)) != NULL)
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+static rt_device make_device(const char *name, const char *uuid, int ordinal, int major,
+                             int minor)
+{
+    rt_device d;
+    memset(&d, 0, sizeof d);
+    d.ordinal = ordinal;
+    snprintf(d.name, sizeof d.name, "%s", name);
+    snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
+    d.cc_major = major;
+    d.cc_minor = minor;
+    d.sm_count = 132;
+    d.warp_size = 32;
+    d.max_threads_per_block = 1024;
+    d.max_threads_per_sm = 2048;
+    d.max_blocks_per_sm = 32;
+    d.smem_per_block = 49152;
+    d.smem_per_block_optin = 232448;
+    d.smem_per_sm = 233472;
+    d.regs_per_block = 65536;
+    d.regs_per_sm = 65536;
+    d.l2_bytes = 52428800;
+    d.mem_clock_khz = 2619000;
+    d.bus_width_bits = 5120;
+    d.driver_version = 12080;
+    d.total_mem = 85045346304LL;
+    return d;
+}
+
+static store *open_ok(const char *path, int mode)
+{
+    rt_err e;
+    store *s = NULL;
+    rt_clearerr(&e);
+    int rc = store_open(path, mode, &s, &e);
+    if (rc != RT_OK)
+        fail_msg("store_open(%s): %s", path, e.msg);
+    assert_non_null(s);
+    return s;
+}
+
+static void put_kernel(store *s, const char *hash, const char *family, const char *params)
+{
+    rt_err e;
+    char src[128];
+    snprintf(src, sizeof src, "// %s %s\n__global__ void k(void) {}\n", family, params);
+    if (store_put_kernel(s, hash, family, params, src, &e) != RT_OK)
+        fail_msg("store_put_kernel: %s", e.msg);
+}
+
+static store_measurement meas(long long dev, const char *hash, const char *status,
+                              double median, int verified)
+{
+    store_measurement m = {
+        .device_id = dev, .run_id = 0, .kernel_hash = hash, .op = "min", .type = "f32",
+        .layout = "flat", .n = 1 << 20, .hot = 0, .status = status,
+        .message = strcmp(status, "ok") == 0 ? "" : "it went wrong",
+        .median_us = median, .min_us = median * 0.9, .max_us = median * 1.2, .reps = 50,
+        .gbps = 4.0 * (1 << 20) / (median * 1e3), .frac_bw = 0.5, .verified = verified,
+        .deterministic = 1,
+    };
+    return m;
+}
+
+static void put_meas(store *s, const store_measurement *m)
+{
+    rt_err e;
+    if (store_put_measurement(s, m, &e) != RT_OK)
+        fail_msg("store_put_measurement: %s", e.msg);
+}
+
+/* Run one query returning one integer on an existing file, outside the store. Read-write, so
+ * that closing removes the -wal and -shm a read-only connection would leave. */
+static long long raw_int(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    long long v = -12345;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* ---------------------------------------------------------------- round trips */
+
+typedef struct collected {
+    int count, stop_after;
+    char lines[16][256];
+} collected;
+
+static int collect(const store_best_row *r, void *arg)
+{
+    collected *c = arg;
+    if (c->count < 16)
+        snprintf(c->lines[c->count], sizeof c->lines[0],
+                 "%s|%s|%s|%s|%s|%lld|%d|%s|%s|%s|%.3f|%.3f|%.3f|%.3f|%.3f|%d", r->device_name,
+                 r->arch, r->op, r->type, r->layout, r->n, r->hot, r->kernel_hash, r->family,
+                 r->params, r->median_us, r->min_us, r->max_us, r->gbps, r->frac_bw,
+                 r->deterministic);
+    c->count++;
+    return c->stop_after && c->count >= c->stop_after;
+}
+
+static void test_roundtrip(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    rt_device d = make_device("NVIDIA H100 80GB HBM3", "0123456789abcdef0123456789abcdef", 0,
+                              9, 0);
+    long long dev = 0, dev2 = 0, run = 0;
+    unsigned char cubin[300];
+
+    for (size_t i = 0; i < sizeof cubin; i++)
+        cubin[i] = (unsigned char)(i * 7);
+
+    store *s = open_ok(f->db, STORE_WRITE);
+    assert_string_equal(store_path(s), f->db);
+    assert_int_equal(store_put_device(s, &d, 3000.5, &dev, &e), RT_OK);
+    assert_true(dev > 0);
+    assert_int_equal(store_begin_run(s, dev, "redtune tune --op min", 12080, &run, &e), RT_OK);
+    assert_true(run > 0);
+    put_kernel(s, "aaaa", "tree_sequential", "B=256 V=4");
+    store_binary b = { cubin, sizeof cubin, 32, 2048, "ptxas info: 32 registers" };
+    assert_int_equal(store_put_binary(s, "aaaa", "sm_90", 12080, &b, &e), RT_OK);
+    store_measurement m = meas(dev, "aaaa", "ok", 12.5, 1);
+    m.run_id = run;
+    put_meas(s, &m);
+    assert_int_equal(store_update_best(s, dev, "min", "f32", "flat", 1 << 20, 0, &e), RT_OK);
+    assert_int_equal(store_end_run(s, run, &e), RT_OK);
+    store_close(s);
+
+    /* Everything comes back from a fresh handle, the read-only one included. */
+    s = open_ok(f->db, STORE_WRITE);
+    assert_int_equal(store_put_device(s, &d, 0, &dev2, &e), RT_OK);
+    assert_int_equal(dev2, dev);
+    store_close(s);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM devices"), 1);
+    assert_int_equal(raw_int(f->db, "SELECT read_gbps * 10 FROM devices"), 30005);
+    assert_int_equal(raw_int(f->db, "SELECT sm_count + l2_bytes FROM devices"), 52428932);
+    assert_int_equal(raw_int(f->db, "SELECT total_mem FROM devices"), 85045346304LL);
+    assert_int_equal(raw_int(f->db, "SELECT nvrtc_version FROM runs"), 12080);
+    assert_int_equal(raw_int(f->db, "SELECT redtune_version = '" RT_VERSION_STRING "' AND "
+                                    "cmdline = 'redtune tune --op min' AND ended_at IS NOT "
+                                    "NULL FROM runs"), 1);
+    assert_int_equal(raw_int(f->db, "SELECT run_id FROM measurements"), run);
+
+    s = open_ok(f->db, STORE_READ);
+    char *src = NULL;
+    assert_int_equal(store_get_kernel_source(s, "aaaa", &src, &e), RT_OK);
+    assert_string_equal(src, "// tree_sequential B=256 V=4\n__global__ void k(void) {}\n");
+    free(src);
+    store_binary got;
+    assert_int_equal(store_get_binary(s, "aaaa", "sm_90", 12080, &got, &e), RT_OK);
+    assert_int_equal(got.size, sizeof cubin);
+    assert_memory_equal(got.cubin, cubin, sizeof cubin);
+    assert_int_equal(got.registers, 32);
+    assert_int_equal(got.smem_bytes, 2048);
+    assert_string_equal(got.log, "ptxas info: 32 registers");
+    store_binary_free(&got);
+    int found = 0;
+    assert_int_equal(store_has_measurement(s, dev, "aaaa", "min", "f32", "flat", 1 << 20, 0,
+                                           &found, &e), RT_OK);
+    assert_int_equal(found, 1);
+    collected c = { 0 };
+    assert_int_equal(store_list_best(s, NULL, NULL, NULL, 0, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 1);
+    assert_string_equal(c.lines[0], "NVIDIA H100 80GB HBM3|sm_90|min|f32|flat|1048576|0|aaaa|"
+                                    "tree_sequential|B=256 V=4|12.500|11.250|15.000|335.544|"
+                                    "0.500|1");
+    store_close(s);
+}
+
+static void test_schema_version_and_wal(void **state)
+{
+    fixture *f = *state;
+    store *s = open_ok(f->db, STORE_WRITE);
+    store_close(s);
+    /* Closing the last connection checkpoints and removes the -wal and -shm. */
+    assert_int_equal(dir_entries(f->dir), 1);
+    assert_int_equal(raw_int(f->db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                                    "AND name IN ('devices', 'runs', 'kernels', 'binaries', "
+                                    "'measurements', 'best')"), 6);
+    /* WAL is a property of the file: the header's read and write versions are 2. */
+    size_t len = 0;
+    char *h = read_file(f->db, &len);
+    assert_non_null(h);
+    assert_true(len >= 100);
+    assert_int_equal(h[18], 2);
+    assert_int_equal(h[19], 2);
+    free(h);
+    assert_int_equal(raw_int(f->db, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
+}
+
+static void test_kernel_put_get(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    char *src = (char *)"unchanged";
+    store *s = open_ok(f->db, STORE_WRITE);
+
+    assert_int_equal(store_put_kernel(s, "k1", "gridstride", "B=128", "first", &e), RT_OK);
+    assert_int_equal(store_put_kernel(s, "k1", "gridstride", "B=128", "second", &e), RT_OK);
+    assert_int_equal(store_get_kernel_source(s, "k1", &src, &e), RT_OK);
+    assert_string_equal(src, "first");
+    free(src);
+    rt_clearerr(&e);
+    assert_int_equal(store_get_kernel_source(s, "nope", &src, &e), RT_ENOTFOUND);
+    assert_null(src);
+    assert_non_null(strstr(e.msg, "no kernel nope"));
+    assert_non_null(strstr(e.msg, f->db));
+    store_close(s);
+}
+
+static void test_binary_blob(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    unsigned char cubin[4099];
+    store_binary got;
+
+    srand(7);
+    for (size_t i = 0; i < sizeof cubin; i++)
+        cubin[i] = (unsigned char)rand();
+    cubin[0] = 0, cubin[1] = 0xff, cubin[sizeof cubin - 1] = 0;
+
+    store *s = open_ok(f->db, STORE_WRITE);
+    put_kernel(s, "bbbb", "gridstride", "B=512");
+    store_binary b = { cubin, sizeof cubin, -1, -1, NULL };
+    assert_int_equal(store_put_binary(s, "bbbb", "sm_80", 12040, &b, &e), RT_OK);
+    store_close(s);
+
+    s = open_ok(f->db, STORE_READ);
+    assert_int_equal(store_get_binary(s, "bbbb", "sm_80", 12040, &got, &e), RT_OK);
+    assert_int_equal(got.size, sizeof cubin);
+    assert_memory_equal(got.cubin, cubin, sizeof cubin);
+    assert_int_equal(got.registers, -1);
+    assert_int_equal(got.smem_bytes, -1);
+    assert_null(got.log);
+    store_binary_free(&got);
+    assert_null(got.cubin);
+    store_binary_free(NULL);
+    /* Another arch or NVRTC version is another binary. */
+    rt_clearerr(&e);
+    assert_int_equal(store_get_binary(s, "bbbb", "sm_90", 12040, &got, &e), RT_ENOTFOUND);
+    assert_null(got.cubin);
+    assert_non_null(strstr(e.msg, "no binary of kernel bbbb for sm_90"));
+    assert_int_equal(store_get_binary(s, "bbbb", "sm_80", 12050, &got, &e), RT_ENOTFOUND);
+    store_close(s);
+
+    /* A binary belongs to a kernel. */
+    s = open_ok(f->db, STORE_WRITE);
+    rt_clearerr(&e);
+    assert_int_equal(store_put_binary(s, "cccc", "sm_80", 12040, &b, &e), RT_EDB);
+    assert_non_null(strstr(e.msg, "no kernel cccc"));
+    store_close(s);
+}
+
+static void test_measurement_replace(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    rt_device d = make_device("NVIDIA A100-SXM4-40GB", "", 1, 8, 0);
+    long long dev;
+    store *s = open_ok(f->db, STORE_WRITE);
+
+    assert_int_equal(store_put_device(s, &d, 0, &dev, &e), RT_OK);
+    put_kernel(s, "aaaa", "gridstride", "B=256");
+    store_measurement m = meas(dev, "aaaa", "ok", 10.0, 1);
+    put_meas(s, &m);
+    m.median_us = 20.0;
+    put_meas(s, &m);
+    store_close(s);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements"), 1);
+    assert_int_equal(raw_int(f->db, "SELECT median_us FROM measurements"), 20);
+
+    /* Any other key field makes another row. */
+    s = open_ok(f->db, STORE_WRITE);
+    m.hot = 1;
+    put_meas(s, &m);
+    m.n = 4096;
+    put_meas(s, &m);
+    m.layout = "seg_uniform_1024";
+    put_meas(s, &m);
+    m.status = "fault";
+    m.median_us = 0;
+    put_meas(s, &m);   /* replaces the last one */
+    store_close(s);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements"), 4);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements WHERE status = 'fault' "
+                                    "AND layout = 'seg_uniform_1024'"), 1);
+    /* A device with no uuid is found again by name and ordinal. */
+    long long dev2;
+    s = open_ok(f->db, STORE_WRITE);
+    assert_int_equal(store_put_device(s, &d, 1500, &dev2, &e), RT_OK);
+    assert_int_equal(dev2, dev);
+    d.ordinal = 2;
+    assert_int_equal(store_put_device(s, &d, 0, &dev2, &e), RT_OK);
+    assert_true(dev2 != dev);
+    store_close(s);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM devices WHERE uuid IS NULL"), 2);
+    assert_int_equal(raw_int(f->db, "SELECT read_gbps FROM devices WHERE ordinal = 1"), 1500);
+}
+
+static void test_measurement_constraints(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    rt_device d = make_device("GPU", "u1", 0, 9, 0);
+    long long dev;
+    store *s = open_ok(f->db, STORE_WRITE);
+
+    assert_int_equal(store_put_device(s, &d, 0, &dev, &e), RT_OK);
+    put_kernel(s, "aaaa", "gridstride", "B=256");
+    store_measurement m = meas(dev, "aaaa", "great", 10.0, 1);
+    rt_clearerr(&e);
+    assert_int_equal(store_put_measurement(s, &m, &e), RT_EDB);
+    assert_non_null(strstr(e.msg, "status_valid"));
+    assert_non_null(strstr(e.msg, f->db));
+    m = meas(dev, "aaaa", "ok", 10.0, 1);
+    m.hot = 2;
+    rt_clearerr(&e);
+    assert_int_equal(store_put_measurement(s, &m, &e), RT_EDB);
+    assert_non_null(strstr(e.msg, "CHECK constraint failed"));
+    m = meas(dev, "zzzz", "ok", 10.0, 1);   /* no such kernel */
+    assert_int_equal(store_put_measurement(s, &m, &e), RT_EDB);
+    assert_non_null(strstr(e.msg, "FOREIGN KEY"));
+    store_close(s);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements"), 0);
+}
+
+static void test_has_measurement(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    rt_device d = make_device("GPU", "u1", 0, 9, 0);
+    long long dev;
+    int found = 7;
+    store *s = open_ok(f->db, STORE_WRITE);
+
+    assert_int_equal(store_put_device(s, &d, 0, &dev, &e), RT_OK);
+    put_kernel(s, "aaaa", "gridstride", "B=256");
+    assert_int_equal(store_has_measurement(s, dev, "aaaa", "min", "f32", "flat", 1 << 20, 0,
+                                           &found, &e), RT_OK);
+    assert_int_equal(found, 0);
+    store_measurement m = meas(dev, "aaaa", "timeout", 0, 0);   /* any status counts */
+    put_meas(s, &m);
+    assert_int_equal(store_has_measurement(s, dev, "aaaa", "min", "f32", "flat", 1 << 20, 0,
+                                           &found, &e), RT_OK);
+    assert_int_equal(found, 1);
+    struct { long long dev; const char *k, *op, *type, *layout; long long n; int hot; } miss[] = {
+        { dev + 1, "aaaa", "min", "f32", "flat", 1 << 20, 0 },
+        { dev, "bbbb", "min", "f32", "flat", 1 << 20, 0 },
+        { dev, "aaaa", "max", "f32", "flat", 1 << 20, 0 },
+        { dev, "aaaa", "min", "f64", "flat", 1 << 20, 0 },
+        { dev, "aaaa", "min", "f32", "seg", 1 << 20, 0 },
+        { dev, "aaaa", "min", "f32", "flat", 1 << 21, 0 },
+        { dev, "aaaa", "min", "f32", "flat", 1 << 20, 1 },
+    };
+    for (size_t i = 0; i < sizeof miss / sizeof miss[0]; i++) {
+        found = 7;
+        assert_int_equal(store_has_measurement(s, miss[i].dev, miss[i].k, miss[i].op,
+                                               miss[i].type, miss[i].layout, miss[i].n,
+                                               miss[i].hot, &found, &e), RT_OK);
+        assert_int_equal(found, 0);
+    }
+    store_close(s);
+}
+
+/* The kernel that store_update_best chose for the default case, or "" when none. */
+static const char *best_of(store *s)
+{
+    static collected c;
+    rt_err e;
+    char *k;
+
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best(s, NULL, "min", "f32", 1 << 20, collect, &c, &e), RT_OK);
+    if (c.count == 0)
+        return "";
+    assert_int_equal(c.count, 1);
+    k = c.lines[0];
+    for (int field = 0; field < 7; field++)   /* device|arch|op|type|layout|n|hot|kernel */
+        k = strchr(k, '|') + 1;
+    *strchr(k, '|') = '\0';
+    return k;
+}
+
+static void test_update_best(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    rt_device d = make_device("GPU", "u1", 0, 9, 0);
+    long long dev;
+    store *s = open_ok(f->db, STORE_WRITE);
+
+    assert_int_equal(store_put_device(s, &d, 0, &dev, &e), RT_OK);
+    rt_clearerr(&e);
+    assert_int_equal(store_update_best(s, dev, "min", "f32", "flat", 1 << 20, 0, &e),
+                     RT_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "no verified ok measurement"));
+
+    const char *k[] = { "k_slow", "k_fast", "k_wrong", "k_fault", "k_unverified", "k_hot" };
+    for (int i = 0; i < 6; i++)
+        put_kernel(s, k[i], "fam", "P=1");
+    store_measurement m[] = {
+        meas(dev, "k_slow", "ok", 10.0, 1),
+        meas(dev, "k_fast", "ok", 8.0, 1),
+        meas(dev, "k_wrong", "wrong", 1.0, 0),
+        meas(dev, "k_fault", "fault", 0.0, 0),
+        meas(dev, "k_unverified", "ok", 2.0, 0),
+        meas(dev, "k_hot", "ok", 0.5, 1),
+    };
+    m[5].hot = 1;                  /* another case */
+    m[2].verified = 1;             /* even a "verified" wrong row does not count */
+    for (int i = 0; i < 6; i++)
+        put_meas(s, &m[i]);
+    assert_int_equal(store_update_best(s, dev, "min", "f32", "flat", 1 << 20, 0, &e), RT_OK);
+    assert_string_equal(best_of(s), "k_fast");
+
+    /* Re-measured wrong: the next verified one wins. */
+    m[1].status = "wrong";
+    m[1].verified = 0;
+    put_meas(s, &m[1]);
+    assert_int_equal(store_update_best(s, dev, "min", "f32", "flat", 1 << 20, 0, &e), RT_OK);
+    assert_string_equal(best_of(s), "k_slow");
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM best"), 1);
+
+    /* None left: not found, and the stale winner is gone. */
+    m[0].status = "timeout";
+    m[0].verified = 0;
+    put_meas(s, &m[0]);
+    assert_int_equal(store_update_best(s, dev, "min", "f32", "flat", 1 << 20, 0, &e),
+                     RT_ENOTFOUND);
+    assert_string_equal(best_of(s), "");
+    assert_int_equal(store_update_best(s, dev, "min", "f32", "flat", 1 << 20, 1, &e), RT_OK);
+    store_close(s);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM best WHERE hot = 1 AND "
+                                    "kernel_hash = 'k_hot'"), 1);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM best"), 1);
+}
+
+static void test_list_best(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    rt_device h100 = make_device("NVIDIA H100 80GB HBM3", "h100", 0, 9, 0);
+    rt_device a100 = make_device("NVIDIA A100-SXM4-40GB", "a100", 1, 8, 0);
+    long long dh, da;
+    store *s = open_ok(f->db, STORE_WRITE);
+
+    assert_int_equal(store_put_device(s, &h100, 0, &dh, &e), RT_OK);
+    assert_int_equal(store_put_device(s, &a100, 0, &da, &e), RT_OK);
+    put_kernel(s, "kk", "tree", "B=64");
+    struct { long long dev; const char *op, *type; long long n; } cases[] = {
+        { dh, "sum", "f64", 4096 }, { dh, "min", "f32", 4096 }, { dh, "min", "f32", 1024 },
+        { da, "min", "f32", 4096 }, { da, "sum", "f32", 1024 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        store_measurement m = meas(cases[i].dev, "kk", "ok", 5.0, 1);
+        m.op = cases[i].op;
+        m.type = cases[i].type;
+        m.n = cases[i].n;
+        put_meas(s, &m);
+        assert_int_equal(store_update_best(s, cases[i].dev, m.op, m.type, "flat", m.n, 0, &e),
+                         RT_OK);
+    }
+    store_close(s);
+
+    s = open_ok(f->db, STORE_READ);
+    collected c = { 0 };
+    assert_int_equal(store_list_best(s, NULL, NULL, NULL, 0, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 5);
+    /* Ordered by device, op, type, layout, hot, n. */
+    const char *order[] = { "NVIDIA A100-SXM4-40GB|sm_80|min|f32|flat|4096|",
+                            "NVIDIA A100-SXM4-40GB|sm_80|sum|f32|flat|1024|",
+                            "NVIDIA H100 80GB HBM3|sm_90|min|f32|flat|1024|",
+                            "NVIDIA H100 80GB HBM3|sm_90|min|f32|flat|4096|",
+                            "NVIDIA H100 80GB HBM3|sm_90|sum|f64|flat|4096|" };
+    for (int i = 0; i < 5; i++)
+        assert_memory_equal(c.lines[i], order[i], strlen(order[i]));
+
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best(s, "h100", NULL, NULL, 0, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 3);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best(s, "SXM4", "min", NULL, 0, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 1);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best(s, NULL, "min", "f32", 0, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 3);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best(s, NULL, NULL, "f32", 4096, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 2);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best(s, NULL, "sum", "f64", 4096, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 1);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best(s, "V100", NULL, NULL, 0, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 0);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best(s, NULL, "max", NULL, -1, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 0);
+
+    /* A non-zero return stops the walk. */
+    memset(&c, 0, sizeof c);
+    c.stop_after = 2;
+    assert_int_equal(store_list_best(s, NULL, NULL, NULL, 0, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 2);
+    store_close(s);
+}
+
+/* ---------------------------------------------------------------- what must be refused */
+
+/* Open a copy of a fixture in both modes; each must fail with 'phrase' and the path, and
+ * leave the copy byte-identical with nothing beside it. */
+static void refuse(fixture *f, const char *name, const char *phrase)
+{
+    char fixture_path[128], copy[160];
+    size_t want_len = 0, got_len = 0;
+
+    snprintf(fixture_path, sizeof fixture_path, "tests/db/%s", name);
+    snprintf(copy, sizeof copy, "%s/%s", f->dir, name);
+    char *want = read_file(fixture_path, &want_len);
+    if (!want)
+        fail_msg("cannot read %s (run the tests from the repository root)", fixture_path);
+    copy_file(fixture_path, copy);
+
+    for (int mode = STORE_READ; mode <= STORE_WRITE; mode++) {
+        rt_err e;
+        store *s = (store *)&e;
+        rt_clearerr(&e);
+        assert_int_equal(store_open(copy, mode, &s, &e), RT_EDB);
+        assert_null(s);
+        if (!strstr(e.msg, phrase) || strncmp(e.msg, copy, strlen(copy)) != 0)
+            fail_msg("%s: message '%s' lacks '%s' or the path", name, e.msg, phrase);
+        char *got = read_file(copy, &got_len);
+        assert_non_null(got);
+        assert_int_equal(got_len, want_len);
+        assert_memory_equal(got, want, want_len);
+        free(got);
+        assert_int_equal(dir_entries(f->dir), 1);   /* no -wal, -shm or -journal */
+    }
+    free(want);
+}
+
+static void test_refuse_not_sqlite(void **state)
+{
+    refuse(*state, "not_sqlite.db", ": not a redtune database (file is not SQLite)");
+}
+
+static void test_refuse_foreign(void **state)
+{
+    refuse(*state, "foreign.db", ": not a redtune database (has no redtune tables)");
+}
+
+static void test_refuse_foreign_wal(void **state)
+{
+    refuse(*state, "foreign_wal.db", ": not a redtune database (has no redtune tables)");
+}
+
+static void test_refuse_newer(void **state)
+{
+    refuse(*state, "newer.db", ": schema version 99 is newer than this redtune (1): "
+                               "upgrade redtune");
+}
+
+static void test_refuse_partial(void **state)
+{
+    refuse(*state, "partial.db", ": not a redtune database (table 'best' is missing)");
+}
+
+static void test_bad_paths(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    store *s = NULL;
+    char path[256];
+
+    rt_clearerr(&e);
+    assert_int_equal(store_open("/nonexistent-dir/x.db", STORE_WRITE, &s, &e), RT_EIO);
+    assert_null(s);
+    assert_non_null(strstr(e.msg, "/nonexistent-dir/x.db: cannot create"));
+    assert_false(exists("/nonexistent-dir"));
+
+    /* A directory is not a database, in either mode; nothing appears inside or beside it. */
+    for (int mode = STORE_READ; mode <= STORE_WRITE; mode++) {
+        rt_clearerr(&e);
+        assert_true(store_open(f->dir, mode, &s, &e) < 0);
+        assert_null(s);
+        snprintf(path, sizeof path, "%s: is a directory", f->dir);
+        assert_non_null(strstr(e.msg, path));
+        assert_int_equal(dir_entries(f->dir), 0);
+        snprintf(path, sizeof path, "%s-wal", f->dir);
+        assert_false(exists(path));
+    }
+
+    /* A path under a regular file. */
+    snprintf(path, sizeof path, "%s/plain", f->dir);
+    copy_file("tests/db/not_sqlite.db", path);
+    snprintf(path, sizeof path, "%s/plain/x.db", f->dir);
+    rt_clearerr(&e);
+    assert_true(store_open(path, STORE_WRITE, &s, &e) < 0);
+    assert_null(s);
+    assert_non_null(strstr(e.msg, path));
+    assert_int_equal(dir_entries(f->dir), 1);
+
+    rt_clearerr(&e);
+    assert_int_equal(store_open("", STORE_WRITE, &s, &e), RT_EINVAL);
+    assert_int_equal(store_open(f->db, 7, &s, &e), RT_EINVAL);
+    assert_int_equal(dir_entries(f->dir), 1);
+}
+
+static void test_read_missing(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    store *s = (store *)&e;
+
+    rt_clearerr(&e);
+    assert_int_equal(store_open(f->db, STORE_READ, &s, &e), RT_EDB);
+    assert_null(s);
+    assert_non_null(strstr(e.msg, f->db));
+    assert_non_null(strstr(e.msg, "No such file"));
+    assert_int_equal(dir_entries(f->dir), 0);
+}
+
+static void test_read_never_writes(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    store *s = open_ok(f->db, STORE_WRITE);
+    store_close(s);
+    size_t len1 = 0, len2 = 0;
+    char *before = read_file(f->db, &len1);
+
+    s = open_ok(f->db, STORE_READ);
+    rt_clearerr(&e);
+    assert_int_equal(store_put_kernel(s, "k", "f", "p", "src", &e), RT_EDB);
+    assert_non_null(strstr(e.msg, f->db));
+    store_close(s);
+    char *after = read_file(f->db, &len2);
+    assert_int_equal(len1, len2);
+    assert_memory_equal(before, after, len1);
+    free(before);
+    free(after);
+
+    /* An empty file is a new database only to STORE_WRITE. */
+    FILE *fp = fopen(f->db, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    rt_clearerr(&e);
+    assert_int_equal(store_open(f->db, STORE_READ, &s, &e), RT_EDB);
+    assert_non_null(strstr(e.msg, ": not a redtune database (empty file)"));
+    s = open_ok(f->db, STORE_WRITE);
+    store_close(s);
+    assert_int_equal(raw_int(f->db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+}
+
+static void test_empty_sqlite_is_new(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db = NULL;
+
+    /* An SQLite file whose only table was dropped: no tables, user_version 0. */
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE x (y); DROP TABLE x;", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM sqlite_master"), 0);
+    store *s = open_ok(f->db, STORE_WRITE);
+    store_close(s);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM sqlite_master WHERE name = 'best'"),
+                     1);
+}
+
+/* ---------------------------------------------------------------- several writers */
+
+static void test_two_handles(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    rt_device d = make_device("GPU", "u1", 0, 9, 0);
+    long long dev;
+    store *a = open_ok(f->db, STORE_WRITE);
+    store *b = open_ok(f->db, STORE_WRITE);
+
+    assert_int_equal(store_put_device(a, &d, 0, &dev, &e), RT_OK);
+    put_kernel(b, "kk", "fam", "P=1");
+    for (int i = 0; i < 50; i++) {
+        store_measurement m = meas(dev, "kk", "ok", 1.0 + i, 1);
+        m.n = 1 + i;
+        put_meas(i % 2 ? a : b, &m);
+    }
+    store_close(a);
+    store_close(b);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements"), 50);
+}
+
+enum { WRITERS = 3, PER_WRITER = 150 };
+
+/* A tuner process: opens the (maybe not yet existing) file and writes its measurements. */
+static int writer(const char *path, int id)
+{
+    rt_err e;
+    store *s = NULL;
+    rt_device d = make_device("GPU", "", id, 9, 0);
+    long long dev;
+    char hash[32];
+
+    if (store_open(path, STORE_WRITE, &s, &e) != RT_OK) {
+        fprintf(stderr, "writer %d: %s\n", id, e.msg);
+        return 1;
+    }
+    snprintf(hash, sizeof hash, "k%d", id);
+    int rc = store_put_device(s, &d, 0, &dev, &e);
+    if (rc == RT_OK)
+        rc = store_put_kernel(s, "shared", "fam", "P=0", "src", &e);
+    if (rc == RT_OK)
+        rc = store_put_kernel(s, hash, "fam", "P=1", hash, &e);
+    for (int i = 0; rc == RT_OK && i < PER_WRITER; i++) {
+        store_measurement m = meas(dev, i % 2 ? hash : "shared", "ok", 1.0 + i, 1);
+        m.n = 1 + i;
+        rc = store_put_measurement(s, &m, &e);
+        if (rc == RT_OK && i % 10 == 9)
+            rc = store_update_best(s, dev, m.op, m.type, m.layout, m.n, m.hot, &e);
+    }
+    if (rc != RT_OK)
+        fprintf(stderr, "writer %d: %s\n", id, e.msg);
+    store_close(s);
+    return rc != RT_OK;
+}
+
+static void test_concurrent_processes(void **state)
+{
+    fixture *f = *state;
+    pid_t pids[WRITERS];
+
+    for (int i = 0; i < WRITERS; i++) {
+        pids[i] = fork();
+        assert_true(pids[i] >= 0);
+        if (pids[i] == 0)
+            _exit(writer(f->db, i));
+    }
+    for (int i = 0; i < WRITERS; i++) {
+        int status = 0;
+        assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements"),
+                     WRITERS * PER_WRITER);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM devices"), WRITERS);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM kernels"), WRITERS + 1);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM best"), WRITERS * PER_WRITER / 10);
+}
+
+/*
+ * Kill a process while it creates databases, again and again: every file it leaves must open
+ * (a half-made schema would be refused as "table ... is missing").
+ */
+static void test_killed_creation(void **state)
+{
+    fixture *f = *state;
+    char path[160];
+
+    for (int round = 0; round < 6; round++) {
+        int ready[2];
+        char byte;
+        assert_int_equal(pipe(ready), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            close(ready[0]);
+            for (int i = 0;; i++) {
+                rt_err e;
+                store *s = NULL;
+                snprintf(path, sizeof path, "%s/r%d_%d.db", f->dir, round, i);
+                if (store_open(path, STORE_WRITE, &s, &e) != RT_OK)
+                    _exit(1);
+                store_close(s);
+                if (i == 0 && write(ready[1], "", 1) != 1)   /* one file made: kill me */
+                    _exit(1);
+            }
+        }
+        close(ready[1]);
+        assert_int_equal(read(ready[0], &byte, 1), 1);
+        close(ready[0]);
+        struct timespec ts = { 0, 1000000L + round * 2000000L };
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status));
+    }
+    int opened = 0;
+    for (int round = 0; round < 6; round++) {
+        for (int i = 0;; i++) {
+            snprintf(path, sizeof path, "%s/r%d_%d.db", f->dir, round, i);
+            if (!exists(path))
+                break;
+            store *s = open_ok(path, STORE_WRITE);
+            store_close(s);
+            assert_int_equal(raw_int(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+            opened++;
+        }
+    }
+    assert_true(opened >= 6);
+}
+
+int test_store_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_schema_version_and_wal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_put_get, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_binary_blob, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_measurement_replace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_measurement_constraints, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_has_measurement, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_update_best, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_best, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuse_not_sqlite, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuse_foreign, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuse_foreign_wal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuse_partial, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_missing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_never_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_empty_sqlite_is_new, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_handles, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_processes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_killed_creation, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}

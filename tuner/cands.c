@@ -1,0 +1,183 @@
+/*
+ * cands.c - the candidate set: emit, hash, compile on the thread pool, cache in the store.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../runtime/codegen.h"
+#include "../runtime/nvrtc.h"
+#include "pool.h"
+#include "tuner.h"
+
+int read_file(const char *path, char **text, size_t *len, rt_err *e)
+{
+    *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rt_seterr(e, RT_EIO, "%s: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = RT_OK;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *b = realloc(buf, cap);
+            if (!b) {
+                rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
+                goto done;
+            }
+            buf = b;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    if (ferror(f)) {
+        rc = rt_seterr(e, RT_EIO, "%s: read error", path);
+        goto done;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    if (len)
+        *len = n;
+    buf = NULL;
+done:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+int cands_make(const rt_config *cfgs, int n, rt_op op, rt_type type, cand **out, rt_err *e)
+{
+    cand *c = calloc(n > 0 ? (size_t)n : 1, sizeof *c);
+    if (!c)
+        return rt_seterr(e, RT_ENOMEM, "out of memory for %d candidates", n);
+    for (int i = 0; i < n; i++) {
+        c[i].cfg = cfgs[i];
+        config_format(&cfgs[i], c[i].params, sizeof c[i].params);
+        int rc = codegen_emit(&cfgs[i], op, type, &c[i].src, e);
+        if (rc) {
+            cands_free(c, n);
+            return rc;
+        }
+        hash_hex(c[i].src, strlen(c[i].src), c[i].hash);
+    }
+    *out = c;
+    return RT_OK;
+}
+
+void cands_free(cand *c, int n)
+{
+    for (int i = 0; c && i < n; i++) {
+        free(c[i].src);
+        free(c[i].cubin);
+        free(c[i].log);
+        free(c[i].err);
+    }
+    free(c);
+}
+
+typedef struct compile_job {
+    cand *c;
+    const char *arch;
+} compile_job;
+
+static void compile_one(int i, void *arg)
+{
+    compile_job *j = arg;
+    cand *c = &j->c[i];
+    if (c->cubin)
+        return;
+    rt_err *e = malloc(sizeof *e);
+    if (!e) {
+        c->rc = RT_ENOMEM;
+        return;
+    }
+    rt_clearerr(e);
+    char name[128];
+    snprintf(name, sizeof name, "%s.cu", c->cfg.family->name);
+    nvrtc_output o;
+    c->rc = nvrtc_compile(c->src, name, j->arch, &o, e);
+    if (c->rc == RT_OK) {
+        c->cubin = o.cubin;
+        c->cubin_size = o.size;
+        c->compiled = 1;
+    } else {
+        c->err = strdup(e->msg);
+        free(o.cubin);
+    }
+    c->log = o.log;
+    free(e);
+}
+
+int cands_compile(cand *c, int n, const char *arch, int jobs, store *s, int *compiled,
+                  int *failed, rt_err *e)
+{
+    *compiled = *failed = 0;
+    int rc = nvrtc_load(e);
+    if (rc)
+        return rc;
+    int ver = nvrtc_version();
+    for (int i = 0; s && i < n; i++) {
+        if (c[i].cubin)
+            continue;
+        store_binary b;
+        rc = store_get_binary(s, c[i].hash, arch, ver, &b, e);
+        if (rc == RT_OK) {
+            c[i].cubin = b.cubin;
+            c[i].cubin_size = b.size;
+            b.cubin = NULL;
+            store_binary_free(&b);
+        } else if (rc != RT_ENOTFOUND) {
+            return rc;
+        }
+    }
+    rt_clearerr(e);
+    compile_job job = {c, arch};
+    pool_run(n, jobs, compile_one, &job);
+    for (int i = 0; i < n; i++) {
+        if (c[i].rc != RT_OK) {
+            (*failed)++;
+            continue;
+        }
+        if (!c[i].compiled)
+            continue;
+        (*compiled)++;
+        if (!s)
+            continue;
+        store_binary b = {c[i].cubin, c[i].cubin_size, -1, -1, c[i].log};
+        if ((rc = store_put_kernel(s, c[i].hash, c[i].cfg.family->name, c[i].params, c[i].src, e)) ||
+            (rc = store_put_binary(s, c[i].hash, arch, ver, &b, e)))
+            return rc;
+    }
+    return RT_OK;
+}
+
+int device_for_arch(const char *arch, rt_device *d, rt_err *e)
+{
+    int major, minor;
+    char extra;
+    if (!arch || sscanf(arch, "sm_%1d%1d%c", &major, &minor, &extra) != 2 || major < 5)
+        return rt_seterr(e, RT_EINVAL, "bad architecture '%s' (expected sm_XY, e.g. sm_90)",
+                         arch ? arch : "(null)");
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "(no GPU: generic %s)", arch);
+    d->ordinal = -1;
+    d->cc_major = major;
+    d->cc_minor = minor;
+    int cc = major * 10 + minor;
+    d->sm_count = cc >= 90 ? 132 : cc >= 80 ? 108 : 80;
+    d->warp_size = 32;
+    d->max_threads_per_block = 1024;
+    d->max_threads_per_sm = (cc == 86 || cc == 89) ? 1536 : 2048;
+    d->max_blocks_per_sm = cc >= 90 ? 32 : cc >= 80 ? 32 : 16;
+    d->smem_per_block = 48 * 1024;
+    d->smem_per_block_optin = cc >= 90 ? 227 * 1024 : cc >= 80 ? 163 * 1024 : 96 * 1024;
+    d->smem_per_sm = cc >= 90 ? 228 * 1024 : cc >= 80 ? 164 * 1024 : 96 * 1024;
+    d->regs_per_block = 65536;
+    d->regs_per_sm = 65536;
+    d->l2_bytes = cc >= 90 ? 50 << 20 : cc >= 80 ? 40 << 20 : 6 << 20;
+    return RT_OK;
+}

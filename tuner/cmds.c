@@ -1,0 +1,130 @@
+/*
+ * cmds.c - the commands besides tuning: emit, families, compile, best.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "../runtime/codegen.h"
+#include "../runtime/driver.h"
+#include "../runtime/nvrtc.h"
+#include "../runtime/optype.h"
+#include "space.h"
+#include "tuner.h"
+
+int cmd_emit(const rt_config *c, rt_op op, rt_type type, rt_err *e)
+{
+    char *src;
+    int rc = codegen_emit(c, op, type, &src, e);
+    if (rc)
+        return rc;
+    fputs(src, stdout);
+    free(src);
+    return RT_OK;
+}
+
+int cmd_families(void)
+{
+    for (int i = 0; i < family_count(); i++) {
+        const rt_family *f = family_at(i);
+        printf("%s  (%s)\n  %s\n  plan: %s; needs a commutative operator: %s; deterministic: %s\n",
+               f->name, f->file, f->summary, family_plan_name(f->plan),
+               f->needs_commutative ? "yes" : "no", f->deterministic ? "yes" : "no");
+        for (int k = 0; k < f->nparams; k++)
+            printf("  %-10s default %-6lld %s\n", f->params[k].name, f->params[k].def,
+                   f->params[k].doc);
+        printf("\n");
+    }
+    return RT_OK;
+}
+
+int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type, int jobs,
+                int verbose, rt_err *e)
+{
+    rt_device dev;
+    char devarch[16];
+    int rc;
+    if (arch) {
+        if ((rc = device_for_arch(arch, &dev, e)))
+            return rc;
+    } else if ((rc = driver_device_query(0, &dev, e))) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", e->msg);
+        return rt_seterr(e, rc, "no --arch given and no GPU to take it from: %s", why);
+    }
+    device_arch(&dev, devarch);
+    char *text = NULL;
+    size_t len = 0;
+    const char *name = "lua/spaces/default.lua";
+    if (space_path) {
+        if ((rc = read_file(space_path, &text, &len, e)))
+            return rc;
+        name = space_path;
+    }
+    space_case cs = {rt_op_name(op), rt_type_name(type), (int)optype_size(type), optype_commutes(op)};
+    rt_config *cfgs = NULL;
+    int n = 0;
+    cand *c = NULL;
+    rc = space_expand(text ? text : space_default_text(), text ? len : strlen(space_default_text()),
+                      name, &dev, &cs, &cfgs, &n, e);
+    if (rc)
+        goto done;
+    if ((rc = cands_make(cfgs, n, op, type, &c, e)))
+        goto done;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int compiled, failed;
+    if ((rc = cands_compile(c, n, devarch, jobs, NULL, &compiled, &failed, e)))
+        goto done;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    for (int i = 0; i < n; i++) {
+        if (c[i].rc)
+            printf("FAILED %s %s:\n%s\n", c[i].cfg.family->name, c[i].params, c[i].err);
+        else if (verbose)
+            printf("ok     %s %-30s %6zu bytes  %s\n", c[i].cfg.family->name, c[i].params,
+                   c[i].cubin_size, c[i].hash);
+    }
+    printf("compiled %d configs of %s for %s (%s %s, NVRTC %d): %d ok, %d failed, %.1f s on %d threads\n",
+           n, name, devarch, cs.op, cs.type, nvrtc_version(), compiled, failed,
+           (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9, jobs);
+    if (failed)
+        rc = rt_seterr(e, RT_ENVRTC, "%d of %d configs failed to compile for %s", failed, n, devarch);
+done:
+    cands_free(c, n);
+    free(cfgs);
+    free(text);
+    return rc;
+}
+
+typedef struct best_arg {
+    int rows;
+} best_arg;
+
+static int best_row(const store_best_row *r, void *arg)
+{
+    best_arg *b = arg;
+    if (b->rows++ == 0)
+        printf("%-28s %-6s %-5s %-4s %-5s %12s  %-18s %-30s %10s %9s %7s %5s\n", "device", "arch",
+               "op", "type", "L2", "n", "family", "params", "time(us)", "GB/s", "%read", "det");
+    printf("%-28.28s %-6s %-5s %-4s %-5s %12lld  %-18s %-30s %10.2f %9.1f %6.1f%% %5s\n",
+           r->device_name, r->arch, r->op, r->type, r->hot ? "hot" : "flush", r->n, r->family,
+           r->params, r->median_us, r->gbps, 100 * r->frac_bw,
+           r->deterministic < 0 ? "?" : r->deterministic ? "yes" : "no");
+    return 0;
+}
+
+int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
+             long long n, rt_err *e)
+{
+    store *s;
+    int rc = store_open(db_path, STORE_READ, &s, e);
+    if (rc)
+        return rc;
+    best_arg b = {0};
+    rc = store_list_best(s, device_match, op, type, n, best_row, &b, e);
+    if (rc == RT_OK && b.rows == 0)
+        rc = rt_seterr(e, RT_ENOTFOUND, "%s: nothing stored as best%s", db_path,
+                       op || type || n > 0 || device_match ? " for that filter" : "");
+    store_close(s);
+    return rc;
+}

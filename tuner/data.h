@@ -1,0 +1,47 @@
+/*
+ * data.h - test data, the CPU reference, and the check of a GPU result against it.
+ *
+ * Data is a pure function of (type, op, n, seed, planted position): the same seed gives the
+ * same array on any machine, so a failure can be reproduced. Values are chosen so that a
+ * wrong kernel shows:
+ * - min/max: random values with one planted extreme (the unique winner), never the identity;
+ * - integer sums and products: full-range values (sums wrap modulo 2^bits) and odd factors;
+ * - float sums: small integers in [-16, 16], so every partial sum is exact while the sum of
+ *   magnitudes stays under 2^mantissa, and the check is then exact;
+ * - float products: +-1 and +-2^+-1 factors balanced so the product stays in range.
+ */
+#ifndef RT_DATA_H
+#define RT_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../include/redtune.h"
+
+/* Fill buf[0..n) for 'op' over 'type'. 'plant' is where min/max put their extreme
+ * (taken modulo n). Uses up to 'threads' threads. */
+void data_fill(void *buf, rt_type type, rt_op op, unsigned long long n, uint64_t seed,
+               unsigned long long plant, int threads);
+
+typedef struct data_ref {
+    unsigned char value[8];   /* the exact or best result, in the accumulator type */
+    long double approx;       /* the result as a number, for messages */
+    long double abs_sum;      /* sum of magnitudes (float sums) */
+    double tolerance;         /* allowed |got - value|; 0 means bitwise equal */
+} data_ref;
+
+/* Compute the reference of buf[0..n), n >= 1. */
+void data_reference(const void *buf, rt_type type, rt_op op, unsigned long long n,
+                    data_ref *ref, int threads);
+
+/* 1 when 'got' (the accumulator bytes from the GPU) is acceptable; otherwise 0 and 'why'
+ * says what was expected and what came ("expected -2 (0xc0000000), got -0.99 ..."). */
+int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
+               unsigned long long n, char *why, size_t len);
+
+/* The identity of 'op' over 'type', as accumulator bytes (the result for n == 0). */
+void data_identity(rt_type type, rt_op op, void *out);
+
+/* Format one value of 'type' for people ("-2", "4294967295", "0.5"). */
+void data_format(const void *v, rt_type type, char *buf, size_t len);
+
+#endif

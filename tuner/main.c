@@ -1,0 +1,310 @@
+/*
+ * main.c - the redtune program: arguments, printing, exit codes. The only file that exits.
+ *
+ * Exit codes: 0 success, 1 failure (with a message), 2 usage error.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "../runtime/optype.h"
+#include "pool.h"
+#include "proto.h"
+#include "tuner.h"
+
+#define MAX_SIZES 64
+
+static const char usage_text[] =
+    "usage: redtune [--device N] --op OP [--type T] [--sizes LIST] [--space FILE] [--db FILE]\n"
+    "               [--hot] [--jobs N] [--seed S] [-v]\n"
+    "       redtune emit FAMILY [NAME=VALUE ...] [--op OP] [--type T]\n"
+    "       redtune compile [--arch sm_XY] [--space FILE] [--op OP] [--type T] [--jobs N] [-v]\n"
+    "       redtune families\n"
+    "       redtune best [--db FILE] [--op OP] [--type T] [--n N] [--device NAME]\n"
+    "       redtune --help | --version\n"
+    "\n"
+    "Tunes GPU parallel reductions: every config of a Lua search space is generated from a\n"
+    "template, compiled with NVRTC, verified against a CPU reference and timed on the GPU; every\n"
+    "measurement and the best config per size go into an SQLite database.\n"
+    "\n"
+    "  --device N     GPU ordinal (default 0)\n"
+    "  --op OP        operator: sum, prod, min, max\n"
+    "  --type T       element type: f32 (default), f64, i32, u32, i64, u64\n"
+    "  --sizes LIST   comma-separated sizes: 1000, 2^20, 4M, 1G (default 2^10,2^12,...,2^30)\n"
+    "  --space FILE   Lua search space (default: the built-in lua/spaces/default.lua)\n"
+    "  --db FILE      database (default redtune.db)\n"
+    "  --hot          keep the L2 warm between repetitions (default: flushed)\n"
+    "  --jobs N       compiler threads (default: all cores)\n"
+    "  --seed S       seed of the test data (default: from the clock)\n"
+    "  --arch sm_XY   compile for this architecture without a GPU\n"
+    "  -v             print every measurement\n"
+    "\n"
+    "Exit status: 0 success, 1 failure, 2 usage error.\n";
+
+static void usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "redtune: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see redtune --help)\n");
+    exit(2);
+}
+
+static void fail(const rt_err *e)
+{
+    fprintf(stderr, "redtune: %s\n", e->msg);
+    exit(1);
+}
+
+/* "1000", "2^20", "4K", "16M", "1G" (binary multiples). */
+static int parse_size(const char *s, long long *out)
+{
+    char *end;
+    errno = 0;
+    if (strncmp(s, "2^", 2) == 0) {
+        long k = strtol(s + 2, &end, 10);
+        if (*end || end == s + 2 || k < 0 || k > 40)
+            return -1;
+        *out = 1LL << k;
+        return 0;
+    }
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno || v < 1)
+        return -1;
+    int shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10, end++;
+    else if (*end == 'M') shift = 20, end++;
+    else if (*end == 'G') shift = 30, end++;
+    if (*end || v > (1LL << 40) >> shift)
+        return -1;
+    *out = v << shift;
+    return 0;
+}
+
+static int parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The value of option argv[*i], moving past it; a usage error when missing. */
+static const char *optarg_of(int argc, char **argv, int *i)
+{
+    const char *opt = argv[*i];
+    if (*i + 1 >= argc)
+        usage_error("option %s needs a value", opt);
+    return argv[++*i];
+}
+
+static rt_op want_op(const char *s)
+{
+    int op = optype_parse_op(s);
+    if (op < 0) {
+        fprintf(stderr, "redtune: unknown operator '%s' (known: %s)\n(see redtune --help)\n", s,
+                optype_op_list());
+        exit(2);
+    }
+    return (rt_op)op;
+}
+
+static rt_type want_type(const char *s)
+{
+    int t = optype_parse_type(s);
+    if (t < 0) {
+        fprintf(stderr, "redtune: unknown type '%s' (known: %s)\n(see redtune --help)\n", s,
+                optype_type_list());
+        exit(2);
+    }
+    return (rt_type)t;
+}
+
+static const rt_family *want_family(const char *s)
+{
+    const rt_family *f = family_find(s);
+    if (!f) {
+        if (family_error()) {
+            fprintf(stderr, "redtune: %s\n", family_error());
+            exit(1);
+        }
+        fprintf(stderr, "redtune: unknown family '%s' (known:", s);
+        for (int i = 0; i < family_count(); i++)
+            fprintf(stderr, " %s", family_at(i)->name);
+        fprintf(stderr, ")\n(see redtune families)\n");
+        exit(2);
+    }
+    return f;
+}
+
+/* The path of this executable, for the worker's exec. */
+static const char *self_exe(const char *argv0)
+{
+    static char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) {
+        buf[n] = '\0';
+        return buf;
+    }
+    return argv0;
+}
+
+static int main_emit(int argc, char **argv)
+{
+    if (argc < 3)
+        usage_error("%s needs a family (see redtune families)", "emit");
+    const rt_family *f = want_family(argv[2]);
+    rt_config c;
+    config_default(f, &c);
+    rt_op op = RT_SUM;
+    rt_type type = RT_F32;
+    rt_err e;
+    rt_clearerr(&e);
+    for (int i = 3; i < argc; i++) {
+        const char *a = argv[i];
+        const char *eq = strchr(a, '=');
+        if (!strcmp(a, "--op"))
+            op = want_op(optarg_of(argc, argv, &i));
+        else if (!strcmp(a, "--type"))
+            type = want_type(optarg_of(argc, argv, &i));
+        else if (eq && a[0] != '-') {
+            char name[RT_NAME_MAX];
+            long long v;
+            snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
+            if (parse_int(eq + 1, LLONG_MIN, LLONG_MAX, &v))
+                usage_error("parameter value in '%s' is not an integer", a);
+            if (config_set(&c, name, v, &e)) {
+                fprintf(stderr, "redtune: %s\n(see redtune families)\n", e.msg);
+                exit(2);
+            }
+        } else
+            usage_error("emit: unexpected argument '%s'", a);
+    }
+    if (cmd_emit(&c, op, type, &e))
+        fail(&e);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    rt_err e;
+    rt_clearerr(&e);
+    if (argc >= 2 && !strcmp(argv[1], "worker"))
+        return worker_main();
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--version")) {
+        printf("redtune %s\n", RT_VERSION_STRING);
+        return 0;
+    }
+    if (family_error()) {
+        fprintf(stderr, "redtune: %s\n", family_error());
+        return 1;
+    }
+    const char *cmd = argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL;
+    if (cmd && !strcmp(cmd, "emit"))
+        return main_emit(argc, argv);
+    if (cmd && !strcmp(cmd, "families")) {
+        if (argc > 2)
+            usage_error("families: unexpected argument '%s'", argv[2]);
+        return cmd_families();
+    }
+    if (cmd && strcmp(cmd, "compile") && strcmp(cmd, "best"))
+        usage_error("unknown command '%s'", cmd);
+
+    /* Options shared by tuning, compile and best. */
+    tune_opts o = {0};
+    o.db_path = "redtune.db";
+    o.jobs = pool_cores();
+    o.seed = (unsigned long long)time(NULL);
+    o.type = RT_F32;
+    int have_op = 0;
+    long long sizes[MAX_SIZES], n_filter = 0;
+    const char *arch = NULL, *device_match = NULL, *op_name = NULL, *type_name = NULL;
+    for (int i = cmd ? 2 : 1; i < argc; i++) {
+        const char *a = argv[i];
+        long long v;
+        if (!strcmp(a, "--op")) {
+            op_name = optarg_of(argc, argv, &i);
+            o.op = want_op(op_name);
+            have_op = 1;
+        } else if (!strcmp(a, "--type")) {
+            type_name = optarg_of(argc, argv, &i);
+            o.type = want_type(type_name);
+        } else if (!strcmp(a, "--device") && cmd && !strcmp(cmd, "best")) {
+            device_match = optarg_of(argc, argv, &i);
+        } else if (!strcmp(a, "--device") && !cmd) {
+            if (parse_int(optarg_of(argc, argv, &i), 0, 1023, &v))
+                usage_error("--device wants a GPU ordinal, not '%s'", argv[i]);
+            o.device = (int)v;
+        } else if (!strcmp(a, "--sizes") && !cmd) {
+            char *list = strdup(optarg_of(argc, argv, &i)), *save = NULL;
+            o.nsizes = 0;
+            for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (o.nsizes == MAX_SIZES || parse_size(t, &sizes[o.nsizes]))
+                    usage_error("--sizes: '%s' is not a size (1000, 2^20, 4M; up to 2^40, 64 of them)", t);
+                o.nsizes++;
+            }
+            free(list);
+            if (o.nsizes == 0)
+                usage_error("--sizes: empty list%s", "");
+        } else if (!strcmp(a, "--space") && (!cmd || !strcmp(cmd, "compile"))) {
+            o.space_path = optarg_of(argc, argv, &i);
+        } else if (!strcmp(a, "--db") && (!cmd || !strcmp(cmd, "best"))) {
+            o.db_path = optarg_of(argc, argv, &i);
+        } else if (!strcmp(a, "--hot") && !cmd) {
+            o.hot = 1;
+        } else if (!strcmp(a, "--jobs") && (!cmd || !strcmp(cmd, "compile"))) {
+            if (parse_int(optarg_of(argc, argv, &i), 1, 1024, &v))
+                usage_error("--jobs wants a number of threads, not '%s'", argv[i]);
+            o.jobs = (int)v;
+        } else if (!strcmp(a, "--seed") && !cmd) {
+            if (parse_int(optarg_of(argc, argv, &i), 0, LLONG_MAX, &v))
+                usage_error("--seed wants a non-negative integer, not '%s'", argv[i]);
+            o.seed = (unsigned long long)v;
+        } else if (!strcmp(a, "--arch") && cmd && !strcmp(cmd, "compile")) {
+            arch = optarg_of(argc, argv, &i);
+        } else if (!strcmp(a, "--n") && cmd && !strcmp(cmd, "best")) {
+            if (parse_size(optarg_of(argc, argv, &i), &n_filter))
+                usage_error("--n: '%s' is not a size", argv[i]);
+        } else if (!strcmp(a, "-v")) {
+            o.verbose = 1;
+        } else if (a[0] == '-') {
+            usage_error("unknown option '%s'", a);
+        } else {
+            usage_error("unexpected argument '%s'", a);
+        }
+    }
+
+    int rc;
+    if (cmd && !strcmp(cmd, "compile")) {
+        rc = cmd_compile(arch, o.space_path, have_op ? o.op : RT_MIN, o.type, o.jobs, o.verbose, &e);
+    } else if (cmd) {
+        rc = cmd_best(o.db_path, device_match, op_name, type_name, n_filter, &e);
+    } else {
+        if (!have_op)
+            usage_error("%s", "which operator? --op is required (sum, prod, min, max)");
+        if (o.nsizes == 0)
+            for (int k = 10; k <= 30; k += 2)
+                sizes[o.nsizes++] = 1LL << k;
+        o.sizes = sizes;
+        char cmdline[2048] = "";
+        for (int i = 0; i < argc; i++) {
+            size_t used = strlen(cmdline);
+            snprintf(cmdline + used, sizeof cmdline - used, "%s%s", i ? " " : "", argv[i]);
+        }
+        o.cmdline = cmdline;
+        o.self_exe = self_exe(argv[0]);
+        rc = tune_run(&o, &e);
+    }
+    if (rc)
+        fail(&e);
+    return 0;
+}

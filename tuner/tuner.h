@@ -1,0 +1,72 @@
+/*
+ * tuner.h - the redtune program's commands and the candidate set they share.
+ */
+#ifndef RT_TUNER_H
+#define RT_TUNER_H
+
+#include "../runtime/device.h"
+#include "../runtime/err.h"
+#include "../runtime/family.h"
+#include "../runtime/hash.h"
+#include "../runtime/store.h"
+
+/* One config of a space, ready for the GPU: its generated source, hash and CUBIN. */
+typedef struct cand {
+    rt_config cfg;
+    char params[256];     /* "B=256 V=4 U=4 G=4" */
+    char *src;            /* generated unit, malloc'd */
+    char hash[RT_HASH_HEX];
+    void *cubin;          /* malloc'd; NULL until compiled or found in the database */
+    size_t cubin_size;
+    char *log;            /* NVRTC log, malloc'd or NULL */
+    int compiled;         /* compiled in this process (not taken from the database) */
+    int rc;               /* RT_OK, or the compile error */
+    char *err;            /* the compile error message, malloc'd or NULL */
+} cand;
+
+/* Emit and hash every config for (op, type); *out malloc'd, free with cands_free. */
+int cands_make(const rt_config *cfgs, int n, rt_op op, rt_type type, cand **out, rt_err *e);
+void cands_free(cand *c, int n);
+
+/* Compile every candidate that has no CUBIN yet for 'arch' on 'jobs' threads. With a store,
+ * CUBINs already stored (same hash, arch and NVRTC version) are taken from it and the new
+ * ones are stored. Sets *compiled and *failed (failures also in each cand's rc/err). */
+int cands_compile(cand *c, int n, const char *arch, int jobs, store *s, int *compiled,
+                  int *failed, rt_err *e);
+
+/* A plausible device for an architecture with no GPU at hand ("sm_90" -> H100-like), for
+ * expanding spaces in `redtune compile --arch`. RT_EINVAL for a malformed arch. */
+int device_for_arch(const char *arch, rt_device *d, rt_err *e);
+
+/* Read a whole file; *text malloc'd and NUL-terminated. */
+int read_file(const char *path, char **text, size_t *len, rt_err *e);
+
+typedef struct tune_opts {
+    int device;
+    rt_op op;
+    rt_type type;
+    const long long *sizes;
+    int nsizes;
+    const char *space_path;   /* NULL: the embedded default space */
+    const char *db_path;
+    int hot;
+    int jobs;
+    int verbose;
+    unsigned long long seed;
+    const char *cmdline;
+    const char *self_exe;     /* the program to exec as the worker */
+} tune_opts;
+
+/* `redtune --op ...`: tune, store, print the table. */
+int tune_run(const tune_opts *o, rt_err *e);
+
+
+
+/* The other commands; each prints to stdout and returns RT_OK or an RT_E* code with 'e' set. */
+int cmd_emit(const rt_config *c, rt_op op, rt_type type, rt_err *e);
+int cmd_families(void);
+int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type, int jobs,
+                int verbose, rt_err *e);
+int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
+             long long n, rt_err *e);
+#endif

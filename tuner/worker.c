@@ -1,0 +1,448 @@
+/*
+ * worker.c - the process that touches the GPU. The tuner starts it as `redtune worker` and
+ * talks to it over stdin/stdout (proto.h). A candidate that faults takes only the worker
+ * down: it answers "fault" and exits, and the tuner starts a new one.
+ *
+ * Measuring (DESIGN.md): fresh seeded inputs of ragged sizes and the tuning size are checked
+ * against the CPU reference before any timing; then CUDA events around the whole launch
+ * sequence, after warm-up, median of repetitions; the L2 is flushed before each repetition
+ * (the memset also keeps the stream busy, so the events do not time the host's launch);
+ * with 'hot' a short spin kernel keeps the stream busy instead.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../runtime/driver.h"
+#include "../runtime/optype.h"
+#include "../runtime/plan.h"
+#include "data.h"
+#include "proto.h"
+
+#define FRESH_MAX ((1u << 20) + (1u << 19) + 64)   /* elements of the fresh-input buffer */
+
+typedef struct worker {
+    rt_device dev;
+    CUdevice cudev;
+    CUcontext ctx;
+    CUstream stream;
+    CUevent start, stop;
+    CUdeviceptr flush;
+    size_t flush_bytes;
+    CUmodule util;           /* rt_spin, from the last bandwidth module */
+    CUfunction spin;
+    int host_threads;
+    /* the prepared case */
+    int type, op;
+    uint64_t n;
+    CUdeviceptr data;
+    size_t data_bytes;
+    data_ref ref;
+    /* scratch */
+    CUdeviceptr fresh;
+    void *fresh_host;
+    CUdeviceptr out;
+    CUdeviceptr temp;
+    size_t temp_bytes;
+} worker;
+
+static worker W;
+
+static int reply(uint32_t kind, const void *msg, size_t len)
+{
+    return proto_send(1, kind, msg, len, NULL, 0);
+}
+
+static int ensure_temp(size_t bytes, rt_err *e)
+{
+    if (bytes <= W.temp_bytes)
+        return RT_OK;
+    if (W.temp)
+        cu.MemFree(W.temp);
+    W.temp = 0;
+    W.temp_bytes = 0;
+    size_t want = bytes < (1u << 20) ? (1u << 20) : bytes;
+    CUresult r = cu.MemAlloc(&W.temp, want);
+    if (r != CUDA_SUCCESS)
+        return driver_fail(r, "allocating temporary storage", e);
+    W.temp_bytes = want;
+    return RT_OK;
+}
+
+static int start_device(int ordinal, rt_err *e)
+{
+    int rc = driver_device_query(ordinal, &W.dev, e);
+    if (rc)
+        return rc;
+    CUresult r;
+    if ((r = cu.DeviceGet(&W.cudev, ordinal)) != CUDA_SUCCESS ||
+        (r = cu.DevicePrimaryCtxRetain(&W.ctx, W.cudev)) != CUDA_SUCCESS ||
+        (r = cu.CtxSetCurrent(W.ctx)) != CUDA_SUCCESS)
+        return driver_fail(r, "creating the CUDA context", e);
+    if ((r = cu.StreamCreate(&W.stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
+        (r = cu.EventCreate(&W.start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+        (r = cu.EventCreate(&W.stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+        return driver_fail(r, "creating the stream and events", e);
+    /* Twice the L2, and at least 64 MiB: writing it evicts everything a kernel read. */
+    W.flush_bytes = (size_t)W.dev.l2_bytes * 2;
+    if (W.flush_bytes < (64u << 20))
+        W.flush_bytes = 64u << 20;
+    if ((r = cu.MemAlloc(&W.flush, W.flush_bytes)) != CUDA_SUCCESS ||
+        (r = cu.MemAlloc(&W.fresh, (size_t)FRESH_MAX * 8)) != CUDA_SUCCESS ||
+        (r = cu.MemAlloc(&W.out, 256)) != CUDA_SUCCESS)
+        return driver_fail(r, "allocating the flush and scratch buffers", e);
+    W.fresh_host = malloc((size_t)FRESH_MAX * 8);
+    if (!W.fresh_host)
+        return rt_seterr(e, RT_ENOMEM, "out of host memory for the fresh inputs");
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    W.host_threads = nc > 0 ? (int)nc : 1;
+    return ensure_temp(1u << 20, e);
+}
+
+/* Before the start event: flush the L2 (cold) or spin (hot), so the stream is busy. */
+static CUresult pre_rep(int hot)
+{
+    if (!hot)
+        return cu.MemsetD32Async(W.flush, 0x5a5a5a5a, W.flush_bytes / 4, W.stream);
+    if (!W.spin)
+        return CUDA_SUCCESS;
+    unsigned long long cycles = 20000;   /* ~10 us at H100 clocks */
+    void *args[] = {&cycles};
+    return cu.LaunchKernel(W.spin, 1, 1, 1, 1, 1, 1, 0, W.stream, args, NULL);
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Time 'fn' (which enqueues the launch sequence) between min_reps and max_reps times, or
+ * until budget_s of GPU time was timed. Fills median/min/max in microseconds. */
+typedef int (*enqueue_fn)(void *arg, rt_err *e);
+
+static int time_reps(enqueue_fn fn, void *arg, int hot, int min_reps, int max_reps,
+                     double budget_s, measure_resp *m, rt_err *e)
+{
+    float *t = malloc(sizeof(float) * (size_t)max_reps);
+    if (!t)
+        return rt_seterr(e, RT_ENOMEM, "out of memory for %d timings", max_reps);
+    int rc = RT_OK, k = 0;
+    double total = 0;
+    CUresult r;
+    for (int w = 0; w < 2 && rc == RT_OK; w++)   /* warm-up: module load, caches, clocks */
+        rc = fn(arg, e);
+    if (rc == RT_OK && (r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS)
+        rc = driver_fail(r, "warm-up", e);
+    for (; rc == RT_OK && k < max_reps; k++) {
+        if (k >= min_reps && total >= budget_s)
+            break;
+        if ((r = pre_rep(hot)) != CUDA_SUCCESS ||
+            (r = cu.EventRecord(W.start, W.stream)) != CUDA_SUCCESS) {
+            rc = driver_fail(r, "before the timed region", e);
+            break;
+        }
+        if ((rc = fn(arg, e)) != RT_OK)
+            break;
+        if ((r = cu.EventRecord(W.stop, W.stream)) != CUDA_SUCCESS ||
+            (r = cu.EventSynchronize(W.stop)) != CUDA_SUCCESS ||
+            (r = cu.EventElapsedTime(&t[k], W.start, W.stop)) != CUDA_SUCCESS) {
+            rc = driver_fail(r, "timed launch", e);
+            break;
+        }
+        total += t[k] * 1e-3;
+    }
+    if (rc == RT_OK) {
+        qsort(t, (size_t)k, sizeof *t, cmp_float);
+        m->reps = k;
+        m->min_us = t[0] * 1e3;
+        m->max_us = t[k - 1] * 1e3;
+        m->median_us = (k % 2 ? t[k / 2] : 0.5f * (t[k / 2 - 1] + t[k / 2])) * 1e3;
+    }
+    free(t);
+    return rc;
+}
+
+/* ---- bandwidth ---- */
+
+typedef struct bw_arg {
+    CUfunction f;
+    CUdeviceptr buf, out;
+    unsigned long long n16;
+    unsigned grid, threads;
+} bw_arg;
+
+static int bw_enqueue(void *arg, rt_err *e)
+{
+    bw_arg *a = arg;
+    void *args[] = {&a->buf, &a->n16, &a->out};
+    CUresult r = cu.LaunchKernel(a->f, a->grid, 1, 1, a->threads, 1, 1, 0, W.stream, args, NULL);
+    return r == CUDA_SUCCESS ? RT_OK : driver_fail(r, "rt_bw_read", e);
+}
+
+static void do_bandwidth(const bw_req *q, const void *cubin)
+{
+    bw_resp resp;
+    memset(&resp, 0, sizeof resp);
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = RT_OK;
+    CUresult r;
+    bw_arg a;
+    memset(&a, 0, sizeof a);
+    CUmodule mod = NULL;
+    CUdeviceptr meta;
+    size_t mlen;
+    unsigned int m[4];
+    if ((r = cu.ModuleLoadData(&mod, cubin)) != CUDA_SUCCESS ||
+        (r = cu.ModuleGetFunction(&a.f, mod, "rt_bw_read")) != CUDA_SUCCESS ||
+        (r = cu.ModuleGetGlobal(&meta, &mlen, mod, "rt_meta")) != CUDA_SUCCESS ||
+        (r = cu.MemcpyDtoH(m, meta, sizeof m)) != CUDA_SUCCESS) {
+        rc = driver_fail(r, "loading the bandwidth kernel", &e);
+        goto done;
+    }
+    a.threads = m[0];
+    a.n16 = q->bytes / 16;
+    a.grid = m[2] * (unsigned)W.dev.sm_count;
+    if ((r = cu.MemAlloc(&a.buf, a.n16 * 16)) != CUDA_SUCCESS ||
+        (r = cu.MemAlloc(&a.out, (size_t)a.grid * 4)) != CUDA_SUCCESS ||
+        (r = cu.MemsetD8(a.buf, 0x3c, a.n16 * 16)) != CUDA_SUCCESS) {
+        rc = driver_fail(r, "allocating the bandwidth buffer", &e);
+        goto done;
+    }
+    measure_resp mr;
+    memset(&mr, 0, sizeof mr);
+    rc = time_reps(bw_enqueue, &a, q->hot, q->reps, q->reps, 0, &mr, &e);
+    if (rc == RT_OK) {
+        resp.median_us = mr.median_us;
+        resp.bytes = a.n16 * 16;
+        resp.gbps = resp.bytes / (mr.median_us * 1e-6) / 1e9;
+    }
+    /* Keep this module for rt_spin (the hot regime). */
+    CUfunction spin;
+    if (rc == RT_OK && cu.ModuleGetFunction(&spin, mod, "rt_spin") == CUDA_SUCCESS) {
+        if (W.util)
+            cu.ModuleUnload(W.util);
+        W.util = mod;
+        W.spin = spin;
+        mod = NULL;
+    }
+done:
+    if (a.buf)
+        cu.MemFree(a.buf);
+    if (a.out)
+        cu.MemFree(a.out);
+    if (mod)
+        cu.ModuleUnload(mod);
+    resp.h.code = rc;
+    snprintf(resp.h.msg, sizeof resp.h.msg, "%s", rc ? e.msg : "");
+    reply(MSG_BANDWIDTH, &resp, sizeof resp);
+    if (rc == RT_EFAULT)
+        exit(3);
+}
+
+/* ---- prepare: the tuning size's data, on the host for the reference and on the GPU ---- */
+
+static void do_prepare(const prepare_req *q)
+{
+    resp_head resp;
+    memset(&resp, 0, sizeof resp);
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = RT_OK;
+    size_t bytes = q->n * optype_size(q->type);
+    void *host = NULL;
+    CUresult r;
+    if (W.data) {
+        cu.MemFree(W.data);
+        W.data = 0;
+        W.n = 0;
+    }
+    if ((r = cu.MemAlloc(&W.data, bytes)) != CUDA_SUCCESS) {
+        W.data = 0;
+        rc = driver_fail(r, "allocating the input", &e);
+        goto done;
+    }
+    if (!(host = malloc(bytes))) {
+        rc = rt_seterr(&e, RT_ENOMEM, "out of host memory for %llu elements", (unsigned long long)q->n);
+        goto done;
+    }
+    data_fill(host, q->type, q->op, q->n, q->seed, q->seed % q->n, W.host_threads);
+    data_reference(host, q->type, q->op, q->n, &W.ref, W.host_threads);
+    if ((r = cu.MemcpyHtoD(W.data, host, bytes)) != CUDA_SUCCESS) {
+        rc = driver_fail(r, "copying the input", &e);
+        goto done;
+    }
+    W.type = q->type;
+    W.op = q->op;
+    W.n = q->n;
+    W.data_bytes = bytes;
+done:
+    free(host);
+    resp.code = rc;
+    snprintf(resp.msg, sizeof resp.msg, "%s", rc ? e.msg : "");
+    reply(MSG_PREPARE, &resp, sizeof resp);
+}
+
+/* ---- measure one candidate ---- */
+
+typedef struct run_arg {
+    plan *p;
+    CUdeviceptr in;
+    uint64_t n;
+} run_arg;
+
+static int run_enqueue(void *arg, rt_err *e)
+{
+    run_arg *a = arg;
+    return plan_launch(a->p, a->in, W.out, a->n, W.temp, W.stream, e);
+}
+
+/* Run once on 'in' and fetch the result (poisoned first, so an unwritten output shows). */
+static int run_once(plan *p, CUdeviceptr in, uint64_t n, void *result, rt_err *e)
+{
+    CUresult r;
+    size_t acc = optype_size(W.type);
+    if ((r = cu.MemsetD8(W.out, 0xa5, 16)) != CUDA_SUCCESS)
+        return driver_fail(r, "poisoning the output", e);
+    int rc = ensure_temp(plan_temp_bytes(p, n), e);
+    if (rc)
+        return rc;
+    run_arg a = {p, in, n};
+    if ((rc = run_enqueue(&a, e)) != RT_OK)
+        return rc;
+    if ((r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS)
+        return driver_fail(r, "running the kernel", e);
+    if ((r = cu.MemcpyDtoH(result, W.out, acc)) != CUDA_SUCCESS)
+        return driver_fail(r, "reading the result", e);
+    return RT_OK;
+}
+
+/* Check on fresh data of size m with the extreme planted at 'plant'. */
+static int check_fresh(plan *p, uint64_t m, uint64_t seed, uint64_t plant, char *why,
+                       size_t len, int *ok, rt_err *e)
+{
+    size_t bytes = m * optype_size(W.type);
+    data_fill(W.fresh_host, W.type, W.op, m, seed, plant, W.host_threads);
+    data_ref ref;
+    data_reference(W.fresh_host, W.type, W.op, m, &ref, W.host_threads);
+    CUresult r = cu.MemcpyHtoD(W.fresh, W.fresh_host, bytes);
+    if (r != CUDA_SUCCESS)
+        return driver_fail(r, "copying fresh input", e);
+    unsigned char got[16];
+    int rc = run_once(p, W.fresh, m, got, e);
+    if (rc)
+        return rc;
+    *ok = data_check(got, &ref, W.type, W.op, m, why, len);
+    return RT_OK;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 17;
+}
+
+static void do_measure(const measure_req *q, const void *cubin)
+{
+    measure_resp resp;
+    memset(&resp, 0, sizeof resp);
+    resp.deterministic = -1;
+    resp.registers = -1;
+    rt_err e;
+    rt_clearerr(&e);
+    plan p;
+    int loaded = 0, rc;
+    char why[1024] = "";
+    if (!W.n) {
+        rc = rt_seterr(&e, RT_EINVAL, "measure before prepare");
+        goto done;
+    }
+    rc = plan_load(&p, cubin, (rt_plan_kind)q->plan, optype_size(W.type), W.dev.sm_count, &e);
+    if (rc)
+        goto done;
+    loaded = 1;
+    CUfunction f = p.kind == PLAN_ONELAUNCH ? p.one : p.first;
+    cu.FuncGetAttribute(&resp.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+    resp.launches = plan_launch_count(&p, W.n);
+    CUresult r;
+    if ((r = cu.MemsetD8(W.temp, 0, 256)) != CUDA_SUCCESS) {   /* the one-launch counter */
+        rc = driver_fail(r, "clearing the counter", &e);
+        goto done;
+    }
+    /* Verify: a ragged size around a few tiles with the extreme in the tail, a ragged
+     * ~1.5M with it anywhere, then the tuning size itself. */
+    uint64_t s = q->seed;
+    uint64_t tile = p.tile;
+    uint64_t m1 = 1 + rnd(&s) % (4 * tile + 3);
+    if (m1 > FRESH_MAX)
+        m1 = FRESH_MAX - 1 - rnd(&s) % 1000;
+    uint64_t m2 = (1u << 20) + 1 + rnd(&s) % (1u << 19);
+    int ok = 1;
+    if ((rc = check_fresh(&p, m1, rnd(&s), m1 - 1, why, sizeof why, &ok, &e)) || !ok)
+        goto done;
+    if ((rc = check_fresh(&p, m2, rnd(&s), rnd(&s), why, sizeof why, &ok, &e)) || !ok)
+        goto done;
+    unsigned char first[16], last[16];
+    if ((rc = run_once(&p, W.data, W.n, first, &e)) != RT_OK)
+        goto done;
+    if (!(ok = data_check(first, &W.ref, W.type, W.op, W.n, why, sizeof why)))
+        goto done;
+    run_arg a = {&p, W.data, W.n};
+    if ((rc = time_reps(run_enqueue, &a, q->hot, q->min_reps, q->max_reps, q->budget_s, &resp, &e)))
+        goto done;
+    /* Same input, every repetition: the result must not move if the family is deterministic. */
+    if ((r = cu.MemcpyDtoH(last, W.out, optype_size(W.type))) != CUDA_SUCCESS) {
+        rc = driver_fail(r, "reading the result", &e);
+        goto done;
+    }
+    resp.deterministic = memcmp(first, last, optype_size(W.type)) == 0;
+done:
+    if (loaded)
+        plan_unload(&p);
+    if (rc == RT_EFAULT)
+        snprintf(resp.status, sizeof resp.status, "fault");
+    else if (rc != RT_OK)
+        snprintf(resp.status, sizeof resp.status, "error");
+    else if (why[0])
+        snprintf(resp.status, sizeof resp.status, "wrong");
+    else
+        snprintf(resp.status, sizeof resp.status, "ok");
+    resp.h.code = RT_OK;
+    snprintf(resp.h.msg, sizeof resp.h.msg, "%s", rc ? e.msg : why);
+    reply(MSG_MEASURE, &resp, sizeof resp);
+    if (rc == RT_EFAULT)
+        exit(3);   /* the context is lost; the tuner starts a new worker */
+}
+
+int worker_main(void)
+{
+    for (;;) {
+        uint32_t kind;
+        void *buf;
+        size_t len;
+        if (proto_recv(0, &kind, &buf, &len, -1) != 0)
+            return 0;   /* the tuner went away */
+        if (kind == MSG_HELLO && len == sizeof(hello_req)) {
+            hello_resp resp;
+            memset(&resp, 0, sizeof resp);
+            rt_err e;
+            rt_clearerr(&e);
+            resp.h.code = start_device(((hello_req *)buf)->device, &e);
+            snprintf(resp.h.msg, sizeof resp.h.msg, "%s", resp.h.code ? e.msg : "");
+            resp.dev = W.dev;
+            reply(MSG_HELLO, &resp, sizeof resp);
+        } else if (kind == MSG_BANDWIDTH && len > sizeof(bw_req)) {
+            do_bandwidth(buf, (char *)buf + sizeof(bw_req));
+        } else if (kind == MSG_PREPARE && len == sizeof(prepare_req)) {
+            do_prepare(buf);
+        } else if (kind == MSG_MEASURE && len > sizeof(measure_req)) {
+            do_measure(buf, (char *)buf + sizeof(measure_req));
+        } else {
+            free(buf);
+            return kind == MSG_QUIT ? 0 : 2;
+        }
+        free(buf);
+    }
+}
