@@ -54,7 +54,7 @@ function redtune.pow2(lo, hi)
   local v = lo
   while v <= hi do
     t[#t + 1] = v
-    if v > hi // 2 then break end   -- the next double passes hi (and would overflow near maxinteger)
+    if v > hi // 2 then break end   -- the next double passes hi (or overflows)
     v = v * 2
   end
   return t

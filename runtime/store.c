@@ -61,7 +61,7 @@ enum {
 
 static int db_fail(sqlite3 *db, const char *path, const char *what, rt_err *e)
 {
-    return rt_seterr(e, RT_EDB, "%s: %s: %s", path, what, sqlite3_errmsg(db));
+    return rt_seterr(e, RT_EDB, "%s: %s: %s [%d]", path, what, sqlite3_errmsg(db), sqlite3_extended_errcode(db));
 }
 
 static int fail(store *s, const char *what, rt_err *e)
@@ -259,16 +259,25 @@ static int file_exists(const char *path, const char *suffix)
     return stat(buf, &st) == 0;
 }
 
+static int same_file_state(const struct stat *a, const struct stat *b)
+{
+    return a->st_ino == b->st_ino && a->st_size == b->st_size
+        && a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec
+        && a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 /*
  * Open a file read-only and classify it. A WAL-mode file with no -wal beside it is read as
  * immutable: a plain read-only connection would leave -wal and -shm files next to a file
- * that may turn out not to be ours. Should that read fail (a writer started meanwhile), it
- * is read again the ordinary way.
+ * that may turn out not to be ours. An immutable read takes no locks, so its refusal is
+ * believed only when the file did not change under it and no -wal appeared; otherwise (a
+ * redtune process was writing it meanwhile) the file is read again the ordinary way.
  */
 static int inspect_sqlite(const char *path, int wal, int may_be_new, int *kind, int *version,
                           rt_err *e)
 {
-    int immutable = wal && !file_exists(path, "-wal");
+    struct stat before, after;
+    int immutable = wal && !file_exists(path, "-wal") && stat(path, &before) == 0;
     int rc;
 
     for (;;) {
@@ -286,7 +295,10 @@ static int inspect_sqlite(const char *path, int wal, int may_be_new, int *kind, 
         }
         sqlite3_close(db);
         free(uri);
-        if (rc == RT_OK || !immutable)
+        if (!immutable || (rc == RT_OK && *kind != DB_REFUSED))
+            return rc;
+        if (rc == RT_OK && !file_exists(path, "-wal") && stat(path, &after) == 0
+            && same_file_state(&before, &after))
             return rc;
         immutable = 0;
     }
@@ -352,16 +364,30 @@ static int check_dir(const char *path, rt_err *e)
     return rc;
 }
 
-/* PRAGMA journal_mode=WAL, which answers with the mode now in force. */
+/*
+ * PRAGMA journal_mode=WAL, which answers with the mode now in force. While another process
+ * switches a new file to WAL, SQLite may answer SQLITE_BUSY at once, without calling the busy
+ * handler: that is retried here, for as long as the busy timeout.
+ */
 static int set_wal(sqlite3 *db, const char *path, rt_err *e)
 {
     sqlite3_stmt *st = NULL;
-    int rc = RT_OK;
+    int rc = RT_OK, r, waited = 0;
 
-    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK
-        || sqlite3_step(st) != SQLITE_ROW) {
-        rc = db_fail(db, path, "enable WAL mode", e);
-        goto done;
+    for (;;) {
+        if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK) {
+            rc = db_fail(db, path, "enable WAL mode", e);
+            goto done;
+        }
+        if ((r = sqlite3_step(st)) == SQLITE_ROW)
+            break;
+        if ((r & 0xff) != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS) {
+            rc = db_fail(db, path, "enable WAL mode", e);
+            goto done;
+        }
+        sqlite3_finalize(st);
+        st = NULL;
+        waited += sqlite3_sleep(2);
     }
     if (strcmp(col_text(st, 0), "wal") != 0) {
         rc = rt_seterr(e, RT_EDB, "%s: cannot enable WAL mode (journal mode stays %s)", path,

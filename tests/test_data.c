@@ -120,6 +120,24 @@ static void float_sum_exact_then_bounded(void **state)
     free(f);
 }
 
+/* Float products: the data are +-1, the reference tracks the sign over any split. */
+static void float_prod_sign(void **state)
+{
+    (void)state;
+    for (unsigned long long n = 1; n <= 300000; n = n * 7 + 1) {
+        float *f = malloc(n * sizeof *f);
+        data_fill(f, RT_F32, RT_PROD, n, n, 0, 8);
+        float want = 1;
+        for (unsigned long long i = 0; i < n; i++)
+            want *= f[i];
+        data_ref ref;
+        data_reference(f, RT_F32, RT_PROD, n, &ref, 8);
+        assert_true(want == 1 || want == -1);
+        assert_memory_equal(ref.value, &want, 4);
+        free(f);
+    }
+}
+
 static void identities(void **state)
 {
     (void)state;
@@ -143,6 +161,7 @@ int test_data_group(void)
         cmocka_unit_test(planted_extreme_is_unique_winner),
         cmocka_unit_test(integer_reference_matches_loop),
         cmocka_unit_test(float_sum_exact_then_bounded),
+        cmocka_unit_test(float_prod_sign),
         cmocka_unit_test(identities),
     };
     return cmocka_run_group_tests_name("data", tests, NULL, NULL);

@@ -436,7 +436,8 @@ static void test_helper_errors(void **state)
 {
     (void)state;
     expect_text_error("\nreturn { { family = 'gridstride', params = { B = redtune.pow2(0, 8) } } }",
-                      "inline.lua", RT_ELUA, "inline.lua:2: redtune.pow2: lo must be positive, not 0");
+                      "inline.lua", RT_ELUA,
+                      "inline.lua:2: redtune.pow2: lo must be positive, not 0");
     expect_text_error("local r = redtune.range(1, 8, 0)", "inline.lua", RT_ELUA,
                       "inline.lua:1: redtune.range: step must not be 0");
     expect_text_error("local p = redtune.pow2(1.5, 8)", "inline.lua", RT_ELUA,
@@ -538,6 +539,21 @@ static void test_bad_memory(void **state)
     (void)state;
     expect_error("tests/lua/bad_memory.lua", RT_ELUA,
                  "tests/lua/bad_memory.lua: memory limit exceeded (256 MiB)");
+}
+
+/* Caught memory errors stop the script at its next instruction. */
+static void test_bad_memory_pcall(void **state)
+{
+    (void)state;
+    expect_error("tests/lua/bad_memory_pcall.lua", RT_ELUA,
+                 "tests/lua/bad_memory_pcall.lua:3: memory limit exceeded (256 MiB)");
+}
+
+static void test_bad_gc(void **state)
+{
+    (void)state;
+    expect_error("tests/lua/bad_gc.lua", RT_ELUA,
+                 "tests/lua/bad_gc.lua:3: __gc metamethods are not allowed in a space script");
 }
 
 static void test_bad_io(void **state)
@@ -655,6 +671,8 @@ int test_space_group(void)
         cmocka_unit_test(test_bad_loop),
         cmocka_unit_test(test_bad_pcall),
         cmocka_unit_test(test_bad_memory),
+        cmocka_unit_test(test_bad_memory_pcall),
+        cmocka_unit_test(test_bad_gc),
         cmocka_unit_test(test_bad_io),
         cmocka_unit_test(test_bad_os),
         cmocka_unit_test(test_bad_require),

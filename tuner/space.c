@@ -2,13 +2,13 @@
  * space.c - hosts Lua: runs a space script (lua/spaces/<name>.lua) in a sandbox and expands it
  * into configs for one device and one case.
  *
- * The sandbox is a fresh lua_State per call with base, math, string and table only; dofile,
- * loadfile, load and require are removed, io, os, package and debug are nil, and print
- * writes to stderr (stdout belongs to the tuner's reports). Chunks load as text only. A count
- * hook stops the scripts after INSN_LIMIT VM instructions and the allocator refuses to grow
- * past MEM_LIMIT. All the work, our own reading of the script's tables included, runs inside
- * one lua_pcall (pexpand), so that no Lua error escapes unprotected and the state is closed on
- * every path.
+ * The sandbox is a fresh lua_State per call with base, math, string and table only: dofile,
+ * loadfile, load and require are removed; io, os, package and debug are nil; print writes to
+ * stderr (stdout belongs to the tuner's reports); setmetatable refuses __gc (finalizers run
+ * with hooks off). Chunks load as text only. A count hook stops the scripts after INSN_LIMIT
+ * VM instructions, and the allocator refuses to grow the state past MEM_LIMIT. All the work,
+ * our own reading of the script's tables included, runs inside one lua_pcall (pexpand), so
+ * that no Lua error escapes unprotected and the state is closed on every path.
  *
  * Order of the result: entries in the order the script lists them; within an entry, the
  * cartesian product of its parameter lists in the family's declaration order (the @param
@@ -33,6 +33,7 @@
 #define INSN_LIMIT 100000000LL         /* VM instructions per expansion, helpers included */
 #define INSN_STEP 1000                 /* how often the count hook looks */
 #define MEM_LIMIT ((size_t)256 << 20)  /* bytes the Lua state may hold */
+#define MEM_LIMIT_TEXT "256 MiB"
 #define MAX_CONFIGS 1000000            /* configs one expansion may give */
 #define HELPERS "lua/redtune.lua"
 #define DEFAULT_SPACE "lua/spaces/default.lua"
@@ -42,7 +43,9 @@
 /* The allocator's and the count hook's state, reached through lua_getallocf. */
 typedef struct sandbox {
     size_t used;              /* bytes held by the state */
-    int mem_hit;              /* the allocator refused a request */
+    int over;                 /* requests refused and not rescued by Lua's retry: errors */
+    const void *refused;      /* the request just refused, to recognise Lua's retry */
+    size_t refused_size;      /* 0 when the last request was not refused */
     long long insns;          /* instructions run, to INSN_STEP */
     const char *source;       /* the script's chunkname as Lua knows it ("@lua/spaces/x.lua") */
 } sandbox;
@@ -63,6 +66,9 @@ typedef struct expansion {
     rt_err scratch;           /* for config_set */
 } expansion;
 
+/* The allocator: refuses to grow the state past MEM_LIMIT. A refusal is an error unless
+ * Lua rescues it: the core collects and retries the same request at once (lauxlib's buffers
+ * raise without a retry), so a refusal counts in 'over' until its retry succeeds. */
 static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     sandbox *sb = ud;
@@ -72,13 +78,22 @@ static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         sb->used -= old;
         return NULL;
     }
+    int retry = sb->refused_size == nsize && sb->refused == ptr;
+    sb->refused_size = 0;           /* only the next request can be the retry */
     if (nsize > old && nsize - old > MEM_LIMIT - sb->used) {
-        sb->mem_hit = 1;
-        return NULL;                /* Lua collects and retries, then raises LUA_ERRMEM */
+        sb->over++;
+        if (!retry) {
+            sb->refused = ptr;
+            sb->refused_size = nsize;
+        }
+        return NULL;
     }
     void *p = realloc(ptr, nsize);
-    if (p)
+    if (p) {
         sb->used = sb->used - old + nsize;
+        if (retry)
+            sb->over--;             /* the collection made room: no error */
+    }
     return p;
 }
 
@@ -125,22 +140,24 @@ static int locate(lua_State *L, const char *source, lua_Debug *out)
     return found;
 }
 
-/* Stop a runaway script. Past the limit the hook runs at every instruction, so a script
- * that catches the error with pcall fails again at its next instruction. */
+/* Stop a runaway script, and one that caught a memory error and goes on. Past a limit the
+ * hook runs at every instruction, so a script that catches the error with pcall fails again
+ * at its next instruction. */
 static void count_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     sandbox *sb = get_sandbox(L);
     sb->insns += INSN_STEP;
-    if (sb->insns < INSN_LIMIT)
+    if (sb->insns < INSN_LIMIT && !sb->over)
         return;
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    const char *what = sb->over ? "memory limit exceeded (" MEM_LIMIT_TEXT ")"
+                                : "instruction limit exceeded";
     lua_Debug where;
     if (locate(L, sb->source, &where))
-        lua_pushfstring(L, "%s:%d: instruction limit exceeded", where.short_src,
-                        where.currentline);
+        lua_pushfstring(L, "%s:%d: %s", where.short_src, where.currentline, what);
     else
-        lua_pushliteral(L, "instruction limit exceeded");
+        lua_pushstring(L, what);
     lua_error(L);
 }
 
@@ -169,6 +186,26 @@ static int panic(lua_State *L)
     fprintf(stderr, "redtune: unprotected error in call to Lua API (%s)\n",
             msg ? msg : "error object is not a string");
     return 0;   /* Lua aborts */
+}
+
+/* setmetatable, refusing __gc: Lua runs finalizers with hooks off, out of the count hook's
+ * reach (and at lua_close). The rest is lbaselib.c's. */
+static int sandbox_setmetatable(lua_State *L)
+{
+    int t = lua_type(L, 2);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    if (t == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL)               /* stack: t mt gc */
+            return luaL_error(L, "__gc metamethods are not allowed in a space script");
+        lua_pop(L, 1);
+    }
+    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+        return luaL_error(L, "cannot change a protected metatable");
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
 }
 
 /* print, to stderr. */
@@ -210,6 +247,8 @@ static void open_sandbox(lua_State *L)
     }
     lua_pushcfunction(L, sandbox_print);
     lua_setglobal(L, "print");
+    lua_pushcfunction(L, sandbox_setmetatable);
+    lua_setglobal(L, "setmetatable");
 }
 
 /* Raise an error from C with its own code; the message goes to x->err, not through Lua. */
@@ -655,15 +694,16 @@ int space_expand(const char *text, size_t len, const char *chunkname, const rt_d
     lua_pushcfunction(L, pexpand);                  /* stack: msgh pexpand */
     lua_pushlightuserdata(L, x);                    /* stack: msgh pexpand x */
     int status = lua_pcall(L, 1, 0, 1);             /* stack: msgh [error] */
-    if (status == LUA_OK) {
+    if (status == LUA_OK && sb.over) {             /* caught, and no hook ran since */
+        rc = rt_seterr(e, RT_ELUA, "%s: memory limit exceeded (" MEM_LIMIT_TEXT ")", chunkname);
+    } else if (status == LUA_OK) {
         *configs = x->v;
         *count = x->n;
         x->v = NULL;
     } else if (x->err.code != RT_OK) {
         rc = report(e, x->err.code, chunkname, x->err.msg);
-    } else if (status == LUA_ERRMEM && sb.mem_hit) {
-        rc = rt_seterr(e, RT_ELUA, "%s: memory limit exceeded (%zu MiB)", chunkname,
-                       MEM_LIMIT >> 20);
+    } else if (status == LUA_ERRMEM && sb.over) {
+        rc = rt_seterr(e, RT_ELUA, "%s: memory limit exceeded (" MEM_LIMIT_TEXT ")", chunkname);
     } else if (status == LUA_ERRMEM) {
         rc = rt_seterr(e, RT_ENOMEM, "%s: not enough memory", chunkname);
     } else {
