@@ -7,8 +7,8 @@
 // words, block b taking tiles b, b + grid, ...; in a tile thread t issues U independent
 // 16-byte loads (t, t+B, ..., t+(U-1)B) before it uses any. The words are folded with xor and
 // each block writes one word to out[blockIdx.x], so no load is dead code. Its rt_meta counts
-// 16-byte words: tile = B*U words, grid = min(ceil(n16 / tile), G * SMs), out holds one word
-// per block.
+// 16-byte words: tile = B*U words, grid = min(ceil(n16 / tile), G * SMs), or ceil(n16 / tile)
+// (one tile per block, no grid loop) with G = 0; out holds one word per block.
 //
 // rt_spin keeps the stream busy for a number of clock cycles: enqueued just before the first
 // timing event, it makes the event measure the GPU and not the host's launch latency. Launch
@@ -16,7 +16,7 @@
 //
 // @param B 512 threads per block (power of two, 32..1024)
 // @param U 4 16-byte loads each thread has in flight (1..8)
-// @param G 4 blocks per SM: the grid is at most G * SMs blocks, looping over the tiles (1..16)
+// @param G 4 blocks per SM: the grid is at most G * SMs blocks, looping over the tiles (1..16); 0: one tile per block
 
 #ifndef RT_B
 #define RT_B 512   /* threads per block; the generator's prelude sets it */
@@ -31,7 +31,7 @@
 static_assert(RT_B >= 32 && RT_B <= 1024 && (RT_B & (RT_B - 1)) == 0,
               "bandwidth: B must be a power of two in 32..1024");
 static_assert(RT_U >= 1 && RT_U <= 8, "bandwidth: U must be in 1..8");
-static_assert(RT_G >= 1 && RT_G <= 16, "bandwidth: G must be in 1..16");
+static_assert(RT_G >= 0 && RT_G <= 16, "bandwidth: G must be in 0..16");
 
 #ifdef RT_PRELUDE
 /* Put behind a family's prelude, nothing here uses the operator; referencing the glue in an

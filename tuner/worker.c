@@ -219,7 +219,9 @@ static void do_bandwidth(const bw_req *q, const void *cubin)
     }
     a.threads = m[0];
     a.n16 = q->bytes / 16;
-    a.grid = m[2] * (unsigned)W.dev.sm_count;
+    unsigned long long tiles = (a.n16 + m[1] - 1) / m[1];
+    a.grid = m[2] && tiles > m[2] * (unsigned long long)W.dev.sm_count
+                 ? m[2] * (unsigned)W.dev.sm_count : (unsigned)tiles;
     /* The first bandwidth module stays loaded: its kernels flush the L2 and keep the stream
      * busy for every timing that follows, this one included. */
     if (!W.util) {
