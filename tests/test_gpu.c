@@ -44,7 +44,7 @@ static int gpu_setup(void **state)
     CUdevice d;
     CUcontext ctx;
     if (cu.DeviceGet(&d, 0) || cu.DevicePrimaryCtxRetain(&ctx, d) || cu.CtxSetCurrent(ctx) ||
-        cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING)) {
+        cu.StreamCreate(&stream, CU_STREAM_DEFAULT)   /* ordered with the sync memsets */) {
         snprintf(no_gpu_why, sizeof no_gpu_why, "could not create a context on %s", dev.name);
         return 0;
     }

@@ -85,7 +85,10 @@ static int start_device(int ordinal, rt_err *e)
         (r = cu.DevicePrimaryCtxRetain(&W.ctx, W.cudev)) != CUDA_SUCCESS ||
         (r = cu.CtxSetCurrent(W.ctx)) != CUDA_SUCCESS)
         return driver_fail(r, "creating the CUDA context", e);
-    if ((r = cu.StreamCreate(&W.stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
+    /* A blocking stream: the synchronous copies and memsets (legacy default stream) that
+     * poison outputs and upload inputs are then ordered with the kernels. With a
+     * non-blocking stream a poison memset could land after the kernel wrote its result. */
+    if ((r = cu.StreamCreate(&W.stream, CU_STREAM_DEFAULT)) != CUDA_SUCCESS ||
         (r = cu.EventCreate(&W.start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
         (r = cu.EventCreate(&W.stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
         return driver_fail(r, "creating the stream and events", e);
