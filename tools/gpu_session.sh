@@ -31,5 +31,13 @@ for run in 1 2; do
     build/redtune --device 0 --op min --db "$out/redtune.db" > "$out/tune$run.log" 2>&1
     echo "tune run $run: exit $? ($(( $(date +%s) - t0 )) s)"
 done
+# More cases into the same database: other operators and types, and the hot regime.
+for args in "--op sum --type f32" "--op max --type i32" "--op min --type f64" "--op min --hot"; do
+    name=$(echo "$args" | tr -d ' -')
+    t0=$(date +%s)
+    build/redtune --device 0 $args --db "$out/redtune.db" > "$out/tune_$name.log" 2>&1
+    echo "tune $args: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: \|: timeout: ' "$out/tune_$name.log") not ok"
+done
+echo "min f32 run 1: $(grep -c ': wrong: \|: fault: \|: timeout: ' "$out/tune1.log") not ok"
 grep -E '^redtune:' "$out/tune2.log"
 tail -n 16 "$out/tune1.log"
