@@ -33,10 +33,11 @@ for run in 1 2; do
 done
 # More cases into the same database: other operators and types, and the hot regime.
 for args in "--op sum --type f32" "--op max --type i32" "--op min --type f64" "--op min --hot"; do
-    name=$(echo "$args" | tr -d ' -')
     t0=$(date +%s)
-    build/redtune --device 0 $args --db "$out/redtune.db" > "$out/tune_$name.log" 2>&1
-    echo "tune $args: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: \|: timeout: ' "$out/tune_$name.log") not ok"
+    build/redtune --device 0 $args --db "$out/redtune.db" > "$out/tune.tmp" 2>&1
+    echo "tune $args: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: \|: timeout: ' "$out/tune.tmp") not ok"
+    { echo "=== redtune $args"; cat "$out/tune.tmp"; } >> "$out/tune_more.log"
+    rm -f "$out/tune.tmp"
 done
 echo "min f32 run 1: $(grep -c ': wrong: \|: fault: \|: timeout: ' "$out/tune1.log") not ok"
 grep -E '^redtune:' "$out/tune2.log"
