@@ -252,10 +252,10 @@ ls "$work" | sed -n 's/^\([0-9]*\)\.cu$/\1/p' | xargs -P "$JOBS" -I{} bash -c 'c
 # ---------------------------------------------------------------------------------------------
 # Judge and report.
 
-regs_of() {   # log [arch] -> "kernel:regs ..." as ptxas reported them (for one arch if given)
+regs_of() {   # log [arch] -> "kernel:regs ..." for that arch, or "arch/kernel:regs ..." for all
     awk -v want="${2:-}" '
         /Compiling entry function/ { k = $7; a = $NF; gsub(/\047/, "", k); gsub(/\047/, "", a) }
-        /Used [0-9]+ registers/ { if (want == "" || a == want) for (i = 1; i <= NF; i++) if ($i == "Used") print k ":" $(i + 1) }' "$1" |
+        /Used [0-9]+ registers/ { if (want == "" || a == want) for (i = 1; i <= NF; i++) if ($i == "Used") print (want == "" ? a "/" : "") k ":" $(i + 1) }' "$1" |
         sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 
