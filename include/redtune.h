@@ -34,10 +34,18 @@ typedef enum rt_op {
     RT_PROD,
     RT_MIN,
     RT_MAX,
+    RT_ARGMIN,     /* value and index of the least element; ties: the lowest index */
+    RT_ARGMAX,     /* value and index of the greatest element; ties: the lowest index */
     RT_OP_COUNT
 } rt_op;
 
-/* Element types. The accumulator of each is the type itself: integer sums wrap modulo 2^bits. */
+/* The result of RT_ARGMIN / RT_ARGMAX: 16 bytes, the value in the first 4 or 8 (the element
+ * type), the index at offset 8. NaN elements are ignored; an input of only NaN gives the
+ * first NaN; n == 0 gives index -1. */
+typedef struct rt_arg_f32 { float value; int pad_; long long index; } rt_arg_f32;
+
+/* Element types. For sum, prod, min and max the result has the element type (integer sums and
+ * products wrap modulo 2^bits; float min/max ignore NaN unless every element is NaN). */
 typedef enum rt_type {
     RT_F32 = 0,
     RT_F64,

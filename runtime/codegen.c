@@ -76,8 +76,8 @@ static const char *identity(rt_op op, rt_type t)
     switch (op) {
     case RT_SUM: return "0";
     case RT_PROD: return "1";
-    case RT_MIN: return min_id[t];
-    case RT_MAX: return max_id[t];
+    case RT_MIN: case RT_ARGMIN: return min_id[t];
+    case RT_MAX: case RT_ARGMAX: return max_id[t];
     default: return NULL;
     }
 }
@@ -119,6 +119,32 @@ static void combine(sbuf *b, rt_op op, rt_type t)
     }
 }
 
+/* argmin/argmax: the accumulator is {value, index}; index -1 marks the empty accumulator
+ * (the identity). Elements are ordered by (NaN last, value, index), a total order, so the
+ * combine is associative and commutative and every tree gives the same winner: the least
+ * (greatest) value at the lowest index, NaN only when nothing else is there. */
+static void arg_glue(sbuf *b, rt_op op, rt_type t)
+{
+    const char *better = op == RT_ARGMIN ? "<" : ">";
+    sb_printf(b, "struct __align__(8) rt_acc_t { rt_value_t v; long long i; };\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
+                 "{ rt_acc_t r; r.v = (rt_value_t)(%s); r.i = -1; return r; }\n", identity(op, t));
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
+                 "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n");
+    if (optype_is_float(t))
+        sb_printf(b, "    const bool an = a.v != a.v, bn = b.v != b.v;\n"
+                     "    if (an != bn) return an ? b : a;\n"
+                     "    if (!an && b.v != a.v) return b.v %s a.v ? b : a;\n", better);
+    else
+        sb_printf(b, "    if (b.v != a.v) return b.v %s a.v ? b : a;\n", better);
+    sb_printf(b, "    return b.i < a.i ? b : a;\n}\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                 "{ rt_acc_t r; r.v = v; r.i = (long long)i; return r; }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
+                 "{ a.v = __shfl_down_sync(0xffffffffu, a.v, d); a.i = __shfl_down_sync(0xffffffffu, a.i, d); "
+                 "return a; }\n");
+}
+
 static void upper(char *dst, const char *src, size_t len)
 {
     size_t i = 0;
@@ -158,16 +184,21 @@ int codegen_emit(const rt_config *c, rt_op op, rt_type t, char **src, rt_err *e)
               rt_type_name(t));
     sb_printf(&b, "#define RT_PRELUDE 1\n#define RT_OP_%s 1\n#define RT_TYPE_%s 1\n", uop, utype);
     sb_printf(&b, "#define RT_COMMUTATIVE %d\n", optype_commutes(op));
-    sb_printf(&b, "typedef %s rt_value_t;\ntypedef %s rt_acc_t;\n", ct, ct);
-    sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
-              identity(op, t));
-    sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { ");
-    combine(&b, op, t);
-    sb_printf(&b, " }\n");
-    sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                  "{ (void)i; return v; }\n");
-    sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
-                  "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+    sb_printf(&b, "typedef %s rt_value_t;\n", ct);
+    if (optype_is_arg(op)) {
+        arg_glue(&b, op, t);
+    } else {
+        sb_printf(&b, "typedef %s rt_acc_t;\n", ct);
+        sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
+                  identity(op, t));
+        sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { ");
+        combine(&b, op, t);
+        sb_printf(&b, " }\n");
+        sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                      "{ (void)i; return v; }\n");
+        sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
+                      "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+    }
     for (int i = 0; i < f->nparams; i++)
         sb_printf(&b, "#define RT_%s %lld\n", f->params[i].name, c->values[i]);
     return finish(&b, f->file, f->text, src, e);

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "optype.h"
 
-static const char *const op_names[RT_OP_COUNT] = {"sum", "prod", "min", "max"};
+static const char *const op_names[RT_OP_COUNT] = {"sum", "prod", "min", "max", "argmin", "argmax"};
 static const char *const type_names[RT_TYPE_COUNT] = {"f32", "f64", "i32", "u32", "i64", "u64"};
 static const char *const cuda_types[RT_TYPE_COUNT] = {
     "float", "double", "int", "unsigned int", "long long", "unsigned long long"};
@@ -46,5 +46,12 @@ const char *optype_cuda_type(rt_type t)
     return (unsigned)t < RT_TYPE_COUNT ? cuda_types[t] : NULL;
 }
 
-const char *optype_op_list(void) { return "sum, prod, min, max"; }
+const char *optype_op_list(void) { return "sum, prod, min, max, argmin, argmax"; }
+
+int optype_is_arg(rt_op op) { return op == RT_ARGMIN || op == RT_ARGMAX; }
+
+size_t optype_acc_size(rt_op op, rt_type t)
+{
+    return optype_is_arg(op) ? 16 : optype_size(t);
+}
 const char *optype_type_list(void) { return "f32, f64, i32, u32, i64, u64"; }

@@ -17,6 +17,13 @@ int optype_is_float(rt_type t);
 int optype_is_signed(rt_type t);
 int optype_commutes(rt_op op);       /* all built-ins commute; user operators may not */
 
+/* 1 for argmin/argmax, whose accumulator is {value, index}. */
+int optype_is_arg(rt_op op);
+
+/* Bytes of the accumulator, the partials and the result: the element size, or 16 for
+ * argmin/argmax (value in the first 8 bytes, index at offset 8). */
+size_t optype_acc_size(rt_op op, rt_type t);
+
 /* CUDA C++ spelling of the element type ("float", "long long"). */
 const char *optype_cuda_type(rt_type t);
 

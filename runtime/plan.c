@@ -50,6 +50,19 @@ int plan_load(plan *p, const void *cubin, rt_plan_kind kind, size_t acc_size, in
         plan_unload(p);
         return driver_fail(r, kind == PLAN_ONELAUNCH ? "rt_one" : "rt_first/rt_next", e);
     }
+    if (p->grid_per_sm == PLAN_GRID_OCCUPANCY) {
+        /* Persistent: blocks per SM from the occupancy of the compiled kernel (registers and
+         * shared memory decide it), not a constant. */
+        int per_sm = 0;
+        r = cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kind == PLAN_ONELAUNCH ? p->one : p->first,
+                                                        (int)p->threads, 0);
+        if (r != CUDA_SUCCESS || per_sm < 1) {
+            plan_unload(p);
+            return r != CUDA_SUCCESS ? driver_fail(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor", e)
+                                     : rt_seterr(e, RT_EINVAL, "the kernel cannot be resident (occupancy 0)");
+        }
+        p->grid_per_sm = (unsigned)per_sm;
+    }
     return RT_OK;
 }
 

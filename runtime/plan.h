@@ -15,11 +15,16 @@
 #include "driver.h"
 #include "family.h"
 
+/* rt_meta[2] of a persistent family: the grid is as many blocks as fit on the device at once
+ * (SMs x the occupancy of the kernel as compiled), whatever n. */
+#define PLAN_GRID_OCCUPANCY 0xffffffffu
+
 typedef struct plan {
     CUmodule mod;
     rt_plan_kind kind;
     CUfunction first, next, one;
-    unsigned int threads, tile, grid_per_sm;   /* from the module's rt_meta */
+    unsigned int threads, tile, grid_per_sm;   /* from the module's rt_meta; grid_per_sm is
+                                                * the occupancy for PLAN_GRID_OCCUPANCY */
     int sm_count;
     size_t acc_size;
 } plan;

@@ -45,7 +45,7 @@ static void usage_errors(void **state)
 {
     (void)state;
     EXPECT("", 2, "--op is required");
-    EXPECT("--op median", 2, "unknown operator 'median' (known: sum, prod, min, max)");
+    EXPECT("--op median", 2, "unknown operator 'median' (known: sum, prod, min, max, argmin, argmax)");
     EXPECT("--op min --type f16", 2, "unknown type 'f16'");
     EXPECT("--op min --frobnicate", 2, "unknown option '--frobnicate'");
     EXPECT("--op", 2, "option --op needs a value");

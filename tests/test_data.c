@@ -37,9 +37,13 @@ static void planted_extreme_is_unique_winner(void **state)
     float *f = malloc(N * sizeof *f);
     data_fill(f, RT_F32, RT_MIN, N, 7, 12345, 4);
     assert_true(f[12345] == -2.0f);
+    int nans = 0;
     for (int i = 0; i < N; i++)
-        if (i != 12345)
+        if (isnan(f[i]))
+            nans++;
+        else if (i != 12345)
             assert_true(f[i] >= -1.0f && f[i] < 1.0f);
+    assert_true(nans > 0 && nans < N / 1000);   /* some NaN, which min ignores */
     data_ref ref;
     data_reference(f, RT_F32, RT_MIN, N, &ref, 3);
     float got = -2.0f;
@@ -65,7 +69,7 @@ static void integer_reference_matches_loop(void **state)
 {
     (void)state;
     int32_t *v = malloc(N * sizeof *v);
-    for (int op = 0; op < RT_OP_COUNT; op++) {
+    for (int op = 0; op <= RT_MAX; op++) {
         data_fill(v, RT_I32, (rt_op)op, N, 99, 5, 4);
         uint32_t acc = op == RT_SUM ? 0 : 1;
         int32_t ext = v[0];
@@ -138,6 +142,57 @@ static void float_prod_sign(void **state)
     }
 }
 
+/* argmin/argmax against a plain loop: many ties (the lowest index wins), NaN ignored. */
+static void arg_reference_matches_loop(void **state)
+{
+    (void)state;
+    for (int op = RT_ARGMIN; op <= RT_ARGMAX; op++) {
+        double *d = malloc(N * sizeof *d);
+        data_fill(d, RT_F64, (rt_op)op, N, 5, 0, 4);
+        long long best = -1, nans = 0, ties = 0;
+        for (long long i = 0; i < N; i++) {
+            if (isnan(d[i])) {
+                nans++;
+                continue;
+            }
+            if (best < 0 || (op == RT_ARGMIN ? d[i] < d[best] : d[i] > d[best]))
+                best = i;
+        }
+        for (long long i = 0; i < N; i++)
+            ties += d[i] == d[best];
+        assert_true(nans > 0 && ties > 1);   /* the data test what they claim to */
+        data_ref ref;
+        data_reference(d, RT_F64, (rt_op)op, N, &ref, 7);
+        long long idx;
+        memcpy(&idx, ref.value + 8, 8);
+        assert_int_equal(idx, best);
+        unsigned char got[16];
+        memcpy(got, ref.value, 16);
+        assert_true(data_check(got, &ref, RT_F64, (rt_op)op, N, NULL, 0));
+        idx++;   /* the same value at another index is wrong */
+        memcpy(got + 8, &idx, 8);
+        char why[256];
+        assert_false(data_check(got, &ref, RT_F64, (rt_op)op, N, why, sizeof why));
+        assert_non_null(strstr(why, "at index"));
+        free(d);
+    }
+    /* only NaN: the first NaN */
+    float f[5] = {NAN, NAN, NAN, NAN, NAN};
+    data_ref ref;
+    data_reference(f, RT_F32, RT_ARGMIN, 5, &ref, 1);
+    long long idx;
+    memcpy(&idx, ref.value + 8, 8);
+    assert_int_equal(idx, 0);
+    /* unsigned types are compared as unsigned */
+    uint64_t u[3] = {5, UINT64_MAX, 5};
+    data_reference(u, RT_U64, RT_ARGMAX, 3, &ref, 1);
+    memcpy(&idx, ref.value + 8, 8);
+    assert_int_equal(idx, 1);
+    data_reference(u, RT_U64, RT_ARGMIN, 3, &ref, 1);
+    memcpy(&idx, ref.value + 8, 8);
+    assert_int_equal(idx, 0);
+}
+
 static void identities(void **state)
 {
     (void)state;
@@ -147,6 +202,11 @@ static void identities(void **state)
     int64_t i;
     data_identity(RT_I64, RT_MAX, &i);
     assert_true(i == INT64_MIN);
+    unsigned char arg[16];
+    long long none;
+    data_identity(RT_F32, RT_ARGMIN, arg);
+    memcpy(&none, arg + 8, 8);
+    assert_int_equal(none, -1);
     uint32_t u;
     data_identity(RT_U32, RT_MIN, &u);
     assert_true(u == UINT32_MAX);
@@ -162,6 +222,7 @@ int test_data_group(void)
         cmocka_unit_test(integer_reference_matches_loop),
         cmocka_unit_test(float_sum_exact_then_bounded),
         cmocka_unit_test(float_prod_sign),
+        cmocka_unit_test(arg_reference_matches_loop),
         cmocka_unit_test(identities),
     };
     return cmocka_run_group_tests_name("data", tests, NULL, NULL);

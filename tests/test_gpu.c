@@ -2,6 +2,7 @@
  * test_gpu.c - every family against the CPU reference on the GPU, for every op and type, at
  * n = 1, 2, 31, 1000, 4097, 2^20 + 3 and a large size, aligned and not; the tuner end to end;
  * a faulting kernel taking down only the worker. Skipped, and counted, with no GPU.
+ * argmin/argmax data have many ties and some NaN: the lowest index must win.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,7 +104,7 @@ static void check_op_type(rt_op op, rt_type type)
     assert_int_equal(failed, 0);
     plan p[NVARIANTS];
     for (int v = 0; v < NVARIANTS; v++) {
-        int rc = plan_load(&p[v], c[v].cubin, c[v].cfg.family->plan, optype_size(type), dev.sm_count, &e);
+        int rc = plan_load(&p[v], c[v].cubin, c[v].cfg.family->plan, optype_acc_size(op, type), dev.sm_count, &e);
         if (rc)
             print_error("%s\n", e.msg);
         assert_int_equal(rc, RT_OK);
@@ -142,7 +143,7 @@ static void check_op_type(rt_op op, rt_type type)
                     fail();
                 }
                 unsigned char got[16];
-                assert_int_equal(cu.MemcpyDtoH(got, out, es), CUDA_SUCCESS);
+                assert_int_equal(cu.MemcpyDtoH(got, out, optype_acc_size(op, type)), CUDA_SUCCESS);
                 char why[512];
                 if (!data_check(got, &ref, type, op, n, why, sizeof why)) {
                     print_error("%s %s offset %d: %s\n", c[v].cfg.family->name, c[v].params,
@@ -169,6 +170,8 @@ FOR_TYPES(RT_SUM)
 FOR_TYPES(RT_PROD)
 FOR_TYPES(RT_MIN)
 FOR_TYPES(RT_MAX)
+FOR_TYPES(RT_ARGMIN)
+FOR_TYPES(RT_ARGMAX)
 
 static char out[1 << 20];
 
@@ -306,7 +309,7 @@ static void worker_survives_fault(void **state)
 int test_gpu_group(void)
 {
     const struct CMUnitTest tests[] = {
-        T(RT_SUM), T(RT_PROD), T(RT_MIN), T(RT_MAX),
+        T(RT_SUM), T(RT_PROD), T(RT_MIN), T(RT_MAX), T(RT_ARGMIN), T(RT_ARGMAX),
         cmocka_unit_test(worker_survives_fault),
         cmocka_unit_test(tuner_end_to_end),
     };

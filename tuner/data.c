@@ -24,14 +24,34 @@ static uint64_t mix(uint64_t x)
 #define U32_LO (1ULL << 20)
 #define U64_LO (1ULL << 40)
 
+/* One NaN in about 4096 floats for the operators that ignore NaN. */
+static int nan_here(rt_op op, uint64_t h, int planted)
+{
+    return !planted && op != RT_SUM && op != RT_PROD && (h >> 52) == 0;
+}
+
 static void gen_one(void *buf, rt_type t, rt_op op, unsigned long long i, uint64_t h, int planted)
 {
     int is_max = op == RT_MAX;
+    if (optype_is_arg(op)) {
+        long long v = (long long)(h % 2001) - 1000;
+        switch (t) {
+        case RT_F32: ((float *)buf)[i] = nan_here(op, h, 0) ? NAN : (float)v; break;
+        case RT_F64: ((double *)buf)[i] = nan_here(op, h, 0) ? NAN : (double)v; break;
+        case RT_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+        case RT_U32: ((uint32_t *)buf)[i] = (uint32_t)(v + 1000); break;
+        case RT_I64: ((int64_t *)buf)[i] = v; break;
+        case RT_U64: ((uint64_t *)buf)[i] = (uint64_t)(v + 1000); break;
+        default: break;
+        }
+        return;
+    }
     switch (t) {
     case RT_F32: {
         float v;
         if (op == RT_MIN || op == RT_MAX)
-            v = planted ? (is_max ? 2.0f : -2.0f) : (float)((h >> 40) * 0x1p-24 * 2.0 - 1.0);
+            v = planted ? (is_max ? 2.0f : -2.0f)
+                : nan_here(op, h, planted) ? NAN : (float)((h >> 40) * 0x1p-24 * 2.0 - 1.0);
         else if (op == RT_SUM)
             v = (float)((int)(h % 33) - 16);
         else
@@ -42,7 +62,8 @@ static void gen_one(void *buf, rt_type t, rt_op op, unsigned long long i, uint64
     case RT_F64: {
         double v;
         if (op == RT_MIN || op == RT_MAX)
-            v = planted ? (is_max ? 2.0 : -2.0) : (double)(h >> 11) * 0x1p-53 * 2.0 - 1.0;
+            v = planted ? (is_max ? 2.0 : -2.0)
+                : nan_here(op, h, planted) ? NAN : (double)(h >> 11) * 0x1p-53 * 2.0 - 1.0;
         else if (op == RT_SUM)
             v = (double)((int)(h % 33) - 16);
         else
@@ -107,6 +128,10 @@ typedef struct job {
     double fext;        /* float min/max */
     int64_t iext;
     uint64_t uext;
+    /* argmin/argmax: the best element so far (index -1: none; nan: only NaN seen) */
+    long long best;
+    long double bestv;
+    int best_nan;
 } job;
 
 static void *fill_range(void *arg)
@@ -133,6 +158,7 @@ static void *reduce_range(void *arg)
     j->fext = op == RT_MIN ? INFINITY : -INFINITY;
     j->iext = op == RT_MIN ? INT64_MAX : INT64_MIN;
     j->uext = op == RT_MIN ? UINT64_MAX : 0;
+    j->best = -1;
     for (unsigned long long i = j->lo; i < j->hi; i++) {
         long double fv = 0;
         int64_t iv = 0;
@@ -145,6 +171,19 @@ static void *reduce_range(void *arg)
         case RT_I64: iv = ((const int64_t *)j->cbuf)[i]; uv = (uint64_t)iv; break;
         case RT_U64: uv = ((const uint64_t *)j->cbuf)[i]; iv = (int64_t)uv; break;
         default: break;
+        }
+        if (optype_is_arg(op)) {
+            long double v = fl ? fv : optype_is_signed(t) ? (long double)iv : (long double)uv;
+            int isnan_v = fl && isnan(fv);
+            /* (NaN last, value, index): indices only grow here, so ties keep the first */
+            int better = j->best < 0 || (j->best_nan && !isnan_v) ||
+                         (!j->best_nan && !isnan_v && (op == RT_ARGMIN ? v < j->bestv : v > j->bestv));
+            if (better) {
+                j->best = (long long)i;
+                j->bestv = v;
+                j->best_nan = isnan_v;
+            }
+            continue;
         }
         if (fl) {
             if (op == RT_SUM) {
@@ -231,6 +270,25 @@ void data_reference(const void *buf, rt_type type, rt_op op, unsigned long long 
     jobs[0].op = op;
     int k = run_jobs(jobs, threads, n, reduce_range);
     int fl = optype_is_float(type);
+    if (optype_is_arg(op)) {
+        /* The chunks are in index order: a later chunk wins only when strictly better. */
+        int b = 0;
+        for (int i = 1; i < k; i++) {
+            const job *x = &jobs[i], *y = &jobs[b];
+            if (x->best < 0)
+                continue;
+            if (y->best < 0 || (y->best_nan && !x->best_nan) ||
+                (!y->best_nan && !x->best_nan &&
+                 (op == RT_ARGMIN ? x->bestv < y->bestv : x->bestv > y->bestv)))
+                b = i;
+        }
+        long long idx = jobs[b].best;
+        size_t es = optype_size(type);
+        memcpy(ref->value, (const char *)buf + (size_t)idx * es, es);
+        memcpy(ref->value + 8, &idx, 8);
+        ref->approx = jobs[b].bestv;
+        return;
+    }
     int width = (int)optype_size(type) * 8;
     uint64_t mask = width == 64 ? ~0ULL : (1ULL << width) - 1;
     long double sum = 0, abs_sum = 0;
@@ -293,6 +351,36 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
                unsigned long long n, char *why, size_t len)
 {
     int ok;
+    if (optype_is_arg(op)) {
+        long long gi, wi;
+        memcpy(&gi, (const char *)got + 8, 8);
+        memcpy(&wi, ref->value + 8, 8);
+        ok = gi == wi;
+        if (ok && optype_is_float(type)) {
+            double g, w;
+            if (type == RT_F32) {
+                float a, b;
+                memcpy(&a, got, 4);
+                memcpy(&b, ref->value, 4);
+                g = a;
+                w = b;
+            } else {
+                memcpy(&g, got, 8);
+                memcpy(&w, ref->value, 8);
+            }
+            ok = g == w || (isnan(g) && isnan(w));
+        } else if (ok) {
+            ok = memcmp(got, ref->value, optype_size(type)) == 0;
+        }
+        if (!ok && why) {
+            char a[64], b[64];
+            data_format(got, type, a, sizeof a);
+            data_format(ref->value, type, b, sizeof b);
+            snprintf(why, len, "%s over %llu %s: expected %s at index %lld, got %s at index %lld",
+                     rt_op_name(op), n, rt_type_name(type), b, wi, a, gi);
+        }
+        return ok;
+    }
     if (optype_is_float(type)) {
         double g, want;
         if (type == RT_F32) {
@@ -326,6 +414,13 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
 
 void data_identity(rt_type type, rt_op op, void *out)
 {
+    if (optype_is_arg(op)) {
+        long long none = -1;
+        memset(out, 0, 16);
+        data_identity(type, op == RT_ARGMIN ? RT_MIN : RT_MAX, out);
+        memcpy((char *)out + 8, &none, 8);
+        return;
+    }
     long double f = op == RT_SUM ? 0 : op == RT_PROD ? 1 : op == RT_MIN ? INFINITY : -INFINITY;
     uint64_t bits;
     int width = (int)optype_size(type) * 8;

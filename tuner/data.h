@@ -8,7 +8,11 @@
  * - integer sums and products: full-range values (sums wrap modulo 2^bits) and odd factors;
  * - float sums: small integers in [-16, 16], so every partial sum is exact while the sum of
  *   magnitudes stays under 2^mantissa, and the check is then exact;
- * - float products: +-1 and +-2^+-1 factors balanced so the product stays in range.
+ * - float products: +-1, so the product is exact;
+ * - argmin/argmax: integer values in [-1000, 1000] (unsigned: [0, 2000]), so the winning value
+ *   occurs many times and the lowest index must be found;
+ * - floats for min, max, argmin, argmax: about one element in 4096 is NaN (never the planted
+ *   extreme), which the operators ignore.
  */
 #ifndef RT_DATA_H
 #define RT_DATA_H
@@ -23,7 +27,8 @@ void data_fill(void *buf, rt_type type, rt_op op, unsigned long long n, uint64_t
                unsigned long long plant, int threads);
 
 typedef struct data_ref {
-    unsigned char value[8];   /* the exact or best result, in the accumulator type */
+    unsigned char value[16];  /* the exact or best result, in the accumulator's layout
+                               * (argmin/argmax: value, then the index at offset 8) */
     long double approx;       /* the result as a number, for messages */
     long double abs_sum;      /* sum of magnitudes (float sums) */
     double tolerance;         /* allowed |got - value|; 0 means bitwise equal */
@@ -38,7 +43,8 @@ void data_reference(const void *buf, rt_type type, rt_op op, unsigned long long 
 int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
                unsigned long long n, char *why, size_t len);
 
-/* The identity of 'op' over 'type', as accumulator bytes (the result for n == 0). */
+/* The identity of 'op' over 'type', as accumulator bytes (the result for n == 0; for
+ * argmin/argmax index -1). */
 void data_identity(rt_type type, rt_op op, void *out);
 
 /* Format one value of 'type' for people ("-2", "4294967295", "0.5"). */

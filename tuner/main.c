@@ -31,7 +31,7 @@ static const char usage_text[] =
     "measurement and the best config per size go into an SQLite database.\n"
     "\n"
     "  --device N     GPU ordinal (default 0)\n"
-    "  --op OP        operator: sum, prod, min, max\n"
+    "  --op OP        operator: sum, prod, min, max, argmin, argmax\n"
     "  --type T       element type: f32 (default), f64, i32, u32, i64, u64\n"
     "  --sizes LIST   comma-separated sizes: 1000, 2^20, 4M, 1G (default 2^10,2^12,...,2^30)\n"
     "  --space FILE   Lua search space (default: the built-in lua/spaces/default.lua)\n"
@@ -290,7 +290,7 @@ int main(int argc, char **argv)
         rc = cmd_best(o.db_path, device_match, op_name, type_name, n_filter, &e);
     } else {
         if (!have_op)
-            usage_error("%s", "which operator? --op is required (sum, prod, min, max)");
+            usage_error("%s", "which operator? --op is required (sum, prod, min, max, argmin, argmax)");
         if (o.nsizes == 0)
             for (int k = 10; k <= 30; k += 2)
                 sizes[o.nsizes++] = 1LL << k;

@@ -329,7 +329,7 @@ static int run_enqueue(void *arg, rt_err *e)
 static int run_once(plan *p, CUdeviceptr in, uint64_t n, void *result, rt_err *e)
 {
     CUresult r;
-    size_t acc = optype_size(W.type);
+    size_t acc = optype_acc_size(W.op, W.type);
     if ((r = cu.MemsetD8(W.out, 0xa5, 16)) != CUDA_SUCCESS)
         return driver_fail(r, "poisoning the output", e);
     int rc = ensure_temp(plan_temp_bytes(p, n), e);
@@ -385,7 +385,7 @@ static void do_measure(const measure_req *q, const void *cubin)
         rc = rt_seterr(&e, RT_EINVAL, "measure before prepare");
         goto done;
     }
-    rc = plan_load(&p, cubin, (rt_plan_kind)q->plan, optype_size(W.type), W.dev.sm_count, &e);
+    rc = plan_load(&p, cubin, (rt_plan_kind)q->plan, optype_acc_size(W.op, W.type), W.dev.sm_count, &e);
     if (rc)
         goto done;
     loaded = 1;
@@ -419,11 +419,11 @@ static void do_measure(const measure_req *q, const void *cubin)
     if ((rc = time_reps(run_enqueue, &a, q->hot, q->min_reps, q->max_reps, q->budget_s, &resp, &e)))
         goto done;
     /* Same input, every repetition: the result must not move if the family is deterministic. */
-    if ((r = cu.MemcpyDtoH(last, W.out, optype_size(W.type))) != CUDA_SUCCESS) {
+    if ((r = cu.MemcpyDtoH(last, W.out, optype_acc_size(W.op, W.type))) != CUDA_SUCCESS) {
         rc = driver_fail(r, "reading the result", &e);
         goto done;
     }
-    resp.deterministic = memcmp(first, last, optype_size(W.type)) == 0;
+    resp.deterministic = memcmp(first, last, optype_acc_size(W.op, W.type)) == 0;
 done:
     if (loaded)
         plan_unload(&p);
