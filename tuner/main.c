@@ -19,7 +19,7 @@
 
 static const char usage_text[] =
     "usage: redtune [--device N] --op OP [--type T] [--sizes LIST] [--space FILE] [--db FILE]\n"
-    "               [--hot] [--jobs N] [--seed S] [-v]\n"
+    "               [--hot] [--deterministic] [--jobs N] [--seed S] [-v]\n"
     "       redtune emit FAMILY [NAME=VALUE ...] [--op OP] [--type T]\n"
     "       redtune compile [--arch sm_XY] [--space FILE] [--op OP] [--type T] [--jobs N] [-v]\n"
     "       redtune families\n"
@@ -37,6 +37,7 @@ static const char usage_text[] =
     "  --space FILE   Lua search space (default: the built-in lua/spaces/default.lua)\n"
     "  --db FILE      database (default redtune.db)\n"
     "  --hot          keep the L2 warm between repetitions (default: flushed)\n"
+    "  --deterministic  only families whose results are bitwise reproducible\n"
     "  --jobs N       compiler threads (default: all cores)\n"
     "  --seed S       seed of the test data (default: from the clock)\n"
     "  --arch sm_XY   compile for this architecture without a GPU\n"
@@ -274,6 +275,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--n") && cmd && !strcmp(cmd, "best")) {
             if (parse_size(optarg_of(argc, argv, &i), &n_filter))
                 usage_error("--n: '%s' is not a size", argv[i]);
+        } else if (!strcmp(a, "--deterministic") && !cmd) {
+            o.deterministic = 1;
         } else if (!strcmp(a, "-v")) {
             o.verbose = 1;
         } else if (a[0] == '-') {

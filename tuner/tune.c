@@ -290,9 +290,16 @@ int tune_run(const tune_opts *o, rt_err *e)
                       &cs, &cfgs, &ncfg, e);
     if (rc)
         goto done;
+    if (o->deterministic) {   /* only families that promise bitwise-identical results */
+        int k = 0;
+        for (int i = 0; i < ncfg; i++)
+            if (cfgs[i].family->deterministic)
+                cfgs[k++] = cfgs[i];
+        ncfg = k;
+    }
     if (ncfg == 0) {
-        rc = rt_seterr(e, RT_EINVAL, "%s: the space has no config for %s %s on %s", space_name,
-                       cs.op, cs.type, w.dev.name);
+        rc = rt_seterr(e, RT_EINVAL, "%s: the space has no %sconfig for %s %s on %s", space_name,
+                       o->deterministic ? "deterministic " : "", cs.op, cs.type, w.dev.name);
         goto done;
     }
     if ((rc = nvrtc_load(e)))

@@ -52,6 +52,7 @@ typedef struct tune_opts {
     int hot;
     int jobs;
     int verbose;
+    int deterministic;        /* only families declared @deterministic yes */
     unsigned long long seed;
     const char *cmdline;
     const char *self_exe;     /* the program to exec as the worker */
