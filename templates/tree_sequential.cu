@@ -171,8 +171,8 @@ static __device__ __forceinline__ void ts_block(const In *__restrict__ in,
     /* The last warp with shuffles, not the seeds' volatile shared-memory code: since Volta
      * the lanes of a warp are not guaranteed to run in lockstep, so reading a neighbour's
      * slot without a barrier is a race. shfl.sync exchanges registers and synchronises the
-     * lanes it names (all 32: warp 0 is converged here). Lane l combines with lane l + d,
-     * the lanes past 31 get their own value back and only lane 0's result is used. */
+     * lanes it names (all 32: warp 0 is converged here). Lane l combines with lane l + d;
+     * a lane whose l + d passes 31 gets its own value back, and only lane 0's result is used. */
     if (tid < 32) {
 #pragma unroll
         for (unsigned int d = 16; d > 0; d >>= 1)
