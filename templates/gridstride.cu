@@ -225,14 +225,21 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
     /* The last, partial tile of the body, by the block whose turn it would be; each vector
      * tested against nvec. */
     if (nfull * per_tile < nvec && blockIdx.x == nfull % gridDim.x) {
+        /* All U loads first, each index clamped to the last vector so that no load needs a
+         * branch and they are in flight together; the vectors past nvec are then dropped. */
+        gs_vec x[RT_U];
+#pragma unroll
+        for (int u = 0; u < RT_U; u++) {
+            const unsigned long long k = nfull * per_tile + (unsigned long long)u * RT_B + tid;
+            x[u] = gs_load_vec(body + (k < nvec ? k : nvec - 1));
+        }
 #pragma unroll
         for (int u = 0; u < RT_U; u++) {
             const unsigned long long k = nfull * per_tile + (unsigned long long)u * RT_B + tid;
             if (k < nvec) {
-                const gs_vec x = gs_load_vec(body + k);
 #pragma unroll
                 for (int j = 0; j < RT_V; j++)
-                    acc = rt_combine(acc, rt_lift(x.v[j], head + k * RT_V + j));
+                    acc = rt_combine(acc, rt_lift(x[u].v[j], head + k * RT_V + j));
             }
         }
     }

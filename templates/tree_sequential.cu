@@ -130,13 +130,29 @@ static __device__ __forceinline__ void ts_block(const In *__restrict__ in,
             acc = rt_combine(acc, ts_load_step<In, Load>(in, base + tid + (unsigned long long)r * (TS_PER_LOAD * RT_B)));
     } else {
         /* The ragged last tile: the same elements, each tested against n. A thread with none
-         * in range keeps the identity. */
+         * in range keeps the identity. The loads go in groups of up to 8, each load's index
+         * clamped to n - 1 so that it needs no branch: the group's loads are independent and
+         * in flight together (a tested load per element serialised them: with R = 16 and
+         * LOAD_ADD a ragged single-block input took twice as long as a full one). */
         acc = rt_identity();
+        constexpr unsigned int K = RT_R * TS_PER_LOAD;
+        constexpr unsigned int GRP = K < 8 ? K : 8;
 #pragma unroll 1
-        for (unsigned int k = 0; k < RT_R * TS_PER_LOAD; k++) {
-            const unsigned long long i = base + tid + (unsigned long long)k * RT_B;
-            if (i < n)
-                acc = rt_combine(acc, Load::at(in, i));
+        for (unsigned int k0 = 0; k0 < K; k0 += GRP) {
+            if (base + tid + (unsigned long long)k0 * RT_B >= n)
+                break;   /* this thread's remaining elements are all past n */
+            rt_acc_t x[GRP];
+#pragma unroll
+            for (unsigned int g = 0; g < GRP; g++) {
+                const unsigned long long i = base + tid + (unsigned long long)(k0 + g) * RT_B;
+                x[g] = Load::at(in, i < n ? i : n - 1);
+            }
+#pragma unroll
+            for (unsigned int g = 0; g < GRP; g++) {
+                const unsigned long long i = base + tid + (unsigned long long)(k0 + g) * RT_B;
+                if (k0 + g < K && i < n)
+                    acc = rt_combine(acc, x[g]);
+            }
         }
     }
 

@@ -1,0 +1,1309 @@
+/*
+ * bench.cu - redtune's stored winners against cub::DeviceReduce and against the read-bandwidth
+ * limit, side by side, in one process and one run (docs/bench.md).
+ *
+ * For each case (op, type, n, regime):
+ *   redtune  the winner the database holds for this device name, op, type, layout "flat" and
+ *            regime at n (or, when n was not tuned, at the nearest tuned size), loaded from its
+ *            stored CUBIN (or NVRTC-compiled from its stored source) and launched with
+ *            plan_launch, exactly as the tuner's worker timed it;
+ *   CUB      cub::DeviceReduce::Min / Max / Sum on the same input, temp storage allocated
+ *            once per case outside the timed region;
+ *   limit    bytes(n) / the read bandwidth measured at the start (templates/bandwidth.cu,
+ *            best of the tuner's seven shapes over 4 GiB).
+ *
+ * The timing method is tuner/worker.c's, reproduced here line for line: a blocking stream;
+ * CUDA events around the launch sequence; two warm-ups; the median of 10..200 repetitions
+ * (until 0.25 s of timed GPU time) or of --reps N; cold: before each repetition the L2 is
+ * flushed by rt_bw_read over a buffer of 2 x L2 (a read, not a memset), which also keeps the
+ * stream busy when the start event is recorded; hot: no flush, a short rt_spin does that.
+ * Both results are checked against the CPU reference (tuner/data.c) before anything is timed
+ * and again after the timed repetitions.
+ *
+ * The CUDA runtime (CUB) and redtune's driver-API runtime (runtime/, libcuda by dlopen) share
+ * the device's primary context: cudaSetDevice + cudaFree(0) first, then the driver's
+ * cuDevicePrimaryCtxRetain + cuCtxSetCurrent. cudaStream_t and CUstream are the same handle.
+ */
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cub/device/device_reduce.cuh>
+#include <cub/version.cuh>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <signal.h>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+extern "C" {
+#include "../runtime/codegen.h"
+#include "../runtime/device.h"
+#include "../runtime/driver.h"
+#include "../runtime/err.h"
+#include "../runtime/family.h"
+#include "../runtime/nvrtc.h"
+#include "../runtime/optype.h"
+#include "../runtime/plan.h"
+#include "../runtime/store.h"
+#include "../tuner/data.h"
+}
+
+namespace {
+
+const char *const PROG = "redtune_bench";
+
+/* ---- errors ---- */
+
+[[noreturn]] void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", PROG);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fflush(stdout);
+    exit(1);
+}
+
+[[noreturn]] void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", PROG);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(%s --help for the options)\n", PROG);
+    va_end(ap);
+    exit(2);
+}
+
+/* A failed CUDA runtime call, in the driver's convention: RT_EFAULT when the context is lost. */
+int rt_fail(cudaError_t r, const char *what, rt_err *e)
+{
+    int sticky = r == cudaErrorIllegalAddress || r == cudaErrorLaunchFailure ||
+                 r == cudaErrorMisalignedAddress || r == cudaErrorIllegalInstruction ||
+                 r == cudaErrorInvalidAddressSpace || r == cudaErrorInvalidPc ||
+                 r == cudaErrorHardwareStackError || r == cudaErrorAssert ||
+                 r == cudaErrorLaunchTimeout || r == cudaErrorECCUncorrectable;
+    return rt_seterr(e, sticky ? RT_EFAULT : RT_ECUDA, "%s: %s: %s", what, cudaGetErrorName(r),
+                     cudaGetErrorString(r));
+}
+
+/* ---- a watchdog: a launch that never finishes ends the run with the case named ---- */
+
+char g_where[256] = "starting";
+
+void on_alarm(int)
+{
+    static const char a[] = "redtune_bench: timed out (a launch did not finish) in ";
+    ssize_t w = write(2, a, sizeof a - 1);
+    w = write(2, g_where, strlen(g_where));
+    w = write(2, "\n", 1);
+    (void)w;
+    _exit(1);
+}
+
+void watch(unsigned seconds, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void watch(unsigned seconds, const char *fmt, ...)
+{
+    alarm(0);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_where, sizeof g_where, fmt, ap);
+    va_end(ap);
+    alarm(seconds);
+}
+
+/* ---- the GPU state: the worker's, one for the whole run ---- */
+
+struct gpu {
+    rt_device dev;
+    char arch[16];
+    CUdevice cudev;
+    CUcontext ctx;
+    CUstream stream;
+    CUevent start, stop;
+    CUdeviceptr flush;
+    size_t flush_bytes;
+    CUmodule util;          /* the first bandwidth module: rt_bw_read flushes, rt_spin waits */
+    CUfunction spin, flush_read;
+    unsigned flush_threads, flush_grid;
+    CUdeviceptr flush_out;
+    CUdeviceptr out;        /* 256 bytes: the result */
+    CUdeviceptr temp;       /* redtune's temporary storage */
+    size_t temp_bytes;
+    int host_threads;
+    unsigned long long spin_cycles;   /* hot: rt_spin before the start event */
+};
+
+gpu G;
+
+int ensure_temp(size_t bytes, rt_err *e)
+{
+    if (bytes <= G.temp_bytes)
+        return RT_OK;
+    if (G.temp)
+        cu.MemFree(G.temp);
+    G.temp = 0;
+    G.temp_bytes = 0;
+    size_t want = bytes < (1u << 20) ? (1u << 20) : bytes;
+    CUresult r = cu.MemAlloc(&G.temp, want);
+    if (r != CUDA_SUCCESS)
+        return driver_fail(r, "allocating temporary storage", e);
+    G.temp_bytes = want;
+    if ((r = cu.MemsetD8(G.temp, 0, 256)) != CUDA_SUCCESS)
+        return driver_fail(r, "clearing temporary storage", e);
+    return RT_OK;
+}
+
+/* The device: the driver first (its text when there is no driver or no GPU), then the runtime
+ * on the same device, then the driver's view of the runtime's primary context. */
+void start_device(int ordinal)
+{
+    rt_err e;
+    rt_clearerr(&e);
+    if (driver_load(&e) || driver_device_query(ordinal, &G.dev, &e))
+        die("%s", e.msg);
+    device_arch(&G.dev, G.arch);
+    cudaError_t cr;
+    if ((cr = cudaSetDevice(ordinal)) != cudaSuccess || (cr = cudaFree(0)) != cudaSuccess) {
+        rt_fail(cr, "cudaSetDevice/cudaFree(0)", &e);
+        die("%s", e.msg);
+    }
+    /* The runtime and the driver must mean the same GPU by this ordinal. */
+    cudaDeviceProp prop;
+    if ((cr = cudaGetDeviceProperties(&prop, ordinal)) != cudaSuccess) {
+        rt_fail(cr, "cudaGetDeviceProperties", &e);
+        die("%s", e.msg);
+    }
+    char uuid[40];
+    for (int i = 0; i < 16; i++)
+        snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)prop.uuid.bytes[i]);
+    if (G.dev.uuid[0] && strcmp(uuid, G.dev.uuid) != 0)
+        die("device %d: the CUDA runtime's device (%s, uuid %s) is not the driver's (%s, uuid %s); "
+            "check CUDA_DEVICE_ORDER", ordinal, prop.name, uuid, G.dev.name, G.dev.uuid);
+    CUresult r;
+    if ((r = cu.DeviceGet(&G.cudev, ordinal)) != CUDA_SUCCESS ||
+        (r = cu.DevicePrimaryCtxRetain(&G.ctx, G.cudev)) != CUDA_SUCCESS ||
+        (r = cu.CtxSetCurrent(G.ctx)) != CUDA_SUCCESS) {
+        driver_fail(r, "retaining the primary context", &e);
+        die("%s", e.msg);
+    }
+    /* A blocking stream (worker.c): the synchronous memsets and copies that poison outputs
+     * and upload inputs are ordered with the kernels. */
+    if ((r = cu.StreamCreate(&G.stream, CU_STREAM_DEFAULT)) != CUDA_SUCCESS ||
+        (r = cu.EventCreate(&G.start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+        (r = cu.EventCreate(&G.stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS) {
+        driver_fail(r, "creating the stream and events", &e);
+        die("%s", e.msg);
+    }
+    /* Twice the L2, and at least 64 MiB. */
+    G.flush_bytes = (size_t)G.dev.l2_bytes * 2;
+    if (G.flush_bytes < (64u << 20))
+        G.flush_bytes = 64u << 20;
+    if ((r = cu.MemAlloc(&G.flush, G.flush_bytes)) != CUDA_SUCCESS ||
+        (r = cu.MemAlloc(&G.out, 256)) != CUDA_SUCCESS) {
+        driver_fail(r, "allocating the flush and result buffers", &e);
+        die("%s", e.msg);
+    }
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    G.host_threads = nc > 0 ? (int)nc : 1;
+    if (ensure_temp(1u << 20, &e))
+        die("%s", e.msg);
+}
+
+/* ---- timing: tuner/worker.c's pre_rep and time_reps ---- */
+
+struct timing {
+    double median_us = 0, min_us = 0, max_us = 0;
+    int reps = 0;
+};
+
+/* Before the start event: flush the L2 by reading 2 x L2 (cold), or spin (hot), so the stream
+ * is busy when the event is recorded. */
+CUresult pre_rep(int hot)
+{
+    if (!hot && G.flush_read) {
+        unsigned long long n16 = G.flush_bytes / 16;
+        void *args[] = {&G.flush, &n16, &G.flush_out};
+        return cu.LaunchKernel(G.flush_read, G.flush_grid, 1, 1, G.flush_threads, 1, 1, 0,
+                               G.stream, args, NULL);
+    }
+    if (!hot)
+        return cu.MemsetD32Async(G.flush, 0x5a5a5a5a, G.flush_bytes / 4, G.stream);
+    if (!G.spin)
+        return CUDA_SUCCESS;
+    unsigned long long cycles = G.spin_cycles;   /* the tuner's 20000: ~10 us at H100 clocks */
+    void *args[] = {&cycles};
+    return cu.LaunchKernel(G.spin, 1, 1, 1, 1, 1, 1, 0, G.stream, args, NULL);
+}
+
+int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Time 'fn' (which enqueues the launch sequence) between min_reps and max_reps times, or until
+ * budget_s of GPU time was timed. */
+template <class F>
+int time_reps(F &&fn, int hot, int min_reps, int max_reps, double budget_s, timing *m, rt_err *e)
+{
+    std::vector<float> t((size_t)max_reps);
+    int rc = RT_OK, k = 0;
+    double total = 0;
+    CUresult r;
+    for (int w = 0; w < 2 && rc == RT_OK; w++)   /* warm-up: module load, caches, clocks */
+        rc = fn(e);
+    if (rc == RT_OK && (r = cu.StreamSynchronize(G.stream)) != CUDA_SUCCESS)
+        rc = driver_fail(r, "warm-up", e);
+    for (; rc == RT_OK && k < max_reps; k++) {
+        if (k >= min_reps && total >= budget_s)
+            break;
+        if ((r = pre_rep(hot)) != CUDA_SUCCESS || (r = cu.EventRecord(G.start, G.stream)) != CUDA_SUCCESS) {
+            rc = driver_fail(r, "before the timed region", e);
+            break;
+        }
+        if ((rc = fn(e)) != RT_OK)
+            break;
+        if ((r = cu.EventRecord(G.stop, G.stream)) != CUDA_SUCCESS ||
+            (r = cu.EventSynchronize(G.stop)) != CUDA_SUCCESS ||
+            (r = cu.EventElapsedTime(&t[k], G.start, G.stop)) != CUDA_SUCCESS) {
+            rc = driver_fail(r, "timed launch", e);
+            break;
+        }
+        total += t[k] * 1e-3;
+    }
+    if (rc == RT_OK) {
+        qsort(t.data(), (size_t)k, sizeof(float), cmp_float);
+        m->reps = k;
+        m->min_us = t[0] * 1e3;
+        m->max_us = t[k - 1] * 1e3;
+        m->median_us = (k % 2 ? t[k / 2] : 0.5f * (t[k / 2 - 1] + t[k / 2])) * 1e3;
+    }
+    return rc;
+}
+
+/* ---- the read yardstick: tuner/tune.c's measure_bandwidth with worker.c's do_bandwidth ---- */
+
+double measure_bandwidth()
+{
+    static const char *const shapes[][3] = {
+        {"B=512", "U=4", "G=4"}, {"B=256", "U=8", "G=8"}, {"B=1024", "U=4", "G=2"},
+        {"B=512", "U=8", "G=4"}, {"B=512", "U=4", "G=0"}, {"B=256", "U=2", "G=0"},
+        {"B=512", "U=1", "G=0"}};
+    uint64_t bytes = 4ULL << 30;
+    if ((uint64_t)G.dev.total_mem / 4 < bytes)
+        bytes = (uint64_t)G.dev.total_mem / 4 / 16 * 16;
+    double best = 0;
+    rt_err e;
+    rt_clearerr(&e);
+    CUresult r;
+    CUdeviceptr buf = 0;
+    unsigned long long n16 = bytes / 16;
+    if ((r = cu.MemAlloc(&buf, n16 * 16)) != CUDA_SUCCESS ||
+        (r = cu.MemsetD8(buf, 0x3c, n16 * 16)) != CUDA_SUCCESS) {
+        driver_fail(r, "allocating the bandwidth buffer", &e);
+        die("%s", e.msg);
+    }
+    printf("read yardstick (rt_bw_read, %.1f GiB, L2 flushed, 30 repetitions per shape):",
+           n16 * 16 / 1073741824.0);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        watch(300, "the read yardstick, shape %s %s %s", shapes[i][0], shapes[i][1], shapes[i][2]);
+        char *src = NULL;
+        if (codegen_emit_helper("templates/bandwidth.cu", shapes[i], 3, &src, &e))
+            die("%s", e.msg);
+        nvrtc_output o;
+        int rc = nvrtc_compile(src, "bandwidth.cu", G.arch, &o, &e);
+        free(src);
+        if (rc)
+            die("%s", e.msg);
+        CUmodule mod = NULL;
+        CUfunction f;
+        CUdeviceptr meta, out = 0;
+        size_t mlen;
+        unsigned int m[4];
+        if ((r = cu.ModuleLoadData(&mod, o.cubin)) != CUDA_SUCCESS ||
+            (r = cu.ModuleGetFunction(&f, mod, "rt_bw_read")) != CUDA_SUCCESS ||
+            (r = cu.ModuleGetGlobal(&meta, &mlen, mod, "rt_meta")) != CUDA_SUCCESS ||
+            (r = cu.MemcpyDtoH(m, meta, sizeof m)) != CUDA_SUCCESS) {
+            driver_fail(r, "loading the bandwidth kernel", &e);
+            die("%s", e.msg);
+        }
+        nvrtc_output_free(&o);
+        unsigned threads = m[0];
+        unsigned long long tiles = (n16 + m[1] - 1) / m[1];
+        unsigned grid = m[2] && tiles > m[2] * (unsigned long long)G.dev.sm_count
+                            ? m[2] * (unsigned)G.dev.sm_count : (unsigned)tiles;
+        /* The first module stays loaded: its kernels flush the L2 and keep the stream busy for
+         * every timing that follows, this one included. */
+        if (!G.util) {
+            if ((r = cu.ModuleGetFunction(&G.spin, mod, "rt_spin")) != CUDA_SUCCESS ||
+                (r = cu.MemAlloc(&G.flush_out, (size_t)grid * 4)) != CUDA_SUCCESS ||
+                (r = cu.MemsetD8(G.flush, 0x3c, G.flush_bytes)) != CUDA_SUCCESS) {
+                driver_fail(r, "loading the flush kernels", &e);
+                die("%s", e.msg);
+            }
+            G.util = mod;
+            G.flush_read = f;
+            G.flush_threads = threads;
+            G.flush_grid = grid;
+            mod = NULL;
+        }
+        if ((r = cu.MemAlloc(&out, (size_t)grid * 4)) != CUDA_SUCCESS) {
+            driver_fail(r, "allocating the bandwidth output", &e);
+            die("%s", e.msg);
+        }
+        auto enqueue = [&](rt_err *err) {
+            void *args[] = {&buf, &n16, &out};
+            CUresult lr = cu.LaunchKernel(f, grid, 1, 1, threads, 1, 1, 0, G.stream, args, NULL);
+            return lr == CUDA_SUCCESS ? RT_OK : driver_fail(lr, "rt_bw_read", err);
+        };
+        timing t;
+        if (time_reps(enqueue, 0, 30, 30, 0, &t, &e))
+            die("%s", e.msg);
+        double gbps = n16 * 16 / (t.median_us * 1e-6) / 1e9;
+        printf("%s%s %s %s %.1f GB/s", i == 0 ? "\n   " : i % 4 == 0 ? ",\n   " : ", ", shapes[i][0],
+               shapes[i][1], shapes[i][2], gbps);
+        best = std::max(best, gbps);
+        cu.MemFree(out);
+        if (mod)
+            cu.ModuleUnload(mod);
+    }
+    alarm(0);
+    cu.MemFree(buf);
+    printf("\n");
+    return best;
+}
+
+/* ---- options ---- */
+
+struct options {
+    const char *db = NULL;
+    const char *csv = NULL;
+    int device = 0;
+    int reps = 0;                           /* 0: 10..200 until 0.25 s */
+    std::vector<long long> sizes;
+    std::vector<rt_op> ops;
+    std::vector<rt_type> types;
+    std::vector<int> regimes;               /* 0 cold, 1 hot */
+    unsigned long long seed = 1;
+    unsigned long long spin_cycles = 20000;  /* the tuner's (worker.c) */
+    bool keep_nan = false;
+};
+
+const char USAGE[] =
+    "usage: redtune_bench --db FILE [--device N] [--sizes LIST] [--ops LIST] [--types LIST]\n"
+    "                     [--regimes LIST] [--reps N] [--csv FILE] [--seed S] [--keep-nan]\n"
+    "                     [--spin-cycles N]\n"
+    "\n"
+    "Times redtune's stored winners (from --db) against cub::DeviceReduce and the read-bandwidth\n"
+    "limit, side by side, on one GPU (docs/bench.md).\n"
+    "\n"
+    "  --db FILE        the redtune database holding the winners (required; opened read-only)\n"
+    "  --device N       GPU ordinal (default 0)\n"
+    "  --sizes LIST     comma-separated sizes: 1000, 2^20, 4K, 16M, 1G (default every power of\n"
+    "                   two 2^10 .. 2^30)\n"
+    "  --ops LIST       min, sum, max (default min,sum)\n"
+    "  --types LIST     f32, f64, i32, u32, i64, u64 (default f32,f64,i32)\n"
+    "  --regimes LIST   cold (L2 flushed before each repetition), hot (default cold,hot)\n"
+    "  --reps N         exactly N timed repetitions (default: 10 to 200, until 0.25 s, as the tuner)\n"
+    "  --csv FILE       also write every row to FILE\n"
+    "  --seed S         seed of the input data (default 1)\n"
+    "  --keep-nan       keep the NaN the tuner's data puts among floats for min/max (CUB's\n"
+    "                   operator< then gives an order-dependent result, reported WRONG)\n"
+    "  --spin-cycles N  hot regime: cycles of rt_spin before the start event (default 20000, the\n"
+    "                   tuner's; a diagnostic: a larger value shows whether a launch sequence's\n"
+    "                   host work outlasts the spin)\n";
+
+bool parse_size(const char *s, long long *out)
+{
+    char *end;
+    errno = 0;
+    if (strncmp(s, "2^", 2) == 0) {
+        long k = strtol(s + 2, &end, 10);
+        if (*end || end == s + 2 || k < 0 || k > 40)
+            return false;
+        *out = 1LL << k;
+        return true;
+    }
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno || v < 1)
+        return false;
+    int shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10, end++;
+    else if (*end == 'M') shift = 20, end++;
+    else if (*end == 'G') shift = 30, end++;
+    if (*end || v > (1LL << 40) >> shift)
+        return false;
+    *out = v << shift;
+    return true;
+}
+
+std::vector<std::string> split(const char *s)
+{
+    std::vector<std::string> v;
+    std::string cur;
+    for (const char *p = s;; p++) {
+        if (*p == ',' || *p == 0) {
+            size_t a = cur.find_first_not_of(" \t"), b = cur.find_last_not_of(" \t");
+            if (a != std::string::npos)
+                v.push_back(cur.substr(a, b - a + 1));
+            cur.clear();
+            if (!*p)
+                break;
+        } else {
+            cur += *p;
+        }
+    }
+    return v;
+}
+
+const char *need_arg(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc)
+        usage_error("%s wants a value", argv[*i]);
+    return argv[++*i];
+}
+
+options parse_args(int argc, char **argv)
+{
+    options o;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(USAGE, stdout);
+            exit(0);
+        } else if (!strcmp(a, "--db")) {
+            o.db = need_arg(argc, argv, &i);
+        } else if (!strcmp(a, "--csv")) {
+            o.csv = need_arg(argc, argv, &i);
+        } else if (!strcmp(a, "--device")) {
+            const char *v = need_arg(argc, argv, &i);
+            char *end;
+            long d = strtol(v, &end, 10);
+            if (end == v || *end || d < 0 || d > 1024)
+                usage_error("--device wants a GPU ordinal, not '%s'", v);
+            o.device = (int)d;
+        } else if (!strcmp(a, "--reps")) {
+            const char *v = need_arg(argc, argv, &i);
+            char *end;
+            long r = strtol(v, &end, 10);
+            if (end == v || *end || r < 1 || r > 100000)
+                usage_error("--reps wants a count in 1..100000, not '%s'", v);
+            o.reps = (int)r;
+        } else if (!strcmp(a, "--seed")) {
+            const char *v = need_arg(argc, argv, &i);
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(v, &end, 10);
+            if (end == v || *end || errno || v[0] == '-')
+                usage_error("--seed wants a non-negative integer, not '%s'", v);
+            o.seed = s;
+        } else if (!strcmp(a, "--sizes")) {
+            o.sizes.clear();
+            for (const std::string &t : split(need_arg(argc, argv, &i))) {
+                long long n;
+                if (!parse_size(t.c_str(), &n))
+                    usage_error("--sizes: '%s' is not a size (1000, 2^20, 4M; up to 2^40)", t.c_str());
+                o.sizes.push_back(n);
+            }
+            if (o.sizes.empty())
+                usage_error("--sizes: empty list");
+        } else if (!strcmp(a, "--ops")) {
+            o.ops.clear();
+            for (const std::string &t : split(need_arg(argc, argv, &i))) {
+                int op = optype_parse_op(t.c_str());
+                if (op != RT_MIN && op != RT_SUM && op != RT_MAX)
+                    usage_error("--ops: '%s' is not one of min, sum, max (CUB's DeviceReduce "
+                                "has those three)", t.c_str());
+                o.ops.push_back((rt_op)op);
+            }
+            if (o.ops.empty())
+                usage_error("--ops: empty list");
+        } else if (!strcmp(a, "--types")) {
+            o.types.clear();
+            for (const std::string &t : split(need_arg(argc, argv, &i))) {
+                int ty = optype_parse_type(t.c_str());
+                if (ty < 0 || ty > RT_U64)
+                    usage_error("--types: '%s' is not one of f32, f64, i32, u32, i64, u64", t.c_str());
+                o.types.push_back((rt_type)ty);
+            }
+            if (o.types.empty())
+                usage_error("--types: empty list");
+        } else if (!strcmp(a, "--regimes")) {
+            o.regimes.clear();
+            for (const std::string &t : split(need_arg(argc, argv, &i))) {
+                if (t == "cold")
+                    o.regimes.push_back(0);
+                else if (t == "hot")
+                    o.regimes.push_back(1);
+                else
+                    usage_error("--regimes: '%s' is not cold or hot", t.c_str());
+            }
+            if (o.regimes.empty())
+                usage_error("--regimes: empty list");
+        } else if (!strcmp(a, "--spin-cycles")) {
+            const char *v = need_arg(argc, argv, &i);
+            char *end;
+            errno = 0;
+            unsigned long long c = strtoull(v, &end, 10);
+            if (end == v || *end || errno || v[0] == '-' || c > 2000000000ULL)
+                usage_error("--spin-cycles wants a count of clock cycles, not '%s'", v);
+            o.spin_cycles = c;
+        } else if (!strcmp(a, "--keep-nan")) {
+            o.keep_nan = true;
+        } else {
+            usage_error("unknown argument '%s'", a);
+        }
+    }
+    if (!o.db)
+        usage_error("--db FILE is required: the redtune database whose winners are timed");
+    if (o.sizes.empty())
+        for (int k = 10; k <= 30; k++)
+            o.sizes.push_back(1LL << k);
+    if (o.ops.empty())
+        o.ops = {RT_MIN, RT_SUM};
+    if (o.types.empty())
+        o.types = {RT_F32, RT_F64, RT_I32};
+    if (o.regimes.empty())
+        o.regimes = {0, 1};
+    return o;
+}
+
+/* ---- the winners in the database ---- */
+
+struct winner {
+    std::string hash, family, params;
+    long long n = 0;
+    int hot = 0;
+    double median_us = 0;
+};
+
+struct collect_arg {
+    const char *device;
+    std::vector<winner> *rows;
+};
+
+int collect(const store_best_row *r, void *arg)
+{
+    collect_arg *a = (collect_arg *)arg;
+    if (strcmp(r->device_name, a->device) != 0 || strcmp(r->layout, "flat") != 0)
+        return 0;
+    winner w;
+    w.hash = r->kernel_hash;
+    w.family = r->family;
+    w.params = r->params;
+    w.n = r->n;
+    w.hot = r->hot;
+    w.median_us = r->median_us;
+    a->rows->push_back(w);
+    return 0;
+}
+
+/* The winner for n in the regime: exact n if tuned, else the nearest tuned size by
+ * |log2 n - log2 m| (a tie goes to the larger m). Several rows at one size (two GPUs of the
+ * same name): the lowest stored median. NULL when the regime has no winner at all. */
+const winner *lookup(const std::vector<winner> &rows, long long n, int hot)
+{
+    const winner *best = NULL;
+    double bd = 0;
+    for (const winner &w : rows) {
+        if (w.hot != hot)
+            continue;
+        double d = fabs(log2((double)n) - log2((double)w.n));
+        if (!best || d < bd - 1e-9 || (fabs(d - bd) <= 1e-9 && (w.n > best->n ||
+                                       (w.n == best->n && w.median_us < best->median_us)))) {
+            best = &w;
+            bd = d;
+        }
+    }
+    return best;
+}
+
+std::string fmt_n(long long n)
+{
+    char b[32];
+    if (n > 0 && (n & (n - 1)) == 0)
+        snprintf(b, sizeof b, "2^%d", __builtin_ctzll((unsigned long long)n));
+    else
+        snprintf(b, sizeof b, "%lld", n);
+    return b;
+}
+
+/* ---- redtune's kernels: stored CUBIN, else compiled from the stored source ---- */
+
+struct kernel {
+    int rc = RT_OK;
+    std::string err;
+    std::vector<unsigned char> cubin;
+    rt_plan_kind kind = PLAN_MULTIPASS;
+    const char *origin = "";               /* "stored" or "nvrtc" */
+};
+
+std::map<std::string, kernel> g_kernels;
+
+/* The plan of a family this binary does not know: the "// @plan" line its template carries
+ * into the stored source. */
+int plan_from_source(const char *src, rt_plan_kind *kind)
+{
+    const char *p = strstr(src, "// @plan");
+    if (!p)
+        return -1;
+    p += strlen("// @plan");
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!strncmp(p, "onelaunch", 9))
+        *kind = PLAN_ONELAUNCH;
+    else if (!strncmp(p, "multipass", 9))
+        *kind = PLAN_MULTIPASS;
+    else
+        return -1;
+    return 0;
+}
+
+const kernel &get_kernel(store *s, const winner &w)
+{
+    auto it = g_kernels.find(w.hash);
+    if (it != g_kernels.end())
+        return it->second;
+    kernel &k = g_kernels[w.hash];
+    rt_err e;
+    rt_clearerr(&e);
+    char *src = NULL;
+    const rt_family *f = family_find(w.family.c_str());
+    if (f) {
+        k.kind = f->plan;
+    } else {
+        if ((k.rc = store_get_kernel_source(s, w.hash.c_str(), &src, &e))) {
+            k.err = e.msg;
+            return k;
+        }
+        if (plan_from_source(src, &k.kind)) {
+            k.rc = RT_EINVAL;
+            k.err = "family " + w.family + " is unknown to this build and its source has no @plan line";
+            free(src);
+            return k;
+        }
+    }
+    store_binary b;
+    memset(&b, 0, sizeof b);
+    int rc = store_get_binary(s, w.hash.c_str(), G.arch, nvrtc_version(), &b, &e);
+    if (rc == RT_OK) {
+        k.cubin.assign((unsigned char *)b.cubin, (unsigned char *)b.cubin + b.size);
+        k.origin = "stored";
+        store_binary_free(&b);
+    } else if (rc == RT_ENOTFOUND) {
+        rt_clearerr(&e);
+        if (!src && (k.rc = store_get_kernel_source(s, w.hash.c_str(), &src, &e))) {
+            k.err = e.msg;
+            return k;
+        }
+        nvrtc_output o;
+        if ((k.rc = nvrtc_compile(src, w.family.c_str(), G.arch, &o, &e))) {
+            k.err = e.msg;
+        } else {
+            k.cubin.assign((unsigned char *)o.cubin, (unsigned char *)o.cubin + o.size);
+            k.origin = "nvrtc";
+            nvrtc_output_free(&o);
+        }
+    } else {
+        k.rc = rc;
+        k.err = e.msg;
+    }
+    free(src);
+    return k;
+}
+
+/* ---- CUB ---- */
+
+template <typename T, typename N>
+cudaError_t cub_op(rt_op op, void *temp, size_t &bytes, const T *in, T *out, N n, cudaStream_t s)
+{
+    switch (op) {
+    case RT_MIN: return cub::DeviceReduce::Min(temp, bytes, in, out, n, s);
+    case RT_MAX: return cub::DeviceReduce::Max(temp, bytes, in, out, n, s);
+    case RT_SUM: return cub::DeviceReduce::Sum(temp, bytes, in, out, n, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/* num_items as a 32-bit count where it fits (CUB then uses 32-bit offsets, as most callers
+ * get), else 64-bit. */
+template <typename T>
+cudaError_t cub_typed(rt_op op, void *temp, size_t &bytes, CUdeviceptr in, CUdeviceptr out,
+                      unsigned long long n, cudaStream_t s)
+{
+    const T *i = reinterpret_cast<const T *>(static_cast<uintptr_t>(in));
+    T *o = reinterpret_cast<T *>(static_cast<uintptr_t>(out));
+    if (n <= 0xffffffffULL)
+        return cub_op<T, uint32_t>(op, temp, bytes, i, o, (uint32_t)n, s);
+    return cub_op<T, unsigned long long>(op, temp, bytes, i, o, n, s);
+}
+
+cudaError_t cub_reduce(rt_type t, rt_op op, void *temp, size_t &bytes, CUdeviceptr in,
+                       CUdeviceptr out, unsigned long long n, cudaStream_t s)
+{
+    switch (t) {
+    case RT_F32: return cub_typed<float>(op, temp, bytes, in, out, n, s);
+    case RT_F64: return cub_typed<double>(op, temp, bytes, in, out, n, s);
+    case RT_I32: return cub_typed<int32_t>(op, temp, bytes, in, out, n, s);
+    case RT_U32: return cub_typed<uint32_t>(op, temp, bytes, in, out, n, s);
+    case RT_I64: return cub_typed<int64_t>(op, temp, bytes, in, out, n, s);
+    case RT_U64: return cub_typed<uint64_t>(op, temp, bytes, in, out, n, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/* ---- one case ---- */
+
+enum status { ST_NONE = 0, ST_OK, ST_WRONG, ST_ERROR };
+
+const char *status_name(int s)
+{
+    switch (s) {
+    case ST_OK: return "ok";
+    case ST_WRONG: return "wrong";
+    case ST_ERROR: return "error";
+    default: return "none";
+    }
+}
+
+struct impl_result {
+    int status = ST_NONE;
+    std::string msg;
+    timing t;
+};
+
+struct row {
+    rt_op op;
+    rt_type type;
+    int hot;
+    long long n;
+    double bytes;
+    bool skipped = false;
+    std::string skip_why;
+    /* redtune */
+    bool have_winner = false;
+    winner w;
+    std::string lookup;             /* "exact", "nearest", "cold-tuned exact", ... */
+    const char *origin = "";
+    impl_result rt;
+    /* CUB */
+    size_t cub_temp = 0;
+    impl_result cub;
+    double limit_us = 0;
+};
+
+/* Poison the output, run once, read the result. */
+template <class F>
+int run_once(F &&enqueue, size_t acc, void *result, rt_err *e)
+{
+    CUresult r;
+    if ((r = cu.MemsetD8(G.out, 0xa5, 16)) != CUDA_SUCCESS)
+        return driver_fail(r, "poisoning the output", e);
+    int rc = enqueue(e);
+    if (rc)
+        return rc;
+    if ((r = cu.StreamSynchronize(G.stream)) != CUDA_SUCCESS)
+        return driver_fail(r, "running the reduction", e);
+    if ((r = cu.MemcpyDtoH(result, G.out, acc)) != CUDA_SUCCESS)
+        return driver_fail(r, "reading the result", e);
+    return RT_OK;
+}
+
+/* Verify, then time, then check the result of the last repetition again. */
+template <class F>
+void verify_and_time(F &&enqueue, const row &c, const data_ref &ref, const options &o,
+                     impl_result *res)
+{
+    rt_err e;
+    rt_clearerr(&e);
+    size_t acc = optype_size(c.type);
+    unsigned char got[16];
+    char why[1024] = "";
+    int rc = run_once(enqueue, acc, got, &e);
+    if (rc == RT_OK && !data_check(got, &ref, c.type, c.op, (unsigned long long)c.n, why, sizeof why)) {
+        res->status = ST_WRONG;
+        res->msg = why;
+        return;
+    }
+    if (rc == RT_OK) {
+        int minr = o.reps ? o.reps : 10, maxr = o.reps ? o.reps : 200;
+        double budget = o.reps ? 0 : 0.25;
+        rc = time_reps(enqueue, c.hot, minr, maxr, budget, &res->t, &e);
+    }
+    if (rc == RT_OK) {
+        CUresult r = cu.MemcpyDtoH(got, G.out, acc);
+        if (r != CUDA_SUCCESS)
+            rc = driver_fail(r, "reading the result", &e);
+        else if (!data_check(got, &ref, c.type, c.op, (unsigned long long)c.n, why, sizeof why)) {
+            res->status = ST_WRONG;
+            res->msg = std::string("after the timed repetitions: ") + why;
+            return;
+        }
+    }
+    if (rc != RT_OK) {
+        if (rc == RT_EFAULT)   /* the context is lost: nothing after this can run */
+            die("%s: %s", g_where, e.msg);
+        res->status = ST_ERROR;
+        res->msg = e.msg;
+        return;
+    }
+    res->status = ST_OK;
+}
+
+void run_redtune(store *s, row &c, CUdeviceptr in, const data_ref &ref, const options &o)
+{
+    const kernel &k = get_kernel(s, c.w);
+    if (k.rc) {
+        c.rt.status = ST_ERROR;
+        c.rt.msg = k.err;
+        return;
+    }
+    c.origin = k.origin;
+    rt_err e;
+    rt_clearerr(&e);
+    plan p;
+    if (plan_load(&p, k.cubin.data(), k.kind, optype_size(c.type), G.dev.sm_count, &e)) {
+        if (e.code == RT_EFAULT)
+            die("%s: %s", g_where, e.msg);
+        c.rt.status = ST_ERROR;
+        c.rt.msg = e.msg;
+        return;
+    }
+    unsigned long long n = (unsigned long long)c.n;
+    CUresult r;
+    int rc = ensure_temp(plan_temp_bytes(&p, n), &e);
+    /* The one-launch counter in the first 256 bytes must be zero before the first launch. */
+    if (rc == RT_OK && (r = cu.MemsetD8(G.temp, 0, 256)) != CUDA_SUCCESS)
+        rc = driver_fail(r, "clearing the counter", &e);
+    if (rc) {
+        c.rt.status = ST_ERROR;
+        c.rt.msg = e.msg;
+    } else {
+        auto enqueue = [&](rt_err *err) {
+            return plan_launch(&p, in, G.out, n, G.temp, G.stream, err);
+        };
+        verify_and_time(enqueue, c, ref, o, &c.rt);
+    }
+    plan_unload(&p);
+}
+
+void run_cub(row &c, CUdeviceptr in, const data_ref &ref, const options &o)
+{
+    unsigned long long n = (unsigned long long)c.n;
+    cudaStream_t s = (cudaStream_t)G.stream;
+    rt_err e;
+    rt_clearerr(&e);
+    size_t bytes = 0;
+    cudaError_t cr = cub_reduce(c.type, c.op, NULL, bytes, in, G.out, n, s);
+    if (cr != cudaSuccess) {
+        rt_fail(cr, "cub::DeviceReduce (temp storage size)", &e);
+        c.cub.status = ST_ERROR;
+        c.cub.msg = e.msg;
+        return;
+    }
+    c.cub_temp = bytes;
+    CUdeviceptr temp = 0;
+    CUresult r = cu.MemAlloc(&temp, bytes ? bytes : 16);
+    if (r != CUDA_SUCCESS) {
+        driver_fail(r, "allocating CUB's temporary storage", &e);
+        c.cub.status = ST_ERROR;
+        c.cub.msg = e.msg;
+        return;
+    }
+    void *tp = reinterpret_cast<void *>(static_cast<uintptr_t>(temp));
+    auto enqueue = [&](rt_err *err) {
+        size_t b = bytes;
+        cudaError_t lr = cub_reduce(c.type, c.op, tp, b, in, G.out, n, s);
+        return lr == cudaSuccess ? RT_OK : rt_fail(lr, "cub::DeviceReduce", err);
+    };
+    verify_and_time(enqueue, c, ref, o, &c.cub);
+    cu.MemFree(temp);
+}
+
+/* The tuner's float data for min/max holds about one NaN in 4096 (redtune follows fmin/fmax
+ * and ignores it); CUB's Min/Max use operator<, with which a NaN's effect depends on the
+ * order of the tree. Replace them by 0 (inside the data's range, never the planted extreme)
+ * before the reference is computed, so both are checked against the same exact answer. */
+void scrub_nan(void *buf, rt_type t, unsigned long long n, int threads)
+{
+    if (t != RT_F32 && t != RT_F64)
+        return;
+    std::vector<std::thread> pool;
+    unsigned long long chunk = (n + threads - 1) / threads;
+    for (int k = 0; k < threads; k++) {
+        unsigned long long a = k * chunk, b = std::min(n, a + chunk);
+        if (a >= b)
+            break;
+        pool.emplace_back([=] {
+            if (t == RT_F32) {
+                float *f = (float *)buf;
+                for (unsigned long long i = a; i < b; i++)
+                    if (std::isnan(f[i]))
+                        f[i] = 0.0f;
+            } else {
+                double *d = (double *)buf;
+                for (unsigned long long i = a; i < b; i++)
+                    if (std::isnan(d[i]))
+                        d[i] = 0.0;
+            }
+        });
+    }
+    for (std::thread &th : pool)
+        th.join();
+}
+
+/* ---- output ---- */
+
+const char *regime_name(int hot) { return hot ? "hot" : "cold"; }
+
+void csv_field(FILE *f, const std::string &s)
+{
+    if (s.find_first_of(",\"\n") == std::string::npos) {
+        fputs(s.c_str(), f);
+        return;
+    }
+    fputc('"', f);
+    for (char ch : s) {
+        if (ch == '"')
+            fputc('"', f);
+        fputc(ch == '\n' ? ' ' : ch, f);
+    }
+    fputc('"', f);
+}
+
+const char CSV_HEADER[] =
+    "device,arch,op,type,regime,n,bytes,limit_us,read_gbps,"
+    "redtune_status,redtune_us,redtune_min_us,redtune_max_us,redtune_reps,redtune_frac_read,"
+    "family,params,kernel_hash,lookup,tuned_n,tuned_regime,tuned_median_us,cubin,"
+    "cub_status,cub_us,cub_min_us,cub_max_us,cub_reps,cub_frac_read,cub_temp_bytes,"
+    "ratio_redtune_cub,message\n";
+
+void csv_row(FILE *f, const row &c, double read_gbps)
+{
+    if (!f)
+        return;
+    std::string msg;
+    if (c.skipped)
+        msg = c.skip_why;
+    if (!c.rt.msg.empty())
+        msg += "redtune: " + c.rt.msg;
+    if (!c.cub.msg.empty())
+        msg += std::string(msg.empty() ? "" : "; ") + "cub: " + c.cub.msg;
+    csv_field(f, G.dev.name);
+    fprintf(f, ",%s,%s,%s,%s,%lld,%.0f,%.4f,%.2f,", G.arch, rt_op_name(c.op), rt_type_name(c.type),
+            regime_name(c.hot), c.n, c.bytes, c.limit_us, read_gbps);
+    fprintf(f, "%s,", c.skipped ? "skipped" : c.have_winner ? status_name(c.rt.status) : "no-winner");
+    if (c.rt.status == ST_OK)
+        fprintf(f, "%.3f,%.3f,%.3f,%d,%.4f,", c.rt.t.median_us, c.rt.t.min_us, c.rt.t.max_us,
+                c.rt.t.reps, c.limit_us / c.rt.t.median_us);
+    else
+        fprintf(f, ",,,,,");
+    if (c.have_winner) {
+        csv_field(f, c.w.family);
+        fputc(',', f);
+        csv_field(f, c.w.params);
+        fprintf(f, ",%s,%s,%lld,%s,%.3f,%s,", c.w.hash.c_str(), c.lookup.c_str(), c.w.n,
+                regime_name(c.w.hot), c.w.median_us, c.origin);
+    } else {
+        fprintf(f, ",,,,,,,,");
+    }
+    fprintf(f, "%s,", c.skipped ? "skipped" : status_name(c.cub.status));
+    if (c.cub.status == ST_OK)
+        fprintf(f, "%.3f,%.3f,%.3f,%d,%.4f,%zu,", c.cub.t.median_us, c.cub.t.min_us,
+                c.cub.t.max_us, c.cub.t.reps, c.limit_us / c.cub.t.median_us, c.cub_temp);
+    else
+        fprintf(f, ",,,,,,");
+    if (c.rt.status == ST_OK && c.cub.status == ST_OK)
+        fprintf(f, "%.4f,", c.rt.t.median_us / c.cub.t.median_us);
+    else
+        fputc(',', f);
+    csv_field(f, msg);
+    fputc('\n', f);
+    fflush(f);
+}
+
+std::string fmt_time(const impl_result &r, bool have)
+{
+    char b[32];
+    if (!have)
+        return "-";
+    switch (r.status) {
+    case ST_OK: snprintf(b, sizeof b, "%.2f", r.t.median_us); return b;
+    case ST_WRONG: return "WRONG";
+    case ST_ERROR: return "ERROR";
+    default: return "-";
+    }
+}
+
+void print_table(const std::vector<row> &rows, rt_op op, rt_type type, int hot, double read_gbps)
+{
+    printf("\n%s %s, %s; limit = bytes / %.1f GB/s; times are medians in microseconds\n",
+           rt_op_name(op), rt_type_name(type),
+           hot ? "hot (L2 not flushed; rt_spin before the start event)"
+               : "cold (L2 flushed before each repetition)", read_gbps);
+    printf("%12s %6s %11s %11s %11s %7s %8s %8s  %s\n", "n", "", "redtune", "CUB", "limit",
+           "rt/CUB", "rt%read", "CUB%read", "redtune winner: family params [lookup]");
+    for (const row &c : rows) {
+        if (c.op != op || c.type != type || c.hot != hot)
+            continue;
+        if (c.skipped) {
+            printf("%12lld %6s  skipped: %s\n", c.n, fmt_n(c.n).c_str(), c.skip_why.c_str());
+            continue;
+        }
+        char ratio[32] = "-", rtp[32] = "-", cubp[32] = "-";
+        if (c.rt.status == ST_OK && c.cub.status == ST_OK) {
+            double q = c.rt.t.median_us / c.cub.t.median_us;
+            snprintf(ratio, sizeof ratio, "%.2f%s", q, q > 1.0 ? "*" : " ");
+        }
+        if (c.rt.status == ST_OK)
+            snprintf(rtp, sizeof rtp, "%.1f%%", 100.0 * c.limit_us / c.rt.t.median_us);
+        if (c.cub.status == ST_OK)
+            snprintf(cubp, sizeof cubp, "%.1f%%", 100.0 * c.limit_us / c.cub.t.median_us);
+        std::string win = "(no winner in the database)";
+        if (c.have_winner)
+            win = c.w.family + " " + c.w.params + " [" + c.lookup + "]";
+        printf("%12lld %6s %11s %11s %11.3f %7s %8s %8s  %s\n", c.n, fmt_n(c.n).c_str(),
+               fmt_time(c.rt, c.have_winner).c_str(), fmt_time(c.cub, true).c_str(), c.limit_us,
+               ratio, rtp, cubp, win.c_str());
+        if (c.rt.status == ST_WRONG || c.rt.status == ST_ERROR)
+            printf("%19s redtune %s: %s\n", "", c.rt.status == ST_WRONG ? "WRONG" : "ERROR", c.rt.msg.c_str());
+        if (c.cub.status == ST_WRONG || c.cub.status == ST_ERROR)
+            printf("%19s CUB %s: %s\n", "", c.cub.status == ST_WRONG ? "WRONG" : "ERROR", c.cub.msg.c_str());
+    }
+    fflush(stdout);
+}
+
+void print_summary(const std::vector<row> &rows, const options &o)
+{
+    printf("\nsummary: redtune / CUB, the ratio of median times (below 1: redtune faster; "
+           "* in the tables: redtune slower)\n");
+    int slower_all = 0, pairs_all = 0, wrong_rt = 0, wrong_cub = 0, errors = 0, missing = 0;
+    for (rt_op op : o.ops)
+        for (rt_type type : o.types)
+            for (int hot : o.regimes) {
+                double logsum = 0;
+                int pairs = 0;
+                double lo = 0, hi = 0;
+                long long lo_n = 0, hi_n = 0;
+                std::string slower;
+                int nslower = 0;
+                for (const row &c : rows) {
+                    if (c.op != op || c.type != type || c.hot != hot || c.skipped)
+                        continue;
+                    wrong_rt += c.rt.status == ST_WRONG;
+                    wrong_cub += c.cub.status == ST_WRONG;
+                    errors += (c.rt.status == ST_ERROR) + (c.cub.status == ST_ERROR);
+                    missing += !c.have_winner;
+                    if (c.rt.status != ST_OK || c.cub.status != ST_OK)
+                        continue;
+                    double q = c.rt.t.median_us / c.cub.t.median_us;
+                    logsum += log(q);
+                    if (!pairs || q < lo)
+                        lo = q, lo_n = c.n;
+                    if (!pairs || q > hi)
+                        hi = q, hi_n = c.n;
+                    pairs++;
+                    if (q > 1.0) {
+                        char b[64];
+                        snprintf(b, sizeof b, "%s%s (%.2f)", nslower ? ", " : "", fmt_n(c.n).c_str(), q);
+                        slower += b;
+                        nslower++;
+                    }
+                }
+                printf("  %-4s %-3s %-4s: ", rt_op_name(op), rt_type_name(type), regime_name(hot));
+                if (!pairs) {
+                    printf("no size with both timed\n");
+                    continue;
+                }
+                printf("%2d sizes, geomean %.2f, from %.2f (%s) to %.2f (%s); ", pairs,
+                       exp(logsum / pairs), lo, fmt_n(lo_n).c_str(), hi, fmt_n(hi_n).c_str());
+                if (nslower)
+                    printf("SLOWER than CUB at %s\n", slower.c_str());
+                else
+                    printf("never slower than CUB\n");
+                slower_all += nslower;
+                pairs_all += pairs;
+            }
+    printf("  redtune slower than CUB in %d of %d cases timed side by side", slower_all, pairs_all);
+    printf("; WRONG: redtune %d, CUB %d; errors %d; cases without a winner %d\n", wrong_rt,
+           wrong_cub, errors, missing);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    options o = parse_args(argc, argv);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    rt_err e;
+    rt_clearerr(&e);
+
+    /* The database first: a missing or foreign file is reported before any GPU work. */
+    store *db = NULL;
+    if (store_open(o.db, STORE_READ, &db, &e))
+        die("%s", e.msg);
+    FILE *csv = NULL;
+    if (o.csv && !(csv = fopen(o.csv, "w")))
+        die("%s: %s", o.csv, strerror(errno));
+
+    G.spin_cycles = o.spin_cycles;
+    signal(SIGALRM, on_alarm);
+    watch(300, "starting the GPU");
+    start_device(o.device);
+    if (nvrtc_load(&e))
+        die("%s", e.msg);
+    alarm(0);
+    printf("%s: %s (%s, %d SMs, %.0f MiB L2, %.1f GiB), driver %d, NVRTC %d, CUB %d.%d.%d\n",
+           PROG, G.dev.name, G.arch, G.dev.sm_count, G.dev.l2_bytes / 1048576.0,
+           G.dev.total_mem / 1073741824.0, G.dev.driver_version, nvrtc_version(),
+           CUB_VERSION / 100000, CUB_VERSION / 100 % 1000, CUB_VERSION % 100);
+
+    /* The winners of this device name, per (op, type). */
+    std::map<std::pair<int, int>, std::vector<winner>> winners;
+    size_t nwin = 0;
+    for (rt_op op : o.ops)
+        for (rt_type type : o.types) {
+            std::vector<winner> &v = winners[{op, type}];
+            collect_arg a = {G.dev.name, &v};
+            if (store_list_best(db, G.dev.name, rt_op_name(op), rt_type_name(type), 0, collect, &a, &e))
+                die("%s", e.msg);
+            nwin += v.size();
+            int cold = 0, hot = 0;
+            for (const winner &w : v)
+                (w.hot ? hot : cold)++;
+            printf("%s: database %s: %s %s on this device: %d cold winners, %d hot\n", PROG,
+                   store_path(db), rt_op_name(op), rt_type_name(type), cold, hot);
+        }
+    if (nwin == 0)
+        fprintf(stderr, "%s: warning: %s holds no winner for \"%s\" and these cases; only CUB "
+                "and the limit will be timed\n", PROG, o.db, G.dev.name);
+    printf("%s: timing as the tuner: blocking stream, CUDA events around the launch sequence, "
+           "2 warm-ups, median of %s; cold: rt_bw_read over %.0f MiB (2 x L2) before each "
+           "repetition; hot: rt_spin of %llu cycles before the start event%s\n", PROG,
+           o.reps ? (std::to_string(o.reps) + " repetitions").c_str()
+                  : "10 to 200 repetitions (until 0.25 s)",
+           G.flush_bytes / 1048576.0, G.spin_cycles,
+           G.spin_cycles == 20000 ? "" : " (NOT the tuner's 20000)");
+
+    double read_gbps = measure_bandwidth();
+    printf("%s: read bandwidth %.1f GB/s (best shape; %.0f%% of the %.0f GB/s the memory clock "
+           "and bus allow)\n", PROG, read_gbps, 100 * read_gbps / device_peak_gbps(&G.dev),
+           device_peak_gbps(&G.dev));
+    if (csv)
+        fputs(CSV_HEADER, csv);
+
+    /* One input buffer for the largest case that fits beside the buffers (the tuner's rule). */
+    size_t max_bytes = 0;
+    for (rt_type type : o.types)
+        for (long long n : o.sizes) {
+            double b = (double)n * optype_size(type);
+            if (b <= 0.45 * (double)G.dev.total_mem)
+                max_bytes = std::max(max_bytes, (size_t)b);
+        }
+    CUdeviceptr in = 0;
+    void *host = NULL;
+    CUresult r;
+    if (max_bytes) {
+        if ((r = cu.MemAlloc(&in, max_bytes)) != CUDA_SUCCESS) {
+            driver_fail(r, "allocating the input", &e);
+            die("%s", e.msg);
+        }
+        if (!(host = malloc(max_bytes)))
+            die("out of host memory for %.1f GiB of input", max_bytes / 1073741824.0);
+    }
+
+    std::vector<row> rows;
+    for (rt_op op : o.ops)
+        for (rt_type type : o.types) {
+            const std::vector<winner> &wins = winners[{op, type}];
+            size_t esize = optype_size(type);
+            for (long long n : o.sizes) {
+                double bytes = (double)n * esize;
+                std::string ns = fmt_n(n);
+                row base;
+                base.op = op;
+                base.type = type;
+                base.n = n;
+                base.bytes = bytes;
+                base.limit_us = bytes / (read_gbps * 1e3);
+                if (bytes > 0.45 * (double)G.dev.total_mem) {
+                    for (int hot : o.regimes) {
+                        row c = base;
+                        c.hot = hot;
+                        c.skipped = true;
+                        char why[128];
+                        snprintf(why, sizeof why, "%.1f GiB of input does not fit beside the "
+                                 "buffers on this GPU", bytes / 1073741824.0);
+                        c.skip_why = why;
+                        csv_row(csv, c, read_gbps);
+                        rows.push_back(c);
+                    }
+                    continue;
+                }
+                fprintf(stderr, "%s: [%s %s] n = %s\n", PROG, rt_op_name(op), rt_type_name(type), ns.c_str());
+                /* The data: the tuner's generator and reference (tuner/data.c). */
+                watch(900, "preparing %s %s n = %s", rt_op_name(op), rt_type_name(type), ns.c_str());
+                uint64_t seed = o.seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL ^
+                                ((uint64_t)op << 8 | (uint64_t)type) * 0xd1b54a32d192ed03ULL;
+                data_fill(host, type, op, (unsigned long long)n, seed, seed % (uint64_t)n, G.host_threads);
+                if (!o.keep_nan && (op == RT_MIN || op == RT_MAX))
+                    scrub_nan(host, type, (unsigned long long)n, G.host_threads);
+                data_ref ref;
+                data_reference(host, type, op, (unsigned long long)n, &ref, G.host_threads);
+                if ((r = cu.MemcpyHtoD(in, host, (size_t)bytes)) != CUDA_SUCCESS) {
+                    driver_fail(r, "copying the input", &e);
+                    die("%s", e.msg);
+                }
+                int reps_max = o.reps ? o.reps : 200;
+                unsigned limit = 120 + (unsigned)(reps_max * bytes / 1e11);
+                for (int hot : o.regimes) {
+                    row c = base;
+                    c.hot = hot;
+                    const winner *w = lookup(wins, n, hot);
+                    const char *from = "";
+                    if (!w && (w = lookup(wins, n, !hot)))
+                        from = hot ? "cold-tuned, " : "hot-tuned, ";
+                    if (w) {
+                        c.have_winner = true;
+                        c.w = *w;
+                        c.lookup = std::string(from) + (w->n == n ? "exact" : "nearest " + fmt_n(w->n));
+                        watch(limit, "redtune %s %s n = %s %s (%s %s)", rt_op_name(op),
+                              rt_type_name(type), ns.c_str(), regime_name(hot), w->family.c_str(),
+                              w->params.c_str());
+                        run_redtune(db, c, in, ref, o);
+                    }
+                    watch(limit, "CUB %s %s n = %s %s", rt_op_name(op), rt_type_name(type),
+                          ns.c_str(), regime_name(hot));
+                    run_cub(c, in, ref, o);
+                    alarm(0);
+                    csv_row(csv, c, read_gbps);
+                    rows.push_back(c);
+                }
+            }
+            for (int hot : o.regimes)
+                print_table(rows, op, type, hot, read_gbps);
+        }
+    print_summary(rows, o);
+
+    if (csv && fclose(csv) != 0)
+        die("%s: %s", o.csv, strerror(errno));
+    if (in)
+        cu.MemFree(in);
+    free(host);
+    store_close(db);
+    return 0;
+}
