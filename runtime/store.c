@@ -61,7 +61,7 @@ enum {
 
 static int db_fail(sqlite3 *db, const char *path, const char *what, rt_err *e)
 {
-    return rt_seterr(e, RT_EDB, "%s: %s: %s [%d]", path, what, sqlite3_errmsg(db), sqlite3_extended_errcode(db));
+    return rt_seterr(e, RT_EDB, "%s: %s: %s", path, what, sqlite3_errmsg(db));
 }
 
 static int fail(store *s, const char *what, rt_err *e)
@@ -146,21 +146,23 @@ done:
 static int classify(sqlite3 *db, const char *path, int may_be_new, int *kind, int *version,
                     rt_err *e)
 {
-    long long v, objects, one;
-    int present = 0, rc;
+    long long v = 0, objects = 0, one;
+    int present = 0, rc, own_tx = sqlite3_get_autocommit(db);
     const char *missing = NULL;
 
     *kind = DB_REFUSED;
-    if ((rc = query_int(db, path, "PRAGMA user_version", NULL, &v, e)) != RT_OK)
+    /* One read transaction, so that every answer describes the same state of the file. */
+    if (own_tx && (rc = exec_sql(db, path, "BEGIN", "read schema", e)) != RT_OK)
         return rc;
-    if ((rc = query_int(db, path, "SELECT count(*) FROM sqlite_master", NULL, &objects, e)))
-        return rc;
+    if ((rc = query_int(db, path, "PRAGMA user_version", NULL, &v, e)) != RT_OK
+        || (rc = query_int(db, path, "SELECT count(*) FROM sqlite_master", NULL, &objects, e)))
+        goto done;
     for (int i = 0; i < N_TABLES; i++) {
         rc = query_int(db, path, "SELECT count(*) FROM sqlite_master "
                                  "WHERE type = 'table' AND name = ?1",
                        redtune_tables[i], &one, e);
         if (rc != RT_OK)
-            return rc;
+            goto done;
         if (one)
             present++;
         else if (!missing)
@@ -183,7 +185,10 @@ static int classify(sqlite3 *db, const char *path, int may_be_new, int *kind, in
                   "version %lld)", path, v);
     else
         *kind = v < STORE_SCHEMA_VERSION ? DB_OLDER : DB_CURRENT;
-    return RT_OK;
+done:
+    if (own_tx)
+        tx_rollback(db);   /* ends the read transaction */
+    return rc;
 }
 
 /* The header sniff: what the first bytes of a file say. */

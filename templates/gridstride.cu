@@ -254,6 +254,13 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
 
     acc = gs_block_reduce(acc);
 
+    /* A grid of one block (small n) has nobody to wait for: no partial, no ticket. */
+    if (gridDim.x == 1) {
+        if (tid == 0)
+            out[0] = acc;
+        return;
+    }
+
     /* Last block done. Thread 0 stores the block's partial, then takes a ticket with one
      * acquire-release atomic: release, so that the store is visible before the ticket is;
      * acquire, so that the block drawing the last ticket (gridDim.x - 1) sees every partial,

@@ -829,7 +829,7 @@ static void test_two_handles(void **state)
     assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements"), 50);
 }
 
-enum { WRITERS = 3, PER_WRITER = 150 };
+enum { WRITERS = 4, PER_WRITER = 150 };
 
 /* A tuner process: opens the (maybe not yet existing) file and writes its measurements. */
 static int writer(const char *path, int id)
@@ -867,13 +867,21 @@ static void test_concurrent_processes(void **state)
 {
     fixture *f = *state;
     pid_t pids[WRITERS];
+    int go[2];
+    char byte;
 
+    /* The writers wait on a pipe, so that they all open the new file at the same moment. */
+    assert_int_equal(pipe(go), 0);
     for (int i = 0; i < WRITERS; i++) {
         pids[i] = fork();
         assert_true(pids[i] >= 0);
-        if (pids[i] == 0)
-            _exit(writer(f->db, i));
+        if (pids[i] == 0) {
+            close(go[1]);
+            _exit(read(go[0], &byte, 1) != 0 || writer(f->db, i));
+        }
     }
+    close(go[0]);
+    close(go[1]);
     for (int i = 0; i < WRITERS; i++) {
         int status = 0;
         assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
