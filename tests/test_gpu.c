@@ -72,6 +72,18 @@ static const char *const variants[][6] = {
     {"gridstride", "B=256", "V=*", "U=4", "G=4"},
     {"gridstride", "B=128", "V=1", "U=3", "G=2"},
     {"gridstride", "B=1024", "V=*", "U=8", "G=1"},
+    {"tb2", "B=256", "R=2", "PAD=1", "PAD_PERIOD=32"},
+    {"tb2", "B=128", "R=1", "PAD=0"},
+    {"tb4warp", "B=256", "R=4"},
+    {"tb4warp", "B=64", "R=3"},
+    {"matrix", "B=256", "H=32", "W=32", "PAD=1"},
+    {"matrix", "B=128", "H=64", "W=7", "PAD=0"},
+    {"persistent_matrix", "B=256", "H=32", "W=32", "PAD=1"},
+    {"persistent_matrix", "B=128", "H=64", "W=5", "PAD=0"},
+    {"diffwarps", "P=8", "C=1", "W=32", "PAD=1"},
+    {"diffwarps", "P=3", "C=2", "W=9", "PAD=0"},
+    {"diffwarps_async", "P=1", "C=1", "W=32", "STAGES=4", "BULK=0"},
+    {"diffwarps_async", "P=2", "C=1", "W=32", "STAGES=3", "BULK=1"},
 };
 #define NVARIANTS (int)(sizeof variants / sizeof variants[0])
 
