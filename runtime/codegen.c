@@ -165,43 +165,82 @@ static int finish(sbuf *b, const char *file, const char *text, char **src, rt_er
     return RT_OK;
 }
 
+/* The glue of an operator whose accumulator is its element type: identity, combine body,
+ * lift, shuffle. */
+static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *body)
+{
+    sb_printf(b, "typedef %s rt_acc_t;\n", ct);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
+              ident);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { %s }\n",
+              body);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                 "{ (void)i; return v; }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
+                 "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+}
+
+/* The head of every unit: a comment, the op/type macros, commutativity, the value type. */
+static int begin(sbuf *b, const rt_config *c, const char *opname, int commutes, rt_type t,
+                 rt_err *e)
+{
+    const rt_family *f = c->family;
+    if (f->needs_commutative && !commutes)
+        return rt_seterr(e, RT_EINVAL, "family '%s' needs a commutative operator; '%s' is not",
+                         f->name, opname);
+    char uop[RT_NAME_MAX], utype[16];
+    upper(uop, opname, sizeof uop);
+    upper(utype, rt_type_name(t), sizeof utype);
+    sb_printf(b, "/* redtune: family %s, op %s, type %s */\n", f->name, opname, rt_type_name(t));
+    sb_printf(b, "#define RT_PRELUDE 1\n#define RT_OP_%s 1\n#define RT_TYPE_%s 1\n", uop, utype);
+    sb_printf(b, "#define RT_COMMUTATIVE %d\n", commutes);
+    sb_printf(b, "typedef %s rt_value_t;\n", optype_cuda_type(t));
+    return RT_OK;
+}
+
+static int end(sbuf *b, const rt_config *c, char **src, rt_err *e)
+{
+    const rt_family *f = c->family;
+    for (int i = 0; i < f->nparams; i++)
+        sb_printf(b, "#define RT_%s %lld\n", f->params[i].name, c->values[i]);
+    return finish(b, f->file, f->text, src, e);
+}
+
 int codegen_emit(const rt_config *c, rt_op op, rt_type t, char **src, rt_err *e)
 {
     *src = NULL;
     if ((unsigned)op >= RT_OP_COUNT || (unsigned)t >= RT_TYPE_COUNT)
         return rt_seterr(e, RT_EINVAL, "unknown operator %d or type %d", (int)op, (int)t);
-    const rt_family *f = c->family;
-    if (f->needs_commutative && !optype_commutes(op))
-        return rt_seterr(e, RT_EINVAL, "family '%s' needs a commutative operator; '%s' is not",
-                         f->name, rt_op_name(op));
-    const char *ct = optype_cuda_type(t);
-    char uop[16], utype[16];
-    upper(uop, rt_op_name(op), sizeof uop);
-    upper(utype, rt_type_name(t), sizeof utype);
-
     sbuf b = {0};
-    sb_printf(&b, "/* redtune: family %s, op %s, type %s */\n", f->name, rt_op_name(op),
-              rt_type_name(t));
-    sb_printf(&b, "#define RT_PRELUDE 1\n#define RT_OP_%s 1\n#define RT_TYPE_%s 1\n", uop, utype);
-    sb_printf(&b, "#define RT_COMMUTATIVE %d\n", optype_commutes(op));
-    sb_printf(&b, "typedef %s rt_value_t;\n", ct);
+    int rc = begin(&b, c, rt_op_name(op), optype_commutes(op), t, e);
+    if (rc)
+        return rc;
     if (optype_is_arg(op)) {
         arg_glue(&b, op, t);
     } else {
-        sb_printf(&b, "typedef %s rt_acc_t;\n", ct);
-        sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
-                  identity(op, t));
-        sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { ");
-        combine(&b, op, t);
-        sb_printf(&b, " }\n");
-        sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                      "{ (void)i; return v; }\n");
-        sb_printf(&b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
-                      "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+        sbuf body = {0};
+        combine(&body, op, t);
+        scalar_glue(&b, optype_cuda_type(t), identity(op, t), body.s ? body.s : "");
+        free(body.s);
     }
-    for (int i = 0; i < f->nparams; i++)
-        sb_printf(&b, "#define RT_%s %lld\n", f->params[i].name, c->values[i]);
-    return finish(&b, f->file, f->text, src, e);
+    return end(&b, c, src, e);
+}
+
+int codegen_emit_user(const rt_config *c, const rt_user_op *op, char **src, rt_err *e)
+{
+    *src = NULL;
+    if ((unsigned)op->type >= RT_TYPE_COUNT)
+        return rt_seterr(e, RT_EINVAL, "operator '%s': unknown type %d", op->name, (int)op->type);
+    for (const char *p = op->name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return rt_seterr(e, RT_EINVAL, "operator name '%s': use a-z, 0-9 and _", op->name);
+    sbuf b = {0};
+    int rc = begin(&b, c, op->name, op->commutative, op->type, e);
+    if (rc)
+        return rc;
+    sb_printf(&b, "#define RT_OP_USER 1\n");
+    scalar_glue(&b, optype_cuda_type(op->type), op->identity, op->combine);
+    return end(&b, c, src, e);
 }
 
 int codegen_emit_helper(const char *file, const char *const *defines, int ndefines,

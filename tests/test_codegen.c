@@ -6,11 +6,13 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/codegen.h"
 #include "runtime/family.h"
 #include "runtime/hash.h"
+#include "tests/affine.h"
 
 static void families_parse(void **state)
 {
@@ -134,6 +136,39 @@ static void hashes(void **state)
     free(b);
 }
 
+/* A non-commutative user operator: refused by the families that need commutativity, taken
+ * by the others with RT_COMMUTATIVE 0. */
+static void user_operator_legality(void **state)
+{
+    (void)state;
+    rt_err e;
+    char *src;
+    int kept = 0;
+    for (int i = 0; i < family_count(); i++) {
+        rt_config c;
+        config_default(family_at(i), &c);
+        int rc = codegen_emit_user(&c, &affine_op, &src, &e);
+        if (family_at(i)->needs_commutative) {
+            assert_int_equal(rc, RT_EINVAL);
+            assert_null(src);
+            assert_non_null(strstr(e.msg, "needs a commutative operator; 'affine' is not"));
+        } else {
+            assert_int_equal(rc, RT_OK);
+            assert_non_null(strstr(src, "#define RT_COMMUTATIVE 0\n"));
+            assert_non_null(strstr(src, "#define RT_OP_USER 1\n"));
+            assert_non_null(strstr(src, "typedef unsigned long long rt_acc_t;"));
+            free(src);
+            kept++;
+        }
+    }
+    assert_true(kept >= 6);   /* tree_interleaved and the paper's families keep order */
+    rt_user_op bad = affine_op;
+    snprintf(bad.name, sizeof bad.name, "Bad Name");
+    rt_config c;
+    config_default(family_find("tb2"), &c);
+    assert_int_equal(codegen_emit_user(&c, &bad, &src, &e), RT_EINVAL);
+}
+
 int test_codegen_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +177,7 @@ int test_codegen_group(void)
         cmocka_unit_test(emit_prelude),
         cmocka_unit_test(emit_helper),
         cmocka_unit_test(hashes),
+        cmocka_unit_test(user_operator_legality),
     };
     return cmocka_run_group_tests_name("codegen", tests, NULL, NULL);
 }

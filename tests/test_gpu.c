@@ -24,6 +24,7 @@
 #include "tuner/pool.h"
 #include "tuner/proto.h"
 #include "tuner/tuner.h"
+#include "tests/affine.h"
 
 static rt_device dev;
 static char arch[16];
@@ -185,6 +186,80 @@ FOR_TYPES(RT_MAX)
 FOR_TYPES(RT_ARGMIN)
 FOR_TYPES(RT_ARGMAX)
 
+/* Order kept: every family that does not need a commutative operator, at each of its test
+ * shapes, composes affine maps (tests/affine.h) exactly as a left-to-right loop does. */
+static void gpu_order_kept(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    rt_err e;
+    int nv = 0;
+    rt_config cfgs[NVARIANTS];
+    for (int v = 0; v < NVARIANTS; v++) {
+        rt_config c;
+        make_config(v, RT_U64, &c);
+        if (!c.family->needs_commutative)
+            cfgs[nv++] = c;
+    }
+    assert_true(nv >= 12);
+    plan p[NVARIANTS];
+    char names[NVARIANTS][300];
+    int threads = pool_cores();
+    for (int v = 0; v < nv; v++) {
+        char *src;
+        nvrtc_output o;
+        assert_int_equal(codegen_emit_user(&cfgs[v], &affine_op, &src, &e), RT_OK);
+        int rc = nvrtc_compile(src, "affine.cu", arch, &o, &e);
+        free(src);
+        if (rc)
+            print_error("%s\n", e.msg);
+        assert_int_equal(rc, RT_OK);
+        assert_int_equal(plan_load(&p[v], o.cubin, cfgs[v].family->plan, 8, dev.sm_count, &e), RT_OK);
+        nvrtc_output_free(&o);
+        char params[256];
+        config_format(&cfgs[v], params, sizeof params);
+        snprintf(names[v], sizeof names[v], "%s %s", cfgs[v].family->name, params);
+    }
+    const unsigned long long sizes[] = {1, 2, 31, 1000, 4097, 65537, (1u << 20) + 3, (1u << 24) + 1};
+    unsigned long long nmax = (1u << 24) + 2;
+    uint64_t *host = malloc(nmax * 8);
+    CUdeviceptr in, out, temp;
+    size_t temp_bytes = 64u << 20;
+    assert_int_equal(cu.MemAlloc(&in, nmax * 8), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&temp, temp_bytes), CUDA_SUCCESS);
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        unsigned long long n = sizes[si];
+        data_fill(host, RT_U64, RT_SUM, n + 1, 77 + si, 0, threads);   /* full-range u64 */
+        for (int offset = 0; offset <= 1; offset++) {
+            uint64_t want = 0x100000000ULL;   /* the identity map */
+            for (unsigned long long i = 0; i < n; i++)
+                want = affine_combine(want, host[i + offset]);
+            assert_int_equal(cu.MemcpyHtoD(in, host, (n + 1) * 8), CUDA_SUCCESS);
+            for (int v = 0; v < nv; v++) {
+                assert_true(plan_temp_bytes(&p[v], n) <= temp_bytes);
+                assert_int_equal(cu.MemsetD8(out, 0xa5, 64), CUDA_SUCCESS);
+                assert_int_equal(cu.MemsetD8(temp, 0, 256), CUDA_SUCCESS);
+                assert_int_equal(plan_launch(&p[v], in + offset * 8, out, n, temp, stream, &e), RT_OK);
+                assert_int_equal(cu.StreamSynchronize(stream), CUDA_SUCCESS);
+                uint64_t got;
+                assert_int_equal(cu.MemcpyDtoH(&got, out, 8), CUDA_SUCCESS);
+                if (got != want) {
+                    print_error("%s: affine composition of %llu maps (offset %d): expected %016llx, got %016llx\n",
+                                names[v], n, offset, (unsigned long long)want, (unsigned long long)got);
+                    fail();
+                }
+            }
+        }
+    }
+    for (int v = 0; v < nv; v++)
+        plan_unload(&p[v]);
+    cu.MemFree(in);
+    cu.MemFree(out);
+    cu.MemFree(temp);
+    free(host);
+}
+
 static char out[1 << 20];
 
 static int run(const char *args)
@@ -322,6 +397,7 @@ int test_gpu_group(void)
 {
     const struct CMUnitTest tests[] = {
         T(RT_SUM), T(RT_PROD), T(RT_MIN), T(RT_MAX), T(RT_ARGMIN), T(RT_ARGMAX),
+        cmocka_unit_test(gpu_order_kept),
         cmocka_unit_test(worker_survives_fault),
         cmocka_unit_test(tuner_end_to_end),
     };

@@ -16,6 +16,7 @@
 #include "tuner/pool.h"
 #include "tuner/space.h"
 #include "tuner/tuner.h"
+#include "tests/affine.h"
 
 static void loads(void **state)
 {
@@ -98,6 +99,28 @@ static void every_family_op_type(void **state)
     free(cfgs);
 }
 
+/* The order-keeping families compile with a non-commutative user operator. */
+static void user_operator_compiles(void **state)
+{
+    (void)state;
+    rt_err e;
+    for (int i = 0; i < family_count(); i++) {
+        if (family_at(i)->needs_commutative)
+            continue;
+        rt_config c;
+        config_default(family_at(i), &c);
+        char *src;
+        nvrtc_output o;
+        assert_int_equal(codegen_emit_user(&c, &affine_op, &src, &e), RT_OK);
+        int rc = nvrtc_compile(src, family_at(i)->name, "sm_90", &o, &e);
+        if (rc)
+            print_error("%s\n", e.msg);
+        assert_int_equal(rc, RT_OK);
+        free(src);
+        nvrtc_output_free(&o);
+    }
+}
+
 static void failure_carries_log(void **state)
 {
     (void)state;
@@ -124,6 +147,7 @@ int test_nvrtc_group(void)
         cmocka_unit_test(default_space_sm80),
         cmocka_unit_test(default_space_sm90_f64),
         cmocka_unit_test(every_family_op_type),
+        cmocka_unit_test(user_operator_compiles),
         cmocka_unit_test(failure_carries_log),
     };
     return cmocka_run_group_tests_name("nvrtc", tests, NULL, NULL);
