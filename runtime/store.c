@@ -30,7 +30,6 @@
 
 struct store {
     sqlite3 *db;
-    int mode;
     char *path;
 };
 
@@ -309,13 +308,21 @@ static int inspect_sqlite(const char *path, int wal, int may_be_new, int *kind, 
     }
 }
 
+/* STORE_READ never writes, so it cannot migrate. */
+static int refuse_older(const char *path, int version, rt_err *e)
+{
+    return rt_seterr(e, RT_EDB, "%s: schema version %d is older than this redtune (%d): "
+                     "open it for writing once to migrate it", path, version,
+                     STORE_SCHEMA_VERSION);
+}
+
 /*
  * Decide, touching nothing, what the existing regular file at 'path' is. Every refusal
  * returns RT_EDB with its reason.
  */
 static int inspect(const char *path, int mode, int *kind, int *version, rt_err *e)
 {
-    int what, rc;
+    int what = FILE_OTHER, rc;
 
     *version = 0;
     if ((rc = sniff(path, &what, e)) != RT_OK)
@@ -334,9 +341,7 @@ static int inspect(const char *path, int mode, int *kind, int *version, rt_err *
         if (rc == RT_OK && *kind == DB_REFUSED)
             rc = RT_EDB;
         if (rc == RT_OK && *kind == DB_OLDER && mode == STORE_READ)
-            rc = rt_seterr(e, RT_EDB, "%s: schema version %d is older than this redtune "
-                           "(%d): open it for writing once to migrate it", path, *version,
-                           STORE_SCHEMA_VERSION);
+            rc = refuse_older(path, *version, e);
         return rc;
     }
 }
@@ -462,6 +467,8 @@ static int setup_schema(sqlite3 *db, const char *path, rt_err *e)
         if ((rc = migrate(db, path, version, e)) != RT_OK)
             goto done;
         break;
+    default:   /* DB_CURRENT: another process made the schema meanwhile */
+        break;
     }
     rc = exec_sql(db, path, "COMMIT", "commit schema", e);
 done:
@@ -506,7 +513,6 @@ int store_open(const char *path, int mode, store **out, rt_err *e)
         rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
         goto done;
     }
-    s->mode = mode;
     flags = SQLITE_OPEN_URI
           | (mode == STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
                                  : SQLITE_OPEN_READONLY);
@@ -536,11 +542,7 @@ int store_open(const char *path, int mode, store **out, rt_err *e)
             || (rc = classify(db, path, 0, &kind, &version, e)))
             goto done;
         if (kind != DB_CURRENT) {
-            if (kind == DB_OLDER)
-                rt_seterr(e, RT_EDB, "%s: schema version %d is older than this redtune (%d): "
-                          "open it for writing once to migrate it", path, version,
-                          STORE_SCHEMA_VERSION);
-            rc = RT_EDB;
+            rc = kind == DB_OLDER ? refuse_older(path, version, e) : RT_EDB;
             goto done;
         }
     }
@@ -569,6 +571,12 @@ void store_close(store *s)
 const char *store_path(const store *s)
 {
     return s->path;
+}
+
+/* The connection, for the read-only lookup queries of store_lookup.c. */
+sqlite3 *store_db(store *s)
+{
+    return s->db;
 }
 
 /* ---------------------------------------------------------------- devices and runs */

@@ -660,7 +660,7 @@ static void refuse(fixture *f, const char *name, const char *phrase)
 
     for (int mode = STORE_READ; mode <= STORE_WRITE; mode++) {
         rt_err e;
-        store *s = (store *)&e;
+        store *s = (store *)&e;   /* not NULL: store_open must clear it */
         rt_clearerr(&e);
         assert_int_equal(store_open(copy, mode, &s, &e), RT_EDB);
         assert_null(s);
@@ -741,6 +741,28 @@ static void test_bad_paths(void **state)
     assert_int_equal(store_open("", STORE_WRITE, &s, &e), RT_EINVAL);
     assert_int_equal(store_open(f->db, 7, &s, &e), RT_EINVAL);
     assert_int_equal(dir_entries(f->dir), 1);
+}
+
+/* Permissions do not stop root, so this one runs only as another user. */
+static void test_unwritable_dir(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    store *s = NULL;
+    char dir[128], path[160];
+
+    if (geteuid() == 0)
+        skip();
+    snprintf(dir, sizeof dir, "%s/ro", f->dir);
+    snprintf(path, sizeof path, "%s/x.db", dir);
+    assert_int_equal(mkdir(dir, 0555), 0);
+    rt_clearerr(&e);
+    assert_int_equal(store_open(path, STORE_WRITE, &s, &e), RT_EIO);
+    assert_null(s);
+    assert_non_null(strstr(e.msg, path));
+    assert_non_null(strstr(e.msg, "Permission denied"));
+    assert_int_equal(dir_entries(dir), 0);
+    assert_int_equal(chmod(dir, 0755), 0);
 }
 
 static void test_read_missing(void **state)
@@ -829,7 +851,21 @@ static void test_two_handles(void **state)
     assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements"), 50);
 }
 
-enum { WRITERS = 4, PER_WRITER = 150 };
+/* Wait for every child, so that none outlives a failed test and its scratch directory;
+ * how many did not exit with status 0. */
+static int wait_all(const pid_t *pids, int n)
+{
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        int status = 0;
+        if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status)
+            || WEXITSTATUS(status) != 0)
+            bad++;
+    }
+    return bad;
+}
+
+enum { WRITERS = 4, PER_WRITER = 100 };
 
 /* A tuner process: opens the (maybe not yet existing) file and writes its measurements. */
 static int writer(const char *path, int id)
@@ -882,12 +918,7 @@ static void test_concurrent_processes(void **state)
     }
     close(go[0]);
     close(go[1]);
-    for (int i = 0; i < WRITERS; i++) {
-        int status = 0;
-        assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
-    }
+    assert_int_equal(wait_all(pids, WRITERS), 0);
     assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements"),
                      WRITERS * PER_WRITER);
     assert_int_equal(raw_int(f->db, "SELECT count(*) FROM devices"), WRITERS);
@@ -896,15 +927,54 @@ static void test_concurrent_processes(void **state)
 }
 
 /*
+ * Tuner processes started together on a new file (--device all): they race to create it, to
+ * switch it to WAL and to read its schema while another writes it. Every one must open it.
+ */
+static void test_racing_creators(void **state)
+{
+    enum { ROUNDS = 15, OPENERS = 6 };
+    fixture *f = *state;
+    char path[160], byte;
+
+    for (int round = 0; round < ROUNDS; round++) {
+        pid_t pids[OPENERS];
+        int go[2];
+        snprintf(path, sizeof path, "%s/race%d.db", f->dir, round);
+        assert_int_equal(pipe(go), 0);
+        for (int i = 0; i < OPENERS; i++) {
+            pids[i] = fork();
+            assert_true(pids[i] >= 0);
+            if (pids[i] == 0) {
+                rt_err e;
+                store *s = NULL;
+                close(go[1]);
+                if (read(go[0], &byte, 1) != 0)
+                    _exit(2);
+                if (store_open(path, STORE_WRITE, &s, &e) != RT_OK) {
+                    fprintf(stderr, "opener %d: %s\n", i, e.msg);
+                    _exit(1);
+                }
+                store_close(s);
+                _exit(0);
+            }
+        }
+        close(go[0]);
+        close(go[1]);
+        assert_int_equal(wait_all(pids, OPENERS), 0);
+    }
+}
+
+/*
  * Kill a process while it creates databases, again and again: every file it leaves must open
  * (a half-made schema would be refused as "table ... is missing").
  */
 static void test_killed_creation(void **state)
 {
+    enum { ROUNDS = 12 };
     fixture *f = *state;
     char path[160];
 
-    for (int round = 0; round < 6; round++) {
+    for (int round = 0; round < ROUNDS; round++) {
         int ready[2];
         char byte;
         assert_int_equal(pipe(ready), 0);
@@ -926,7 +996,7 @@ static void test_killed_creation(void **state)
         close(ready[1]);
         assert_int_equal(read(ready[0], &byte, 1), 1);
         close(ready[0]);
-        struct timespec ts = { 0, 1000000L + round * 2000000L };
+        struct timespec ts = { 0, 500000L + round * 1000000L };
         nanosleep(&ts, NULL);
         kill(pid, SIGKILL);
         int status = 0;
@@ -934,7 +1004,7 @@ static void test_killed_creation(void **state)
         assert_true(WIFSIGNALED(status));
     }
     int opened = 0;
-    for (int round = 0; round < 6; round++) {
+    for (int round = 0; round < ROUNDS; round++) {
         for (int i = 0;; i++) {
             snprintf(path, sizeof path, "%s/r%d_%d.db", f->dir, round, i);
             if (!exists(path))
@@ -945,7 +1015,7 @@ static void test_killed_creation(void **state)
             opened++;
         }
     }
-    assert_true(opened >= 6);
+    assert_true(opened >= ROUNDS);
 }
 
 int test_store_group(void)
@@ -966,11 +1036,13 @@ int test_store_group(void)
         cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_partial, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unwritable_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_never_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_empty_sqlite_is_new, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_handles, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_processes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_racing_creators, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_creation, setup, teardown),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
