@@ -8,6 +8,8 @@
 #ifndef REDTUNE_H
 #define REDTUNE_H
 
+#include <stddef.h>   /* size_t */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -56,12 +58,147 @@ typedef enum rt_type {
     RT_TYPE_COUNT
 } rt_type;
 
+/* The other result layouts of RT_ARGMIN / RT_ARGMAX, one per element type (same rules). */
+typedef struct rt_arg_f64 { double value; long long index; } rt_arg_f64;
+typedef struct rt_arg_i32 { int value; int pad_; long long index; } rt_arg_i32;
+typedef struct rt_arg_u32 { unsigned int value; int pad_; long long index; } rt_arg_u32;
+typedef struct rt_arg_i64 { long long value; long long index; } rt_arg_i64;
+typedef struct rt_arg_u64 { unsigned long long value; long long index; } rt_arg_u64;
+
 /* Short name of a result code ("RT_EDB"); never NULL. */
 const char *rt_strerror(int code);
 
 /* Names used on the command line and in the database ("min", "f32"); NULL when out of range. */
 const char *rt_op_name(rt_op op);
 const char *rt_type_name(rt_type type);
+
+/* ---------------------------------------------------------------- the runtime lookup library
+ *
+ * An application opens the tuned database once per GPU and calls rt_reduce(); the library
+ * picks the kernel tuned for the GPU it finds itself on (falling back to a similar GPU, then
+ * to a built-in default), loads it once, and launches it. Pointers named d_* are CUDA device
+ * pointers (CUdeviceptr or cudaMalloc'd memory cast to void *) of the context's device;
+ * 'stream' is a CUstream / cudaStream_t of that device's primary context (the one the CUDA
+ * runtime uses), or NULL for the legacy default stream. docs/api.md has the whole story.
+ *
+ * Errors: every function returns RT_OK or a negative RT_E* code, and leaves a message for
+ * rt_errmsg(). Messages are kept per host thread, so a context shared by threads never
+ * mixes one thread's message into another's.
+ */
+
+/* A tuned database opened for one GPU. Opaque. */
+typedef struct rt_ctx rt_ctx;
+
+/*
+ * Open the database 'db_path' read-only for GPU 'device' (a CUDA ordinal, 0 for the first).
+ * db_path NULL means the environment variable REDTUNE_DB, or "redtune.db" when it is unset
+ * or empty. The file must exist and be a redtune database of a schema this library knows;
+ * it is never written, and a refused file is left untouched.
+ *
+ * Opening loads the CUDA driver (dlopen), queries the device and retains its primary
+ * context; kernels are chosen, loaded or compiled later, at the first reduction of each
+ * (operator, type, size range).
+ *
+ * Returns RT_OK with *out set, or an error with *out NULL:
+ *   RT_EINVAL  out is NULL, device < 0 or no such device;
+ *   RT_EDB     the file is missing, not SQLite, not redtune's, or of a newer schema;
+ *   RT_ECUDA   "no CUDA driver found: ...", no GPU, or a driver call failed;
+ *   RT_ENOMEM  out of host memory.
+ * The message of a failed open is rt_errmsg(NULL) on the calling thread (or use
+ * rt_open_err). Close a context with rt_close().
+ */
+int rt_open(const char *db_path, int device, rt_ctx **out);
+
+/* rt_open, and on failure the message also copied into msg[0..len) (NUL-terminated,
+ * truncated to fit; msg may be NULL when len is 0). On success msg is set to "". */
+int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t len);
+
+/*
+ * Close a context: waits for the GPU work of the device's context to finish (the
+ * temporary storage it owns may still be in use), unloads its kernels, frees its temporary
+ * storage, releases the primary context and closes the database. NULL is a harmless no-op.
+ * No other thread may be using the context, and it must not be used afterwards.
+ */
+void rt_close(rt_ctx *ctx);
+
+/*
+ * The message of the last redtune call made on this host thread, when that call was made on
+ * 'ctx' and failed; "" otherwise. rt_errmsg(NULL) gives the message of a failed rt_open or
+ * of a call made with a NULL context. Never NULL. The text belongs to the library and stays
+ * valid until this thread's next redtune call (long messages, e.g. NVRTC logs, are cut at
+ * about 4 KiB).
+ */
+const char *rt_errmsg(const rt_ctx *ctx);
+
+/*
+ * Reduce d_in[0..n) with 'op' into d_out, on 'stream', asynchronously (like CUB): the call
+ * returns once the work is enqueued; synchronise the stream before reading d_out on the host.
+ *
+ * d_out receives one element of 'type' for RT_SUM, RT_PROD, RT_MIN, RT_MAX, or 16 bytes
+ * {value, index at offset 8} for RT_ARGMIN / RT_ARGMAX (rt_arg_f32 ... rt_arg_u64).
+ * n == 0 writes the identity (sum 0, prod 1, min the largest value or +inf, max the least
+ * or -inf; argmin/argmax: that value and index -1), with no kernel.
+ * d_in must be aligned to the element size (any element offset of an allocation is fine:
+ * the kernels handle unaligned heads); d_out to the element size, 8 bytes for argmin/argmax.
+ * d_in may be NULL only when n == 0.
+ *
+ * Temporary storage comes from the context: one block per stream, allocated at the first
+ * reduction on that stream and grown (after synchronising that stream) when a larger one
+ * is needed; reductions on one stream from several threads are serialised around their
+ * launches. See rt_reduce_temp for storage the caller owns, rt_release_temp to give it back.
+ *
+ * The first call for an (op, type, size range [2^k, 2^(k+1))) chooses the kernel and may
+ * load it (a synchronous driver call) or compile it with NVRTC; later calls are a table
+ * lookup and the launches. Thread-safe: one context may be used by many threads at once.
+ *
+ * Returns RT_OK, or RT_EINVAL (NULL or misaligned pointer, unknown op or type), RT_EDB,
+ * RT_ENVRTC (no CUBIN for this GPU in the database and no NVRTC to compile one, or a compile
+ * error), RT_ENOMEM, RT_ECUDA (a driver call failed, e.g. a stream of another context),
+ * RT_EFAULT (a kernel faulted earlier: the CUDA context is lost).
+ */
+int rt_reduce(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in, unsigned long long n,
+              void *d_out, void *stream);
+
+/*
+ * Bytes of temporary storage rt_reduce_temp needs for (op, type, n), into *bytes (0 when
+ * n == 0). Chooses (and loads) the kernel as rt_reduce would, so it may take as long as a
+ * first rt_reduce. The size depends on n only through the kernel's grid: the same
+ * (op, type, n) always gives the same answer on one context.
+ */
+int rt_temp_bytes(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, size_t *bytes);
+
+/*
+ * rt_reduce with temporary storage the caller owns: d_temp, aligned to 256 bytes (as
+ * cudaMalloc returns), of at least rt_temp_bytes(ctx, op, type, n) bytes. Its contents need
+ * not be anything in particular: the library clears the one-launch counter in its first 256
+ * bytes on 'stream' before each launch that uses one. The storage is in use until the work
+ * enqueued on 'stream' is done; the caller must not use it on another stream meanwhile.
+ * d_temp may be NULL when the size needed is 0. RT_EINVAL when temp_bytes is too small
+ * (the message says how much is needed) or d_temp is misaligned.
+ */
+int rt_reduce_temp(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
+                   unsigned long long n, void *d_out, void *d_temp, size_t temp_bytes,
+                   void *stream);
+
+/*
+ * Free the temporary storage the context holds for its streams, after waiting for all work
+ * of the device's context (cuCtxSynchronize). For applications that create and destroy many
+ * streams over the life of one context: the context keeps a block per stream it has seen,
+ * and past 64 streams it does this by itself. Safe while other threads reduce on the
+ * context: they wait for it, then allocate again.
+ */
+int rt_release_temp(rt_ctx *ctx);
+
+/*
+ * Explain the choice for (op, type, n) into buf[0..len) (NUL-terminated, truncated to fit),
+ * as several lines: which kernel (family, parameters, launch plan, hash prefix); which
+ * database entry it comes from (device name, tuned n, median microseconds); the fallback
+ * level ("exact device", "same compute capability", "same major architecture", "built-in
+ * default"); and whether the CUBIN came from the database or was compiled by NVRTC.
+ * Chooses and loads the kernel as rt_reduce would. Returns RT_OK or an error as rt_reduce.
+ */
+int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *buf,
+               size_t len);
 
 #ifdef __cplusplus
 }

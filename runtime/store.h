@@ -127,4 +127,48 @@ int store_list_best(store *s, const char *device_match, const char *op, const ch
                     long long n, int (*cb)(const store_best_row *row, void *arg), void *arg,
                     rt_err *e);
 
+/* ---- runtime lookup (store_lookup.c) ---- */
+/*
+ * The read-only queries libredtune's lookup needs (runtime/api.c). Same discipline as
+ * store.c: errors are RT_EDB naming the path, what was being done and SQLite's message.
+ */
+
+/* The store's connection (struct store is private to store.c, which defines this). */
+struct sqlite3;
+struct sqlite3 *store_db(store *s);
+
+/* How a device row of the database relates to the GPU at hand (the fallback chain). */
+#define STORE_MATCH_EXACT  1   /* same name, SM count and compute capability */
+#define STORE_MATCH_CC     2   /* same compute capability */
+#define STORE_MATCH_MAJOR  3   /* same major architecture */
+
+typedef struct store_device_match {
+    long long id;
+    char name[256];
+    int cc_major, cc_minor, sm_count;
+    int level;               /* STORE_MATCH_* */
+    int nbest;               /* rows of table best it has for the case asked */
+} store_device_match;
+
+/*
+ * The device row closest to 'd' that has at least one row of table best for (op, type,
+ * layout, hot): the best level first, then the nearest SM count, then the most best rows,
+ * then the most recently seen. RT_ENOTFOUND when no row of the same major architecture has
+ * one (the caller falls back to its built-in default).
+ */
+int store_find_device(store *s, const rt_device *d, const char *op, const char *type,
+                      const char *layout, int hot, store_device_match *m, rt_err *e);
+
+/* The rows of table best of one device for (op, type, layout, hot), ordered by n, joined with
+ * their kernel (as store_list_best); a non-zero return from 'cb' stops the walk. */
+int store_list_best_for_device(store *s, long long device_id, const char *op,
+                               const char *type, const char *layout, int hot,
+                               int (*cb)(const store_best_row *row, void *arg), void *arg,
+                               rt_err *e);
+
+/* A CUBIN of kernel 'hash' for 'arch' made by any NVRTC version, the newest version first;
+ * *nvrtc_version receives the version it was made with. RT_ENOTFOUND when there is none. */
+int store_get_binary_any(store *s, const char *hash, const char *arch, store_binary *b,
+                         int *nvrtc_version, rt_err *e);
+
 #endif

@@ -12,6 +12,8 @@ int test_store_group(void);
 int test_data_group(void);
 int test_cli_group(void);
 int test_gpu_group(void);
+int test_api_group(void);
+int test_api_gpu_group(void);
 
 int main(int argc, char **argv)
 {
@@ -24,8 +26,11 @@ int main(int argc, char **argv)
         failed += test_store_group();
         failed += test_data_group();
         failed += test_cli_group();
+        failed += test_api_group();
     }
-    if (strcmp(only, "cpu"))
+    if (strcmp(only, "cpu")) {
         failed += test_gpu_group();
+        failed += test_api_gpu_group();
+    }
     return failed ? 1 : 0;
 }

@@ -1,0 +1,1039 @@
+/*
+ * api.c - libredtune, the runtime lookup library (include/redtune.h): open a tuned database
+ * for one GPU, choose the kernel of each (operator, type, size range) through the fallback
+ * chain, load it once, and launch it on the caller's stream.
+ *
+ * Choosing (under the context's mutex, once per (op, type, floor(log2 n))):
+ *   1. the device row of the database nearest to this GPU that has winners for (op, type,
+ *      layout "flat", cold L2): same name and SM count, else same compute capability, else
+ *      same major architecture (store_find_device); else the built-in default (gridstride,
+ *      B=256 V=16/size (at most 4) U=4 G=4, generated from the embedded template);
+ *   2. among that device's winners, the tuned size m nearest to the bucket in log2:
+ *      |log2 m - (k + 0.5)| least for the bucket [2^k, 2^(k+1)), the smaller m on a tie;
+ *   3. the kernel's CUBIN: the one stored for this arch and this NVRTC, else the stored
+ *      source compiled by NVRTC, else (no NVRTC, or it failed) a stored CUBIN for this arch
+ *      of any NVRTC version, the newest first.
+ * The decision is then published in an array of atomic pointers, so a later call reads it
+ * with no lock: a reduction is a table lookup and the launches.
+ *
+ * Temporary storage. The first COUNTER_BYTES of every block hold the one-launch counter,
+ * which each one-launch kernel leaves zero; multipass plans get the storage after it, so the
+ * counter of a block the library owns is zero for good once cleared at allocation. Blocks
+ * the caller supplies (rt_reduce_temp) get the counter cleared on the stream before each
+ * one-launch launch, since their contents are not ours to trust.
+ *
+ * Contexts: the library binds the device's primary context (the CUDA runtime's), and makes
+ * it current around its own driver calls only when the calling thread has another one
+ * current, putting the caller's back afterwards.
+ */
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "driver.h"
+#include "family.h"
+#include "hash.h"
+#include "nvrtc.h"
+#include "optype.h"
+#include "plan.h"
+#include "store.h"
+
+#define LAYOUT "flat"
+#define HOT 0
+#define NBUCKETS 64              /* floor(log2 n) of n >= 1 */
+#define COUNTER_BYTES 256        /* the one-launch counter, at the start of temp storage */
+#define TEMP_ALIGN 256           /* of caller-supplied temp storage */
+#define TEMP_GRAIN (64u << 10)   /* context temp blocks are multiples of this */
+#define NSLOTS 64                /* streams with a context temp block before recycling */
+#define MSG_MAX 4096
+
+#define LEVEL_BUILTIN 4          /* after STORE_MATCH_EXACT, _CC, _MAJOR */
+
+static const char *const level_names[] = {
+    "?", "exact device", "same compute capability", "same major architecture",
+    "built-in default",
+};
+
+/* A loaded kernel, shared by every decision that chose it; keyed by its source hash. */
+typedef struct kernel {
+    struct kernel *next;
+    char hash[RT_HASH_HEX];
+    char family[RT_NAME_MAX];
+    char params[256];
+    int builtin;           /* the built-in default, generated here */
+    int from_db;           /* 1: the CUBIN came from the database; 0: NVRTC compiled it here */
+    int nvrtc_version;     /* of the NVRTC that made the CUBIN */
+    plan p;
+} kernel;
+
+/* One winner of the chosen device row. */
+typedef struct best_entry {
+    long long n;
+    char hash[RT_HASH_HEX];
+    char family[RT_NAME_MAX];
+    char params[256];
+    double median_us;
+} best_entry;
+
+/* The database's answer for one (op, type): a device row and its winners, or none. */
+typedef struct choice {
+    int resolved;
+    int level;             /* STORE_MATCH_* or LEVEL_BUILTIN */
+    store_device_match dev;
+    best_entry *rows;      /* ordered by n */
+    int nrows, cap;
+    int oom;               /* a row could not be kept */
+} choice;
+
+/* What runs for one (op, type, bucket). Immutable once published. */
+typedef struct decision {
+    struct decision *next;
+    kernel *k;
+    int level;
+    const choice *c;
+    const best_entry *row; /* NULL for the built-in default */
+} decision;
+
+/* Temporary storage of one stream. 'key' identifies the stream (its driver id); 'used' and
+ * 'key' are read without the lock to find the slot, and checked again under it. */
+typedef struct slot {
+    pthread_mutex_t lock;  /* held while the block is grown and the launches are enqueued */
+    atomic_int used;
+    atomic_ullong key;
+    CUdeviceptr temp;
+    size_t bytes;
+} slot;
+
+struct rt_ctx {
+    store *db;
+    rt_device dev;
+    char arch[16];
+    CUdevice cudev;
+    CUcontext cuctx;
+    int retained;                   /* the primary context is retained */
+    int locks;                      /* the mutexes are initialised */
+    pthread_mutex_t lock;           /* choices, decisions, kernels, the store, compiles */
+    pthread_mutex_t slot_lock;      /* claiming and recycling slots */
+    _Atomic(decision *) cache[RT_OP_COUNT][RT_TYPE_COUNT][NBUCKETS];
+    choice choices[RT_OP_COUNT][RT_TYPE_COUNT];
+    decision *decisions;
+    kernel *kernels;
+    atomic_int nslots;
+    slot slots[NSLOTS];
+};
+
+/* ---------------------------------------------------------------- messages, per thread */
+
+/* The last call of this thread: its context, and its message when it failed. */
+static _Thread_local struct {
+    const rt_ctx *ctx;
+    char msg[MSG_MAX];
+} last;
+
+static void begin(const rt_ctx *ctx)
+{
+    last.ctx = ctx;
+    last.msg[0] = '\0';
+}
+
+/* Return rc; on failure keep e's message as this thread's. */
+static int finish(int rc, const rt_err *e)
+{
+    if (rc != RT_OK)
+        snprintf(last.msg, sizeof last.msg, "%s", e->msg);
+    return rc;
+}
+
+const char *rt_errmsg(const rt_ctx *ctx)
+{
+    return last.ctx == ctx ? last.msg : "";
+}
+
+/* ---------------------------------------------------------------- driver entry points */
+
+/* Entry points driver.h does not carry, from the same library (already loaded). */
+static struct {
+    CUresult (*CtxGetCurrent)(CUcontext *);
+    CUresult (*CtxPushCurrent)(CUcontext);
+    CUresult (*CtxPopCurrent)(CUcontext *);
+    CUresult (*StreamGetId)(CUstream, unsigned long long *);   /* NULL before CUDA 12.0 */
+} cx;
+
+static pthread_once_t cx_once = PTHREAD_ONCE_INIT;
+static int cx_code = RT_OK;
+static char cx_msg[512];
+
+static void cx_load(void)
+{
+    const char *file = getenv("REDTUNE_LIBCUDA");
+    if (!file || !*file)
+        file = "libcuda.so.1";
+    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);   /* never closed, as in driver.c */
+    if (!h) {
+        cx_code = RT_ECUDA;
+        snprintf(cx_msg, sizeof cx_msg, "no CUDA driver found: %s", dlerror());
+        return;
+    }
+    static const struct { const char *name; size_t off; int optional; } syms[] = {
+        {"cuCtxGetCurrent", offsetof(__typeof__(cx), CtxGetCurrent), 0},
+        {"cuCtxPushCurrent_v2", offsetof(__typeof__(cx), CtxPushCurrent), 0},
+        {"cuCtxPopCurrent_v2", offsetof(__typeof__(cx), CtxPopCurrent), 0},
+        {"cuStreamGetId", offsetof(__typeof__(cx), StreamGetId), 1},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        void *p = dlsym(h, syms[i].name);
+        if (!p && !syms[i].optional) {
+            cx_code = RT_ECUDA;
+            snprintf(cx_msg, sizeof cx_msg, "%s: the CUDA driver lacks %s (driver too old)",
+                     file, syms[i].name);
+            return;
+        }
+        memcpy((char *)&cx + syms[i].off, &p, sizeof p);
+    }
+}
+
+static int driver_extras(rt_err *e)
+{
+    pthread_once(&cx_once, cx_load);
+    return cx_code == RT_OK ? RT_OK : rt_seterr(e, cx_code, "%s", cx_msg);
+}
+
+/* Make the context's CUDA context current unless it is; *pushed says to undo it. */
+static int enter(const rt_ctx *ctx, int *pushed, rt_err *e)
+{
+    CUcontext cur = NULL;
+    CUresult r = cx.CtxGetCurrent(&cur);
+    *pushed = 0;
+    if (r != CUDA_SUCCESS)
+        return driver_fail(r, "cuCtxGetCurrent", e);
+    if (cur == ctx->cuctx)
+        return RT_OK;
+    if ((r = cx.CtxPushCurrent(ctx->cuctx)) != CUDA_SUCCESS)
+        return driver_fail(r, "cuCtxPushCurrent", e);
+    *pushed = 1;
+    return RT_OK;
+}
+
+static void leave(int pushed)
+{
+    CUcontext popped;
+    if (pushed)
+        cx.CtxPopCurrent(&popped);
+}
+
+/* A driver failure, with out-of-memory reported as RT_ENOMEM. */
+static int cuda_fail(CUresult r, const char *what, rt_err *e)
+{
+    int rc = driver_fail(r, what, e);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+        rc = e->code = RT_ENOMEM;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- opening and closing */
+
+static void destroy(rt_ctx *ctx)
+{
+    if (ctx->retained) {
+        rt_err *e = malloc(sizeof *e);
+        int pushed = 0, has_work = ctx->kernels != NULL;
+        for (int i = 0; i < NSLOTS; i++)
+            has_work |= ctx->slots[i].temp != 0;
+        if (e && enter(ctx, &pushed, e) == RT_OK) {
+            /* Pending work may still read the modules and temp storage freed below. */
+            if (has_work)
+                cu.CtxSynchronize();
+            for (int i = 0; i < NSLOTS; i++)
+                if (ctx->slots[i].temp)
+                    cu.MemFree(ctx->slots[i].temp);
+            for (kernel *k = ctx->kernels; k; k = k->next)
+                plan_unload(&k->p);
+            leave(pushed);
+        }
+        free(e);
+        cu.DevicePrimaryCtxRelease(ctx->cudev);
+    }
+    while (ctx->kernels) {
+        kernel *k = ctx->kernels;
+        ctx->kernels = k->next;
+        free(k);
+    }
+    while (ctx->decisions) {
+        decision *d = ctx->decisions;
+        ctx->decisions = d->next;
+        free(d);
+    }
+    for (int o = 0; o < RT_OP_COUNT; o++)
+        for (int t = 0; t < RT_TYPE_COUNT; t++)
+            free(ctx->choices[o][t].rows);
+    store_close(ctx->db);
+    if (ctx->locks) {
+        pthread_mutex_destroy(&ctx->lock);
+        pthread_mutex_destroy(&ctx->slot_lock);
+        for (int i = 0; i < NSLOTS; i++)
+            pthread_mutex_destroy(&ctx->slots[i].lock);
+    }
+    free(ctx);
+}
+
+int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t len)
+{
+    rt_err e;
+    rt_ctx *ctx = NULL;
+    const char *path = db_path;
+    CUresult r;
+    int rc = RT_OK;
+
+    begin(NULL);
+    rt_clearerr(&e);
+    if (msg && len)
+        msg[0] = '\0';
+    if (out)
+        *out = NULL;
+    if (!path) {
+        path = getenv("REDTUNE_DB");
+        if (!path || !*path)
+            path = "redtune.db";
+    }
+    if (!out) {
+        rc = rt_seterr(&e, RT_EINVAL, "rt_open: out is NULL");
+        goto done;
+    }
+    if (device < 0) {
+        rc = rt_seterr(&e, RT_EINVAL, "rt_open: device %d: a CUDA device ordinal is 0 or more",
+                       device);
+        goto done;
+    }
+    if (!(ctx = calloc(1, sizeof *ctx))) {
+        rc = rt_seterr(&e, RT_ENOMEM, "rt_open: out of memory");
+        goto done;
+    }
+    pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->slot_lock, NULL);
+    for (int i = 0; i < NSLOTS; i++) {
+        pthread_mutex_init(&ctx->slots[i].lock, NULL);
+        atomic_init(&ctx->slots[i].used, 0);
+        atomic_init(&ctx->slots[i].key, 0);
+    }
+    atomic_init(&ctx->nslots, 0);
+    for (int o = 0; o < RT_OP_COUNT; o++)
+        for (int t = 0; t < RT_TYPE_COUNT; t++)
+            for (int b = 0; b < NBUCKETS; b++)
+                atomic_init(&ctx->cache[o][t][b], NULL);
+    ctx->locks = 1;
+
+    /* The database first: a bad path is reported as such on a machine with no GPU too. */
+    if ((rc = store_open(path, STORE_READ, &ctx->db, &e)) != RT_OK
+        || (rc = driver_load(&e)) != RT_OK || (rc = driver_extras(&e)) != RT_OK
+        || (rc = driver_device_query(device, &ctx->dev, &e)) != RT_OK)
+        goto done;
+    device_arch(&ctx->dev, ctx->arch);
+    if ((r = cu.DeviceGet(&ctx->cudev, device)) != CUDA_SUCCESS) {
+        rc = driver_fail(r, "cuDeviceGet", &e);
+        goto done;
+    }
+    if ((r = cu.DevicePrimaryCtxRetain(&ctx->cuctx, ctx->cudev)) != CUDA_SUCCESS) {
+        rc = driver_fail(r, "cuDevicePrimaryCtxRetain", &e);
+        goto done;
+    }
+    ctx->retained = 1;
+    *out = ctx;
+    ctx = NULL;
+done:
+    if (ctx)
+        destroy(ctx);
+    if (rc != RT_OK && msg && len)
+        snprintf(msg, len, "%s", e.msg);
+    return finish(rc, &e);
+}
+
+int rt_open(const char *db_path, int device, rt_ctx **out)
+{
+    return rt_open_err(db_path, device, out, NULL, 0);
+}
+
+void rt_close(rt_ctx *ctx)
+{
+    begin(NULL);
+    if (ctx)
+        destroy(ctx);
+}
+
+/* ---------------------------------------------------------------- arguments */
+
+static int check_op_type(const char *fn, rt_op op, rt_type type, rt_err *e)
+{
+    if ((unsigned)op >= RT_OP_COUNT)
+        return rt_seterr(e, RT_EINVAL, "%s: unknown operator %d (known: %s)", fn, (int)op,
+                         optype_op_list());
+    if ((unsigned)type >= RT_TYPE_COUNT)
+        return rt_seterr(e, RT_EINVAL, "%s: unknown type %d (known: %s)", fn, (int)type,
+                         optype_type_list());
+    return RT_OK;
+}
+
+static int check_ctx(const char *fn, const rt_ctx *ctx, rt_err *e)
+{
+    return ctx ? RT_OK : rt_seterr(e, RT_EINVAL, "%s: the context is NULL", fn);
+}
+
+static int check_pointers(const char *fn, rt_op op, rt_type type, const void *d_in,
+                          unsigned long long n, const void *d_out, rt_err *e)
+{
+    size_t es = optype_size(type), oa = optype_is_arg(op) ? 8 : es;
+    if (!d_out)
+        return rt_seterr(e, RT_EINVAL, "%s: d_out is NULL", fn);
+    if (!d_in && n > 0)
+        return rt_seterr(e, RT_EINVAL, "%s: d_in is NULL with n = %llu", fn, n);
+    if ((uintptr_t)d_in % es)
+        return rt_seterr(e, RT_EINVAL, "%s: d_in %p is not aligned to its %zu-byte %s "
+                         "elements", fn, d_in, es, rt_type_name(type));
+    if ((uintptr_t)d_out % oa)
+        return rt_seterr(e, RT_EINVAL, "%s: d_out %p is not aligned to %zu bytes (%s %s)", fn,
+                         d_out, oa, rt_op_name(op), rt_type_name(type));
+    return RT_OK;
+}
+
+/* ---------------------------------------------------------------- choosing */
+
+static int collect_row(const store_best_row *row, void *arg)
+{
+    choice *c = arg;
+    if (c->nrows == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 16;
+        best_entry *rows = realloc(c->rows, (size_t)cap * sizeof *rows);
+        if (!rows) {
+            c->oom = 1;
+            return 1;   /* stops the walk */
+        }
+        c->rows = rows;
+        c->cap = cap;
+    }
+    best_entry *b = &c->rows[c->nrows++];
+    b->n = row->n;
+    snprintf(b->hash, sizeof b->hash, "%s", row->kernel_hash);
+    snprintf(b->family, sizeof b->family, "%s", row->family);
+    snprintf(b->params, sizeof b->params, "%s", row->params);
+    b->median_us = row->median_us;
+    return 0;
+}
+
+/* The database's answer for (op, type), read once. Caller holds ctx->lock. */
+static int get_choice(rt_ctx *ctx, rt_op op, rt_type type, choice **out, rt_err *e)
+{
+    choice *c = &ctx->choices[op][type];
+    const char *on = rt_op_name(op), *tn = rt_type_name(type);
+    int rc = RT_OK;
+
+    *out = c;
+    if (c->resolved)
+        return RT_OK;
+    rc = store_find_device(ctx->db, &ctx->dev, on, tn, LAYOUT, HOT, &c->dev, e);
+    if (rc == RT_ENOTFOUND) {
+        rt_clearerr(e);
+        c->level = LEVEL_BUILTIN;
+        c->resolved = 1;
+        return RT_OK;
+    }
+    if (rc != RT_OK)
+        return rc;
+    c->nrows = 0;
+    c->oom = 0;
+    rc = store_list_best_for_device(ctx->db, c->dev.id, on, tn, LAYOUT, HOT, collect_row, c,
+                                    e);
+    if (rc == RT_OK && c->oom)
+        rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory reading the winners of %s %s",
+                       store_path(ctx->db), on, tn);
+    if (rc != RT_OK) {
+        free(c->rows);
+        c->rows = NULL;
+        c->nrows = c->cap = 0;
+        return rc;
+    }
+    c->level = c->nrows ? c->dev.level : LEVEL_BUILTIN;
+    c->resolved = 1;
+    return RT_OK;
+}
+
+/* The winner for bucket [2^b, 2^(b+1)): tuned size nearest to 2^(b + 0.5) in log2. */
+static const best_entry *pick(const choice *c, unsigned b)
+{
+    const best_entry *best = NULL;
+    double target = b + 0.5, dist = INFINITY;
+    for (int i = 0; i < c->nrows; i++) {
+        double d = fabs(log2((double)c->rows[i].n) - target);
+        if (d < dist) {
+            dist = d;
+            best = &c->rows[i];
+        }
+    }
+    return best;
+}
+
+/* The launch plan a kernel's source declares ("// @plan onelaunch"); -1 when none. */
+static int source_plan(const char *src)
+{
+    const char *p = src ? strstr(src, "// @plan") : NULL;
+    if (!p)
+        return -1;
+    p += strlen("// @plan");
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!strncmp(p, "onelaunch", 9))
+        return PLAN_ONELAUNCH;
+    if (!strncmp(p, "multipass", 9))
+        return PLAN_MULTIPASS;
+    return -1;
+}
+
+/*
+ * The kernel 'hash' (family, params) for (op, type), loaded: found among those loaded, or
+ * its CUBIN taken from the database or compiled (see the file comment). 'src' is the source
+ * when the caller has it (the built-in default), else it is read from the database.
+ * Caller holds ctx->lock and has the CUDA context current.
+ */
+static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
+                      const char *family, const char *params, const char *src, int builtin,
+                      kernel **out, rt_err *e)
+{
+    kernel *k;
+    store_binary b;
+    nvrtc_output o;
+    char *stored_src = NULL, name[RT_NAME_MAX + 8];
+    const char *path = store_path(ctx->db);
+    rt_err *nv = NULL;            /* why NVRTC cannot be used, or how it failed */
+    int rc = RT_OK, ver = 0, kind;
+
+    memset(&b, 0, sizeof b);
+    memset(&o, 0, sizeof o);
+    *out = NULL;
+    for (k = ctx->kernels; k; k = k->next)
+        if (!strcmp(k->hash, hash)) {
+            *out = k;
+            return RT_OK;
+        }
+    if (!(k = calloc(1, sizeof *k)) || !(nv = malloc(sizeof *nv))) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory loading kernel %.12s", hash);
+        goto done;
+    }
+    rt_clearerr(nv);
+    snprintf(k->hash, sizeof k->hash, "%s", hash);
+    snprintf(k->family, sizeof k->family, "%s", family);
+    snprintf(k->params, sizeof k->params, "%s", params);
+    k->builtin = builtin;
+    snprintf(name, sizeof name, "%s.cu", family);
+    if (!src) {
+        rc = store_get_kernel_source(ctx->db, hash, &stored_src, e);
+        if (rc != RT_OK)
+            goto done;
+        src = stored_src;
+    }
+
+    if (nvrtc_load(nv) == RT_OK) {
+        rc = store_get_binary(ctx->db, hash, ctx->arch, nvrtc_version(), &b, e);
+        if (rc == RT_OK) {
+            k->from_db = 1;
+            k->nvrtc_version = nvrtc_version();
+        } else if (rc != RT_ENOTFOUND) {
+            goto done;
+        } else if ((rc = nvrtc_compile(src, name, ctx->arch, &o, nv)) == RT_OK) {
+            k->nvrtc_version = nvrtc_version();
+        }
+    } else {
+        rc = RT_ENVRTC;
+    }
+    if (rc != RT_OK) {
+        /* No NVRTC, or it failed: a CUBIN for this arch that another NVRTC made. */
+        rc = store_get_binary_any(ctx->db, hash, ctx->arch, &b, &ver, e);
+        if (rc == RT_ENOTFOUND) {
+            if (builtin)
+                rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s has no winner for this GPU (%s, %s) "
+                               "or one of its architecture, and the built-in default "
+                               "(%s %s) has to be compiled: %s", rt_op_name(op),
+                               rt_type_name(type), path, ctx->dev.name, ctx->arch, family,
+                               params, nv->msg);
+            else
+                rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s holds no CUBIN for %s of kernel %.12s "
+                               "(%s %s) and it cannot be compiled here: %s", rt_op_name(op),
+                               rt_type_name(type), path, ctx->arch, hash, family, params,
+                               nv->msg);
+        }
+        if (rc != RT_OK)
+            goto done;
+        k->from_db = 1;
+        k->nvrtc_version = ver;
+    }
+
+    kind = source_plan(src);
+    if (kind < 0 && family_find(family))
+        kind = (int)family_find(family)->plan;
+    if (kind < 0) {
+        rc = rt_seterr(e, RT_EINVAL, "%s: kernel %.12s: family '%s' is not built into this "
+                       "library and its source declares no @plan", path, hash, family);
+        goto done;
+    }
+    rc = plan_load(&k->p, k->from_db ? b.cubin : o.cubin, (rt_plan_kind)kind,
+                   optype_acc_size(op, type), ctx->dev.sm_count, e);
+    if (rc != RT_OK)
+        goto done;
+    k->next = ctx->kernels;
+    ctx->kernels = k;
+    *out = k;
+    k = NULL;
+done:
+    free(k);
+    free(nv);
+    free(stored_src);
+    store_binary_free(&b);
+    nvrtc_output_free(&o);
+    return rc;
+}
+
+/* The built-in default for (op, type): gridstride B=256 V=16/size (at most 4) U=4 G=4,
+ * legal for every built-in operator (they all commute) and type. */
+static int builtin_kernel(rt_ctx *ctx, rt_op op, rt_type type, kernel **out, rt_err *e)
+{
+    const rt_family *f = family_find("gridstride");
+    rt_config cfg;
+    char *src = NULL, hash[RT_HASH_HEX], params[256];
+    long long v = (long long)(16 / optype_size(type));
+    int rc;
+
+    *out = NULL;
+    if (!f)
+        return rt_seterr(e, RT_ENOTFOUND, "the built-in default family gridstride is not "
+                         "built into this library%s%s", family_error() ? ": " : "",
+                         family_error() ? family_error() : "");
+    config_default(f, &cfg);
+    if ((rc = config_set(&cfg, "B", 256, e)) != RT_OK
+        || (rc = config_set(&cfg, "V", v > 4 ? 4 : v, e)) != RT_OK
+        || (rc = config_set(&cfg, "U", 4, e)) != RT_OK
+        || (rc = config_set(&cfg, "G", 4, e)) != RT_OK
+        || (rc = codegen_emit(&cfg, op, type, &src, e)) != RT_OK)
+        goto done;
+    hash_hex(src, strlen(src), hash);
+    config_format(&cfg, params, sizeof params);
+    rc = get_kernel(ctx, op, type, hash, f->name, params, src, 1, out, e);
+done:
+    free(src);
+    return rc;
+}
+
+/* Choose, load and publish the decision for (op, type, bucket b). */
+static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **out,
+                   rt_err *e)
+{
+    decision *d;
+    choice *c;
+    kernel *k = NULL;
+    const best_entry *row = NULL;
+    int rc = RT_OK;
+
+    pthread_mutex_lock(&ctx->lock);
+    d = atomic_load_explicit(&ctx->cache[op][type][b], memory_order_acquire);
+    if (d)
+        goto done;   /* another thread decided meanwhile */
+    if ((rc = get_choice(ctx, op, type, &c, e)) != RT_OK)
+        goto done;
+    if (c->level != LEVEL_BUILTIN) {
+        row = pick(c, b);
+        rc = get_kernel(ctx, op, type, row->hash, row->family, row->params, NULL, 0, &k, e);
+    } else {
+        rc = builtin_kernel(ctx, op, type, &k, e);
+    }
+    if (rc != RT_OK)
+        goto done;   /* not cached: the next call tries again */
+    if (!(d = calloc(1, sizeof *d))) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    d->k = k;
+    d->level = c->level;
+    d->c = c;
+    d->row = row;
+    d->next = ctx->decisions;
+    ctx->decisions = d;
+    atomic_store_explicit(&ctx->cache[op][type][b], d, memory_order_release);
+done:
+    pthread_mutex_unlock(&ctx->lock);
+    *out = rc == RT_OK ? d : NULL;
+    return rc;
+}
+
+static unsigned bucket_of(unsigned long long n)
+{
+    return 63u - (unsigned)__builtin_clzll(n);   /* n >= 1 */
+}
+
+/* The decision for n >= 1: a lock-free lookup once made. */
+static int get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
+                        decision **out, rt_err *e)
+{
+    unsigned b = bucket_of(n);
+    *out = atomic_load_explicit(&ctx->cache[op][type][b], memory_order_acquire);
+    return *out ? RT_OK : resolve(ctx, op, type, b, out, e);
+}
+
+/* ---------------------------------------------------------------- launching */
+
+/* Bytes of temp storage for n: the counter, then the plan's partials. */
+static size_t temp_need(const kernel *k, unsigned long long n)
+{
+    size_t plan_bytes = plan_temp_bytes(&k->p, n);
+    if (k->p.kind == PLAN_ONELAUNCH)
+        return plan_bytes;   /* its first COUNTER_BYTES are the counter already */
+    return plan_bytes ? COUNTER_BYTES + plan_bytes : 0;
+}
+
+static int launch(const kernel *k, const void *d_in, void *d_out, unsigned long long n,
+                  CUdeviceptr temp, CUstream s, rt_err *e)
+{
+    CUdeviceptr base = k->p.kind == PLAN_ONELAUNCH ? temp : temp + COUNTER_BYTES;
+    return plan_launch(&k->p, (CUdeviceptr)(uintptr_t)d_in, (CUdeviceptr)(uintptr_t)d_out, n,
+                       base, s, e);
+}
+
+/* The identity of op over type, in the result's layout (argmin/argmax: index -1). */
+static void identity_bytes(rt_op op, rt_type type, unsigned char v[16])
+{
+    rt_op base = op == RT_ARGMIN ? RT_MIN : op == RT_ARGMAX ? RT_MAX : op;
+    int k = base == RT_SUM ? 0 : base == RT_PROD ? 1 : base == RT_MIN ? 2 : 3;
+    static const float f32[] = {0.0f, 1.0f, INFINITY, -INFINITY};
+    static const double f64[] = {0.0, 1.0, INFINITY, -INFINITY};
+    static const int i32[] = {0, 1, 2147483647, -2147483647 - 1};
+    static const unsigned u32[] = {0, 1, 0xffffffffu, 0};
+    static const long long i64[] = {0, 1, 9223372036854775807LL, -9223372036854775807LL - 1};
+    static const unsigned long long u64[] = {0, 1, 0xffffffffffffffffULL, 0};
+
+    memset(v, 0, 16);
+    switch (type) {
+    case RT_F32: memcpy(v, &f32[k], 4); break;
+    case RT_F64: memcpy(v, &f64[k], 8); break;
+    case RT_I32: memcpy(v, &i32[k], 4); break;
+    case RT_U32: memcpy(v, &u32[k], 4); break;
+    case RT_I64: memcpy(v, &i64[k], 8); break;
+    default: memcpy(v, &u64[k], 8); break;
+    }
+    if (optype_is_arg(op)) {
+        long long none = -1;
+        memcpy(v + 8, &none, 8);
+    }
+}
+
+/* n == 0: the identity, by 32-bit memsets on the stream (no host buffer to outlive the
+ * call, no kernel). */
+static int write_identity(rt_op op, rt_type type, void *d_out, CUstream s, rt_err *e)
+{
+    unsigned char v[16];
+    size_t words = optype_acc_size(op, type) / 4;
+    CUdeviceptr out = (CUdeviceptr)(uintptr_t)d_out;
+
+    identity_bytes(op, type, v);
+    for (size_t w = 0; w < words;) {
+        unsigned int word;
+        size_t run = 1;
+        memcpy(&word, v + 4 * w, 4);
+        while (w + run < words && !memcmp(v + 4 * (w + run), &word, 4))
+            run++;
+        CUresult r = cu.MemsetD32Async(out + 4 * w, word, run, s);
+        if (r != CUDA_SUCCESS)
+            return driver_fail(r, "writing the identity (cuMemsetD32Async)", e);
+        w += run;
+    }
+    return RT_OK;
+}
+
+/* What identifies a stream for its temp block: the driver's id, unique for the life of the
+ * program (a handle may be reused by a new stream while work of the old one still runs);
+ * with a driver older than 12.0 the handle, or the thread for the per-thread stream. */
+static int stream_key(CUstream s, unsigned long long *key, rt_err *e)
+{
+    if (cx.StreamGetId) {
+        CUresult r = cx.StreamGetId(s, key);
+        return r == CUDA_SUCCESS ? RT_OK : driver_fail(r, "cuStreamGetId", e);
+    }
+    if (s == CU_STREAM_PER_THREAD)
+        *key = (1ULL << 63) | (unsigned long long)pthread_self();
+    else
+        *key = (unsigned long long)(uintptr_t)s;
+    return RT_OK;
+}
+
+static slot *find_slot(rt_ctx *ctx, unsigned long long key)
+{
+    int n = atomic_load_explicit(&ctx->nslots, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
+        slot *sl = &ctx->slots[i];
+        if (atomic_load_explicit(&sl->used, memory_order_acquire)
+            && atomic_load_explicit(&sl->key, memory_order_relaxed) == key)
+            return sl;
+    }
+    return NULL;
+}
+
+/* Free every slot's block once the device's context is idle; caller holds slot_lock and has
+ * the CUDA context current. Slot locks are taken only after slot_lock, so no deadlock. */
+static int recycle(rt_ctx *ctx, rt_err *e)
+{
+    int n = atomic_load_explicit(&ctx->nslots, memory_order_acquire), rc = RT_OK;
+    for (int i = 0; i < n; i++)
+        pthread_mutex_lock(&ctx->slots[i].lock);
+    CUresult r = cu.CtxSynchronize();
+    if (r != CUDA_SUCCESS)
+        rc = driver_fail(r, "cuCtxSynchronize (releasing temporary storage)", e);
+    for (int i = 0; i < n; i++) {
+        slot *sl = &ctx->slots[i];
+        if (sl->temp)
+            cu.MemFree(sl->temp);
+        sl->temp = 0;
+        sl->bytes = 0;
+        atomic_store_explicit(&sl->used, 0, memory_order_release);
+    }
+    atomic_store_explicit(&ctx->nslots, 0, memory_order_release);
+    for (int i = n - 1; i >= 0; i--)
+        pthread_mutex_unlock(&ctx->slots[i].lock);
+    return rc;
+}
+
+/* The slot of 'key', claimed if new; returned locked, with its key checked under the lock. */
+static int lock_slot(rt_ctx *ctx, unsigned long long key, slot **out, rt_err *e)
+{
+    int rc = RT_OK;
+    for (;;) {
+        slot *sl = find_slot(ctx, key);
+        if (!sl) {
+            pthread_mutex_lock(&ctx->slot_lock);
+            if (!(sl = find_slot(ctx, key))) {
+                int n = atomic_load_explicit(&ctx->nslots, memory_order_acquire);
+                if (n == NSLOTS) {
+                    rc = recycle(ctx, e);
+                    n = 0;
+                }
+                sl = &ctx->slots[n];
+                atomic_store_explicit(&sl->key, key, memory_order_relaxed);
+                atomic_store_explicit(&sl->used, 1, memory_order_release);
+                atomic_store_explicit(&ctx->nslots, n + 1, memory_order_release);
+            }
+            pthread_mutex_unlock(&ctx->slot_lock);
+            if (rc != RT_OK)
+                return rc;
+        }
+        pthread_mutex_lock(&sl->lock);
+        if (atomic_load_explicit(&sl->used, memory_order_acquire)
+            && atomic_load_explicit(&sl->key, memory_order_relaxed) == key) {
+            *out = sl;
+            return RT_OK;
+        }
+        pthread_mutex_unlock(&sl->lock);   /* recycled meanwhile: look again */
+    }
+}
+
+/* Grow a slot's block to 'need' bytes; caller holds its lock. The old block may still be in
+ * use by work on this stream, so the stream is synchronised before it is freed. */
+static int grow(slot *sl, size_t need, CUstream s, rt_err *e)
+{
+    CUresult r;
+    size_t want = sl->bytes * 2 > need ? sl->bytes * 2 : need;
+    want = (want + TEMP_GRAIN - 1) / TEMP_GRAIN * TEMP_GRAIN;
+    if (sl->temp) {
+        if ((r = cu.StreamSynchronize(s)) != CUDA_SUCCESS)
+            return driver_fail(r, "cuStreamSynchronize (growing temporary storage)", e);
+        cu.MemFree(sl->temp);
+        sl->temp = 0;
+        sl->bytes = 0;
+    }
+    r = cu.MemAlloc(&sl->temp, want);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY && want > need)
+        r = cu.MemAlloc(&sl->temp, want = need);
+    if (r != CUDA_SUCCESS) {
+        sl->temp = 0;
+        return cuda_fail(r, "allocating temporary storage", e);
+    }
+    sl->bytes = want;
+    /* The counter, zero from here on: every one-launch kernel leaves it zero. */
+    if ((r = cu.MemsetD32Async(sl->temp, 0, COUNTER_BYTES / 4, s)) != CUDA_SUCCESS)
+        return driver_fail(r, "clearing temporary storage", e);
+    return RT_OK;
+}
+
+static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const void *d_in,
+                  unsigned long long n, void *d_out, int own_temp, void *d_temp,
+                  size_t temp_bytes, void *stream)
+{
+    rt_err e;
+    CUstream s = (CUstream)stream;
+    decision *d;
+    slot *sl = NULL;
+    unsigned long long key;
+    int rc, pushed = 0;
+
+    begin(ctx);
+    if ((rc = check_op_type(fn, op, type, &e)) != RT_OK
+        || (rc = check_ctx(fn, ctx, &e)) != RT_OK
+        || (rc = check_pointers(fn, op, type, d_in, n, d_out, &e)) != RT_OK)
+        return finish(rc, &e);
+    if ((rc = enter(ctx, &pushed, &e)) != RT_OK)
+        return finish(rc, &e);
+    if (n == 0) {
+        rc = write_identity(op, type, d_out, s, &e);
+        goto done;
+    }
+    if ((rc = get_decision(ctx, op, type, n, &d, &e)) != RT_OK)
+        goto done;
+    size_t need = temp_need(d->k, n);
+    if (own_temp) {
+        CUdeviceptr t = (CUdeviceptr)(uintptr_t)d_temp;
+        CUresult r;
+        if (temp_bytes < need || (need && !d_temp)) {
+            rc = rt_seterr(&e, RT_EINVAL, "%s: %s %s n = %llu needs %zu bytes of temporary "
+                           "storage, %zu given", fn, rt_op_name(op), rt_type_name(type), n,
+                           need, d_temp ? temp_bytes : 0);
+            goto done;
+        }
+        if (t % TEMP_ALIGN) {
+            rc = rt_seterr(&e, RT_EINVAL, "%s: d_temp %p is not aligned to %d bytes", fn,
+                           d_temp, TEMP_ALIGN);
+            goto done;
+        }
+        if (d->k->p.kind == PLAN_ONELAUNCH
+            && (r = cu.MemsetD32Async(t, 0, COUNTER_BYTES / 4, s)) != CUDA_SUCCESS) {
+            rc = driver_fail(r, "clearing the counter (cuMemsetD32Async)", &e);
+            goto done;
+        }
+        rc = launch(d->k, d_in, d_out, n, t, s, &e);
+        goto done;
+    }
+    if ((rc = stream_key(s, &key, &e)) != RT_OK || (rc = lock_slot(ctx, key, &sl, &e)) != RT_OK)
+        goto done;
+    if (sl->bytes < need)
+        rc = grow(sl, need, s, &e);
+    if (rc == RT_OK)
+        rc = launch(d->k, d_in, d_out, n, sl->temp, s, &e);
+    pthread_mutex_unlock(&sl->lock);
+done:
+    leave(pushed);
+    return finish(rc, &e);
+}
+
+int rt_reduce(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in, unsigned long long n,
+              void *d_out, void *stream)
+{
+    return reduce(ctx, "rt_reduce", op, type, d_in, n, d_out, 0, NULL, 0, stream);
+}
+
+int rt_reduce_temp(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
+                   unsigned long long n, void *d_out, void *d_temp, size_t temp_bytes,
+                   void *stream)
+{
+    return reduce(ctx, "rt_reduce_temp", op, type, d_in, n, d_out, 1, d_temp, temp_bytes,
+                  stream);
+}
+
+int rt_temp_bytes(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, size_t *bytes)
+{
+    rt_err e;
+    decision *d;
+    int rc, pushed = 0;
+
+    begin(ctx);
+    if (bytes)
+        *bytes = 0;
+    if ((rc = check_op_type("rt_temp_bytes", op, type, &e)) != RT_OK
+        || (rc = check_ctx("rt_temp_bytes", ctx, &e)) != RT_OK)
+        return finish(rc, &e);
+    if (!bytes)
+        return finish(rt_seterr(&e, RT_EINVAL, "rt_temp_bytes: bytes is NULL"), &e);
+    if (n == 0)
+        return RT_OK;
+    if ((rc = enter(ctx, &pushed, &e)) != RT_OK)
+        return finish(rc, &e);
+    if ((rc = get_decision(ctx, op, type, n, &d, &e)) == RT_OK)
+        *bytes = temp_need(d->k, n);
+    leave(pushed);
+    return finish(rc, &e);
+}
+
+int rt_release_temp(rt_ctx *ctx)
+{
+    rt_err e;
+    int rc, pushed = 0;
+
+    begin(ctx);
+    if ((rc = check_ctx("rt_release_temp", ctx, &e)) != RT_OK
+        || (rc = enter(ctx, &pushed, &e)) != RT_OK)
+        return finish(rc, &e);
+    pthread_mutex_lock(&ctx->slot_lock);
+    rc = recycle(ctx, &e);
+    pthread_mutex_unlock(&ctx->slot_lock);
+    leave(pushed);
+    return finish(rc, &e);
+}
+
+/* ---------------------------------------------------------------- explaining */
+
+static void nvrtc_text(int v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *buf,
+               size_t len)
+{
+    rt_err e;
+    decision *d;
+    int rc, pushed = 0;
+
+    begin(ctx);
+    if (buf && len)
+        buf[0] = '\0';
+    if ((rc = check_op_type("rt_explain", op, type, &e)) != RT_OK
+        || (rc = check_ctx("rt_explain", ctx, &e)) != RT_OK)
+        return finish(rc, &e);
+    if (!buf || !len)
+        return finish(rt_seterr(&e, RT_EINVAL, "rt_explain: no buffer"), &e);
+    const char *on = rt_op_name(op), *tn = rt_type_name(type);
+    if (n == 0) {
+        snprintf(buf, len, "%s %s, n = 0: no kernel; the identity is written to d_out by "
+                 "memsets on the stream\n", on, tn);
+        return RT_OK;
+    }
+    if ((rc = enter(ctx, &pushed, &e)) != RT_OK)
+        return finish(rc, &e);
+    if ((rc = get_decision(ctx, op, type, n, &d, &e)) != RT_OK)
+        goto done;
+
+    const kernel *k = d->k;
+    char entry[768], ver[16];
+    unsigned b = bucket_of(n);
+    nvrtc_text(k->nvrtc_version, ver, sizeof ver);
+    if (d->row)
+        snprintf(entry, sizeof entry, "device \"%s\" (sm_%d%d, %d SMs), tuned n = %lld, "
+                 "median %.2f us, in %s", d->c->dev.name, d->c->dev.cc_major,
+                 d->c->dev.cc_minor, d->c->dev.sm_count, d->row->n, d->row->median_us,
+                 store_path(ctx->db));
+    else
+        snprintf(entry, sizeof entry, "none: %s holds no winner for %s %s (%s, cold L2) on "
+                 "a GPU of compute capability %d.x", store_path(ctx->db), on, tn, LAYOUT,
+                 ctx->dev.cc_major);
+    snprintf(buf, len,
+             "%s %s, n = %llu (decided for n in [2^%u, 2^%u)):\n"
+             "  kernel: %s %s (%s plan, hash %.12s)\n"
+             "  database entry: %s\n"
+             "  fallback level: %s (this GPU: \"%s\", %s, %d SMs)\n"
+             "  CUBIN: %s%s%s\n",
+             on, tn, n, b, b + 1, k->family, k->params, family_plan_name(k->p.kind), k->hash,
+             entry, level_names[d->level], ctx->dev.name, ctx->arch, ctx->dev.sm_count,
+             k->from_db ? "from the database (made by NVRTC " : "compiled here by NVRTC ",
+             ver,
+             k->from_db ? ")" : k->builtin ? " from the built-in template"
+                                           : " from the source stored in the database");
+done:
+    leave(pushed);
+    return finish(rc, &e);
+}

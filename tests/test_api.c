@@ -1,0 +1,1368 @@
+/*
+ * test_api.c - libredtune's public API (runtime/api.c) and its read-only queries
+ * (runtime/store_lookup.c).
+ *
+ * Group "api" (CPU, runs everywhere): argument checks and their messages, per-thread
+ * messages, the default database path, databases refused and left byte-identical, no CUDA
+ * driver, and the fallback chain's SQL on a database of made-up devices.
+ * Group "api_gpu" (skipped, and counted, with no GPU): every operator and type at n = 0, 1,
+ * 1000, 2^20 + 3 on inputs one element past an aligned address, through a database made
+ * here for this GPU and through the built-in default; the fallback levels; caller-supplied
+ * temporary storage; more streams than the context keeps blocks for; one context used by
+ * four threads at once; no NVRTC.
+ *
+ * driver.c and nvrtc.c load their library once per process, so the scenarios that need them
+ * missing (REDTUNE_LIBCUDA / REDTUNE_NVRTC=/nonexistent) run in a fresh exec of this binary:
+ * a constructor sees REDTUNE_TEST_API_CHILD, runs the scenario, and exits before main.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "include/redtune.h"
+#include "runtime/codegen.h"
+#include "runtime/driver.h"
+#include "runtime/hash.h"
+#include "runtime/nvrtc.h"
+#include "runtime/optype.h"
+#include "runtime/store.h"
+#include "tuner/data.h"
+#include "tuner/pool.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void make_dir(char dir[64])
+{
+    strcpy(dir, "/tmp/redtune-api-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+}
+
+static void remove_dir(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = NULL;
+    long size;
+
+    *len = 0;
+    if (!fp)
+        return NULL;
+    if (fseek(fp, 0, SEEK_END) == 0 && (size = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0
+        && (buf = malloc((size_t)size + 1)) != NULL) {
+        *len = fread(buf, 1, (size_t)size, fp);
+        if (*len != (size_t)size) {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    fclose(fp);
+    return buf;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t len;
+    char *buf = slurp(from, &len);
+    assert_non_null(buf);
+    FILE *fp = fopen(to, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(buf, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    free(buf);
+}
+
+/* 1 when the file at 'path' holds exactly buf[0..len). */
+static int same_bytes(const char *path, const char *buf, size_t len)
+{
+    size_t now;
+    char *cur = slurp(path, &now);
+    int same = cur && now == len && memcmp(cur, buf, len) == 0;
+    free(cur);
+    return same;
+}
+
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+    if (!d)
+        return -1;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+/*
+ * Run this test binary again as child scenario 'what' with the database 'db' and one more
+ * environment variable; its stdout and stderr go into out. Returns its exit status.
+ */
+static int run_child(const char *what, const char *db, const char *var, const char *value,
+                     char *out, size_t len)
+{
+    char self[4096];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    int fd[2], st = 0;
+    size_t got = 0;
+
+    assert_true(k > 0);
+    self[k] = '\0';
+    assert_int_equal(pipe(fd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        dup2(fd[1], 2);
+        close(fd[0]);
+        close(fd[1]);
+        setenv("REDTUNE_TEST_API_CHILD", what, 1);
+        setenv("REDTUNE_TEST_API_DB", db, 1);
+        if (var)
+            setenv(var, value, 1);
+        execl(self, self, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    for (;;) {
+        ssize_t r = read(fd[0], out + got, len - 1 - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+        if (got == len - 1)
+            break;
+    }
+    out[got] = '\0';
+    close(fd[0]);
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* A new, empty redtune database at 'path' (the schema only). */
+static void make_empty_db(const char *path)
+{
+    rt_err e;
+    store *s = NULL;
+    if (store_open(path, STORE_WRITE, &s, &e) != RT_OK)
+        print_error("%s\n", e.msg);
+    assert_non_null(s);
+    store_close(s);
+}
+
+/* ---------------------------------------------------------------- CPU: arguments */
+
+static void api_null_args(void **state)
+{
+    (void)state;
+    rt_ctx *ctx = (rt_ctx *)&ctx;
+    char msg[256] = "x", buf[64] = "x";
+    size_t bytes = 7;
+    int x = 0;
+
+    assert_int_equal(rt_open("x.db", 0, NULL), RT_EINVAL);
+    assert_string_equal(rt_errmsg(NULL), "rt_open: out is NULL");
+    assert_int_equal(rt_open_err(NULL, -1, &ctx, msg, sizeof msg), RT_EINVAL);
+    assert_null(ctx);
+    assert_string_equal(msg, "rt_open: device -1: a CUDA device ordinal is 0 or more");
+    assert_string_equal(rt_errmsg(NULL), msg);
+    assert_int_equal(rt_open_err(NULL, -1, NULL, NULL, 0), RT_EINVAL);   /* no buffer: fine */
+
+    assert_int_equal(rt_reduce(NULL, RT_SUM, RT_F32, &x, 1, &x, NULL), RT_EINVAL);
+    assert_string_equal(rt_errmsg(NULL), "rt_reduce: the context is NULL");
+    assert_int_equal(rt_reduce_temp(NULL, RT_MIN, RT_I64, &x, 1, &x, NULL, 0, NULL), RT_EINVAL);
+    assert_string_equal(rt_errmsg(NULL), "rt_reduce_temp: the context is NULL");
+    assert_int_equal(rt_temp_bytes(NULL, RT_MAX, RT_U32, 10, &bytes), RT_EINVAL);
+    assert_int_equal(bytes, 0);
+    assert_string_equal(rt_errmsg(NULL), "rt_temp_bytes: the context is NULL");
+    assert_int_equal(rt_explain(NULL, RT_ARGMIN, RT_F64, 10, buf, sizeof buf), RT_EINVAL);
+    assert_string_equal(buf, "");
+    assert_string_equal(rt_errmsg(NULL), "rt_explain: the context is NULL");
+    assert_int_equal(rt_release_temp(NULL), RT_EINVAL);
+    assert_string_equal(rt_errmsg(NULL), "rt_release_temp: the context is NULL");
+
+    /* The message belongs to the call that failed: another context sees none, and the next
+     * call (here rt_close, a harmless no-op on NULL) clears it. */
+    assert_string_equal(rt_errmsg((const rt_ctx *)&x), "");
+    rt_close(NULL);
+    assert_string_equal(rt_errmsg(NULL), "");
+}
+
+static void api_unknown_op_type(void **state)
+{
+    (void)state;
+    int x = 0;
+    size_t bytes;
+    char buf[64];
+
+    assert_int_equal(rt_reduce(NULL, (rt_op)99, RT_F32, &x, 1, &x, NULL), RT_EINVAL);
+    assert_string_equal(rt_errmsg(NULL), "rt_reduce: unknown operator 99 (known: sum, prod, "
+                                         "min, max, argmin, argmax)");
+    assert_int_equal(rt_reduce(NULL, RT_OP_COUNT, RT_F32, &x, 1, &x, NULL), RT_EINVAL);
+    assert_non_null(strstr(rt_errmsg(NULL), "unknown operator 6"));
+    assert_int_equal(rt_reduce(NULL, (rt_op)-1, RT_F32, &x, 1, &x, NULL), RT_EINVAL);
+    assert_non_null(strstr(rt_errmsg(NULL), "unknown operator -1"));
+    assert_int_equal(rt_reduce(NULL, RT_SUM, (rt_type)42, &x, 1, &x, NULL), RT_EINVAL);
+    assert_string_equal(rt_errmsg(NULL), "rt_reduce: unknown type 42 (known: f32, f64, i32, "
+                                         "u32, i64, u64)");
+    assert_int_equal(rt_reduce_temp(NULL, RT_SUM, RT_TYPE_COUNT, &x, 1, &x, NULL, 0, NULL),
+                     RT_EINVAL);
+    assert_non_null(strstr(rt_errmsg(NULL), "rt_reduce_temp: unknown type 6"));
+    assert_int_equal(rt_temp_bytes(NULL, (rt_op)7, RT_F32, 1, &bytes), RT_EINVAL);
+    assert_non_null(strstr(rt_errmsg(NULL), "rt_temp_bytes: unknown operator 7"));
+    assert_int_equal(rt_explain(NULL, RT_SUM, (rt_type)-3, 1, buf, sizeof buf), RT_EINVAL);
+    assert_non_null(strstr(rt_errmsg(NULL), "rt_explain: unknown type -3"));
+}
+
+/* Messages are per thread: a failure in one thread does not show in another. */
+static void *other_thread(void *arg)
+{
+    char *seen = arg;
+    int x = 0;
+    rt_reduce(NULL, (rt_op)55, RT_F32, &x, 1, &x, NULL);
+    snprintf(seen, 256, "%s", rt_errmsg(NULL));
+    return NULL;
+}
+
+static void api_messages_per_thread(void **state)
+{
+    (void)state;
+    int x = 0;
+    char seen[256] = "";
+    pthread_t t;
+
+    assert_int_equal(rt_reduce(NULL, RT_SUM, (rt_type)77, &x, 1, &x, NULL), RT_EINVAL);
+    assert_int_equal(pthread_create(&t, NULL, other_thread, seen), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_non_null(strstr(seen, "unknown operator 55"));
+    assert_non_null(strstr(rt_errmsg(NULL), "unknown type 77"));
+}
+
+/* ---------------------------------------------------------------- CPU: databases */
+
+/* rt_open refuses 'path' with RT_EDB and 'expect' in the message, leaving it as it was. */
+static void refused(const char *dir, const char *fixture, const char *expect)
+{
+    char path[256], msg[1024];
+    size_t len = 0;
+    char *before = NULL;
+    rt_ctx *ctx = (rt_ctx *)&ctx;
+
+    snprintf(path, sizeof path, "%s/%s", dir, fixture ? fixture : "missing.db");
+    if (fixture) {
+        char from[256];
+        snprintf(from, sizeof from, "tests/db/%s", fixture);
+        copy_file(from, path);
+        before = slurp(path, &len);
+        assert_non_null(before);
+    }
+    int entries = dir_entries(dir);
+    int rc = rt_open_err(path, 0, &ctx, msg, sizeof msg);
+    if (rc != RT_EDB || !strstr(msg, expect))
+        print_error("%s: %d %s\n", path, rc, msg);
+    assert_int_equal(rc, RT_EDB);
+    assert_null(ctx);
+    assert_non_null(strstr(msg, path));
+    assert_non_null(strstr(msg, expect));
+    assert_string_equal(rt_errmsg(NULL), msg);
+    assert_int_equal(dir_entries(dir), entries);   /* no -wal, -shm or new file */
+    if (fixture)
+        assert_true(same_bytes(path, before, len));
+    else
+        assert_int_equal(access(path, F_OK), -1);
+    free(before);
+}
+
+static void api_refuses_databases(void **state)
+{
+    (void)state;
+    char dir[64];
+    make_dir(dir);
+    refused(dir, NULL, "No such file or directory");
+    refused(dir, "foreign.db", ": not a redtune database (has no redtune tables)");
+    refused(dir, "foreign_wal.db", ": not a redtune database (has no redtune tables)");
+    refused(dir, "not_sqlite.db", ": not a redtune database (file is not SQLite)");
+    refused(dir, "newer.db", ": schema version 99 is newer than this redtune");
+    remove_dir(dir);
+}
+
+/* db_path NULL: $REDTUNE_DB, else "redtune.db" in the working directory. */
+static void api_default_db_path(void **state)
+{
+    (void)state;
+    char dir[64], path[128], cwd[4096];
+    const char *old = getenv("REDTUNE_DB");
+    char *saved = old ? strdup(old) : NULL;
+    rt_ctx *ctx = NULL;
+
+    make_dir(dir);
+    snprintf(path, sizeof path, "%s/from_env.db", dir);
+    setenv("REDTUNE_DB", path, 1);
+    assert_int_equal(rt_open(NULL, 0, &ctx), RT_EDB);
+    assert_null(ctx);
+    assert_non_null(strstr(rt_errmsg(NULL), path));
+    assert_int_equal(access(path, F_OK), -1);
+
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    for (int k = 0; k < 2; k++) {
+        if (k == 0)
+            unsetenv("REDTUNE_DB");
+        else
+            setenv("REDTUNE_DB", "", 1);
+        assert_int_equal(rt_open(NULL, 0, &ctx), RT_EDB);
+        assert_non_null(strstr(rt_errmsg(NULL), "redtune.db: No such file or directory"));
+    }
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(dir_entries(dir), 0);
+    if (saved)
+        setenv("REDTUNE_DB", saved, 1);
+    else
+        unsetenv("REDTUNE_DB");
+    free(saved);
+    remove_dir(dir);
+}
+
+/* Child "nodriver": REDTUNE_LIBCUDA=/nonexistent, a valid database: RT_ECUDA. */
+static int child_nodriver(const char *db)
+{
+    rt_ctx *ctx = (rt_ctx *)&ctx;
+    char msg[1024];
+    int rc = rt_open_err(db, 0, &ctx, msg, sizeof msg);
+    printf("rc=%d ctx=%s msg=%s\nerrmsg=%s\n", rc, ctx ? "set" : "NULL", msg, rt_errmsg(NULL));
+    return rc == RT_ECUDA && !ctx && !strcmp(msg, rt_errmsg(NULL)) ? 0 : 1;
+}
+
+static void api_no_driver(void **state)
+{
+    (void)state;
+    char dir[64], db[128], out[8192];
+    size_t len;
+
+    make_dir(dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    make_empty_db(db);
+    char *before = slurp(db, &len);
+    assert_non_null(before);
+    int st = run_child("nodriver", db, "REDTUNE_LIBCUDA", "/nonexistent", out, sizeof out);
+    if (st != 0 || !strstr(out, "msg=no CUDA driver found: /nonexistent"))
+        print_error("child exit %d:\n%s\n", st, out);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(out, "rc=-5 ctx=NULL msg=no CUDA driver found: /nonexistent"));
+    assert_true(same_bytes(db, before, len));
+    free(before);
+    remove_dir(dir);
+}
+
+/* ---------------------------------------------------------------- CPU: the lookup queries */
+
+static long long put_device(store *s, const char *name, const char *uuid, int major,
+                            int minor, int sms)
+{
+    rt_device d;
+    rt_err e;
+    long long id = 0;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "%s", name);
+    snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
+    d.cc_major = major;
+    d.cc_minor = minor;
+    d.sm_count = sms;
+    d.warp_size = 32;
+    d.max_threads_per_block = 1024;
+    if (store_put_device(s, &d, 0, &id, &e) != RT_OK)
+        print_error("%s\n", e.msg);
+    assert_true(id > 0);
+    return id;
+}
+
+/* A winner of (device, op, type) at n: kernel 'hash' (put if new) measured at 'us'. */
+static void put_best(store *s, long long dev, const char *hash, const char *op,
+                     const char *type, long long n, double us)
+{
+    rt_err e;
+    char params[64];
+    snprintf(params, sizeof params, "X=%lld", n);
+    assert_int_equal(store_put_kernel(s, hash, "fake", params, "// @plan onelaunch\n", &e),
+                     RT_OK);
+    store_measurement m = {dev, 0, hash, op, type, "flat", n, 0, "ok", "", us, us, us, 10,
+                           1.0, 0.5, 1, 1};
+    assert_int_equal(store_put_measurement(s, &m, &e), RT_OK);
+    assert_int_equal(store_update_best(s, dev, op, type, "flat", n, 0, &e), RT_OK);
+}
+
+typedef struct rows_seen {
+    int count;
+    long long n[8];
+    char hash[8][16];
+} rows_seen;
+
+static int see_row(const store_best_row *row, void *arg)
+{
+    rows_seen *r = arg;
+    if (r->count < 8) {
+        r->n[r->count] = row->n;
+        snprintf(r->hash[r->count], sizeof r->hash[0], "%s", row->kernel_hash);
+    }
+    r->count++;
+    return 0;
+}
+
+static void api_store_lookup(void **state)
+{
+    (void)state;
+    char dir[64], db[128];
+    rt_err e;
+    store *s = NULL;
+
+    make_dir(dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    long long a = put_device(s, "NVIDIA H100 80GB HBM3", "aa", 9, 0, 132);
+    long long b = put_device(s, "NVIDIA H100 PCIe", "bb", 9, 0, 114);
+    long long c = put_device(s, "NVIDIA GH200 480GB", "cc", 9, 0, 132);
+    long long d = put_device(s, "Hypothetical 9.2", "dd", 9, 2, 100);
+    long long f = put_device(s, "NVIDIA A100-SXM4-80GB", "ee", 8, 0, 108);
+    put_best(s, a, "k_a_min_4096", "min", "f32", 4096, 3.0);
+    put_best(s, a, "k_a_min_1024", "min", "f32", 1024, 2.0);
+    put_best(s, b, "k_b_min", "min", "f32", 1024, 2.5);
+    put_best(s, d, "k_d_min", "min", "f32", 1024, 2.5);
+    put_best(s, f, "k_f_min", "min", "f32", 1024, 2.5);
+    put_best(s, b, "k_b_sum", "sum", "f32", 1024, 2.5);
+    put_best(s, c, "k_c_sum", "sum", "f32", 1024, 2.5);
+    put_best(s, d, "k_d_sum", "sum", "f32", 1024, 2.5);
+    put_best(s, d, "k_d_max", "max", "f32", 1024, 2.5);
+    put_best(s, f, "k_f_prod", "prod", "f32", 1024, 2.5);
+    /* Binaries: the newest NVRTC's CUBIN of this arch wins, whatever the insertion order. */
+    const char *blobs[] = {"cubin-12.4", "cubin-13.0", "cubin-13.1-sm80"};
+    store_binary bin = {(void *)blobs[0], strlen(blobs[0]) + 1, -1, -1, NULL};
+    assert_int_equal(store_put_binary(s, "k_a_min_1024", "sm_90", 12040, &bin, &e), RT_OK);
+    bin.cubin = (void *)blobs[1];
+    bin.size = strlen(blobs[1]) + 1;
+    assert_int_equal(store_put_binary(s, "k_a_min_1024", "sm_90", 13000, &bin, &e), RT_OK);
+    bin.cubin = (void *)blobs[2];
+    bin.size = strlen(blobs[2]) + 1;
+    assert_int_equal(store_put_binary(s, "k_a_min_1024", "sm_80", 13010, &bin, &e), RT_OK);
+    store_close(s);
+    s = NULL;
+
+    size_t len;
+    char *before = slurp(db, &len);
+    assert_non_null(before);
+    assert_int_equal(store_open(db, STORE_READ, &s, &e), RT_OK);
+    assert_non_null(store_db(s));
+    const char *file = sqlite3_db_filename(store_db(s), "main");
+    assert_non_null(file);
+    assert_non_null(strstr(file, "/t.db"));
+
+    rt_device me;
+    memset(&me, 0, sizeof me);
+    snprintf(me.name, sizeof me.name, "NVIDIA H100 80GB HBM3");
+    me.cc_major = 9;
+    me.cc_minor = 0;
+    me.sm_count = 132;
+    store_device_match m;
+    assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.id, a);
+    assert_int_equal(m.level, STORE_MATCH_EXACT);
+    assert_int_equal(m.nbest, 2);
+    assert_string_equal(m.name, "NVIDIA H100 80GB HBM3");
+    /* Same compute capability: the nearest SM count wins (GH200's 132 over the PCIe 114). */
+    assert_int_equal(store_find_device(s, &me, "sum", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.id, c);
+    assert_int_equal(m.level, STORE_MATCH_CC);
+    assert_int_equal(store_find_device(s, &me, "max", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.id, d);
+    assert_int_equal(m.level, STORE_MATCH_MAJOR);
+    assert_int_equal(m.cc_minor, 2);
+    /* Another major architecture never answers. */
+    assert_int_equal(store_find_device(s, &me, "prod", "f32", "flat", 0, &m, &e),
+                     RT_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "no device of compute capability 9.x has a winner for "
+                                  "prod f32 flat cold"));
+    assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 1, &m, &e), RT_ENOTFOUND);
+    /* A same-named GPU with fewer SMs (a cut-down part) is not the exact device. */
+    me.sm_count = 114;
+    snprintf(me.name, sizeof me.name, "NVIDIA H100 PCIe");
+    assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.id, b);
+    assert_int_equal(m.level, STORE_MATCH_EXACT);
+    me.sm_count = 120;
+    assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.level, STORE_MATCH_CC);
+    assert_int_equal(m.id, b);   /* 114 SMs is nearer 120 than 132 */
+
+    rows_seen r = {0};
+    assert_int_equal(store_list_best_for_device(s, a, "min", "f32", "flat", 0, see_row, &r, &e),
+                     RT_OK);
+    assert_int_equal(r.count, 2);
+    assert_int_equal(r.n[0], 1024);
+    assert_string_equal(r.hash[0], "k_a_min_1024");
+    assert_int_equal(r.n[1], 4096);
+    memset(&r, 0, sizeof r);
+    assert_int_equal(store_list_best_for_device(s, a, "sum", "f32", "flat", 0, see_row, &r, &e),
+                     RT_OK);
+    assert_int_equal(r.count, 0);
+
+    int ver = -1;
+    assert_int_equal(store_get_binary_any(s, "k_a_min_1024", "sm_90", &bin, &ver, &e), RT_OK);
+    assert_int_equal(ver, 13000);
+    assert_string_equal((const char *)bin.cubin, "cubin-13.0");
+    store_binary_free(&bin);
+    assert_int_equal(store_get_binary_any(s, "k_a_min_1024", "sm_86", &bin, &ver, &e),
+                     RT_ENOTFOUND);
+    assert_null(bin.cubin);
+    assert_int_equal(ver, 0);
+    assert_non_null(strstr(e.msg, "no binary of kernel k_a_min_1024 for sm_86"));
+    store_close(s);
+    assert_true(same_bytes(db, before, len));   /* the lookups never write */
+    free(before);
+    remove_dir(dir);
+}
+
+/* ---------------------------------------------------------------- GPU: fixtures */
+
+static struct {
+    int have;                 /* -1 not probed, 0 no GPU, 1 yes */
+    char why[RT_ERRMSG_MAX];
+    rt_device dev;
+    char arch[16];
+    CUdevice cudev;
+    CUcontext cuctx;
+    char dir[64];
+    char exact_db[128];       /* this GPU: tree_sequential at n=1000 (CUBIN), gridstride at 2^20 */
+    size_t exact_len;
+    char *exact_bytes;        /* its bytes before any rt_open */
+} G = {-1};
+
+static int gpu_setup(void **state)
+{
+    (void)state;
+    rt_err e;
+    if (G.have >= 0)
+        return 0;
+    G.have = 0;
+    if (driver_device_query(0, &G.dev, &e)) {
+        snprintf(G.why, sizeof G.why, "%s", e.msg);
+        return 0;
+    }
+    if (cu.DeviceGet(&G.cudev, 0) || cu.DevicePrimaryCtxRetain(&G.cuctx, G.cudev)
+        || cu.CtxSetCurrent(G.cuctx)) {
+        snprintf(G.why, sizeof G.why, "could not create a context on %s", G.dev.name);
+        return 0;
+    }
+    if (nvrtc_load(&e)) {
+        snprintf(G.why, sizeof G.why, "%s", e.msg);
+        return 0;
+    }
+    device_arch(&G.dev, G.arch);
+    strcpy(G.dir, "/tmp/redtune-api-gpu-XXXXXX");
+    if (!mkdtemp(G.dir)) {
+        snprintf(G.why, sizeof G.why, "mkdtemp failed");
+        return 0;
+    }
+    G.have = 1;
+    return 0;
+}
+
+static int gpu_teardown(void **state)
+{
+    (void)state;
+    if (G.have == 1) {
+        remove_dir(G.dir);
+        cu.DevicePrimaryCtxRelease(G.cudev);
+    }
+    free(G.exact_bytes);
+    G.exact_bytes = NULL;
+    return 0;
+}
+
+#define NEED_GPU()                                                       \
+    do {                                                                 \
+        if (G.have != 1) {                                               \
+            print_message("# SKIP reason: %s\n", G.why);                 \
+            skip();                                                      \
+        }                                                                \
+    } while (0)
+
+/* A winner to put into a test database. */
+typedef struct entry {
+    long long device_id;
+    rt_op op;
+    rt_type type;
+    const char *family;
+    const char *params;       /* "B=256 R=2" */
+    long long n;
+    int cubin;                /* 0: source only; 1: CUBIN of this NVRTC for this arch;
+                               * 2: CUBIN for this arch labelled NVRTC 11.8;
+                               * 3: CUBIN labelled with 'arch_label' */
+    const char *arch_label;
+    double median_us;         /* a made-up figure: these are fixtures, not measurements */
+    /* filled by put_entries */
+    char *src;
+    char hash[RT_HASH_HEX];
+    char fmt[256];
+    nvrtc_output o;
+    int rc;
+} entry;
+
+static void compile_entry(int i, void *arg)
+{
+    entry *en = &((entry *)arg)[i];
+    rt_err *e = malloc(sizeof *e);
+    if (!e) {
+        en->rc = RT_ENOMEM;
+        return;
+    }
+    en->rc = en->cubin ? nvrtc_compile(en->src, "entry.cu", G.arch, &en->o, e) : RT_OK;
+    if (en->rc)
+        fprintf(stderr, "# %s\n", e->msg);
+    free(e);
+}
+
+/* Emit, compile (in parallel) and store the entries, with their winners. */
+static void put_entries(store *s, entry *en, int count)
+{
+    rt_err e;
+    for (int i = 0; i < count; i++) {
+        rt_config cfg;
+        char buf[256], *save = NULL;
+        config_default(family_find(en[i].family), &cfg);
+        snprintf(buf, sizeof buf, "%s", en[i].params);
+        for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+            char *eq = strchr(tok, '=');
+            assert_non_null(eq);
+            *eq = '\0';
+            assert_int_equal(config_set(&cfg, tok, atoll(eq + 1), &e), RT_OK);
+        }
+        config_format(&cfg, en[i].fmt, sizeof en[i].fmt);
+        assert_int_equal(codegen_emit(&cfg, en[i].op, en[i].type, &en[i].src, &e), RT_OK);
+        hash_hex(en[i].src, strlen(en[i].src), en[i].hash);
+    }
+    pool_run(count, pool_cores(), compile_entry, en);
+    for (int i = 0; i < count; i++) {
+        const char *op = rt_op_name(en[i].op), *type = rt_type_name(en[i].type);
+        assert_int_equal(en[i].rc, RT_OK);
+        assert_int_equal(store_put_kernel(s, en[i].hash, en[i].family, en[i].fmt, en[i].src,
+                                          &e), RT_OK);
+        if (en[i].cubin) {
+            store_binary b = {en[i].o.cubin, en[i].o.size, -1, -1, NULL};
+            const char *arch = en[i].cubin == 3 ? en[i].arch_label : G.arch;
+            int ver = en[i].cubin == 2 ? 11080 : nvrtc_version();
+            assert_int_equal(store_put_binary(s, en[i].hash, arch, ver, &b, &e), RT_OK);
+        }
+        double us = en[i].median_us;
+        store_measurement m = {en[i].device_id, 0, en[i].hash, op, type, "flat", en[i].n, 0,
+                               "ok", "", us, us, us, 10, 1.0, 0.5, 1, 1};
+        assert_int_equal(store_put_measurement(s, &m, &e), RT_OK);
+        if (store_update_best(s, en[i].device_id, op, type, "flat", en[i].n, 0, &e))
+            print_error("%s\n", e.msg);
+        free(en[i].src);
+        en[i].src = NULL;
+        nvrtc_output_free(&en[i].o);
+    }
+}
+
+/* A device row: this GPU, or a made-up one derived from it. */
+static long long put_gpu(store *s, const char *name, const char *uuid, int dmajor, int dminor,
+                         int dsms)
+{
+    rt_device d = G.dev;
+    rt_err e;
+    long long id = 0;
+    if (name) {
+        snprintf(d.name, sizeof d.name, "%s", name);
+        snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
+        d.ordinal = 7;
+    }
+    d.cc_major += dmajor;
+    d.cc_minor += dminor;
+    d.sm_count += dsms;
+    if (store_put_device(s, &d, 0, &id, &e))
+        print_error("%s\n", e.msg);
+    assert_true(id > 0);
+    return id;
+}
+
+#define TS_PARAMS "B=256 R=2 LOAD_ADD=1 WARP=1 UNROLL=1"
+#define GS_PARAMS "B=128 V=2 U=2 G=2"
+
+/* The database of this GPU: for every op x type, tree_sequential won at n = 1000 (its CUBIN
+ * stored) and gridstride at n = 2^20 (source only: the library compiles it). */
+static void need_exact_db(void)
+{
+    if (G.exact_bytes)
+        return;
+    rt_err e;
+    store *s = NULL;
+    entry en[2 * RT_OP_COUNT * RT_TYPE_COUNT];
+    int k = 0;
+    snprintf(G.exact_db, sizeof G.exact_db, "%s/exact.db", G.dir);
+    assert_int_equal(store_open(G.exact_db, STORE_WRITE, &s, &e), RT_OK);
+    long long id = put_gpu(s, NULL, NULL, 0, 0, 0);
+    memset(en, 0, sizeof en);
+    for (int op = 0; op < RT_OP_COUNT; op++)
+        for (int t = 0; t < RT_TYPE_COUNT; t++) {
+            en[k++] = (entry){id, op, t, "tree_sequential", TS_PARAMS, 1000, 1, NULL, 4.0};
+            en[k++] = (entry){id, op, t, "gridstride", GS_PARAMS, 1 << 20, 0, NULL, 9.0};
+        }
+    put_entries(s, en, k);
+    store_close(s);
+    G.exact_bytes = slurp(G.exact_db, &G.exact_len);
+    assert_non_null(G.exact_bytes);
+}
+
+/* Device buffers for one checker: n_max + 1 elements of 8 bytes, a 16-byte result. */
+typedef struct bufs {
+    CUdeviceptr in, out;
+    void *host;
+    unsigned long long n_max;
+    CUstream s;
+    int threads;   /* host threads for data_fill / data_reference */
+} bufs;
+
+static int bufs_make(bufs *b, unsigned long long n_max, int threads, CUstream s)
+{
+    memset(b, 0, sizeof *b);
+    b->n_max = n_max;
+    b->threads = threads;
+    b->s = s;
+    b->host = malloc((n_max + 1) * 8);
+    if (!b->host || cu.MemAlloc(&b->in, (n_max + 1) * 8) || cu.MemAlloc(&b->out, 16))
+        return -1;
+    return 0;
+}
+
+static void bufs_free(bufs *b)
+{
+    if (b->in)
+        cu.MemFree(b->in);
+    if (b->out)
+        cu.MemFree(b->out);
+    free(b->host);
+}
+
+/*
+ * Reduce n elements (starting one element past an aligned address) with rt_reduce on b->s,
+ * or with rt_reduce_temp when temp is non-zero, and check the result against the CPU
+ * reference (n == 0: the identity). 0 when right; else 1 with 'why'.
+ */
+static int check_one(rt_ctx *ctx, bufs *b, rt_op op, rt_type type, unsigned long long n,
+                     CUdeviceptr temp, size_t temp_bytes, char *why, size_t len)
+{
+    size_t es = optype_size(type), acc = optype_acc_size(op, type);
+    unsigned char got[16], want[16];
+    data_ref ref;
+    int rc;
+
+    if (n) {
+        data_fill(b->host, type, op, n + 1, 1000 + n + op * 7 + type, n / 2 + 1, b->threads);
+        data_reference((char *)b->host + es, type, op, n, &ref, b->threads);
+        if (cu.MemcpyHtoD(b->in, b->host, (n + 1) * es))
+            return snprintf(why, len, "upload failed"), 1;
+    } else {
+        data_identity(type, op, want);
+    }
+    /* Poison the result, and make sure the poison lands before the reduction (the stream
+     * may be non-blocking, unordered with the legacy stream the memset runs on). */
+    if (cu.MemsetD8(b->out, 0xa5, 16) || cu.CtxSynchronize())
+        return snprintf(why, len, "poisoning the result failed"), 1;
+    const void *in = (const void *)(uintptr_t)(b->in + es);
+    void *out = (void *)(uintptr_t)b->out;
+    rc = temp ? rt_reduce_temp(ctx, op, type, in, n, out, (void *)(uintptr_t)temp, temp_bytes,
+                               b->s)
+              : rt_reduce(ctx, op, type, in, n, out, b->s);
+    if (rc)
+        return snprintf(why, len, "%s %s n=%llu: %s: %s", rt_op_name(op), rt_type_name(type),
+                        n, rt_strerror(rc), rt_errmsg(ctx)), 1;
+    CUresult r = cu.StreamSynchronize(b->s);
+    if (r == CUDA_SUCCESS)
+        r = cu.MemcpyDtoH(got, b->out, acc);
+    if (r != CUDA_SUCCESS)
+        return snprintf(why, len, "%s %s n=%llu: CUDA error %d after the reduction",
+                        rt_op_name(op), rt_type_name(type), n, (int)r), 1;
+    if (n == 0) {
+        if (memcmp(got, want, acc))
+            return snprintf(why, len, "%s %s n=0: not the identity", rt_op_name(op),
+                            rt_type_name(type)), 1;
+        return 0;
+    }
+    char w[512];
+    if (!data_check(got, &ref, type, op, n, w, sizeof w))
+        return snprintf(why, len, "%s %s n=%llu: %s", rt_op_name(op), rt_type_name(type), n,
+                        w), 1;
+    return 0;
+}
+
+/* 5000: tree_sequential over several blocks, so its partials use the temporary storage
+ * that gridstride's counter shares, on the same stream, right before a gridstride launch. */
+static const unsigned long long sizes[] = {0, 1, 1000, 5000, (1u << 20) + 3};
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+#define NMAX ((1u << 20) + 3)
+
+/* Every op x type x size on ctx, on a non-blocking stream. */
+static void check_all(rt_ctx *ctx)
+{
+    CUstream s;
+    bufs b;
+    char why[1024];
+    int failures = 0;
+    assert_int_equal(cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    assert_int_equal(bufs_make(&b, NMAX, pool_cores(), s), 0);
+    for (int op = 0; op < RT_OP_COUNT; op++)
+        for (int t = 0; t < RT_TYPE_COUNT; t++)
+            for (int k = 0; k < NSIZES; k++)
+                if (check_one(ctx, &b, op, t, sizes[k], 0, 0, why, sizeof why)) {
+                    print_error("%s\n", why);
+                    failures++;
+                }
+    bufs_free(&b);
+    cu.StreamDestroy(s);
+    assert_int_equal(failures, 0);
+}
+
+static void expect_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
+                           const char *const *want)
+{
+    char buf[2048];
+    int rc = rt_explain(ctx, op, type, n, buf, sizeof buf);
+    if (rc)
+        print_error("%s\n", rt_errmsg(ctx));
+    assert_int_equal(rc, RT_OK);
+    for (int i = 0; want[i]; i++)
+        if (!strstr(buf, want[i])) {
+            print_error("%s %s n=%llu: no \"%s\" in:\n%s", rt_op_name(op), rt_type_name(type),
+                        n, want[i], buf);
+            fail();
+        }
+}
+
+/* ---------------------------------------------------------------- GPU: tests */
+
+static void api_gpu_database(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    need_exact_db();
+    rt_ctx *ctx = NULL;
+    char msg[1024];
+    int rc = rt_open_err(G.exact_db, 0, &ctx, msg, sizeof msg);
+    if (rc)
+        print_error("%s\n", msg);
+    assert_int_equal(rc, RT_OK);
+    check_all(ctx);
+    char tuned_small[64], tuned_large[64], cubin_db[64];
+    snprintf(tuned_small, sizeof tuned_small, "tuned n = 1000, median 4.00 us");
+    snprintf(tuned_large, sizeof tuned_large, "tuned n = %d, median 9.00 us", 1 << 20);
+    snprintf(cubin_db, sizeof cubin_db, "CUBIN: from the database (made by NVRTC %d.%d)",
+             nvrtc_version() / 1000, nvrtc_version() % 1000 / 10);
+    const char *small[] = {"kernel: tree_sequential " TS_PARAMS " (multipass plan",
+                           "fallback level: exact device", tuned_small, cubin_db,
+                           G.dev.name, NULL};
+    const char *large[] = {"kernel: gridstride " GS_PARAMS " (onelaunch plan",
+                           "fallback level: exact device", tuned_large,
+                           "CUBIN: compiled here by NVRTC",
+                           "from the source stored in the database", NULL};
+    for (int op = 0; op < RT_OP_COUNT; op++)
+        for (int t = 0; t < RT_TYPE_COUNT; t++) {
+            expect_explain(ctx, op, t, 1, small);
+            expect_explain(ctx, op, t, 1000, small);
+            expect_explain(ctx, op, t, 3000, small);      /* 2^11.5: nearer 1000 than 2^20 */
+            expect_explain(ctx, op, t, 5000, small);
+            expect_explain(ctx, op, t, NMAX, large);
+            expect_explain(ctx, op, t, 1ULL << 34, large);
+        }
+    const char *zero[] = {"n = 0: no kernel", NULL};
+    expect_explain(ctx, RT_SUM, RT_F32, 0, zero);
+    rt_close(ctx);
+    assert_true(same_bytes(G.exact_db, G.exact_bytes, G.exact_len));
+}
+
+static void api_gpu_builtin_default(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128];
+    rt_err e;
+    store *s = NULL;
+    snprintf(db, sizeof db, "%s/foreign_gpu.db", G.dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    /* A winner for another major architecture only: it must not answer for this GPU. */
+    long long id = put_gpu(s, "Imaginary GPU", "00000000000000000000000000000001", 1, 0, 0);
+    entry en[] = {{id, RT_SUM, RT_F32, "gridstride", GS_PARAMS, 1000, 0, NULL, 3.0}};
+    put_entries(s, en, 1);
+    store_close(s);
+    size_t len;
+    char *before = slurp(db, &len);
+    assert_non_null(before);
+
+    rt_ctx *ctx = NULL;
+    assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
+    check_all(ctx);
+    for (int op = 0; op < RT_OP_COUNT; op++)
+        for (int t = 0; t < RT_TYPE_COUNT; t++) {
+            char params[64];
+            snprintf(params, sizeof params, "kernel: gridstride B=256 V=%d U=4 G=4 "
+                     "(onelaunch plan", optype_size(t) == 4 ? 4 : 2);
+            const char *want[] = {params, "fallback level: built-in default",
+                                  "database entry: none", "compiled here by NVRTC",
+                                  "from the built-in template", NULL};
+            expect_explain(ctx, op, t, 1000, want);
+            expect_explain(ctx, op, t, NMAX, want);
+        }
+    rt_close(ctx);
+    assert_true(same_bytes(db, before, len));
+    free(before);
+}
+
+static void api_gpu_levels(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128], label[16];
+    rt_err e;
+    store *s = NULL;
+    snprintf(db, sizeof db, "%s/levels.db", G.dir);
+    snprintf(label, sizeof label, "sm_%d%d", G.dev.cc_major, G.dev.cc_minor + 1);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    long long me = put_gpu(s, NULL, NULL, 0, 0, 0);
+    long long cc = put_gpu(s, "Other GPU, same cc", "00000000000000000000000000000002", 0, 0, 10);
+    long long major = put_gpu(s, "Other GPU, same major", "00000000000000000000000000000003",
+                              0, 1, 0);
+    entry en[] = {
+        {cc, RT_SUM, RT_F32, "tree_sequential", TS_PARAMS, 1000, 1, NULL, 5.0},
+        {major, RT_MAX, RT_I32, "tree_sequential", TS_PARAMS, 1000, 3, label, 6.0},
+        /* the exact device answers even where another has a nearer tuned size */
+        {me, RT_ARGMIN, RT_U64, "gridstride", GS_PARAMS, 1 << 20, 1, NULL, 7.0},
+        {cc, RT_ARGMIN, RT_U64, "tree_sequential", TS_PARAMS, 1000, 1, NULL, 1.0},
+    };
+    put_entries(s, en, (int)(sizeof en / sizeof en[0]));
+    store_close(s);
+
+    rt_ctx *ctx = NULL;
+    assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
+    const char *want_cc[] = {"fallback level: same compute capability", "Other GPU, same cc",
+                             "tree_sequential", "CUBIN: from the database", NULL};
+    expect_explain(ctx, RT_SUM, RT_F32, 1000, want_cc);
+    /* Its CUBIN is labelled for another arch: compiled here from the stored source. */
+    const char *want_major[] = {"fallback level: same major architecture",
+                                "Other GPU, same major", "compiled here by NVRTC",
+                                "from the source stored in the database", NULL};
+    expect_explain(ctx, RT_MAX, RT_I32, 1000, want_major);
+    const char *want_exact[] = {"fallback level: exact device", "gridstride", NULL};
+    expect_explain(ctx, RT_ARGMIN, RT_U64, 1000, want_exact);
+    const char *want_builtin[] = {"fallback level: built-in default", NULL};
+    expect_explain(ctx, RT_PROD, RT_F64, 1000, want_builtin);
+
+    CUstream st;
+    bufs b;
+    char why[1024];
+    assert_int_equal(cu.StreamCreate(&st, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    assert_int_equal(bufs_make(&b, NMAX, pool_cores(), st), 0);
+    const struct { rt_op op; rt_type t; } cases[] = {
+        {RT_SUM, RT_F32}, {RT_MAX, RT_I32}, {RT_ARGMIN, RT_U64}, {RT_PROD, RT_F64}};
+    int failures = 0;
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < NSIZES; k++)
+            if (check_one(ctx, &b, cases[i].op, cases[i].t, sizes[k], 0, 0, why, sizeof why)) {
+                print_error("%s\n", why);
+                failures++;
+            }
+    bufs_free(&b);
+    cu.StreamDestroy(st);
+    rt_close(ctx);
+    assert_int_equal(failures, 0);
+}
+
+/* Caller-supplied temporary storage, garbage in it; bad pointers; the legacy stream. */
+static void api_gpu_temp_and_pointers(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    need_exact_db();
+    rt_ctx *ctx = NULL;
+    assert_int_equal(rt_open(G.exact_db, 0, &ctx), RT_OK);
+    CUstream st;
+    bufs b;
+    char why[1024];
+    int failures = 0;
+    size_t bytes = 0, most = 0;
+    assert_int_equal(cu.StreamCreate(&st, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    assert_int_equal(bufs_make(&b, NMAX, pool_cores(), st), 0);
+    for (int k = 0; k < NSIZES; k++) {
+        assert_int_equal(rt_temp_bytes(ctx, RT_ARGMAX, RT_F64, sizes[k], &bytes), RT_OK);
+        if (sizes[k] == 0 || sizes[k] == NMAX)   /* NMAX: gridstride, a one-launch plan */
+            assert_true(sizes[k] ? bytes > 256 : bytes == 0);
+        if (bytes > most)
+            most = bytes;
+    }
+    CUdeviceptr temp;
+    assert_int_equal(cu.MemAlloc(&temp, most + 4096), CUDA_SUCCESS);
+    for (int round = 0; round < 2; round++)
+        for (int op = 0; op < RT_OP_COUNT; op++)
+            for (int k = 1; k < NSIZES; k++) {
+                rt_type ty = (rt_type)((op + k) % RT_TYPE_COUNT);
+                assert_int_equal(rt_temp_bytes(ctx, op, ty, sizes[k], &bytes), RT_OK);
+                assert_true(bytes <= most + 4096);
+                /* garbage where the one-launch counter lives: the library clears it */
+                assert_int_equal(cu.MemsetD8(temp, 0xff, most + 4096), CUDA_SUCCESS);
+                if (check_one(ctx, &b, op, ty, sizes[k], temp, bytes, why, sizeof why)) {
+                    print_error("caller temp: %s\n", why);
+                    failures++;
+                }
+            }
+    assert_int_equal(failures, 0);
+
+    const void *in = (const void *)(uintptr_t)(b.in + 4);
+    void *out = (void *)(uintptr_t)b.out, *t = (void *)(uintptr_t)temp;
+    assert_int_equal(rt_temp_bytes(ctx, RT_SUM, RT_F32, NMAX, &bytes), RT_OK);
+    assert_true(bytes > 256);
+    assert_int_equal(rt_reduce_temp(ctx, RT_SUM, RT_F32, in, NMAX, out, t, bytes - 1, st),
+                     RT_EINVAL);
+    char need[128];
+    snprintf(need, sizeof need, "rt_reduce_temp: sum f32 n = %u needs %zu bytes of temporary "
+             "storage, %zu given", NMAX, bytes, bytes - 1);
+    assert_string_equal(rt_errmsg(ctx), need);
+    assert_int_equal(rt_reduce_temp(ctx, RT_SUM, RT_F32, in, NMAX, out,
+                                    (char *)t + 16, bytes, st), RT_EINVAL);
+    assert_non_null(strstr(rt_errmsg(ctx), "is not aligned to 256 bytes"));
+    assert_int_equal(rt_reduce_temp(ctx, RT_SUM, RT_F32, in, 0, out, NULL, 0, st), RT_OK);
+    assert_int_equal(rt_reduce(ctx, RT_SUM, RT_F32, (const char *)in + 1, 10, out, st),
+                     RT_EINVAL);
+    assert_non_null(strstr(rt_errmsg(ctx), "is not aligned to its 4-byte f32 elements"));
+    assert_int_equal(rt_reduce(ctx, RT_ARGMIN, RT_F32, in, 10, (char *)out + 4, st), RT_EINVAL);
+    assert_non_null(strstr(rt_errmsg(ctx), "d_out"));
+    assert_non_null(strstr(rt_errmsg(ctx), "is not aligned to 8 bytes (argmin f32)"));
+    assert_int_equal(rt_reduce(ctx, RT_SUM, RT_F32, in, 10, NULL, st), RT_EINVAL);
+    assert_string_equal(rt_errmsg(ctx), "rt_reduce: d_out is NULL");
+    assert_int_equal(rt_reduce(ctx, RT_SUM, RT_F32, NULL, 10, out, st), RT_EINVAL);
+    assert_string_equal(rt_errmsg(ctx), "rt_reduce: d_in is NULL with n = 10");
+    assert_int_equal(rt_reduce(ctx, RT_SUM, RT_F32, NULL, 0, out, st), RT_OK);
+    assert_string_equal(rt_errmsg(ctx), "");
+    assert_int_equal(rt_temp_bytes(ctx, RT_SUM, RT_F32, 10, NULL), RT_EINVAL);
+    char small[8];
+    assert_int_equal(rt_explain(ctx, RT_SUM, RT_F32, 10, small, sizeof small), RT_OK);
+    assert_int_equal(strlen(small), sizeof small - 1);   /* cut, NUL-terminated */
+    assert_int_equal(cu.StreamSynchronize(st), CUDA_SUCCESS);
+
+    /* The legacy default stream (NULL) and the per-thread default stream. */
+    for (int k = 0; k < 2 * NSIZES; k++) {
+        b.s = k < NSIZES ? NULL : CU_STREAM_PER_THREAD;
+        if (check_one(ctx, &b, RT_MIN, RT_F32, sizes[k % NSIZES], 0, 0, why, sizeof why)) {
+            print_error("%s stream: %s\n", k < NSIZES ? "legacy" : "per-thread", why);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+    cu.MemFree(temp);
+    bufs_free(&b);
+    cu.StreamDestroy(st);
+    rt_close(ctx);
+}
+
+/* More streams than the context keeps temp blocks for: it recycles them; rt_release_temp. */
+static void api_gpu_many_streams(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    need_exact_db();
+    enum { NS = 70 };
+    rt_ctx *ctx = NULL;
+    CUstream st[NS];
+    CUdeviceptr out;
+    bufs b;
+    char why[1024];
+    assert_int_equal(rt_open(G.exact_db, 0, &ctx), RT_OK);
+    assert_int_equal(bufs_make(&b, NMAX, pool_cores(), NULL), 0);
+    assert_int_equal(cu.MemAlloc(&out, NS * 16), CUDA_SUCCESS);
+    data_ref ref;
+    data_fill(b.host, RT_F32, RT_SUM, NMAX, 77, 3, b.threads);
+    data_reference(b.host, RT_F32, RT_SUM, NMAX, &ref, b.threads);
+    assert_int_equal(cu.MemcpyHtoD(b.in, b.host, (size_t)NMAX * 4), CUDA_SUCCESS);
+    for (int i = 0; i < NS; i++) {
+        assert_int_equal(cu.StreamCreate(&st[i], CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+        int rc = rt_reduce(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)b.in, NMAX,
+                           (void *)(uintptr_t)(out + 16 * i), st[i]);
+        if (rc)
+            print_error("%s\n", rt_errmsg(ctx));
+        assert_int_equal(rc, RT_OK);
+    }
+    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+    for (int i = 0; i < NS; i++) {
+        float got;
+        assert_int_equal(cu.MemcpyDtoH(&got, out + 16 * i, 4), CUDA_SUCCESS);
+        if (!data_check(&got, &ref, RT_F32, RT_SUM, NMAX, why, sizeof why)) {
+            print_error("stream %d: %s\n", i, why);
+            fail();
+        }
+    }
+    assert_int_equal(rt_release_temp(ctx), RT_OK);
+    b.s = st[0];
+    assert_int_equal(check_one(ctx, &b, RT_SUM, RT_F32, NMAX, 0, 0, why, sizeof why), 0);
+    for (int i = 0; i < NS; i++)
+        cu.StreamDestroy(st[i]);
+    cu.MemFree(out);
+    bufs_free(&b);
+    rt_close(ctx);
+}
+
+/* One context, four host threads, each on its own stream, racing for the first decisions. */
+typedef struct worker_arg {
+    rt_ctx *ctx;
+    int index;
+    int failures;
+    char why[1024];
+} worker_arg;
+
+static void *worker(void *arg)
+{
+    worker_arg *w = arg;
+    static const rt_op ops[] = {RT_SUM, RT_MIN, RT_ARGMAX};
+    static const rt_type types[] = {RT_F32, RT_I64, RT_U32};
+    CUstream s = NULL;
+    bufs b;
+    memset(&b, 0, sizeof b);
+    if (cu.CtxSetCurrent(G.cuctx) || cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING)
+        || bufs_make(&b, NMAX, 1, s)) {
+        w->failures++;
+        snprintf(w->why, sizeof w->why, "thread %d: setting up failed", w->index);
+        goto done;
+    }
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < 9 * NSIZES; i++) {
+            int j = (i + w->index * 5) % (9 * NSIZES);   /* each thread its own order */
+            char why[1024];
+            if (check_one(w->ctx, &b, ops[j / NSIZES % 3], types[j / NSIZES / 3],
+                          sizes[j % NSIZES], 0, 0, why, sizeof why)) {
+                if (!w->failures++)
+                    snprintf(w->why, sizeof w->why, "thread %d: %s", w->index, why);
+            }
+        }
+done:
+    bufs_free(&b);
+    if (s)
+        cu.StreamDestroy(s);
+    return NULL;
+}
+
+/* A thread with no current CUDA context: the library makes its own current for the call and
+ * leaves the thread as it found it. */
+typedef struct bare_arg {
+    rt_ctx *ctx;
+    CUdeviceptr in, out;
+    int rc;
+    int current_after;   /* 1: a context was current after the calls */
+    char msg[1024];
+} bare_arg;
+
+static void *bare_thread(void *arg)
+{
+    bare_arg *a = arg;
+    CUresult (*get_current)(CUcontext *) = NULL;
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    CUcontext cur = NULL;
+    char buf[1024];
+    if (h)
+        *(void **)&get_current = dlsym(h, "cuCtxGetCurrent");
+    a->rc = rt_reduce(a->ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)a->in, NMAX,
+                      (void *)(uintptr_t)a->out, NULL);
+    if (a->rc == RT_OK)
+        a->rc = rt_explain(a->ctx, RT_SUM, RT_F32, NMAX, buf, sizeof buf);
+    snprintf(a->msg, sizeof a->msg, "%s", rt_errmsg(a->ctx));
+    a->current_after = !get_current || get_current(&cur) != CUDA_SUCCESS || cur != NULL;
+    if (h)
+        dlclose(h);
+    return NULL;
+}
+
+static void api_gpu_threads(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    need_exact_db();
+    rt_ctx *ctx = NULL;
+    assert_int_equal(rt_open(G.exact_db, 0, &ctx), RT_OK);
+    pthread_t t[4];
+    worker_arg w[4];
+    for (int i = 0; i < 4; i++) {
+        w[i] = (worker_arg){ctx, i, 0, ""};
+        assert_int_equal(pthread_create(&t[i], NULL, worker, &w[i]), 0);
+    }
+    int failures = 0;
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        if (w[i].failures)
+            print_error("%s (%d failures)\n", w[i].why, w[i].failures);
+        failures += w[i].failures;
+    }
+    assert_int_equal(failures, 0);
+
+    bufs b;
+    char why[1024];
+    data_ref ref;
+    float got;
+    assert_int_equal(bufs_make(&b, NMAX, pool_cores(), NULL), 0);
+    data_fill(b.host, RT_F32, RT_SUM, NMAX, 99, 5, b.threads);
+    data_reference(b.host, RT_F32, RT_SUM, NMAX, &ref, b.threads);
+    assert_int_equal(cu.MemcpyHtoD(b.in, b.host, (size_t)NMAX * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemsetD8(b.out, 0xa5, 16), CUDA_SUCCESS);
+    bare_arg a = {ctx, b.in, b.out, -1, -1, ""};
+    pthread_t bt;
+    assert_int_equal(pthread_create(&bt, NULL, bare_thread, &a), 0);
+    assert_int_equal(pthread_join(bt, NULL), 0);
+    if (a.rc)
+        print_error("%s\n", a.msg);
+    assert_int_equal(a.rc, RT_OK);
+    assert_int_equal(a.current_after, 0);
+    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyDtoH(&got, b.out, 4), CUDA_SUCCESS);
+    if (!data_check(&got, &ref, RT_F32, RT_SUM, NMAX, why, sizeof why)) {
+        print_error("thread with no context: %s\n", why);
+        fail();
+    }
+    bufs_free(&b);
+    rt_close(ctx);
+    assert_true(same_bytes(G.exact_db, G.exact_bytes, G.exact_len));
+}
+
+/* Child "nonvrtc": REDTUNE_NVRTC=/nonexistent. A CUBIN that another NVRTC made is used; a
+ * kernel with only its source, and the built-in default, give RT_ENVRTC naming both. */
+static int child_nonvrtc(const char *db)
+{
+    rt_ctx *ctx = NULL;
+    char msg[4096], buf[2048], why[1024];
+    CUdevice d;
+    CUcontext c;
+    bufs b;
+    int bad = 0;
+    if (rt_open_err(db, 0, &ctx, msg, sizeof msg)) {
+        printf("open: %s\n", msg);
+        return 1;
+    }
+    if (cu.DeviceGet(&d, 0) || cu.DevicePrimaryCtxRetain(&c, d) || cu.CtxSetCurrent(c)
+        || bufs_make(&b, 4096, 1, NULL)) {
+        printf("no context\n");
+        return 1;
+    }
+    for (int k = 0; k < 3; k++) {
+        unsigned long long n = k == 0 ? 0 : k == 1 ? 1000 : 4095;
+        if (check_one(ctx, &b, RT_SUM, RT_F32, n, 0, 0, why, sizeof why)) {
+            printf("sum f32: %s\n", why);
+            bad = 1;
+        }
+    }
+    rt_explain(ctx, RT_SUM, RT_F32, 1000, buf, sizeof buf);
+    printf("%s", buf);
+    if (!strstr(buf, "CUBIN: from the database (made by NVRTC 11.8)")
+        || !strstr(buf, "exact device"))
+        bad = 1;
+    int rc = rt_reduce(ctx, RT_MAX, RT_I32, (const void *)(uintptr_t)b.in, 1000,
+                       (void *)(uintptr_t)b.out, NULL);
+    printf("max i32: %d %s\n", rc, rt_errmsg(ctx));
+    if (rc != RT_ENVRTC || !strstr(rt_errmsg(ctx), "holds no CUBIN for")
+        || !strstr(rt_errmsg(ctx), "NVRTC not found: REDTUNE_NVRTC=/nonexistent"))
+        bad = 1;
+    rc = rt_reduce(ctx, RT_MIN, RT_F64, (const void *)(uintptr_t)b.in, 1000,
+                   (void *)(uintptr_t)b.out, NULL);
+    printf("min f64: %d %s\n", rc, rt_errmsg(ctx));
+    if (rc != RT_ENVRTC || !strstr(rt_errmsg(ctx), "the built-in default (gridstride")
+        || !strstr(rt_errmsg(ctx), "NVRTC not found"))
+        bad = 1;
+    cu.CtxSynchronize();
+    bufs_free(&b);
+    rt_close(ctx);
+    cu.DevicePrimaryCtxRelease(d);
+    return bad;
+}
+
+static void api_gpu_no_nvrtc(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128], out[16384];
+    rt_err e;
+    store *s = NULL;
+    snprintf(db, sizeof db, "%s/nonvrtc.db", G.dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    long long id = put_gpu(s, NULL, NULL, 0, 0, 0);
+    entry en[] = {
+        {id, RT_SUM, RT_F32, "gridstride", GS_PARAMS, 1000, 2, NULL, 3.0},
+        {id, RT_MAX, RT_I32, "tree_sequential", TS_PARAMS, 1000, 0, NULL, 3.0},
+    };
+    put_entries(s, en, 2);
+    store_close(s);
+    int st = run_child("nonvrtc", db, "REDTUNE_NVRTC", "/nonexistent", out, sizeof out);
+    if (st)
+        print_error("child exit %d:\n%s\n", st, out);
+    assert_int_equal(st, 0);
+}
+
+/* ---------------------------------------------------------------- child scenarios */
+
+__attribute__((constructor)) static void child_main(void)
+{
+    const char *what = getenv("REDTUNE_TEST_API_CHILD");
+    const char *db = getenv("REDTUNE_TEST_API_DB");
+    if (!what || !db)
+        return;
+    int rc = !strcmp(what, "nodriver") ? child_nodriver(db)
+           : !strcmp(what, "nonvrtc") ? child_nonvrtc(db) : 2;
+    fflush(stdout);
+    exit(rc);
+}
+
+/* ---------------------------------------------------------------- groups */
+
+int test_api_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(api_null_args),
+        cmocka_unit_test(api_unknown_op_type),
+        cmocka_unit_test(api_messages_per_thread),
+        cmocka_unit_test(api_refuses_databases),
+        cmocka_unit_test(api_default_db_path),
+        cmocka_unit_test(api_no_driver),
+        cmocka_unit_test(api_store_lookup),
+    };
+    return cmocka_run_group_tests_name("api", tests, NULL, NULL);
+}
+
+int test_api_gpu_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(api_gpu_database),
+        cmocka_unit_test(api_gpu_builtin_default),
+        cmocka_unit_test(api_gpu_levels),
+        cmocka_unit_test(api_gpu_temp_and_pointers),
+        cmocka_unit_test(api_gpu_many_streams),
+        cmocka_unit_test(api_gpu_threads),
+        cmocka_unit_test(api_gpu_no_nvrtc),
+    };
+    return cmocka_run_group_tests_name("api_gpu", tests, gpu_setup, gpu_teardown);
+}
