@@ -66,7 +66,8 @@ static_assert(RT_H >= 32 && RT_H <= RT_B && RT_H % 32 == 0,
 static_assert(RT_W >= 1 && RT_W <= 1024, "persistent_matrix: W must be in 1..1024");
 static_assert(RT_PAD == 0 || RT_PAD == 1, "persistent_matrix: PAD is 0 or 1");
 static_assert(PM_LOADS <= 64, "persistent_matrix: at most 64 loads per thread (H*W <= 64*B)");
-static_assert(RT_H * PM_STRIDE * sizeof(rt_value_t) + (RT_H / 32 + PM_WARPS) * sizeof(rt_acc_t) + 16 <= 48 * 1024,
+static_assert(RT_H * PM_STRIDE * sizeof(rt_value_t) + (RT_H / 32 + PM_WARPS) * sizeof(rt_acc_t) + 16
+              <= 48 * 1024,
               "persistent_matrix: the H x (W+PAD) matrix does not fit in 48 KB of static shared memory");
 
 /* Checks the glue's signatures, and references every glue function. */

@@ -17,10 +17,13 @@
 // its left slot: level s combines slot i with slot i+s for every i that is a multiple of 2s.
 // Every partial covers a contiguous run of the input and the left operand holds the lower
 // indices, so no two elements are ever swapped: @commutative not-required. The first log2(R)
-// levels of the tree lie inside the R slots of one thread (2R-aligned runs): thread t reads
-// slots tR .. tR+R-1 into registers and does those levels there (the same pairs, the same
-// bracketing, no barrier), then writes the run's result back into its left slot. For R=2 that
-// is exactly the first iteration of the paper's loop (thread t combines slots 2t and 2t+1).
+// levels of the tree stay inside aligned runs of R slots: thread t reads its run, slots
+// tR .. tR+R-1, into registers and does those levels there (the same pairs, the same
+// bracketing, no barrier between them), then writes the run's result back into the run's
+// first slot. For R=2 that is exactly the first iteration of the paper's loop (thread t
+// combines slots 2t and 2t+1). The block's result is thus the balanced binary tree over the
+// D elements, whatever R. (With the padding, the stride-R reads of the runs are also free of
+// bank conflicts for 4-byte slots.)
 // The remaining levels run in shared memory with a barrier before each, as in the paper; once
 // 32 pairs or fewer are left, warp 0 does them alone with __syncwarp() between levels.
 //
