@@ -573,7 +573,7 @@ const char *store_path(const store *s)
     return s->path;
 }
 
-/* The connection, for the read-only lookup queries of store_lookup.c. */
+/* The connection, for tests that inspect it. */
 sqlite3 *store_db(store *s)
 {
     return s->db;
@@ -1068,32 +1068,12 @@ done:
     return rc;
 }
 
-int store_list_best(store *s, const char *device_match, const char *op, const char *type,
-                    long long n, int (*cb)(const store_best_row *row, void *arg), void *arg,
-                    rt_err *e)
+/* Step a statement whose columns are those of store_best_row (in its order) and call 'cb'
+ * for each row; a non-zero return from 'cb' stops the walk (not an error). */
+static int walk_best_rows(store *s, sqlite3_stmt *st, const char *what,
+                          int (*cb)(const store_best_row *row, void *arg), void *arg, rt_err *e)
 {
-    /* The device match is a substring, ignoring ASCII case ("h100" finds "NVIDIA H100"). */
-    static const char sql[] =
-        "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "
-        "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, "
-        "b.frac_bw, b.deterministic "
-        "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "
-        "JOIN devices d ON d.id = b.device_id "
-        "WHERE (?1 IS NULL OR instr(lower(d.name), lower(?1)) > 0) "
-        "AND (?2 IS NULL OR b.op = ?2) AND (?3 IS NULL OR b.type = ?3) "
-        "AND (?4 <= 0 OR b.n = ?4) "
-        "ORDER BY d.name, d.ordinal, d.id, b.op, b.type, b.layout, b.hot, b.n";
-    sqlite3_stmt *st = NULL;
-    int rc = RT_OK, r;
-
-    if (!cb)
-        return rt_seterr(e, RT_EINVAL, "%s: list best: no callback", s->path);
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
-        || bind_text(st, 1, device_match) != SQLITE_OK || bind_text(st, 2, op) != SQLITE_OK
-        || bind_text(st, 3, type) != SQLITE_OK || sqlite3_bind_int64(st, 4, n) != SQLITE_OK) {
-        rc = fail(s, "list best", e);
-        goto done;
-    }
+    int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         store_best_row row = {
             .device_name = col_text(st, 0),
@@ -1114,11 +1094,181 @@ int store_list_best(store *s, const char *device_match, const char *op, const ch
             .deterministic = sqlite3_column_int(st, 15),
         };
         if (cb(&row, arg) != 0)
-            goto done;   /* stopped by the caller: not an error */
+            return RT_OK;
     }
-    if (r != SQLITE_DONE)
+    return r == SQLITE_DONE ? RT_OK : fail(s, what, e);
+}
+
+int store_list_best(store *s, const char *device_match, const char *op, const char *type,
+                    long long n, int (*cb)(const store_best_row *row, void *arg), void *arg,
+                    rt_err *e)
+{
+    /* The device match is a substring, ignoring ASCII case ("h100" finds "NVIDIA H100"). */
+    static const char sql[] =
+        "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "
+        "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, "
+        "b.frac_bw, b.deterministic "
+        "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "
+        "JOIN devices d ON d.id = b.device_id "
+        "WHERE (?1 IS NULL OR instr(lower(d.name), lower(?1)) > 0) "
+        "AND (?2 IS NULL OR b.op = ?2) AND (?3 IS NULL OR b.type = ?3) "
+        "AND (?4 <= 0 OR b.n = ?4) "
+        "ORDER BY d.name, d.ordinal, d.id, b.op, b.type, b.layout, b.hot, b.n";
+    sqlite3_stmt *st = NULL;
+    int rc = RT_OK;
+
+    if (!cb)
+        return rt_seterr(e, RT_EINVAL, "%s: list best: no callback", s->path);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+        || bind_text(st, 1, device_match) != SQLITE_OK || bind_text(st, 2, op) != SQLITE_OK
+        || bind_text(st, 3, type) != SQLITE_OK || sqlite3_bind_int64(st, 4, n) != SQLITE_OK) {
         rc = fail(s, "list best", e);
+        goto done;
+    }
+    rc = walk_best_rows(s, st, "list best", cb, arg, e);
 done:
     sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- the runtime lookup's read-only queries (runtime/api.c) ---- */
+
+int store_find_device(store *s, const rt_device *d, const char *op, const char *type,
+                      const char *layout, int hot, store_device_match *m, rt_err *e)
+{
+    /* Only rows of the same major architecture qualify; the level ranks them. */
+    static const char sql[] =
+        "SELECT d.id, d.name, d.cc_major, d.cc_minor, d.sm_count, count(*) AS nbest, "
+        "CASE WHEN d.name = ?5 AND d.sm_count = ?6 AND d.cc_minor = ?8 THEN 1 "
+        "     WHEN d.cc_minor = ?8 THEN 2 ELSE 3 END AS level "
+        "FROM best b JOIN devices d ON d.id = b.device_id "
+        "WHERE b.op = ?1 AND b.type = ?2 AND b.layout = ?3 AND b.hot = ?4 "
+        "AND d.cc_major = ?7 "
+        "GROUP BY d.id "
+        "ORDER BY level, abs(d.sm_count - ?6), nbest DESC, d.last_seen DESC, d.id "
+        "LIMIT 1";
+    sqlite3_stmt *st = NULL;
+    int rc = RT_OK, r, found = 0;
+
+    memset(m, 0, sizeof *m);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+        || bind_text(st, 1, op) != SQLITE_OK || bind_text(st, 2, type) != SQLITE_OK
+        || bind_text(st, 3, layout) != SQLITE_OK || sqlite3_bind_int(st, 4, hot) != SQLITE_OK
+        || bind_text(st, 5, d->name) != SQLITE_OK
+        || sqlite3_bind_int(st, 6, d->sm_count) != SQLITE_OK
+        || sqlite3_bind_int(st, 7, d->cc_major) != SQLITE_OK
+        || sqlite3_bind_int(st, 8, d->cc_minor) != SQLITE_OK) {
+        rc = fail(s, "find device", e);
+        goto done;
+    }
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        found = 1;
+        m->id = sqlite3_column_int64(st, 0);
+        snprintf(m->name, sizeof m->name, "%s", col_text(st, 1));
+        m->cc_major = sqlite3_column_int(st, 2);
+        m->cc_minor = sqlite3_column_int(st, 3);
+        m->sm_count = sqlite3_column_int(st, 4);
+        m->nbest = sqlite3_column_int(st, 5);
+        m->level = sqlite3_column_int(st, 6);
+    }
+    if (r != SQLITE_DONE) {
+        rc = fail(s, "find device", e);
+        goto done;
+    }
+    if (!found)
+        rc = rt_seterr(e, RT_ENOTFOUND, "%s: no device of compute capability %d.x has a "
+                       "winner for %s %s %s %s", store_path(s), d->cc_major, op, type, layout,
+                       hot ? "hot" : "cold");
+done:
+    sqlite3_finalize(st);
+    if (rc != RT_OK)
+        memset(m, 0, sizeof *m);
+    return rc;
+}
+
+int store_list_best_for_device(store *s, long long device_id, const char *op,
+                               const char *type, const char *layout, int hot,
+                               int (*cb)(const store_best_row *row, void *arg), void *arg,
+                               rt_err *e)
+{
+    static const char sql[] =
+        "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "
+        "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, "
+        "b.frac_bw, b.deterministic "
+        "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "
+        "JOIN devices d ON d.id = b.device_id "
+        "WHERE b.device_id = ?1 AND b.op = ?2 AND b.type = ?3 AND b.layout = ?4 "
+        "AND b.hot = ?5 "
+        "ORDER BY b.n";
+    sqlite3_stmt *st = NULL;
+    int rc = RT_OK;
+
+    if (!cb)
+        return rt_seterr(e, RT_EINVAL, "%s: list best for device: no callback", store_path(s));
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+        || sqlite3_bind_int64(st, 1, device_id) != SQLITE_OK
+        || bind_text(st, 2, op) != SQLITE_OK || bind_text(st, 3, type) != SQLITE_OK
+        || bind_text(st, 4, layout) != SQLITE_OK || sqlite3_bind_int(st, 5, hot) != SQLITE_OK) {
+        rc = fail(s, "list best for device", e);
+        goto done;
+    }
+    rc = walk_best_rows(s, st, "list best for device", cb, arg, e);
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_get_binary_any(store *s, const char *hash, const char *arch, store_binary *b,
+                         int *nvrtc_version, rt_err *e)
+{
+    static const char sql[] =
+        "SELECT cubin, registers, smem_bytes, log, nvrtc_version FROM binaries "
+        "WHERE hash = ?1 AND arch = ?2 ORDER BY nvrtc_version DESC LIMIT 1";
+    sqlite3_stmt *st = NULL;
+    int rc = RT_OK, r;
+
+    memset(b, 0, sizeof *b);
+    *nvrtc_version = 0;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+        || bind_text(st, 1, hash) != SQLITE_OK || bind_text(st, 2, arch) != SQLITE_OK) {
+        rc = fail(s, "get binary", e);
+        goto done;
+    }
+    r = sqlite3_step(st);
+    if (r == SQLITE_DONE) {
+        rc = rt_seterr(e, RT_ENOTFOUND, "%s: no binary of kernel %s for %s", store_path(s),
+                       hash, arch);
+        goto done;
+    }
+    if (r != SQLITE_ROW) {
+        rc = fail(s, "get binary", e);
+        goto done;
+    }
+    const void *blob = sqlite3_column_blob(st, 0);
+    size_t size = (size_t)sqlite3_column_bytes(st, 0);
+    b->registers = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
+    b->smem_bytes = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
+    *nvrtc_version = sqlite3_column_int(st, 4);
+    if (!(b->cubin = malloc(size ? size : 1))) {
+        rc = rt_seterr(e, RT_ENOMEM, "%s: binary %s: out of memory", store_path(s), hash);
+        goto done;
+    }
+    if (size)
+        memcpy(b->cubin, blob, size);
+    b->size = size;
+    if (sqlite3_column_type(st, 3) != SQLITE_NULL && !(b->log = strdup(col_text(st, 3)))) {
+        rc = rt_seterr(e, RT_ENOMEM, "%s: binary %s: out of memory", store_path(s), hash);
+        goto done;
+    }
+    while ((r = sqlite3_step(st)) == SQLITE_ROW)
+        ;
+    if (r != SQLITE_DONE)
+        rc = fail(s, "get binary", e);
+done:
+    sqlite3_finalize(st);
+    if (rc != RT_OK) {
+        store_binary_free(b);
+        *nvrtc_version = 0;
+    }
     return rc;
 }

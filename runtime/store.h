@@ -127,13 +127,13 @@ int store_list_best(store *s, const char *device_match, const char *op, const ch
                     long long n, int (*cb)(const store_best_row *row, void *arg), void *arg,
                     rt_err *e);
 
-/* ---- runtime lookup (store_lookup.c) ---- */
+/* ---- runtime lookup (the read-only queries of runtime/api.c) ---- */
 /*
  * The read-only queries libredtune's lookup needs (runtime/api.c). Same discipline as
  * store.c: errors are RT_EDB naming the path, what was being done and SQLite's message.
  */
 
-/* The store's connection (struct store is private to store.c, which defines this). */
+/* The store's connection (struct store is private to store.c), for tests that inspect it. */
 struct sqlite3;
 struct sqlite3 *store_db(store *s);
 

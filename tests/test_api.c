@@ -1,6 +1,6 @@
 /*
  * test_api.c - libredtune's public API (runtime/api.c) and its read-only queries
- * (runtime/store_lookup.c).
+ * (in runtime/store.c).
  *
  * Group "api" (CPU, runs everywhere): argument checks and their messages, per-thread
  * messages, the default database path, databases refused and left byte-identical, no CUDA
