@@ -851,26 +851,34 @@ done:
     return rc;
 }
 
-int store_get_binary(store *s, const char *hash, const char *arch, int nvrtc_version,
-                     store_binary *b, rt_err *e)
+/* The binary of 'hash' for 'arch' made by NVRTC 'version', or by the newest NVRTC when
+ * version < 0; *made_by receives the version of the one found. */
+static int get_binary(store *s, const char *hash, const char *arch, int version,
+                      store_binary *b, int *made_by, rt_err *e)
 {
     static const char sql[] =
-        "SELECT cubin, registers, smem_bytes, log FROM binaries "
-        "WHERE hash = ?1 AND arch = ?2 AND nvrtc_version = ?3";
+        "SELECT cubin, registers, smem_bytes, log, nvrtc_version FROM binaries "
+        "WHERE hash = ?1 AND arch = ?2 AND (?3 < 0 OR nvrtc_version = ?3) "
+        "ORDER BY nvrtc_version DESC LIMIT 1";
     sqlite3_stmt *st = NULL;
     int rc = RT_OK, r;
 
     memset(b, 0, sizeof *b);
+    *made_by = 0;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
         || bind_text(st, 1, hash) != SQLITE_OK || bind_text(st, 2, arch) != SQLITE_OK
-        || sqlite3_bind_int(st, 3, nvrtc_version) != SQLITE_OK) {
+        || sqlite3_bind_int(st, 3, version) != SQLITE_OK) {
         rc = fail(s, "get binary", e);
         goto done;
     }
     r = sqlite3_step(st);
     if (r == SQLITE_DONE) {
-        rc = rt_seterr(e, RT_ENOTFOUND, "%s: no binary of kernel %s for %s with NVRTC %d",
-                       s->path, hash, arch, nvrtc_version);
+        if (version >= 0)
+            rc = rt_seterr(e, RT_ENOTFOUND, "%s: no binary of kernel %s for %s with NVRTC %d",
+                           s->path, hash, arch, version);
+        else
+            rc = rt_seterr(e, RT_ENOTFOUND, "%s: no binary of kernel %s for %s", s->path, hash,
+                           arch);
         goto done;
     }
     if (r != SQLITE_ROW) {
@@ -881,6 +889,7 @@ int store_get_binary(store *s, const char *hash, const char *arch, int nvrtc_ver
     size_t size = (size_t)sqlite3_column_bytes(st, 0);
     b->registers = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
     b->smem_bytes = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
+    *made_by = sqlite3_column_int(st, 4);
     if (!(b->cubin = malloc(size ? size : 1))) {
         rc = rt_seterr(e, RT_ENOMEM, "%s: binary %s: out of memory", s->path, hash);
         goto done;
@@ -892,15 +901,26 @@ int store_get_binary(store *s, const char *hash, const char *arch, int nvrtc_ver
         rc = rt_seterr(e, RT_ENOMEM, "%s: binary %s: out of memory", s->path, hash);
         goto done;
     }
-    while ((r = sqlite3_step(st)) == SQLITE_ROW)
-        ;
-    if (r != SQLITE_DONE)
+    if ((r = sqlite3_step(st)) != SQLITE_DONE)
         rc = fail(s, "get binary", e);
 done:
     sqlite3_finalize(st);
-    if (rc != RT_OK)
+    if (rc != RT_OK) {
         store_binary_free(b);
+        *made_by = 0;
+    }
     return rc;
+}
+
+int store_get_binary(store *s, const char *hash, const char *arch, int nvrtc_version,
+                     store_binary *b, rt_err *e)
+{
+    int made_by;
+    if (nvrtc_version < 0) {
+        memset(b, 0, sizeof *b);
+        return rt_seterr(e, RT_EINVAL, "%s: get binary: NVRTC version %d", s->path, nvrtc_version);
+    }
+    return get_binary(s, hash, arch, nvrtc_version, b, &made_by, e);
 }
 
 void store_binary_free(store_binary *b)
@@ -1221,54 +1241,5 @@ done:
 int store_get_binary_any(store *s, const char *hash, const char *arch, store_binary *b,
                          int *nvrtc_version, rt_err *e)
 {
-    static const char sql[] =
-        "SELECT cubin, registers, smem_bytes, log, nvrtc_version FROM binaries "
-        "WHERE hash = ?1 AND arch = ?2 ORDER BY nvrtc_version DESC LIMIT 1";
-    sqlite3_stmt *st = NULL;
-    int rc = RT_OK, r;
-
-    memset(b, 0, sizeof *b);
-    *nvrtc_version = 0;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
-        || bind_text(st, 1, hash) != SQLITE_OK || bind_text(st, 2, arch) != SQLITE_OK) {
-        rc = fail(s, "get binary", e);
-        goto done;
-    }
-    r = sqlite3_step(st);
-    if (r == SQLITE_DONE) {
-        rc = rt_seterr(e, RT_ENOTFOUND, "%s: no binary of kernel %s for %s", store_path(s),
-                       hash, arch);
-        goto done;
-    }
-    if (r != SQLITE_ROW) {
-        rc = fail(s, "get binary", e);
-        goto done;
-    }
-    const void *blob = sqlite3_column_blob(st, 0);
-    size_t size = (size_t)sqlite3_column_bytes(st, 0);
-    b->registers = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
-    b->smem_bytes = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
-    *nvrtc_version = sqlite3_column_int(st, 4);
-    if (!(b->cubin = malloc(size ? size : 1))) {
-        rc = rt_seterr(e, RT_ENOMEM, "%s: binary %s: out of memory", store_path(s), hash);
-        goto done;
-    }
-    if (size)
-        memcpy(b->cubin, blob, size);
-    b->size = size;
-    if (sqlite3_column_type(st, 3) != SQLITE_NULL && !(b->log = strdup(col_text(st, 3)))) {
-        rc = rt_seterr(e, RT_ENOMEM, "%s: binary %s: out of memory", store_path(s), hash);
-        goto done;
-    }
-    while ((r = sqlite3_step(st)) == SQLITE_ROW)
-        ;
-    if (r != SQLITE_DONE)
-        rc = fail(s, "get binary", e);
-done:
-    sqlite3_finalize(st);
-    if (rc != RT_OK) {
-        store_binary_free(b);
-        *nvrtc_version = 0;
-    }
-    return rc;
+    return get_binary(s, hash, arch, -1, b, nvrtc_version, e);
 }
