@@ -46,16 +46,7 @@
 // Every combine has the lower indices on the left: @commutative not-required.
 
 #ifndef RT_PRELUDE
-/* Standalone build (nvcc -c templates/diffwarps.cu): sum on float. */
-#define RT_OP_SUM 1
-#define RT_TYPE_F32 1
-#define RT_COMMUTATIVE 1
-typedef float rt_value_t;
-typedef float rt_acc_t;
-static __device__ __forceinline__ rt_acc_t rt_identity() { return 0.0f; }
-static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { return a + b; }
-static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) { (void)i; return v; }
-static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) { return __shfl_down_sync(0xffffffffu, a, d); }
+#include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */
 #endif
 
 #ifndef RT_P

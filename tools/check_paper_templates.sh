@@ -271,13 +271,13 @@ fi
 
 compile_one() {   # NNNN
     local id=$1
-    "$NVCC" $archflags -c -x cu -Werror all-warnings --resource-usage \
+    "$NVCC" $archflags -I"$top/templates" -c -x cu -Werror all-warnings --resource-usage \
         -o "$work/$id.o" "$work/$id.cu" >"$work/$id.log" 2>&1
     echo $? >"$work/$id.rc"
     rm -f "$work/$id.o"
 }
 export -f compile_one
-export NVCC work archflags
+export NVCC work archflags top   # top: templates/standalone.cuh for the standalone units
 
 ls "$work" | sed -n 's/^\([0-9]*\)\.cu$/\1/p' | xargs -P "$JOBS" -I{} bash -c 'compile_one {}'
 
