@@ -143,6 +143,12 @@ static void arg_glue(sbuf *b, rt_op op, rt_type t)
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
                  "{ a.v = __shfl_down_sync(0xffffffffu, a.v, d); a.i = __shfl_down_sync(0xffffffffu, a.i, d); "
                  "return a; }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
+                 "{ a.v = __shfl_up_sync(0xffffffffu, a.v, d); a.i = __shfl_up_sync(0xffffffffu, a.i, d); "
+                 "return a; }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) "
+                 "{ a.v = __shfl_sync(0xffffffffu, a.v, lane); a.i = __shfl_sync(0xffffffffu, a.i, lane); "
+                 "return a; }\n");
 }
 
 static void upper(char *dst, const char *src, size_t len)
@@ -153,10 +159,50 @@ static void upper(char *dst, const char *src, size_t len)
     dst[i] = '\0';
 }
 
-static int finish(sbuf *b, const char *file, const char *text, char **src, rt_err *e)
+/* The embedded header a line `#include "NAME.cuh"` names (templates/NAME.cuh), or NULL: such
+ * headers are inlined so that the unit stays self-contained (it is what is hashed, stored and
+ * compiled without a file system). Other includes are left alone (standalone.cuh sits under
+ * #ifndef RT_PRELUDE and is not embedded). */
+static const rt_embedded *embedded_include(const char *line, const char *eol)
+{
+    const char *p = line;
+    while (p < eol && (*p == ' ' || *p == '\t'))
+        p++;
+    if ((size_t)(eol - p) < 12 || strncmp(p, "#include \"", 10) != 0)
+        return NULL;
+    const char *name = p + 10, *q = memchr(name, '"', (size_t)(eol - name));
+    if (!q || q - name > 80 || q - name < 5 || strncmp(q - 4, ".cuh", 4) != 0)
+        return NULL;
+    char path[128];
+    snprintf(path, sizeof path, "templates/%.*s", (int)(q - name), name);
+    return embed_find(path);
+}
+
+/* Append 'text' (from 'file') with #line directives, inlining embedded headers one level
+ * deep (a header that includes another embedded header is a template bug the tests catch). */
+static void append_text(sbuf *b, const char *file, const char *text, int depth)
 {
     sb_printf(b, "#line 1 \"%s\"\n", file);
-    sb_append(b, text, strlen(text));
+    int line = 1;
+    for (const char *p = text; *p; line++) {
+        const char *eol = strchr(p, '\n');
+        const char *next = eol ? eol + 1 : p + strlen(p);
+        if (!eol)
+            eol = next;
+        const rt_embedded *inc = depth == 0 ? embedded_include(p, eol) : NULL;
+        if (inc) {
+            append_text(b, inc->path, inc->text, depth + 1);
+            sb_printf(b, "\n#line %d \"%s\"\n", line + 1, file);
+        } else {
+            sb_append(b, p, (size_t)(next - p));
+        }
+        p = next;
+    }
+}
+
+static int finish(sbuf *b, const char *file, const char *text, char **src, rt_err *e)
+{
+    append_text(b, file, text, 0);
     if (b->failed) {
         free(b->s);
         return rt_seterr(e, RT_ENOMEM, "out of memory generating %s", file);
@@ -178,6 +224,10 @@ static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *
                  "{ (void)i; return v; }\n");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
                  "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
+                 "{ return __shfl_up_sync(0xffffffffu, a, d); }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) "
+                 "{ return __shfl_sync(0xffffffffu, a, lane); }\n");
 }
 
 /* The head of every unit: a comment, the op/type macros, commutativity, the value type. */

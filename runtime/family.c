@@ -51,6 +51,24 @@ static int parse_param(rt_family *f, const char *v)
     return 0;
 }
 
+/* "@layout keys offsets": the segmented layouts a family implements. */
+static int parse_layouts(rt_family *f, const char *v)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    int any = 0;
+    for (char *save = NULL, *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        if (strcmp(w, "keys") == 0)
+            f->layouts |= FAMILY_LAYOUT_KEYS;
+        else if (strcmp(w, "offsets") == 0)
+            f->layouts |= FAMILY_LAYOUT_OFFSETS;
+        else
+            return -1;
+        any = 1;
+    }
+    return any ? 0 : -1;
+}
+
 /* Parse one template's header; 0 when it declares no family (a helper file), 1 when it does,
  * -1 on a malformed header (parse_error says where). */
 static int parse_family(const rt_embedded *emb, rt_family *f)
@@ -83,7 +101,10 @@ static int parse_family(const rt_embedded *emb, rt_family *f)
                 snprintf(f->summary, sizeof f->summary, "%s", val);
             else if (strcmp(key, "plan") == 0)
                 f->plan = strcmp(val, "multipass") == 0 ? PLAN_MULTIPASS
-                        : strcmp(val, "onelaunch") == 0 ? PLAN_ONELAUNCH : (bad = 1, -1);
+                        : strcmp(val, "onelaunch") == 0 ? PLAN_ONELAUNCH
+                        : strcmp(val, "segmented") == 0 ? PLAN_SEGMENTED : (bad = 1, -1);
+            else if (strcmp(key, "layout") == 0)
+                bad = parse_layouts(f, val) != 0;
             else if (strcmp(key, "commutative") == 0)
                 f->needs_commutative = strcmp(val, "required") == 0 ? 1
                                      : strcmp(val, "not-required") == 0 ? 0 : (bad = 1, -1);
@@ -104,6 +125,12 @@ static int parse_family(const rt_embedded *emb, rt_family *f)
     }
     if (!f->name[0])
         return 0;
+    if ((f->plan == PLAN_SEGMENTED) != (f->layouts != 0)) {
+        snprintf(parse_error, sizeof parse_error,
+                 "%s: family '%s': @layout goes with @plan segmented, and only with it",
+                 emb->path, f->name);
+        return -1;
+    }
     if ((int)f->plan < 0 || f->needs_commutative < 0 || f->deterministic < 0 || !f->summary[0]) {
         snprintf(parse_error, sizeof parse_error,
                  "%s: family '%s' must declare @summary, @plan, @commutative and @deterministic",
@@ -161,7 +188,7 @@ const char *family_error(void)
 
 const char *family_plan_name(rt_plan_kind p)
 {
-    return p == PLAN_ONELAUNCH ? "onelaunch" : "multipass";
+    return p == PLAN_ONELAUNCH ? "onelaunch" : p == PLAN_SEGMENTED ? "segmented" : "multipass";
 }
 
 void config_default(const rt_family *f, rt_config *c)

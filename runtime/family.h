@@ -4,7 +4,8 @@
  *
  *   // @family      gridstride
  *   // @summary     one line saying what the kernel does
- *   // @plan        multipass | onelaunch
+ *   // @plan        multipass | onelaunch | segmented
+ *   // @layout      keys offsets   (segmented families only: the layouts they implement)
  *   // @commutative required | not-required
  *   // @deterministic yes | no
  *   // @param B 256 threads per block
@@ -17,7 +18,11 @@
 #define RT_MAX_PARAMS 16
 #define RT_NAME_MAX 48
 
-typedef enum { PLAN_MULTIPASS = 0, PLAN_ONELAUNCH = 1 } rt_plan_kind;
+typedef enum { PLAN_MULTIPASS = 0, PLAN_ONELAUNCH = 1, PLAN_SEGMENTED = 2 } rt_plan_kind;
+
+/* Bits of rt_family.layouts: the segmented layouts a family implements (docs/segmented.md). */
+#define FAMILY_LAYOUT_KEYS 1
+#define FAMILY_LAYOUT_OFFSETS 2
 
 typedef struct rt_param_decl {
     char name[RT_NAME_MAX];
@@ -32,6 +37,7 @@ typedef struct rt_family {
     rt_plan_kind plan;
     int needs_commutative;
     int deterministic;
+    int layouts;                   /* FAMILY_LAYOUT_* bits; 0 for unsegmented families */
     int nparams;
     rt_param_decl params[RT_MAX_PARAMS];
     const char *text;              /* the template source, NUL-terminated */

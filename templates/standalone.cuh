@@ -13,3 +13,5 @@ static __device__ __forceinline__ rt_acc_t rt_identity() { return 0.0f; }
 static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { return a + b; }
 static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) { (void)i; return v; }
 static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) { return __shfl_down_sync(0xffffffffu, a, d); }
+static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) { return __shfl_up_sync(0xffffffffu, a, d); }
+static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) { return __shfl_sync(0xffffffffu, a, lane); }
