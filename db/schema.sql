@@ -8,7 +8,7 @@
 -- Times are UTC text, "2025-01-31T12:00:00Z". Durations are microseconds, bandwidths GB/s
 -- (1e9 bytes a second). NULL means unknown.
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 -- One row per GPU seen. Keyed by its UUID; a device whose driver gives no UUID is keyed by
 -- name and ordinal instead.
@@ -86,7 +86,8 @@ CREATE TABLE measurements (
     kernel_hash           TEXT    NOT NULL REFERENCES kernels (hash),
     op                    TEXT    NOT NULL,             -- "min"
     type                  TEXT    NOT NULL,             -- "f32"
-    layout                TEXT    NOT NULL,             -- "flat" when unsegmented
+    layout                TEXT    NOT NULL,             -- "flat", or "keys:PROFILE" /
+                                                        -- "offsets:PROFILE" (segmented)
     n                     INTEGER NOT NULL CHECK (n > 0),
     hot                   INTEGER NOT NULL CHECK (hot IN (0, 1)),  -- 1: L2 not flushed
     status                TEXT    NOT NULL CONSTRAINT status_valid
@@ -101,6 +102,10 @@ CREATE TABLE measurements (
     verified              INTEGER NOT NULL CHECK (verified IN (0, 1)),
     deterministic         INTEGER NOT NULL CHECK (deterministic IN (-1, 0, 1)),  -- -1: not checked
     measured_at           TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    -- Segmented layouts (version 2): the segmentation measured. 0 for flat.
+    nseg                  INTEGER NOT NULL DEFAULT 0,   -- segments
+    seg_mean              REAL    NOT NULL DEFAULT 0,   -- mean segment length, n / nseg
+    seg_spread            REAL    NOT NULL DEFAULT 0,   -- standard deviation of the lengths
     UNIQUE (device_id, kernel_hash, op, type, layout, n, hot)
 );
 -- The candidates of one case, fastest first: what store_update_best reads.
@@ -126,6 +131,9 @@ CREATE TABLE best (
     frac_bw               REAL    NOT NULL,
     deterministic         INTEGER NOT NULL CHECK (deterministic IN (-1, 0, 1)),
     updated_at            TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    nseg                  INTEGER NOT NULL DEFAULT 0,   -- as in measurements (version 2)
+    seg_mean              REAL    NOT NULL DEFAULT 0,
+    seg_spread            REAL    NOT NULL DEFAULT 0,
     PRIMARY KEY (device_id, op, type, layout, n, hot)
 );
 CREATE INDEX best_kernel ON best (kernel_hash);

@@ -38,23 +38,33 @@ int plan_load(plan *p, const void *cubin, rt_plan_kind kind, size_t acc_size, in
     p->threads = m[0];
     p->tile = m[1];
     p->grid_per_sm = m[2];
+    p->unit = m[3];
+    if (kind == PLAN_SEGMENTED && p->unit > PLAN_UNIT_SEGMENTS) {
+        plan_unload(p);
+        return rt_seterr(e, RT_EINVAL, "rt_meta[3] = %u is not a segmented tile unit (0, 1, 2)", m[3]);
+    }
     if (p->threads == 0 || p->threads > 1024 || p->tile == 0) {
         plan_unload(p);
         return rt_seterr(e, RT_EINVAL, "rt_meta {%u, %u, %u} is not a valid launch shape", m[0], m[1], m[2]);
     }
-    if (kind == PLAN_ONELAUNCH)
+    if (kind == PLAN_SEGMENTED) {
+        r = cu.ModuleGetFunction(&p->one, p->mod, "rt_seg");
+        if (r == CUDA_SUCCESS && p->unit != PLAN_UNIT_SEGMENTS)
+            r = cu.ModuleGetFunction(&p->next, p->mod, "rt_seg_fix");
+    } else if (kind == PLAN_ONELAUNCH)
         r = cu.ModuleGetFunction(&p->one, p->mod, "rt_one");
     else if ((r = cu.ModuleGetFunction(&p->first, p->mod, "rt_first")) == CUDA_SUCCESS)
         r = cu.ModuleGetFunction(&p->next, p->mod, "rt_next");
     if (r != CUDA_SUCCESS) {
         plan_unload(p);
-        return driver_fail(r, kind == PLAN_ONELAUNCH ? "rt_one" : "rt_first/rt_next", e);
+        return driver_fail(r, kind == PLAN_ONELAUNCH ? "rt_one"
+                              : kind == PLAN_SEGMENTED ? "rt_seg/rt_seg_fix" : "rt_first/rt_next", e);
     }
     if (p->grid_per_sm == PLAN_GRID_OCCUPANCY) {
         /* Persistent: blocks per SM from the occupancy of the compiled kernel (registers and
          * shared memory decide it), not a constant. */
         int per_sm = 0;
-        r = cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kind == PLAN_ONELAUNCH ? p->one : p->first,
+        r = cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kind == PLAN_MULTIPASS ? p->first : p->one,
                                                         (int)p->threads, 0);
         if (r != CUDA_SUCCESS || per_sm < 1) {
             plan_unload(p);
@@ -142,6 +152,60 @@ int plan_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned long lo
         src = dst;
         dst = g > 1 ? buf[k & 1] : out;
         rc = launch(p->next, g, p->threads, s, args, e);
+    }
+    return rc;
+}
+
+/* ---- segmented (docs/segmented.md) ---- */
+
+unsigned long long plan_seg_tiles(const plan *p, unsigned long long n, unsigned long long nseg)
+{
+    unsigned long long units = p->unit == PLAN_UNIT_ELEMENTS ? n
+                             : p->unit == PLAN_UNIT_ITEMS ? n + nseg : nseg;
+    unsigned long long t = ceil_div(units, p->tile);
+    return t ? t : 1;
+}
+
+size_t plan_seg_carry_size(const plan *p)
+{
+    return 8 + (p->acc_size + 7) / 8 * 8;
+}
+
+size_t plan_seg_temp_bytes(const plan *p, unsigned long long n, unsigned long long nseg)
+{
+    if (p->unit == PLAN_UNIT_SEGMENTS || nseg == 0)
+        return 0;
+    return align_up(plan_seg_tiles(p, n, nseg) * plan_seg_carry_size(p));
+}
+
+int plan_seg_launch_count(const plan *p, unsigned long long n, unsigned long long nseg)
+{
+    if (nseg == 0)
+        return 0;
+    return 1 + (p->unit != PLAN_UNIT_SEGMENTS && plan_seg_tiles(p, n, nseg) > 1);
+}
+
+int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned long long n,
+                    unsigned long long nseg, CUdeviceptr out, CUdeviceptr temp, CUstream s,
+                    rt_err *e)
+{
+    if (p->kind != PLAN_SEGMENTED)
+        return rt_seterr(e, RT_EINVAL, "plan_seg_launch: not a segmented plan");
+    if (nseg == 0)
+        return RT_OK;
+    unsigned long long tiles = plan_seg_tiles(p, n, nseg), grid = tiles;
+    if (p->grid_per_sm) {
+        unsigned long long cap = (unsigned long long)p->grid_per_sm * (unsigned)p->sm_count;
+        if (grid > cap)
+            grid = cap;
+    }
+    if (grid > 0x7fffffffULL)
+        return rt_seterr(e, RT_EINVAL, "%llu tiles do not fit one grid", tiles);
+    void *args[] = {&in, &seg, &n, &nseg, &out, &temp, &tiles};
+    int rc = launch(p->one, grid, p->threads, s, args, e);
+    if (rc == RT_OK && p->unit != PLAN_UNIT_SEGMENTS && tiles > 1) {
+        void *fargs[] = {&temp, &tiles, &out, &nseg};
+        rc = launch(p->next, 1, p->threads, s, fargs, e);
     }
     return rc;
 }

@@ -5,6 +5,8 @@
  * multipass: rt_first over ceil(n/tile) blocks (capped at grid_per_sm * SMs when the family
  *            sets a cap), then rt_next over the partials until one block is left; the last
  *            launch writes out[0].
+ * segmented: rt_seg over the tiles (of elements, merge-path items or segments, rt_meta[3]),
+ *            then rt_seg_fix in one block over the tiles' carries (docs/segmented.md).
  * onelaunch: rt_one with grid min(ceil(n/tile), grid_per_sm * SMs); partials and a counter in
  *            the temporary storage; the last block done writes out[0].
  */
@@ -25,6 +27,7 @@ typedef struct plan {
     CUfunction first, next, one;
     unsigned int threads, tile, grid_per_sm;   /* from the module's rt_meta; grid_per_sm is
                                                 * the occupancy for PLAN_GRID_OCCUPANCY */
+    unsigned int unit;                         /* segmented: what a tile counts (rt_meta[3]) */
     int sm_count;
     size_t acc_size;
 } plan;
@@ -47,5 +50,29 @@ int plan_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned long lo
 
 /* Number of launches the sequence issues for n inputs. */
 int plan_launch_count(const plan *p, unsigned long long n);
+
+/* ---- segmented plans (docs/segmented.md); 'first' is unused, 'one' is rt_seg, 'next'
+ * rt_seg_fix ---- */
+
+#define PLAN_UNIT_ELEMENTS 0u
+#define PLAN_UNIT_ITEMS    1u
+#define PLAN_UNIT_SEGMENTS 2u
+
+/* Tiles of rt_seg for n elements in nseg segments (at least 1). */
+unsigned long long plan_seg_tiles(const plan *p, unsigned long long n, unsigned long long nseg);
+
+/* Bytes of one carry (key + accumulator) and of the temporary storage (one carry per tile;
+ * 0 for families that need none). */
+size_t plan_seg_carry_size(const plan *p);
+size_t plan_seg_temp_bytes(const plan *p, unsigned long long n, unsigned long long nseg);
+
+/* Launches the sequence issues (0 when nseg is 0). */
+int plan_seg_launch_count(const plan *p, unsigned long long n, unsigned long long nseg);
+
+/* Enqueue rt_seg (and rt_seg_fix) on 's': out[0..nseg) receives the segment reductions.
+ * 'seg' is the keys or offsets array; nseg == 0 launches nothing. */
+int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned long long n,
+                    unsigned long long nseg, CUdeviceptr out, CUdeviceptr temp, CUstream s,
+                    rt_err *e);
 
 #endif

@@ -48,6 +48,13 @@ static const char *const redtune_tables[] = {
  */
 static const char *const migrations[STORE_SCHEMA_VERSION] = {
     [0] = NULL,
+    /* 1 -> 2: segmented layouts record their segmentation. */
+    [1] = "ALTER TABLE measurements ADD COLUMN nseg INTEGER NOT NULL DEFAULT 0;"
+          "ALTER TABLE measurements ADD COLUMN seg_mean REAL NOT NULL DEFAULT 0;"
+          "ALTER TABLE measurements ADD COLUMN seg_spread REAL NOT NULL DEFAULT 0;"
+          "ALTER TABLE best ADD COLUMN nseg INTEGER NOT NULL DEFAULT 0;"
+          "ALTER TABLE best ADD COLUMN seg_mean REAL NOT NULL DEFAULT 0;"
+          "ALTER TABLE best ADD COLUMN seg_spread REAL NOT NULL DEFAULT 0;",
 };
 
 /* What a file holds, as far as opening it is concerned. */
@@ -940,8 +947,8 @@ int store_put_measurement(store *s, const store_measurement *m, rt_err *e)
     static const char sql[] =
         "INSERT OR REPLACE INTO measurements (device_id, run_id, kernel_hash, op, type, "
         "layout, n, hot, status, message, median_us, min_us, max_us, reps, gbps, frac_bw, "
-        "verified, deterministic) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-        "?13, ?14, ?15, ?16, ?17, ?18)";
+        "verified, deterministic, nseg, seg_mean, seg_spread) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+        "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
     sqlite3_stmt *st = NULL;
     int rc = RT_OK;
 
@@ -964,6 +971,9 @@ int store_put_measurement(store *s, const store_measurement *m, rt_err *e)
         || sqlite3_bind_double(st, 16, m->frac_bw) != SQLITE_OK
         || sqlite3_bind_int(st, 17, m->verified) != SQLITE_OK
         || sqlite3_bind_int(st, 18, m->deterministic) != SQLITE_OK
+        || sqlite3_bind_int64(st, 19, m->nseg) != SQLITE_OK
+        || sqlite3_bind_double(st, 20, m->seg_mean) != SQLITE_OK
+        || sqlite3_bind_double(st, 21, m->seg_spread) != SQLITE_OK
         || sqlite3_step(st) != SQLITE_DONE)
         rc = fail(s, "put measurement", e);
     sqlite3_finalize(st);
@@ -1040,9 +1050,9 @@ static int insert_best(store *s, long long device_id, const char *op, const char
 {
     static const char sql[] =
         "INSERT INTO best (device_id, op, type, layout, n, hot, kernel_hash, median_us, "
-        "min_us, max_us, reps, gbps, frac_bw, deterministic) "
+        "min_us, max_us, reps, gbps, frac_bw, deterministic, nseg, seg_mean, seg_spread) "
         "SELECT device_id, op, type, layout, n, hot, kernel_hash, median_us, min_us, max_us, "
-        "reps, gbps, frac_bw, deterministic FROM measurements "
+        "reps, gbps, frac_bw, deterministic, nseg, seg_mean, seg_spread FROM measurements "
         "WHERE device_id = ?1 AND op = ?2 AND type = ?3 AND layout = ?4 AND n = ?5 "
         "AND hot = ?6 AND status = 'ok' AND verified = 1 "
         "ORDER BY median_us, min_us, kernel_hash LIMIT 1";
@@ -1112,6 +1122,8 @@ static int walk_best_rows(store *s, sqlite3_stmt *st, const char *what,
             .gbps = sqlite3_column_double(st, 13),
             .frac_bw = sqlite3_column_double(st, 14),
             .deterministic = sqlite3_column_int(st, 15),
+            .nseg = sqlite3_column_int64(st, 16),
+            .seg_mean = sqlite3_column_double(st, 17),
         };
         if (cb(&row, arg) != 0)
             return RT_OK;
@@ -1127,7 +1139,7 @@ int store_list_best(store *s, const char *device_match, const char *op, const ch
     static const char sql[] =
         "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "
         "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, "
-        "b.frac_bw, b.deterministic "
+        "b.frac_bw, b.deterministic, b.nseg, b.seg_mean "
         "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "
         "JOIN devices d ON d.id = b.device_id "
         "WHERE (?1 IS NULL OR instr(lower(d.name), lower(?1)) > 0) "
@@ -1214,7 +1226,7 @@ int store_list_best_for_device(store *s, long long device_id, const char *op,
     static const char sql[] =
         "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "
         "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, "
-        "b.frac_bw, b.deterministic "
+        "b.frac_bw, b.deterministic, b.nseg, b.seg_mean "
         "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "
         "JOIN devices d ON d.id = b.device_id "
         "WHERE b.device_id = ?1 AND b.op = ?2 AND b.type = ?3 AND b.layout = ?4 "

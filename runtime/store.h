@@ -13,7 +13,7 @@
 #include "err.h"
 #include "device.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 typedef struct store store;
 
@@ -77,7 +77,7 @@ typedef struct store_measurement {
     const char *kernel_hash;
     const char *op;          /* "min" */
     const char *type;        /* "f32" */
-    const char *layout;      /* "flat" for unsegmented */
+    const char *layout;      /* "flat", or "keys:PROFILE" / "offsets:PROFILE" */
     long long n;
     int hot;                 /* 1: L2 not flushed between repetitions */
     const char *status;
@@ -88,6 +88,9 @@ typedef struct store_measurement {
     double frac_bw;          /* gbps / the device's measured read bandwidth */
     int verified;            /* 1 when checked against the CPU reference */
     int deterministic;       /* 1 bitwise identical on re-run, 0 not, -1 not checked */
+    long long nseg;          /* segmented layouts: segments, mean and spread of their */
+    double seg_mean;         /* lengths; 0 for flat */
+    double seg_spread;
 } store_measurement;
 
 /* Insert (or replace, for the same device, kernel, op, type, layout, n, hot) one measurement,
@@ -118,6 +121,8 @@ typedef struct store_best_row {
     double median_us, min_us, max_us;
     double gbps, frac_bw;
     int deterministic;
+    long long nseg;          /* segmented: the segmentation measured (0 for flat) */
+    double seg_mean;
 } store_best_row;
 
 /* Filters: NULL op/type/device_match (substring of the device name) and n <= 0 mean any.

@@ -693,8 +693,52 @@ static void test_refuse_foreign_wal(void **state)
 
 static void test_refuse_newer(void **state)
 {
-    refuse(*state, "newer.db", ": schema version 99 is newer than this redtune (1): "
-                               "upgrade redtune");
+    char phrase[128];
+    snprintf(phrase, sizeof phrase, ": schema version 99 is newer than this redtune (%d): "
+             "upgrade redtune", STORE_SCHEMA_VERSION);
+    refuse(*state, "newer.db", phrase);
+}
+
+/* A version 1 file (before the segmented columns) is migrated in place and keeps its rows;
+ * the segmentation of a segmented measurement reaches table best. */
+static void test_migrate_v1(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    rt_device d = make_device("GPU", "u1", 0, 9, 0);
+    long long dev;
+    store *s = open_ok(f->db, STORE_WRITE);
+    assert_int_equal(store_put_device(s, &d, 0, &dev, &e), RT_OK);
+    put_kernel(s, "k1", "fam", "P=1");
+    store_measurement m = meas(dev, "k1", "ok", 5.0, 1);
+    put_meas(s, &m);
+    assert_int_equal(store_update_best(s, dev, "min", "f32", "flat", 1 << 20, 0, &e), RT_OK);
+    store_close(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    static const char *const cols[] = {"nseg", "seg_mean", "seg_spread"};
+    char sql[128];
+    for (int t = 0; t < 2; t++)
+        for (int c = 0; c < 3; c++) {
+            snprintf(sql, sizeof sql, "ALTER TABLE %s DROP COLUMN %s",
+                     t ? "best" : "measurements", cols[c]);
+            assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        }
+    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    s = open_ok(f->db, STORE_WRITE);
+    assert_int_equal(raw_int(f->db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements WHERE nseg = 0"), 1);
+    assert_string_equal(best_of(s), "k1");
+    m.layout = "keys:len3";
+    m.nseg = 1000;
+    m.seg_mean = 3.0;
+    put_meas(s, &m);
+    assert_int_equal(store_update_best(s, dev, "min", "f32", "keys:len3", 1 << 20, 0, &e), RT_OK);
+    assert_int_equal(raw_int(f->db, "SELECT nseg FROM best WHERE layout = 'keys:len3'"), 1000);
+    assert_int_equal(raw_int(f->db, "SELECT seg_mean FROM best WHERE layout = 'keys:len3'"), 3);
+    store_close(s);
 }
 
 static void test_refuse_partial(void **state)
@@ -1034,6 +1078,7 @@ int test_store_group(void)
         cmocka_unit_test_setup_teardown(test_refuse_foreign, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_foreign_wal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_partial, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_dir, setup, teardown),

@@ -13,7 +13,7 @@
 enum {
     MSG_HELLO = 1,     /* hello_req -> hello_resp */
     MSG_BANDWIDTH,     /* bw_req + cubin -> bw_resp */
-    MSG_PREPARE,       /* prepare_req -> resp_head */
+    MSG_PREPARE,       /* prepare_req -> prepare_resp */
     MSG_MEASURE,       /* measure_req + cubin -> measure_resp */
     MSG_QUIT,
 };
@@ -33,7 +33,18 @@ typedef struct prepare_req {
     int type, op;
     uint64_t n;
     uint64_t seed;
+    int layout;             /* SEG_LAYOUT_*: flat, keys, offsets */
+    int profile;            /* segment profile (segdata.h) when segmented */
+    int off64;              /* offsets are 64-bit */
 } prepare_req;
+
+/* The answer to MSG_PREPARE: for segmented layouts, the segmentation made. */
+typedef struct prepare_resp {
+    resp_head h;
+    uint64_t nseg;
+    double mean, spread;    /* segment length */
+    double bytes;           /* bytes the reduction must move (segdata_bytes) */
+} prepare_resp;
 
 typedef struct measure_req {
     int plan;               /* rt_plan_kind */

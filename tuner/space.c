@@ -566,6 +566,19 @@ static void push_case(lua_State *L, const space_case *cs)
     lua_setfield(L, -2, "type_size");
     lua_pushboolean(L, cs->commutative);
     lua_setfield(L, -2, "commutative");
+    lua_pushstring(L, cs->layout ? cs->layout : "flat");
+    lua_setfield(L, -2, "layout");
+}
+
+/* The family can run the case's layout: unsegmented families the flat one, segmented ones
+ * the layouts their @layout line names. */
+static int layout_fits(const rt_family *f, const char *layout)
+{
+    if (!layout || !strcmp(layout, "flat"))
+        return f->plan != PLAN_SEGMENTED;
+    int bit = !strcmp(layout, "keys") ? FAMILY_LAYOUT_KEYS
+            : !strcmp(layout, "offsets") ? FAMILY_LAYOUT_OFFSETS : 0;
+    return f->plan == PLAN_SEGMENTED && (f->layouts & bit);
 }
 
 /* The protected body of space_expand. Stack on entry: the expansion (a light userdata). */
@@ -619,7 +632,8 @@ static int pexpand(lua_State *L)
         lua_pop(L, 1);
     }
     for (lua_Integer i = 1; i <= n; i++) {
-        if (fam[i - 1]->needs_commutative && !x->cs->commutative)
+        if ((fam[i - 1]->needs_commutative && !x->cs->commutative)
+            || !layout_fits(fam[i - 1], x->cs->layout))
             continue;
         lua_geti(L, 5, i);                          /* stack: ... space fam entry */
         expand_entry(L, x, fam[i - 1], 7);

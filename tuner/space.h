@@ -14,13 +14,15 @@ typedef struct space_case {
     const char *type;        /* "f32" */
     int type_size;           /* bytes per element */
     int commutative;         /* the operator commutes */
+    const char *layout;      /* "flat" (NULL), "keys" or "offsets": families that cannot run
+                              * it are left out */
 } space_case;
 
 /*
  * Run the space script 'text' (named 'chunkname' in messages, e.g. "lua/spaces/default.lua")
  * and expand it for 'dev' and 'cs'. On success *configs is a malloc'd array of *count configs
  * (caller frees); a family that needs a commutative operator is left out when cs->commutative
- * is 0. Errors are RT_ELUA with "file:line: message" (syntax, runtime error, instruction limit,
+ * is 0, and so is one that cannot run cs->layout (Lua sees it as case.layout). Errors are RT_ELUA with "file:line: message" (syntax, runtime error, instruction limit,
  * forbidden library) or RT_EINVAL for an unknown family or parameter (naming the file).
  */
 int space_expand(const char *text, size_t len, const char *chunkname, const rt_device *dev,

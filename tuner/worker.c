@@ -19,6 +19,7 @@
 #include "../runtime/plan.h"
 #include "data.h"
 #include "proto.h"
+#include "segdata.h"
 
 #define FRESH_MAX ((1u << 20) + (1u << 19) + 64)   /* elements of the fresh-input buffer */
 
@@ -41,6 +42,13 @@ typedef struct worker {
     CUdeviceptr data;
     size_t data_bytes;
     data_ref ref;
+    /* the prepared segmented case (layout != flat) */
+    int layout, profile, off64;
+    seg_data sd;
+    seg_ref *refs;
+    CUdeviceptr seg, segout;
+    size_t segout_bytes;
+    void *host_out;          /* nseg + guard accumulators */
     /* scratch */
     CUdeviceptr fresh;
     void *fresh_host;
@@ -270,9 +278,79 @@ done:
 
 /* ---- prepare: the tuning size's data, on the host for the reference and on the GPU ---- */
 
+/* Guard accumulators after a segmented output: a kernel that writes there is wrong. */
+#define GUARD 64
+#define POISON 0xa5
+
+static void seg_release(void)
+{
+    if (W.seg)
+        cu.MemFree(W.seg);
+    if (W.segout)
+        cu.MemFree(W.segout);
+    W.seg = W.segout = 0;
+    W.segout_bytes = 0;
+    free(W.refs);
+    free(W.host_out);
+    W.refs = NULL;
+    W.host_out = NULL;
+    segdata_free(&W.sd);
+}
+
+/* The keys or offsets of 'd' into device memory at *dst (allocated when *dst is 0). */
+static int upload_seg(const seg_data *d, int layout, int off64, CUdeviceptr *dst, rt_err *e)
+{
+    size_t bytes = layout == SEG_LAYOUT_KEYS ? (d->n ? d->n : 1) * 4
+                                             : (d->nseg + 1) * (off64 ? 8 : 4);
+    void *h = malloc(bytes);
+    if (!h)
+        return rt_seterr(e, RT_ENOMEM, "out of host memory for the segment descriptors");
+    if (layout == SEG_LAYOUT_KEYS)
+        segdata_keys(d, h);
+    else
+        segdata_offsets(d, h, off64);
+    CUresult r = CUDA_SUCCESS;
+    if (!*dst)
+        r = cu.MemAlloc(dst, bytes);
+    if (r == CUDA_SUCCESS)
+        r = cu.MemcpyHtoD(*dst, h, bytes);
+    free(h);
+    return r == CUDA_SUCCESS ? RT_OK : driver_fail(r, "uploading the segment descriptors", e);
+}
+
+static int prepare_seg(const prepare_req *q, const void *host, prepare_resp *resp, rt_err *e)
+{
+    int rc = segdata_make(q->profile, q->n, q->seed ^ 0x5e65e65e65e6ULL, &W.sd);
+    if (rc)
+        return rt_seterr(e, rc, "out of host memory for the segmentation of %llu elements",
+                         (unsigned long long)q->n);
+    if (!q->off64 && q->layout == SEG_LAYOUT_OFFSETS && q->n >= (1ULL << 31))
+        return rt_seterr(e, RT_EINVAL, "%llu elements need 64-bit offsets", (unsigned long long)q->n);
+    if ((rc = segdata_reference(host, q->type, q->op, &W.sd, &W.refs, W.host_threads)))
+        return rt_seterr(e, rc, "out of host memory for %llu segment references",
+                         (unsigned long long)W.sd.nseg);
+    size_t acc = optype_acc_size(q->op, q->type);
+    W.segout_bytes = (W.sd.nseg + GUARD) * acc;
+    if (!(W.host_out = malloc(W.segout_bytes)))
+        return rt_seterr(e, RT_ENOMEM, "out of host memory for %llu outputs", (unsigned long long)W.sd.nseg);
+    CUresult r = cu.MemAlloc(&W.segout, W.segout_bytes);
+    if (r != CUDA_SUCCESS)
+        return driver_fail(r, "allocating the segment outputs", e);
+    if ((rc = upload_seg(&W.sd, q->layout, q->off64, &W.seg, e)))
+        return rc;
+    W.layout = q->layout;
+    W.profile = q->profile;
+    W.off64 = q->off64;
+    resp->nseg = W.sd.nseg;
+    resp->mean = W.sd.mean;
+    resp->spread = W.sd.spread;
+    resp->bytes = segdata_bytes(&W.sd, q->layout, q->off64, optype_size(q->type), acc);
+    return RT_OK;
+}
+
 static void do_prepare(const prepare_req *q)
 {
-    resp_head resp;
+    prepare_resp resp;
     memset(&resp, 0, sizeof resp);
     rt_err e;
     rt_clearerr(&e);
@@ -285,7 +363,9 @@ static void do_prepare(const prepare_req *q)
         W.data = 0;
         W.n = 0;
     }
-    if ((r = cu.MemAlloc(&W.data, bytes)) != CUDA_SUCCESS) {
+    seg_release();
+    W.layout = SEG_LAYOUT_FLAT;
+    if ((r = cu.MemAlloc(&W.data, bytes ? bytes : 16)) != CUDA_SUCCESS) {
         W.data = 0;
         rc = driver_fail(r, "allocating the input", &e);
         goto done;
@@ -295,7 +375,15 @@ static void do_prepare(const prepare_req *q)
         goto done;
     }
     data_fill(host, q->type, q->op, q->n, q->seed, q->seed % q->n, W.host_threads);
-    data_reference(host, q->type, q->op, q->n, &W.ref, W.host_threads);
+    if (q->layout != SEG_LAYOUT_FLAT) {
+        if ((rc = prepare_seg(q, host, &resp, &e)) != RT_OK) {
+            seg_release();
+            goto done;
+        }
+    } else {
+        data_reference(host, q->type, q->op, q->n, &W.ref, W.host_threads);
+        resp.bytes = (double)bytes;
+    }
     if ((r = cu.MemcpyHtoD(W.data, host, bytes)) != CUDA_SUCCESS) {
         rc = driver_fail(r, "copying the input", &e);
         goto done;
@@ -306,8 +394,8 @@ static void do_prepare(const prepare_req *q)
     W.data_bytes = bytes;
 done:
     free(host);
-    resp.code = rc;
-    snprintf(resp.msg, sizeof resp.msg, "%s", rc ? e.msg : "");
+    resp.h.code = rc;
+    snprintf(resp.h.msg, sizeof resp.h.msg, "%s", rc ? e.msg : "");
     reply(MSG_PREPARE, &resp, sizeof resp);
 }
 
@@ -370,6 +458,138 @@ static uint64_t rnd(uint64_t *s)
     return *s >> 17;
 }
 
+/* ---- measure one segmented candidate ---- */
+
+typedef struct seg_arg {
+    plan *p;
+    CUdeviceptr in, seg, out;
+    const seg_data *d;
+} seg_arg;
+
+static int seg_enqueue(void *arg, rt_err *e)
+{
+    seg_arg *a = arg;
+    return plan_seg_launch(a->p, a->in, a->seg, a->d->n, a->d->nseg, a->out, W.temp, W.stream, e);
+}
+
+/* Run once with the outputs (and GUARD accumulators after them) poisoned, and fetch all of
+ * them into 'host'; *stray = 1 when a guard accumulator was written. */
+static int seg_run_once(seg_arg *a, void *host, int *stray, rt_err *e)
+{
+    size_t acc = optype_acc_size(W.op, W.type), bytes = (a->d->nseg + GUARD) * acc;
+    CUresult r;
+    if ((r = cu.MemsetD8(a->out, POISON, bytes)) != CUDA_SUCCESS)
+        return driver_fail(r, "poisoning the outputs", e);
+    int rc = ensure_temp(plan_seg_temp_bytes(a->p, a->d->n, a->d->nseg), e);
+    if (rc || (rc = seg_enqueue(a, e)))
+        return rc;
+    if ((r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS)
+        return driver_fail(r, "running the kernel", e);
+    if ((r = cu.MemcpyDtoH(host, a->out, bytes)) != CUDA_SUCCESS)
+        return driver_fail(r, "reading the outputs", e);
+    *stray = 0;
+    for (size_t i = a->d->nseg * acc; i < bytes; i++)
+        if (((unsigned char *)host)[i] != POISON)
+            *stray = 1;
+    return RT_OK;
+}
+
+/* Check on a fresh segmentation of m elements with 'profile'. */
+static int seg_check_fresh(plan *p, int profile, uint64_t m, uint64_t seed, char *why,
+                           size_t len, int *ok, rt_err *e)
+{
+    seg_data d;
+    seg_ref *refs = NULL;
+    void *host = NULL;
+    CUdeviceptr seg = 0, out = 0;
+    int rc = segdata_make(profile, m, seed, &d);
+    if (rc)
+        return rt_seterr(e, rc, "out of host memory for a segmentation");
+    size_t acc = optype_acc_size(W.op, W.type);
+    data_fill(W.fresh_host, W.type, W.op, m, seed, m ? seed % m : 0, W.host_threads);
+    CUresult r;
+    if ((rc = segdata_reference(W.fresh_host, W.type, W.op, &d, &refs, W.host_threads)))
+        rc = rt_seterr(e, rc, "out of host memory for the references");
+    else if (!(host = malloc((d.nseg + GUARD) * acc)))
+        rc = rt_seterr(e, RT_ENOMEM, "out of host memory for the outputs");
+    else if ((r = cu.MemAlloc(&out, (d.nseg + GUARD) * acc)) != CUDA_SUCCESS)
+        rc = driver_fail(r, "allocating fresh outputs", e);
+    else if (m && (r = cu.MemcpyHtoD(W.fresh, W.fresh_host, m * optype_size(W.type))) != CUDA_SUCCESS)
+        rc = driver_fail(r, "copying fresh input", e);
+    else
+        rc = upload_seg(&d, W.layout, W.off64, &seg, e);
+    if (rc == RT_OK) {
+        seg_arg a = {p, W.fresh, seg, out, &d};
+        int stray = 0;
+        if ((rc = seg_run_once(&a, host, &stray, e)) == RT_OK) {
+            char inner[900] = "";
+            *ok = !stray && segdata_check(host, refs, W.type, W.op, &d, inner, sizeof inner);
+            if (!*ok)
+                snprintf(why, len, "%s, %llu elements in %llu segments: %s", segdata_profile_name(profile),
+                         (unsigned long long)m, d.nseg,
+                         stray ? "wrote past the last output" : inner);
+        }
+    }
+    if (seg)
+        cu.MemFree(seg);
+    if (out)
+        cu.MemFree(out);
+    free(host);
+    free(refs);
+    segdata_free(&d);
+    return rc;
+}
+
+static void do_measure_seg(const measure_req *q, plan *p, measure_resp *resp, char *why,
+                           size_t wlen, rt_err *e, int *rcp)
+{
+    int rc, ok = 1;
+    size_t acc = optype_acc_size(W.op, W.type);
+    resp->launches = plan_seg_launch_count(p, W.sd.n, W.sd.nseg);
+    uint64_t s = q->seed, tile = p->tile;
+    uint64_t m1 = 1 + rnd(&s) % (4 * tile + 3);
+    if (m1 > FRESH_MAX / 2)
+        m1 = FRESH_MAX / 2 - rnd(&s) % 1000;
+    uint64_t m2 = (1u << 20) + 1 + rnd(&s) % (1u << 19);
+    /* Empty segments at both ends and in runs; the tuning profile at a ragged 1.5M; one
+     * segment over a few tiles; no elements at all (every segment the identity). */
+    if ((rc = seg_check_fresh(p, 5, m1, rnd(&s), why, wlen, &ok, e)) || !ok)
+        goto done;
+    if ((rc = seg_check_fresh(p, W.profile, m2, rnd(&s), why, wlen, &ok, e)) || !ok)
+        goto done;
+    if ((rc = seg_check_fresh(p, 0, 3 * tile + 1 + rnd(&s) % tile, rnd(&s), why, wlen, &ok, e)) || !ok)
+        goto done;
+    if ((rc = seg_check_fresh(p, 5, 0, rnd(&s), why, wlen, &ok, e)) || !ok)
+        goto done;
+    seg_arg a = {p, W.data, W.seg, W.segout, &W.sd};
+    int stray = 0;
+    if ((rc = seg_run_once(&a, W.host_out, &stray, e)))
+        goto done;
+    char inner[900] = "";
+    if (stray || !segdata_check(W.host_out, W.refs, W.type, W.op, &W.sd, inner, sizeof inner)) {
+        snprintf(why, wlen, "%s, %llu elements in %llu segments: %s", segdata_profile_name(W.profile),
+                 (unsigned long long)W.sd.n, (unsigned long long)W.sd.nseg,
+                 stray ? "wrote past the last output" : inner);
+        goto done;
+    }
+    if ((rc = time_reps(seg_enqueue, &a, q->hot, q->min_reps, q->max_reps, q->budget_s, resp, e)))
+        goto done;
+    /* Same input, every repetition: compare every output of the last run with the first. */
+    void *last = malloc(W.sd.nseg * acc + 1);
+    CUresult r;
+    if (!last) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of host memory");
+        goto done;
+    }
+    if ((r = cu.MemcpyDtoH(last, W.segout, W.sd.nseg * acc)) != CUDA_SUCCESS)
+        rc = driver_fail(r, "reading the outputs", e);
+    else
+        resp->deterministic = memcmp(last, W.host_out, W.sd.nseg * acc) == 0;
+    free(last);
+done:
+    *rcp = rc;
+}
+
 static void do_measure(const measure_req *q, const void *cubin)
 {
     measure_resp resp;
@@ -389,8 +609,17 @@ static void do_measure(const measure_req *q, const void *cubin)
     if (rc)
         goto done;
     loaded = 1;
-    CUfunction f = p.kind == PLAN_ONELAUNCH ? p.one : p.first;
+    CUfunction f = p.kind == PLAN_MULTIPASS ? p.first : p.one;
     cu.FuncGetAttribute(&resp.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+    if ((p.kind == PLAN_SEGMENTED) != (W.layout != SEG_LAYOUT_FLAT)) {
+        rc = rt_seterr(&e, RT_EINVAL, "a %s plan cannot run the %s layout",
+                       family_plan_name(p.kind), segdata_layout_name(W.layout));
+        goto done;
+    }
+    if (p.kind == PLAN_SEGMENTED) {
+        do_measure_seg(q, &p, &resp, why, sizeof why, &e, &rc);
+        goto done;
+    }
     resp.launches = plan_launch_count(&p, W.n);
     CUresult r;
     if ((r = cu.MemsetD8(W.temp, 0, 256)) != CUDA_SUCCESS) {   /* the one-launch counter */

@@ -1,0 +1,68 @@
+/*
+ * segdata.h - segment profiles for the segmented layouts: seeded segmentations of n elements,
+ * their keys and offsets arrays, and the per-segment CPU reference and check.
+ *
+ * A profile is a distribution of segment lengths (docs/segmented.md lists them); the same
+ * (profile, n, seed) gives the same segmentation on any machine. Lengths are drawn until they
+ * cover n; the last segment is cut to fit, and profiles with empty segments may end with
+ * some (they then cover n exactly with the empties after the last element).
+ */
+#ifndef RT_SEGDATA_H
+#define RT_SEGDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../include/redtune.h"
+#include "data.h"
+
+#define SEG_LAYOUT_FLAT    0
+#define SEG_LAYOUT_KEYS    1
+#define SEG_LAYOUT_OFFSETS 2
+
+/* "flat", "keys", "offsets"; -1 when unknown. */
+int segdata_parse_layout(const char *name);
+const char *segdata_layout_name(int layout);
+
+/* Profiles by index; -1 when the name is unknown. */
+int segdata_profile_count(void);
+const char *segdata_profile_name(int profile);
+const char *segdata_profile_summary(int profile);
+int segdata_parse_profile(const char *name);
+const char *segdata_profile_list(void);   /* "one, rand10_50, ..." */
+
+typedef struct seg_data {
+    unsigned long long n, nseg;
+    unsigned long long *off;   /* nseg + 1 begin offsets, off[0] = 0, off[nseg] = n */
+    double mean, spread;       /* mean segment length and its standard deviation */
+} seg_data;
+
+/* Make the segmentation of n elements (n may be 0) for 'profile'. RT_ENOMEM on failure. */
+int segdata_make(int profile, unsigned long long n, uint64_t seed, seg_data *d);
+void segdata_free(seg_data *d);
+
+/* The keys (owner) array, n entries, and the offsets array, nseg + 1 entries of 4 or 8 bytes
+ * (4 only when n < 2^31). */
+void segdata_keys(const seg_data *d, uint32_t *keys);
+void segdata_offsets(const seg_data *d, void *off, int off64);
+
+/* The reference of one segment, compact: the accumulator bytes, the value as a number for
+ * float sums, and the tolerance (0: bitwise). */
+typedef struct seg_ref {
+    unsigned char value[16];
+    double approx;
+    float tolerance;
+} seg_ref;
+
+/* References of every segment of 'vals' (*refs malloc'd, nseg entries), on 'threads' threads. */
+int segdata_reference(const void *vals, rt_type type, rt_op op, const seg_data *d,
+                      seg_ref **refs, int threads);
+
+/* Check nseg accumulators 'got' (acc_size each) against the references; 1 when all match,
+ * else 0 and 'why' names the first wrong segment, its elements and both values. */
+int segdata_check(const void *got, const seg_ref *refs, rt_type type, rt_op op,
+                  const seg_data *d, char *why, size_t len);
+
+/* Bytes a segmented reduction must move: values, keys or offsets, and outputs. */
+double segdata_bytes(const seg_data *d, int layout, int off64, size_t esize, size_t acc_size);
+
+#endif
