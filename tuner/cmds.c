@@ -7,8 +7,10 @@
 #include <time.h>
 #include "../runtime/codegen.h"
 #include "../runtime/driver.h"
+#include "../runtime/embed.h"
 #include "../runtime/nvrtc.h"
 #include "../runtime/optype.h"
+#include "segdata.h"
 #include "space.h"
 #include "tuner.h"
 
@@ -38,8 +40,24 @@ int cmd_families(void)
     return RT_OK;
 }
 
-int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type, int jobs,
-                int verbose, rt_err *e)
+const char *space_for_layout(int layout, const char **name)
+{
+    *name = layout == SEG_LAYOUT_FLAT ? "lua/spaces/default.lua" : "lua/spaces/segmented.lua";
+    const rt_embedded *d = embed_find(*name);
+    return d ? d->text : "";
+}
+
+void config_force_layout(rt_config *c, int layout, int off64)
+{
+    rt_err e;
+    if (c->family->plan != PLAN_SEGMENTED)
+        return;
+    config_set(c, "LAYOUT", layout, &e);   /* families without the parameter ignore it */
+    config_set(c, "OFF64", off64, &e);
+}
+
+int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type, int layout,
+                int jobs, int verbose, rt_err *e)
 {
     rt_device dev;
     char devarch[16];
@@ -55,20 +73,24 @@ int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type
     device_arch(&dev, devarch);
     char *text = NULL;
     size_t len = 0;
-    const char *name = "lua/spaces/default.lua";
+    const char *name;
+    const char *deftext = space_for_layout(layout, &name);
     if (space_path) {
         if ((rc = read_file(space_path, &text, &len, e)))
             return rc;
         name = space_path;
     }
-    space_case cs = {rt_op_name(op), rt_type_name(type), (int)optype_size(type), optype_commutes(op)};
+    space_case cs = {rt_op_name(op), rt_type_name(type), (int)optype_size(type), optype_commutes(op),
+                     segdata_layout_name(layout)};
     rt_config *cfgs = NULL;
     int n = 0;
     cand *c = NULL;
-    rc = space_expand(text ? text : space_default_text(), text ? len : strlen(space_default_text()),
-                      name, &dev, &cs, &cfgs, &n, e);
+    rc = space_expand(text ? text : deftext, text ? len : strlen(deftext), name, &dev, &cs, &cfgs,
+                      &n, e);
     if (rc)
         goto done;
+    for (int i = 0; i < n; i++)
+        config_force_layout(&cfgs[i], layout, 0);
     if ((rc = cands_make(cfgs, n, op, type, &c, e)))
         goto done;
     struct timespec t0, t1;

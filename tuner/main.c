@@ -13,6 +13,7 @@
 #include "../runtime/optype.h"
 #include "pool.h"
 #include "proto.h"
+#include "segdata.h"
 #include "tuner.h"
 
 #define MAX_SIZES 64
@@ -20,8 +21,10 @@
 static const char usage_text[] =
     "usage: redtune [--device N] --op OP [--type T] [--sizes LIST] [--space FILE] [--db FILE]\n"
     "               [--hot] [--deterministic] [--jobs N] [--seed S] [-v]\n"
+    "               [--segmented keys|offsets [--profiles LIST] [--off64]]\n"
     "       redtune emit FAMILY [NAME=VALUE ...] [--op OP] [--type T]\n"
     "       redtune compile [--arch sm_XY] [--space FILE] [--op OP] [--type T] [--jobs N] [-v]\n"
+    "                       [--segmented keys|offsets]\n"
     "       redtune families\n"
     "       redtune best [--db FILE] [--op OP] [--type T] [--n N] [--device NAME]\n"
     "       redtune --help | --version\n"
@@ -41,6 +44,12 @@ static const char usage_text[] =
     "  --jobs N       compiler threads (default: all cores)\n"
     "  --seed S       seed of the test data (default: from the clock)\n"
     "  --arch sm_XY   compile for this architecture without a GPU\n"
+    "  --segmented L  tune segmented reductions: L is keys (a sorted owner array) or offsets\n"
+    "                 (CSR begin offsets); default space lua/spaces/segmented.lua, default\n"
+    "                 sizes 2^14,2^18,2^22,30M\n"
+    "  --profiles P   segment profiles to tune, comma-separated (default all: one, rand10_50,\n"
+    "                 len3, len1, len1000, heavy)\n"
+    "  --off64        64-bit offsets (default 32-bit)\n"
     "  -v             print every measurement\n"
     "\n"
     "Exit status: 0 success, 1 failure, 2 usage error.\n";
@@ -275,6 +284,30 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--n") && cmd && !strcmp(cmd, "best")) {
             if (parse_size(optarg_of(argc, argv, &i), &n_filter))
                 usage_error("--n: '%s' is not a size", argv[i]);
+        } else if (!strcmp(a, "--segmented") && (!cmd || !strcmp(cmd, "compile"))) {
+            const char *l = optarg_of(argc, argv, &i);
+            o.layout = segdata_parse_layout(l);
+            if (o.layout <= SEG_LAYOUT_FLAT)
+                usage_error("--segmented: '%s' is not a layout (keys, offsets)", l);
+        } else if (!strcmp(a, "--profiles") && !cmd) {
+            char *list = strdup(optarg_of(argc, argv, &i)), *save = NULL;
+            o.nprofiles = 0;
+            for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                int p = segdata_parse_profile(t);
+                if (p < 0) {
+                    fprintf(stderr, "redtune: --profiles: unknown profile '%s' (known: %s)\n"
+                            "(see redtune --help)\n", t, segdata_profile_list());
+                    exit(2);
+                }
+                if (o.nprofiles == TUNE_MAX_PROFILES)
+                    usage_error("--profiles: more than %s profiles", "8");
+                o.profiles[o.nprofiles++] = p;
+            }
+            free(list);
+            if (o.nprofiles == 0)
+                usage_error("--profiles: empty list%s", "");
+        } else if (!strcmp(a, "--off64") && !cmd) {
+            o.off64 = 1;
         } else if (!strcmp(a, "--deterministic") && !cmd) {
             o.deterministic = 1;
         } else if (!strcmp(a, "-v")) {
@@ -288,15 +321,27 @@ int main(int argc, char **argv)
 
     int rc;
     if (cmd && !strcmp(cmd, "compile")) {
-        rc = cmd_compile(arch, o.space_path, have_op ? o.op : RT_MIN, o.type, o.jobs, o.verbose, &e);
+        rc = cmd_compile(arch, o.space_path, have_op ? o.op : RT_MIN, o.type, o.layout, o.jobs,
+                         o.verbose, &e);
     } else if (cmd) {
         rc = cmd_best(o.db_path, device_match, op_name, type_name, n_filter, &e);
     } else {
         if (!have_op)
             usage_error("%s", "which operator? --op is required (sum, prod, min, max, argmin, argmax)");
+        if ((o.nprofiles || o.off64) && o.layout == SEG_LAYOUT_FLAT)
+            usage_error("%s", "--profiles and --off64 go with --segmented keys|offsets");
+        if (o.nsizes == 0 && o.layout != SEG_LAYOUT_FLAT) {
+            /* The paper's segmented experiments use 30 x 2^20 elements. */
+            static const long long seg_sizes[] = {1LL << 14, 1LL << 18, 1LL << 22, 30LL << 20};
+            for (int k = 0; k < 4; k++)
+                sizes[o.nsizes++] = seg_sizes[k];
+        }
         if (o.nsizes == 0)
             for (int k = 10; k <= 30; k += 2)
                 sizes[o.nsizes++] = 1LL << k;
+        if (o.layout != SEG_LAYOUT_FLAT && o.nprofiles == 0)
+            for (int p = 0; p < segdata_profile_count() && p < TUNE_MAX_PROFILES; p++)
+                o.profiles[o.nprofiles++] = p;
         o.sizes = sizes;
         char cmdline[2048] = "";
         for (int i = 0; i < argc; i++) {

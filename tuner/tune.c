@@ -20,6 +20,7 @@
 #include "../runtime/nvrtc.h"
 #include "../runtime/optype.h"
 #include "proto.h"
+#include "segdata.h"
 #include "space.h"
 #include "tuner.h"
 
@@ -121,12 +122,13 @@ static int worker_start(wproc *w, rt_err *e)
     w->dev = h->dev;
     free(buf);
     if (w->has_prepared) {
-        resp_head *ph;
+        prepare_resp *ph;
         r = worker_call(w, MSG_PREPARE, &w->prepared, sizeof w->prepared, NULL, 0, (void **)&ph,
                         &len, 600000);
         if (r)
             return rt_seterr(e, RT_ECUDA, "the GPU worker failed to prepare the data again");
-        rc = ph->code ? rt_seterr(e, ph->code, "%s", ph->msg) : RT_OK;
+        rc = len != sizeof *ph ? rt_seterr(e, RT_ECUDA, "the GPU worker sent a malformed answer")
+           : ph->h.code ? rt_seterr(e, ph->h.code, "%s", ph->h.msg) : RT_OK;
         free(ph);
     }
     return rc;
@@ -239,7 +241,7 @@ static int measure_bandwidth(wproc *w, const char *arch, double *gbps, rt_err *e
 /* ---- the table ---- */
 
 typedef struct table_arg {
-    long long device_id_unused;
+    const char *layout;
     const char *device;
     int hot;
     int rows;
@@ -248,12 +250,15 @@ typedef struct table_arg {
 static int print_row(const store_best_row *r, void *arg)
 {
     table_arg *t = arg;
-    if (strcmp(r->device_name, t->device) != 0 || r->hot != t->hot || strcmp(r->layout, "flat"))
+    if (strcmp(r->device_name, t->device) != 0 || r->hot != t->hot || strcmp(r->layout, t->layout))
         return 0;
     char n[32];
     fmt_n(r->n, n, sizeof n);
-    printf("%12lld %6s  %-18s %-30s %10.2f %9.1f %7.1f%%\n", r->n, n, r->family, r->params,
+    printf("%12lld %6s  %-18s %-30s %10.2f %9.1f %7.1f%%", r->n, n, r->family, r->params,
            r->median_us, r->gbps, 100.0 * r->frac_bw);
+    if (r->nseg)
+        printf("  %lld segments, mean %.1f", r->nseg, r->seg_mean);
+    printf("\n");
     t->rows++;
     return 0;
 }
@@ -265,7 +270,8 @@ int tune_run(const tune_opts *o, rt_err *e)
     int rc = RT_OK;
     char *space_text = NULL;
     size_t space_len = 0;
-    const char *space_name = "lua/spaces/default.lua";
+    const char *space_name;
+    const char *space_deftext = space_for_layout(o->layout, &space_name);
     rt_config *cfgs = NULL;
     int ncfg = 0;
     cand *c = NULL;
@@ -284,12 +290,14 @@ int tune_run(const tune_opts *o, rt_err *e)
     char arch[16];
     device_arch(&w.dev, arch);
     space_case cs = {rt_op_name(o->op), rt_type_name(o->type), (int)optype_size(o->type),
-                     optype_commutes(o->op)};
-    rc = space_expand(space_text ? space_text : space_default_text(),
-                      space_text ? space_len : strlen(space_default_text()), space_name, &w.dev,
+                     optype_commutes(o->op), segdata_layout_name(o->layout)};
+    rc = space_expand(space_text ? space_text : space_deftext,
+                      space_text ? space_len : strlen(space_deftext), space_name, &w.dev,
                       &cs, &cfgs, &ncfg, e);
     if (rc)
         goto done;
+    for (int i = 0; i < ncfg; i++)
+        config_force_layout(&cfgs[i], o->layout, o->off64);
     if (o->deterministic) {   /* only families that promise bitwise-identical results */
         int k = 0;
         for (int i = 0; i < ncfg; i++)
@@ -298,8 +306,9 @@ int tune_run(const tune_opts *o, rt_err *e)
         ncfg = k;
     }
     if (ncfg == 0) {
-        rc = rt_seterr(e, RT_EINVAL, "%s: the space has no %sconfig for %s %s on %s", space_name,
-                       o->deterministic ? "deterministic " : "", cs.op, cs.type, w.dev.name);
+        rc = rt_seterr(e, RT_EINVAL, "%s: the space has no %sconfig for %s %s (layout %s) on %s",
+                       space_name, o->deterministic ? "deterministic " : "", cs.op, cs.type,
+                       cs.layout, w.dev.name);
         goto done;
     }
     if ((rc = nvrtc_load(e)))
@@ -334,44 +343,60 @@ int tune_run(const tune_opts *o, rt_err *e)
         (rc = store_begin_run(s, device_id, o->cmdline, nvrtc_version(), &run_id, e)))
         goto done;
 
-    progress pg = {now_s(), 0, isatty(2), 0, (long)o->nsizes * ncfg, 0};
+    int nprof = o->layout == SEG_LAYOUT_FLAT ? 1 : o->nprofiles;
+    progress pg = {now_s(), 0, isatty(2), 0, (long)nprof * o->nsizes * ncfg, 0};
     const char *op = rt_op_name(o->op), *type = rt_type_name(o->type);
     size_t esize = optype_size(o->type);
+    /* Bytes per element that must fit on the GPU: the input, and the keys or offsets. */
+    double per_elem = esize + (o->layout == SEG_LAYOUT_FLAT ? 0 : 4 + (double)optype_acc_size(o->op, o->type));
+    for (int pi = 0; pi < nprof; pi++) {
+    char layout[64];
+    if (o->layout == SEG_LAYOUT_FLAT)
+        snprintf(layout, sizeof layout, "flat");
+    else
+        snprintf(layout, sizeof layout, "%s:%s", segdata_layout_name(o->layout),
+                 segdata_profile_name(o->profiles[pi]));
     for (int si = 0; si < o->nsizes; si++) {
         long long n = o->sizes[si];
-        char nbuf[32], what[128];
+        char nbuf[32], what[160];
         fmt_n(n, nbuf, sizeof nbuf);
-        if ((double)n * esize > 0.45 * (double)w.dev.total_mem) {
+        if ((double)n * per_elem > 0.45 * (double)w.dev.total_mem) {
             fprintf(stderr, "redtune: skipping n = %s: %.1f GiB of input does not fit beside "
                     "the buffers on this GPU\n", nbuf, n * (double)esize / (1 << 30));
             pg.done += ncfg;
             continue;
         }
         int prepared = 0;
+        prepare_resp seg = {0};
         for (int i = 0; i < ncfg; i++, pg.done++) {
-            snprintf(what, sizeof what, "[%s %s] n=%s %s", op, type, nbuf, c[i].cfg.family->name);
+            snprintf(what, sizeof what, "[%s %s %s] n=%s %s", op, type, layout, nbuf,
+                     c[i].cfg.family->name);
             progress_show(&pg, what, 0);
             if (c[i].rc)
                 continue;
             int found = 0;
-            if ((rc = store_has_measurement(s, device_id, c[i].hash, op, type, "flat", n, o->hot,
+            if ((rc = store_has_measurement(s, device_id, c[i].hash, op, type, layout, n, o->hot,
                                             &found, e)))
                 goto done;
             if (found)
                 continue;
             if (!prepared) {
                 w.prepared = (prepare_req){o->type, o->op, (uint64_t)n,
-                                           o->seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL};
+                                           o->seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL,
+                                           o->layout, o->nprofiles ? o->profiles[pi] : 0, o->off64};
                 w.has_prepared = 1;
-                resp_head *ph;
+                prepare_resp *ph;
                 size_t len;
                 int r = worker_call(&w, MSG_PREPARE, &w.prepared, sizeof w.prepared, NULL, 0,
                                     (void **)&ph, &len, 600000);
-                if (r) {
+                if (r || len != sizeof *ph) {
+                    free(ph);
                     rc = rt_seterr(e, RT_ECUDA, "the GPU worker died preparing n = %s", nbuf);
                     goto done;
                 }
-                rc = ph->code ? rt_seterr(e, ph->code, "preparing n = %s: %s", nbuf, ph->msg) : RT_OK;
+                rc = ph->h.code ? rt_seterr(e, ph->h.code, "preparing n = %s: %s", nbuf, ph->h.msg)
+                                : RT_OK;
+                seg = *ph;
                 free(ph);
                 if (rc)
                     goto done;
@@ -382,11 +407,12 @@ int tune_run(const tune_opts *o, rt_err *e)
             measure_resp *mr = NULL;
             size_t len;
             /* Generous: verification of fresh inputs, 200 repetitions, and the flushes. */
-            int timeout_ms = 60000 + (int)(n * esize / 1000000);
+            int timeout_ms = 60000 + (int)(n * per_elem / 1000000);
             int r = worker_call(&w, MSG_MEASURE, &q, sizeof q, c[i].cubin, c[i].cubin_size,
                                 (void **)&mr, &len, timeout_ms);
-            store_measurement m = {device_id, run_id, c[i].hash, op, type, "flat", n, o->hot,
-                                   "ok", "", 0, 0, 0, 0, 0, 0, 0, -1};
+            store_measurement m = {device_id, run_id, c[i].hash, op, type, layout, n, o->hot,
+                                   "ok", "", 0, 0, 0, 0, 0, 0, 0, -1, (long long)seg.nseg,
+                                   seg.mean, seg.spread};
             if (r == 0) {
                 m.status = mr->status;
                 m.message = mr->h.msg;
@@ -395,7 +421,7 @@ int tune_run(const tune_opts *o, rt_err *e)
                     m.min_us = mr->min_us;
                     m.max_us = mr->max_us;
                     m.reps = mr->reps;
-                    m.gbps = n * (double)esize / (mr->median_us * 1e-6) / 1e9;
+                    m.gbps = seg.bytes / (mr->median_us * 1e-6) / 1e9;
                     m.frac_bw = m.gbps / read_gbps;
                     m.verified = 1;
                     m.deterministic = mr->deterministic;
@@ -423,13 +449,14 @@ int tune_run(const tune_opts *o, rt_err *e)
             if (w.pid <= 0 && (rc = worker_start(&w, e)))
                 goto done;
         }
-        rc = store_update_best(s, device_id, op, type, "flat", n, o->hot, e);
+        rc = store_update_best(s, device_id, op, type, layout, n, o->hot, e);
         if (rc == RT_ENOTFOUND) {
-            fprintf(stderr, "redtune: n=%s: no config passed verification\n", nbuf);
+            fprintf(stderr, "redtune: %s n=%s: no config passed verification\n", layout, nbuf);
             rc = RT_OK;
         } else if (rc) {
             goto done;
         }
+    }
     }
     progress_show(&pg, "done", 1);
     progress_clear(&pg);
@@ -438,13 +465,21 @@ int tune_run(const tune_opts *o, rt_err *e)
     if ((rc = store_end_run(s, run_id, e)))
         goto done;
 
-    printf("\nbest for %s %s on %s (%s, L2 %s), read bandwidth %.1f GB/s:\n", op, type, w.dev.name,
-           arch, o->hot ? "hot" : "flushed", read_gbps);
-    printf("%12s %6s  %-18s %-30s %10s %9s %8s\n", "n", "", "family", "params", "time(us)",
-           "GB/s", "%read");
-    table_arg ta = {0, w.dev.name, o->hot, 0};
-    for (int si = 0; si < o->nsizes && rc == RT_OK; si++)
-        rc = store_list_best(s, NULL, op, type, o->sizes[si], print_row, &ta, e);
+    for (int pi = 0; pi < nprof && rc == RT_OK; pi++) {
+        char layout[64];
+        if (o->layout == SEG_LAYOUT_FLAT)
+            snprintf(layout, sizeof layout, "flat");
+        else
+            snprintf(layout, sizeof layout, "%s:%s", segdata_layout_name(o->layout),
+                     segdata_profile_name(o->profiles[pi]));
+        printf("\nbest for %s %s %s on %s (%s, L2 %s), read bandwidth %.1f GB/s:\n", op, type,
+               layout, w.dev.name, arch, o->hot ? "hot" : "flushed", read_gbps);
+        printf("%12s %6s  %-18s %-30s %10s %9s %8s\n", "n", "", "family", "params", "time(us)",
+               "GB/s", "%read");
+        table_arg ta = {layout, w.dev.name, o->hot, 0};
+        for (int si = 0; si < o->nsizes && rc == RT_OK; si++)
+            rc = store_list_best(s, NULL, op, type, o->sizes[si], print_row, &ta, e);
+    }
     printf("%d configs measured in this run, %.0f s; database %s\n", (int)pg.measured,
            now_s() - pg.t0, o->db_path);
 done:

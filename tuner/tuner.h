@@ -41,6 +41,8 @@ int device_for_arch(const char *arch, rt_device *d, rt_err *e);
 /* Read a whole file; *text malloc'd and NUL-terminated. */
 int read_file(const char *path, char **text, size_t *len, rt_err *e);
 
+#define TUNE_MAX_PROFILES 8
+
 typedef struct tune_opts {
     int device;
     rt_op op;
@@ -56,6 +58,10 @@ typedef struct tune_opts {
     unsigned long long seed;
     const char *cmdline;
     const char *self_exe;     /* the program to exec as the worker */
+    int layout;               /* SEG_LAYOUT_FLAT, _KEYS, _OFFSETS (segdata.h) */
+    int profiles[TUNE_MAX_PROFILES];   /* segmented: the segment profiles to tune */
+    int nprofiles;
+    int off64;                /* segmented offsets: 64-bit */
 } tune_opts;
 
 /* `redtune --op ...`: tune, store, print the table. */
@@ -66,8 +72,15 @@ int tune_run(const tune_opts *o, rt_err *e);
 /* The other commands; each prints to stdout and returns RT_OK or an RT_E* code with 'e' set. */
 int cmd_emit(const rt_config *c, rt_op op, rt_type type, rt_err *e);
 int cmd_families(void);
-int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type, int jobs,
-                int verbose, rt_err *e);
+int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type, int layout,
+                int jobs, int verbose, rt_err *e);
+
+/* The embedded default space for a layout: default.lua (flat) or segmented.lua, with its
+ * name for messages. */
+const char *space_for_layout(int layout, const char **name);
+
+/* Force the layout parameters of a segmented config (LAYOUT, OFF64). */
+void config_force_layout(rt_config *c, int layout, int off64);
 int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
              long long n, rt_err *e);
 #endif
