@@ -11,7 +11,9 @@ int test_nvrtc_group(void);
 int test_store_group(void);
 int test_data_group(void);
 int test_cli_group(void);
+int test_segdata_group(void);
 int test_gpu_group(void);
+int test_gpu_seg_group(void);
 int test_api_group(void);
 int test_api_gpu_group(void);
 
@@ -25,11 +27,13 @@ int main(int argc, char **argv)
         failed += test_nvrtc_group();
         failed += test_store_group();
         failed += test_data_group();
+        failed += test_segdata_group();
         failed += test_cli_group();
         failed += test_api_group();
     }
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();
+        failed += test_gpu_seg_group();
         failed += test_api_gpu_group();
     }
     return failed ? 1 : 0;

@@ -1,0 +1,361 @@
+/*
+ * test_gpu_seg.c - every segmented family on the GPU, for every layout it implements, every
+ * op and type, every segment profile, at n = 0, 1, 31, 1000, 4097 and 2^20 + 3 (not a multiple
+ * of any tile), with guard outputs after the last segment; nseg = 0; order kept with a
+ * non-commutative operator (affine maps); the tuner end to end with --segmented. Skipped, and
+ * counted, with no GPU.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "runtime/codegen.h"
+#include "runtime/driver.h"
+#include "runtime/nvrtc.h"
+#include "runtime/optype.h"
+#include "runtime/plan.h"
+#include "tuner/data.h"
+#include "tuner/pool.h"
+#include "tuner/segdata.h"
+#include "tuner/tuner.h"
+#include "tests/affine.h"
+
+static rt_device dev;
+static char arch[16];
+static int have_gpu = -1;
+static char no_gpu_why[RT_ERRMSG_MAX];
+static CUstream stream;
+
+static int gpu_setup(void **state)
+{
+    (void)state;
+    if (have_gpu >= 0)
+        return 0;
+    rt_err e;
+    have_gpu = 0;
+    if (driver_device_query(0, &dev, &e)) {
+        snprintf(no_gpu_why, sizeof no_gpu_why, "%s", e.msg);
+        return 0;
+    }
+    CUdevice d;
+    CUcontext ctx;
+    if (cu.DeviceGet(&d, 0) || cu.DevicePrimaryCtxRetain(&ctx, d) || cu.CtxSetCurrent(ctx) ||
+        cu.StreamCreate(&stream, CU_STREAM_DEFAULT)) {
+        snprintf(no_gpu_why, sizeof no_gpu_why, "could not create a context on %s", dev.name);
+        return 0;
+    }
+    device_arch(&dev, arch);
+    have_gpu = 1;
+    return 0;
+}
+
+#define NEED_GPU()                                                       \
+    do {                                                                 \
+        if (have_gpu != 1) {                                             \
+            print_message("# SKIP reason: %s\n", no_gpu_why);           \
+            skip();                                                      \
+        }                                                                \
+    } while (0)
+
+/* The shapes each family runs; LAYOUT and OFF64 are set per layout. */
+static const char *const variants[][6] = {
+    {"seg_lb", "B=256", "R=8", "STAGE=1", "PERSIST=0"},
+    {"seg_lb", "B=128", "R=3", "STAGE=0", "PERSIST=1"},
+    {"seg_lb", "B=512", "R=16", "STAGE=0", "PERSIST=0"},
+    {"seg_per", "B=256", "LANES=1", "V=1"},
+    {"seg_per", "B=128", "LANES=4", "V=3"},
+    {"seg_per", "B=256", "LANES=32", "V=4"},
+    {"seg_per", "B=256", "LANES=256", "V=2"},
+    {"seg_matrix", "H=128", "W=16", "PAD=1", "PERSIST=0"},
+    {"seg_matrix", "H=64", "W=7", "PAD=0", "PERSIST=1"},
+    {"seg_tb2", "B=256", "PAD=1"},
+    {"seg_tb2", "B=128", "PAD=0"},
+    {"seg_tb4warp", "B=256"},
+    {"seg_tb4warp", "B=64"},
+};
+#define NVARIANTS (int)(sizeof variants / sizeof variants[0])
+
+/* The variants that implement 'layout' (with off64 for offsets); *n receives how many. */
+static void make_configs(int layout, int off64, rt_config *cfgs, int *n, char names[][300])
+{
+    *n = 0;
+    for (int v = 0; v < NVARIANTS; v++) {
+        const rt_family *f = family_find(variants[v][0]);
+        if (!f)
+            fail_msg("family %s is not built in", variants[v][0]);
+        if (!(f->layouts & (layout == SEG_LAYOUT_KEYS ? FAMILY_LAYOUT_KEYS : FAMILY_LAYOUT_OFFSETS)))
+            continue;
+        rt_config *c = &cfgs[*n];
+        config_default(f, c);
+        rt_err e;
+        for (int k = 1; k < 6 && variants[v][k]; k++) {
+            char name[16];
+            const char *eq = strchr(variants[v][k], '=');
+            snprintf(name, sizeof name, "%.*s", (int)(eq - variants[v][k]), variants[v][k]);
+            if (config_set(c, name, atoll(eq + 1), &e))
+                fail_msg("%s", e.msg);
+        }
+        config_force_layout(c, layout, off64);
+        char params[256];
+        config_format(c, params, sizeof params);
+        snprintf(names[*n], 300, "%s %s", f->name, params);
+        (*n)++;
+    }
+}
+
+/* Upload the keys or offsets of 'd' into 'seg' (large enough). */
+static void upload(const seg_data *d, int layout, int off64, CUdeviceptr seg)
+{
+    size_t bytes = layout == SEG_LAYOUT_KEYS ? (d->n ? d->n : 1) * 4 : (d->nseg + 1) * (off64 ? 8 : 4);
+    void *h = malloc(bytes);
+    assert_non_null(h);
+    if (layout == SEG_LAYOUT_KEYS)
+        segdata_keys(d, h);
+    else
+        segdata_offsets(d, h, off64);
+    assert_int_equal(cu.MemcpyHtoD(seg, h, bytes), CUDA_SUCCESS);
+    free(h);
+}
+
+#define NMAX ((1ull << 20) + 3)
+#define GUARD 64
+
+static void check_layout(rt_op op, rt_type type, int layout, int off64)
+{
+    NEED_GPU();
+    rt_err e;
+    rt_config cfgs[NVARIANTS];
+    char names[NVARIANTS][300];
+    int nv;
+    make_configs(layout, off64, cfgs, &nv, names);
+    assert_true(nv >= 4);
+    cand *c;
+    int compiled, failed;
+    assert_int_equal(cands_make(cfgs, nv, op, type, &c, &e), RT_OK);
+    assert_int_equal(cands_compile(c, nv, arch, pool_cores(), NULL, &compiled, &failed, &e), RT_OK);
+    for (int v = 0; v < nv; v++)
+        if (c[v].rc)
+            fail_msg("%s does not compile: %s", names[v], c[v].err);
+    size_t acc = optype_acc_size(op, type), es = optype_size(type);
+    plan p[NVARIANTS];
+    for (int v = 0; v < nv; v++)
+        if (plan_load(&p[v], c[v].cubin, PLAN_SEGMENTED, acc, dev.sm_count, &e))
+            fail_msg("%s: %s", names[v], e.msg);
+    const unsigned long long sizes[] = {0, 1, 31, 1000, 4097, NMAX};
+    void *host = malloc(NMAX * es + 16);
+    unsigned char *got = malloc((NMAX + 16 + GUARD) * acc);
+    assert_non_null(host);
+    assert_non_null(got);
+    CUdeviceptr in, seg, out, temp;
+    size_t temp_bytes = 64u << 20;
+    assert_int_equal(cu.MemAlloc(&in, NMAX * es + 16), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&seg, (NMAX + 16) * 8), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, (NMAX + 16 + GUARD) * acc), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&temp, temp_bytes), CUDA_SUCCESS);
+    int threads = pool_cores();
+    for (int prof = 0; prof < segdata_profile_count(); prof++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            unsigned long long n = sizes[si];
+            seg_data d;
+            seg_ref *refs;
+            assert_int_equal(segdata_make(prof, n, 31 * prof + si, &d), RT_OK);
+            data_fill(host, type, op, n ? n : 1, 500 + prof * 10 + si, n / 3, threads);
+            assert_int_equal(segdata_reference(host, type, op, &d, &refs, threads), RT_OK);
+            if (n)
+                assert_int_equal(cu.MemcpyHtoD(in, host, n * es), CUDA_SUCCESS);
+            upload(&d, layout, off64, seg);
+            for (int v = 0; v < nv; v++) {
+                assert_true(plan_seg_temp_bytes(&p[v], n, d.nseg) <= temp_bytes);
+                assert_int_equal(cu.MemsetD8(out, 0xa5, (d.nseg + GUARD) * acc), CUDA_SUCCESS);
+                int rc = plan_seg_launch(&p[v], in, seg, n, d.nseg, out, temp, stream, &e);
+                CUresult r = rc ? CUDA_SUCCESS : cu.StreamSynchronize(stream);
+                if (rc || r != CUDA_SUCCESS)
+                    fail_msg("%s %s n=%llu: %s (%d)", names[v], segdata_profile_name(prof), n,
+                             rc ? e.msg : "launch failed", (int)r);
+                assert_int_equal(cu.MemcpyDtoH(got, out, (d.nseg + GUARD) * acc), CUDA_SUCCESS);
+                char why[1024];
+                if (!segdata_check(got, refs, type, op, &d, why, sizeof why))
+                    fail_msg("%s %s %s n=%llu: %s", names[v], rt_op_name(op),
+                             segdata_profile_name(prof), n, why);
+                for (size_t b = d.nseg * acc; b < (d.nseg + GUARD) * acc; b++)
+                    if (got[b] != 0xa5)
+                        fail_msg("%s %s n=%llu nseg=%llu: wrote past the last output (byte %zu)",
+                                 names[v], segdata_profile_name(prof), n, d.nseg, b);
+            }
+            free(refs);
+            segdata_free(&d);
+        }
+    /* nseg = 0: nothing is launched and nothing written. */
+    assert_int_equal(cu.MemsetD8(out, 0xa5, GUARD * acc), CUDA_SUCCESS);
+    for (int v = 0; v < nv; v++) {
+        assert_int_equal(plan_seg_launch_count(&p[v], 1000, 0), 0);
+        assert_int_equal(plan_seg_launch(&p[v], in, seg, 1000, 0, out, temp, stream, &e), RT_OK);
+    }
+    assert_int_equal(cu.StreamSynchronize(stream), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyDtoH(got, out, GUARD * acc), CUDA_SUCCESS);
+    for (size_t b = 0; b < GUARD * acc; b++)
+        assert_int_equal(got[b], 0xa5);
+    for (int v = 0; v < nv; v++)
+        plan_unload(&p[v]);
+    cu.MemFree(in);
+    cu.MemFree(seg);
+    cu.MemFree(out);
+    cu.MemFree(temp);
+    free(host);
+    free(got);
+    cands_free(c, nv);
+}
+
+#define SEG_TEST(op, type)                                                                   \
+    static void seg_##op##_##type(void **state)                                             \
+    {                                                                                        \
+        (void)state;                                                                         \
+        check_layout(op, type, SEG_LAYOUT_KEYS, 0);                                          \
+        check_layout(op, type, SEG_LAYOUT_OFFSETS, type == RT_I64 || type == RT_U64);        \
+    }
+#define FOR_TYPES(op) SEG_TEST(op, RT_F32) SEG_TEST(op, RT_F64) SEG_TEST(op, RT_I32) \
+    SEG_TEST(op, RT_U32) SEG_TEST(op, RT_I64) SEG_TEST(op, RT_U64)
+FOR_TYPES(RT_SUM)
+FOR_TYPES(RT_PROD)
+FOR_TYPES(RT_MIN)
+FOR_TYPES(RT_MAX)
+FOR_TYPES(RT_ARGMIN)
+FOR_TYPES(RT_ARGMAX)
+
+/* Order kept: every segmented family composes the affine maps of each segment exactly as a
+ * left-to-right loop does, for every profile, both layouts. */
+static void seg_order_kept(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    rt_err e;
+    int threads = pool_cores();
+    uint64_t *host = malloc(NMAX * 8), *got = malloc((NMAX + 16) * 8);
+    uint64_t *want = malloc((NMAX + 16) * 8);
+    CUdeviceptr in, seg, out, temp;
+    assert_int_equal(cu.MemAlloc(&in, NMAX * 8), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&seg, (NMAX + 16) * 8), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, (NMAX + 16) * 8), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&temp, 64u << 20), CUDA_SUCCESS);
+    for (int layout = SEG_LAYOUT_KEYS; layout <= SEG_LAYOUT_OFFSETS; layout++) {
+        rt_config cfgs[NVARIANTS];
+        char names[NVARIANTS][300];
+        int nv;
+        make_configs(layout, 0, cfgs, &nv, names);
+        plan p[NVARIANTS];
+        for (int v = 0; v < nv; v++) {
+            char *src;
+            nvrtc_output o;
+            assert_int_equal(codegen_emit_user(&cfgs[v], &affine_op, &src, &e), RT_OK);
+            int rc = nvrtc_compile(src, "affine.cu", arch, &o, &e);
+            free(src);
+            if (rc)
+                fail_msg("%s: %s", names[v], e.msg);
+            assert_int_equal(plan_load(&p[v], o.cubin, PLAN_SEGMENTED, 8, dev.sm_count, &e), RT_OK);
+            nvrtc_output_free(&o);
+        }
+        for (int prof = 0; prof < segdata_profile_count(); prof++) {
+            const unsigned long long sizes[] = {1, 4097, NMAX};
+            for (int si = 0; si < 3; si++) {
+                unsigned long long n = sizes[si];
+                seg_data d;
+                assert_int_equal(segdata_make(prof, n, 7 + prof, &d), RT_OK);
+                data_fill(host, RT_U64, RT_SUM, n, 99 + si, 0, threads);
+                for (unsigned long long s = 0; s < d.nseg; s++) {
+                    uint64_t w = 0x100000000ULL;
+                    for (unsigned long long i = d.off[s]; i < d.off[s + 1]; i++)
+                        w = affine_combine(w, host[i]);
+                    want[s] = w;
+                }
+                assert_int_equal(cu.MemcpyHtoD(in, host, n * 8), CUDA_SUCCESS);
+                upload(&d, layout, 0, seg);
+                for (int v = 0; v < nv; v++) {
+                    assert_int_equal(plan_seg_launch(&p[v], in, seg, n, d.nseg, out, temp, stream, &e), RT_OK);
+                    assert_int_equal(cu.StreamSynchronize(stream), CUDA_SUCCESS);
+                    assert_int_equal(cu.MemcpyDtoH(got, out, d.nseg * 8), CUDA_SUCCESS);
+                    for (unsigned long long s = 0; s < d.nseg; s++)
+                        if (got[s] != want[s])
+                            fail_msg("%s %s n=%llu: segment %llu (elements %llu..%llu): expected "
+                                     "%016llx, got %016llx", names[v], segdata_profile_name(prof),
+                                     n, s, d.off[s], d.off[s + 1], (unsigned long long)want[s],
+                                     (unsigned long long)got[s]);
+                }
+                segdata_free(&d);
+            }
+        }
+        for (int v = 0; v < nv; v++)
+            plan_unload(&p[v]);
+    }
+    cu.MemFree(in);
+    cu.MemFree(seg);
+    cu.MemFree(out);
+    cu.MemFree(temp);
+    free(host);
+    free(got);
+    free(want);
+}
+
+static char out_text[1 << 20];
+
+static int run(const char *args)
+{
+    const char *bin = getenv("REDTUNE_BIN");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin ? bin : "build/redtune", args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
+    out_text[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The tuner with --segmented, both layouts: every candidate verified, winners stored with
+ * their segmentation. */
+static void seg_tuner_end_to_end(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char dir[] = "/tmp/redtune-seg-XXXXXX", args[512];
+    assert_non_null(mkdtemp(dir));
+    const char *layouts[] = {"keys", "offsets"};
+    for (int l = 0; l < 2; l++) {
+        snprintf(args, sizeof args, "--op min --segmented %s --profiles len3,heavy "
+                 "--sizes 100000 --db %s/t.db", layouts[l], dir);
+        int rc = run(args);
+        if (rc || strstr(out_text, ": wrong:") || strstr(out_text, ": fault:"))
+            print_error("%s\n", out_text);
+        assert_int_equal(rc, 0);
+        assert_null(strstr(out_text, ": wrong:"));
+        assert_null(strstr(out_text, ": fault:"));
+        char want[64];
+        snprintf(want, sizeof want, "best for min f32 %s:len3", layouts[l]);
+        assert_non_null(strstr(out_text, want));
+        assert_non_null(strstr(out_text, "segments, mean"));
+    }
+    snprintf(args, sizeof args, "best --db %s/t.db --op min", dir);
+    assert_int_equal(run(args), 0);
+    assert_non_null(strstr(out_text, "offsets:heavy"));
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+#define T(op) cmocka_unit_test(seg_##op##_RT_F32), cmocka_unit_test(seg_##op##_RT_F64), \
+    cmocka_unit_test(seg_##op##_RT_I32), cmocka_unit_test(seg_##op##_RT_U32),          \
+    cmocka_unit_test(seg_##op##_RT_I64), cmocka_unit_test(seg_##op##_RT_U64)
+
+int test_gpu_seg_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(RT_SUM), T(RT_PROD), T(RT_MIN), T(RT_MAX), T(RT_ARGMIN), T(RT_ARGMAX),
+        cmocka_unit_test(seg_order_kept),
+        cmocka_unit_test(seg_tuner_end_to_end),
+    };
+    return cmocka_run_group_tests_name("gpu_seg", tests, gpu_setup, NULL);
+}

@@ -1,0 +1,154 @@
+/*
+ * test_segdata.c - segment profiles (tuner/segdata.c): they cover n exactly, are reproducible,
+ * have the shapes their names promise; keys and offsets agree; the per-segment reference and
+ * the check find a wrong segment and name it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runtime/optype.h"
+#include "tuner/segdata.h"
+
+static void profiles_cover_n(void **state)
+{
+    (void)state;
+    const unsigned long long sizes[] = {0, 1, 2, 3, 31, 1000, 100003};
+    for (int p = 0; p < segdata_profile_count(); p++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            seg_data d, d2;
+            assert_int_equal(segdata_make(p, sizes[i], 42, &d), RT_OK);
+            assert_int_equal(segdata_make(p, sizes[i], 42, &d2), RT_OK);
+            assert_true(d.nseg >= 1);
+            assert_int_equal(d.off[0], 0);
+            assert_int_equal(d.off[d.nseg], sizes[i]);
+            assert_int_equal(d.nseg, d2.nseg);
+            assert_memory_equal(d.off, d2.off, (d.nseg + 1) * sizeof *d.off);
+            for (unsigned long long s = 0; s < d.nseg; s++)
+                assert_true(d.off[s] <= d.off[s + 1]);
+            segdata_free(&d);
+            segdata_free(&d2);
+        }
+}
+
+static void profile_shapes(void **state)
+{
+    (void)state;
+    seg_data d;
+    assert_int_equal(segdata_make(segdata_parse_profile("one"), 1000, 1, &d), RT_OK);
+    assert_int_equal(d.nseg, 1);
+    segdata_free(&d);
+    assert_int_equal(segdata_make(segdata_parse_profile("len3"), 1000, 1, &d), RT_OK);
+    assert_int_equal(d.nseg, 334);   /* 333 of 3 and the last of 1 */
+    assert_int_equal(d.off[333], 999);
+    segdata_free(&d);
+    assert_int_equal(segdata_make(segdata_parse_profile("rand10_50"), 100000, 1, &d), RT_OK);
+    for (unsigned long long s = 0; s + 1 < d.nseg; s++)
+        assert_true(d.off[s + 1] - d.off[s] >= 10 && d.off[s + 1] - d.off[s] <= 50);
+    assert_true(d.mean > 25 && d.mean < 35);
+    segdata_free(&d);
+    /* heavy: empty segments at both ends and inside, and some long ones */
+    assert_int_equal(segdata_make(segdata_parse_profile("heavy"), 100000, 1, &d), RT_OK);
+    assert_int_equal(d.off[1], 0);
+    assert_int_equal(d.off[d.nseg - 1], 100000);
+    unsigned long long empty = 0, longest = 0;
+    for (unsigned long long s = 0; s < d.nseg; s++) {
+        unsigned long long len = d.off[s + 1] - d.off[s];
+        empty += len == 0;
+        longest = len > longest ? len : longest;
+    }
+    assert_true(empty > d.nseg / 20);
+    assert_true(longest > 100);
+    assert_true(d.spread > d.mean);
+    segdata_free(&d);
+    assert_int_equal(segdata_parse_profile("nope"), -1);
+    assert_non_null(strstr(segdata_profile_list(), "len1000"));
+    assert_int_equal(segdata_parse_layout("keys"), SEG_LAYOUT_KEYS);
+    assert_int_equal(segdata_parse_layout("offsets"), SEG_LAYOUT_OFFSETS);
+    assert_int_equal(segdata_parse_layout("csr"), -1);
+}
+
+static void keys_and_offsets_agree(void **state)
+{
+    (void)state;
+    seg_data d;
+    assert_int_equal(segdata_make(segdata_parse_profile("heavy"), 5000, 3, &d), RT_OK);
+    uint32_t *keys = malloc(5000 * 4);
+    int32_t *o32 = malloc((d.nseg + 1) * 4);
+    long long *o64 = malloc((d.nseg + 1) * 8);
+    segdata_keys(&d, keys);
+    segdata_offsets(&d, o32, 0);
+    segdata_offsets(&d, o64, 1);
+    for (unsigned long long s = 0; s < d.nseg; s++) {
+        assert_int_equal(o32[s], (int32_t)d.off[s]);
+        assert_int_equal(o64[s], (long long)d.off[s]);
+        for (unsigned long long i = d.off[s]; i < d.off[s + 1]; i++)
+            assert_int_equal(keys[i], s);
+    }
+    for (int i = 1; i < 5000; i++)
+        assert_true(keys[i - 1] <= keys[i]);
+    free(keys);
+    free(o32);
+    free(o64);
+    segdata_free(&d);
+}
+
+static void reference_and_check(void **state)
+{
+    (void)state;
+    seg_data d;
+    assert_int_equal(segdata_make(segdata_parse_profile("heavy"), 3000, 9, &d), RT_OK);
+    float v[3000];
+    for (int i = 0; i < 3000; i++)
+        v[i] = (float)((i * 7919) % 101);
+    seg_ref *refs;
+    assert_int_equal(segdata_reference(v, RT_F32, RT_ARGMIN, &d, &refs, 2), RT_OK);
+    size_t acc = optype_acc_size(RT_ARGMIN, RT_F32);
+    unsigned char *got = calloc(d.nseg, acc);
+    for (unsigned long long s = 0; s < d.nseg; s++) {
+        long long idx = -1;
+        float best = INFINITY;
+        for (unsigned long long i = d.off[s]; i < d.off[s + 1]; i++)
+            if (v[i] < best) {
+                best = v[i];
+                idx = (long long)i;
+            }
+        memcpy(got + s * acc, &best, 4);
+        memcpy(got + s * acc + 8, &idx, 8);
+    }
+    char why[1024] = "";
+    assert_true(segdata_check(got, refs, RT_F32, RT_ARGMIN, &d, why, sizeof why));
+    /* the second non-empty segment's index moved by one: named in the message */
+    unsigned long long s = 0, seen = 0;
+    for (; s < d.nseg; s++)
+        if (d.off[s + 1] > d.off[s] && ++seen == 2)
+            break;
+    long long bad;
+    memcpy(&bad, got + s * acc + 8, 8);
+    bad++;
+    memcpy(got + s * acc + 8, &bad, 8);
+    assert_false(segdata_check(got, refs, RT_F32, RT_ARGMIN, &d, why, sizeof why));
+    char want[64];
+    snprintf(want, sizeof want, "segment %llu of %llu", s, d.nseg);
+    if (!strstr(why, want))
+        fail_msg("'%s' does not name %s", why, want);
+    free(got);
+    free(refs);
+    segdata_free(&d);
+}
+
+int test_segdata_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(profiles_cover_n),
+        cmocka_unit_test(profile_shapes),
+        cmocka_unit_test(keys_and_offsets_agree),
+        cmocka_unit_test(reference_and_check),
+    };
+    return cmocka_run_group_tests_name("segdata", tests, NULL, NULL);
+}
