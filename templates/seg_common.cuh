@@ -209,7 +209,7 @@ struct sc_keys {
             const unsigned long long p = a + j0;
             long long pk = p == a ? prevkey
                          : p < b ? (long long)(STAGED ? s_k[slot(j0 - 1)] : sc_key(keys, p - 1, n, nseg)) : 0;
-#pragma unroll
+#pragma unroll (W <= 32 ? W : 8)
             for (unsigned int k = 0; k < W; k++) {
                 const unsigned long long i = p + k;
                 if (i >= b)

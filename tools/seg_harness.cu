@@ -448,7 +448,7 @@ struct cfg {
 static const cfg configs[] = {
     {"seg_lb", "LAYOUT=1"},
     {"seg_lb", "LAYOUT=1 B=128 R=1 STAGE=0"},
-    {"seg_lb", "LAYOUT=1 B=128 R=32 STAGE=1 PERSIST=1"},
+    {"seg_lb", "LAYOUT=1 B=128 R=24 STAGE=1 PERSIST=1"},
     {"seg_lb", "LAYOUT=1 B=1024 R=5 STAGE=0 PERSIST=1"},
     {"seg_lb", "LAYOUT=2"},
     {"seg_lb", "LAYOUT=2 B=128 R=1 STAGE=0"},
