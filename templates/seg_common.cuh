@@ -1,0 +1,304 @@
+/*
+ * seg_common.cuh - what every segmented family shares (docs/segmented.md): the carry record,
+ * the bounds-safe readers of keys and offsets, the block-wide segmented scan, the keys-layout
+ * tile walker of seg_lb and seg_matrix, the cooperative identity fill, and rt_seg_fix.
+ *
+ * A template includes it with `#include "seg_common.cuh"` after its own parameters (RT_B,
+ * RT_LAYOUT, RT_OFF64) are defined; the code generator inlines it into the unit. Helpers are
+ * prefixed sc_.
+ */
+
+#ifndef RT_LAYOUT
+#define RT_LAYOUT 1   /* 1: keys, 2: offsets */
+#endif
+#ifndef RT_OFF64
+#define RT_OFF64 0    /* offsets are 64-bit (1) or 32-bit (0) */
+#endif
+
+static_assert(RT_LAYOUT == 1 || RT_LAYOUT == 2, "segmented: LAYOUT is 1 (keys) or 2 (offsets)");
+static_assert(RT_OFF64 == 0 || RT_OFF64 == 1, "segmented: OFF64 is 0 or 1");
+
+/* Every glue function is referenced (and its signature checked) here, in an unevaluated
+ * operand, so that no family draws "declared but never referenced". */
+static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
+                                rt_shfl_down(rt_shfl_up(rt_shfl(rt_identity(), 0), 1u), 1u)))
+              == sizeof(rt_acc_t),
+              "segmented: the prelude's glue has the wrong signatures");
+
+#define RT_SEG_NONE 0xffffffffffffffffull   /* carry key: the tile continues no segment */
+#define SC_FULL 0xffffffffu
+
+/* Tile t's piece of the segment that began before it (docs/segmented.md, rule 1). */
+struct __align__(8) rt_seg_carry {
+    unsigned long long key;
+    rt_acc_t val;
+};
+
+#if RT_OFF64
+typedef long long sc_off_t;
+#else
+typedef int sc_off_t;
+#endif
+
+/* keys[i] with i clamped into [0, n) and the key into [0, nseg): whatever the input, no read
+ * leaves keys[0..n) and no segment index reaches nseg. n and nseg must be at least 1. */
+static __device__ __forceinline__ unsigned int sc_key(const unsigned int *keys, unsigned long long i,
+                                                      unsigned long long n, unsigned long long nseg)
+{
+    const unsigned int k = keys[i < n ? i : n - 1];
+    return (unsigned long long)k < nseg ? k : (unsigned int)(nseg - 1);
+}
+
+/* offsets[s] with s clamped to [0, nseg] and the value into [0, n]. */
+static __device__ __forceinline__ unsigned long long sc_off(const sc_off_t *offs, unsigned long long s,
+                                                            unsigned long long n, unsigned long long nseg)
+{
+    const long long o = (long long)offs[s <= nseg ? s : nseg];
+    return o < 0 ? 0ull : (unsigned long long)o > n ? n : (unsigned long long)o;
+}
+
+/* out[lo .. hi) = identity, by all threads of the block (hi <= nseg by construction). */
+static __device__ __forceinline__ void sc_fill(rt_acc_t *out, unsigned long long lo, unsigned long long hi)
+{
+    const rt_acc_t id = rt_identity();
+    for (unsigned long long s = lo + threadIdx.x; s < hi; s += blockDim.x)
+        out[s] = id;
+}
+
+/* A segmented scan over the threads of the block, in thread order. Thread t passes (f, v): f
+ * says its items hold a run boundary, v reduces its items after the last boundary (all of them
+ * when f is false). The operator is (f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : v1 + v2), with
+ * init before thread 0. Returns thread t's exclusive prefix: the reduction, in order, of the
+ * items from the last boundary before thread t (or from init) up to thread t; 'before' says
+ * whether some thread below t has a boundary. 'total'/'total_f' are the inclusive value and flag
+ * of the last thread, in every thread. NT = blockDim.x, a multiple of 32. All threads call it;
+ * it holds two barriers, and may be called again right away (the two shared arrays alternate). */
+template <unsigned int NT>
+static __device__ __forceinline__ rt_acc_t sc_block_scan(bool f, rt_acc_t v, rt_acc_t init, bool &before,
+                                                         rt_acc_t &total, bool &total_f)
+{
+    constexpr unsigned int NW = NT / 32;
+    static_assert(NT % 32 == 0 && NW >= 1 && NW <= 32, "sc_block_scan: NT a multiple of 32, at most 1024");
+    __shared__ rt_acc_t s_wv[NW], s_pv[NW + 1];
+    __shared__ unsigned int s_wf[NW], s_pf[NW + 1];
+    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+    /* Inclusive scan in the warp (Kogge-Stone with shuffles; lane l - d is to the left). */
+    unsigned int fi = f;
+    rt_acc_t vi = v;
+#pragma unroll
+    for (unsigned int d = 1; d < 32; d *= 2) {
+        const rt_acc_t ov = rt_shfl_up(vi, d);
+        const unsigned int of = __shfl_up_sync(SC_FULL, fi, d);
+        if (lane >= d) {
+            if (!fi)
+                vi = rt_combine(ov, vi);
+            fi |= of;
+        }
+    }
+    rt_acc_t ev = rt_shfl_up(vi, 1);
+    unsigned int ef = __shfl_up_sync(SC_FULL, fi, 1);
+    if (lane == 0) {
+        ev = rt_identity();
+        ef = 0;
+    }
+    if (lane == 31) {
+        s_wv[warp] = vi;
+        s_wf[warp] = fi;
+    }
+    __syncthreads();
+
+    /* Warp 0 scans the warp aggregates; s_p*[w] is the prefix before warp w, with init. */
+    if (warp == 0) {
+        unsigned int wf = lane < NW ? s_wf[lane] : 0u;
+        rt_acc_t wv = lane < NW ? s_wv[lane] : rt_identity();
+#pragma unroll
+        for (unsigned int d = 1; d < 32; d *= 2) {
+            const rt_acc_t ov = rt_shfl_up(wv, d);
+            const unsigned int of = __shfl_up_sync(SC_FULL, wf, d);
+            if (lane >= d) {
+                if (!wf)
+                    wv = rt_combine(ov, wv);
+                wf |= of;
+            }
+        }
+        /* lane l holds warps 0..l; the prefix before warp l+1 */
+        if (lane < NW) {
+            s_pv[lane + 1] = wf ? wv : rt_combine(init, wv);
+            s_pf[lane + 1] = wf;
+        }
+        if (lane == 0) {
+            s_pv[0] = init;
+            s_pf[0] = 0;
+        }
+    }
+    __syncthreads();
+    const rt_acc_t pv = s_pv[warp];
+    const unsigned int pf = s_pf[warp];
+    total = s_pv[NW];
+    total_f = s_pf[NW] != 0;
+    before = (ef | pf) != 0;
+    return ef ? ev : rt_combine(pv, ev);
+}
+
+/* Runs the tile's pieces to their places (docs/segmented.md, rules 1 and 2). A run of the tile
+ * is stored to out[key] (plain store), except the tile's first run when 'first_carry' says its
+ * segment began before the tile: that one is carry[t]. */
+static __device__ __forceinline__ void sc_emit(rt_acc_t *out, rt_seg_carry *carry, unsigned long long t,
+                                               unsigned long long nseg, unsigned long long key,
+                                               rt_acc_t v, bool first_run, bool first_carry)
+{
+    if (first_run && first_carry) {
+        rt_seg_carry c;
+        c.key = key;
+        c.val = v;
+        carry[t] = c;
+    } else if (key < nseg) {
+        out[key] = v;
+    }
+}
+
+/* Keys layout: one tile of elements [a, b) (b <= n, a < b unless n == 0) reduced by ROWS
+ * walker threads of NT, thread r the W consecutive elements a + r*W .. (a "row"), then the
+ * block scan; every out[s] the tile owns is written once: runs by plain store, empty segments
+ * (keys skipped) with the identity by the thread that sees the jump, or by the block after the
+ * last element. STAGED: elements and keys are first copied coalesced into shared memory by all
+ * NT threads (element j at j + (j / PADP) * PAD); otherwise each walker reads global memory.
+ * Used by seg_lb (ROWS = NT, W = R, PADP = 32) and seg_matrix (ROWS = H, PADP = W). The caller
+ * provides the shared arrays (at least SC_SLOTS entries when STAGED) and a barrier between two
+ * calls. */
+template <unsigned int NT, unsigned int ROWS, unsigned int W, unsigned int PADP, unsigned int PAD, bool STAGED>
+struct sc_keys {
+    static constexpr unsigned int D = ROWS * W;
+    static constexpr unsigned int SLOTS = D + (D / PADP) * PAD + 1;
+    static __device__ __forceinline__ unsigned int slot(unsigned int j) { return j + (j / PADP) * PAD; }
+
+    static __device__ __forceinline__ void tile(const rt_value_t *__restrict__ in,
+                                                const unsigned int *__restrict__ keys,
+                                                unsigned long long n, unsigned long long nseg,
+                                                rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry,
+                                                unsigned long long t, rt_value_t *s_v, unsigned int *s_k)
+    {
+        const unsigned int tid = threadIdx.x;
+        const unsigned long long a = t * D;
+        const unsigned long long b = a + D < n ? a + D : n;
+        /* Uniform facts about the tile's edges. prevkey: the key before the tile (-1 at 0). */
+        const long long prevkey = a > 0 && a <= n ? (long long)sc_key(keys, a - 1, n, nseg) : -1;
+        const bool first_carry = a < b && a > 0 && (long long)sc_key(keys, a, n, nseg) == prevkey;
+        if (tid == 0 && !first_carry) {
+            rt_seg_carry c;
+            c.key = RT_SEG_NONE;
+            c.val = rt_identity();
+            carry[t] = c;
+        }
+        if (STAGED) {
+            for (unsigned int j = tid; j < D && a + j < b; j += NT) {
+                s_v[slot(j)] = in[a + j];
+                s_k[slot(j)] = sc_key(keys, a + j, n, nseg);
+            }
+            __syncthreads();
+        }
+
+        /* The walk: row r's elements in order. flag: a boundary was seen; head: the run before
+         * the first boundary (key hk); acc: the run after the last one. */
+        bool flag = false;
+        rt_acc_t head = rt_identity(), acc = rt_identity();
+        unsigned long long hk = 0;
+        if (tid < ROWS) {
+            const unsigned int j0 = tid * W;
+            const unsigned long long p = a + j0;
+            long long pk = p == a ? prevkey
+                         : p < b ? (long long)(STAGED ? s_k[slot(j0 - 1)] : sc_key(keys, p - 1, n, nseg)) : 0;
+#pragma unroll (W <= 32 ? W : 8)
+            for (unsigned int k = 0; k < W; k++) {
+                const unsigned long long i = p + k;
+                if (i >= b)
+                    break;
+                const unsigned int kk = STAGED ? s_k[slot(j0 + k)] : sc_key(keys, i, n, nseg);
+                const rt_acc_t v = rt_lift(STAGED ? s_v[slot(j0 + k)] : in[i], i);
+                if ((long long)kk != pk) {
+                    /* Segments pk+1 .. kk-1 have no element: the identity (rule 2: written by
+                     * the tile of the first element with a larger key). */
+                    for (long long s = pk + 1; s < (long long)kk; s++)
+                        out[s] = rt_identity();
+                    if (i != a) {   /* the run of key pk ends at i-1 */
+                        if (!flag) {
+                            flag = true;
+                            head = acc;
+                            hk = (unsigned long long)pk;
+                        } else {
+                            sc_emit(out, carry, t, nseg, (unsigned long long)pk, acc, false, first_carry);
+                        }
+                        acc = v;
+                    } else {
+                        acc = rt_combine(acc, v);
+                    }
+                } else {
+                    acc = rt_combine(acc, v);
+                }
+                pk = kk;
+            }
+        }
+
+        bool before, total_f;
+        rt_acc_t total;
+        const rt_acc_t excl = sc_block_scan<NT>(flag, acc, rt_identity(), before, total, total_f);
+        if (flag)
+            sc_emit(out, carry, t, nseg, hk, rt_combine(excl, head), !before, first_carry);
+        /* The tile's last run. */
+        if (tid == NT - 1 && a < b) {
+            const unsigned int lk = STAGED ? s_k[slot((unsigned int)(b - 1 - a))] : sc_key(keys, b - 1, n, nseg);
+            sc_emit(out, carry, t, nseg, lk, total, !total_f, first_carry);
+        }
+        /* After the last element: the segments no element names (all of them when n == 0). */
+        if (b == n) {
+            const unsigned long long lo = n > 0 ? (unsigned long long)sc_key(keys, n - 1, n, nseg) + 1 : 0;
+            sc_fill(out, lo, nseg);
+        }
+    }
+};
+
+/* rt_seg_fix: one block of RT_B threads, after rt_seg when ntiles > 1 (docs/segmented.md,
+ * rule 3). The carries are walked in chunks of RT_B, in order; in a chunk a segmented scan by
+ * key (head flag: the key differs from the one before), with the run still open at the end of
+ * the previous chunk as init. Each run's last thread folds it into out[key] with
+ * out[key] = combine(out[key], run): out[key] holds the pieces of the tiles before, from rule 2.
+ * RT_SEG_NONE runs and keys past nseg are skipped. */
+extern "C" __global__ void __launch_bounds__(RT_B)
+rt_seg_fix(const rt_seg_carry *__restrict__ carry, unsigned long long ncarry, rt_acc_t *__restrict__ out,
+           unsigned long long nseg)
+{
+    __shared__ unsigned long long s_key[RT_B];
+    const unsigned int tid = threadIdx.x;
+    rt_acc_t run = rt_identity();
+    unsigned long long runkey = RT_SEG_NONE;
+    for (unsigned long long base = 0; base < ncarry; base += RT_B) {
+        const unsigned long long i = base + tid;
+        const bool valid = i < ncarry;
+        unsigned long long key = RT_SEG_NONE;
+        rt_acc_t v = rt_identity();
+        if (valid) {
+            key = carry[i].key;
+            v = carry[i].val;
+        }
+        s_key[tid] = key;
+        __syncthreads();
+        const unsigned long long prev = tid == 0 ? runkey : s_key[tid - 1];
+        const bool head = key != prev;
+        bool before, total_f;
+        rt_acc_t total;
+        const rt_acc_t excl = sc_block_scan<RT_B>(head, v, run, before, total, total_f);
+        const rt_acc_t incl = head ? v : rt_combine(excl, v);
+        if (valid) {
+            /* The key after this one decides the run's end: past the chunk, read it. */
+            const bool last = i + 1 == ncarry;
+            const unsigned long long next = last ? RT_SEG_NONE
+                                          : tid == RT_B - 1 ? carry[i + 1].key : s_key[tid + 1];
+            if ((last || next != key) && key != RT_SEG_NONE && key < nseg)
+                out[key] = rt_combine(out[key], incl);
+        }
+        run = total;
+        runkey = s_key[RT_B - 1];
+        __syncthreads();   /* s_key is rewritten by the next chunk */
+    }
+}

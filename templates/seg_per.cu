@@ -1,0 +1,162 @@
+// @family      seg_per
+// @summary     segmented, offsets: a group of LANES threads (1..32, or B: a block) per segment, contiguous in-order chunks, ordered shuffle trees
+// @plan        segmented
+// @layout      offsets
+// @commutative not-required
+// @deterministic yes
+// @param LAYOUT 2 1: keys, 2: offsets (this family implements offsets only)
+// @param OFF64 0 offsets are 32-bit (0) or 64-bit (1)
+// @param B 256 threads per block (multiple of 32, 32..1024)
+// @param LANES 32 threads per segment: 1, 2, 4, 8, 16, 32 (a warp), or B (a block per segment, CUB's scheme)
+// @param V 4 consecutive elements each lane loads per round (1..16)
+//
+// seg_per.cu - one group of threads per segment (unit 2: a tile is B / LANES segments), the
+// simplest segmented reduction and the best one for segments of similar, moderate length.
+//
+// A group of L = LANES lanes reduces its segment in rounds of L*V elements: lane l takes the V
+// consecutive elements l*V .. l*V+V-1 of the round and combines them in order, the L values
+// meet in the left-storing shuffle tree (lane 0 of the group gets them in lane order), and lane
+// 0 folds the round into its running value. Every combine has the lower indices on the left, so
+// a non-commutative operator gets the in-order result. With L > 1 all lanes of a warp go through
+// the same number of rounds (the warp's longest segment), so that the shuffles stay converged.
+// With LANES = B the segment is cut into B/32 contiguous parts, warp w reduces part w as above,
+// and the B/32 results meet in one more ordered tree. Empty segments give the identity. Every
+// out[s] is written once; there are no carries.
+
+#ifndef RT_PRELUDE
+#include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */
+#endif
+
+#ifndef RT_LAYOUT
+#define RT_LAYOUT 2
+#endif
+#ifndef RT_OFF64
+#define RT_OFF64 0
+#endif
+#ifndef RT_B
+#define RT_B 256     /* threads per block; the generator's prelude sets it */
+#endif
+#ifndef RT_LANES
+#define RT_LANES 32  /* threads per segment */
+#endif
+#ifndef RT_V
+#define RT_V 4       /* elements per lane per round */
+#endif
+
+#include "seg_common.cuh"
+
+static_assert(RT_LAYOUT == 2, "seg_per: only the offsets layout (LAYOUT=2)");
+static_assert(RT_B >= 32 && RT_B <= 1024 && RT_B % 32 == 0, "seg_per: B must be a multiple of 32 in 32..1024");
+static_assert(RT_LANES == RT_B || (RT_LANES >= 1 && RT_LANES <= 32 && (RT_LANES & (RT_LANES - 1)) == 0),
+              "seg_per: LANES must be 1, 2, 4, 8, 16, 32 or B");
+static_assert(RT_V >= 1 && RT_V <= 16, "seg_per: V must be in 1..16");
+
+#define PER_BLOCK (RT_LANES == RT_B && RT_B > 32)        /* a block per segment */
+#define PER_L (PER_BLOCK ? 32 : RT_LANES)                /* lanes that share a shuffle tree */
+#define PER_SEGS (RT_B / RT_LANES)                       /* segments per tile */
+
+extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, PER_SEGS, 0u, 2u };
+
+/* The left-storing tree over groups of N lanes (N <= 32, a power of two): lane 0 of each group
+ * gets the group's values combined in lane order. All 32 lanes call it, converged. Lane g reads
+ * lane g+d at step d, which then holds lanes g+d .. g+2d-1 of the same group. */
+template <unsigned int N>
+static __device__ __forceinline__ rt_acc_t per_tree(rt_acc_t v)
+{
+#pragma unroll
+    for (unsigned int d = 1; d < N; d *= 2)
+        v = rt_combine(v, rt_shfl_down(v, d));
+    return v;
+}
+
+#if !PER_BLOCK
+/* The largest of the warp's 64-bit values. */
+static __device__ __forceinline__ unsigned long long per_warp_max(unsigned long long x)
+{
+#pragma unroll
+    for (unsigned int d = 16; d >= 1; d /= 2) {
+        const unsigned long long o = __shfl_xor_sync(SC_FULL, x, d);
+        x = o > x ? o : x;
+    }
+    return x;
+}
+#endif
+
+/* Elements [lo, hi) reduced in order by a group of PER_L lanes (g: the lane in the group);
+ * the result is in lane 0 of the group. 'rounds' must be the same for all lanes of the warp
+ * when PER_L > 1 (and at least the group's ceil((hi - lo) / (PER_L * V))). */
+static __device__ __forceinline__ rt_acc_t per_group(const rt_value_t *__restrict__ in, unsigned long long lo,
+                                                     unsigned long long hi, unsigned int g,
+                                                     unsigned long long rounds)
+{
+    rt_acc_t acc = rt_identity();
+    for (unsigned long long r = 0; r < rounds; r++) {
+        const unsigned long long base = lo + r * (PER_L * RT_V) + g * RT_V;
+        rt_acc_t v = rt_identity();
+        if (base + RT_V <= hi) {
+            rt_value_t x[RT_V];
+#pragma unroll
+            for (unsigned int k = 0; k < RT_V; k++)
+                x[k] = in[base + k];
+#pragma unroll
+            for (unsigned int k = 0; k < RT_V; k++)
+                v = rt_combine(v, rt_lift(x[k], base + k));
+        } else {
+#pragma unroll
+            for (unsigned int k = 0; k < RT_V; k++)
+                if (base + k < hi)
+                    v = rt_combine(v, rt_lift(in[base + k], base + k));
+        }
+        if (PER_L > 1)
+            v = per_tree<PER_L>(v);
+        acc = rt_combine(acc, v);
+    }
+    return acc;
+}
+
+extern "C" __global__ void __launch_bounds__(RT_B)
+rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n, unsigned long long nseg,
+       rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry, unsigned long long ntiles)
+{
+    const sc_off_t *offs = (const sc_off_t *)seg;
+    const unsigned int tid = threadIdx.x;
+    (void)carry;
+#if PER_BLOCK
+    __shared__ rt_acc_t s_part[RT_B / 32];
+    const unsigned int lane = tid % 32, warp = tid / 32;
+    for (unsigned long long s = blockIdx.x; s < ntiles && s < nseg; s += gridDim.x) {
+        const unsigned long long lo = sc_off(offs, s, n, nseg);
+        const unsigned long long hi = max(lo, sc_off(offs, s + 1, n, nseg));
+        /* Warp w: the contiguous part [lo + w*c, lo + w*c + c) of the segment. */
+        const unsigned long long c = (hi - lo + RT_B / 32 - 1) / (RT_B / 32);
+        const unsigned long long plo = min(hi, lo + warp * c), phi = min(hi, plo + c);
+        const rt_acc_t v = per_group(in, plo, phi, lane, (phi - plo + 32 * RT_V - 1) / (32 * RT_V));
+        if (lane == 0)
+            s_part[warp] = v;
+        __syncthreads();
+        if (warp == 0) {
+            rt_acc_t w = lane < RT_B / 32 ? s_part[lane] : rt_identity();
+            w = per_tree<32>(w);
+            if (lane == 0)
+                out[s] = w;
+        }
+        __syncthreads();   /* s_part is rewritten by the next segment */
+    }
+#else
+    const unsigned int g = tid % PER_L;
+    for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const unsigned long long s = t * PER_SEGS + tid / PER_L;
+        unsigned long long lo = 0, hi = 0;
+        if (s < nseg) {
+            lo = sc_off(offs, s, n, nseg);
+            hi = max(lo, sc_off(offs, s + 1, n, nseg));
+        }
+        unsigned long long rounds = (hi - lo + PER_L * RT_V - 1) / (PER_L * RT_V);
+        if (PER_L > 1)
+            rounds = per_warp_max(rounds);
+        const rt_acc_t v = per_group(in, lo, hi, g, rounds);
+        if (g == 0 && s < nseg)
+            out[s] = v;
+    }
+#endif
+}
