@@ -213,15 +213,23 @@ static int finish(sbuf *b, const char *file, const char *text, char **src, rt_er
 
 /* The glue of an operator whose accumulator is its element type: identity, combine body,
  * lift, shuffle. */
-static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *body)
+static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *body,
+                        int nan_is_identity)
 {
     sb_printf(b, "typedef %s rt_acc_t;\n", ct);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
               ident);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { %s }\n",
               body);
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                 "{ (void)i; return v; }\n");
+    /* min/max ignore NaN: an element that is NaN enters as the identity, so that a kernel
+     * (or a segment) that starts from its first element rather than from the identity gives
+     * the same answer as the combine would: the identity when every element is NaN. */
+    if (nan_is_identity)
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                     "{ (void)i; return v != v ? rt_identity() : v; }\n");
+    else
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                     "{ (void)i; return v; }\n");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
                  "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
@@ -270,7 +278,8 @@ int codegen_emit(const rt_config *c, rt_op op, rt_type t, char **src, rt_err *e)
     } else {
         sbuf body = {0};
         combine(&body, op, t);
-        scalar_glue(&b, optype_cuda_type(t), identity(op, t), body.s ? body.s : "");
+        scalar_glue(&b, optype_cuda_type(t), identity(op, t), body.s ? body.s : "",
+                    optype_is_float(t) && (op == RT_MIN || op == RT_MAX));
         free(body.s);
     }
     return end(&b, c, src, e);
@@ -289,7 +298,7 @@ int codegen_emit_user(const rt_config *c, const rt_user_op *op, char **src, rt_e
     if (rc)
         return rc;
     sb_printf(&b, "#define RT_OP_USER 1\n");
-    scalar_glue(&b, optype_cuda_type(op->type), op->identity, op->combine);
+    scalar_glue(&b, optype_cuda_type(op->type), op->identity, op->combine, 0);
     return end(&b, c, src, e);
 }
 

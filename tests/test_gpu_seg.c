@@ -67,7 +67,7 @@ static int gpu_setup(void **state)
 static const char *const variants[][6] = {
     {"seg_lb", "B=256", "R=8", "STAGE=1", "PERSIST=0"},
     {"seg_lb", "B=128", "R=3", "STAGE=0", "PERSIST=1"},
-    {"seg_lb", "B=512", "R=16", "STAGE=0", "PERSIST=0"},
+    {"seg_lb", "B=512", "R=8", "STAGE=0", "PERSIST=0"},
     {"seg_per", "B=256", "LANES=1", "V=1"},
     {"seg_per", "B=128", "LANES=4", "V=3"},
     {"seg_per", "B=256", "LANES=32", "V=4"},
