@@ -70,4 +70,14 @@ int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type
                 int verbose, rt_err *e);
 int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
              long long n, rt_err *e);
+
+/* export, merge, dump, load (runtime/store.h's store_export ...): each prints what it wrote;
+ * st->refused names an input that was refused. dump writes to stdout when 'out' is NULL. */
+int cmd_export(const char *db, const char *const *match, int nmatch, int with_measurements,
+               const char *out, int force, store_ship_stats *st, rt_err *e);
+int cmd_merge(const char *const *in, int nin, const char *out, int force,
+              store_ship_stats *st, rt_err *e);
+int cmd_dump(const char *db, const char *out, int force, store_ship_stats *st, rt_err *e);
+int cmd_load(const char *const *in, int nin, const char *out, int force,
+             store_ship_stats *st, rt_err *e);
 #endif
