@@ -1764,9 +1764,11 @@ done:
     return rc;
 }
 
-static int detach_src(sqlite3 *db, const char *path, rt_err *e)
+/* copy_from, then let "src" go. */
+static int copy_detach(sqlite3 *db, const char *path, const copy_opts *o, rt_err *e)
 {
-    return exec_sql(db, path, "DETACH src", "detach", e);
+    int rc = copy_from(db, path, o, e);
+    return rc == RT_OK ? exec_sql(db, path, "DETACH src", "detach", e) : rc;
 }
 
 /* Fill the row counts of 'st' from the output 'db'. */
@@ -1921,8 +1923,7 @@ int store_export(const char *in, const char *const *match, int nmatch, int with_
     if ((rc = check_out(out, force, e)) || (rc = mem_new(out, &db, e))
         || (rc = attach_db(db, in, st, e)))
         goto done;
-    if ((rc = copy_from(db, in, &o, e)) == RT_OK)
-        rc = detach_src(db, in, e);
+    rc = copy_detach(db, in, &o, e);
     if (rc == RT_OK && (rc = ship_counts(db, out, st, e)) == RT_OK)
         rc = write_db(db, out, force, e);
 done:
@@ -1940,15 +1941,9 @@ int store_merge(const char *const *in, int nin, const char *out, int force,
     memset(st, 0, sizeof *st);
     if ((rc = check_out(out, force, e)) || (rc = mem_new(out, &db, e)))
         goto done;
-    for (int i = 0; i < nin; i++) {
-        if ((rc = attach_db(db, in[i], st, e)) != RT_OK)
+    for (int i = 0; i < nin; i++)
+        if ((rc = attach_db(db, in[i], st, e)) || (rc = copy_detach(db, in[i], &o, e)))
             goto done;
-        rc = copy_from(db, in[i], &o, e);
-        if (rc == RT_OK)
-            rc = detach_src(db, in[i], e);
-        if (rc != RT_OK)
-            goto done;
-    }
     if ((rc = ship_counts(db, out, st, e)) == RT_OK)
         rc = write_db(db, out, force, e);
 done:
@@ -2237,9 +2232,8 @@ int store_load(const char *const *sql, int nsql, const char *out, int force,
         }
         sqlite3_close(one);
         one = NULL;
-        if ((rc = attach_image(db, sql[i], img, size, e)) != RT_OK
-            || (rc = copy_from(db, sql[i], &o, e)) != RT_OK
-            || (rc = detach_src(db, sql[i], e)) != RT_OK)
+        if ((rc = attach_image(db, sql[i], img, size, e))
+            || (rc = copy_detach(db, sql[i], &o, e)))
             goto done;
     }
     if ((rc = ship_counts(db, out, st, e)) == RT_OK)
