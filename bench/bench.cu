@@ -49,6 +49,8 @@
 #include <vector>
 
 extern "C" {
+#include "../include/redtune.h"
+#include "../runtime/api.h"
 #include "../runtime/codegen.h"
 #include "../runtime/device.h"
 #include "../runtime/driver.h"
@@ -412,6 +414,7 @@ struct options {
     std::vector<int> profiles;
     std::vector<int> paper_m;               /* N = m * 2^20 */
     std::vector<std::string> paper_configs; /* "family[:label] NAME=V ..." */
+    bool api = false;                       /* --api: libredtune's checks (api_check) */
 };
 
 const char USAGE[] =
@@ -438,6 +441,10 @@ const char USAGE[] =
     "  --seed S         seed of the input data (default 1)\n"
     "  --keep-nan       keep the NaN the tuner's data puts among floats for min/max (CUB's\n"
     "                   operator< then gives an order-dependent result, reported WRONG)\n"
+    "  --api            instead: libredtune's checks (issue 5): (a) the host cost of a cached\n"
+    "                   rt_reduce, lookup against the launches; (b) its pick at sizes between\n"
+    "                   tuned sizes against the neighbouring winners timed there; (c) rt_reduce\n"
+    "                   end to end against the tuned medians; a PASS/MISS line per goal\n"
     "  --spin-cycles N  hot regime: cycles of rt_spin before the start event (default 20000, the\n"
     "                   tuner's; a diagnostic: a larger value shows whether a launch sequence's\n"
     "                   host work outlasts the spin)\n"
@@ -516,6 +523,8 @@ options parse_args(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(USAGE, stdout);
             exit(0);
+        } else if (!strcmp(a, "--api")) {
+            o.api = true;
         } else if (!strcmp(a, "--db")) {
             o.db = need_arg(argc, argv, &i);
         } else if (!strcmp(a, "--csv")) {
@@ -2629,6 +2638,239 @@ int segmented_main(const options &o)
 
 } // namespace
 
+
+/* ---- --api: libredtune's checks (issue 5) ----
+ *
+ * (a) host cost: the calling thread's CPU time per call over 10^5 calls (100 enqueued
+ *     between synchronisations, which stay outside the clock) of a cached rt_reduce, and of
+ *     plan_launch of the same loaded kernel (api_kernel_of: the launches alone, what
+ *     rt_reduce calls last); the difference is the library's lookup. Goal: <= 0.3 us.
+ * (b) sizes between tuned sizes: at 2m and at 2m + m/2 + 3 for each pair of neighbouring
+ *     tuned sizes m < m' (cold winners of this device), every distinct winner of m and m'
+ *     timed there (as the tuner times, plan_launch), and the kernel rt_reduce picks; goal: the
+ *     pick within 10% of the fastest of them.
+ * (c) end to end: rt_reduce, timed as the tuner times (events, L2 flushed, median), at each
+ *     tuned size against the winner's tuned median; goal: within 3%. The winner timed again
+ *     now with plan_launch is shown beside it (the run-to-run spread of the medians).
+ */
+
+const double GOAL_LOOKUP_US = 0.3, GOAL_BETWEEN = 1.10, GOAL_E2E = 1.03;
+
+/* Time a loaded kernel with plan_launch at n; 0 on failure (the message printed). */
+double time_plan(const plan *p, CUdeviceptr in, unsigned long long n, int maxr)
+{
+    rt_err e;
+    rt_clearerr(&e);
+    timing t;
+    CUresult r;
+    int rc = ensure_temp(plan_temp_bytes(p, n) + 256, &e);
+    if (rc == RT_OK && (r = cu.MemsetD8(G.temp, 0, 256)) != CUDA_SUCCESS)
+        rc = driver_fail(r, "clearing the counter", &e);
+    auto enqueue = [&](rt_err *err) { return plan_launch(p, in, G.out, n, G.temp, G.stream, err); };
+    if (rc == RT_OK)
+        rc = time_reps(enqueue, 0, 10, maxr, 0.25, &t, &e);
+    if (rc != RT_OK) {
+        printf("  error timing a kernel at n = %llu: %s\n", n, e.msg);
+        return 0;
+    }
+    return t.median_us;
+}
+
+/* Time a stored winner (by hash) at n; 0 on failure. */
+double time_winner(store *db, const winner &w, rt_type type, CUdeviceptr in,
+                   unsigned long long n, int maxr)
+{
+    const kernel &k = get_kernel(db, w);
+    rt_err e;
+    rt_clearerr(&e);
+    plan p;
+    if (k.rc || plan_load(&p, k.cubin.data(), k.kind, optype_size(type), G.dev.sm_count, &e)) {
+        printf("  error loading %s %s: %s\n", w.family.c_str(), w.params.c_str(),
+               k.rc ? k.err.c_str() : e.msg);
+        return 0;
+    }
+    double us = time_plan(&p, in, n, maxr);
+    plan_unload(&p);
+    return us;
+}
+
+/* CPU microseconds per call of 'fn' over CALLS calls, CHUNK enqueued between syncs. */
+template <class F>
+double cpu_per_call(F &&fn)
+{
+    const int CALLS = 100000, CHUNK = 100;
+    double cpu = 0;
+    for (int c = 0; c < CALLS; c += CHUNK) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        for (int i = 0; i < CHUNK; i++)
+            if (fn() != RT_OK)
+                die("--api: a call failed during the host-cost loop");
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        cpu += (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
+        cu.StreamSynchronize(G.stream);
+    }
+    return cpu / CALLS * 1e6;
+}
+
+int api_check(store *db, const options &o, std::map<std::pair<int, int>, std::vector<winner>> &winners)
+{
+    rt_err e;
+    rt_clearerr(&e);
+    char msg[4096];
+    rt_ctx *ctx = NULL;
+    if (rt_open_err(o.db, o.device, &ctx, msg, sizeof msg) != RT_OK)
+        die("rt_open: %s", msg);
+    int maxr = o.reps ? o.reps : 100;
+    /* One input for the largest tuned size that fits, filled with small values. */
+    size_t max_bytes = 1 << 20;
+    for (auto &kv : winners)
+        for (const winner &w : kv.second) {
+            double b = (double)w.n * 2.5 * optype_size((rt_type)kv.first.second);
+            if (b <= 0.4 * (double)G.dev.total_mem)
+                max_bytes = std::max(max_bytes, (size_t)b);
+        }
+    CUdeviceptr in = 0;
+    CUresult r;
+    if ((r = cu.MemAlloc(&in, max_bytes)) != CUDA_SUCCESS || (r = cu.MemsetD8(in, 1, max_bytes)) != CUDA_SUCCESS) {
+        driver_fail(r, "allocating the input", &e);
+        die("%s", e.msg);
+    }
+    void *pin = (void *)(uintptr_t)in, *pout = (void *)(uintptr_t)G.out;
+    bool pass_a = true, pass_b = true, pass_c = true, any_b = false, any_c = false;
+    double worst_b = 0, worst_c = 0;
+    std::string where_b, where_c;
+
+    /* (a) host cost. */
+    printf("\n(a) host cost of a cached rt_reduce (CPU time per call, 10^5 calls, 100 enqueued "
+           "between syncs)\n%-8s %-4s %10s %12s %14s %10s %8s  %s\n", "op", "type", "n",
+           "rt_reduce", "plan_launch", "lookup", "launches", "kernel");
+    for (rt_op op : o.ops)
+        for (rt_type type : o.types)
+            for (unsigned long long n : {1024ULL, 1ULL << 20}) {
+                const plan *p;
+                char hash[RT_HASH_HEX];
+                if (rt_reduce(ctx, op, type, pin, n, pout, G.stream) != RT_OK)
+                    die("rt_reduce: %s", rt_errmsg(ctx));
+                if (api_kernel_of(ctx, op, type, n, &p, hash, &e))
+                    die("%s", e.msg);
+                cu.StreamSynchronize(G.stream);
+                if (ensure_temp(plan_temp_bytes(p, n) + 256, &e) || cu.MemsetD8(G.temp, 0, 256))
+                    die("temporary storage: %s", e.msg);
+                double t_rt = cpu_per_call([&] { return rt_reduce(ctx, op, type, pin, n, pout, G.stream); });
+                double t_pl = cpu_per_call([&] { return plan_launch(p, in, G.out, n, G.temp, G.stream, &e); });
+                double look = t_rt - t_pl;
+                if (look > GOAL_LOOKUP_US)
+                    pass_a = false;
+                printf("%-8s %-4s %10llu %10.3f us %12.3f us %7.3f us %8d  %.12s\n", rt_op_name(op),
+                       rt_type_name(type), n, t_rt, t_pl, look, plan_launch_count(p, n), hash);
+            }
+    printf("goal a: lookup part of a cached rt_reduce <= %.1f us: %s\n", GOAL_LOOKUP_US,
+           pass_a ? "PASS" : "MISS");
+
+    /* (b) between tuned sizes, and (c) end to end at tuned sizes. */
+    printf("\n(b) between tuned sizes: the pick against the neighbouring winners timed there "
+           "(median us, L2 flushed)\n%-6s %-4s %12s %-34s %10s %10s %7s\n", "op", "type", "n",
+           "pick", "pick us", "best us", "ratio");
+    std::vector<std::string> lines_c;
+    for (rt_op op : o.ops)
+        for (rt_type type : o.types) {
+            std::vector<winner> v;
+            for (const winner &w : winners[{op, type}])
+                if (!w.hot && (double)w.n * 2.5 * optype_size(type) <= (double)max_bytes)
+                    v.push_back(w);
+            std::sort(v.begin(), v.end(), [](const winner &a, const winner &b) { return a.n < b.n; });
+            for (size_t i = 0; i + 1 < v.size(); i++) {
+                long long m = v[i].n;
+                for (long long x : {2 * m, 2 * m + m / 2 + 3}) {
+                    if (x >= v[i + 1].n)
+                        continue;
+                    const plan *p;
+                    char hash[RT_HASH_HEX];
+                    if (rt_reduce(ctx, op, type, pin, (unsigned long long)x, pout, G.stream) != RT_OK
+                        || api_kernel_of(ctx, op, type, (unsigned long long)x, &p, hash, &e))
+                        die("rt_reduce: %s", rt_errmsg(ctx));
+                    cu.StreamSynchronize(G.stream);
+                    double best = 0, pick = 0;
+                    std::string pick_name = "?";
+                    for (const winner *w : {&v[i], &v[i + 1]}) {
+                        double us = time_winner(db, *w, type, in, (unsigned long long)x, maxr);
+                        if (us > 0 && (best == 0 || us < best))
+                            best = us;
+                        if (w->hash == hash) {
+                            pick = us;
+                            pick_name = w->family + " " + w->params;
+                        }
+                    }
+                    if (pick == 0) {   /* the pick is neither neighbour: time it too */
+                        pick = time_plan(p, in, (unsigned long long)x, maxr);
+                        pick_name = std::string("other ") + std::string(hash, 12);
+                        if (pick > 0 && pick < best)
+                            best = pick;
+                    }
+                    if (pick <= 0 || best <= 0)
+                        continue;
+                    double ratio = pick / best;
+                    any_b = true;
+                    if (ratio > GOAL_BETWEEN)
+                        pass_b = false;
+                    if (ratio > worst_b) {
+                        worst_b = ratio;
+                        where_b = std::string(rt_op_name(op)) + " " + rt_type_name(type) + " n = " + std::to_string(x);
+                    }
+                    printf("%-6s %-4s %12lld %-34.34s %10.2f %10.2f %6.3fx%s\n", rt_op_name(op),
+                           rt_type_name(type), x, pick_name.c_str(), pick, best, ratio,
+                           ratio > GOAL_BETWEEN ? "  MISS" : "");
+                }
+            }
+            /* (c) */
+            for (const winner &w : v) {
+                unsigned long long n = (unsigned long long)w.n;
+                timing t;
+                auto enqueue = [&](rt_err *err) {
+                    int rc = rt_reduce(ctx, op, type, pin, n, pout, G.stream);
+                    return rc == RT_OK ? RT_OK : rt_seterr(err, rc, "%s", rt_errmsg(ctx));
+                };
+                if (time_reps(enqueue, 0, 10, maxr, 0.25, &t, &e)) {
+                    printf("  error timing rt_reduce at n = %llu: %s\n", n, e.msg);
+                    pass_c = false;
+                    continue;
+                }
+                double now = time_winner(db, w, type, in, n, maxr);
+                double ratio = t.median_us / w.median_us;
+                any_c = true;
+                if (ratio > GOAL_E2E)
+                    pass_c = false;
+                if (ratio > worst_c) {
+                    worst_c = ratio;
+                    where_c = std::string(rt_op_name(op)) + " " + rt_type_name(type) + " n = " + fmt_n(w.n);
+                }
+                char line[512];
+                snprintf(line, sizeof line, "%-6s %-4s %12s %-34.34s %10.2f %10.2f %10.2f %6.3fx%s",
+                         rt_op_name(op), rt_type_name(type), fmt_n(w.n).c_str(),
+                         (w.family + " " + w.params).c_str(), t.median_us, w.median_us, now, ratio,
+                         ratio > GOAL_E2E ? "  MISS" : "");
+                lines_c.push_back(line);
+            }
+        }
+    printf("goal b: pick within 10%% of the best neighbouring winner between tuned sizes: %s "
+           "(worst %.3fx, %s)\n", !any_b ? "MISS (nothing measured)" : pass_b ? "PASS" : "MISS",
+           worst_b, where_b.c_str());
+    printf("\n(c) rt_reduce end to end at tuned sizes (median us, L2 flushed) against the tuned "
+           "median\n%-6s %-4s %12s %-34s %10s %10s %10s %7s\n", "op", "type", "n", "winner",
+           "rt_reduce", "tuned", "now", "ratio");
+    for (const std::string &l : lines_c)
+        printf("%s\n", l.c_str());
+    printf("goal c: rt_reduce within 3%% of the tuned median at tuned sizes: %s (worst %.3fx, "
+           "%s)\n", !any_c ? "MISS (nothing measured)" : pass_c ? "PASS" : "MISS", worst_c,
+           where_c.c_str());
+    printf("\nsummary:\ngoal a: %s\ngoal b: %s\ngoal c: %s\n", pass_a ? "PASS" : "MISS",
+           any_b && pass_b ? "PASS" : "MISS", any_c && pass_c ? "PASS" : "MISS");
+    cu.MemFree(in);
+    rt_close(ctx);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     options o = parse_args(argc, argv);
@@ -2686,6 +2928,11 @@ int main(int argc, char **argv)
            G.spin_cycles == 20000 ? "" : " (NOT the tuner's 20000)");
 
     double read_gbps = measure_bandwidth();
+    if (o.api) {
+        int rc = api_check(db, o, winners);
+        store_close(db);
+        return rc;
+    }
     printf("%s: read bandwidth %.1f GB/s (best shape; %.0f%% of the %.0f GB/s the memory clock "
            "and bus allow)\n", PROG, read_gbps, 100 * read_gbps / device_peak_gbps(&G.dev),
            device_peak_gbps(&G.dev));

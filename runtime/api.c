@@ -35,6 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api.h"
 #include "codegen.h"
 #include "driver.h"
 #include "family.h"
@@ -54,6 +59,10 @@
 #define MSG_MAX 4096
 
 #define LEVEL_BUILTIN 4          /* after STORE_MATCH_EXACT, _CC, _MAJOR */
+
+#ifndef RT_DATADIR               /* $prefix/share/redtune; build.ninja sets it */
+#define RT_DATADIR "/usr/local/share/redtune"
+#endif
 
 static const char *const level_names[] = {
     "?", "exact device", "same compute capability", "same major architecture",
@@ -112,6 +121,7 @@ typedef struct slot {
 
 struct rt_ctx {
     store *db;
+    const char *db_how;             /* how rt_open found the database (api_find_db) */
     rt_device dev;
     char arch[16];
     CUdevice cudev;
@@ -282,11 +292,81 @@ static void destroy(rt_ctx *ctx)
     free(ctx);
 }
 
+/* ---------------------------------------------------------------- the default database */
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int api_find_db(const char *env, const char *moddir, const char *datadir, char *path,
+                size_t len, const char **how, rt_err *e)
+{
+    char c[4][PATH_MAX + 32];
+    const char *hows[4] = {"the working directory", "beside libredtune",
+                           "installed beside libredtune", "installed"};
+    int have[4] = {1, 0, 0, 0};
+
+    if (env && *env) {
+        snprintf(path, len, "%s", env);
+        *how = "$REDTUNE_DB";
+        return RT_OK;
+    }
+    snprintf(c[0], sizeof c[0], "redtune.db");
+    if (moddir && *moddir) {
+        snprintf(c[1], sizeof c[1], "%s/redtune.db", moddir);
+        snprintf(c[2], sizeof c[2], "%s/../share/redtune/redtune.db", moddir);
+        have[1] = have[2] = 1;
+    }
+    if (datadir && *datadir) {
+        snprintf(c[3], sizeof c[3], "%s/redtune.db", datadir);
+        have[3] = 1;
+    }
+    for (int i = 0; i < 4; i++)
+        if (have[i] && is_file(c[i])) {
+            snprintf(path, len, "%s", c[i]);
+            *how = hows[i];
+            return RT_OK;
+        }
+    path[0] = '\0';
+    *how = "";
+    return rt_seterr(e, RT_EDB, "rt_open: no database: REDTUNE_DB is unset and none of "
+                     "these exists: %s%s%s%s%s%s%s (ninja builds build/redtune.db; ninja "
+                     "install puts it in $prefix/share/redtune)", c[0],
+                     have[1] ? ", " : "", have[1] ? c[1] : "", have[2] ? ", " : "",
+                     have[2] ? c[2] : "", have[3] ? ", " : "", have[3] ? c[3] : "");
+}
+
+void api_module_dir(char *dir, size_t len)
+{
+    Dl_info info;
+    char buf[PATH_MAX], *slash;
+    ssize_t n;
+
+    dir[0] = '\0';
+    if (dladdr((void *)&rt_open, &info) && info.dli_fname && strchr(info.dli_fname, '/')
+        && realpath(info.dli_fname, buf)) {
+        /* libredtune.so, or the program itself */
+    } else if ((n = readlink("/proc/self/exe", buf, sizeof buf - 1)) > 0) {
+        buf[n] = '\0';
+    } else {
+        return;
+    }
+    if ((slash = strrchr(buf, '/')) != NULL) {
+        *slash = '\0';
+        snprintf(dir, len, "%s", slash == buf ? "/" : buf);
+    }
+}
+
+/* ---------------------------------------------------------------- opening */
+
 int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t len)
 {
     rt_err e;
     rt_ctx *ctx = NULL;
-    const char *path = db_path;
+    const char *path = db_path, *how = "given";
+    char found[PATH_MAX + 32], moddir[PATH_MAX];
     CUresult r;
     int rc = RT_OK;
 
@@ -296,10 +376,12 @@ int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t
         msg[0] = '\0';
     if (out)
         *out = NULL;
-    if (!path) {
-        path = getenv("REDTUNE_DB");
-        if (!path || !*path)
-            path = "redtune.db";
+    if (!path && out && device >= 0) {
+        api_module_dir(moddir, sizeof moddir);
+        if ((rc = api_find_db(getenv("REDTUNE_DB"), moddir, RT_DATADIR, found, sizeof found,
+                              &how, &e)) != RT_OK)
+            goto done;
+        path = found;
     }
     if (!out) {
         rc = rt_seterr(&e, RT_EINVAL, "rt_open: out is NULL");
@@ -327,6 +409,7 @@ int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t
             for (int b = 0; b < NBUCKETS; b++)
                 atomic_init(&ctx->cache[o][t][b], NULL);
     ctx->locks = 1;
+    ctx->db_how = how;
 
     /* The database first: a bad path is reported as such on a machine with no GPU too. */
     if ((rc = store_open(path, STORE_READ, &ctx->db, &e)) != RT_OK
@@ -1026,14 +1109,35 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
              "  kernel: %s %s (%s plan, hash %.12s)\n"
              "  database entry: %s\n"
              "  fallback level: %s (this GPU: \"%s\", %s, %d SMs)\n"
-             "  CUBIN: %s%s%s\n",
+             "  CUBIN: %s%s%s\n"
+             "  database: %s (%s)\n",
              on, tn, n, b, b + 1, k->family, k->params, family_plan_name(k->p.kind), k->hash,
              entry, level_names[d->level], ctx->dev.name, ctx->arch, ctx->dev.sm_count,
              k->from_db ? "from the database (made by NVRTC " : "compiled here by NVRTC ",
              ver,
              k->from_db ? ")" : k->builtin ? " from the built-in template"
-                                           : " from the source stored in the database");
+                                           : " from the source stored in the database",
+             store_path(ctx->db), ctx->db_how);
 done:
     leave(pushed);
     return finish(rc, &e);
+}
+
+/* ---------------------------------------------------------------- for bench/ */
+
+int api_kernel_of(rt_ctx *ctx, int op, int type, unsigned long long n, const plan **p,
+                  char hash[RT_HASH_HEX], rt_err *e)
+{
+    decision *d;
+    int rc;
+    if ((rc = check_ctx("api_kernel_of", ctx, e)) != RT_OK
+        || (rc = check_op_type("api_kernel_of", (rt_op)op, (rt_type)type, e)) != RT_OK)
+        return rc;
+    if (n == 0)
+        return rt_seterr(e, RT_EINVAL, "api_kernel_of: n is 0");
+    if ((rc = get_decision(ctx, (rt_op)op, (rt_type)type, n, &d, e)) != RT_OK)
+        return rc;
+    *p = &d->k->p;
+    snprintf(hash, RT_HASH_HEX, "%s", d->k->hash);
+    return RT_OK;
 }

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +316,23 @@ static int inspect_sqlite(const char *path, int wal, int may_be_new, int *kind, 
     }
 }
 
+/*
+ * The URI query of a STORE_READ connection, chosen so that opening creates no file: an
+ * ordinary reader of a WAL-mode database creates -wal and -shm beside it, and leaves them
+ * (a reader may not remove them). With no -wal beside the file, no writer has it open and
+ * everything is in the main file: it is read as immutable (no locks, no side files). With a
+ * -wal there (a writer has the file open, or one was killed) the reader must see it, and
+ * opens it the ordinary way, which creates nothing new while the -shm is there too.
+ */
+static const char *read_query(const char *path)
+{
+    int what = FILE_OTHER;
+
+    if (sniff(path, &what, NULL) != RT_OK || what != FILE_SQLITE_WAL)
+        return NULL;
+    return file_exists(path, "-wal") ? NULL : "immutable=1";
+}
+
 /* STORE_READ never writes, so it cannot migrate. */
 static int refuse_older(const char *path, int version, rt_err *e)
 {
@@ -515,7 +533,8 @@ int store_open(const char *path, int mode, store **out, rt_err *e)
                          strerror(errno));
     }
 
-    if (!(uri = make_uri(path, NULL)) || !(s = calloc(1, sizeof *s))
+    if (!(uri = make_uri(path, mode == STORE_READ ? read_query(path) : NULL))
+        || !(s = calloc(1, sizeof *s))
         || !(s->path = strdup(path))) {
         rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
         goto done;
@@ -1254,4 +1273,986 @@ int store_get_binary_any(store *s, const char *hash, const char *arch, store_bin
                          int *nvrtc_version, rt_err *e)
 {
     return get_binary(s, hash, arch, -1, b, nvrtc_version, e);
+}
+
+/* ---------------------------------------------------------------- shipping: export, merge,
+ * dump, load (redtune export | merge | dump | load)
+ *
+ * The output is built in an in-memory database with the schema of db/schema.sql, then
+ * written whole (sqlite3_serialize) into a file of the output's directory that has no name
+ * until it is complete (O_TMPFILE; a dot-named temporary file where the filesystem has none)
+ * and linked or renamed into place: a killed command never leaves a half file under the
+ * output's name, and the output is in rollback-journal mode, so its readers create no -wal
+ * or -shm. Inputs are opened with STORE_READ (no side files, never written), checked
+ * (PRAGMA quick_check), read whole into memory and attached as schema "src".
+ *
+ * Column lists come from the output's schema (pragma_table_info), and rows are matched by
+ * their tables' own keys (the primary key; for measurements its UNIQUE constraint), so a
+ * column added to db/schema.sql travels through export, merge, dump and load unchanged.
+ */
+
+/* A growing text buffer; 'oom' is set (and the text left as it was) once an append fails. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void sb_raw(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = 1;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        sb_raw(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->oom = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_raw(b, big, (size_t)n);
+    free(big);
+}
+
+/* The columns of one table, in their order; pk: position in the primary key (0: none). */
+#define SHIP_MAX_COLS 64
+typedef struct cols {
+    int n;
+    char name[SHIP_MAX_COLS][64];
+    int pk[SHIP_MAX_COLS];
+} cols;
+
+/* Step a statement whose rows are (name [, pk]) into 'c'. */
+static int read_cols(sqlite3 *db, const char *path, sqlite3_stmt *st, const char *table,
+                     cols *c, rt_err *e)
+{
+    int r;
+    c->n = 0;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (c->n == SHIP_MAX_COLS)
+            return rt_seterr(e, RT_EDB, "%s: table %s has more than %d columns", path, table,
+                             SHIP_MAX_COLS);
+        snprintf(c->name[c->n], sizeof c->name[0], "%s", col_text(st, 0));
+        c->pk[c->n] = sqlite3_column_count(st) > 1 ? sqlite3_column_int(st, 1) : 0;
+        c->n++;
+    }
+    return r == SQLITE_DONE ? RT_OK : db_fail(db, path, "read the columns", e);
+}
+
+/* The columns of 'table' in schema 'schema' of 'db'. */
+static int table_cols(sqlite3 *db, const char *path, const char *schema, const char *table,
+                      cols *c, rt_err *e)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+    if (sqlite3_prepare_v2(db, "SELECT name, pk FROM pragma_table_info(?1, ?2) ORDER BY cid",
+                           -1, &st, NULL) != SQLITE_OK
+        || bind_text(st, 1, table) != SQLITE_OK || bind_text(st, 2, schema) != SQLITE_OK)
+        rc = db_fail(db, path, "read the columns", e);
+    else
+        rc = read_cols(db, path, st, table, c, e);
+    sqlite3_finalize(st);
+    if (rc == RT_OK && c->n == 0)
+        rc = rt_seterr(e, RT_EDB, "%s: no table %s", path, table);
+    return rc;
+}
+
+/*
+ * The columns that identify a row of 'table' of the main schema across databases, in key
+ * order: its first UNIQUE constraint's when 'unique' (measurements: its id is a row number
+ * only), else its primary key's.
+ */
+static int key_cols(sqlite3 *db, const char *path, const char *table, int unique, cols *c,
+                    rt_err *e)
+{
+    static const char by_unique[] =
+        "SELECT ii.name FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii "
+        "WHERE il.origin = 'u' AND il.seq = (SELECT min(seq) FROM pragma_index_list(?1) "
+        "WHERE origin = 'u') ORDER BY ii.seqno";
+    static const char by_pk[] =
+        "SELECT name FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk";
+    sqlite3_stmt *st = NULL;
+    int rc;
+    if (sqlite3_prepare_v2(db, unique ? by_unique : by_pk, -1, &st, NULL) != SQLITE_OK
+        || bind_text(st, 1, table) != SQLITE_OK)
+        rc = db_fail(db, path, "read the keys", e);
+    else
+        rc = read_cols(db, path, st, table, c, e);
+    sqlite3_finalize(st);
+    if (rc == RT_OK && c->n == 0)
+        rc = rt_seterr(e, RT_EDB, "%s: table %s has no %s", path, table,
+                       unique ? "UNIQUE constraint" : "primary key");
+    return rc;
+}
+
+static int in_cols(const cols *c, const char *name)
+{
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->name[i], name))
+            return 1;
+    return 0;
+}
+
+/*
+ * Append the columns of 'c' but 'skip' (NULL: none) as a comma list: each as
+ * prefix"name", or as the expression that 'map' gives for it (pairs {name, expr}, ending
+ * with {NULL}).
+ */
+static void sb_cols(sbuf *b, const cols *c, const char *prefix, const char *skip,
+                    const char *const (*map)[2])
+{
+    int first = 1;
+    for (int i = 0; i < c->n; i++) {
+        const char *expr = NULL;
+        if (skip && !strcmp(c->name[i], skip))
+            continue;
+        for (int k = 0; map && map[k][0]; k++)
+            if (!strcmp(map[k][0], c->name[i]))
+                expr = map[k][1];
+        int plain = strspn(c->name[i], "abcdefghijklmnopqrstuvwxyz_0123456789")
+                    == strlen(c->name[i]);
+        if (expr)
+            sb_add(b, "%s%s", first ? "" : ", ", expr);
+        else
+            sb_add(b, plain ? "%s%s%s" : "%s%s\"%s\"", first ? "" : ", ", prefix, c->name[i]);
+        first = 0;
+    }
+}
+
+/* Append "t.c = x.c AND ..." over the columns of 'c'. */
+static void sb_equal(sbuf *b, const cols *c, const char *t, const char *x)
+{
+    for (int i = 0; i < c->n; i++)
+        sb_add(b, "%s%s.\"%s\" = %s.\"%s\"", i ? " AND " : "", t, c->name[i], x, c->name[i]);
+}
+
+/* Append "c = excluded.c, ..." over the columns of 'all' that are not in 'key' or 'skip'. */
+static void sb_update(sbuf *b, const cols *all, const cols *key, const char *skip)
+{
+    int first = 1;
+    for (int i = 0; i < all->n; i++) {
+        if (in_cols(key, all->name[i]) || (skip && !strcmp(all->name[i], skip)))
+            continue;
+        sb_add(b, "%s\"%s\" = excluded.\"%s\"", first ? "" : ", ", all->name[i],
+               all->name[i]);
+        first = 0;
+    }
+}
+
+/* Run the text of 'b' (one or more statements, no results) on 'db'. */
+static int run_sb(sqlite3 *db, const char *path, sbuf *b, const char *what, rt_err *e)
+{
+    if (b->oom)
+        return rt_seterr(e, RT_ENOMEM, "%s: %s: out of memory", path, what);
+    return exec_sql(db, path, b->p, what, e);
+}
+
+/* A new in-memory database with the schema: the output under construction. */
+static int mem_new(const char *label, sqlite3 **out, rt_err *e)
+{
+    const rt_embedded *schema = embed_find("db/schema.sql");
+    sqlite3 *db = NULL;
+    int rc;
+
+    *out = NULL;
+    if (!schema)
+        return rt_seterr(e, RT_EDB, "%s: db/schema.sql is not built into this redtune", label);
+    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL)
+        != SQLITE_OK) {
+        sqlite3_close(db);
+        return rt_seterr(e, RT_ENOMEM, "%s: cannot open an in-memory database", label);
+    }
+    sqlite3_extended_result_codes(db, 1);
+    if ((rc = exec_sql(db, label, schema->text, "create schema", e)) != RT_OK) {
+        sqlite3_close(db);
+        return rc;
+    }
+    *out = db;
+    return RT_OK;
+}
+
+/* An input is intact: PRAGMA quick_check says "ok". */
+static int check_intact(store *s, rt_err *e)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = RT_OK, r;
+
+    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK
+        || (r = sqlite3_step(st)) != SQLITE_ROW)
+        rc = rt_seterr(e, RT_EDB, "%s: corrupt database: %s", s->path,
+                       sqlite3_errmsg(s->db));
+    else if (strcmp(col_text(st, 0), "ok") != 0)
+        rc = rt_seterr(e, RT_EDB, "%s: corrupt database: %s", s->path, col_text(st, 0));
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/*
+ * Attach an image of a database (sqlite3_malloc'd; taken over, freed here on failure) to
+ * 'dst' as schema "src", read-only. A WAL-mode image is marked rollback-mode first: the
+ * in-memory reader does not do WAL, and the image holds every committed page already.
+ */
+static int attach_image(sqlite3 *dst, const char *path, unsigned char *img,
+                        sqlite3_int64 size, rt_err *e)
+{
+    int rc;
+    if (size >= 100)
+        img[18] = img[19] = 1;
+    if ((rc = exec_sql(dst, path, "ATTACH ':memory:' AS src", "attach", e)) != RT_OK) {
+        sqlite3_free(img);
+        return rc;
+    }
+    if (sqlite3_deserialize(dst, "src", img, size, size,
+                            SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY)
+        != SQLITE_OK) {
+        rc = db_fail(dst, path, "read whole", e);
+        sqlite3_exec(dst, "DETACH src", NULL, NULL, NULL);
+    }
+    return rc;
+}
+
+/* Open the redtune database 'path' read-only, check it and attach it whole as "src"; a
+ * refused input (missing, foreign, corrupt, newer) is named in st->refused. */
+static int attach_db(sqlite3 *dst, const char *path, store_ship_stats *st, rt_err *e)
+{
+    store *s = NULL;
+    sqlite3_int64 size = 0;
+    unsigned char *img;
+    int rc;
+
+    if ((rc = store_open(path, STORE_READ, &s, e)) != RT_OK
+        || (rc = check_intact(s, e)) != RT_OK) {
+        st->refused = path;
+        store_close(s);
+        return rc;
+    }
+    if (!(img = sqlite3_serialize(s->db, "main", &size, 0))) {
+        rc = rt_seterr(e, RT_EDB, "%s: corrupt database or out of memory reading it whole: %s",
+                       path, sqlite3_errmsg(s->db));
+        st->refused = path;
+    } else {
+        rc = attach_image(dst, path, img, size, e);
+    }
+    store_close(s);
+    return rc;
+}
+
+/* What copy_from takes from "src". */
+typedef struct copy_opts {
+    const char *const *match;   /* export: device name substrings (any case); NULL: all */
+    int nmatch;
+    int measurements;           /* measurements and runs too */
+    int everything;             /* merge, load: every kernel and binary; export: those the
+                                 * copied rows need, CUBINs of the best kernels only */
+} copy_opts;
+
+#define DEVICE_MATCH \
+    "((s.uuid IS NOT NULL AND d.uuid = s.uuid) OR (s.uuid IS NULL AND d.uuid IS NULL " \
+    "AND d.name = s.name AND d.ordinal = s.ordinal))"
+
+/* temp.ship_pick: the ids of the devices of "src" to copy. */
+static int pick_devices(sqlite3 *db, const char *path, const copy_opts *o, rt_err *e)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = exec_sql(db, path, "CREATE TEMP TABLE ship_pick (id INTEGER PRIMARY KEY)",
+                      "pick devices", e);
+    if (rc != RT_OK)
+        return rc;
+    if (!o->match)
+        return exec_sql(db, path, "INSERT INTO temp.ship_pick SELECT id FROM src.devices",
+                        "pick devices", e);
+    if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO temp.ship_pick SELECT id FROM "
+                           "src.devices WHERE instr(lower(name), lower(?1)) > 0", -1, &st,
+                           NULL) != SQLITE_OK)
+        rc = db_fail(db, path, "pick devices", e);
+    for (int i = 0; rc == RT_OK && i < o->nmatch; i++) {
+        if (bind_text(st, 1, o->match[i]) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE
+            || sqlite3_reset(st) != SQLITE_OK)
+            rc = db_fail(db, path, "pick devices", e);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* No device matched: say which ones the input holds. */
+static int no_match(sqlite3 *db, const char *path, const copy_opts *o, rt_err *e)
+{
+    sqlite3_stmt *st = NULL;
+    sbuf want = {0};
+    for (int i = 0; i < o->nmatch; i++)
+        sb_add(&want, "%s'%s'", i ? " or " : "", o->match[i]);
+    int ok = sqlite3_prepare_v2(db, "SELECT group_concat(name, ', ') FROM "
+                                "(SELECT DISTINCT name FROM src.devices ORDER BY name)",
+                                -1, &st, NULL) == SQLITE_OK
+          && sqlite3_step(st) == SQLITE_ROW;
+    const char *have = ok ? col_text(st, 0) : "?";
+    int rc = rt_seterr(e, RT_ENOTFOUND, "%s: no device matches %s (it holds: %s)", path,
+                       want.p ? want.p : "", *have ? have : "no devices");
+    sqlite3_finalize(st);
+    free(want.p);
+    return rc;
+}
+
+/* How many rows a query counts. */
+static int count_rows(sqlite3 *db, const char *path, const char *sql, long long *n, rt_err *e)
+{
+    return query_int(db, path, sql, NULL, n, e);
+}
+
+/*
+ * Copy from the attached "src" into main what 'o' asks for: devices matched by uuid (else
+ * name and ordinal) and given main's ids; kernels and binaries by their keys, a row main
+ * has already kept; runs by (device, start, command line); measurements by their UNIQUE
+ * key, the faster verified "ok" one kept on a conflict (an unverified one never replaces);
+ * best by its key, the lower median kept on a conflict, a best row left out when its own
+ * measurement in "src" is there and not a verified "ok" one.
+ */
+static int copy_from(sqlite3 *db, const char *path, const copy_opts *o, rt_err *e)
+{
+    cols dev, run, kern, bin, meas, best, mkey, bkey;
+    sbuf b = {0};
+    long long picked = 0;
+    int rc;
+
+    if ((rc = table_cols(db, path, "main", "devices", &dev, e))
+        || (rc = table_cols(db, path, "main", "runs", &run, e))
+        || (rc = table_cols(db, path, "main", "kernels", &kern, e))
+        || (rc = table_cols(db, path, "main", "binaries", &bin, e))
+        || (rc = table_cols(db, path, "main", "measurements", &meas, e))
+        || (rc = table_cols(db, path, "main", "best", &best, e))
+        || (rc = key_cols(db, path, "measurements", 1, &mkey, e))
+        || (rc = key_cols(db, path, "best", 0, &bkey, e)))
+        return rc;
+    if ((rc = exec_sql(db, path, "BEGIN", "begin transaction", e)) != RT_OK)
+        return rc;
+    if ((rc = pick_devices(db, path, o, e)) != RT_OK
+        || (rc = count_rows(db, path, "SELECT count(*) FROM temp.ship_pick", &picked, e)))
+        goto done;
+    if (picked == 0 && o->match) {
+        rc = no_match(db, path, o, e);
+        goto done;
+    }
+
+    /* Devices, and the map of their ids. */
+    sb_add(&b, "INSERT INTO main.devices (");
+    sb_cols(&b, &dev, "", "id", NULL);
+    sb_add(&b, ") SELECT ");
+    sb_cols(&b, &dev, "s.", "id", NULL);
+    sb_add(&b, " FROM src.devices s WHERE s.id IN (SELECT id FROM temp.ship_pick) AND NOT "
+           "EXISTS (SELECT 1 FROM main.devices d WHERE " DEVICE_MATCH ") ORDER BY s.id;\n"
+           "CREATE TEMP TABLE ship_devmap AS SELECT s.id AS src, min(d.id) AS dst FROM "
+           "src.devices s JOIN main.devices d ON " DEVICE_MATCH " WHERE s.id IN "
+           "(SELECT id FROM temp.ship_pick) GROUP BY s.id;\n");
+
+    /* Kernels: every one, or those of the rows copied. */
+    sb_add(&b, "CREATE TEMP TABLE ship_need (hash TEXT PRIMARY KEY);\n");
+    if (o->everything)
+        sb_add(&b, "INSERT INTO temp.ship_need SELECT hash FROM src.kernels;\n");
+    else
+        sb_add(&b, "INSERT OR IGNORE INTO temp.ship_need SELECT kernel_hash FROM src.best "
+               "WHERE device_id IN (SELECT id FROM temp.ship_pick);\n");
+    if (!o->everything && o->measurements)
+        sb_add(&b, "INSERT OR IGNORE INTO temp.ship_need SELECT kernel_hash FROM "
+               "src.measurements WHERE device_id IN (SELECT id FROM temp.ship_pick);\n");
+    sb_add(&b, "INSERT OR IGNORE INTO main.kernels (");
+    sb_cols(&b, &kern, "", NULL, NULL);
+    sb_add(&b, ") SELECT ");
+    sb_cols(&b, &kern, "", NULL, NULL);
+    sb_add(&b, " FROM src.kernels WHERE hash IN (SELECT hash FROM temp.ship_need) "
+           "ORDER BY hash;\n");
+
+    /* CUBINs: every one, or those of the best kernels for the copied devices' arches. */
+    sb_add(&b, "INSERT OR IGNORE INTO main.binaries (");
+    sb_cols(&b, &bin, "", NULL, NULL);
+    sb_add(&b, ") SELECT ");
+    sb_cols(&b, &bin, "", NULL, NULL);
+    if (o->everything)
+        sb_add(&b, " FROM src.binaries WHERE true");
+    else
+        sb_add(&b, " FROM src.binaries WHERE hash IN (SELECT kernel_hash FROM src.best WHERE "
+               "device_id IN (SELECT id FROM temp.ship_pick)) AND arch IN (SELECT 'sm_' || "
+               "cc_major || cc_minor FROM src.devices WHERE id IN (SELECT id FROM "
+               "temp.ship_pick))");
+    sb_add(&b, " ORDER BY hash, arch, nvrtc_version;\n");
+
+    if (o->measurements) {
+        static const char *const run_map[][2] = {{"device_id", "m.dst"}, {NULL, NULL}};
+        static const char *const meas_map[][2] = {
+            {"device_id", "m.dst"}, {"run_id", "r.dst"}, {NULL, NULL}};
+        /* Runs, and the map of their ids. */
+        sb_add(&b, "INSERT INTO main.runs (");
+        sb_cols(&b, &run, "", "id", NULL);
+        sb_add(&b, ") SELECT ");
+        sb_cols(&b, &run, "s.", "id", run_map);
+        sb_add(&b, " FROM src.runs s JOIN temp.ship_devmap m ON m.src = s.device_id WHERE NOT "
+               "EXISTS (SELECT 1 FROM main.runs x WHERE x.device_id = m.dst AND x.started_at "
+               "= s.started_at AND x.cmdline = s.cmdline) ORDER BY s.id;\n"
+               "CREATE TEMP TABLE ship_runmap AS SELECT s.id AS src, min(x.id) AS dst FROM "
+               "src.runs s JOIN temp.ship_devmap m ON m.src = s.device_id JOIN main.runs x ON "
+               "x.device_id = m.dst AND x.started_at = s.started_at AND x.cmdline = "
+               "s.cmdline GROUP BY s.id;\n");
+        /* Measurements: a verified ok one replaces one that is not, or a slower one. */
+        sb_add(&b, "INSERT INTO main.measurements AS t (");
+        sb_cols(&b, &meas, "", "id", NULL);
+        sb_add(&b, ") SELECT ");
+        sb_cols(&b, &meas, "s.", "id", meas_map);
+        sb_add(&b, " FROM src.measurements s JOIN temp.ship_devmap m ON m.src = s.device_id "
+               "LEFT JOIN temp.ship_runmap r ON r.src = s.run_id WHERE true ORDER BY ");
+        sb_cols(&b, &mkey, "s.", NULL, NULL);
+        sb_add(&b, " ON CONFLICT (");
+        sb_cols(&b, &mkey, "", NULL, NULL);
+        sb_add(&b, ") DO UPDATE SET ");
+        sb_update(&b, &meas, &mkey, "id");
+        sb_add(&b, " WHERE excluded.status = 'ok' AND excluded.verified = 1 AND NOT "
+               "(t.status = 'ok' AND t.verified = 1 AND t.median_us <= excluded.median_us);\n");
+    }
+
+    /* Best: the lower median on a conflict; never one its own measurement contradicts. */
+    {
+        static const char *const best_map[][2] = {{"device_id", "m.dst"}, {NULL, NULL}};
+        cols both = {0};   /* best's key columns that measurements has too */
+        for (int i = 0; i < bkey.n; i++)
+            if (in_cols(&meas, bkey.name[i]))
+                both.n++, memcpy(both.name[both.n - 1], bkey.name[i], sizeof both.name[0]);
+        sb_add(&b, "INSERT INTO main.best AS t (");
+        sb_cols(&b, &best, "", NULL, NULL);
+        sb_add(&b, ") SELECT ");
+        sb_cols(&b, &best, "s.", NULL, best_map);
+        sb_add(&b, " FROM src.best s JOIN temp.ship_devmap m ON m.src = s.device_id WHERE NOT "
+               "EXISTS (SELECT 1 FROM src.measurements x WHERE x.kernel_hash = s.kernel_hash "
+               "AND ");
+        sb_equal(&b, &both, "x", "s");
+        sb_add(&b, " AND NOT (x.status = 'ok' AND x.verified = 1)) ORDER BY ");
+        sb_cols(&b, &bkey, "s.", NULL, NULL);
+        sb_add(&b, " ON CONFLICT (");
+        sb_cols(&b, &bkey, "", NULL, NULL);
+        sb_add(&b, ") DO UPDATE SET ");
+        sb_update(&b, &best, &bkey, NULL);
+        sb_add(&b, " WHERE excluded.median_us < t.median_us;\n");
+    }
+    if ((rc = run_sb(db, path, &b, "copy", e)) != RT_OK)
+        goto done;
+    rc = exec_sql(db, path, "COMMIT", "commit", e);
+done:
+    if (rc != RT_OK)
+        tx_rollback(db);
+    sqlite3_exec(db, "DROP TABLE IF EXISTS temp.ship_pick; DROP TABLE IF EXISTS "
+                 "temp.ship_devmap; DROP TABLE IF EXISTS temp.ship_need; DROP TABLE IF "
+                 "EXISTS temp.ship_runmap", NULL, NULL, NULL);
+    free(b.p);
+    return rc;
+}
+
+/* copy_from, then let "src" go. */
+static int copy_detach(sqlite3 *db, const char *path, const copy_opts *o, rt_err *e)
+{
+    int rc = copy_from(db, path, o, e);
+    return rc == RT_OK ? exec_sql(db, path, "DETACH src", "detach", e) : rc;
+}
+
+/* Fill the row counts of 'st' from the output 'db'. */
+static int ship_counts(sqlite3 *db, const char *path, store_ship_stats *st, rt_err *e)
+{
+    long long n[6];
+    static const char *const q[6] = {
+        "SELECT count(*) FROM devices", "SELECT count(*) FROM best",
+        "SELECT count(*) FROM kernels", "SELECT count(*) FROM binaries",
+        "SELECT count(*) FROM measurements", "SELECT count(*) FROM runs"};
+    for (int i = 0; i < 6; i++) {
+        int rc = count_rows(db, path, q[i], &n[i], e);
+        if (rc != RT_OK)
+            return rc;
+    }
+    st->devices = n[0];
+    st->best = n[1];
+    st->kernels = n[2];
+    st->binaries = n[3];
+    st->measurements = n[4];
+    st->runs = n[5];
+    return RT_OK;
+}
+
+/* Write data[0..len) to a file of dir that has no name yet (O_TMPFILE), else to a new
+ * dot-named one whose name goes into tmp; the open descriptor, or -1 with errno set. */
+static int open_unnamed(const char *dir, const char *base, char *tmp, size_t tmplen)
+{
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    tmp[0] = '\0';
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd;
+    if (snprintf(tmp, tmplen, "%s/.%s.XXXXXX", dir, base) >= (int)tmplen) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = mkstemp(tmp);
+    if (fd < 0)
+        tmp[0] = '\0';
+    else
+        fchmod(fd, 0644);
+    return fd;
+}
+
+int store_write_file(const char *path, const void *data, size_t len, int force, rt_err *e)
+{
+    char dir[PATH_MAX], tmp[PATH_MAX + 32], via[64];
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    const char *p = data;
+    struct stat sb;
+    int fd, rc = RT_OK;
+
+    if (!*base)
+        return rt_seterr(e, RT_EINVAL, "%s: not a file name", path);
+    if (!slash)
+        strcpy(dir, ".");
+    else if (snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path)
+             >= (int)sizeof dir)
+        return rt_seterr(e, RT_EIO, "%s: path too long", path);
+    if (lstat(path, &sb) == 0 && (!force || S_ISDIR(sb.st_mode)))
+        return rt_seterr(e, RT_EIO, "%s: %s", path, S_ISDIR(sb.st_mode) ? "is a directory"
+                         : "exists (--force overwrites it)");
+    if ((fd = open_unnamed(dir, base, tmp, sizeof tmp)) < 0)
+        return rt_seterr(e, RT_EIO, "%s: cannot create a file in %s: %s", path, dir,
+                         strerror(errno));
+    for (size_t done = 0; done < len;) {
+        ssize_t w = write(fd, p + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            rc = rt_seterr(e, RT_EIO, "%s: write: %s", path, strerror(errno));
+            goto done;
+        }
+        done += (size_t)w;
+    }
+    if (fsync(fd) != 0) {
+        rc = rt_seterr(e, RT_EIO, "%s: fsync: %s", path, strerror(errno));
+        goto done;
+    }
+    if (!tmp[0]) {
+        /* Give the unnamed file a name: the output's, or (to replace it) a temporary one. */
+        snprintf(via, sizeof via, "/proc/self/fd/%d", fd);
+        if (!force) {
+            if (linkat(AT_FDCWD, via, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0)
+                rc = rt_seterr(e, RT_EIO, "%s: %s", path, errno == EEXIST
+                               ? "exists (--force overwrites it)" : strerror(errno));
+            goto done;
+        }
+        snprintf(tmp, sizeof tmp, "%s/.%s.%ld", dir, base, (long)getpid());
+        unlink(tmp);
+        if (linkat(AT_FDCWD, via, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0) {
+            rc = rt_seterr(e, RT_EIO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+            tmp[0] = '\0';
+            goto done;
+        }
+    }
+    if (force ? rename(tmp, path) != 0 : link(tmp, path) != 0)
+        rc = rt_seterr(e, RT_EIO, "%s: %s", path, errno == EEXIST
+                       ? "exists (--force overwrites it)" : strerror(errno));
+    else if (force)
+        tmp[0] = '\0';   /* renamed: nothing left to remove */
+done:
+    if (tmp[0])
+        unlink(tmp);
+    close(fd);
+    if (rc == RT_OK && (fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+        fsync(fd);   /* the new name, on disk */
+        close(fd);
+    }
+    return rc;
+}
+
+/* Write the in-memory output whole into 'out'. */
+static int write_db(sqlite3 *db, const char *out, int force, rt_err *e)
+{
+    sqlite3_int64 size = 0;
+    unsigned char *img;
+    int rc;
+
+    if ((rc = exec_sql(db, out, "VACUUM", "compact", e)) != RT_OK)
+        return rc;
+    if (!(img = sqlite3_serialize(db, "main", &size, 0)))
+        return rt_seterr(e, RT_ENOMEM, "%s: out of memory", out);
+    rc = store_write_file(out, img, (size_t)size, force, e);
+    sqlite3_free(img);
+    return rc;
+}
+
+/* Refuse early, before any input is read, an output that exists and may not be replaced. */
+static int check_out(const char *out, int force, rt_err *e)
+{
+    struct stat sb;
+    if (!out || !*out)
+        return rt_seterr(e, RT_EINVAL, "no output file");
+    if (lstat(out, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return rt_seterr(e, RT_EIO, "%s: is a directory", out);
+    if (lstat(out, &sb) == 0 && !force)
+        return rt_seterr(e, RT_EIO, "%s: exists (--force overwrites it)", out);
+    return check_dir(out, e);
+}
+
+int store_export(const char *in, const char *const *match, int nmatch, int with_measurements,
+                 const char *out, int force, store_ship_stats *st, rt_err *e)
+{
+    copy_opts o = {match, nmatch, with_measurements, 0};
+    sqlite3 *db = NULL;
+    int rc;
+
+    memset(st, 0, sizeof *st);
+    if (!match || nmatch < 1)
+        return rt_seterr(e, RT_EINVAL, "export: no device name to match");
+    if ((rc = check_out(out, force, e)) || (rc = mem_new(out, &db, e))
+        || (rc = attach_db(db, in, st, e)))
+        goto done;
+    rc = copy_detach(db, in, &o, e);
+    if (rc == RT_OK && (rc = ship_counts(db, out, st, e)) == RT_OK)
+        rc = write_db(db, out, force, e);
+done:
+    sqlite3_close(db);
+    return rc;
+}
+
+int store_merge(const char *const *in, int nin, const char *out, int force,
+                store_ship_stats *st, rt_err *e)
+{
+    copy_opts o = {NULL, 0, 1, 1};
+    sqlite3 *db = NULL;
+    int rc;
+
+    memset(st, 0, sizeof *st);
+    if ((rc = check_out(out, force, e)) || (rc = mem_new(out, &db, e)))
+        goto done;
+    for (int i = 0; i < nin; i++)
+        if ((rc = attach_db(db, in[i], st, e)) || (rc = copy_detach(db, in[i], &o, e)))
+            goto done;
+    if ((rc = ship_counts(db, out, st, e)) == RT_OK)
+        rc = write_db(db, out, force, e);
+done:
+    sqlite3_close(db);
+    return rc;
+}
+
+/* ---- dump and load ---- */
+
+#define DUMP_HEADER "-- redtune dump: schema version "
+
+/* Append one value of a result column as an SQL literal that reads back the same. */
+static void sb_literal(sbuf *b, sqlite3_stmt *st, int i)
+{
+    static const char hex[] = "0123456789abcdef";
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER:
+        sb_add(b, "%lld", (long long)sqlite3_column_int64(st, i));
+        break;
+    case SQLITE_FLOAT: {
+        double v = sqlite3_column_double(st, i);
+        char num[40];
+        if (v != v)
+            snprintf(num, sizeof num, "NULL");
+        else if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308)
+            snprintf(num, sizeof num, "%s9e999", v < 0 ? "-" : "");
+        else {
+            /* The shortest text that reads back as the same double, for the diffs. */
+            for (int digits = 15; digits <= 17; digits++)
+                if (snprintf(num, sizeof num, "%.*g", digits, v) > 0 && strtod(num, NULL) == v)
+                    break;
+            if (!strpbrk(num, ".en"))
+                strcat(num, ".0");   /* stays REAL when read back */
+        }
+        sb_add(b, "%s", num);
+        break;
+    }
+    case SQLITE_TEXT: {
+        const char *t = (const char *)sqlite3_column_text(st, i), *q;
+        size_t len = (size_t)sqlite3_column_bytes(st, i);
+        sb_raw(b, "'", 1);
+        while ((q = memchr(t, '\'', len)) != NULL) {
+            sb_raw(b, t, (size_t)(q - t) + 1);
+            sb_raw(b, "'", 1);
+            len -= (size_t)(q - t) + 1;
+            t = q + 1;
+        }
+        sb_raw(b, t, len);
+        sb_raw(b, "'", 1);
+        break;
+    }
+    case SQLITE_BLOB: {
+        const unsigned char *p = sqlite3_column_blob(st, i);
+        int len = sqlite3_column_bytes(st, i);
+        char chunk[256];
+        sb_raw(b, "X'", 2);
+        for (int k = 0; k < len;) {
+            int c = 0;
+            for (; k < len && c < (int)sizeof chunk; k++) {
+                chunk[c++] = hex[p[k] >> 4];
+                chunk[c++] = hex[p[k] & 15];
+            }
+            sb_raw(b, chunk, (size_t)c);
+        }
+        sb_raw(b, "'", 1);
+        break;
+    }
+    default:
+        sb_raw(b, "NULL", 4);
+    }
+}
+
+/* One table as INSERT statements, ordered by its key. */
+static int dump_table(sqlite3 *db, const char *path, const char *table, sbuf *out, rt_err *e)
+{
+    cols c, key;
+    sbuf q = {0}, head = {0};
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    if ((rc = table_cols(db, path, "main", table, &c, e))
+        || (rc = key_cols(db, path, table, !strcmp(table, "measurements"), &key, e)))
+        return rc;
+    sb_add(&q, "SELECT ");
+    sb_cols(&q, &c, "", NULL, NULL);
+    sb_add(&q, " FROM main.\"%s\" ORDER BY ", table);
+    sb_cols(&q, &key, "", NULL, NULL);
+    sb_add(&head, "INSERT INTO %s (", table);
+    sb_cols(&head, &c, "", NULL, NULL);
+    sb_add(&head, ") VALUES (");
+    if (q.oom || head.oom) {
+        rc = rt_seterr(e, RT_ENOMEM, "%s: dump: out of memory", path);
+        goto done;
+    }
+    if (sqlite3_prepare_v2(db, q.p, -1, &st, NULL) != SQLITE_OK) {
+        rc = db_fail(db, path, "dump", e);
+        goto done;
+    }
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        sb_raw(out, head.p, head.len);
+        for (int i = 0; i < c.n; i++) {
+            if (i)
+                sb_raw(out, ", ", 2);
+            sb_literal(out, st, i);
+        }
+        sb_raw(out, ");\n", 3);
+    }
+    if (r != SQLITE_DONE)
+        rc = db_fail(db, path, "dump", e);
+    else if (out->oom)
+        rc = rt_seterr(e, RT_ENOMEM, "%s: dump: out of memory", path);
+done:
+    sqlite3_finalize(st);
+    free(q.p);
+    free(head.p);
+    return rc;
+}
+
+int store_dump(const char *in, char **text, size_t *len, store_ship_stats *st, rt_err *e)
+{
+    store *s = NULL;
+    sbuf out = {0};
+    int rc;
+
+    memset(st, 0, sizeof *st);
+    *text = NULL;
+    *len = 0;
+    if ((rc = store_open(in, STORE_READ, &s, e)) != RT_OK || (rc = check_intact(s, e))) {
+        st->refused = in;
+        goto done;
+    }
+    sb_add(&out, DUMP_HEADER "%d\n"
+           "-- The rows of a redtune database, ordered by key, one INSERT a row: the schema is\n"
+           "-- db/schema.sql. `redtune load FILE -o DB` makes the database again.\n",
+           STORE_SCHEMA_VERSION);
+    for (int i = 0; rc == RT_OK && i < N_TABLES; i++)
+        rc = dump_table(s->db, in, redtune_tables[i], &out, e);
+    if (rc == RT_OK)
+        rc = ship_counts(s->db, in, st, e);
+    if (rc == RT_OK && out.oom)
+        rc = rt_seterr(e, RT_ENOMEM, "%s: dump: out of memory", in);
+    if (rc == RT_OK) {
+        *text = out.p;
+        *len = out.len;
+        out.p = NULL;
+    }
+done:
+    free(out.p);
+    store_close(s);
+    return rc;
+}
+
+/* The authorizer of a load: INSERT into redtune's tables, nothing else. */
+static int load_auth(void *arg, int action, const char *a, const char *b, const char *db,
+                     const char *trigger)
+{
+    (void)arg, (void)b, (void)trigger;
+    if (action == SQLITE_INSERT && db && !strcmp(db, "main"))
+        for (int i = 0; i < N_TABLES; i++)
+            if (!strcmp(a, redtune_tables[i]))
+                return SQLITE_OK;
+    return SQLITE_DENY;
+}
+
+/* The line of text[off], from 1. */
+static int line_of(const char *text, size_t off)
+{
+    int line = 1;
+    for (size_t i = 0; i < off; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+/* Run the INSERT statements of a dump (path, text) into 'db', in one transaction. */
+static int load_text(sqlite3 *db, const char *path, const char *text, rt_err *e)
+{
+    const char *p = text;
+    size_t hl = strlen(DUMP_HEADER);
+    long v;
+    char *end;
+    int rc;
+
+    if (strncmp(text, DUMP_HEADER, hl) != 0 || (v = strtol(text + hl, &end, 10)) < 1
+        || *end != '\n')
+        return rt_seterr(e, RT_EDB, "%s: not a redtune dump (the first line is not \"%s"
+                         "N\")", path, DUMP_HEADER);
+    if (v > STORE_SCHEMA_VERSION)
+        return rt_seterr(e, RT_EDB, "%s: schema version %ld is newer than this redtune (%d): "
+                         "upgrade redtune", path, v, STORE_SCHEMA_VERSION);
+    if ((rc = exec_sql(db, path, "BEGIN", "begin transaction", e)) != RT_OK)
+        return rc;
+    sqlite3_set_authorizer(db, load_auth, NULL);
+    while (rc == RT_OK) {
+        sqlite3_stmt *st = NULL;
+        const char *tail = p;
+        for (;;) {   /* white space and comment lines, for the line number */
+            while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+                p++;
+            if (p[0] != '-' || p[1] != '-')
+                break;
+            p += strcspn(p, "\n");
+        }
+        size_t at = (size_t)(p - text);
+        if (sqlite3_prepare_v2(db, p, -1, &st, &tail) != SQLITE_OK) {
+            rc = rt_seterr(e, RT_EDB, "%s:%d: %s%s", path, line_of(text, at),
+                           sqlite3_errmsg(db), (sqlite3_errcode(db) & 0xff) == SQLITE_AUTH
+                           ? " (a dump holds INSERT statements into redtune's tables only)"
+                           : "");
+        } else if (!st) {
+            break;   /* only white space and comments left */
+        } else if (sqlite3_step(st) != SQLITE_DONE) {
+            rc = rt_seterr(e, RT_EDB, "%s:%d: %s", path, line_of(text, at),
+                           sqlite3_errmsg(db));
+        }
+        sqlite3_finalize(st);
+        p = tail;
+    }
+    sqlite3_set_authorizer(db, NULL, NULL);
+    if (rc == RT_OK)
+        rc = exec_sql(db, path, "COMMIT", "commit", e);
+    if (rc != RT_OK)
+        tx_rollback(db);
+    return rc;
+}
+
+/* Read a whole text file; *text malloc'd, NUL-terminated. */
+static int slurp_text(const char *path, char **text, rt_err *e)
+{
+    FILE *fp = fopen(path, "rb");
+    sbuf b = {0};
+    char buf[65536];
+    size_t n;
+
+    *text = NULL;
+    if (!fp)
+        return rt_seterr(e, RT_EIO, "%s: %s", path, strerror(errno));
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+        sb_raw(&b, buf, n);
+    int err = ferror(fp);
+    fclose(fp);
+    if (err || b.oom) {
+        free(b.p);
+        return rt_seterr(e, err ? RT_EIO : RT_ENOMEM, "%s: cannot read it%s", path,
+                         err ? "" : ": out of memory");
+    }
+    if (memchr(b.p ? b.p : "", '\0', b.len)) {
+        free(b.p);
+        return rt_seterr(e, RT_EDB, "%s: not a redtune dump (binary data)", path);
+    }
+    *text = b.p ? b.p : strdup("");
+    return *text ? RT_OK : rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
+}
+
+int store_load(const char *const *sql, int nsql, const char *out, int force,
+               store_ship_stats *st, rt_err *e)
+{
+    copy_opts o = {NULL, 0, 1, 1};
+    sqlite3 *db = NULL, *one = NULL;
+    char *text = NULL;
+    int rc;
+
+    memset(st, 0, sizeof *st);
+    if ((rc = check_out(out, force, e)) || (rc = mem_new(out, &db, e)))
+        goto done;
+    for (int i = 0; i < nsql; i++) {
+        sqlite3_int64 size = 0;
+        unsigned char *img;
+        if ((rc = slurp_text(sql[i], &text, e)) != RT_OK) {
+            st->refused = sql[i];
+            goto done;
+        }
+        /* The first dump goes in as it is (ids kept: load of dump is the identity); the
+         * others into a database of their own, merged in. */
+        if ((rc = i == 0 ? load_text(db, sql[i], text, e) : mem_new(sql[i], &one, e)) != RT_OK
+            || (i > 0 && (rc = load_text(one, sql[i], text, e)) != RT_OK)) {
+            st->refused = sql[i];
+            goto done;
+        }
+        free(text);
+        text = NULL;
+        if (i == 0)
+            continue;
+        if (!(img = sqlite3_serialize(one, "main", &size, 0))) {
+            rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", sql[i]);
+            goto done;
+        }
+        sqlite3_close(one);
+        one = NULL;
+        if ((rc = attach_image(db, sql[i], img, size, e))
+            || (rc = copy_detach(db, sql[i], &o, e)))
+            goto done;
+    }
+    if ((rc = ship_counts(db, out, st, e)) == RT_OK)
+        rc = write_db(db, out, force, e);
+done:
+    free(text);
+    sqlite3_close(one);
+    sqlite3_close(db);
+    return rc;
 }

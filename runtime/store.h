@@ -176,4 +176,57 @@ int store_list_best_for_device(store *s, long long device_id, const char *op,
 int store_get_binary_any(store *s, const char *hash, const char *arch, store_binary *b,
                          int *nvrtc_version, rt_err *e);
 
+/* ---- shipping databases: export, merge, dump, load (redtune export | merge | dump | load) ----
+ *
+ * Each writes its output whole or not at all: built in memory, written to a file of the
+ * output's directory that has no name until it is complete, then linked (or, with 'force',
+ * renamed over an existing output) into place; an existing output without 'force' is refused
+ * before any input is read. The output is in rollback-journal mode (no -wal/-shm for its
+ * readers). Inputs are opened with STORE_READ and never written; one that is missing,
+ * foreign, corrupt or of a newer schema is refused with RT_EDB (RT_EIO when unreadable) and
+ * named in st->refused.
+ */
+typedef struct store_ship_stats {
+    long long devices, best, kernels, binaries, measurements, runs;   /* rows of the output */
+    const char *refused;     /* the input that was refused (one of the caller's strings) */
+} store_ship_stats;
+
+/*
+ * The devices of 'in' whose name holds one of match[0..nmatch) (ASCII case ignored), with
+ * their best rows, the kernels those need and their CUBINs for the devices' arches; with
+ * 'with_measurements' also their measurements, runs and measured kernels. RT_ENOTFOUND
+ * (naming the devices 'in' holds) when no device matches; nothing is written then.
+ */
+int store_export(const char *in, const char *const *match, int nmatch, int with_measurements,
+                 const char *out, int force, store_ship_stats *st, rt_err *e);
+
+/*
+ * in[0..nin) combined: devices matched by uuid, else name and ordinal; kernels and binaries
+ * by their keys; measurements by their UNIQUE key, the faster verified "ok" one kept (an
+ * unverified one never replaces another); best by its key, the lower median kept, and a best
+ * row whose own measurement in its input is there but not a verified "ok" one left out.
+ */
+int store_merge(const char *const *in, int nin, const char *out, int force,
+                store_ship_stats *st, rt_err *e);
+
+/*
+ * The rows of 'in' as SQL text that diffs: a header line "-- redtune dump: schema version N",
+ * then one INSERT a row, tables in dependency order, rows by key, REALs to 17 digits, BLOBs
+ * (CUBINs) as X'hex'. *text is malloc'd (caller frees), *len its length.
+ */
+int store_dump(const char *in, char **text, size_t *len, store_ship_stats *st, rt_err *e);
+
+/*
+ * The database of the dumps sql[0..nsql): the first loaded as it is (ids kept, so that
+ * dump(load(dump(x))) is dump(x)), the others merged in as by store_merge. No dump at all
+ * gives an empty database. A dump may hold only INSERT statements into redtune's tables
+ * (anything else is refused, with its line); a newer schema version is refused.
+ */
+int store_load(const char *const *sql, int nsql, const char *out, int force,
+               store_ship_stats *st, rt_err *e);
+
+/* Write data[0..len) to 'path' whole or not at all, as the functions above write their
+ * outputs (an existing 'path' is refused unless 'force'). */
+int store_write_file(const char *path, const void *data, size_t len, int force, rt_err *e);
+
 #endif

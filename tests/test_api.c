@@ -35,6 +35,7 @@
 #include <sqlite3.h>
 
 #include "include/redtune.h"
+#include "runtime/api.h"
 #include "runtime/codegen.h"
 #include "runtime/driver.h"
 #include "runtime/hash.h"
@@ -312,7 +313,7 @@ static void api_refuses_databases(void **state)
     remove_dir(dir);
 }
 
-/* db_path NULL: $REDTUNE_DB, else "redtune.db" in the working directory. */
+/* db_path NULL: $REDTUNE_DB, else the first of the places api_find_db looks at. */
 static void api_default_db_path(void **state)
 {
     (void)state;
@@ -337,8 +338,20 @@ static void api_default_db_path(void **state)
         else
             setenv("REDTUNE_DB", "", 1);
         assert_int_equal(rt_open(NULL, 0, &ctx), RT_EDB);
-        assert_non_null(strstr(rt_errmsg(NULL), "redtune.db: No such file or directory"));
+        if (!strstr(rt_errmsg(NULL), "no database: REDTUNE_DB is unset and none of these "
+                                     "exists: redtune.db, "))
+            print_error("%s\n", rt_errmsg(NULL));
+        assert_non_null(strstr(rt_errmsg(NULL), "no database: REDTUNE_DB is unset and none "
+                                                "of these exists: redtune.db, "));
+        assert_non_null(strstr(rt_errmsg(NULL), "/share/redtune/redtune.db"));
     }
+    /* One in the working directory is found (and refused here: it is not a database). */
+    FILE *fp = fopen("redtune.db", "w");
+    assert_non_null(fp);
+    fclose(fp);
+    assert_int_equal(rt_open(NULL, 0, &ctx), RT_EDB);
+    assert_string_equal(rt_errmsg(NULL), "redtune.db: not a redtune database (empty file)");
+    assert_int_equal(unlink("redtune.db"), 0);
     assert_int_equal(chdir(cwd), 0);
     assert_int_equal(dir_entries(dir), 0);
     if (saved)
@@ -346,6 +359,73 @@ static void api_default_db_path(void **state)
     else
         unsetenv("REDTUNE_DB");
     free(saved);
+    remove_dir(dir);
+}
+
+/* The search order of rt_open(NULL, ...): $REDTUNE_DB, the working directory, beside the
+ * library, ../share/redtune beside it, the configured datadir. */
+static void api_find_db_order(void **state)
+{
+    (void)state;
+    char dir[64], cwd[4096], mod[128], share[160], data[128], want[256], path[4096];
+    const char *how;
+    rt_err e;
+
+    make_dir(dir);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(mod, sizeof mod, "%s/lib", dir);
+    snprintf(share, sizeof share, "%s/share/redtune", dir);
+    snprintf(data, sizeof data, "%s/data", dir);
+    assert_int_equal(mkdir(mod, 0755), 0);
+    snprintf(want, sizeof want, "%s/share", dir);
+    assert_int_equal(mkdir(want, 0755), 0);
+    assert_int_equal(mkdir(share, 0755), 0);
+    assert_int_equal(mkdir(data, 0755), 0);
+    assert_int_equal(chdir(dir), 0);
+
+    /* None there: every place is named. */
+    rt_clearerr(&e);
+    assert_int_equal(api_find_db(NULL, mod, data, path, sizeof path, &how, &e), RT_EDB);
+    snprintf(want, sizeof want, "none of these exists: redtune.db, %s/redtune.db, "
+             "%s/../share/redtune/redtune.db, %s/redtune.db", mod, mod, data);
+    if (!strstr(e.msg, want))
+        print_error("%s\n", e.msg);
+    assert_non_null(strstr(e.msg, want));
+
+    /* Filled from the last place to the first: each new one wins. */
+    const char *places[4][2] = {{data, "installed"}, {share, "installed beside libredtune"},
+                                {mod, "beside libredtune"}, {".", "the working directory"}};
+    for (int i = 0; i < 4; i++) {
+        snprintf(want, sizeof want, "%s/redtune.db", places[i][0]);
+        make_empty_db(want);
+        assert_int_equal(api_find_db("", mod, data, path, sizeof path, &how, &e), RT_OK);
+        assert_string_equal(how, places[i][1]);
+        if (i == 1)
+            snprintf(want, sizeof want, "%s/../share/redtune/redtune.db", mod);
+        if (i == 3)
+            snprintf(want, sizeof want, "redtune.db");
+        assert_string_equal(path, want);
+    }
+    /* $REDTUNE_DB wins, whether or not the file is there. */
+    assert_int_equal(api_find_db("/nonexistent/x.db", mod, data, path, sizeof path, &how, &e),
+                     RT_OK);
+    assert_string_equal(path, "/nonexistent/x.db");
+    assert_string_equal(how, "$REDTUNE_DB");
+    /* No module directory: those places are skipped. */
+    assert_int_equal(unlink("redtune.db"), 0);
+    assert_int_equal(api_find_db(NULL, NULL, data, path, sizeof path, &how, &e), RT_OK);
+    assert_string_equal(how, "installed");
+
+    /* The module directory of this test binary is where it lies. */
+    char here[4096], exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(k > 0);
+    exe[k] = '\0';
+    *strrchr(exe, '/') = '\0';
+    api_module_dir(here, sizeof here);
+    assert_string_equal(here, exe);
+
+    assert_int_equal(chdir(cwd), 0);
     remove_dir(dir);
 }
 
@@ -376,6 +456,7 @@ static void api_no_driver(void **state)
     assert_int_equal(st, 0);
     assert_non_null(strstr(out, "rc=-5 ctx=NULL msg=no CUDA driver found: /nonexistent"));
     assert_true(same_bytes(db, before, len));
+    assert_int_equal(dir_entries(dir), 1);   /* a WAL-mode file: no -wal, -shm left */
     free(before);
     remove_dir(dir);
 }
@@ -1347,6 +1428,7 @@ int test_api_group(void)
         cmocka_unit_test(api_messages_per_thread),
         cmocka_unit_test(api_refuses_databases),
         cmocka_unit_test(api_default_db_path),
+        cmocka_unit_test(api_find_db_order),
         cmocka_unit_test(api_no_driver),
         cmocka_unit_test(api_store_lookup),
     };

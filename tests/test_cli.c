@@ -117,6 +117,81 @@ static void foreign_database_refused(void **state)
     EXPECT("best --db /nonexistent-dir/x.db", 1, "/nonexistent-dir/x.db");
 }
 
+
+/* export, merge, dump, load: a dump written here, loaded, exported, merged, dumped again;
+ * their exit codes (3: an input refused) and outputs written whole or not at all. */
+static void ship_commands(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune-cli-XXXXXX", args[1024], p[5][300];
+    assert_non_null(mkdtemp(dir));
+    const char *names[5] = {"one.sql", "one.db", "app.db", "all.db", "again.sql"};
+    for (int i = 0; i < 5; i++)
+        snprintf(p[i], sizeof p[i], "%s/%s", dir, names[i]);
+    FILE *fp = fopen(p[0], "w");
+    assert_non_null(fp);
+    fputs("-- redtune dump: schema version 1\n"
+          "INSERT INTO devices (id, name, uuid, ordinal, cc_major, cc_minor, sm_count, "
+          "warp_size, max_threads_per_block, max_threads_per_sm, max_blocks_per_sm, "
+          "smem_per_block, smem_per_block_optin, smem_per_sm, regs_per_block, regs_per_sm, "
+          "l2_bytes, mem_clock_khz, bus_width_bits, driver_version, total_mem, read_gbps, "
+          "first_seen, last_seen) VALUES (1, 'NVIDIA H100 80GB HBM3', 'aa', 0, 9, 0, 132, 32, "
+          "1024, 2048, 32, 49152, 232448, 233472, 65536, 65536, 52428800, 2619000, 5120, "
+          "13000, 85045346304, 3205.6, '2026-11-22T00:00:00Z', '2026-11-22T00:00:00Z');\n"
+          "INSERT INTO kernels (hash, family, params, source, created_at) VALUES ('k1', "
+          "'gridstride', 'B=512', '// src', '2026-11-22T00:00:00Z');\n"
+          "INSERT INTO binaries (hash, arch, nvrtc_version, cubin, registers, smem_bytes, log, "
+          "created_at) VALUES ('k1', 'sm_90', 13000, X'0001', 32, 0, NULL, "
+          "'2026-11-22T00:00:00Z');\n"
+          "INSERT INTO best (device_id, op, type, layout, n, hot, kernel_hash, median_us, "
+          "min_us, max_us, reps, gbps, frac_bw, deterministic, updated_at) VALUES (1, 'min', "
+          "'f32', 'flat', 1048576, 0, 'k1', 6.91, 6.8, 7.2, 100, 606.8, 0.189, 1, "
+          "'2026-11-22T00:00:00Z');\n", fp);
+    fclose(fp);
+
+    snprintf(args, sizeof args, "load %s -o %s", p[0], p[1]);
+    EXPECT(args, 0, "1 device, 1 best entries, 1 kernels, 1 CUBINs");
+    EXPECT(args, 1, "exists (--force overwrites it)");
+    snprintf(args, sizeof args, "export --db %s --match A100 -o %s", p[1], p[2]);
+    EXPECT(args, 1, "no device matches 'A100' (it holds: NVIDIA H100 80GB HBM3)");
+    assert_false(file_exists(p[2]));
+    snprintf(args, sizeof args, "export --db %s --match a100 --match H100 -o %s", p[1], p[2]);
+    EXPECT(args, 0, "exported into");
+    snprintf(args, sizeof args, "merge %s %s -o %s", p[1], p[2], p[3]);
+    EXPECT(args, 0, "merged into");
+    snprintf(args, sizeof args, "dump %s -o %s", p[3], p[4]);
+    EXPECT(args, 0, "dumped into");
+    snprintf(args, sizeof args, "dump %s", p[1]);
+    EXPECT(args, 0, "-- redtune dump: schema version 1\n");
+    assert_non_null(strstr(out, "VALUES (1, 'min', 'f32', 'flat', 1048576, 0, 'k1', 6.91, 6.8,"));
+
+    /* Refused inputs: exit 3, the file named, nothing written. */
+    snprintf(args, sizeof args, "merge %s tests/db/foreign.db -o %s/x.db", p[1], dir);
+    EXPECT(args, 3, "tests/db/foreign.db: not a redtune database");
+    snprintf(args, sizeof args, "merge %s %s/missing.db -o %s/x.db", p[1], dir, dir);
+    EXPECT(args, 3, "missing.db: No such file or directory");
+    snprintf(args, sizeof args, "export --db tests/db/newer.db --match x -o %s/x.db", dir);
+    EXPECT(args, 3, "tests/db/newer.db: schema version 99 is newer");
+    snprintf(args, sizeof args, "dump tests/db/corrupt.db -o %s/x.sql", dir);
+    EXPECT(args, 3, "tests/db/corrupt.db: corrupt database");
+    snprintf(args, sizeof args, "load tests/db/not_sqlite.db -o %s/x.db", dir);
+    EXPECT(args, 3, "tests/db/not_sqlite.db: not a redtune dump");
+    assert_false(file_exists("tests/db/foreign.db-wal"));
+
+    /* Usage. */
+    EXPECT("export --match H100", 2, "-o FILE is required");
+    snprintf(args, sizeof args, "export -o %s/x.db", dir);
+    EXPECT(args, 2, "--match NAME is required");
+    snprintf(args, sizeof args, "merge -o %s/x.db", dir);
+    EXPECT(args, 2, "merge: no input databases");
+    EXPECT("merge a.db --bogus", 2, "unknown option '--bogus'");
+    EXPECT("dump a.db b.db", 2, "dump: one database at a time");
+
+    for (int i = 0; i < 5; i++)
+        unlink(p[i]);
+    assert_int_equal(rmdir(dir), 0);   /* nothing else was left there */
+}
+
 int test_cli_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -125,6 +200,7 @@ int test_cli_group(void)
         cmocka_unit_test(bad_spaces_exit_1),
         cmocka_unit_test(no_driver_leaves_database_alone),
         cmocka_unit_test(foreign_database_refused),
+        cmocka_unit_test(ship_commands),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
 # redtune's stored winners (from the database DB) side by side with cub::DeviceReduce and the
 # read-bandwidth limit (docs/bench.md). Run from the repository root with build/ carried
 # (build/bench/redtune_bench made by `ninja bench` on the development machine). Extra options
-# go to redtune_bench (e.g. --sizes 2^20,2^24 --ops min --types f32).
+# go to redtune_bench (e.g. --sizes 2^20,2^24 --ops min --types f32); with --api it runs
+# libredtune's checks instead (host cost, picks between tuned sizes, end to end; a PASS/MISS
+# line per goal, docs/bench.md), in about 2 to 3 minutes with the default ops and types.
 #
 # Files in $OUT (or out/ when unset), four of them:
 #   gpu.txt     the GPU, driver, clocks and the NVRTC found

@@ -154,3 +154,54 @@ int cmd_best(const char *db_path, const char *device_match, const char *op, cons
     store_close(s);
     return rc;
 }
+
+/* "3 devices, 120 best entries, ..." of an output. */
+static void print_counts(const char *what, const char *out, const store_ship_stats *st)
+{
+    printf("%s %s: %lld device%s, %lld best entries, %lld kernels, %lld CUBINs, "
+           "%lld measurements, %lld runs\n", what, out, st->devices,
+           st->devices == 1 ? "" : "s", st->best, st->kernels, st->binaries, st->measurements,
+           st->runs);
+}
+
+int cmd_export(const char *db, const char *const *match, int nmatch, int with_measurements,
+               const char *out, int force, store_ship_stats *st, rt_err *e)
+{
+    int rc = store_export(db, match, nmatch, with_measurements, out, force, st, e);
+    if (rc == RT_OK)
+        print_counts("exported into", out, st);
+    return rc;
+}
+
+int cmd_merge(const char *const *in, int nin, const char *out, int force,
+              store_ship_stats *st, rt_err *e)
+{
+    int rc = store_merge(in, nin, out, force, st, e);
+    if (rc == RT_OK)
+        print_counts("merged into", out, st);
+    return rc;
+}
+
+int cmd_load(const char *const *in, int nin, const char *out, int force,
+             store_ship_stats *st, rt_err *e)
+{
+    int rc = store_load(in, nin, out, force, st, e);
+    if (rc == RT_OK)
+        print_counts("loaded into", out, st);
+    return rc;
+}
+
+int cmd_dump(const char *db, const char *out, int force, store_ship_stats *st, rt_err *e)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = store_dump(db, &text, &len, st, e);
+    if (rc == RT_OK && out) {
+        if ((rc = store_write_file(out, text, len, force, e)) == RT_OK)
+            print_counts("dumped into", out, st);
+    } else if (rc == RT_OK && (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)) {
+        rc = rt_seterr(e, RT_EIO, "dump: writing to stdout failed");
+    }
+    free(text);
+    return rc;
+}

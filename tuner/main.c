@@ -27,6 +27,11 @@ static const char usage_text[] =
     "                       [--segmented keys|offsets]\n"
     "       redtune families\n"
     "       redtune best [--db FILE] [--op OP] [--type T] [--n N] [--device NAME]\n"
+    "       redtune export [--db FILE] --match NAME [--match NAME ...] [--with-measurements]\n"
+    "                      -o FILE [--force]\n"
+    "       redtune merge FILE FILE [...] -o FILE [--force]\n"
+    "       redtune dump [FILE] [-o FILE.sql] [--force]\n"
+    "       redtune load [FILE.sql ...] -o FILE [--force]\n"
     "       redtune --help | --version\n"
     "\n"
     "Tunes GPU parallel reductions: every config of a Lua search space is generated from a\n"
@@ -52,7 +57,16 @@ static const char usage_text[] =
     "  --off64        64-bit offsets (default 32-bit)\n"
     "  -v             print every measurement\n"
     "\n"
-    "Exit status: 0 success, 1 failure, 2 usage error.\n";
+    "  export         the devices whose name holds a --match (any case), with their best\n"
+    "                 entries, kernels and CUBINs (and measurements with --with-measurements)\n"
+    "  merge          databases of several machines in one (the faster verified result wins)\n"
+    "  dump           a database as SQL text that diffs (stdout, or -o FILE)\n"
+    "  load           the database of dumps (none: an empty database)\n"
+    "  -o FILE        the output, written whole or not at all\n"
+    "  --force        replace an existing output\n"
+    "\n"
+    "Exit status: 0 success, 1 failure, 2 usage error, 3 an input database or dump was\n"
+    "refused (missing, not redtune's, corrupt, or of a newer schema).\n";
 
 static void usage_error(const char *fmt, const char *arg)
 {
@@ -200,6 +214,70 @@ static int main_emit(int argc, char **argv)
     return 0;
 }
 
+/* export, merge, dump, load: exit 3 when an input was refused. */
+static int main_ship(const char *cmd, int argc, char **argv)
+{
+    const char **files = calloc((size_t)argc, sizeof *files);
+    const char **match = calloc((size_t)argc, sizeof *match);
+    const char *db = NULL, *out = NULL;
+    int nfiles = 0, nmatch = 0, force = 0, meas = 0, is_export = !strcmp(cmd, "export");
+    if (!files || !match) {
+        fprintf(stderr, "redtune: out of memory\n");
+        exit(1);
+    }
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+            out = optarg_of(argc, argv, &i);
+        else if (!strcmp(a, "--force"))
+            force = 1;
+        else if (!strcmp(a, "--db") && (is_export || !strcmp(cmd, "dump")))
+            db = optarg_of(argc, argv, &i);
+        else if (!strcmp(a, "--match") && is_export)
+            match[nmatch++] = optarg_of(argc, argv, &i);
+        else if (!strcmp(a, "--with-measurements") && is_export)
+            meas = 1;
+        else if (a[0] == '-' && a[1])
+            usage_error("unknown option '%s'", a);
+        else if (is_export)
+            usage_error("export: unexpected argument '%s' (the input is --db FILE)", a);
+        else
+            files[nfiles++] = a;
+    }
+    if (!strcmp(cmd, "dump")) {
+        if (nfiles + (db != NULL) > 1)
+            usage_error("%s", "dump: one database at a time");
+        db = db ? db : nfiles ? files[0] : "redtune.db";
+    } else if (!out) {
+        usage_error("%s: which output? -o FILE is required", cmd);
+    }
+    if (is_export && nmatch == 0)
+        usage_error("%s", "export: which devices? --match NAME is required (a part of the "
+                    "device name, e.g. H100)");
+    if (!strcmp(cmd, "merge") && nfiles == 0)
+        usage_error("%s", "merge: no input databases");
+
+    rt_err e;
+    store_ship_stats st;
+    int rc;
+    rt_clearerr(&e);
+    if (is_export)
+        rc = cmd_export(db ? db : "redtune.db", match, nmatch, meas, out, force, &st, &e);
+    else if (!strcmp(cmd, "merge"))
+        rc = cmd_merge(files, nfiles, out, force, &st, &e);
+    else if (!strcmp(cmd, "load"))
+        rc = cmd_load(files, nfiles, out, force, &st, &e);
+    else
+        rc = cmd_dump(db, out, force, &st, &e);
+    free(files);
+    free(match);
+    if (rc) {
+        fprintf(stderr, "redtune: %s\n", e.msg);
+        exit(st.refused ? 3 : 1);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     rt_err e;
@@ -226,6 +304,9 @@ int main(int argc, char **argv)
             usage_error("families: unexpected argument '%s'", argv[2]);
         return cmd_families();
     }
+    if (cmd && (!strcmp(cmd, "export") || !strcmp(cmd, "merge") || !strcmp(cmd, "dump")
+                || !strcmp(cmd, "load")))
+        return main_ship(cmd, argc, argv);
     if (cmd && strcmp(cmd, "compile") && strcmp(cmd, "best"))
         usage_error("unknown command '%s'", cmd);
 

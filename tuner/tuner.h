@@ -83,4 +83,14 @@ const char *space_for_layout(int layout, const char **name);
 void config_force_layout(rt_config *c, int layout, int off64);
 int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
              long long n, rt_err *e);
+
+/* export, merge, dump, load (runtime/store.h's store_export ...): each prints what it wrote;
+ * st->refused names an input that was refused. dump writes to stdout when 'out' is NULL. */
+int cmd_export(const char *db, const char *const *match, int nmatch, int with_measurements,
+               const char *out, int force, store_ship_stats *st, rt_err *e);
+int cmd_merge(const char *const *in, int nin, const char *out, int force,
+              store_ship_stats *st, rt_err *e);
+int cmd_dump(const char *db, const char *out, int force, store_ship_stats *st, rt_err *e);
+int cmd_load(const char *const *in, int nin, const char *out, int force,
+             store_ship_stats *st, rt_err *e);
 #endif
