@@ -57,6 +57,31 @@ static __device__ __forceinline__ unsigned long long sc_off(const sc_off_t *offs
     return o < 0 ? 0ull : (unsigned long long)o > n ? n : (unsigned long long)o;
 }
 
+/* N consecutive values (or keys) from p, aligned to N * sizeof(T) bytes, as loads of 16, 8 or 4
+ * bytes (the widest that divides N * sizeof(T); else N scalar loads): the read-only path, as in
+ * gridstride.cu. The caller guarantees the alignment (docs/segmented.md: V = 1 for pointers
+ * that are not 16-byte aligned). */
+template <bool C, typename A, typename Z> struct sc_pick { typedef A type; };
+template <typename A, typename Z> struct sc_pick<false, A, Z> { typedef Z type; };
+template <typename T, unsigned int N>
+static __device__ __forceinline__ void sc_ldv(const T *__restrict__ p, T *x)
+{
+    constexpr unsigned int S = sizeof(T) * N;
+    constexpr unsigned int W = S % 16 == 0 ? 16 : S % 8 == 0 ? 8 : S % 4 == 0 ? 4 : 0;
+    if constexpr (W != 0 && (N > 1 || W == 16)) {
+        typedef typename sc_pick<W == 16, uint4, typename sc_pick<W == 8, uint2, unsigned int>::type>::type raw_t;
+        raw_t r[S / W];
+#pragma unroll
+        for (unsigned int k = 0; k < S / W; k++)
+            r[k] = __ldg(reinterpret_cast<const raw_t *>(p) + k);
+        memcpy(x, r, S);
+    } else {
+#pragma unroll
+        for (unsigned int k = 0; k < N; k++)
+            x[k] = p[k];
+    }
+}
+
 /* out[lo .. hi) = identity, by all threads of the block (hi <= nseg by construction). */
 static __device__ __forceinline__ void sc_fill(rt_acc_t *out, unsigned long long lo, unsigned long long hi)
 {
@@ -192,9 +217,26 @@ struct sc_keys {
             carry[t] = c;
         }
         if (STAGED) {
-            for (unsigned int j = tid; j < D && a + j < b; j += NT) {
-                s_v[slot(j)] = in[a + j];
-                s_k[slot(j)] = sc_key(keys, a + j, n, nseg);
+            if (D % NT == 0 && b - a == D) {
+                /* A whole tile: every load issued before the first store to shared memory. */
+                constexpr unsigned int Q = D % NT == 0 ? D / NT : 1;
+                rt_value_t xv[Q];
+                unsigned int xk[Q];
+#pragma unroll
+                for (unsigned int q = 0; q < Q; q++) {
+                    xv[q] = in[a + q * NT + tid];
+                    xk[q] = keys[a + q * NT + tid];
+                }
+#pragma unroll
+                for (unsigned int q = 0; q < Q; q++) {
+                    s_v[slot(q * NT + tid)] = xv[q];
+                    s_k[slot(q * NT + tid)] = (unsigned long long)xk[q] < nseg ? xk[q] : (unsigned int)(nseg - 1);
+                }
+            } else {
+                for (unsigned int j = tid; j < D && a + j < b; j += NT) {
+                    s_v[slot(j)] = in[a + j];
+                    s_k[slot(j)] = sc_key(keys, a + j, n, nseg);
+                }
             }
             __syncthreads();
         }
@@ -259,46 +301,73 @@ struct sc_keys {
 };
 
 /* rt_seg_fix: one block of RT_B threads, after rt_seg when ntiles > 1 (docs/segmented.md,
- * rule 3). The carries are walked in chunks of RT_B, in order; in a chunk a segmented scan by
- * key (head flag: the key differs from the one before), with the run still open at the end of
- * the previous chunk as init. Each run's last thread folds it into out[key] with
- * out[key] = combine(out[key], run): out[key] holds the pieces of the tiles before, from rule 2.
- * RT_SEG_NONE runs and keys past nseg are skipped. */
+ * rule 3). The carries are walked in chunks of RT_B * SC_FIXP, in order: thread t takes the
+ * SC_FIXP consecutive carries t*SC_FIXP .. of the chunk, all loaded into registers before any
+ * is used (one memory latency per chunk, not one per carry), reduces its runs of equal keys in
+ * order, and a segmented block scan (head: the key differs from the carry before) completes
+ * the run open at its start, with the run still open at the end of the previous chunk as init.
+ * Each run is folded into out[key] with out[key] = combine(out[key], run) by the thread that
+ * sees its end (the run open at the very end: thread 0 after the last chunk); out[key] holds
+ * the pieces of the tiles before, from rule 2. RT_SEG_NONE runs and keys past nseg are
+ * skipped; positions past ncarry read as RT_SEG_NONE. At 30M elements and 4096-element tiles
+ * that is 2 chunks of 4096 carries. */
+#define SC_FIXP (RT_B >= 1024 ? 4 : RT_B >= 512 ? 8 : 16)
+
+static __device__ __forceinline__ void sc_fold(rt_acc_t *out, unsigned long long key, unsigned long long nseg,
+                                               rt_acc_t v)
+{
+    if (key != RT_SEG_NONE && key < nseg)
+        out[key] = rt_combine(out[key], v);
+}
+
 extern "C" __global__ void __launch_bounds__(RT_B)
 rt_seg_fix(const rt_seg_carry *__restrict__ carry, unsigned long long ncarry, rt_acc_t *__restrict__ out,
            unsigned long long nseg)
 {
-    __shared__ unsigned long long s_key[RT_B];
     const unsigned int tid = threadIdx.x;
     rt_acc_t run = rt_identity();
-    unsigned long long runkey = RT_SEG_NONE;
-    for (unsigned long long base = 0; base < ncarry; base += RT_B) {
-        const unsigned long long i = base + tid;
-        const bool valid = i < ncarry;
-        unsigned long long key = RT_SEG_NONE;
-        rt_acc_t v = rt_identity();
-        if (valid) {
-            key = carry[i].key;
-            v = carry[i].val;
+    for (unsigned long long base = 0; base < ncarry; base += (unsigned long long)RT_B * SC_FIXP) {
+        const unsigned long long i0 = base + (unsigned long long)tid * SC_FIXP;
+        unsigned long long key[SC_FIXP];
+        rt_acc_t val[SC_FIXP];
+        /* The key before this thread's first carry (RT_SEG_NONE before carry 0). */
+        unsigned long long prev = i0 > 0 && i0 - 1 < ncarry ? carry[i0 - 1].key : RT_SEG_NONE;
+#pragma unroll
+        for (unsigned int k = 0; k < SC_FIXP; k++) {
+            key[k] = RT_SEG_NONE;
+            val[k] = rt_identity();
+            if (i0 + k < ncarry) {
+                key[k] = carry[i0 + k].key;
+                val[k] = carry[i0 + k].val;
+            }
         }
-        s_key[tid] = key;
-        __syncthreads();
-        const unsigned long long prev = tid == 0 ? runkey : s_key[tid - 1];
-        const bool head = key != prev;
+        bool flag = false;
+        rt_acc_t head = rt_identity(), acc = rt_identity();
+        unsigned long long hk = RT_SEG_NONE;
+#pragma unroll
+        for (unsigned int k = 0; k < SC_FIXP; k++) {
+            if (key[k] != prev) {   /* the run of key prev ends before carry k */
+                if (!flag) {
+                    flag = true;
+                    head = acc;
+                    hk = prev;
+                } else {
+                    sc_fold(out, prev, nseg, acc);
+                }
+                acc = val[k];
+            } else {
+                acc = rt_combine(acc, val[k]);
+            }
+            prev = key[k];
+        }
         bool before, total_f;
         rt_acc_t total;
-        const rt_acc_t excl = sc_block_scan<RT_B>(head, v, run, before, total, total_f);
-        const rt_acc_t incl = head ? v : rt_combine(excl, v);
-        if (valid) {
-            /* The key after this one decides the run's end: past the chunk, read it. */
-            const bool last = i + 1 == ncarry;
-            const unsigned long long next = last ? RT_SEG_NONE
-                                          : tid == RT_B - 1 ? carry[i + 1].key : s_key[tid + 1];
-            if ((last || next != key) && key != RT_SEG_NONE && key < nseg)
-                out[key] = rt_combine(out[key], incl);
-        }
+        const rt_acc_t excl = sc_block_scan<RT_B>(flag, acc, run, before, total, total_f);
+        if (flag)
+            sc_fold(out, hk, nseg, rt_combine(excl, head));
         run = total;
-        runkey = s_key[RT_B - 1];
-        __syncthreads();   /* s_key is rewritten by the next chunk */
     }
+    /* The run open at the end, when no position past ncarry in the last chunk ended it. */
+    if (tid == 0 && ncarry > 0 && ncarry % ((unsigned long long)RT_B * SC_FIXP) == 0)
+        sc_fold(out, carry[ncarry - 1].key, nseg, run);
 }

@@ -8,6 +8,7 @@
 // @param OFF64 0 offsets are 32-bit (0) or 64-bit (1); ignored for keys
 // @param B 256 threads per block (multiple of 32, 128..1024)
 // @param R 8 items per thread: elements (keys) or merge-path items (offsets), 1..32
+// @param V 1 elements per vector load (1, 2, 4; R a multiple of V): V > 1 loads values and keys in 16-byte (or 8-byte) vectors and needs in/keys aligned to V elements (16 bytes for keys); the runtime library must pick V = 1 for pointers it cannot vouch for
 // @param STAGE 1 1: the tile's elements (and keys) are copied coalesced into shared memory first; 0: each thread reads its own from global memory
 // @param PERSIST 0 1: a resident grid (SMs x occupancy) loops over the tiles; 0: one block per tile
 //
@@ -45,6 +46,9 @@
 #ifndef RT_R
 #define RT_R 8       /* items per thread */
 #endif
+#ifndef RT_V
+#define RT_V 1       /* elements per vector load */
+#endif
 #ifndef RT_STAGE
 #define RT_STAGE 1   /* 1: stage the tile in shared memory */
 #endif
@@ -58,6 +62,7 @@
 
 static_assert(RT_B >= 128 && RT_B <= 1024 && RT_B % 32 == 0, "seg_lb: B must be a multiple of 32 in 128..1024");
 static_assert(RT_R >= 1 && RT_R <= 32, "seg_lb: R must be in 1..32");
+static_assert((RT_V == 1 || RT_V == 2 || RT_V == 4) && RT_R % RT_V == 0, "seg_lb: V is 1, 2 or 4 and divides R");
 static_assert(RT_STAGE == 0 || RT_STAGE == 1, "seg_lb: STAGE is 0 or 1");
 static_assert(RT_PERSIST == 0 || RT_PERSIST == 1, "seg_lb: PERSIST is 0 or 1");
 
@@ -67,6 +72,115 @@ extern "C" __device__ const unsigned int rt_meta[4] = {
 #if RT_LAYOUT == 1
 
 typedef sc_keys<RT_B, RT_B, RT_R, 32, 1, RT_STAGE == 1> lb_keys;
+
+/* The register path (STAGE = 0): thread r owns the R consecutive elements a + r*R .. and
+ * loads them, their keys, and the two keys at the tile's start (a-1 and a) before it looks
+ * at any: R/V vector loads of values and R/KV of keys, all in flight at once, no shared
+ * memory. The key before the thread's first element comes from the lane before (shuffle);
+ * lane 0 loads it. A whole tile has no bound checks; the last one loads element by element. */
+#define LB_KV (RT_V == 1 ? 1 : RT_R % 4 == 0 ? 4 : RT_R % 2 == 0 ? 2 : 1)   /* keys per key load */
+
+static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict__ in,
+                                                   const unsigned int *__restrict__ keys,
+                                                   unsigned long long n, unsigned long long nseg,
+                                                   rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry,
+                                                   unsigned long long t)
+{
+    const unsigned int tid = threadIdx.x, lane = tid % 32;
+    const unsigned long long a = t * LB_T;
+    const unsigned long long b = a + LB_T < n ? a + LB_T : n;
+    const unsigned long long p = a + (unsigned long long)tid * RT_R;
+    rt_value_t x[RT_R];
+    unsigned int kx[RT_R];
+    /* The tile's edge keys (broadcast loads) and the key before this thread's first element
+     * (lane 0 only): issued with the others. */
+    const unsigned int ka1 = a > 0 && a <= n ? keys[a - 1] : 0u;
+    const unsigned int ka = a < n ? keys[a] : 0u;
+    unsigned int kp = lane == 0 && p > 0 && p <= n ? keys[p - 1] : 0u;
+    if (b - a == LB_T) {
+#pragma unroll
+        for (unsigned int q = 0; q < RT_R / RT_V; q++)
+            sc_ldv<rt_value_t, RT_V>(in + p + q * RT_V, x + q * RT_V);
+#pragma unroll
+        for (unsigned int q = 0; q < RT_R / LB_KV; q++)
+            sc_ldv<unsigned int, LB_KV>(keys + p + q * LB_KV, kx + q * LB_KV);
+    } else {
+#pragma unroll
+        for (unsigned int k = 0; k < RT_R; k++) {
+            x[k] = in[0];   /* n >= 1 here whenever the element is used */
+            kx[k] = 0u;
+            if (p + k < b) {
+                x[k] = in[p + k];
+                kx[k] = keys[p + k];
+            }
+        }
+    }
+    /* Clamp every key into [0, nseg) (sc_key's rule). */
+    const unsigned int kmax = (unsigned int)(nseg - 1 < 0xffffffffull ? nseg - 1 : 0xffffffffull);
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++)
+        kx[k] = kx[k] < kmax ? kx[k] : kmax;
+    const long long prevkey = a > 0 && a <= n ? (long long)min(ka1, kmax) : -1;
+    const bool first_carry = a < b && a > 0 && (long long)min(ka, kmax) == prevkey;
+    if (tid == 0 && !first_carry) {
+        rt_seg_carry c;
+        c.key = RT_SEG_NONE;
+        c.val = rt_identity();
+        carry[t] = c;
+    }
+    {
+        const unsigned int up = __shfl_up_sync(SC_FULL, kx[RT_R - 1], 1);
+        kp = lane == 0 ? min(kp, kmax) : up;
+    }
+
+    bool flag = false;
+    rt_acc_t head = rt_identity(), acc = rt_identity();
+    unsigned long long hk = 0;
+    long long pk = p == a ? prevkey : (long long)kp;
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++) {
+        if (p + k < b) {
+            const unsigned long long i = p + k;
+            const unsigned int kk = kx[k];
+            const rt_acc_t v = rt_lift(x[k], i);
+            if ((long long)kk != pk) {
+                /* Segments pk+1 .. kk-1 have no element: the identity (rule 2). */
+                for (long long s = pk + 1; s < (long long)kk; s++)
+                    out[s] = rt_identity();
+                if (i != a) {   /* the run of key pk ends at i-1 */
+                    if (!flag) {
+                        flag = true;
+                        head = acc;
+                        hk = (unsigned long long)pk;
+                    } else {
+                        sc_emit(out, carry, t, nseg, (unsigned long long)pk, acc, false, first_carry);
+                    }
+                    acc = v;
+                } else {
+                    acc = rt_combine(acc, v);
+                }
+            } else {
+                acc = rt_combine(acc, v);
+            }
+            pk = kk;
+        }
+    }
+
+    bool before, total_f;
+    rt_acc_t total;
+    const rt_acc_t excl = sc_block_scan<RT_B>(flag, acc, rt_identity(), before, total, total_f);
+    if (flag)
+        sc_emit(out, carry, t, nseg, hk, rt_combine(excl, head), !before, first_carry);
+    /* The tile's last run: its key is the last thread's pk when the tile is whole, else
+     * the key of element b-1 (already clamped by the thread that holds it). */
+    if (a < b && p < b && p + RT_R >= b)
+        sc_emit(out, carry, t, nseg, (unsigned long long)pk, total, !total_f, first_carry);
+    /* After the last element: the segments no element names (all of them when n == 0). */
+    if (b == n) {
+        const unsigned long long lo = n > 0 ? (unsigned long long)sc_key(keys, n - 1, n, nseg) + 1 : 0;
+        sc_fill(out, lo, nseg);
+    }
+}
 static_assert(!RT_STAGE || lb_keys::SLOTS * (sizeof(rt_value_t) + 4) <= 44 * 1024,
               "seg_lb: the staged tile (B*R elements and keys) does not fit in 44 KB of shared memory");
 
@@ -78,14 +192,15 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
 #if RT_STAGE
     __shared__ rt_value_t s_v[lb_keys::SLOTS];
     __shared__ unsigned int s_k[lb_keys::SLOTS];
-#else
-    rt_value_t *s_v = 0;
-    unsigned int *s_k = 0;
 #endif
     for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
         if (t != blockIdx.x)
             __syncthreads();   /* the previous tile's shared data has been read */
+#if RT_STAGE
         lb_keys::tile(in, keys, n, nseg, out, carry, t, s_v, s_k);
+#else
+        lb_keys_reg(in, keys, n, nseg, out, carry, t);
+#endif
     }
 }
 
@@ -97,23 +212,42 @@ typedef unsigned long long lb_end_t;
 typedef unsigned int lb_end_t;   /* clamped offsets, below 2^31 */
 #endif
 
-static_assert(LB_T * (sizeof(lb_end_t) + (RT_STAGE ? sizeof(rt_value_t) : 0)) <= 44 * 1024,
-              "seg_lb: the tile's segment ends (and staged elements) do not fit in 44 KB of shared memory");
+/* The tile in shared memory, always (STAGE is ignored for offsets): its nx elements at slots
+ * 0 .. and its ny segment ends after them, in one array of LB_SLOT-byte slots (nx + ny <= B*R),
+ * element or end j at j + j/32 (a pad slot every 32: thread r's R consecutive items do not
+ * all fall in one bank). */
+#define LB_SLOT (sizeof(rt_value_t) > sizeof(lb_end_t) ? sizeof(rt_value_t) : sizeof(lb_end_t))
+#define LB_SLOTS (LB_T + LB_T / 32 + 2)
+#define LB_VQ ((LB_T / RT_V + 1 + RT_B - 1) / RT_B)    /* vector loads per thread for the values */
+#define LB_EQ ((LB_T + RT_B - 1) / RT_B)               /* end loads per thread */
+
+static_assert(LB_SLOTS * LB_SLOT <= 44 * 1024,
+              "seg_lb: the tile's elements and segment ends do not fit in 44 KB of shared memory");
+
+static __device__ __forceinline__ unsigned int lb_slot(unsigned int j) { return j + j / 32; }
 
 /* The merge-path split of diagonal d (0 <= d <= m + nseg) over all the input: the number of
- * segment ends among the first d items. End y (at offset offsets[y+1]) comes before element
- * x when offsets[y+1] <= x. */
+ * segment ends among the first d items (end y, at offset offsets[y+1], comes before element
+ * x when offsets[y+1] <= x). Searched by one warp, 32 probes a step: about log32(nseg) steps
+ * of one memory latency each (5 at 10M segments) instead of log2(nseg). All 32 lanes call it
+ * converged; every lane gets the answer. */
 static __device__ __forceinline__ unsigned long long lb_search(const sc_off_t *offs, unsigned long long n,
                                                                unsigned long long nseg, unsigned long long e0,
                                                                unsigned long long m, unsigned long long d)
 {
+    const unsigned int lane = threadIdx.x % 32;
     unsigned long long lo = d > m ? d - m : 0, hi = d < nseg ? d : nseg;
     while (lo < hi) {
-        const unsigned long long mid = (lo + hi) / 2;
-        if (sc_off(offs, mid + 1, n, nseg) <= e0 + d - mid - 1)
-            lo = mid + 1;
-        else
-            hi = mid;
+        const unsigned long long step = (hi - lo + 31) / 32;
+        const unsigned long long mid = lo + (lane + 1) * step - 1;
+        const bool valid = mid < hi;
+        const bool below = valid && sc_off(offs, mid + 1, n, nseg) <= e0 + d - mid - 1;
+        const unsigned int c = __popc(__ballot_sync(SC_FULL, below));   /* a prefix of the lanes */
+        const unsigned int nv = __popc(__ballot_sync(SC_FULL, valid));
+        const unsigned long long nlo = c > 0 ? lo + c * step : lo;
+        const unsigned long long nhi = c < nv ? lo + (c + 1) * step - 1 : hi;
+        lo = nlo;
+        hi = nhi;
     }
     return lo;
 }
@@ -123,12 +257,11 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
        rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry, unsigned long long ntiles)
 {
     const sc_off_t *offs = (const sc_off_t *)seg;
-    __shared__ lb_end_t s_end[LB_T];
-#if RT_STAGE
-    __shared__ rt_value_t s_v[LB_T];
-#endif
+    __shared__ unsigned long long s_raw[(LB_SLOTS * LB_SLOT + 7) / 8];
+    rt_value_t *s_v = reinterpret_cast<rt_value_t *>(s_raw);
     __shared__ unsigned long long s_split[2];
-    const unsigned int tid = threadIdx.x;
+    __shared__ unsigned int s_flag[2];
+    const unsigned int tid = threadIdx.x, warp = tid / 32;
 
     /* The elements in segments: [e0, e1). */
     const unsigned long long e0 = sc_off(offs, 0, n, nseg);
@@ -140,30 +273,83 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             __syncthreads();   /* the previous tile's shared data has been read */
         const unsigned long long d0 = t * LB_T < items ? t * LB_T : items;
         const unsigned long long d1 = d0 + LB_T < items ? d0 + LB_T : items;
-        if (tid == 0)
-            s_split[0] = lb_search(offs, n, nseg, e0, m, d0);
-        if (tid == 32)
-            s_split[1] = lb_search(offs, n, nseg, e0, m, d1);
+        /* Warp 0 splits at d0 (and says whether segment y0 began before the tile), warp 1
+         * at d1 (and whether segment y1 has elements in the tile), at the same time. */
+        if (warp < 2) {
+            const unsigned long long d = warp == 0 ? d0 : d1;
+            const unsigned long long y = lb_search(offs, n, nseg, e0, m, d);
+            if (tid % 32 == 0) {
+                const unsigned long long x = e0 + d - y;
+                s_split[warp] = y;
+                s_flag[warp] = d0 < d1 && y < nseg && sc_off(offs, y, n, nseg) < x;
+            }
+        }
         __syncthreads();
         const unsigned long long y0 = s_split[0], y1 = s_split[1];
         const unsigned long long x0 = e0 + d0 - y0, x1 = e0 + d1 - y1;
         const unsigned int ny = (unsigned int)(y1 - y0), nx = (unsigned int)(x1 - x0);
-
         /* Segment y0 began before the tile: its piece here is the carry. */
-        const bool first_carry = d0 < d1 && y0 < nseg && sc_off(offs, y0, n, nseg) < x0;
+        const bool first_carry = s_flag[0] != 0;
         if (tid == 0 && !first_carry) {
             rt_seg_carry c;
             c.key = RT_SEG_NONE;
             c.val = rt_identity();
             carry[t] = c;
         }
-        for (unsigned int k = tid; k < ny; k += RT_B)
-            s_end[k] = (lb_end_t)sc_off(offs, y0 + 1 + k, n, nseg);
-#if RT_STAGE
-        for (unsigned int j = tid; j < nx; j += RT_B)
-            s_v[j] = in[x0 + j];
-#endif
+
+        /* Stage the tile: every load in flight before the first store. Values: the vectors
+         * of V elements (aligned to V in the whole input) that meet [x0, x1); a vector wholly
+         * inside is one load, the head's and tail's are loaded element by element. */
+        {
+            const unsigned long long vb = x0 / RT_V * RT_V;
+            const unsigned int nvec = nx ? (unsigned int)((x1 - vb + RT_V - 1) / RT_V) : 0u;
+            rt_value_t xv[LB_VQ][RT_V];
+            lb_end_t ev[LB_EQ];
+#pragma unroll
+            for (unsigned int q = 0; q < LB_VQ; q++) {
+                const unsigned int vi = q * RT_B + tid;
+                const unsigned long long g = vb + (unsigned long long)vi * RT_V;
+                if (vi < nvec) {
+                    if (g >= x0 && g + RT_V <= x1) {
+                        sc_ldv<rt_value_t, RT_V>(in + g, xv[q]);
+                    } else {
+#pragma unroll
+                        for (unsigned int k = 0; k < RT_V; k++)
+                            if (g + k >= x0 && g + k < x1)
+                                xv[q][k] = in[g + k];
+                    }
+                }
+            }
+#pragma unroll
+            for (unsigned int q = 0; q < LB_EQ; q++) {
+                const unsigned int k = q * RT_B + tid;
+                if (k < ny)
+                    ev[q] = (lb_end_t)sc_off(offs, y0 + 1 + k, n, nseg);
+            }
+#pragma unroll
+            for (unsigned int q = 0; q < LB_VQ; q++) {
+                const unsigned int vi = q * RT_B + tid;
+                const unsigned long long g = vb + (unsigned long long)vi * RT_V;
+                if (vi < nvec) {
+#pragma unroll
+                    for (unsigned int k = 0; k < RT_V; k++)
+                        if (g + k >= x0 && g + k < x1)
+                            s_v[lb_slot((unsigned int)(g + k - x0))] = xv[q][k];
+                }
+            }
+            lb_end_t *s_e = reinterpret_cast<lb_end_t *>(s_raw);
+            const unsigned int eb = (unsigned int)((lb_slot(nx) + 1) * LB_SLOT / sizeof(lb_end_t));
+#pragma unroll
+            for (unsigned int q = 0; q < LB_EQ; q++) {
+                const unsigned int k = q * RT_B + tid;
+                if (k < ny)
+                    s_e[eb + lb_slot(k)] = ev[q];
+            }
+        }
         __syncthreads();
+        const lb_end_t *s_end0 = reinterpret_cast<const lb_end_t *>(s_raw)
+                               + (lb_slot(nx) + 1) * LB_SLOT / sizeof(lb_end_t);
+#define LB_END(j) ((unsigned long long)s_end0[lb_slot(j)])
 
         /* This thread's diagonal in the tile, then its R items. */
         const unsigned int dl = tid * RT_R < d1 - d0 ? tid * RT_R : (unsigned int)(d1 - d0);
@@ -171,7 +357,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         unsigned int lo = dl > nx ? dl - nx : 0, hi = dl < ny ? dl : ny;
         while (lo < hi) {
             const unsigned int mid = (lo + hi) / 2;
-            if ((unsigned long long)s_end[mid] <= x0 + dl - mid - 1)
+            if (LB_END(mid) <= x0 + dl - mid - 1)
                 lo = mid + 1;
             else
                 hi = mid;
@@ -182,31 +368,25 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         unsigned long long hk = 0;
 #pragma unroll
         for (unsigned int k = 0; k < RT_R; k++) {
-            if (dl + k >= dend)
-                break;
-            const bool end = yl < ny && (xl >= nx || (unsigned long long)s_end[yl] <= x0 + xl);
-            if (end) {
-                if (!flag) {
-                    flag = true;
-                    head = acc;
-                    hk = y0 + yl;
-                } else {
-                    sc_emit(out, carry, t, nseg, y0 + yl, acc, false, first_carry);
+            if (dl + k < dend) {
+                const bool end = yl < ny && (xl >= nx || LB_END(yl) <= x0 + xl);
+                if (end) {
+                    if (!flag) {
+                        flag = true;
+                        head = acc;
+                        hk = y0 + yl;
+                    } else {
+                        sc_emit(out, carry, t, nseg, y0 + yl, acc, false, first_carry);
+                    }
+                    acc = rt_identity();
+                    yl++;
+                } else if (xl < nx) {   /* xl >= nx only for offsets that are not sorted */
+                    acc = rt_combine(acc, rt_lift(s_v[lb_slot(xl)], x0 + xl));
+                    xl++;
                 }
-                acc = rt_identity();
-                yl++;
-            } else {
-                if (xl >= nx)
-                    break;   /* only for offsets that are not sorted */
-#if RT_STAGE
-                const rt_value_t v = s_v[xl];
-#else
-                const rt_value_t v = in[x0 + xl];
-#endif
-                acc = rt_combine(acc, rt_lift(v, x0 + xl));
-                xl++;
             }
         }
+#undef LB_END
 
         bool before, total_f;
         rt_acc_t total;
@@ -216,7 +396,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         /* The run open at the tile's end, segment y1: stored here if it has elements here. */
         if (tid == RT_B - 1 && d0 < d1 && y1 < nseg) {
             const bool first = !total_f;
-            if ((first && first_carry) || sc_off(offs, y1, n, nseg) < x1)
+            if ((first && first_carry) || s_flag[1])
                 sc_emit(out, carry, t, nseg, y1, total, first, first_carry);
         }
     }

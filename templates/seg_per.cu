@@ -8,7 +8,7 @@
 // @param OFF64 0 offsets are 32-bit (0) or 64-bit (1)
 // @param B 256 threads per block (multiple of 32, 32..1024)
 // @param LANES 32 threads per segment: 1, 2, 4, 8, 16, 32 (a warp), or B (a block per segment, CUB's scheme)
-// @param V 4 consecutive elements each lane loads per round (1..16)
+// @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
 // seg_per.cu - one group of threads per segment (unit 2: a tile is B / LANES segments), the
 // simplest segmented reduction and the best one for segments of similar, moderate length.
@@ -89,15 +89,27 @@ static __device__ __forceinline__ rt_acc_t per_group(const rt_value_t *__restric
                                                      unsigned long long hi, unsigned int g,
                                                      unsigned long long rounds)
 {
+    /* The head, up to the first index that is a multiple of V, element by element (lane 0,
+     * fewer than V loads, all in flight together); then the rounds from there, whose full
+     * chunks are aligned vector loads (sc_ldv). */
     rt_acc_t acc = rt_identity();
+    if constexpr (RT_V > 1) {
+        const unsigned long long al = (lo + RT_V - 1) / RT_V * RT_V;
+        const unsigned long long he = al < hi ? al : hi;
+        if (g == 0) {
+#pragma unroll
+            for (unsigned int k = 0; k + 1 < RT_V; k++)
+                if (lo + k < he)
+                    acc = rt_combine(acc, rt_lift(in[lo + k], lo + k));
+        }
+        lo = he;
+    }
     for (unsigned long long r = 0; r < rounds; r++) {
         const unsigned long long base = lo + r * (PER_L * RT_V) + g * RT_V;
         rt_acc_t v = rt_identity();
         if (base + RT_V <= hi) {
             rt_value_t x[RT_V];
-#pragma unroll
-            for (unsigned int k = 0; k < RT_V; k++)
-                x[k] = in[base + k];
+            sc_ldv<rt_value_t, RT_V>(in + base, x);   /* base is a multiple of V */
 #pragma unroll
             for (unsigned int k = 0; k < RT_V; k++)
                 v = rt_combine(v, rt_lift(x[k], base + k));

@@ -10,29 +10,57 @@ local function fits(c, dev)
   return c.B <= dev.max_threads_per_block
 end
 
--- seg_lb's shared memory: keys stage B*R elements and keys; offsets keep B*R segment ends
--- (8 bytes when the offsets are 64-bit) and, staged, the elements.
+-- seg_lb's shared memory: keys stage B*R elements and keys (STAGE = 1; STAGE = 0 keeps them
+-- in registers); offsets always keep the tile's elements and segment ends in one array of
+-- B*R (+1/32) slots of the larger of the element and the offset (8 bytes when 64-bit).
 local function lb_fits(c, dev, case)
-  local per = case.layout == "keys" and (c.STAGE == 1 and case.type_size + 4 or 0)
-              or 8 + (c.STAGE == 1 and case.type_size or 0)
-  return fits(c, dev) and c.B * c.R * per <= SMEM
+  local bytes
+  if case.layout == "keys" then
+    bytes = c.STAGE == 1 and c.B * c.R * (case.type_size + 4) or 0
+  else
+    if c.STAGE == 1 then return false end   -- STAGE is ignored for offsets: one copy only
+    -- the space does not know OFF64: count 8-byte offsets
+    bytes = (c.B * c.R + math.floor(c.B * c.R / 32) + 2) * math.max(case.type_size, 8)
+  end
+  return fits(c, dev) and bytes <= SMEM and c.R % c.V == 0 and c.V * case.type_size <= 16
 end
 
 return {
-  -- Load-balanced tiles (reduce-by-key for keys, merge path for offsets): block size and
-  -- items per thread, with and without staging through shared memory; persistent grids.
+  -- Load-balanced tiles (reduce-by-key for keys, merge path for offsets). Keys: the register
+  -- path (STAGE = 0) with 16-byte vector loads (V = 4; V = 2 for 8-byte types) and long
+  -- per-thread rows so the per-tile costs amortise; one staged point for comparison. Offsets:
+  -- the staged merge path at a few tile sizes.
   { family = "seg_lb",
-    params = { B = {256, 512}, R = {4, 8, 16}, STAGE = {0, 1}, PERSIST = 0 },
-    constraint = lb_fits },
+    params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0 },
+    constraint = function(c, dev, case)
+      return lb_fits(c, dev, case) and case.layout == "keys" and c.B * c.R <= 8192
+             and (c.V * case.type_size == 16)
+    end },
   { family = "seg_lb",
-    params = { B = 256, R = {8, 16}, STAGE = {0, 1}, PERSIST = 1 },
-    constraint = lb_fits },
+    params = { B = 256, R = 16, V = 1, STAGE = 1, PERSIST = 0 },
+    constraint = function(c, dev, case)
+      return case.layout == "keys" and lb_fits(c, dev, case)
+    end },
+  { family = "seg_lb",
+    params = { B = {128, 256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0 },
+    constraint = function(c, dev, case)
+      return case.layout == "offsets" and lb_fits(c, dev, case) and c.V * case.type_size == 16
+    end },
+  { family = "seg_lb",
+    params = { B = 256, R = 16, V = {2, 4}, STAGE = 0, PERSIST = 1 },
+    constraint = function(c, dev, case)
+      return lb_fits(c, dev, case) and c.V * case.type_size == 16
+    end },
 
   -- A group of LANES threads per segment (offsets): a thread, a quarter warp, a warp, or
   -- the whole block (LANES = B, CUB's DeviceSegmentedReduce scheme).
   { family = "seg_per",
-    params = { B = 256, LANES = {1, 4, 32, 256}, V = {1, 4} },
-    constraint = fits },
+    params = { B = 256, LANES = {1, 4, 32, 256}, V = {1, 2, 4, 8} },
+    constraint = function(c, dev, case)
+      -- V = 1, or whole 16-byte vectors (two of them: V = 8 on 4-byte types)
+      return fits(c, dev) and ((c.V == 1 and c.LANES <= 4) or c.V * case.type_size == 16
+                               or (c.V * case.type_size == 32 and c.LANES >= 32))
+    end },
 
   -- The paper's families on owner arrays (keys): Matrix and Persistent Matrix, TB2 and
   -- TB4-warp at the paper's shapes and one larger data-block each.
