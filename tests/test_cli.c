@@ -162,7 +162,7 @@ static void ship_commands(void **state)
     snprintf(args, sizeof args, "dump %s -o %s", p[3], p[4]);
     EXPECT(args, 0, "dumped into");
     snprintf(args, sizeof args, "dump %s", p[1]);
-    EXPECT(args, 0, "-- redtune dump: schema version 1\n");
+    EXPECT(args, 0, "-- redtune dump: schema version 2\n");
     assert_non_null(strstr(out, "VALUES (1, 'min', 'f32', 'flat', 1048576, 0, 'k1', 6.91, 6.8,"));
 
     /* Refused inputs: exit 3, the file named, nothing written. */
