@@ -14,13 +14,16 @@ typedef struct space_case {
     const char *type;        /* "f32" */
     int type_size;           /* bytes per element */
     int commutative;         /* the operator commutes */
+    char *skipped;           /* NULL, or a buffer that receives the names of the families
+                              * left out for want of a commutative operator ("a b") */
+    size_t skipped_len;
 } space_case;
 
 /*
  * Run the space script 'text' (named 'chunkname' in messages, e.g. "lua/spaces/default.lua")
  * and expand it for 'dev' and 'cs'. On success *configs is a malloc'd array of *count configs
  * (caller frees); a family that needs a commutative operator is left out when cs->commutative
- * is 0. Errors are RT_ELUA with "file:line: message" (syntax, runtime error, instruction limit,
+ * is 0 (and named in cs->skipped). Errors are RT_ELUA with "file:line: message" (syntax, runtime error, instruction limit,
  * forbidden library) or RT_EINVAL for an unknown family or parameter (naming the file).
  */
 int space_expand(const char *text, size_t len, const char *chunkname, const rt_device *dev,
