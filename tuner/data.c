@@ -9,7 +9,7 @@
 #include "../runtime/optype.h"
 #include "data.h"
 
-static uint64_t mix(uint64_t x)
+uint64_t data_mix(uint64_t x)
 {
     /* splitmix64's finaliser: a counter-based generator, so any chunk can be made alone. */
     x += 0x9e3779b97f4a7c15ULL;
@@ -137,10 +137,10 @@ typedef struct job {
 static void *fill_range(void *arg)
 {
     job *j = arg;
-    uint64_t s = mix(j->seed);
+    uint64_t s = data_mix(j->seed);
     int extreme = j->op == RT_MIN || j->op == RT_MAX;
     for (unsigned long long i = j->lo; i < j->hi; i++)
-        gen_one(j->buf, j->type, j->op, i, mix(s ^ i), extreme && i == j->plant);
+        gen_one(j->buf, j->type, j->op, i, data_mix(s ^ i), extreme && i == j->plant);
     return NULL;
 }
 
@@ -407,6 +407,45 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
         if (ref->tolerance > 0) {
             size_t used = strlen(why);
             snprintf(why + used, len - used, " (tolerance %.3g)", ref->tolerance);
+        }
+    }
+    return ok;
+}
+
+int data_check_user(const void *got, const void *want, rt_type type, double tol,
+                    const char *name, unsigned long long n, char *why, size_t len)
+{
+    int ok;
+    if (optype_is_float(type)) {
+        double g, w;
+        if (type == RT_F32) {
+            float a, b;
+            memcpy(&a, got, 4);
+            memcpy(&b, want, 4);
+            g = a;
+            w = b;
+        } else {
+            memcpy(&g, got, 8);
+            memcpy(&w, want, 8);
+        }
+        if (isnan(g) || isnan(w))
+            ok = isnan(g) && isnan(w);
+        else if (isinf(g) || isinf(w))
+            ok = g == w;
+        else
+            ok = g == w || fabs(g - w) <= tol * fmax(fabs(g), fabs(w));
+    } else {
+        ok = memcmp(got, want, optype_size(type)) == 0;
+    }
+    if (!ok && why) {
+        char a[64], b[64];
+        data_format(got, type, a, sizeof a);
+        data_format(want, type, b, sizeof b);
+        snprintf(why, len, "%s over %llu %s: expected %s, got %s", name, n, rt_type_name(type),
+                 b, a);
+        if (optype_is_float(type) && tol > 0) {
+            size_t used = strlen(why);
+            snprintf(why + used, len - used, " (relative tolerance %.3g)", tol);
         }
     }
     return ok;
