@@ -165,6 +165,15 @@ static int finish(sbuf *b, const char *file, const char *text, char **src, rt_er
     return RT_OK;
 }
 
+/* The lift and the shuffle of an accumulator that is the element type. */
+static void lift_and_shuffle(sbuf *b)
+{
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                 "{ (void)i; return v; }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
+                 "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+}
+
 /* The glue of an operator whose accumulator is its element type: identity, combine body,
  * lift, shuffle. */
 static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *body)
@@ -174,10 +183,7 @@ static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *
               ident);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { %s }\n",
               body);
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                 "{ (void)i; return v; }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
-                 "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+    lift_and_shuffle(b);
 }
 
 /* The head of every unit: a comment, the op/type macros, commutativity, the value type. */
@@ -250,14 +256,12 @@ static void user_glue(sbuf *b, const rt_user_op *op)
         return;
     }
     sb_printf(b, "typedef %s rt_acc_t;\n", ct);
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                 "{ (void)i; return v; }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
-                 "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+    lift_and_shuffle(b);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() {\n");
     line_directive(b, op->identity_line, op->file);
     sb_printf(b, "return (rt_acc_t)(%s);\n}\n", op->identity);
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t "
+                 "rt_combine(rt_acc_t a, rt_acc_t b) {\n");
     line_directive(b, op->combine_line, op->file);
     size_t len = strlen(op->combine);
     sb_printf(b, "%s%s}\n", op->combine, len && op->combine[len - 1] == '\n' ? "" : "\n");

@@ -347,6 +347,21 @@ void data_format(const void *v, rt_type type, char *buf, size_t len)
     }
 }
 
+/* Two float values of 'type' (f32 or f64) as doubles. */
+static void float_pair(const void *x, const void *y, rt_type type, double *a, double *b)
+{
+    if (type == RT_F32) {
+        float fx, fy;
+        memcpy(&fx, x, 4);
+        memcpy(&fy, y, 4);
+        *a = fx;
+        *b = fy;
+    } else {
+        memcpy(a, x, 8);
+        memcpy(b, y, 8);
+    }
+}
+
 int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
                unsigned long long n, char *why, size_t len)
 {
@@ -358,16 +373,7 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
         ok = gi == wi;
         if (ok && optype_is_float(type)) {
             double g, w;
-            if (type == RT_F32) {
-                float a, b;
-                memcpy(&a, got, 4);
-                memcpy(&b, ref->value, 4);
-                g = a;
-                w = b;
-            } else {
-                memcpy(&g, got, 8);
-                memcpy(&w, ref->value, 8);
-            }
+            float_pair(got, ref->value, type, &g, &w);
             ok = g == w || (isnan(g) && isnan(w));
         } else if (ok) {
             ok = memcmp(got, ref->value, optype_size(type)) == 0;
@@ -383,16 +389,7 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
     }
     if (optype_is_float(type)) {
         double g, want;
-        if (type == RT_F32) {
-            float a, b;
-            memcpy(&a, got, 4);
-            memcpy(&b, ref->value, 4);
-            g = a;
-            want = b;
-        } else {
-            memcpy(&g, got, 8);
-            memcpy(&want, ref->value, 8);
-        }
+        float_pair(got, ref->value, type, &g, &want);
         double diff = fabs(g - (op == RT_SUM ? (double)ref->approx : want));
         ok = !isnan(g) && (ref->tolerance > 0 ? diff <= ref->tolerance : g == want);
     } else {
@@ -418,16 +415,7 @@ int data_check_user(const void *got, const void *want, rt_type type, double tol,
     int ok;
     if (optype_is_float(type)) {
         double g, w;
-        if (type == RT_F32) {
-            float a, b;
-            memcpy(&a, got, 4);
-            memcpy(&b, want, 4);
-            g = a;
-            w = b;
-        } else {
-            memcpy(&g, got, 8);
-            memcpy(&w, want, 8);
-        }
+        float_pair(got, want, type, &g, &w);
         if (isnan(g) || isnan(w))
             ok = isnan(g) && isnan(w);
         else if (isinf(g) || isinf(w))

@@ -4,7 +4,6 @@
  */
 #include <ctype.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +14,11 @@
 #include "../runtime/optype.h"
 #include "data.h"
 #include "opfile.h"
+#include "pool.h"
 #include "sandbox.h"
 #include "tuner.h"
 
 #define FIELDS "name type identity combine commutative sample tolerance"
-#define MAX_THREADS 64
 
 /* One parse: inputs and the result, shared with the protected body. */
 typedef struct parse {
@@ -154,7 +153,9 @@ static int pparse(lua_State *L)
     o->has_sample = lua_isfunction(L, -1);
     lua_pop(L, 1);
 
-    o->tolerance = o->op.type == RT_F32 ? OPFILE_TOL_F32 : o->op.type == RT_F64 ? OPFILE_TOL_F64 : 0;
+    o->tolerance = o->op.type == RT_F32   ? OPFILE_TOL_F32
+                   : o->op.type == RT_F64 ? OPFILE_TOL_F64
+                                          : 0;
     lua_getfield(L, 1, "tolerance");                /* stack: t tolerance */
     if (!lua_isnil(L, -1)) {
         if (!optype_is_float(o->op.type))
@@ -229,23 +230,22 @@ int opfile_parse(const char *text, size_t len, const char *chunkname, opfile *o,
 
 int opfile_load(const char *path, opfile *o, rt_err *e)
 {
+    char *text = NULL;
+    size_t len = 0;
     memset(o, 0, sizeof *o);
-    char *text;
-    size_t len;
     int rc = read_file(path, &text, &len, e);
-    if (rc)
-        return rc;
-    rc = opfile_parse(text, len, path, o, e);
+    if (rc == RT_OK)
+        rc = opfile_parse(text, len, path, o, e);
     free(text);
     return rc;
 }
 
 void opfile_free(opfile *o)
 {
-    if (!o)
-        return;
-    free(o->text);
-    memset(o, 0, sizeof *o);
+    if (o) {
+        free(o->text);
+        memset(o, 0, sizeof *o);
+    }
 }
 
 /* ---- the sample function ---- */
@@ -298,48 +298,40 @@ static int psample(lua_State *L)
     return 0;
 }
 
-static void *sample_range(void *arg)
+/* Job k of the pool: one thread's share, in a sandbox of its own. */
+static void sample_range(int k, void *arg)
 {
-    sample_job *j = arg;
+    sample_job *j = (sample_job *)arg + k;
     sandbox *sb = NULL;
     j->rc = sandbox_open(j->chunkname, &sb, &j->err);
     if (j->rc == RT_OK)
         j->rc = sandbox_run(sb, psample, j, &j->err);
     sandbox_close(sb);
-    return NULL;
 }
 
 int opfile_sample(const char *text, size_t len, const char *chunkname, rt_type type, void *buf,
                   unsigned long long n, uint64_t seed, int threads, rt_err *e)
 {
-    if (threads < 1)
-        threads = 1;
-    if (threads > MAX_THREADS)
-        threads = MAX_THREADS;
-    if ((unsigned long long)threads > n / 4096 + 1)
-        threads = (int)(n / 4096 + 1);
-    sample_job *jobs = calloc((size_t)threads, sizeof *jobs);
+    /* A share of at least 4096 elements: a sandbox costs about as much as that many calls. */
+    unsigned long long shares = n / 4096 + 1;
+    int njobs = threads < 1 ? 1 : (unsigned long long)threads < shares ? threads : (int)shares;
+    sample_job *jobs = calloc((size_t)njobs, sizeof *jobs);
     if (!jobs)
         return rt_seterr(e, RT_ENOMEM, "%s: out of memory for the sample threads", chunkname);
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    for (int k = 0; k < threads; k++) {
-        jobs[k] = (sample_job){text, chunkname, len, type, buf,
-                               n * (unsigned long long)k / (unsigned long long)threads,
-                               n * (unsigned long long)(k + 1) / (unsigned long long)threads,
-                               0, seed, RT_OK, {0}};
-        if (k > 0)
-            started[k] = pthread_create(&tid[k], NULL, sample_range, &jobs[k]) == 0;
+    for (int k = 0; k < njobs; k++) {
+        sample_job *j = &jobs[k];
+        j->text = text;
+        j->chunkname = chunkname;
+        j->len = len;
+        j->type = type;
+        j->buf = buf;
+        j->lo = n * (unsigned long long)k / (unsigned long long)njobs;
+        j->hi = n * (unsigned long long)(k + 1) / (unsigned long long)njobs;
+        j->seed = seed;
     }
-    sample_range(&jobs[0]);
-    for (int k = 1; k < threads; k++) {
-        if (started[k])
-            pthread_join(tid[k], NULL);
-        else
-            sample_range(&jobs[k]);   /* a thread that did not start: run its share here */
-    }
+    pool_run(njobs, njobs, sample_range, jobs);
     int rc = RT_OK;
-    for (int k = 0; k < threads && rc == RT_OK; k++)
+    for (int k = 0; k < njobs && rc == RT_OK; k++)   /* the error of the lowest element */
         if (jobs[k].rc != RT_OK)
             rc = rt_seterr(e, jobs[k].rc, "%s (making element %llu of the test data)",
                            jobs[k].err.msg, jobs[k].at);

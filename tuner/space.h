@@ -23,8 +23,9 @@ typedef struct space_case {
  * Run the space script 'text' (named 'chunkname' in messages, e.g. "lua/spaces/default.lua")
  * and expand it for 'dev' and 'cs'. On success *configs is a malloc'd array of *count configs
  * (caller frees); a family that needs a commutative operator is left out when cs->commutative
- * is 0 (and named in cs->skipped). Errors are RT_ELUA with "file:line: message" (syntax, runtime error, instruction limit,
- * forbidden library) or RT_EINVAL for an unknown family or parameter (naming the file).
+ * is 0 (and named in cs->skipped). Errors are RT_ELUA with "file:line: message" (syntax,
+ * runtime error, instruction limit, forbidden library) or RT_EINVAL for an unknown family or
+ * parameter (naming the file). The script runs in the sandbox of sandbox.h.
  */
 int space_expand(const char *text, size_t len, const char *chunkname, const rt_device *dev,
                  const space_case *cs, rt_config **configs, int *count, rt_err *e);

@@ -281,41 +281,30 @@ done:
 
 /* ---- a user-defined operator: its test data and its reference, computed on the GPU ---- */
 
-static void do_operator(const operator_req *q, const char *payload)
+/* Take the operator of MSG_OPERATOR: its file (for the sample function) and its reference
+ * kernels. */
+static int load_operator(const operator_req *q, const char *payload, rt_err *e)
 {
-    resp_head resp;
-    memset(&resp, 0, sizeof resp);
-    rt_err e;
-    rt_clearerr(&e);
-    int rc = RT_OK;
-    CUresult r;
     if (W.uop_mod) {
         cu.ModuleUnload(W.uop_mod);
         W.uop_mod = NULL;
     }
     free(W.uop_text);
-    W.uop_text = malloc(q->text_len + 1);
-    if (!W.uop_text) {
-        rc = rt_seterr(&e, RT_ENOMEM, "out of host memory for the operator file");
-        goto done;
-    }
+    if (!(W.uop_text = malloc(q->text_len + 1)))
+        return rt_seterr(e, RT_ENOMEM, "out of host memory for the operator file");
     memcpy(W.uop_text, payload + q->cubin_size, q->text_len);
     W.uop_text[q->text_len] = '\0';
     W.uop = *q;
+    CUresult r;
     if ((r = cu.ModuleLoadData(&W.uop_mod, payload)) != CUDA_SUCCESS ||
         (r = cu.ModuleGetFunction(&W.ref_chunks, W.uop_mod, "rt_ref_chunks")) != CUDA_SUCCESS ||
         (r = cu.ModuleGetFunction(&W.ref_fold, W.uop_mod, "rt_ref_fold")) != CUDA_SUCCESS ||
-        (r = cu.ModuleGetFunction(&W.ref_identity, W.uop_mod, "rt_ref_identity")) != CUDA_SUCCESS) {
-        rc = driver_fail(r, "loading the operator's reference kernels", &e);
-        goto done;
-    }
+        (r = cu.ModuleGetFunction(&W.ref_identity, W.uop_mod, "rt_ref_identity")) != CUDA_SUCCESS)
+        return driver_fail(r, "loading the operator's reference kernels", e);
     if (!W.ref_parts && ((r = cu.MemAlloc(&W.ref_parts, (size_t)REF_PARTS * 8)) != CUDA_SUCCESS ||
                          (r = cu.MemAlloc(&W.ref_out, 16)) != CUDA_SUCCESS))
-        rc = driver_fail(r, "allocating the reference buffers", &e);
-done:
-    resp.code = rc;
-    snprintf(resp.msg, sizeof resp.msg, "%s", rc ? e.msg : "");
-    reply(MSG_OPERATOR, &resp, sizeof resp);
+        return driver_fail(r, "allocating the reference buffers", e);
+    return RT_OK;
 }
 
 /* Test data of m elements: the operator's, or the built-in generator's. */
@@ -346,7 +335,8 @@ static int user_reference(CUdeviceptr in, uint64_t m, void *result, rt_err *e)
     CUresult r;
     if ((r = cu.LaunchKernel(W.ref_chunks, grid, 1, 1, 128, 1, 1, 0, W.stream, a1, NULL)) !=
             CUDA_SUCCESS ||
-        (r = cu.LaunchKernel(W.ref_fold, 1, 1, 1, 1, 1, 1, 0, W.stream, a2, NULL)) != CUDA_SUCCESS ||
+        (r = cu.LaunchKernel(W.ref_fold, 1, 1, 1, 1, 1, 1, 0, W.stream, a2, NULL)) !=
+            CUDA_SUCCESS ||
         (r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS ||
         (r = cu.MemcpyDtoH(result, W.ref_out, optype_size(W.type))) != CUDA_SUCCESS)
         return driver_fail(r, "computing the operator's reference", e);
@@ -594,7 +584,12 @@ int worker_main(void)
         } else if (kind == MSG_OPERATOR && len >= sizeof(operator_req) &&
                    len == sizeof(operator_req) + ((operator_req *)buf)->cubin_size +
                               ((operator_req *)buf)->text_len) {
-            do_operator(buf, (char *)buf + sizeof(operator_req));
+            rt_err e;
+            rt_clearerr(&e);
+            resp_head resp = {load_operator(buf, (char *)buf + sizeof(operator_req), &e), ""};
+            if (resp.code)
+                snprintf(resp.msg, sizeof resp.msg, "%s", e.msg);
+            reply(MSG_OPERATOR, &resp, sizeof resp);
         } else if (kind == MSG_MEASURE && len > sizeof(measure_req)) {
             do_measure(buf, (char *)buf + sizeof(measure_req));
         } else {
