@@ -131,8 +131,9 @@ static void user_operators_without_gpu(void **state)
            "--jobs 2", 0, "left out, since 'affine' does not commute: gridstride\n");
     assert_non_null(strstr(out, "(affine u64, NVRTC"));
     assert_non_null(strstr(out, " 0 failed"));
-    EXPECT("compile --arch sm_90 --op-file tests/ops/bad_compile.lua --space tests/lua/good_small.lua",
-           1, "tests/ops/bad_compile.lua: operator 'broken' does not compile for sm_90:\n");
+    EXPECT("compile --arch sm_90 --op-file tests/ops/bad_compile.lua "
+           "--space tests/lua/good_small.lua", 1,
+           "tests/ops/bad_compile.lua: operator 'broken' does not compile for sm_90:\n");
     assert_non_null(strstr(out, "tests/ops/bad_compile.lua(10): error"));
     EXPECT("compile --arch sm_90 --op-file lua/ops/affine.lua --family gridstride,tree_sequential",
            2, "--family gridstride,tree_sequential: these families need a commutative operator, "
@@ -156,7 +157,8 @@ static void user_operator_illegal_family(void **state)
     char dir[] = "/tmp/redtune-cli-XXXXXX", args[512], db[300];
     assert_non_null(mkdtemp(dir));
     snprintf(db, sizeof db, "%s/op.db", dir);
-    snprintf(args, sizeof args, "--op-file lua/ops/affine.lua --family tree_sequential --db %s", db);
+    snprintf(args, sizeof args, "--op-file lua/ops/affine.lua --family tree_sequential --db %s",
+             db);
     EXPECT(args, 2, "--family tree_sequential: the family needs a commutative operator, and "
            "'affine' (lua/ops/affine.lua) is not commutative");
     assert_false(file_exists(db));

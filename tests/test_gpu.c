@@ -344,6 +344,30 @@ static void expect_run(const char *args, int code, const char *text)
         assert_non_null(strstr(out, text));
 }
 
+/* Tune the operator of 'file' over 'space' at 'sizes' into 'db' (seed 7); expect_run. */
+static void tune_op(const char *file, const char *space, const char *sizes, const char *db,
+                    int code, const char *text)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "--op-file %s --space %s --sizes %s --seed 7 --db %s", file, space,
+             sizes, db);
+    expect_run(args, code, text);
+}
+
+/* A fresh directory for a test's database 'db' (dir: a mkdtemp template). */
+static void temp_db(char *dir, char *db, size_t len, const char *name)
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, len, "%s/%s", dir, name);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Affine maps (lua/ops/affine.lua, non-commutative) through every family that keeps the
  * order: every measurement verified against the worker's reference, best stored and shown.
  * Then another operator named 'affine' is refused by that database. */
@@ -352,43 +376,38 @@ static void gpu_opfile_affine(void **state)
     (void)state;
     NEED_GPU();
     char dir[] = "/tmp/redtune-gpu-XXXXXX", args[512], db[300];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/affine.db", dir);
+    temp_db(dir, db, sizeof db, "affine.db");
     int families = dev.cc_major >= 8 ? 7 : 6;   /* diffwarps_async wants sm_80 */
-    snprintf(args, sizeof args, "--op-file lua/ops/affine.lua --space tests/lua/order_keeping.lua "
-             "--sizes 1000,4194305 --seed 11 --db %s", db);
-    expect_run(args, 0, "best for affine u64");
+    tune_op("lua/ops/affine.lua", "tests/lua/order_keeping.lua", "1000,4194305", db, 0,
+            "best for affine u64");
     assert_int_equal(query(db, "SELECT count(*) FROM measurements WHERE op = 'affine'"),
                      2 * families);
     assert_int_equal(query(db, "SELECT count(*) FROM measurements WHERE status <> 'ok' "
                                "OR verified <> 1"), 0);
     assert_int_equal(query(db, "SELECT count(DISTINCT k.family) FROM measurements m JOIN "
                                "kernels k ON k.hash = m.kernel_hash"), families);
-    assert_int_equal(query(db, "SELECT count(*) FROM best WHERE op = 'affine' AND type = 'u64'"), 2);
+    assert_int_equal(query(db, "SELECT count(*) FROM best WHERE op = 'affine' AND type = 'u64'"),
+                     2);
     assert_int_equal(query(db, "SELECT count(*) FROM kernels WHERE instr(source, "
                                "'#line 20 \"lua/ops/affine.lua\"') > 0"), families);
     snprintf(args, sizeof args, "best --db %s --op affine", db);
     expect_run(args, 0, "affine   u64");
-    snprintf(args, sizeof args, "--op-file tests/ops/affine_redefined.lua --space "
-             "tests/lua/order_keeping.lua --sizes 1000 --db %s", db);
-    expect_run(args, 1, "holds measurements of another operator named 'affine'");
+    tune_op("tests/ops/affine_redefined.lua", "tests/lua/order_keeping.lua", "1000", db, 1,
+            "holds measurements of another operator named 'affine'");
     assert_int_equal(query(db, "SELECT count(*) FROM measurements"), 2 * families);
-    snprintf(args, sizeof args, "rm -rf %s", dir);
-    assert_int_equal(system(args), 0);
+    remove_dir(dir);
 }
 
-/* Affine maps claimed commutative: the families that combine out of order give wrong results,
- * stored as 'wrong' and never best; the order-keeping ones are verified. */
+/* Products of 2x2 matrices claimed commutative: the families that combine out of order give
+ * wrong results, stored as 'wrong' and never best; the order-keeping ones are verified. */
 static void gpu_opfile_wrong_commutative(void **state)
 {
     (void)state;
     NEED_GPU();
-    char dir[] = "/tmp/redtune-gpu-XXXXXX", args[512], db[300];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/claims.db", dir);
-    snprintf(args, sizeof args, "--op-file tests/ops/wrong_commutative.lua --space "
-             "tests/lua/mixed_small.lua --sizes 1048576 --seed 3 --db %s", db);
-    expect_run(args, 0, ": wrong: affine_claims over ");
+    char dir[] = "/tmp/redtune-gpu-XXXXXX", db[300];
+    temp_db(dir, db, sizeof db, "claims.db");
+    tune_op("tests/ops/wrong_commutative.lua", "tests/lua/mixed_small.lua", "1048576", db, 0,
+            ": wrong: mat2_claims over ");
     const char *join = "FROM measurements m JOIN kernels k ON k.hash = m.kernel_hash WHERE ";
     char sql[512];
     snprintf(sql, sizeof sql, "SELECT count(*) %s k.family IN ('gridstride', 'tree_sequential') "
@@ -398,11 +417,10 @@ static void gpu_opfile_wrong_commutative(void **state)
              "m.status = 'ok' AND m.verified = 1", join);
     assert_int_equal(query(db, sql), 2);
     assert_int_equal(query(db, "SELECT count(*) FROM best b JOIN kernels k ON k.hash = "
-                               "b.kernel_hash WHERE b.op = 'affine_claims' AND k.family IN "
+                               "b.kernel_hash WHERE b.op = 'mat2_claims' AND k.family IN "
                                "('tb2', 'tb4warp')"), 1);
     assert_int_equal(query(db, "SELECT count(*) FROM best"), 1);
-    snprintf(args, sizeof args, "rm -rf %s", dir);
-    assert_int_equal(system(args), 0);
+    remove_dir(dir);
 }
 
 /* Commutative operators on every family of a small space: a saturating sum that saturates
@@ -414,47 +432,44 @@ static void gpu_opfile_commutative(void **state)
     NEED_GPU();
     static const char *const files[] = {"lua/ops/satsum.lua", "tests/ops/good_f32.lua",
                                         "tests/ops/bitxor.lua"};
-    char dir[] = "/tmp/redtune-gpu-XXXXXX", args[512], db[300];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/comm.db", dir);
+    char dir[] = "/tmp/redtune-gpu-XXXXXX", db[300];
+    temp_db(dir, db, sizeof db, "comm.db");
     for (int i = 0; i < 3; i++) {
-        snprintf(args, sizeof args, "--op-file %s --space tests/lua/mixed_small.lua "
-                 "--sizes 4097,4194304 --seed 5 --db %s", files[i], db);
-        expect_run(args, 0, "best for ");
+        tune_op(files[i], "tests/lua/mixed_small.lua", "4097,4194304", db, 0, "best for ");
         assert_null(strstr(out, "left out"));
     }
     assert_int_equal(query(db, "SELECT count(*) FROM measurements"), 3 * 2 * 4);
     assert_int_equal(query(db, "SELECT count(*) FROM measurements WHERE status = 'ok' AND "
                                "verified = 1"), 3 * 2 * 4);
     assert_int_equal(query(db, "SELECT count(DISTINCT op) FROM best"), 3);
-    snprintf(args, sizeof args, "rm -rf %s", dir);
-    assert_int_equal(system(args), 0);
+    remove_dir(dir);
 }
 
-/* A wrong identity, and a sample function that fails: the trial before anything is stored
- * says so, exit 1, and no database is created. */
+/* A wrong identity, a sample function that fails, a combine that does not compile: the checks
+ * before anything is stored say so, exit 1, and no database is created. */
+static const struct {
+    const char *file, *space, *msg;
+} bad_ops[] = {
+    {"tests/ops/bad_identity.lua", "tests/lua/order_keeping.lua",
+     "tests/ops/bad_identity.lua: operator 'offbyone': the identity is not one: "
+     "combine(identity, x) or combine(x, identity) differs from x"},
+    {"tests/ops/bad_sample.lua", "tests/lua/mixed_small.lua",
+     "tests/ops/bad_sample.lua:9: no sample for 100 (making element 100 of the test data)"},
+    {"tests/ops/bad_compile.lua", "tests/lua/mixed_small.lua",
+     "tests/ops/bad_compile.lua(10): error"},
+};
+
 static void gpu_opfile_bad_operator(void **state)
 {
     (void)state;
     NEED_GPU();
-    char dir[] = "/tmp/redtune-gpu-XXXXXX", args[512], db[300];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/bad.db", dir);
-    snprintf(args, sizeof args, "--op-file tests/ops/bad_identity.lua --space "
-             "tests/lua/order_keeping.lua --sizes 1000 --db %s", db);
-    expect_run(args, 1, "tests/ops/bad_identity.lua: operator 'affine_badid': the identity is "
-               "not one: combine(identity, x) or combine(x, identity) differs from x");
-    assert_int_equal(access(db, F_OK), -1);
-    snprintf(args, sizeof args, "--op-file tests/ops/bad_sample.lua --space "
-             "tests/lua/mixed_small.lua --sizes 1000 --db %s", db);
-    expect_run(args, 1, "tests/ops/bad_sample.lua:9: no sample for 100 (making element 100 of "
-               "the test data)");
-    assert_int_equal(access(db, F_OK), -1);
-    snprintf(args, sizeof args, "--op-file tests/ops/bad_compile.lua --space "
-             "tests/lua/mixed_small.lua --sizes 1000 --db %s", db);
-    expect_run(args, 1, "tests/ops/bad_compile.lua(10): error");
-    assert_int_equal(access(db, F_OK), -1);
-    rmdir(dir);
+    char dir[] = "/tmp/redtune-gpu-XXXXXX", db[300];
+    temp_db(dir, db, sizeof db, "bad.db");
+    for (size_t i = 0; i < sizeof bad_ops / sizeof bad_ops[0]; i++) {
+        tune_op(bad_ops[i].file, bad_ops[i].space, "1000", db, 1, bad_ops[i].msg);
+        assert_int_equal(access(db, F_OK), -1);
+    }
+    remove_dir(dir);
 }
 
 /* A kernel that writes through a null pointer: the worker answers "fault" and dies; a new

@@ -523,11 +523,11 @@ static const char *best_of(store *s)
 static void test_user_op_rows(void **state)
 {
     fixture *f = *state;
-    rt_err e;
-    rt_device d = make_device("GPU", "u1", 0, 9, 0);
-    long long dev;
     store *s = open_ok(f->db, STORE_WRITE);
-    assert_int_equal(store_put_device(s, &d, 0, &dev, &e), RT_OK);
+    long long dev = 0;
+    rt_err e;
+    rt_device gpu = make_device("GPU", "u1", 0, 9, 0);
+    assert_int_equal(store_put_device(s, &gpu, 0, &dev, &e), RT_OK);
     const char *mine = "/* redtune: user operator affine, definition 0123456789abcdef */";
     char src[256];
     snprintf(src, sizeof src, "%s\n__global__ void k(void) {}\n", mine);
