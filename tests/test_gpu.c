@@ -424,8 +424,8 @@ static void gpu_opfile_wrong_commutative(void **state)
 }
 
 /* Commutative operators on every family of a small space: a saturating sum that saturates
- * at the larger size (a sample function), f32 max-magnitude (a sample function, tolerance 0),
- * u64 xor (the tuner's own data). All verified. */
+ * at the larger size (a sample function), the f32 element of largest magnitude (a sample
+ * function, tolerance 0), u64 xor (the tuner's own data). All verified. */
 static void gpu_opfile_commutative(void **state)
 {
     (void)state;

@@ -57,7 +57,7 @@ static void good_files(void **state)
     expect_op("lua/ops/satsum.lua", "satsum", RT_U32, 1, "0ULL", 10, 12, &o);
     opfile_free(&o);
     /* a one-line string, found on its line */
-    expect_op("tests/ops/good_f32.lua", "maxabs", RT_F32, 1, "0", 5, 7, &o);
+    expect_op("tests/ops/good_f32.lua", "maxmag", RT_F32, 1, "0", 6, 8, &o);
     assert_true(o.tolerance == 0);
     opfile_free(&o);
 }
