@@ -9,9 +9,9 @@
 --         warp_size, max_threads_per_block, max_threads_per_sm, max_blocks_per_sm,
 --         smem_per_block, smem_per_sm, regs_per_sm, l2_bytes, ...; plus cc = 10*major + minor
 --         and max_threads (= max_threads_per_block)
---   case  op ("min"), type ("f32"), type_size (bytes), commutative (a boolean), layout
---         ("flat", or "keys" / "offsets" for --segmented: families that cannot run the
---         layout are left out)
+--   case  op ("min", or a user operator's name), type ("f32"), type_size (bytes),
+--         commutative (a boolean), layout ("flat", or "keys" / "offsets" for --segmented:
+--         families that cannot run the layout are left out)
 -- The same two tables are passed to derive and constraint functions.
 --
 -- The script returns a list of family entries:

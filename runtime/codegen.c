@@ -211,6 +211,23 @@ static int finish(sbuf *b, const char *file, const char *text, char **src, rt_er
     return RT_OK;
 }
 
+/* The lift and the shuffle of an accumulator that is the element type. */
+/* The lift of an element into the accumulator and the warp shuffles of a scalar accumulator.
+ * min/max ignore NaN: with nan_is_identity an element that is NaN enters as the identity, so
+ * that a kernel (or a segment) that starts from its first element rather than from the
+ * identity gives the same answer as the combine would: the identity when every element is NaN. */
+static void lift_and_shuffle(sbuf *b, int nan_is_identity)
+{
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                 "{ (void)i; return %s; }\n", nan_is_identity ? "v != v ? rt_identity() : v" : "v");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
+                 "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
+                 "{ return __shfl_up_sync(0xffffffffu, a, d); }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) "
+                 "{ return __shfl_sync(0xffffffffu, a, lane); }\n");
+}
+
 /* The glue of an operator whose accumulator is its element type: identity, combine body,
  * lift, shuffle. */
 static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *body,
@@ -221,21 +238,7 @@ static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *
               ident);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { %s }\n",
               body);
-    /* min/max ignore NaN: an element that is NaN enters as the identity, so that a kernel
-     * (or a segment) that starts from its first element rather than from the identity gives
-     * the same answer as the combine would: the identity when every element is NaN. */
-    if (nan_is_identity)
-        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                     "{ (void)i; return v != v ? rt_identity() : v; }\n");
-    else
-        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                     "{ (void)i; return v; }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
-                 "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
-                 "{ return __shfl_up_sync(0xffffffffu, a, d); }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) "
-                 "{ return __shfl_sync(0xffffffffu, a, lane); }\n");
+    lift_and_shuffle(b, nan_is_identity);
 }
 
 /* The head of every unit: a comment, the op/type macros, commutativity, the value type. */
@@ -285,21 +288,142 @@ int codegen_emit(const rt_config *c, rt_op op, rt_type t, char **src, rt_err *e)
     return end(&b, c, src, e);
 }
 
-int codegen_emit_user(const rt_config *c, const rt_user_op *op, char **src, rt_err *e)
+/* `#line N "file"` with the file name escaped for a string literal. */
+static void line_directive(sbuf *b, int line, const char *file)
 {
-    *src = NULL;
+    sb_printf(b, "#line %d \"", line > 0 ? line : 1);
+    for (const char *p = file; *p; p++)
+        sb_printf(b, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
+    sb_printf(b, "\"\n");
+}
+
+/* The glue of a user operator. Without a file it is scalar_glue; with one, lift and shuffle
+ * come first and identity and combine last, each under a #line into the operator file (the
+ * #defines that follow need no line of their own, and the template starts with its #line). */
+static void user_glue(sbuf *b, const rt_user_op *op)
+{
+    char id[RT_USER_OP_ID];
+    codegen_user_op_id(op, id);
+    sb_printf(b, "/* redtune: user operator %s, definition %s */\n#define RT_OP_USER 1\n",
+              op->name, id);
+    const char *ct = optype_cuda_type(op->type);
+    if (!op->file[0]) {
+        scalar_glue(b, ct, op->identity, op->combine, 0);
+        return;
+    }
+    sb_printf(b, "typedef %s rt_acc_t;\n", ct);
+    lift_and_shuffle(b, 0);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() {\n");
+    line_directive(b, op->identity_line, op->file);
+    sb_printf(b, "return (rt_acc_t)(%s);\n}\n", op->identity);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t "
+                 "rt_combine(rt_acc_t a, rt_acc_t b) {\n");
+    line_directive(b, op->combine_line, op->file);
+    size_t len = strlen(op->combine);
+    sb_printf(b, "%s%s}\n", op->combine, len && op->combine[len - 1] == '\n' ? "" : "\n");
+}
+
+static int check_user(const rt_user_op *op, rt_err *e)
+{
     if ((unsigned)op->type >= RT_TYPE_COUNT)
         return rt_seterr(e, RT_EINVAL, "operator '%s': unknown type %d", op->name, (int)op->type);
+    if (!op->name[0])
+        return rt_seterr(e, RT_EINVAL, "a user operator needs a name");
     for (const char *p = op->name; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
             return rt_seterr(e, RT_EINVAL, "operator name '%s': use a-z, 0-9 and _", op->name);
+    return RT_OK;
+}
+
+void codegen_user_op_id(const rt_user_op *op, char out[RT_USER_OP_ID])
+{
     sbuf b = {0};
-    int rc = begin(&b, c, op->name, op->commutative, op->type, e);
+    sb_printf(&b, "%d", (int)op->type);
+    sb_append(&b, "", 1);   /* NUL-separated fields: no two definitions hash alike */
+    sb_printf(&b, "%s", op->identity);
+    sb_append(&b, "", 1);
+    sb_printf(&b, "%s", op->combine);
+    sb_append(&b, "", 1);
+    sb_printf(&b, "%d", op->commutative ? 1 : 0);
+    char hex[RT_HASH_HEX];
+    hash_hex(b.s ? b.s : "", b.s ? b.len : 0, hex);
+    free(b.s);
+    memcpy(out, hex, RT_USER_OP_ID - 1);
+    out[RT_USER_OP_ID - 1] = '\0';
+}
+
+int codegen_emit_user(const rt_config *c, const rt_user_op *op, char **src, rt_err *e)
+{
+    *src = NULL;
+    int rc = check_user(op, e);
     if (rc)
         return rc;
-    sb_printf(&b, "#define RT_OP_USER 1\n");
-    scalar_glue(&b, optype_cuda_type(op->type), op->identity, op->combine, 0);
+    sbuf b = {0};
+    if ((rc = begin(&b, c, op->name, op->commutative, op->type, e)))
+        return rc;
+    user_glue(&b, op);
     return end(&b, c, src, e);
+}
+
+/* The reference kernels of codegen_emit_user_check. */
+static const char check_kernels[] =
+    "static __device__ __forceinline__ bool rt_same(rt_acc_t x, rt_acc_t y)\n"
+    "{\n"
+    "    return x == y || (x != x && y != y);\n"
+    "}\n"
+    "static_assert(sizeof(rt_shfl_down(rt_identity(), 1u)) == sizeof(rt_acc_t) &&\n"
+    "              sizeof(rt_shfl_up(rt_identity(), 1u)) == sizeof(rt_shfl(rt_identity(), 0)), \"glue\");\n"
+    "extern \"C\" __global__ void rt_ref_chunks(const rt_value_t *in, unsigned long long n,\n"
+    "                                           unsigned long long chunk, rt_acc_t *out)\n"
+    "{\n"
+    "    unsigned long long t = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
+    "    if (t >= (n + chunk - 1) / chunk)\n"
+    "        return;\n"
+    "    unsigned long long lo = t * chunk, hi = n - lo < chunk ? n : lo + chunk;\n"
+    "    rt_acc_t acc = rt_lift(in[lo], lo);\n"
+    "    for (unsigned long long i = lo + 1; i < hi; i++)\n"
+    "        acc = rt_combine(acc, rt_lift(in[i], i));\n"
+    "    out[t] = acc;\n"
+    "}\n"
+    "extern \"C\" __global__ void rt_ref_fold(const rt_acc_t *in, unsigned long long m,\n"
+    "                                         rt_acc_t *out)\n"
+    "{\n"
+    "    if (blockIdx.x != 0 || threadIdx.x != 0)\n"
+    "        return;\n"
+    "    rt_acc_t acc = in[0];\n"
+    "    for (unsigned long long i = 1; i < m; i++)\n"
+    "        acc = rt_combine(acc, in[i]);\n"
+    "    out[0] = acc;\n"
+    "}\n"
+    "extern \"C\" __global__ void rt_ref_identity(const rt_value_t *in, unsigned long long n,\n"
+    "                                             unsigned long long *first_bad)\n"
+    "{\n"
+    "    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;\n"
+    "    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
+    "         i < n; i += stride) {\n"
+    "        rt_acc_t x = rt_lift(in[i], i);\n"
+    "        if (!rt_same(rt_combine(rt_identity(), x), x) ||\n"
+    "            !rt_same(rt_combine(x, rt_identity()), x))\n"
+    "            atomicMin(first_bad, i);\n"
+    "    }\n"
+    "}\n";
+
+int codegen_emit_user_check(const rt_user_op *op, char **src, rt_err *e)
+{
+    *src = NULL;
+    int rc = check_user(op, e);
+    if (rc)
+        return rc;
+    sbuf b = {0};
+    char utype[16];
+    upper(utype, rt_type_name(op->type), sizeof utype);
+    sb_printf(&b, "/* redtune: reference of user operator %s, type %s */\n", op->name,
+              rt_type_name(op->type));
+    sb_printf(&b, "#define RT_PRELUDE 1\n#define RT_TYPE_%s 1\n#define RT_COMMUTATIVE %d\n",
+              utype, op->commutative ? 1 : 0);
+    sb_printf(&b, "typedef %s rt_value_t;\n", optype_cuda_type(op->type));
+    user_glue(&b, op);
+    return finish(&b, "redtune/reference.cu", check_kernels, src, e);
 }
 
 int codegen_emit_helper(const char *file, const char *const *defines, int ndefines,

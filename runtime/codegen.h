@@ -20,18 +20,44 @@ int codegen_emit(const rt_config *c, rt_op op, rt_type type, char **src, rt_err 
 /* A user-defined operator: its element (and accumulator) type, its identity as a CUDA
  * expression, the body of `rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b)` where a holds the
  * lower indices, and whether it commutes. A non-commutative operator is never paired with a
- * family that needs commutativity. */
+ * family that needs commutativity. With 'file' set, the identity and the body are emitted
+ * under `#line` directives naming it, so that NVRTC's messages point into the operator file;
+ * the file name and lines are then part of the unit (and of its hash). */
 typedef struct rt_user_op {
     char name[RT_NAME_MAX];      /* [a-z0-9_]+ */
     rt_type type;
     char identity[256];
     char combine[4096];
     int commutative;
+    char file[256];              /* where identity and combine were written; "" for nowhere */
+    int identity_line;           /* their first lines in 'file' (1-based) */
+    int combine_line;
 } rt_user_op;
+
+#define RT_USER_OP_ID 17         /* 16 hex digits and the NUL */
+
+/* The definition's fingerprint: 16 hex digits of the SHA-256 of its type, identity, combine
+ * body and commutativity (not its name, file or lines). Every unit of a user operator carries
+ * it in a comment, `/\* redtune: user operator NAME, definition ID *\/`. */
+void codegen_user_op_id(const rt_user_op *op, char out[RT_USER_OP_ID]);
 
 /* Emit the unit for config 'c' with a user-defined operator; RT_EINVAL when the family needs
  * a commutative operator and 'op' is not, or the name is not [a-z0-9_]+. */
 int codegen_emit_user(const rt_config *c, const rt_user_op *op, char **src, rt_err *e);
+
+/* Emit the reference unit of a user-defined operator: its prelude, then three kernels that
+ * the tuner's worker checks candidates with (no family; *src malloc'd):
+ *   rt_ref_chunks(const rt_value_t *in, u64 n, u64 chunk, rt_acc_t *out): thread t folds
+ *       elements [t*chunk, min(n, (t+1)*chunk)) left to right, starting from the first
+ *       element (not the identity), into out[t];
+ *   rt_ref_fold(const rt_acc_t *in, u64 m, rt_acc_t *out): one thread folds in[0..m) left
+ *       to right into out[0];
+ *   rt_ref_identity(const rt_value_t *in, u64 n, u64 *first_bad): atomicMin of the index of
+ *       each element x with combine(identity, x) or combine(x, identity) other than x (== for
+ *       floats, so -0 matches 0 and NaN matches NaN).
+ * The reference is a left fold of left folds: correct for any associative combine, whether it
+ * commutes or not. */
+int codegen_emit_user_check(const rt_user_op *op, char **src, rt_err *e);
 
 /* Emit a helper template that declares no family (templates/bandwidth.cu) with its
  * parameters as "NAME=value" pairs; *src malloc'd. */

@@ -1046,6 +1046,35 @@ done:
     return rc;
 }
 
+int store_op_kernel_without(store *s, const char *op, const char *marker,
+                            char hash[RT_HASH_HEX], int *found, rt_err *e)
+{
+    static const char sql[] =
+        "SELECT m.kernel_hash FROM measurements m JOIN kernels k ON k.hash = m.kernel_hash "
+        "WHERE m.op = ?1 AND instr(k.source, ?2) = 0 LIMIT 1";
+    sqlite3_stmt *st = NULL;
+    int rc = RT_OK, r;
+
+    *found = 0;
+    hash[0] = '\0';
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+        || bind_text(st, 1, op) != SQLITE_OK || bind_text(st, 2, marker) != SQLITE_OK) {
+        rc = fail(s, "operator definitions", e);
+        goto done;
+    }
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        snprintf(hash, RT_HASH_HEX, "%s", col_text(st, 0));
+        *found = 1;
+    }
+    if (r != SQLITE_DONE) {
+        *found = 0;
+        rc = fail(s, "operator definitions", e);
+    }
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int delete_best(store *s, long long device_id, const char *op, const char *type,
                        const char *layout, long long n, int hot, rt_err *e)
 {

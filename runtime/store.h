@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include "err.h"
 #include "device.h"
+#include "hash.h"
 
 #define STORE_SCHEMA_VERSION 2
 
@@ -101,6 +102,12 @@ int store_put_measurement(store *s, const store_measurement *m, rt_err *e);
 int store_has_measurement(store *s, long long device_id, const char *kernel_hash,
                           const char *op, const char *type, const char *layout, long long n,
                           int hot, int *found, rt_err *e);
+
+/* A kernel measured for 'op' (on any device) whose source does not contain 'marker': how the
+ * tuner finds measurements of another operator of the same name (a user operator's units
+ * carry its definition's fingerprint). *found = 1 and hash set when there is one. */
+int store_op_kernel_without(store *s, const char *op, const char *marker,
+                            char hash[RT_HASH_HEX], int *found, rt_err *e);
 
 /* Recompute the winner for (device, op, type, layout, n, hot) from the verified "ok"
  * measurements (lowest median) and store it in table best. RT_ENOTFOUND if none is ok. */

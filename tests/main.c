@@ -7,6 +7,7 @@
 
 int test_codegen_group(void);
 int test_space_group(void);
+int test_opfile_group(void);
 int test_nvrtc_group(void);
 int test_store_group(void);
 int test_data_group(void);
@@ -24,6 +25,7 @@ int main(int argc, char **argv)
     if (strcmp(only, "gpu")) {
         failed += test_codegen_group();
         failed += test_space_group();
+        failed += test_opfile_group();
         failed += test_nvrtc_group();
         failed += test_store_group();
         failed += test_data_group();

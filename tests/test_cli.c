@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runtime/store.h"
+
 static char out[1 << 20];
 
 /* Run "$REDTUNE_BIN args" with stdout and stderr captured into 'out'; the exit status. */
@@ -109,6 +111,95 @@ static void no_driver_leaves_database_alone(void **state)
     rmdir(dir);
 }
 
+/* --op-file with no GPU: emit, compile, legality, bad files, and best on user-op rows. */
+static void user_operators_without_gpu(void **state)
+{
+    (void)state;
+    EXPECT("emit tb2 --op-file lua/ops/affine.lua", 0, "#line 20 \"lua/ops/affine.lua\"\n");
+    assert_non_null(strstr(out, "#define RT_COMMUTATIVE 0\n"));
+    assert_non_null(strstr(out, "typedef unsigned long long rt_value_t;"));
+    EXPECT("emit gridstride --op-file lua/ops/satsum.lua --type u32", 0,
+           "#define RT_COMMUTATIVE 1\n");
+    EXPECT("emit gridstride --op-file lua/ops/affine.lua", 2,
+           "emit gridstride: the family needs a commutative operator, and 'affine' "
+           "(lua/ops/affine.lua) is not commutative");
+    EXPECT("emit tb2 --op-file lua/ops/affine.lua --type f32", 2,
+           "--type f32: the operator file lua/ops/affine.lua says type u64");
+    EXPECT("--op min --op-file lua/ops/affine.lua", 2, "--op-file and --op exclude each other");
+    EXPECT("--op-file", 2, "option --op-file needs a value");
+    EXPECT("compile --arch sm_90 --op-file lua/ops/affine.lua --space tests/lua/good_small.lua "
+           "--jobs 2", 0, "left out, since 'affine' does not commute: gridstride\n");
+    assert_non_null(strstr(out, "(affine u64, NVRTC"));
+    assert_non_null(strstr(out, " 0 failed"));
+    EXPECT("compile --arch sm_90 --op-file tests/ops/bad_compile.lua "
+           "--space tests/lua/good_small.lua", 1,
+           "tests/ops/bad_compile.lua: operator 'broken' does not compile for sm_90:\n");
+    assert_non_null(strstr(out, "tests/ops/bad_compile.lua(10): error"));
+    EXPECT("compile --arch sm_90 --op-file lua/ops/affine.lua --family gridstride,tree_sequential",
+           2, "--family gridstride,tree_sequential: these families need a commutative operator, "
+           "and 'affine' (lua/ops/affine.lua) is not commutative");
+    EXPECT("compile --arch sm_90 --op-file lua/ops/affine.lua --family tb2", 1,
+           "the space has no config for affine u64 on (no GPU: generic sm_90) in the families tb2");
+    EXPECT("compile --arch sm_90 --family tb2,,gridstride", 2, "is not a comma-separated list");
+    EXPECT("compile --arch sm_90 --family warp", 2, "unknown family 'warp'");
+    EXPECT("--op-file tests/ops/bad_syntax.lua", 1, "tests/ops/bad_syntax.lua:4: '}' expected");
+    EXPECT("--op-file tests/ops/bad_missing.lua", 1,
+           "tests/ops/bad_missing.lua: field 'combine' is missing");
+    EXPECT("--op-file tests/ops/bad_builtin.lua", 1, "name 'sum' is a built-in operator");
+    EXPECT("--op-file tests/ops/nonexistent.lua", 1, "tests/ops/nonexistent.lua: No such file");
+}
+
+/* Explicitly asking for only commutative families with a non-commutative operator: a usage
+ * error before anything else, the database untouched. */
+static void user_operator_illegal_family(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune-cli-XXXXXX", args[512], db[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/op.db", dir);
+    snprintf(args, sizeof args, "--op-file lua/ops/affine.lua --family tree_sequential --db %s",
+             db);
+    EXPECT(args, 2, "--family tree_sequential: the family needs a commutative operator, and "
+           "'affine' (lua/ops/affine.lua) is not commutative");
+    assert_false(file_exists(db));
+    rmdir(dir);
+}
+
+/* `best` shows a user operator's rows, selected by its name or its file. */
+static void best_shows_user_ops(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune-cli-XXXXXX", args[512], db[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/best.db", dir);
+    rt_err e;
+    store *s;
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    rt_device d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "Fake GPU");
+    snprintf(d.uuid, sizeof d.uuid, "feedface");
+    d.cc_major = 9;
+    long long dev;
+    assert_int_equal(store_put_device(s, &d, 1000, &dev, &e), RT_OK);
+    assert_int_equal(store_put_kernel(s, "kaff", "tb2", "B=256 R=2 PAD=1 PAD_PERIOD=32",
+                                      "/* src */", &e), RT_OK);
+    store_measurement m = {dev, 0, "kaff", "affine", "u64", "flat", 1 << 20, 0, "ok", "", 9.5,
+                           9, 10, 20, 880, 0.3, 1, 1};
+    assert_int_equal(store_put_measurement(s, &m, &e), RT_OK);
+    assert_int_equal(store_update_best(s, dev, "affine", "u64", "flat", 1 << 20, 0, &e), RT_OK);
+    store_close(s);
+    snprintf(args, sizeof args, "best --db %s --op affine", db);
+    EXPECT(args, 0, "affine   u64");
+    assert_non_null(strstr(out, "tb2"));
+    snprintf(args, sizeof args, "best --db %s --op-file lua/ops/affine.lua", db);
+    EXPECT(args, 0, "affine   u64");
+    snprintf(args, sizeof args, "best --db %s --op satsum", db);
+    EXPECT(args, 1, "nothing stored as best for that filter");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 static void foreign_database_refused(void **state)
 {
     (void)state;
@@ -201,6 +292,9 @@ int test_cli_group(void)
         cmocka_unit_test(no_driver_leaves_database_alone),
         cmocka_unit_test(foreign_database_refused),
         cmocka_unit_test(ship_commands),
+        cmocka_unit_test(user_operators_without_gpu),
+        cmocka_unit_test(user_operator_illegal_family),
+        cmocka_unit_test(best_shows_user_ops),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * test_gpu.c - every family against the CPU reference on the GPU, for every op and type, at
  * n = 1, 2, 31, 1000, 4097, 2^20 + 3 and a large size, aligned and not; the tuner end to end;
- * a faulting kernel taking down only the worker. Skipped, and counted, with no GPU.
+ * a faulting kernel taking down only the worker; operator files (--op-file) tuned end to end.
+ * Skipped, and counted, with no GPU.
  * argmin/argmax data have many ties and some NaN: the lowest index must win.
  */
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <sqlite3.h>
 #include "runtime/codegen.h"
 #include "runtime/driver.h"
 #include "runtime/nvrtc.h"
@@ -308,6 +310,168 @@ static void tuner_end_to_end(void **state)
     assert_int_equal(system(args), 0);
 }
 
+/* ---- operator files, end to end through the tuner and its worker ---- */
+
+static int count_cb(void *arg, int ncols, char **vals, char **names)
+{
+    (void)ncols, (void)names;
+    *(long long *)arg = vals[0] ? atoll(vals[0]) : -1;
+    return 0;
+}
+
+/* The integer the query gives on the database 'db'. */
+static long long query(const char *db, const char *sql)
+{
+    sqlite3 *h = NULL;
+    long long v = -12345;
+    char *msg = NULL;
+    assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    if (sqlite3_exec(h, sql, count_cb, &v, &msg) != SQLITE_OK)
+        print_error("%s: %s\n", sql, msg ? msg : "?");
+    sqlite3_free(msg);
+    sqlite3_close(h);
+    return v;
+}
+
+/* Run the tuner; print its output when the exit status is not the one expected. */
+static void expect_run(const char *args, int code, const char *text)
+{
+    int rc = run(args);
+    if (rc != code || (text && !strstr(out, text)))
+        print_error("redtune %s -> %d:\n%s\n", args, rc, out);
+    assert_int_equal(rc, code);
+    if (text)
+        assert_non_null(strstr(out, text));
+}
+
+/* Tune the operator of 'file' over 'space' at 'sizes' into 'db' (seed 7); expect_run. */
+static void tune_op(const char *file, const char *space, const char *sizes, const char *db,
+                    int code, const char *text)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "--op-file %s --space %s --sizes %s --seed 7 --db %s", file, space,
+             sizes, db);
+    expect_run(args, code, text);
+}
+
+/* A fresh directory for a test's database 'db' (dir: a mkdtemp template). */
+static void temp_db(char *dir, char *db, size_t len, const char *name)
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, len, "%s/%s", dir, name);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Affine maps (lua/ops/affine.lua, non-commutative) through every family that keeps the
+ * order: every measurement verified against the worker's reference, best stored and shown.
+ * Then another operator named 'affine' is refused by that database. */
+static void gpu_opfile_affine(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char dir[] = "/tmp/redtune-gpu-XXXXXX", args[512], db[300];
+    temp_db(dir, db, sizeof db, "affine.db");
+    int families = dev.cc_major >= 8 ? 7 : 6;   /* diffwarps_async wants sm_80 */
+    tune_op("lua/ops/affine.lua", "tests/lua/order_keeping.lua", "1000,4194305", db, 0,
+            "best for affine u64");
+    assert_int_equal(query(db, "SELECT count(*) FROM measurements WHERE op = 'affine'"),
+                     2 * families);
+    assert_int_equal(query(db, "SELECT count(*) FROM measurements WHERE status <> 'ok' "
+                               "OR verified <> 1"), 0);
+    assert_int_equal(query(db, "SELECT count(DISTINCT k.family) FROM measurements m JOIN "
+                               "kernels k ON k.hash = m.kernel_hash"), families);
+    assert_int_equal(query(db, "SELECT count(*) FROM best WHERE op = 'affine' AND type = 'u64'"),
+                     2);
+    assert_int_equal(query(db, "SELECT count(*) FROM kernels WHERE instr(source, "
+                               "'#line 20 \"lua/ops/affine.lua\"') > 0"), families);
+    snprintf(args, sizeof args, "best --db %s --op affine", db);
+    expect_run(args, 0, "affine   u64");
+    tune_op("tests/ops/affine_redefined.lua", "tests/lua/order_keeping.lua", "1000", db, 1,
+            "holds measurements of another operator named 'affine'");
+    assert_int_equal(query(db, "SELECT count(*) FROM measurements"), 2 * families);
+    remove_dir(dir);
+}
+
+/* Products of 2x2 matrices claimed commutative: the families that combine out of order give
+ * wrong results, stored as 'wrong' and never best; the order-keeping ones are verified. */
+static void gpu_opfile_wrong_commutative(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char dir[] = "/tmp/redtune-gpu-XXXXXX", db[300];
+    temp_db(dir, db, sizeof db, "claims.db");
+    tune_op("tests/ops/wrong_commutative.lua", "tests/lua/mixed_small.lua", "1048576", db, 0,
+            ": wrong: mat2_claims over ");
+    const char *join = "FROM measurements m JOIN kernels k ON k.hash = m.kernel_hash WHERE ";
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT count(*) %s k.family IN ('gridstride', 'tree_sequential') "
+             "AND m.status = 'wrong' AND m.verified = 0", join);
+    assert_int_equal(query(db, sql), 2);
+    snprintf(sql, sizeof sql, "SELECT count(*) %s k.family IN ('tb2', 'tb4warp') AND "
+             "m.status = 'ok' AND m.verified = 1", join);
+    assert_int_equal(query(db, sql), 2);
+    assert_int_equal(query(db, "SELECT count(*) FROM best b JOIN kernels k ON k.hash = "
+                               "b.kernel_hash WHERE b.op = 'mat2_claims' AND k.family IN "
+                               "('tb2', 'tb4warp')"), 1);
+    assert_int_equal(query(db, "SELECT count(*) FROM best"), 1);
+    remove_dir(dir);
+}
+
+/* Commutative operators on every family of a small space: a saturating sum that saturates
+ * at the larger size (a sample function), the f32 element of largest magnitude (a sample
+ * function, tolerance 0), u64 xor (the tuner's own data). All verified. */
+static void gpu_opfile_commutative(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    static const char *const files[] = {"lua/ops/satsum.lua", "tests/ops/good_f32.lua",
+                                        "tests/ops/bitxor.lua"};
+    char dir[] = "/tmp/redtune-gpu-XXXXXX", db[300];
+    temp_db(dir, db, sizeof db, "comm.db");
+    for (int i = 0; i < 3; i++) {
+        tune_op(files[i], "tests/lua/mixed_small.lua", "4097,4194304", db, 0, "best for ");
+        assert_null(strstr(out, "left out"));
+    }
+    assert_int_equal(query(db, "SELECT count(*) FROM measurements"), 3 * 2 * 4);
+    assert_int_equal(query(db, "SELECT count(*) FROM measurements WHERE status = 'ok' AND "
+                               "verified = 1"), 3 * 2 * 4);
+    assert_int_equal(query(db, "SELECT count(DISTINCT op) FROM best"), 3);
+    remove_dir(dir);
+}
+
+/* A wrong identity, a sample function that fails, a combine that does not compile: the checks
+ * before anything is stored say so, exit 1, and no database is created. */
+static const struct {
+    const char *file, *space, *msg;
+} bad_ops[] = {
+    {"tests/ops/bad_identity.lua", "tests/lua/order_keeping.lua",
+     "tests/ops/bad_identity.lua: operator 'offbyone': the identity is not one: "
+     "combine(identity, x) or combine(x, identity) differs from x"},
+    {"tests/ops/bad_sample.lua", "tests/lua/mixed_small.lua",
+     "tests/ops/bad_sample.lua:9: no sample for 100 (making element 100 of the test data)"},
+    {"tests/ops/bad_compile.lua", "tests/lua/mixed_small.lua",
+     "tests/ops/bad_compile.lua(10): error"},
+};
+
+static void gpu_opfile_bad_operator(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char dir[] = "/tmp/redtune-gpu-XXXXXX", db[300];
+    temp_db(dir, db, sizeof db, "bad.db");
+    for (size_t i = 0; i < sizeof bad_ops / sizeof bad_ops[0]; i++) {
+        tune_op(bad_ops[i].file, bad_ops[i].space, "1000", db, 1, bad_ops[i].msg);
+        assert_int_equal(access(db, F_OK), -1);
+    }
+    remove_dir(dir);
+}
+
 /* A kernel that writes through a null pointer: the worker answers "fault" and dies; a new
  * worker then runs a good kernel. This is the path the tuner takes for a bad candidate. */
 static void worker_survives_fault(void **state)
@@ -400,6 +564,10 @@ int test_gpu_group(void)
         cmocka_unit_test(gpu_order_kept),
         cmocka_unit_test(worker_survives_fault),
         cmocka_unit_test(tuner_end_to_end),
+        cmocka_unit_test(gpu_opfile_affine),
+        cmocka_unit_test(gpu_opfile_wrong_commutative),
+        cmocka_unit_test(gpu_opfile_commutative),
+        cmocka_unit_test(gpu_opfile_bad_operator),
     };
     return cmocka_run_group_tests_name("gpu", tests, gpu_setup, NULL);
 }

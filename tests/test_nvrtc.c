@@ -14,6 +14,7 @@
 #include "runtime/nvrtc.h"
 #include "runtime/optype.h"
 #include "tuner/pool.h"
+#include "tuner/opfile.h"
 #include "tuner/space.h"
 #include "tuner/tuner.h"
 #include "tests/affine.h"
@@ -121,6 +122,43 @@ static void user_operator_compiles(void **state)
     }
 }
 
+/* The reference unit of a user operator compiles for every type, without warnings; one
+ * whose combine does not compile says so with NVRTC's log pointing into the operator file. */
+static void user_reference_compiles(void **state)
+{
+    (void)state;
+    rt_err e;
+    nvrtc_output o;
+    for (int t = 0; t < RT_TYPE_COUNT; t++) {
+        opfile u;
+        memset(&u, 0, sizeof u);
+        u.op = affine_op;
+        snprintf(u.op.name, sizeof u.op.name, "plus");
+        u.op.type = (rt_type)t;
+        snprintf(u.op.identity, sizeof u.op.identity, "0");
+        snprintf(u.op.combine, sizeof u.op.combine, "return a + b;");
+        int rc = cands_compile_reference(&u, "sm_90", &o, &e);
+        if (rc)
+            print_error("%s\n", e.msg);
+        assert_int_equal(rc, RT_OK);
+        assert_true(!o.log || !strstr(o.log, "warning"));
+        nvrtc_output_free(&o);
+    }
+    opfile u;
+    assert_int_equal(opfile_load("lua/ops/affine.lua", &u, &e), RT_OK);
+    assert_int_equal(cands_compile_reference(&u, "sm_80", &o, &e), RT_OK);
+    nvrtc_output_free(&o);
+    opfile_free(&u);
+    assert_int_equal(opfile_load("tests/ops/bad_compile.lua", &u, &e), RT_OK);
+    assert_int_equal(cands_compile_reference(&u, "sm_90", &o, &e), RT_ENVRTC);
+    assert_non_null(strstr(e.msg, "tests/ops/bad_compile.lua: operator 'broken' does not compile "
+                                  "for sm_90:\n"));
+    assert_non_null(strstr(e.msg, "tests/ops/bad_compile.lua(10): error: identifier "
+                                  "\"undefined_variable\" is undefined"));
+    nvrtc_output_free(&o);
+    opfile_free(&u);
+}
+
 static void failure_carries_log(void **state)
 {
     (void)state;
@@ -148,6 +186,7 @@ int test_nvrtc_group(void)
         cmocka_unit_test(default_space_sm90_f64),
         cmocka_unit_test(every_family_op_type),
         cmocka_unit_test(user_operator_compiles),
+        cmocka_unit_test(user_reference_compiles),
         cmocka_unit_test(failure_carries_log),
     };
     return cmocka_run_group_tests_name("nvrtc", tests, NULL, NULL);

@@ -553,7 +553,7 @@ static void test_bad_gc(void **state)
 {
     (void)state;
     expect_error("tests/lua/bad_gc.lua", RT_ELUA,
-                 "tests/lua/bad_gc.lua:3: __gc metamethods are not allowed in a space script");
+                 "tests/lua/bad_gc.lua:3: __gc metamethods are not allowed in a sandboxed script");
 }
 
 static void test_bad_io(void **state)

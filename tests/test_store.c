@@ -524,6 +524,44 @@ static const char *best_of(store *s)
     return k;
 }
 
+/* A user operator's rows: stored under its name, listed as best, and a kernel of another
+ * definition of the same name found by its missing fingerprint. */
+static void test_user_op_rows(void **state)
+{
+    fixture *f = *state;
+    store *s = open_ok(f->db, STORE_WRITE);
+    long long dev = 0;
+    rt_err e;
+    rt_device gpu = make_device("GPU", "u1", 0, 9, 0);
+    assert_int_equal(store_put_device(s, &gpu, 0, &dev, &e), RT_OK);
+    const char *mine = "/* redtune: user operator affine, definition 0123456789abcdef */";
+    char src[256];
+    snprintf(src, sizeof src, "%s\n__global__ void k(void) {}\n", mine);
+    assert_int_equal(store_put_kernel(s, "k_affine", "tb2", "B=256", src, &e), RT_OK);
+    store_measurement m = meas(dev, "k_affine", "ok", 5.0, 1);
+    m.op = "affine";
+    m.type = "u64";
+    put_meas(s, &m);
+    assert_int_equal(store_update_best(s, dev, "affine", "u64", "flat", 1 << 20, 0, &e), RT_OK);
+    collected c = {0};
+    assert_int_equal(store_list_best(s, NULL, "affine", NULL, 0, collect, &c, &e), RT_OK);
+    assert_int_equal(c.count, 1);
+    assert_non_null(strstr(c.lines[0], "|affine|u64|flat|"));
+
+    char hash[RT_HASH_HEX];
+    int found = -1;
+    assert_int_equal(store_op_kernel_without(s, "affine", mine, hash, &found, &e), RT_OK);
+    assert_int_equal(found, 0);
+    assert_int_equal(store_op_kernel_without(s, "affine",
+                                             "/* redtune: user operator affine, definition "
+                                             "fedcba9876543210 */", hash, &found, &e), RT_OK);
+    assert_int_equal(found, 1);
+    assert_string_equal(hash, "k_affine");
+    assert_int_equal(store_op_kernel_without(s, "other", "x", hash, &found, &e), RT_OK);
+    assert_int_equal(found, 0);
+    store_close(s);
+}
+
 static void test_update_best(void **state)
 {
     fixture *f = *state;
@@ -1365,6 +1403,7 @@ int test_store_group(void)
         cmocka_unit_test_setup_teardown(test_measurement_constraints, setup, teardown),
         cmocka_unit_test_setup_teardown(test_has_measurement, setup, teardown),
         cmocka_unit_test_setup_teardown(test_update_best, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_op_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_best, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_not_sqlite, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_foreign, setup, teardown),

@@ -7,7 +7,10 @@
 #include <string.h>
 #include "../runtime/codegen.h"
 #include "../runtime/nvrtc.h"
+#include "../runtime/optype.h"
 #include "pool.h"
+#include "segdata.h"
+#include "space.h"
 #include "tuner.h"
 
 int read_file(const char *path, char **text, size_t *len, rt_err *e)
@@ -49,7 +52,9 @@ done:
     return rc;
 }
 
-int cands_make(const rt_config *cfgs, int n, rt_op op, rt_type type, cand **out, rt_err *e)
+/* Emit and hash every config for a built-in (user NULL) or a user-defined operator. */
+static int make(const rt_config *cfgs, int n, rt_op op, rt_type type, const rt_user_op *user,
+                cand **out, rt_err *e)
 {
     cand *c = calloc(n > 0 ? (size_t)n : 1, sizeof *c);
     if (!c)
@@ -57,7 +62,8 @@ int cands_make(const rt_config *cfgs, int n, rt_op op, rt_type type, cand **out,
     for (int i = 0; i < n; i++) {
         c[i].cfg = cfgs[i];
         config_format(&cfgs[i], c[i].params, sizeof c[i].params);
-        int rc = codegen_emit(&cfgs[i], op, type, &c[i].src, e);
+        int rc = user ? codegen_emit_user(&cfgs[i], user, &c[i].src, e)
+                      : codegen_emit(&cfgs[i], op, type, &c[i].src, e);
         if (rc) {
             cands_free(c, n);
             return rc;
@@ -66,6 +72,76 @@ int cands_make(const rt_config *cfgs, int n, rt_op op, rt_type type, cand **out,
     }
     *out = c;
     return RT_OK;
+}
+
+int cands_make(const rt_config *cfgs, int n, rt_op op, rt_type type, cand **out, rt_err *e)
+{
+    return make(cfgs, n, op, type, NULL, out, e);
+}
+
+int cands_make_user(const rt_config *cfgs, int n, const rt_user_op *user, cand **out, rt_err *e)
+{
+    return make(cfgs, n, RT_SUM, user->type, user, out, e);
+}
+
+int cands_expand(const char *space_path, const char *families, int deterministic,
+                 const rt_device *dev, const char *op, rt_type type, int commutative,
+                 int layout, int off64, rt_config **cfgs, int *n, char *skipped,
+                 size_t skipped_len, rt_err *e)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+    *cfgs = NULL;
+    *n = 0;
+    if (space_path && (rc = read_file(space_path, &text, &len, e)))
+        return rc;
+    const char *name, *deftext = space_for_layout(layout, &name);
+    if (space_path)
+        name = space_path;
+    space_case cs = {op, rt_type_name(type), (int)optype_size(type), commutative, skipped,
+                     skipped_len, segdata_layout_name(layout)};
+    rc = space_expand(text ? text : deftext, text ? len : strlen(deftext), name, dev, &cs, cfgs,
+                      n, e);
+    free(text);
+    if (rc)
+        return rc;
+    for (int i = 0; i < *n; i++)
+        config_force_layout(&(*cfgs)[i], layout, off64);
+    int k = 0;
+    for (int i = 0; i < *n; i++) {
+        const rt_family *f = (*cfgs)[i].family;
+        if ((!families || family_listed(families, f->name)) && (!deterministic || f->deterministic))
+            (*cfgs)[k++] = (*cfgs)[i];
+    }
+    *n = k;
+    if (k > 0)
+        return RT_OK;
+    free(*cfgs);
+    *cfgs = NULL;
+    rc = rt_seterr(e, RT_EINVAL, "%s: the space has no %sconfig for %s %s%s%s on %s%s%s",
+                   name, deterministic ? "deterministic " : "", op, rt_type_name(type),
+                   layout ? " layout " : "", layout ? segdata_layout_name(layout) : "",
+                   dev->name, families ? " in the families " : "", families ? families : "");
+    if (skipped && skipped[0]) {
+        size_t used = strlen(e->msg);
+        snprintf(e->msg + used, sizeof e->msg - used, " (left out, since '%s' does not "
+                 "commute: %s; lua/spaces/paper.lua holds the families that keep the order)",
+                 op, skipped);
+    }
+    return rc;
+}
+
+int family_listed(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p; ) {
+        size_t w = strcspn(p, ",");
+        if (w == len && strncmp(p, name, len) == 0)
+            return 1;
+        p += w + (p[w] == ',');
+    }
+    return 0;
 }
 
 void cands_free(cand *c, int n)
@@ -153,6 +229,24 @@ int cands_compile(cand *c, int n, const char *arch, int jobs, store *s, int *com
             return rc;
     }
     return RT_OK;
+}
+
+int cands_compile_reference(const opfile *user, const char *arch, nvrtc_output *out, rt_err *e)
+{
+    char *src;
+    memset(out, 0, sizeof *out);
+    int rc = codegen_emit_user_check(&user->op, &src, e);
+    if (rc)
+        return rc;
+    rc = nvrtc_compile(src, "redtune/reference.cu", arch, out, e);
+    free(src);
+    if (rc == RT_ENVRTC) {
+        char *log = strdup(out->log ? out->log : e->msg);
+        rc = rt_seterr(e, RT_ENVRTC, "%s: operator '%s' does not compile for %s:\n%s",
+                       user->op.file, user->op.name, arch, log ? log : "(no log)");
+        free(log);
+    }
+    return rc;
 }
 
 int device_for_arch(const char *arch, rt_device *d, rt_err *e)

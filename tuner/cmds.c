@@ -14,10 +14,10 @@
 #include "space.h"
 #include "tuner.h"
 
-int cmd_emit(const rt_config *c, rt_op op, rt_type type, rt_err *e)
+int cmd_emit(const rt_config *c, rt_op op, rt_type type, const opfile *user, rt_err *e)
 {
     char *src;
-    int rc = codegen_emit(c, op, type, &src, e);
+    int rc = user ? codegen_emit_user(c, &user->op, &src, e) : codegen_emit(c, op, type, &src, e);
     if (rc)
         return rc;
     fputs(src, stdout);
@@ -56,8 +56,7 @@ void config_force_layout(rt_config *c, int layout, int off64)
     config_set(c, "OFF64", off64, &e);
 }
 
-int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type, int layout,
-                int jobs, int verbose, rt_err *e)
+int cmd_compile(const char *arch, const tune_opts *o, rt_err *e)
 {
     rt_device dev;
     char devarch[16];
@@ -71,50 +70,54 @@ int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type
         return rt_seterr(e, rc, "no --arch given and no GPU to take it from: %s", why);
     }
     device_arch(&dev, devarch);
-    char *text = NULL;
-    size_t len = 0;
-    const char *name;
-    const char *deftext = space_for_layout(layout, &name);
-    if (space_path) {
-        if ((rc = read_file(space_path, &text, &len, e)))
-            return rc;
-        name = space_path;
-    }
-    space_case cs = {rt_op_name(op), rt_type_name(type), (int)optype_size(type), optype_commutes(op),
-                     segdata_layout_name(layout)};
+    const char *op, *name;
+    space_for_layout(o->layout, &name);
+    if (o->space_path)
+        name = o->space_path;
+    rt_type type;
+    int commutes;
+    tune_case(o, &op, &type, &commutes);
     rt_config *cfgs = NULL;
     int n = 0;
     cand *c = NULL;
-    rc = space_expand(text ? text : deftext, text ? len : strlen(deftext), name, &dev, &cs, &cfgs,
-                      &n, e);
+    char skipped[1024];
+    rc = cands_expand(o->space_path, o->families, o->deterministic, &dev, op, type, commutes,
+                      o->layout, 0, &cfgs, &n, skipped, sizeof skipped, e);
     if (rc)
         goto done;
-    for (int i = 0; i < n; i++)
-        config_force_layout(&cfgs[i], layout, 0);
-    if ((rc = cands_make(cfgs, n, op, type, &c, e)))
+    if (skipped[0])
+        printf("left out, since '%s' does not commute: %s\n", op, skipped);
+    if (o->user) {   /* the operator itself first: one clear error rather than one per config */
+        nvrtc_output ref;
+        rc = cands_compile_reference(o->user, devarch, &ref, e);
+        nvrtc_output_free(&ref);
+        if (rc)
+            goto done;
+    }
+    if ((rc = o->user ? cands_make_user(cfgs, n, &o->user->op, &c, e)
+                      : cands_make(cfgs, n, o->op, type, &c, e)))
         goto done;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int compiled, failed;
-    if ((rc = cands_compile(c, n, devarch, jobs, NULL, &compiled, &failed, e)))
+    if ((rc = cands_compile(c, n, devarch, o->jobs, NULL, &compiled, &failed, e)))
         goto done;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     for (int i = 0; i < n; i++) {
         if (c[i].rc)
             printf("FAILED %s %s:\n%s\n", c[i].cfg.family->name, c[i].params, c[i].err);
-        else if (verbose)
+        else if (o->verbose)
             printf("ok     %s %-30s %6zu bytes  %s\n", c[i].cfg.family->name, c[i].params,
                    c[i].cubin_size, c[i].hash);
     }
     printf("compiled %d configs of %s for %s (%s %s, NVRTC %d): %d ok, %d failed, %.1f s on %d threads\n",
-           n, name, devarch, cs.op, cs.type, nvrtc_version(), compiled, failed,
-           (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9, jobs);
+           n, name, devarch, op, rt_type_name(type), nvrtc_version(), compiled, failed,
+           (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9, o->jobs);
     if (failed)
         rc = rt_seterr(e, RT_ENVRTC, "%d of %d configs failed to compile for %s", failed, n, devarch);
 done:
     cands_free(c, n);
     free(cfgs);
-    free(text);
     return rc;
 }
 
@@ -126,13 +129,13 @@ static int best_row(const store_best_row *r, void *arg)
 {
     best_arg *b = arg;
     if (b->rows++ == 0)
-        printf("%-28s %-6s %-5s %-4s %-17s %-5s %12s  %-18s %-30s %10s %9s %7s %5s %10s\n",
+        printf("%-28s %-6s %-8s %-4s %-17s %-5s %12s  %-18s %-30s %10s %9s %7s %5s %10s\n",
                "device", "arch", "op", "type", "layout", "L2", "n", "family", "params",
                "time(us)", "GB/s", "%read", "det", "seg.mean");
     char mean[32] = "";
     if (r->nseg)
         snprintf(mean, sizeof mean, "%.1f", r->seg_mean);
-    printf("%-28.28s %-6s %-5s %-4s %-17s %-5s %12lld  %-18s %-30s %10.2f %9.1f %6.1f%% %5s %10s\n",
+    printf("%-28.28s %-6s %-8s %-4s %-17s %-5s %12lld  %-18s %-30s %10.2f %9.1f %6.1f%% %5s %10s\n",
            r->device_name, r->arch, r->op, r->type, r->layout, r->hot ? "hot" : "flush", r->n,
            r->family, r->params, r->median_us, r->gbps, 100 * r->frac_bw,
            r->deterministic < 0 ? "?" : r->deterministic ? "yes" : "no", mean);

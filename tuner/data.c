@@ -9,7 +9,7 @@
 #include "../runtime/optype.h"
 #include "data.h"
 
-static uint64_t mix(uint64_t x)
+uint64_t data_mix(uint64_t x)
 {
     /* splitmix64's finaliser: a counter-based generator, so any chunk can be made alone. */
     x += 0x9e3779b97f4a7c15ULL;
@@ -137,10 +137,10 @@ typedef struct job {
 static void *fill_range(void *arg)
 {
     job *j = arg;
-    uint64_t s = mix(j->seed);
+    uint64_t s = data_mix(j->seed);
     int extreme = j->op == RT_MIN || j->op == RT_MAX;
     for (unsigned long long i = j->lo; i < j->hi; i++)
-        gen_one(j->buf, j->type, j->op, i, mix(s ^ i), extreme && i == j->plant);
+        gen_one(j->buf, j->type, j->op, i, data_mix(s ^ i), extreme && i == j->plant);
     return NULL;
 }
 
@@ -347,6 +347,21 @@ void data_format(const void *v, rt_type type, char *buf, size_t len)
     }
 }
 
+/* Two float values of 'type' (f32 or f64) as doubles. */
+static void float_pair(const void *x, const void *y, rt_type type, double *a, double *b)
+{
+    if (type == RT_F32) {
+        float fx, fy;
+        memcpy(&fx, x, 4);
+        memcpy(&fy, y, 4);
+        *a = fx;
+        *b = fy;
+    } else {
+        memcpy(a, x, 8);
+        memcpy(b, y, 8);
+    }
+}
+
 int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
                unsigned long long n, char *why, size_t len)
 {
@@ -358,16 +373,7 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
         ok = gi == wi;
         if (ok && optype_is_float(type)) {
             double g, w;
-            if (type == RT_F32) {
-                float a, b;
-                memcpy(&a, got, 4);
-                memcpy(&b, ref->value, 4);
-                g = a;
-                w = b;
-            } else {
-                memcpy(&g, got, 8);
-                memcpy(&w, ref->value, 8);
-            }
+            float_pair(got, ref->value, type, &g, &w);
             ok = g == w || (isnan(g) && isnan(w));
         } else if (ok) {
             ok = memcmp(got, ref->value, optype_size(type)) == 0;
@@ -383,16 +389,7 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
     }
     if (optype_is_float(type)) {
         double g, want;
-        if (type == RT_F32) {
-            float a, b;
-            memcpy(&a, got, 4);
-            memcpy(&b, ref->value, 4);
-            g = a;
-            want = b;
-        } else {
-            memcpy(&g, got, 8);
-            memcpy(&want, ref->value, 8);
-        }
+        float_pair(got, ref->value, type, &g, &want);
         double diff = fabs(g - (op == RT_SUM ? (double)ref->approx : want));
         ok = !isnan(g) && (ref->tolerance > 0 ? diff <= ref->tolerance : g == want);
     } else {
@@ -407,6 +404,36 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
         if (ref->tolerance > 0) {
             size_t used = strlen(why);
             snprintf(why + used, len - used, " (tolerance %.3g)", ref->tolerance);
+        }
+    }
+    return ok;
+}
+
+int data_check_user(const void *got, const void *want, rt_type type, double tol,
+                    const char *name, unsigned long long n, char *why, size_t len)
+{
+    int ok;
+    if (optype_is_float(type)) {
+        double g, w;
+        float_pair(got, want, type, &g, &w);
+        if (isnan(g) || isnan(w))
+            ok = isnan(g) && isnan(w);
+        else if (isinf(g) || isinf(w))
+            ok = g == w;
+        else
+            ok = g == w || fabs(g - w) <= tol * fmax(fabs(g), fabs(w));
+    } else {
+        ok = memcmp(got, want, optype_size(type)) == 0;
+    }
+    if (!ok && why) {
+        char a[64], b[64];
+        data_format(got, type, a, sizeof a);
+        data_format(want, type, b, sizeof b);
+        snprintf(why, len, "%s over %llu %s: expected %s, got %s", name, n, rt_type_name(type),
+                 b, a);
+        if (optype_is_float(type) && tol > 0) {
+            size_t used = strlen(why);
+            snprintf(why + used, len - used, " (relative tolerance %.3g)", tol);
         }
     }
     return ok;

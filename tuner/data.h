@@ -21,6 +21,9 @@
 #include <stdint.h>
 #include "../include/redtune.h"
 
+/* splitmix64's finaliser: the counter-based generator behind every test value. */
+uint64_t data_mix(uint64_t x);
+
 /* Fill buf[0..n) for 'op' over 'type'. 'plant' is where min/max put their extreme
  * (taken modulo n). Uses up to 'threads' threads. */
 void data_fill(void *buf, rt_type type, rt_op op, unsigned long long n, uint64_t seed,
@@ -42,6 +45,12 @@ void data_reference(const void *buf, rt_type type, rt_op op, unsigned long long 
  * says what was expected and what came ("expected -2 (0xc0000000), got -0.99 ..."). */
 int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
                unsigned long long n, char *why, size_t len);
+
+/* The check of a user operator's result 'got' against the reference 'want' (both of
+ * 'type'): bit for bit for integers; for floats |got - want| <= tol * max(|got|, |want|),
+ * equal infinities, NaN only against NaN (tol 0: ==). 'name' names the operator in 'why'. */
+int data_check_user(const void *got, const void *want, rt_type type, double tol,
+                    const char *name, unsigned long long n, char *why, size_t len);
 
 /* The identity of 'op' over 'type', as accumulator bytes (the result for n == 0; for
  * argmin/argmax index -1). */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../runtime/optype.h"
+#include "opfile.h"
 #include "pool.h"
 #include "proto.h"
 #include "segdata.h"
@@ -18,15 +19,20 @@
 
 #define MAX_SIZES 64
 
+/* The --op-file operator; static, so that it is reachable (not a leak) when exit() ends. */
+static opfile user_op;
+
 static const char usage_text[] =
-    "usage: redtune [--device N] --op OP [--type T] [--sizes LIST] [--space FILE] [--db FILE]\n"
-    "               [--hot] [--deterministic] [--jobs N] [--seed S] [-v]\n"
+    "usage: redtune [--device N] (--op OP [--type T] | --op-file FILE) [--sizes LIST]\n"
+    "               [--space FILE] [--family LIST] [--db FILE] [--hot] [--deterministic]\n"
+    "               [--jobs N] [--seed S] [-v]\n"
     "               [--segmented keys|offsets [--profiles LIST] [--off64]]\n"
-    "       redtune emit FAMILY [NAME=VALUE ...] [--op OP] [--type T]\n"
-    "       redtune compile [--arch sm_XY] [--space FILE] [--op OP] [--type T] [--jobs N] [-v]\n"
-    "                       [--segmented keys|offsets]\n"
+    "       redtune emit FAMILY [NAME=VALUE ...] [--op OP] [--type T] [--op-file FILE]\n"
+    "       redtune compile [--arch sm_XY] [--space FILE] [--family LIST] [--op OP] [--type T]\n"
+    "               [--op-file FILE] [--segmented keys|offsets] [--jobs N] [-v]\n"
     "       redtune families\n"
-    "       redtune best [--db FILE] [--op OP] [--type T] [--n N] [--device NAME]\n"
+    "       redtune best [--db FILE] [--op NAME | --op-file FILE] [--type T] [--n N]\n"
+    "               [--device NAME]\n"
     "       redtune export [--db FILE] --match NAME [--match NAME ...] [--with-measurements]\n"
     "                      -o FILE [--force]\n"
     "       redtune merge FILE FILE [...] -o FILE [--force]\n"
@@ -41,8 +47,11 @@ static const char usage_text[] =
     "  --device N     GPU ordinal (default 0)\n"
     "  --op OP        operator: sum, prod, min, max, argmin, argmax\n"
     "  --type T       element type: f32 (default), f64, i32, u32, i64, u64\n"
+    "  --op-file FILE a user-defined operator: a Lua file naming its type, identity, CUDA\n"
+    "                 combine and whether it commutes (docs/ops.md)\n"
     "  --sizes LIST   comma-separated sizes: 1000, 2^20, 4M, 1G (default 2^10,2^12,...,2^30)\n"
     "  --space FILE   Lua search space (default: the built-in lua/spaces/default.lua)\n"
+    "  --family LIST  only these families of the space (comma-separated)\n"
     "  --db FILE      database (default redtune.db)\n"
     "  --hot          keep the L2 warm between repetitions (default: flushed)\n"
     "  --deterministic  only families whose results are bitwise reproducible\n"
@@ -65,8 +74,9 @@ static const char usage_text[] =
     "  -o FILE        the output, written whole or not at all\n"
     "  --force        replace an existing output\n"
     "\n"
-    "Exit status: 0 success, 1 failure, 2 usage error, 3 an input database or dump was\n"
-    "refused (missing, not redtune's, corrupt, or of a newer schema).\n";
+    "Exit status: 0 success, 1 failure (a bad space or operator file included), 2 usage error,\n"
+    "3 an input database or dump was refused (missing, not redtune's, corrupt, or of a newer\n"
+    "schema).\n";
 
 static void usage_error(const char *fmt, const char *arg)
 {
@@ -166,6 +176,49 @@ static const rt_family *want_family(const char *s)
     return f;
 }
 
+/* Load the --op-file operator; a bad file is a failure (exit 1), as a bad space is. */
+static const opfile *want_user(const char *path, const char *other)
+{
+    if (other)
+        usage_error("--op-file and %s exclude each other", other);
+    rt_err e;
+    if (opfile_load(path, &user_op, &e))
+        fail(&e);
+    return &user_op;
+}
+
+/* --family LIST: every name a family. With a non-commutative operator, at least one that
+ * keeps the order: otherwise the user asked for nothing that can be tuned (exit 2). */
+static void check_families(const char *list, const opfile *user)
+{
+    size_t len = strlen(list);
+    if (!len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
+        usage_error("--family: '%s' is not a comma-separated list of families", list);
+    int ordered = 0, many = strchr(list, ',') != NULL;
+    char *copy = strdup(list), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        ordered += !want_family(t)->needs_commutative;
+    free(copy);
+    if (!user || user->op.commutative || ordered)
+        return;
+    fprintf(stderr, "redtune: --family %s: %s a commutative operator, and '%s' (%s) is not "
+            "commutative\n(see redtune families: those that need no commutative operator keep "
+            "the order)\n", list, many ? "these families need" : "the family needs",
+            user->op.name, user->op.file);
+    exit(2);
+}
+
+/* --type with --op-file: the file names the type; another one on the command line is an
+ * error, not an override. */
+static void check_type(const opfile *user, const char *type_name)
+{
+    if (user && type_name && optype_parse_type(type_name) != (int)user->op.type) {
+        fprintf(stderr, "redtune: --type %s: the operator file %s says type %s\n(see redtune "
+                "--help)\n", type_name, user->op.file, rt_type_name(user->op.type));
+        exit(2);
+    }
+}
+
 /* The path of this executable, for the worker's exec. */
 static const char *self_exe(const char *argv0)
 {
@@ -189,13 +242,16 @@ static int main_emit(int argc, char **argv)
     rt_type type = RT_F32;
     rt_err e;
     rt_clearerr(&e);
+    const char *op_name = NULL, *type_name = NULL, *op_file = NULL;
     for (int i = 3; i < argc; i++) {
         const char *a = argv[i];
         const char *eq = strchr(a, '=');
         if (!strcmp(a, "--op"))
-            op = want_op(optarg_of(argc, argv, &i));
+            op = want_op(op_name = optarg_of(argc, argv, &i));
         else if (!strcmp(a, "--type"))
-            type = want_type(optarg_of(argc, argv, &i));
+            type = want_type(type_name = optarg_of(argc, argv, &i));
+        else if (!strcmp(a, "--op-file"))
+            op_file = optarg_of(argc, argv, &i);
         else if (eq && a[0] != '-') {
             char name[RT_NAME_MAX];
             long long v;
@@ -209,7 +265,17 @@ static int main_emit(int argc, char **argv)
         } else
             usage_error("emit: unexpected argument '%s'", a);
     }
-    if (cmd_emit(&c, op, type, &e))
+    const opfile *user = op_file ? want_user(op_file, op_name ? "--op" : NULL) : NULL;
+    check_type(user, type_name);
+    if (user && !user->op.commutative && f->needs_commutative) {
+        fprintf(stderr, "redtune: emit %s: the family needs a commutative operator, and '%s' "
+                "(%s) is not commutative\n(see redtune families)\n", f->name, user->op.name,
+                user->op.file);
+        exit(2);
+    }
+    int rc = cmd_emit(&c, op, type, user, &e);
+    opfile_free(&user_op);
+    if (rc)
         fail(&e);
     return 0;
 }
@@ -319,13 +385,20 @@ int main(int argc, char **argv)
     int have_op = 0;
     long long sizes[MAX_SIZES], n_filter = 0;
     const char *arch = NULL, *device_match = NULL, *op_name = NULL, *type_name = NULL;
+    const char *op_file = NULL;
+    int best = cmd && !strcmp(cmd, "best");
     for (int i = cmd ? 2 : 1; i < argc; i++) {
         const char *a = argv[i];
         long long v;
         if (!strcmp(a, "--op")) {
             op_name = optarg_of(argc, argv, &i);
-            o.op = want_op(op_name);
+            if (!best || optype_parse_op(op_name) >= 0)   /* best: a user operator's name too */
+                o.op = want_op(op_name);
             have_op = 1;
+        } else if (!strcmp(a, "--op-file")) {
+            op_file = optarg_of(argc, argv, &i);
+        } else if (!strcmp(a, "--family") && !best) {
+            o.families = optarg_of(argc, argv, &i);
         } else if (!strcmp(a, "--type")) {
             type_name = optarg_of(argc, argv, &i);
             o.type = want_type(type_name);
@@ -400,17 +473,31 @@ int main(int argc, char **argv)
         }
     }
 
+    if (op_file) {
+        o.user = want_user(op_file, op_name ? "--op" : NULL);
+        check_type(o.user, type_name);
+        op_name = o.user->op.name;
+        have_op = 1;
+    }
+    if (o.families && !best)
+        check_families(o.families, o.user);
+
     int rc;
     if (cmd && !strcmp(cmd, "compile")) {
-        rc = cmd_compile(arch, o.space_path, have_op ? o.op : RT_MIN, o.type, o.layout, o.jobs,
-                         o.verbose, &e);
+        if (!have_op)
+            o.op = RT_MIN;
+        rc = cmd_compile(arch, &o, &e);
     } else if (cmd) {
         rc = cmd_best(o.db_path, device_match, op_name, type_name, n_filter, &e);
     } else {
         if (!have_op)
-            usage_error("%s", "which operator? --op is required (sum, prod, min, max, argmin, argmax)");
+            usage_error("%s", "which operator? --op is required (sum, prod, min, max, argmin, "
+                        "argmax), or --op-file FILE");
         if ((o.nprofiles || o.off64) && o.layout == SEG_LAYOUT_FLAT)
             usage_error("%s", "--profiles and --off64 go with --segmented keys|offsets");
+        if (o.user && o.layout != SEG_LAYOUT_FLAT)
+            usage_error("%s", "--segmented tunes the built-in operators; user operators "
+                        "(--op-file) are tuned unsegmented");
         if (o.nsizes == 0 && o.layout != SEG_LAYOUT_FLAT) {
             /* The paper's segmented experiments use 30 x 2^20 elements. */
             static const long long seg_sizes[] = {1LL << 14, 1LL << 18, 1LL << 22, 30LL << 20};
@@ -435,5 +522,6 @@ int main(int argc, char **argv)
     }
     if (rc)
         fail(&e);
+    opfile_free(&user_op);
     return 0;
 }

@@ -16,7 +16,11 @@ enum {
     MSG_PREPARE,       /* prepare_req -> prepare_resp */
     MSG_MEASURE,       /* measure_req + cubin -> measure_resp */
     MSG_QUIT,
+    MSG_OPERATOR,      /* operator_req + reference CUBIN + operator file text -> resp_head */
 };
+
+/* prepare_req.op of a user-defined operator: the one MSG_OPERATOR set up. */
+#define OP_USER (-1)
 
 typedef struct resp_head {
     int code;               /* RT_OK or RT_E* */
@@ -45,6 +49,19 @@ typedef struct prepare_resp {
     double mean, spread;    /* segment length */
     double bytes;           /* bytes the reduction must move (segdata_bytes) */
 } prepare_resp;
+/* A user-defined operator (tuner/opfile.h). The payload goes on with cubin_size bytes of the
+ * reference unit's CUBIN (codegen_emit_user_check), then text_len bytes of the operator file,
+ * whose sample function, when it has one, makes the test data; without one the data are those
+ * of sum over the type (data.h). */
+typedef struct operator_req {
+    int type;               /* rt_type */
+    int has_sample;
+    double tolerance;       /* f32/f64: relative error allowed against the reference */
+    char name[48];
+    char file[256];         /* the operator file's name, for messages */
+    uint64_t cubin_size;
+    uint64_t text_len;
+} operator_req;
 
 typedef struct measure_req {
     int plan;               /* rt_plan_kind */

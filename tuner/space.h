@@ -14,6 +14,9 @@ typedef struct space_case {
     const char *type;        /* "f32" */
     int type_size;           /* bytes per element */
     int commutative;         /* the operator commutes */
+    char *skipped;           /* NULL, or a buffer that receives the names of the families
+                              * left out for want of a commutative operator ("a b") */
+    size_t skipped_len;
     const char *layout;      /* "flat" (NULL), "keys" or "offsets": families that cannot run
                               * it are left out */
 } space_case;
@@ -22,8 +25,10 @@ typedef struct space_case {
  * Run the space script 'text' (named 'chunkname' in messages, e.g. "lua/spaces/default.lua")
  * and expand it for 'dev' and 'cs'. On success *configs is a malloc'd array of *count configs
  * (caller frees); a family that needs a commutative operator is left out when cs->commutative
- * is 0, and so is one that cannot run cs->layout (Lua sees it as case.layout). Errors are RT_ELUA with "file:line: message" (syntax, runtime error, instruction limit,
- * forbidden library) or RT_EINVAL for an unknown family or parameter (naming the file).
+ * is 0 (and named in cs->skipped), and so is one that cannot run cs->layout (Lua sees it as
+ * case.layout). Errors are RT_ELUA with "file:line: message" (syntax, runtime error,
+ * instruction limit, forbidden library) or RT_EINVAL for an unknown family or parameter
+ * (naming the file). The script runs in the sandbox of sandbox.h.
  */
 int space_expand(const char *text, size_t len, const char *chunkname, const rt_device *dev,
                  const space_case *cs, rt_config **configs, int *count, rt_err *e);

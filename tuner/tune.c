@@ -34,6 +34,8 @@ typedef struct wproc {
     rt_device dev;
     prepare_req prepared;
     int has_prepared;
+    void *operator_msg;   /* MSG_OPERATOR's payload for a user operator, or NULL */
+    size_t operator_len;
 } wproc;
 
 static void worker_kill(wproc *w)
@@ -94,6 +96,41 @@ static int worker_call(wproc *w, uint32_t kind, const void *a, size_t alen, cons
     return r == -2 ? -2 : -1;
 }
 
+/* Send the user operator (w->operator_msg) to the worker. */
+static int send_operator(wproc *w, rt_err *e)
+{
+    resp_head *oh;
+    size_t len;
+    int r = worker_call(w, MSG_OPERATOR, w->operator_msg, w->operator_len, NULL, 0,
+                        (void **)&oh, &len, 120000);
+    if (r)
+        return rt_seterr(e, RT_ECUDA, "the GPU worker %s taking the operator",
+                         r == -2 ? "timed out" : "died");
+    int rc = oh->code ? rt_seterr(e, oh->code, "%s", oh->msg) : RT_OK;
+    free(oh);
+    return rc;
+}
+
+/* Prepare the data of one size in the worker; 'what' names it in messages. */
+/* Send the case to the worker; *out (when not NULL) receives its answer: the segmentation
+ * and the bytes the reduction must move. */
+static int prepare(wproc *w, const prepare_req *q, const char *what, prepare_resp *out,
+                   rt_err *e)
+{
+    prepare_resp *ph;
+    size_t len;
+    int r = worker_call(w, MSG_PREPARE, q, sizeof *q, NULL, 0, (void **)&ph, &len, 600000);
+    if (r)
+        return rt_seterr(e, RT_ECUDA, "the GPU worker %s preparing %s",
+                         r == -2 ? "timed out" : "died", what);
+    int rc = len != sizeof *ph ? rt_seterr(e, RT_ECUDA, "the GPU worker sent a malformed answer")
+           : ph->h.code ? rt_seterr(e, ph->h.code, "preparing %s: %s", what, ph->h.msg) : RT_OK;
+    if (rc == RT_OK && out)
+        *out = *ph;
+    free(ph);
+    return rc;
+}
+
 /* Start (or restart) the worker and bring it back to the prepared case. */
 static int worker_start(wproc *w, rt_err *e)
 {
@@ -121,16 +158,10 @@ static int worker_start(wproc *w, rt_err *e)
     }
     w->dev = h->dev;
     free(buf);
-    if (w->has_prepared) {
-        prepare_resp *ph;
-        r = worker_call(w, MSG_PREPARE, &w->prepared, sizeof w->prepared, NULL, 0, (void **)&ph,
-                        &len, 600000);
-        if (r)
-            return rt_seterr(e, RT_ECUDA, "the GPU worker failed to prepare the data again");
-        rc = len != sizeof *ph ? rt_seterr(e, RT_ECUDA, "the GPU worker sent a malformed answer")
-           : ph->h.code ? rt_seterr(e, ph->h.code, "%s", ph->h.msg) : RT_OK;
-        free(ph);
-    }
+    if (w->operator_msg && (rc = send_operator(w, e)))
+        return rc;
+    if (w->has_prepared)
+        rc = prepare(w, &w->prepared, "the data again", NULL, e);
     return rc;
 }
 
@@ -265,62 +296,108 @@ static int print_row(const store_best_row *r, void *arg)
 
 /* ---- the run ---- */
 
+/* The name, type and commutativity of the case of 'o'. */
+void tune_case(const tune_opts *o, const char **op, rt_type *type, int *commutes)
+{
+    *op = o->user ? o->user->op.name : rt_op_name(o->op);
+    *type = o->user ? o->user->op.type : o->type;
+    *commutes = o->user ? o->user->op.commutative : optype_commutes(o->op);
+}
+
+
+/* A user operator into the worker: its reference kernels compiled for 'arch' and its file,
+ * then a trial on a few thousand elements that runs the sample function and checks the
+ * identity. All before the database is opened: a bad operator leaves it untouched. */
+static int start_operator(wproc *w, const opfile *u, const char *arch, uint64_t seed, rt_err *e)
+{
+    nvrtc_output ref;
+    int rc = cands_compile_reference(u, arch, &ref, e);
+    if (rc)
+        return rc;
+    operator_req q;
+    memset(&q, 0, sizeof q);
+    q.type = u->op.type;
+    q.has_sample = u->has_sample;
+    q.tolerance = u->tolerance;
+    snprintf(q.name, sizeof q.name, "%s", u->op.name);
+    snprintf(q.file, sizeof q.file, "%s", u->op.file);
+    q.cubin_size = ref.size;
+    q.text_len = u->len;
+    w->operator_len = sizeof q + ref.size + u->len;
+    if (!(w->operator_msg = malloc(w->operator_len))) {
+        nvrtc_output_free(&ref);
+        return rt_seterr(e, RT_ENOMEM, "out of memory for the operator");
+    }
+    memcpy(w->operator_msg, &q, sizeof q);
+    memcpy((char *)w->operator_msg + sizeof q, ref.cubin, ref.size);
+    memcpy((char *)w->operator_msg + sizeof q + ref.size, u->text, u->len);
+    nvrtc_output_free(&ref);
+    if ((rc = send_operator(w, e)))
+        return rc;
+    prepare_req trial = {u->op.type, OP_USER, 4099, seed};
+    return prepare(w, &trial, "the operator's trial on 4099 elements", NULL, e);
+}
+
+/* The database must not hold measurements of another operator of the same name: best is
+ * chosen per operator name, and two definitions would compete in it. */
+static int check_definition(store *s, const opfile *u, rt_err *e)
+{
+    char id[RT_USER_OP_ID], marker[128], hash[RT_HASH_HEX];
+    codegen_user_op_id(&u->op, id);
+    snprintf(marker, sizeof marker, "/* redtune: user operator %s, definition %s */",
+             u->op.name, id);
+    int found, rc = store_op_kernel_without(s, u->op.name, marker, hash, &found, e);
+    if (rc == RT_OK && found)
+        rc = rt_seterr(e, RT_EINVAL, "%s: %s holds measurements of another operator named '%s' "
+                       "(kernel %.16s has another identity, combine or commutativity); rename "
+                       "the operator, or tune into another database", u->op.file, store_path(s),
+                       u->op.name, hash);
+    return rc;
+}
+
 int tune_run(const tune_opts *o, rt_err *e)
 {
     int rc = RT_OK;
-    char *space_text = NULL;
-    size_t space_len = 0;
     const char *space_name;
-    const char *space_deftext = space_for_layout(o->layout, &space_name);
+    space_for_layout(o->layout, &space_name);
+    if (o->space_path)
+        space_name = o->space_path;
     rt_config *cfgs = NULL;
     int ncfg = 0;
     cand *c = NULL;
     store *s = NULL;
     wproc w = {.pid = -1, .to = -1, .from = -1, .device = o->device, .exe = o->self_exe};
     long long run_id = 0, device_id = 0;
+    const char *op;
+    rt_type t;
+    int commutes;
+    char skipped[1024] = "";
+    tune_case(o, &op, &t, &commutes);
+    const char *type = rt_type_name(t);
 
     signal(SIGPIPE, SIG_IGN);
-    if (o->space_path) {
-        if ((rc = read_file(o->space_path, &space_text, &space_len, e)))
-            goto done;
-        space_name = o->space_path;
-    }
     if ((rc = worker_start(&w, e)))
         goto done;
     char arch[16];
     device_arch(&w.dev, arch);
-    space_case cs = {rt_op_name(o->op), rt_type_name(o->type), (int)optype_size(o->type),
-                     optype_commutes(o->op), segdata_layout_name(o->layout)};
-    rc = space_expand(space_text ? space_text : space_deftext,
-                      space_text ? space_len : strlen(space_deftext), space_name, &w.dev,
-                      &cs, &cfgs, &ncfg, e);
-    if (rc)
+    if ((rc = cands_expand(o->space_path, o->families, o->deterministic, &w.dev, op, t,
+                           commutes, o->layout, o->off64, &cfgs, &ncfg, skipped, sizeof skipped,
+                           e)) ||
+        (rc = nvrtc_load(e)))
         goto done;
-    for (int i = 0; i < ncfg; i++)
-        config_force_layout(&cfgs[i], o->layout, o->off64);
-    if (o->deterministic) {   /* only families that promise bitwise-identical results */
-        int k = 0;
-        for (int i = 0; i < ncfg; i++)
-            if (cfgs[i].family->deterministic)
-                cfgs[k++] = cfgs[i];
-        ncfg = k;
-    }
-    if (ncfg == 0) {
-        rc = rt_seterr(e, RT_EINVAL, "%s: the space has no %sconfig for %s %s (layout %s) on %s",
-                       space_name, o->deterministic ? "deterministic " : "", cs.op, cs.type,
-                       cs.layout, w.dev.name);
-        goto done;
-    }
-    if ((rc = nvrtc_load(e)))
+    if (o->user && (rc = start_operator(&w, o->user, arch, o->seed, e)))
         goto done;
     if ((rc = store_open(o->db_path, STORE_WRITE, &s, e)))
+        goto done;
+    if (o->user && (rc = check_definition(s, o->user, e)))
         goto done;
     printf("redtune: %s (%s, %d SMs, %.0f MiB L2), driver %d, NVRTC %d\n", w.dev.name, arch,
            w.dev.sm_count, w.dev.l2_bytes / 1048576.0, w.dev.driver_version, nvrtc_version());
 
     /* Compile ahead of the GPU work, reusing stored CUBINs. */
     double t0 = now_s();
-    if ((rc = cands_make(cfgs, ncfg, o->op, o->type, &c, e)))
+    if ((rc = o->user ? cands_make_user(cfgs, ncfg, &o->user->op, &c, e)
+                      : cands_make(cfgs, ncfg, o->op, t, &c, e)))
         goto done;
     int compiled, failed;
     if ((rc = cands_compile(c, ncfg, arch, o->jobs, s, &compiled, &failed, e)))
@@ -328,6 +405,8 @@ int tune_run(const tune_opts *o, rt_err *e)
     printf("redtune: %d configs from %s: compiled %d, reused %d from the database, %d failed "
            "(%.1f s, %d threads)\n", ncfg, space_name, compiled, ncfg - compiled - failed, failed,
            now_s() - t0, o->jobs);
+    if (skipped[0])
+        printf("redtune: left out, since '%s' does not commute: %s\n", op, skipped);
     for (int i = 0; i < ncfg; i++)
         if (c[i].rc)
             fprintf(stderr, "redtune: %s %s does not compile:\n%s\n", c[i].cfg.family->name,
@@ -345,10 +424,10 @@ int tune_run(const tune_opts *o, rt_err *e)
 
     int nprof = o->layout == SEG_LAYOUT_FLAT ? 1 : o->nprofiles;
     progress pg = {now_s(), 0, isatty(2), 0, (long)nprof * o->nsizes * ncfg, 0};
-    const char *op = rt_op_name(o->op), *type = rt_type_name(o->type);
-    size_t esize = optype_size(o->type);
-    /* Bytes per element that must fit on the GPU: the input, and the keys or offsets. */
-    double per_elem = esize + (o->layout == SEG_LAYOUT_FLAT ? 0 : 4 + (double)optype_acc_size(o->op, o->type));
+    size_t esize = optype_size(t);
+    size_t acc_size = o->user ? esize : optype_acc_size(o->op, t);
+    /* Bytes per element that must fit on the GPU: the input, the keys or offsets, outputs. */
+    double per_elem = esize + (o->layout == SEG_LAYOUT_FLAT ? 0 : 4 + (double)acc_size);
     for (int pi = 0; pi < nprof; pi++) {
     char layout[64];
     if (o->layout == SEG_LAYOUT_FLAT)
@@ -381,24 +460,14 @@ int tune_run(const tune_opts *o, rt_err *e)
             if (found)
                 continue;
             if (!prepared) {
-                w.prepared = (prepare_req){o->type, o->op, (uint64_t)n,
+                w.prepared = (prepare_req){t, o->user ? OP_USER : (int)o->op, (uint64_t)n,
                                            o->seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL,
-                                           o->layout, o->nprofiles ? o->profiles[pi] : 0, o->off64};
+                                           o->layout, o->nprofiles ? o->profiles[pi] : 0,
+                                           o->off64};
                 w.has_prepared = 1;
-                prepare_resp *ph;
-                size_t len;
-                int r = worker_call(&w, MSG_PREPARE, &w.prepared, sizeof w.prepared, NULL, 0,
-                                    (void **)&ph, &len, 600000);
-                if (r || len != sizeof *ph) {
-                    free(ph);
-                    rc = rt_seterr(e, RT_ECUDA, "the GPU worker died preparing n = %s", nbuf);
-                    goto done;
-                }
-                rc = ph->h.code ? rt_seterr(e, ph->h.code, "preparing n = %s: %s", nbuf, ph->h.msg)
-                                : RT_OK;
-                seg = *ph;
-                free(ph);
-                if (rc)
+                char size[96];
+                snprintf(size, sizeof size, "n = %s (%s)", nbuf, layout);
+                if ((rc = prepare(&w, &w.prepared, size, &seg, e)))
                     goto done;
                 prepared = 1;
             }
@@ -493,7 +562,7 @@ done:
     }
     cands_free(c, ncfg);
     free(cfgs);
-    free(space_text);
+    free(w.operator_msg);
     store_close(s);
     return rc;
 }

@@ -4,11 +4,14 @@
 #ifndef RT_TUNER_H
 #define RT_TUNER_H
 
+#include "../runtime/codegen.h"
 #include "../runtime/device.h"
 #include "../runtime/err.h"
 #include "../runtime/family.h"
 #include "../runtime/hash.h"
+#include "../runtime/nvrtc.h"
 #include "../runtime/store.h"
+#include "opfile.h"
 
 /* One config of a space, ready for the GPU: its generated source, hash and CUBIN. */
 typedef struct cand {
@@ -24,8 +27,25 @@ typedef struct cand {
     char *err;            /* the compile error message, malloc'd or NULL */
 } cand;
 
-/* Emit and hash every config for (op, type); *out malloc'd, free with cands_free. */
+/* Emit and hash every config for (op, type), or for a user-defined operator; *out malloc'd,
+ * free with cands_free. */
 int cands_make(const rt_config *cfgs, int n, rt_op op, rt_type type, cand **out, rt_err *e);
+int cands_make_user(const rt_config *cfgs, int n, const rt_user_op *user, cand **out, rt_err *e);
+
+/* Expand the space 'space_path' (NULL: the built-in default) for 'dev' and the case (the
+ * operator's name, type, whether it commutes), then keep the configs of the families named in
+ * 'families' (comma-separated; NULL: all), and only deterministic families if asked.
+ * 'skipped' receives the names of the families left out for want of a commutative operator
+ * ("tree_sequential gridstride"). 'layout' (SEG_LAYOUT_*) picks the default space and the
+ * families that can run it; segmented configs get LAYOUT and OFF64 set. *cfgs malloc'd. RT_EINVAL saying why when no config is
+ * left. */
+int cands_expand(const char *space_path, const char *families, int deterministic,
+                 const rt_device *dev, const char *op, rt_type type, int commutative,
+                 int layout, int off64, rt_config **cfgs, int *n, char *skipped,
+                 size_t skipped_len, rt_err *e);
+
+/* 1 when 'name' is one of the comma-separated 'list'. */
+int family_listed(const char *list, const char *name);
 void cands_free(cand *c, int n);
 
 /* Compile every candidate that has no CUBIN yet for 'arch' on 'jobs' threads. With a store,
@@ -33,6 +53,12 @@ void cands_free(cand *c, int n);
  * ones are stored. Sets *compiled and *failed (failures also in each cand's rc/err). */
 int cands_compile(cand *c, int n, const char *arch, int jobs, store *s, int *compiled,
                   int *failed, rt_err *e);
+
+/* A user operator's reference unit (codegen_emit_user_check) compiled for 'arch': the check
+ * that its identity and combine compile, before anything else is compiled or stored. On
+ * failure RT_ENVRTC "FILE: operator 'NAME' does not compile for ARCH" and NVRTC's log, whose
+ * positions point into the operator file. */
+int cands_compile_reference(const opfile *user, const char *arch, nvrtc_output *out, rt_err *e);
 
 /* A plausible device for an architecture with no GPU at hand ("sm_90" -> H100-like), for
  * expanding spaces in `redtune compile --arch`. RT_EINVAL for a malformed arch. */
@@ -47,6 +73,8 @@ typedef struct tune_opts {
     int device;
     rt_op op;
     rt_type type;
+    const opfile *user;       /* a user-defined operator (--op-file): op and type unused */
+    const char *families;     /* --family: comma-separated families to keep; NULL: all */
     const long long *sizes;
     int nsizes;
     const char *space_path;   /* NULL: the embedded default space */
@@ -64,16 +92,18 @@ typedef struct tune_opts {
     int off64;                /* segmented offsets: 64-bit */
 } tune_opts;
 
+/* The operator's name, the type and whether the operator commutes, for the case of 'o'. */
+void tune_case(const tune_opts *o, const char **op, rt_type *type, int *commutes);
+
 /* `redtune --op ...`: tune, store, print the table. */
 int tune_run(const tune_opts *o, rt_err *e);
 
 
 
 /* The other commands; each prints to stdout and returns RT_OK or an RT_E* code with 'e' set. */
-int cmd_emit(const rt_config *c, rt_op op, rt_type type, rt_err *e);
+int cmd_emit(const rt_config *c, rt_op op, rt_type type, const opfile *user, rt_err *e);
 int cmd_families(void);
-int cmd_compile(const char *arch, const char *space_path, rt_op op, rt_type type, int layout,
-                int jobs, int verbose, rt_err *e);
+int cmd_compile(const char *arch, const tune_opts *o, rt_err *e);
 
 /* The embedded default space for a layout: default.lua (flat) or segmented.lua, with its
  * name for messages. */

@@ -4,7 +4,9 @@
  * down: it answers "fault" and exits, and the tuner starts a new one.
  *
  * Measuring (DESIGN.md): fresh seeded inputs of ragged sizes and the tuning size are checked
- * against the CPU reference before any timing; then CUDA events around the whole launch
+ * against the CPU reference before any timing (for a user-defined operator, whose combine is
+ * CUDA source, against a reference computed on the GPU by ordered left folds, after a check
+ * of its identity); then CUDA events around the whole launch
  * sequence, after warm-up, median of repetitions; the L2 is flushed before each repetition
  * (the memset also keeps the stream busy, so the events do not time the host's launch);
  * with 'hot' a short spin kernel keeps the stream busy instead.
@@ -18,10 +20,13 @@
 #include "../runtime/optype.h"
 #include "../runtime/plan.h"
 #include "data.h"
+#include "opfile.h"
 #include "proto.h"
 #include "segdata.h"
 
 #define FRESH_MAX ((1u << 20) + (1u << 19) + 64)   /* elements of the fresh-input buffer */
+#define REF_PARTS 65536                            /* partials of a user operator's reference */
+#define IDENTITY_CHECKED (1u << 20)                /* elements the identity is checked on */
 
 typedef struct worker {
     rt_device dev;
@@ -49,6 +54,12 @@ typedef struct worker {
     CUdeviceptr seg, segout;
     size_t segout_bytes;
     void *host_out;          /* nseg + guard accumulators */
+    /* a user operator (MSG_OPERATOR) */
+    operator_req uop;
+    char *uop_text;
+    CUmodule uop_mod;
+    CUfunction ref_chunks, ref_fold, ref_identity;
+    CUdeviceptr ref_parts, ref_out;
     /* scratch */
     CUdeviceptr fresh;
     void *fresh_host;
@@ -276,6 +287,92 @@ done:
         exit(3);
 }
 
+/* ---- a user-defined operator: its test data and its reference, computed on the GPU ---- */
+
+/* Take the operator of MSG_OPERATOR: its file (for the sample function) and its reference
+ * kernels. */
+static int load_operator(const operator_req *q, const char *payload, rt_err *e)
+{
+    if (W.uop_mod) {
+        cu.ModuleUnload(W.uop_mod);
+        W.uop_mod = NULL;
+    }
+    free(W.uop_text);
+    if (!(W.uop_text = malloc(q->text_len + 1)))
+        return rt_seterr(e, RT_ENOMEM, "out of host memory for the operator file");
+    memcpy(W.uop_text, payload + q->cubin_size, q->text_len);
+    W.uop_text[q->text_len] = '\0';
+    W.uop = *q;
+    CUresult r;
+    if ((r = cu.ModuleLoadData(&W.uop_mod, payload)) != CUDA_SUCCESS ||
+        (r = cu.ModuleGetFunction(&W.ref_chunks, W.uop_mod, "rt_ref_chunks")) != CUDA_SUCCESS ||
+        (r = cu.ModuleGetFunction(&W.ref_fold, W.uop_mod, "rt_ref_fold")) != CUDA_SUCCESS ||
+        (r = cu.ModuleGetFunction(&W.ref_identity, W.uop_mod, "rt_ref_identity")) != CUDA_SUCCESS)
+        return driver_fail(r, "loading the operator's reference kernels", e);
+    if (!W.ref_parts && ((r = cu.MemAlloc(&W.ref_parts, (size_t)REF_PARTS * 8)) != CUDA_SUCCESS ||
+                         (r = cu.MemAlloc(&W.ref_out, 16)) != CUDA_SUCCESS))
+        return driver_fail(r, "allocating the reference buffers", e);
+    return RT_OK;
+}
+
+/* Test data of m elements: the operator's, or the built-in generator's. */
+static int fill(void *host, uint64_t m, uint64_t seed, uint64_t plant, rt_err *e)
+{
+    if (W.op != OP_USER) {
+        data_fill(host, W.type, W.op, m, seed, plant, W.host_threads);
+        return RT_OK;
+    }
+    if (W.uop.has_sample)
+        return opfile_sample(W.uop_text, W.uop.text_len, W.uop.file, W.type, host, m, seed,
+                             W.host_threads, e);
+    data_fill(host, W.type, RT_SUM, m, seed, 0, W.host_threads);
+    return RT_OK;
+}
+
+/* The reference of a user operator over in[0..m), m >= 1: every thread of rt_ref_chunks folds
+ * a contiguous chunk left to right, then one thread folds the chunks in order. */
+static int user_reference(CUdeviceptr in, uint64_t m, void *result, rt_err *e)
+{
+    unsigned long long n = m, chunk = (m + REF_PARTS - 1) / REF_PARTS;
+    if (chunk < 64)
+        chunk = 64;
+    unsigned long long parts = (n + chunk - 1) / chunk;
+    unsigned grid = (unsigned)((parts + 127) / 128);
+    void *a1[] = {&in, &n, &chunk, &W.ref_parts};
+    void *a2[] = {&W.ref_parts, &parts, &W.ref_out};
+    CUresult r;
+    if ((r = cu.LaunchKernel(W.ref_chunks, grid, 1, 1, 128, 1, 1, 0, W.stream, a1, NULL)) !=
+            CUDA_SUCCESS ||
+        (r = cu.LaunchKernel(W.ref_fold, 1, 1, 1, 1, 1, 1, 0, W.stream, a2, NULL)) !=
+            CUDA_SUCCESS ||
+        (r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS ||
+        (r = cu.MemcpyDtoH(result, W.ref_out, optype_size(W.type))) != CUDA_SUCCESS)
+        return driver_fail(r, "computing the operator's reference", e);
+    return RT_OK;
+}
+
+/* combine(identity, x) == x == combine(x, identity) for the first elements of in[0..m). */
+static int check_identity(CUdeviceptr in, const void *host, uint64_t m, rt_err *e)
+{
+    unsigned long long n = m < IDENTITY_CHECKED ? m : IDENTITY_CHECKED, bad;
+    unsigned grid = (unsigned)((n + 255) / 256);
+    void *args[] = {&in, &n, &W.ref_out};
+    CUresult r;
+    if ((r = cu.MemsetD8(W.ref_out, 0xff, 8)) != CUDA_SUCCESS ||
+        (r = cu.LaunchKernel(W.ref_identity, grid, 1, 1, 256, 1, 1, 0, W.stream, args, NULL)) !=
+            CUDA_SUCCESS ||
+        (r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS ||
+        (r = cu.MemcpyDtoH(&bad, W.ref_out, 8)) != CUDA_SUCCESS)
+        return driver_fail(r, "checking the operator's identity", e);
+    if (bad == ~0ULL)
+        return RT_OK;
+    char v[64];
+    data_format((const char *)host + bad * optype_size(W.type), W.type, v, sizeof v);
+    return rt_seterr(e, RT_EINVAL, "%s: operator '%s': the identity is not one: "
+                     "combine(identity, x) or combine(x, identity) differs from x for x = %s "
+                     "(element %llu of the test data)", W.uop.file, W.uop.name, v, bad);
+}
+
 /* ---- prepare: the tuning size's data, on the host for the reference and on the GPU ---- */
 
 /* Guard accumulators after a segmented output: a kernel that writes there is wrong. */
@@ -374,22 +471,35 @@ static void do_prepare(const prepare_req *q)
         rc = rt_seterr(&e, RT_ENOMEM, "out of host memory for %llu elements", (unsigned long long)q->n);
         goto done;
     }
-    data_fill(host, q->type, q->op, q->n, q->seed, q->seed % q->n, W.host_threads);
+    W.type = q->type;
+    W.op = q->op;
+    if (W.op == OP_USER && !W.uop_mod) {
+        rc = rt_seterr(&e, RT_EINVAL, "prepare of a user operator before its definition");
+        goto done;
+    }
+    if (W.op == OP_USER && q->layout != SEG_LAYOUT_FLAT) {
+        rc = rt_seterr(&e, RT_EINVAL, "segmented layouts are tuned for the built-in operators only");
+        goto done;
+    }
+    if ((rc = fill(host, q->n, q->seed, q->seed % q->n, &e)))
+        goto done;
     if (q->layout != SEG_LAYOUT_FLAT) {
         if ((rc = prepare_seg(q, host, &resp, &e)) != RT_OK) {
             seg_release();
             goto done;
         }
     } else {
-        data_reference(host, q->type, q->op, q->n, &W.ref, W.host_threads);
+        if (W.op != OP_USER)
+            data_reference(host, q->type, q->op, q->n, &W.ref, W.host_threads);
         resp.bytes = (double)bytes;
     }
     if ((r = cu.MemcpyHtoD(W.data, host, bytes)) != CUDA_SUCCESS) {
         rc = driver_fail(r, "copying the input", &e);
         goto done;
     }
-    W.type = q->type;
-    W.op = q->op;
+    if (W.op == OP_USER && ((rc = check_identity(W.data, host, q->n, &e)) ||
+                            (rc = user_reference(W.data, q->n, W.ref.value, &e))))
+        goto done;
     W.n = q->n;
     W.data_bytes = bytes;
 done:
@@ -433,22 +543,34 @@ static int run_once(plan *p, CUdeviceptr in, uint64_t n, void *result, rt_err *e
     return RT_OK;
 }
 
+/* The check of a result against a reference (for a user operator: ref->value only). */
+static int check(const void *got, const data_ref *ref, uint64_t m, char *why, size_t len)
+{
+    if (W.op == OP_USER)
+        return data_check_user(got, ref->value, W.type, W.uop.tolerance, W.uop.name, m, why, len);
+    return data_check(got, ref, W.type, W.op, m, why, len);
+}
+
 /* Check on fresh data of size m with the extreme planted at 'plant'. */
 static int check_fresh(plan *p, uint64_t m, uint64_t seed, uint64_t plant, char *why,
                        size_t len, int *ok, rt_err *e)
 {
     size_t bytes = m * optype_size(W.type);
-    data_fill(W.fresh_host, W.type, W.op, m, seed, plant, W.host_threads);
+    int rc = fill(W.fresh_host, m, seed, plant, e);
+    if (rc)
+        return rc;
     data_ref ref;
-    data_reference(W.fresh_host, W.type, W.op, m, &ref, W.host_threads);
+    if (W.op != OP_USER)
+        data_reference(W.fresh_host, W.type, W.op, m, &ref, W.host_threads);
     CUresult r = cu.MemcpyHtoD(W.fresh, W.fresh_host, bytes);
     if (r != CUDA_SUCCESS)
         return driver_fail(r, "copying fresh input", e);
-    unsigned char got[16];
-    int rc = run_once(p, W.fresh, m, got, e);
-    if (rc)
+    if (W.op == OP_USER && (rc = user_reference(W.fresh, m, ref.value, e)))
         return rc;
-    *ok = data_check(got, &ref, W.type, W.op, m, why, len);
+    unsigned char got[16];
+    if ((rc = run_once(p, W.fresh, m, got, e)))
+        return rc;
+    *ok = check(got, &ref, m, why, len);
     return RT_OK;
 }
 
@@ -642,7 +764,7 @@ static void do_measure(const measure_req *q, const void *cubin)
     unsigned char first[16], last[16];
     if ((rc = run_once(&p, W.data, W.n, first, &e)) != RT_OK)
         goto done;
-    if (!(ok = data_check(first, &W.ref, W.type, W.op, W.n, why, sizeof why)))
+    if (!(ok = check(first, &W.ref, W.n, why, sizeof why)))
         goto done;
     run_arg a = {&p, W.data, W.n};
     if ((rc = time_reps(run_enqueue, &a, q->hot, q->min_reps, q->max_reps, q->budget_s, &resp, &e)))
@@ -692,6 +814,15 @@ int worker_main(void)
             do_bandwidth(buf, (char *)buf + sizeof(bw_req));
         } else if (kind == MSG_PREPARE && len == sizeof(prepare_req)) {
             do_prepare(buf);
+        } else if (kind == MSG_OPERATOR && len >= sizeof(operator_req) &&
+                   len == sizeof(operator_req) + ((operator_req *)buf)->cubin_size +
+                              ((operator_req *)buf)->text_len) {
+            rt_err e;
+            rt_clearerr(&e);
+            resp_head resp = {load_operator(buf, (char *)buf + sizeof(operator_req), &e), ""};
+            if (resp.code)
+                snprintf(resp.msg, sizeof resp.msg, "%s", e.msg);
+            reply(MSG_OPERATOR, &resp, sizeof resp);
         } else if (kind == MSG_MEASURE && len > sizeof(measure_req)) {
             do_measure(buf, (char *)buf + sizeof(measure_req));
         } else {

@@ -1,0 +1,3 @@
+-- io is not opened in the sandbox
+local f = io.open("/etc/passwd")
+return {}

@@ -1,0 +1,7 @@
+-- no combine
+return {
+  name = "nothing",
+  type = "i32",
+  identity = "0",
+  commutative = true,
+}

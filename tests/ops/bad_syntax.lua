@@ -1,0 +1,5 @@
+-- a missing comma between two fields
+return {
+  name = "first"
+  type = "f32",
+}

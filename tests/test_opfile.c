@@ -1,0 +1,272 @@
+/*
+ * test_opfile.c - user-defined operators from Lua files (tuner/opfile.c): the example files in
+ * lua/ops/, every bad file in tests/ops/ with its exact message, fields given inline, the
+ * lines the #line directives take, and the sample function. Run from the source top.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/codegen.h"
+#include "tuner/data.h"
+#include "tuner/opfile.h"
+
+static rt_err err;   /* 16 KiB: not on the test's stack */
+
+static void load_ok(const char *path, opfile *o)
+{
+    rt_clearerr(&err);
+    if (opfile_load(path, o, &err) != RT_OK)
+        fail_msg("%s: %s", path, err.msg);
+}
+
+/* Load 'path' and check what every operator has. */
+static void expect_op(const char *path, const char *name, rt_type type, int commutative,
+                      const char *identity, int identity_line, int combine_line, opfile *o)
+{
+    load_ok(path, o);
+    assert_string_equal(o->op.name, name);
+    assert_int_equal(o->op.type, type);
+    assert_int_equal(o->op.commutative, commutative);
+    assert_string_equal(o->op.identity, identity);
+    assert_string_equal(o->op.file, path);
+    assert_int_equal(o->op.identity_line, identity_line);
+    assert_int_equal(o->op.combine_line, combine_line);
+    assert_non_null(o->text);
+    assert_int_equal(o->len, strlen(o->text));
+}
+
+static void good_files(void **state)
+{
+    (void)state;
+    opfile o;
+    /* a long string: its first line inside [[ ]] */
+    expect_op("lua/ops/affine.lua", "affine", RT_U64, 0, "0x100000000ULL", 16, 20, &o);
+    assert_non_null(strstr(o.op.combine, "return ((unsigned long long)(ag * af) << 32)"));
+    assert_int_equal(o.has_sample, 1);
+    assert_true(o.tolerance == 0);
+    opfile_free(&o);
+    assert_null(o.text);
+    /* a Lua integer, written for CUDA: the line of its key */
+    expect_op("lua/ops/satsum.lua", "satsum", RT_U32, 1, "0ULL", 10, 12, &o);
+    opfile_free(&o);
+    /* a one-line string, found on its line */
+    expect_op("tests/ops/good_f32.lua", "maxmag", RT_F32, 1, "0", 6, 8, &o);
+    assert_true(o.tolerance == 0);
+    opfile_free(&o);
+}
+
+static void expect_file_error(const char *path, int code, const char *msg)
+{
+    opfile o;
+    rt_clearerr(&err);
+    int rc = opfile_load(path, &o, &err);
+    if (rc != code || strcmp(err.msg, msg) != 0)
+        fail_msg("%s: expected %s \"%s\", got %s \"%s\"", path, rt_strerror(code), msg,
+                 rt_strerror(rc), err.msg);
+    assert_null(o.text);
+}
+
+static void bad_files(void **state)
+{
+    (void)state;
+    expect_file_error("tests/ops/bad_syntax.lua", RT_ELUA,
+                      "tests/ops/bad_syntax.lua:4: '}' expected (to close '{' at line 2) "
+                      "near 'type'");
+    expect_file_error("tests/ops/bad_missing.lua", RT_EINVAL,
+                      "tests/ops/bad_missing.lua: field 'combine' is missing (the CUDA body of "
+                      "rt_combine(a, b), a the lower indices)");
+    expect_file_error("tests/ops/bad_type.lua", RT_EINVAL,
+                      "tests/ops/bad_type.lua: field 'commutative' must be a boolean, not a "
+                      "string (true or false: whether combine(a, b) == combine(b, a))");
+    expect_file_error("tests/ops/bad_builtin.lua", RT_EINVAL,
+                      "tests/ops/bad_builtin.lua: name 'sum' is a built-in operator; give the "
+                      "operator a name of its own");
+    expect_file_error("tests/ops/bad_field.lua", RT_EINVAL,
+                      "tests/ops/bad_field.lua: unknown field 'commutes' (fields: name type "
+                      "identity combine commutative sample tolerance)");
+    expect_file_error("tests/ops/bad_io.lua", RT_ELUA,
+                      "tests/ops/bad_io.lua:2: attempt to index a nil value (global 'io')");
+    expect_file_error("tests/ops/bad_loop.lua", RT_ELUA,
+                      "tests/ops/bad_loop.lua:3: instruction limit exceeded");
+    expect_file_error("tests/ops/nonexistent.lua", RT_EIO,
+                      "tests/ops/nonexistent.lua: No such file or directory");
+}
+
+#define FIELDS_OK "name = 'x', type = 'i32', identity = 0, commutative = true, "
+
+/* Fields given inline, wrong one way or another, and the exact message of each. */
+static const struct {
+    const char *text;
+    int code;
+    const char *msg;
+} bad_inline[] = {
+    {"return 42", RT_EINVAL, "op.lua: the operator file must return a table "
+     "(fields: name type identity combine commutative sample tolerance), not a "
+     "number"},
+    {"return { type = 'i32', identity = 0, combine = 'return a;', "
+     "commutative = true }", RT_EINVAL,
+     "op.lua: field 'name' is missing (the operator's name: a-z, 0-9 and _)"},
+    {"return { name = 'Big', type = 'i32', identity = 0, "
+     "combine = 'return a;', commutative = true }", RT_EINVAL,
+     "op.lua: name 'Big': use a-z, 0-9 and _"},
+    {"return { name = 'x', type = 'f16', identity = 0, combine = 'return a;', "
+     "commutative = true }", RT_EINVAL,
+     "op.lua: field 'type': unknown type 'f16' (known: f32, f64, i32, u32, i64, "
+     "u64)"},
+    {"return { name = 'x', type = 'i32', identity = 0.5, "
+     "combine = 'return a;', commutative = true }", RT_EINVAL,
+     "op.lua: field 'identity' must be an integer for i32, not 0.5"},
+    {"return { name = 'x', type = 'f32', identity = math.huge, "
+     "combine = 'return a;', commutative = true }", RT_EINVAL,
+     "op.lua: field 'identity' is inf; write an infinity or NaN as a CUDA "
+     "expression string"},
+    {"return { " FIELDS_OK "combine = '  \\n ' }", RT_EINVAL,
+     "op.lua: field 'combine' is empty (the CUDA body of rt_combine(a, b), a "
+     "the lower indices)"},
+    {"return { " FIELDS_OK "combine = 7 }", RT_EINVAL,
+     "op.lua: field 'combine' must be a string (the CUDA body of rt_combine(a, "
+     "b), a the lower indices), not a number"},
+    {"return { " FIELDS_OK "combine = string.rep('x', 5000) }", RT_EINVAL,
+     "op.lua: field 'combine' is 5000 bytes long; at most 4095"},
+    {"return { " FIELDS_OK "combine = 'return a;', tolerance = 1e-3 }",
+     RT_EINVAL, "op.lua: field 'tolerance' applies to f32 and f64 only; i32 "
+     "results are compared bit for bit"},
+    {"return { name = 'x', type = 'f64', identity = 0, commutative = true, "
+     "combine = 'return a;', tolerance = -1 }", RT_EINVAL,
+     "op.lua: field 'tolerance' must be a number >= 0 (the relative error "
+     "allowed), not -1"},
+    {"return { " FIELDS_OK "combine = 'return a;', sample = 3 }", RT_EINVAL,
+     "op.lua: field 'sample' must be a function (i, r) -> element i, not a "
+     "number"},
+    {"return { " FIELDS_OK "combine = 'return a;', [1] = 2 }", RT_EINVAL,
+     "op.lua: unknown field '1' (fields: name type identity combine "
+     "commutative sample tolerance)"},
+    {"local t = {} setmetatable(t, {__gc = print}) return t", RT_ELUA,
+     "op.lua:1: __gc metamethods are not allowed in a sandboxed script"},
+};
+
+#undef FIELDS_OK
+
+static void bad_fields(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_inline / sizeof bad_inline[0]; i++) {
+        opfile o;
+        rt_clearerr(&err);
+        int rc = opfile_parse(bad_inline[i].text, strlen(bad_inline[i].text), "op.lua", &o, &err);
+        if (rc != bad_inline[i].code || strcmp(err.msg, bad_inline[i].msg) != 0)
+            fail_msg("%s\nexpected %s \"%s\", got %s \"%s\"", bad_inline[i].text,
+                     rt_strerror(bad_inline[i].code), bad_inline[i].msg, rt_strerror(rc), err.msg);
+        assert_null(o.text);
+    }
+}
+
+/* Tolerances by default, and the lines of fragments written in quotes. */
+static void defaults_and_lines(void **state)
+{
+    (void)state;
+    const char *text = "-- a comment that says identity = 0\n"
+                       "return {\n"
+                       "  name = 'fsum', type = 'f64', commutative = true,\n"
+                       "  identity = '0.0',\n"
+                       "  combine = \"return a + b;\",\n"
+                       "}\n";
+    opfile o;
+    assert_int_equal(opfile_parse(text, strlen(text), "f.lua", &o, &err), RT_OK);
+    assert_true(o.tolerance == OPFILE_TOL_F64);
+    assert_int_equal(o.has_sample, 0);
+    assert_int_equal(o.op.identity_line, 4);
+    assert_int_equal(o.op.combine_line, 5);
+    opfile_free(&o);
+}
+
+/* The sample function: element i is sample(i, r) with r from (seed, i) only, whatever the
+ * number of threads; failures name the line and the element. */
+static void sample_function(void **state)
+{
+    (void)state;
+    opfile o;
+    load_ok("lua/ops/affine.lua", &o);
+    enum { N = 20000 };
+    uint64_t *a = malloc(N * 8), *b = malloc(N * 8);
+    assert_int_equal(opfile_sample(o.text, o.len, o.op.file, o.op.type, a, N, 42, 1, &err), RT_OK);
+    assert_int_equal(opfile_sample(o.text, o.len, o.op.file, o.op.type, b, N, 42, 4, &err), RT_OK);
+    assert_memory_equal(a, b, N * 8);
+    uint64_t s = data_mix(42);
+    for (uint64_t i = 0; i < N; i++)
+        assert_true(a[i] == (data_mix(s ^ i) | (1ULL << 32)));
+    opfile_free(&o);
+
+    load_ok("tests/ops/good_f32.lua", &o);
+    float *f = (float *)a;
+    assert_int_equal(opfile_sample(o.text, o.len, o.op.file, o.op.type, f, 1000, 7, 2, &err),
+                     RT_OK);
+    for (int i = 0; i < 1000; i++)
+        assert_true(f[i] >= -125.0f && f[i] <= 125.0f && f[i] * 8 == (float)(int)(f[i] * 8));
+    opfile_free(&o);
+
+    load_ok("tests/ops/bad_sample.lua", &o);
+    assert_int_equal(opfile_sample(o.text, o.len, o.op.file, o.op.type, a, 1000, 7, 3, &err),
+                     RT_ELUA);
+    assert_string_equal(err.msg, "tests/ops/bad_sample.lua:9: no sample for 100 (making element "
+                                 "100 of the test data)");
+    opfile_free(&o);
+    const char *text = "return { name = 'x', type = 'i32', identity = 0, commutative = true,\n"
+                       "  combine = 'return a;', sample = function(i) return 'two' end }";
+    assert_int_equal(opfile_sample(text, strlen(text), "s.lua", RT_I32, a, 10, 1, 1, &err),
+                     RT_EINVAL);
+    assert_string_equal(err.msg, "s.lua: sample(0, r) returned a string, not an integer (making "
+                                 "element 0 of the test data)");
+    free(a);
+    free(b);
+}
+
+/* The unit of a file's operator points into the file, and its fingerprint ignores where the
+ * operator was written but not what it says. */
+static void emitted_unit(void **state)
+{
+    (void)state;
+    opfile o;
+    load_ok("lua/ops/affine.lua", &o);
+    rt_config c;
+    config_default(family_find("tb2"), &c);
+    char *src;
+    assert_int_equal(codegen_emit_user(&c, &o.op, &src, &err), RT_OK);
+    assert_non_null(strstr(src, "#line 16 \"lua/ops/affine.lua\"\n"
+                                "return (rt_acc_t)(0x100000000ULL);"));
+    assert_non_null(strstr(src, "#line 20 \"lua/ops/affine.lua\"\n    unsigned int af"));
+    assert_non_null(strstr(src, "/* redtune: user operator affine, definition "));
+    free(src);
+    char id[RT_USER_OP_ID], id2[RT_USER_OP_ID];
+    codegen_user_op_id(&o.op, id);
+    rt_user_op moved = o.op;
+    snprintf(moved.file, sizeof moved.file, "elsewhere/affine.lua");
+    moved.combine_line = 3;
+    codegen_user_op_id(&moved, id2);
+    assert_string_equal(id, id2);
+    moved.commutative = 1;
+    codegen_user_op_id(&moved, id2);
+    assert_string_not_equal(id, id2);
+    assert_int_equal(strlen(id), 16);
+    opfile_free(&o);
+}
+
+int test_opfile_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(good_files),
+        cmocka_unit_test(bad_files),
+        cmocka_unit_test(bad_fields),
+        cmocka_unit_test(defaults_and_lines),
+        cmocka_unit_test(sample_function),
+        cmocka_unit_test(emitted_unit),
+    };
+    return cmocka_run_group_tests_name("opfile", tests, NULL, NULL);
+}

@@ -1,0 +1,340 @@
+/*
+ * opfile.c - user-defined operators from a Lua file: reading and checking the file, finding
+ * the lines of its CUDA fragments for #line, and running its sample function (opfile.h).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "../runtime/optype.h"
+#include "data.h"
+#include "opfile.h"
+#include "pool.h"
+#include "sandbox.h"
+#include "tuner.h"
+
+#define FIELDS "name type identity combine commutative sample tolerance"
+
+/* One parse: inputs and the result, shared with the protected body. */
+typedef struct parse {
+    const char *chunkname;
+    const char *text;
+    size_t len;
+    opfile *o;
+} parse;
+
+/* The string field 'key' of the table at index 1 into dst (size bytes); "" when absent and
+ * not required. */
+static void get_string(lua_State *L, parse *p, const char *key, const char *what, char *dst,
+                       size_t size)
+{
+    lua_getfield(L, 1, key);                        /* stack: t value */
+    if (lua_type(L, -1) != LUA_TSTRING) {
+        if (lua_isnil(L, -1))
+            sandbox_fail(L, RT_EINVAL, "%s: field '%s' is missing (%s)", p->chunkname, key,
+                         what);
+        sandbox_fail(L, RT_EINVAL, "%s: field '%s' must be a string (%s), not %s",
+                     p->chunkname, key, what, sandbox_typename(L, -1));
+    }
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    if (len == 0 || strspn(s, " \t\r\n") == len)
+        sandbox_fail(L, RT_EINVAL, "%s: field '%s' is empty (%s)", p->chunkname, key, what);
+    if (len >= size)
+        sandbox_fail(L, RT_EINVAL, "%s: field '%s' is %zu bytes long; at most %zu",
+                     p->chunkname, key, len, size - 1);
+    if (strlen(s) != len)
+        sandbox_fail(L, RT_EINVAL, "%s: field '%s' holds a NUL byte", p->chunkname, key);
+    memcpy(dst, s, len + 1);
+    lua_pop(L, 1);
+}
+
+/* The identity: a CUDA expression, or a Lua number written as one. */
+static void get_identity(lua_State *L, parse *p)
+{
+    rt_user_op *op = &p->o->op;
+    lua_getfield(L, 1, "identity");                 /* stack: t identity */
+    if (lua_type(L, -1) != LUA_TNUMBER) {
+        lua_pop(L, 1);
+        get_string(L, p, "identity", "a CUDA expression, or a number", op->identity,
+                   sizeof op->identity);
+        return;
+    }
+    int isint;
+    lua_Integer i = lua_tointegerx(L, -1, &isint);
+    double d = lua_tonumber(L, -1);
+    if (optype_is_float(op->type)) {
+        if (!isfinite(d))
+            sandbox_fail(L, RT_EINVAL, "%s: field 'identity' is %g; write an infinity or NaN "
+                         "as a CUDA expression string", p->chunkname, d);
+        snprintf(op->identity, sizeof op->identity, "%.17g", d);
+    } else if (!isint) {
+        sandbox_fail(L, RT_EINVAL, "%s: field 'identity' must be an integer for %s, not %g",
+                     p->chunkname, rt_type_name(op->type), d);
+    } else if (optype_is_signed(op->type)) {
+        snprintf(op->identity, sizeof op->identity, "(%lldLL)", (long long)i);
+    } else {
+        snprintf(op->identity, sizeof op->identity, "%lluULL", (unsigned long long)i);
+    }
+    lua_pop(L, 1);
+}
+
+/* Is the key at idx one of FIELDS? */
+static int is_field(lua_State *L, int idx)
+{
+    static const char *const fields[] = {"name", "type", "identity", "combine", "commutative",
+                                         "sample", "tolerance"};
+    if (lua_type(L, idx) != LUA_TSTRING)
+        return 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (strcmp(lua_tostring(L, idx), fields[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The protected body of opfile_parse. Stack on entry: the parse (a light userdata). */
+static int pparse(lua_State *L)
+{
+    parse *p = lua_touserdata(L, 1);
+    opfile *o = p->o;
+    lua_settop(L, 0);
+    sandbox_load(L, p->text, p->len);
+    lua_call(L, 0, 1);                              /* stack: t */
+    if (!lua_istable(L, 1))
+        return sandbox_fail(L, RT_EINVAL, "%s: the operator file must return a table (fields: "
+                            FIELDS "), not %s", p->chunkname, sandbox_typename(L, 1));
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {                        /* stack: t key value */
+        if (!is_field(L, -2))
+            return sandbox_fail(L, RT_EINVAL, "%s: unknown field '%s' (fields: " FIELDS ")",
+                                p->chunkname, luaL_tolstring(L, -2, NULL));
+        lua_pop(L, 1);
+    }
+
+    char type[16];
+    get_string(L, p, "name", "the operator's name: a-z, 0-9 and _", o->op.name,
+               sizeof o->op.name);
+    for (const char *c = o->op.name; *c; c++)
+        if (!(islower((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_'))
+            return sandbox_fail(L, RT_EINVAL, "%s: name '%s': use a-z, 0-9 and _", p->chunkname,
+                                o->op.name);
+    if (optype_parse_op(o->op.name) >= 0)
+        return sandbox_fail(L, RT_EINVAL, "%s: name '%s' is a built-in operator; give the "
+                            "operator a name of its own", p->chunkname, o->op.name);
+    get_string(L, p, "type", "the element type: f32, f64, i32, u32, i64 or u64", type,
+               sizeof type);
+    int t = optype_parse_type(type);
+    if (t < 0)
+        return sandbox_fail(L, RT_EINVAL, "%s: field 'type': unknown type '%s' (known: %s)",
+                            p->chunkname, type, optype_type_list());
+    o->op.type = (rt_type)t;
+    get_identity(L, p);
+    get_string(L, p, "combine", "the CUDA body of rt_combine(a, b), a the lower indices",
+               o->op.combine, sizeof o->op.combine);
+
+    lua_getfield(L, 1, "commutative");              /* stack: t commutative */
+    if (!lua_isboolean(L, -1))
+        return sandbox_fail(L, RT_EINVAL, "%s: field 'commutative' %s%s (true or false: "
+                            "whether combine(a, b) == combine(b, a))", p->chunkname,
+                            lua_isnil(L, -1) ? "is missing" : "must be a boolean, not ",
+                            lua_isnil(L, -1) ? "" : sandbox_typename(L, -1));
+    o->op.commutative = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+
+    lua_getfield(L, 1, "sample");                   /* stack: t sample */
+    if (!lua_isnil(L, -1) && !lua_isfunction(L, -1))
+        return sandbox_fail(L, RT_EINVAL, "%s: field 'sample' must be a function (i, r) -> "
+                            "element i, not %s", p->chunkname, sandbox_typename(L, -1));
+    o->has_sample = lua_isfunction(L, -1);
+    lua_pop(L, 1);
+
+    o->tolerance = o->op.type == RT_F32   ? OPFILE_TOL_F32
+                   : o->op.type == RT_F64 ? OPFILE_TOL_F64
+                                          : 0;
+    lua_getfield(L, 1, "tolerance");                /* stack: t tolerance */
+    if (!lua_isnil(L, -1)) {
+        if (!optype_is_float(o->op.type))
+            return sandbox_fail(L, RT_EINVAL, "%s: field 'tolerance' applies to f32 and f64 "
+                                "only; %s results are compared bit for bit", p->chunkname, type);
+        if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) ||
+            !isfinite(lua_tonumber(L, -1)))
+            return sandbox_fail(L, RT_EINVAL, "%s: field 'tolerance' must be a number >= 0 (the "
+                                "relative error allowed), not %s", p->chunkname,
+                                lua_type(L, -1) == LUA_TNUMBER ? luaL_tolstring(L, -1, NULL)
+                                                               : sandbox_typename(L, -1));
+        o->tolerance = lua_tonumber(L, -1);
+    }
+    return 0;
+}
+
+/* The line of 'value' in the file: its first occurrence after a "key =" (a long string
+ * [[...]] is the value verbatim); else the line of the first "key ="; else 0. */
+static int find_line(const char *text, size_t len, const char *key, const char *value)
+{
+    size_t klen = strlen(key), vlen = strlen(value);
+    int first_key_line = 0;
+    for (const char *p = text; (p = memmem(p, len - (size_t)(p - text), key, klen)) != NULL;
+         p += klen) {
+        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            continue;
+        const char *q = p + klen;
+        while (q < text + len && (*q == ' ' || *q == '\t'))
+            q++;
+        if (q >= text + len || *q != '=' || (q + 1 < text + len && q[1] == '='))
+            continue;
+        int line = 1;
+        for (const char *c = text; c < p; c++)
+            line += *c == '\n';
+        if (!first_key_line)
+            first_key_line = line;
+        const char *v = memmem(q, len - (size_t)(q - text), value, vlen);
+        if (v) {
+            for (const char *c = p; c < v; c++)
+                line += *c == '\n';
+            return line;
+        }
+    }
+    return first_key_line;
+}
+
+int opfile_parse(const char *text, size_t len, const char *chunkname, opfile *o, rt_err *e)
+{
+    memset(o, 0, sizeof *o);
+    if (strlen(chunkname) >= sizeof o->op.file)
+        return rt_seterr(e, RT_EINVAL, "%s: the operator file's name is too long", chunkname);
+    sandbox *sb = NULL;
+    parse p = {chunkname, text, len, o};
+    int rc = sandbox_open(chunkname, &sb, e);
+    if (rc == RT_OK)
+        rc = sandbox_run(sb, pparse, &p, e);
+    sandbox_close(sb);
+    if (rc == RT_OK && !(o->text = malloc(len + 1)))
+        rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", chunkname);
+    if (rc != RT_OK) {
+        opfile_free(o);
+        return rc;
+    }
+    memcpy(o->text, text, len);
+    o->text[len] = '\0';
+    o->len = len;
+    snprintf(o->op.file, sizeof o->op.file, "%s", chunkname);
+    o->op.identity_line = find_line(text, len, "identity", o->op.identity);
+    o->op.combine_line = find_line(text, len, "combine", o->op.combine);
+    return RT_OK;
+}
+
+int opfile_load(const char *path, opfile *o, rt_err *e)
+{
+    char *text = NULL;
+    size_t len = 0;
+    memset(o, 0, sizeof *o);
+    int rc = read_file(path, &text, &len, e);
+    if (rc == RT_OK)
+        rc = opfile_parse(text, len, path, o, e);
+    free(text);
+    return rc;
+}
+
+void opfile_free(opfile *o)
+{
+    if (o) {
+        free(o->text);
+        memset(o, 0, sizeof *o);
+    }
+}
+
+/* ---- the sample function ---- */
+
+typedef struct sample_job {
+    const char *text, *chunkname;
+    size_t len;
+    rt_type type;
+    void *buf;
+    unsigned long long lo, hi, at;   /* the range, and the element being made */
+    uint64_t seed;
+    int rc;
+    rt_err err;
+} sample_job;
+
+/* The protected body of one thread's share. Stack on entry: the job. */
+static int psample(lua_State *L)
+{
+    sample_job *j = lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    sandbox_load(L, j->text, j->len);
+    lua_call(L, 0, 1);                              /* stack: t */
+    if (!lua_istable(L, 1) || lua_getfield(L, 1, "sample") != LUA_TFUNCTION)
+        return sandbox_fail(L, RT_EINVAL, "%s: the file gave no sample function on a second "
+                            "run", j->chunkname);
+    uint64_t s = data_mix(j->seed);                 /* stack: t sample */
+    int fl = optype_is_float(j->type);
+    for (j->at = j->lo; j->at < j->hi; j->at++) {
+        unsigned long long i = j->at;
+        lua_pushvalue(L, 2);
+        lua_pushinteger(L, (lua_Integer)i);
+        lua_pushinteger(L, (lua_Integer)data_mix(s ^ i));
+        sandbox_reset_count(L);
+        lua_call(L, 2, 1);                          /* stack: t sample value */
+        int isint = 0;
+        lua_Integer v = lua_type(L, 3) == LUA_TNUMBER ? lua_tointegerx(L, 3, &isint) : 0;
+        if (fl ? lua_type(L, 3) != LUA_TNUMBER : !isint)
+            return sandbox_fail(L, RT_EINVAL, "%s: sample(%llu, r) returned %s, not %s",
+                                j->chunkname, i, lua_type(L, 3) == LUA_TNUMBER
+                                    ? luaL_tolstring(L, 3, NULL) : sandbox_typename(L, 3),
+                                fl ? "a number" : "an integer");
+        switch (j->type) {
+        case RT_F32: ((float *)j->buf)[i] = (float)lua_tonumber(L, 3); break;
+        case RT_F64: ((double *)j->buf)[i] = (double)lua_tonumber(L, 3); break;
+        case RT_I32: case RT_U32: ((uint32_t *)j->buf)[i] = (uint32_t)v; break;
+        default: ((uint64_t *)j->buf)[i] = (uint64_t)v; break;
+        }
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+/* Job k of the pool: one thread's share, in a sandbox of its own. */
+static void sample_range(int k, void *arg)
+{
+    sample_job *j = (sample_job *)arg + k;
+    sandbox *sb = NULL;
+    j->rc = sandbox_open(j->chunkname, &sb, &j->err);
+    if (j->rc == RT_OK)
+        j->rc = sandbox_run(sb, psample, j, &j->err);
+    sandbox_close(sb);
+}
+
+int opfile_sample(const char *text, size_t len, const char *chunkname, rt_type type, void *buf,
+                  unsigned long long n, uint64_t seed, int threads, rt_err *e)
+{
+    /* A share of at least 4096 elements: a sandbox costs about as much as that many calls. */
+    unsigned long long shares = n / 4096 + 1;
+    int njobs = threads < 1 ? 1 : (unsigned long long)threads < shares ? threads : (int)shares;
+    sample_job *jobs = calloc((size_t)njobs, sizeof *jobs);
+    if (!jobs)
+        return rt_seterr(e, RT_ENOMEM, "%s: out of memory for the sample threads", chunkname);
+    for (int k = 0; k < njobs; k++) {
+        sample_job *j = &jobs[k];
+        j->text = text;
+        j->chunkname = chunkname;
+        j->len = len;
+        j->type = type;
+        j->buf = buf;
+        j->lo = n * (unsigned long long)k / (unsigned long long)njobs;
+        j->hi = n * (unsigned long long)(k + 1) / (unsigned long long)njobs;
+        j->seed = seed;
+    }
+    pool_run(njobs, njobs, sample_range, jobs);
+    int rc = RT_OK;
+    for (int k = 0; k < njobs && rc == RT_OK; k++)   /* the error of the lowest element */
+        if (jobs[k].rc != RT_OK)
+            rc = rt_seterr(e, jobs[k].rc, "%s (making element %llu of the test data)",
+                           jobs[k].err.msg, jobs[k].at);
+    free(jobs);
+    return rc;
+}
