@@ -200,6 +200,60 @@ int rt_release_temp(rt_ctx *ctx);
 int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *buf,
                size_t len);
 
+/* ---------------------------------------------------------------- segmented reductions
+ *
+ * Many independent reductions in one call (docs/segmented.md). Two layouts:
+ *   keys     d_keys[0..n) (u32), the segment of each element: sorted non-decreasing, each
+ *            < nseg (the paper's owner array). out[s] is the reduction of the elements whose
+ *            key is s, in index order; a key that does not occur gives the identity. The key
+ *            of out[s] is s itself.
+ *   offsets  d_offsets[0..nseg] (int, or long long with RT_SEG_OFF64), CSR begin offsets:
+ *            non-decreasing, offsets[nseg] <= n. Segment s is elements
+ *            [offsets[s], offsets[s+1]); an empty one gives the identity. Elements outside
+ *            [offsets[0], offsets[nseg]) belong to no segment.
+ * d_out receives nseg accumulators (the element type; 16 bytes {value, 8-byte index} for
+ * argmin/argmax, the index counted in the whole input, -1 for an empty segment). nseg == 0
+ * writes nothing; n == 0 gives every segment the identity.
+ *
+ * Input that breaks the rules is unchecked by default: the result is then unspecified, but
+ * no kernel reads outside d_in[0..n), the keys or the offsets, nor writes outside
+ * d_out[0..nseg). With RT_SEG_CHECK the keys or offsets are checked on the GPU first (a
+ * synchronous check kernel, compiled with NVRTC once per context): RT_EINVAL naming how many
+ * entries break which rule and the first one, and nothing is written.
+ *
+ * The kernel is the database's winner for this GPU, layout, op and type nearest to n and to
+ * the mean segment length n / nseg (the tuner measures profiles of segment lengths:
+ * `redtune --segmented keys|offsets`); else a built-in default. A winner that uses vector
+ * loads runs with scalar loads when d_in (or the keys) are not 16-byte aligned, and one tuned
+ * for the other offset width is specialised for this one; both are compiled with NVRTC once.
+ * Temporary storage as rt_reduce (one block per stream). Thread-safe as rt_reduce.
+ *
+ * Returns RT_OK, or the codes of rt_reduce; RT_EINVAL also for a NULL keys/offsets array with
+ * nseg > 0, a misaligned one, unknown flags, RT_SEG_OFF64 with keys, more than 2^31 - 1
+ * elements with 32-bit offsets, or input RT_SEG_CHECK rejects.
+ */
+#define RT_SEG_CHECK 1u    /* check the keys or offsets first (synchronous) */
+#define RT_SEG_OFF64 2u    /* the offsets are long long (default: int) */
+
+#define RT_LAYOUT_KEYS 1
+#define RT_LAYOUT_OFFSETS 2
+
+int rt_reduce_keys(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
+                   const unsigned *d_keys, unsigned long long n, unsigned long long nseg,
+                   void *d_out, void *stream, unsigned flags);
+
+int rt_reduce_offsets(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
+                      unsigned long long n, const void *d_offsets, unsigned long long nseg,
+                      void *d_out, void *stream, unsigned flags);
+
+/*
+ * rt_explain for a segmented call: layout RT_LAYOUT_KEYS or RT_LAYOUT_OFFSETS, n elements in
+ * nseg segments (flags: RT_SEG_OFF64 as the call would pass). Assumes 16-byte aligned
+ * pointers.
+ */
+int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,
+                         unsigned long long nseg, unsigned flags, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

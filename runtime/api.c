@@ -88,6 +88,7 @@ typedef struct best_entry {
     char family[RT_NAME_MAX];
     char params[256];
     double median_us;
+    double seg_mean;       /* segmented: the mean segment length it was tuned at */
 } best_entry;
 
 /* The database's answer for one (op, type): a device row and its winners, or none. */
@@ -108,6 +109,22 @@ typedef struct decision {
     const choice *c;
     const best_entry *row; /* NULL for the built-in default */
 } decision;
+
+/* What runs for one segmented case: layout, offset width, whether the pointers allow vector
+ * loads, op, type, size bucket and mean-length bucket. Kept in a list under ctx->lock. */
+typedef struct seg_decision {
+    struct seg_decision *next;
+    int layout, off64, aligned;
+    rt_op op;
+    rt_type type;
+    unsigned nb;
+    int mb;
+    kernel *k;
+    int level;
+    const best_entry *row;   /* NULL for the built-in default */
+    const char *c_name;      /* the device row's name */
+    int respecialized;       /* the stored config with OFF64 or V changed, compiled here */
+} seg_decision;
 
 /* Temporary storage of one stream. 'key' identifies the stream (its driver id); 'used' and
  * 'key' are read without the lock to find the slot, and checked again under it. */
@@ -131,8 +148,11 @@ struct rt_ctx {
     pthread_mutex_t lock;           /* choices, decisions, kernels, the store, compiles */
     pthread_mutex_t slot_lock;      /* claiming and recycling slots */
     _Atomic(decision *) cache[RT_OP_COUNT][RT_TYPE_COUNT][NBUCKETS];
-    choice choices[RT_OP_COUNT][RT_TYPE_COUNT];
+    choice choices[3][RT_OP_COUNT][RT_TYPE_COUNT];   /* by layout: flat, keys, offsets */
     decision *decisions;
+    struct seg_decision *seg_decisions;   /* segmented choices, under 'lock' */
+    CUmodule check_mod[2][2];             /* seg_check by layout and offset width */
+    CUfunction check_fn[2][2];
     kernel *kernels;
     atomic_int nslots;
     slot slots[NSLOTS];
@@ -264,6 +284,10 @@ static void destroy(rt_ctx *ctx)
                     cu.MemFree(ctx->slots[i].temp);
             for (kernel *k = ctx->kernels; k; k = k->next)
                 plan_unload(&k->p);
+            for (int l = 0; l < 2; l++)
+                for (int w = 0; w < 2; w++)
+                    if (ctx->check_mod[l][w])
+                        cu.ModuleUnload(ctx->check_mod[l][w]);
             leave(pushed);
         }
         free(e);
@@ -279,9 +303,15 @@ static void destroy(rt_ctx *ctx)
         ctx->decisions = d->next;
         free(d);
     }
-    for (int o = 0; o < RT_OP_COUNT; o++)
-        for (int t = 0; t < RT_TYPE_COUNT; t++)
-            free(ctx->choices[o][t].rows);
+    while (ctx->seg_decisions) {
+        struct seg_decision *d = ctx->seg_decisions;
+        ctx->seg_decisions = d->next;
+        free(d);
+    }
+    for (int l = 0; l < 3; l++)
+        for (int o = 0; o < RT_OP_COUNT; o++)
+            for (int t = 0; t < RT_TYPE_COUNT; t++)
+                free(ctx->choices[l][o][t].rows);
     store_close(ctx->db);
     if (ctx->locks) {
         pthread_mutex_destroy(&ctx->lock);
@@ -504,20 +534,24 @@ static int collect_row(const store_best_row *row, void *arg)
     snprintf(b->family, sizeof b->family, "%s", row->family);
     snprintf(b->params, sizeof b->params, "%s", row->params);
     b->median_us = row->median_us;
+    b->seg_mean = row->seg_mean;
     return 0;
 }
 
-/* The database's answer for (op, type), read once. Caller holds ctx->lock. */
-static int get_choice(rt_ctx *ctx, rt_op op, rt_type type, choice **out, rt_err *e)
+/* The database's answer for (layout, op, type), read once; layout 0 is flat, 1 keys, 2
+ * offsets (every profile of the layout). Caller holds ctx->lock. */
+static const char *const layout_names[3] = {LAYOUT, "keys", "offsets"};
+
+static int get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e)
 {
-    choice *c = &ctx->choices[op][type];
+    choice *c = &ctx->choices[layout][op][type];
     const char *on = rt_op_name(op), *tn = rt_type_name(type);
     int rc = RT_OK;
 
     *out = c;
     if (c->resolved)
         return RT_OK;
-    rc = store_find_device(ctx->db, &ctx->dev, on, tn, LAYOUT, HOT, &c->dev, e);
+    rc = store_find_device(ctx->db, &ctx->dev, on, tn, layout_names[layout], HOT, &c->dev, e);
     if (rc == RT_ENOTFOUND) {
         rt_clearerr(e);
         c->level = LEVEL_BUILTIN;
@@ -528,8 +562,8 @@ static int get_choice(rt_ctx *ctx, rt_op op, rt_type type, choice **out, rt_err 
         return rc;
     c->nrows = 0;
     c->oom = 0;
-    rc = store_list_best_for_device(ctx->db, c->dev.id, on, tn, LAYOUT, HOT, collect_row, c,
-                                    e);
+    rc = store_list_best_for_device(ctx->db, c->dev.id, on, tn, layout_names[layout], HOT,
+                                    collect_row, c, e);
     if (rc == RT_OK && c->oom)
         rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory reading the winners of %s %s",
                        store_path(ctx->db), on, tn);
@@ -572,6 +606,8 @@ static int source_plan(const char *src)
         return PLAN_ONELAUNCH;
     if (!strncmp(p, "multipass", 9))
         return PLAN_MULTIPASS;
+    if (!strncmp(p, "segmented", 9))
+        return PLAN_SEGMENTED;
     return -1;
 }
 
@@ -722,7 +758,7 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     d = atomic_load_explicit(&ctx->cache[op][type][b], memory_order_acquire);
     if (d)
         goto done;   /* another thread decided meanwhile */
-    if ((rc = get_choice(ctx, op, type, &c, e)) != RT_OK)
+    if ((rc = get_choice(ctx, 0, op, type, &c, e)) != RT_OK)
         goto done;
     if (c->level != LEVEL_BUILTIN) {
         row = pick(c, b);
@@ -1140,4 +1176,290 @@ int api_kernel_of(rt_ctx *ctx, int op, int type, unsigned long long n, const pla
     *p = &d->k->p;
     snprintf(hash, RT_HASH_HEX, "%s", d->k->hash);
     return RT_OK;
+}
+
+/* ---------------------------------------------------------------- segmented (docs/segmented.md) */
+
+
+
+/* The stored winner nearest to (2^(nb + 0.5) elements, mean length 2^(mb / 2)) in log2; the
+ * mean length counts twice, since it decides the algorithm and n mostly the grid. */
+static const best_entry *pick_seg(const choice *c, unsigned nb, int mb)
+{
+    const best_entry *best = NULL;
+    double tn = nb + 0.5, tm = mb / 2.0, dist = INFINITY;
+    for (int i = 0; i < c->nrows; i++) {
+        double m = c->rows[i].seg_mean > 0 ? c->rows[i].seg_mean : 1;
+        double d = fabs(log2((double)c->rows[i].n) - tn) + 2 * fabs(log2(m) - tm);
+        if (d < dist) {
+            dist = d;
+            best = &c->rows[i];
+        }
+    }
+    return best;
+}
+
+/* A config from a family and a "NAME=V ..." string, with LAYOUT/OFF64 set and, when the
+ * pointers are not 16-byte aligned, V = 1 (vector loads need alignment). *changed = 1 when
+ * that differs from 'params'. */
+static int seg_config(const char *family, const char *params, int layout, int off64,
+                      int aligned, rt_config *cfg, int *changed, rt_err *e)
+{
+    const rt_family *f = family_find(family);
+    if (!f || f->plan != PLAN_SEGMENTED)
+        return rt_seterr(e, RT_EINVAL, "segmented family '%s' is not built into this library",
+                         family);
+    config_default(f, cfg);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", params ? params : "");
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(w, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        int rc = config_set(cfg, w, atoll(eq + 1), e);
+        if (rc)
+            return rc;
+    }
+    char before[256], after[256];
+    config_format(cfg, before, sizeof before);
+    rt_err ignore;
+    config_set(cfg, "LAYOUT", layout, &ignore);
+    config_set(cfg, "OFF64", off64, &ignore);
+    if (!aligned)
+        config_set(cfg, "V", 1, &ignore);   /* families without V ignore it */
+    config_format(cfg, after, sizeof after);
+    *changed = strcmp(before, after) != 0;
+    return RT_OK;
+}
+
+/* Generate, compile (or find in the database by hash) and load a segmented config. */
+static int seg_kernel_of(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg, int builtin,
+                         kernel **out, rt_err *e)
+{
+    char *src = NULL, hash[RT_HASH_HEX], params[256];
+    int rc = codegen_emit(cfg, op, type, &src, e);
+    if (rc)
+        return rc;
+    hash_hex(src, strlen(src), hash);
+    config_format(cfg, params, sizeof params);
+    rc = get_kernel(ctx, op, type, hash, cfg->family->name, params, src, builtin, out, e);
+    free(src);
+    return rc;
+}
+
+static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op, rt_type type,
+                      unsigned long long n, unsigned long long nseg, seg_decision **out,
+                      rt_err *e)
+{
+    unsigned nb = n ? bucket_of(n) : 0;
+    double mean = nseg ? (double)n / (double)nseg : 1;
+    int mb = mean > 1 ? (int)floor(2 * log2(mean)) : 0;
+    seg_decision *d;
+    int rc = RT_OK;
+    pthread_mutex_lock(&ctx->lock);
+    for (d = ctx->seg_decisions; d; d = d->next)
+        if (d->layout == layout && d->off64 == off64 && d->aligned == aligned && d->op == op
+            && d->type == type && d->nb == nb && d->mb == mb)
+            goto done;
+    choice *c;
+    kernel *k = NULL;
+    const best_entry *row = NULL;
+    rt_config cfg;
+    int changed = 0;
+    if ((rc = get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
+        goto done;
+    if (c->level != LEVEL_BUILTIN) {
+        row = pick_seg(c, nb, mb);
+        if ((rc = seg_config(row->family, row->params, layout, off64, aligned, &cfg, &changed, e)))
+            goto done;
+        rc = changed ? seg_kernel_of(ctx, op, type, &cfg, 0, &k, e)
+                     : get_kernel(ctx, op, type, row->hash, row->family, row->params, NULL, 0, &k, e);
+    } else {
+        /* The built-in default: load-balanced tiles, scalar loads, legal for every op, type
+         * and layout. */
+        if ((rc = seg_config("seg_lb", "B=256 R=8 V=1 STAGE=0 PERSIST=0", layout, off64, 0, &cfg,
+                             &changed, e)) == RT_OK)
+            rc = seg_kernel_of(ctx, op, type, &cfg, 1, &k, e);
+    }
+    if (rc != RT_OK)
+        goto done;
+    if (!(d = calloc(1, sizeof *d))) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, op, type, nb, mb, k,
+                        c->level, row, c->dev.name, changed};
+    ctx->seg_decisions = d;
+done:
+    pthread_mutex_unlock(&ctx->lock);
+    *out = rc == RT_OK ? d : NULL;
+    return rc;
+}
+
+/* RT_SEG_CHECK: run templates/seg_check.cu over the keys or offsets, synchronously. */
+static int seg_check(rt_ctx *ctx, const char *fn, int layout, int off64, const void *seg,
+                     unsigned long long n, unsigned long long nseg, CUstream s, rt_err *e)
+{
+    int li = layout - 1, rc = RT_OK;
+    CUresult r;
+    pthread_mutex_lock(&ctx->lock);
+    if (!ctx->check_fn[li][off64]) {
+        const char *defs[2] = {layout == 1 ? "LAYOUT=1" : "LAYOUT=2", off64 ? "OFF64=1" : "OFF64=0"};
+        char *src = NULL;
+        nvrtc_output o;
+        memset(&o, 0, sizeof o);
+        if ((rc = codegen_emit_helper("templates/seg_check.cu", defs, 2, &src, e)) == RT_OK
+            && (rc = nvrtc_load(e)) == RT_OK
+            && (rc = nvrtc_compile(src, "seg_check.cu", ctx->arch, &o, e)) == RT_OK) {
+            if ((r = cu.ModuleLoadData(&ctx->check_mod[li][off64], o.cubin)) != CUDA_SUCCESS
+                || (r = cu.ModuleGetFunction(&ctx->check_fn[li][off64], ctx->check_mod[li][off64],
+                                             "rt_seg_check")) != CUDA_SUCCESS)
+                rc = driver_fail(r, "loading the segment check", e);
+        }
+        if (rc == RT_ENVRTC)
+            rc = rt_seterr(e, RT_ENVRTC, "%s: RT_SEG_CHECK compiles its check kernel with NVRTC, "
+                           "which is not usable here", fn);
+        free(src);
+        nvrtc_output_free(&o);
+    }
+    CUfunction f = ctx->check_fn[li][off64];
+    pthread_mutex_unlock(&ctx->lock);
+    if (rc)
+        return rc;
+    CUdeviceptr bad = 0;
+    unsigned long long got[2] = {0, 0};
+    unsigned long long len = layout == 1 ? n : nseg + 1;
+    unsigned long long grid = (len + 255) / 256, cap = 4ULL * (unsigned)ctx->dev.sm_count;
+    grid = grid < 1 ? 1 : grid > cap ? cap : grid;
+    CUdeviceptr segp = (CUdeviceptr)(uintptr_t)seg;
+    void *args[] = {&segp, &n, &nseg, &bad};
+    if ((r = cu.MemAlloc(&bad, sizeof got)) != CUDA_SUCCESS)
+        return cuda_fail(r, "allocating the check's counters", e);
+    if ((r = cu.MemsetD32Async(bad, 0, 2, s)) != CUDA_SUCCESS
+        || (r = cu.MemsetD32Async(bad + 8, 0xffffffffu, 2, s)) != CUDA_SUCCESS
+        || (r = cu.LaunchKernel(f, (unsigned)grid, 1, 1, 256, 1, 1, 0, s, args, NULL)) != CUDA_SUCCESS
+        || (r = cu.StreamSynchronize(s)) != CUDA_SUCCESS
+        || (r = cu.MemcpyDtoH(got, bad, sizeof got)) != CUDA_SUCCESS)
+        rc = driver_fail(r, "running the segment check", e);
+    cu.MemFree(bad);
+    if (rc == RT_OK && got[0])
+        rc = layout == 1
+            ? rt_seterr(e, RT_EINVAL, "%s: %llu keys break the rules (sorted, each < nseg = %llu); "
+                        "the first at index %llu", fn, got[0], nseg, got[1])
+            : rt_seterr(e, RT_EINVAL, "%s: %llu offsets break the rules (non-decreasing, within "
+                        "0..n = %llu); the first at index %llu of %llu", fn, got[0], n, got[1],
+                        nseg + 1);
+    return rc;
+}
+
+static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type type,
+                      const void *d_in, unsigned long long n, const void *seg,
+                      unsigned long long nseg, void *d_out, void *stream, unsigned flags)
+{
+    rt_err e;
+    CUstream s = (CUstream)stream;
+    seg_decision *d;
+    slot *sl = NULL;
+    unsigned long long key;
+    int rc, pushed = 0, off64 = (flags & RT_SEG_OFF64) != 0;
+    size_t align_seg = layout == 1 ? 4 : off64 ? 8 : 4;
+
+    begin(ctx);
+    if ((rc = check_op_type(fn, op, type, &e)) != RT_OK
+        || (rc = check_ctx(fn, ctx, &e)) != RT_OK
+        || (rc = check_pointers(fn, op, type, d_in, n, d_out, &e)) != RT_OK)
+        return finish(rc, &e);
+    if (flags & ~(unsigned)(RT_SEG_CHECK | RT_SEG_OFF64))
+        return finish(rt_seterr(&e, RT_EINVAL, "%s: unknown flags 0x%x", fn,
+                                flags & ~(unsigned)(RT_SEG_CHECK | RT_SEG_OFF64)), &e);
+    if (layout == 1 && off64)
+        return finish(rt_seterr(&e, RT_EINVAL, "%s: RT_SEG_OFF64 is for offsets; keys are "
+                                "32-bit", fn), &e);
+    if (nseg == 0)
+        return finish(RT_OK, &e);   /* nothing to write */
+    if (!seg && (layout == 2 || n > 0))
+        return finish(rt_seterr(&e, RT_EINVAL, "%s: the %s array is NULL", fn,
+                                layout == 1 ? "keys" : "offsets"), &e);
+    if ((uintptr_t)seg % align_seg)
+        return finish(rt_seterr(&e, RT_EINVAL, "%s: the %s array %p is not aligned to %zu "
+                                "bytes", fn, layout == 1 ? "keys" : "offsets", seg, align_seg), &e);
+    if (layout == 2 && !off64 && n > 0x7fffffffULL)
+        return finish(rt_seterr(&e, RT_EINVAL, "%s: n = %llu needs 64-bit offsets "
+                                "(RT_SEG_OFF64)", fn, n), &e);
+    if (layout == 1 && nseg > 0xffffffffULL)
+        return finish(rt_seterr(&e, RT_EINVAL, "%s: nseg = %llu does not fit 32-bit keys", fn,
+                                nseg), &e);
+    if ((rc = enter(ctx, &pushed, &e)) != RT_OK)
+        return finish(rc, &e);
+    if ((flags & RT_SEG_CHECK)
+        && (rc = seg_check(ctx, fn, layout, off64, seg, n, nseg, s, &e)) != RT_OK)
+        goto done;
+    int aligned = (uintptr_t)d_in % 16 == 0 && (layout == 2 || (uintptr_t)seg % 16 == 0);
+    if ((rc = seg_decide(ctx, layout, off64, aligned, op, type, n, nseg, &d, &e)) != RT_OK)
+        goto done;
+    size_t need = plan_seg_temp_bytes(&d->k->p, n, nseg);
+    if ((rc = stream_key(s, &key, &e)) != RT_OK || (rc = lock_slot(ctx, key, &sl, &e)) != RT_OK)
+        goto done;
+    if (sl->bytes < need)
+        rc = grow(sl, need, s, &e);
+    if (rc == RT_OK)
+        rc = plan_seg_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in, (CUdeviceptr)(uintptr_t)seg,
+                             n, nseg, (CUdeviceptr)(uintptr_t)d_out, sl->temp, s, &e);
+    pthread_mutex_unlock(&sl->lock);
+done:
+    leave(pushed);
+    return finish(rc, &e);
+}
+
+int rt_reduce_keys(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in, const unsigned *d_keys,
+                   unsigned long long n, unsigned long long nseg, void *d_out, void *stream,
+                   unsigned flags)
+{
+    return reduce_seg(ctx, "rt_reduce_keys", 1, op, type, d_in, n, d_keys, nseg, d_out, stream,
+                      flags);
+}
+
+int rt_reduce_offsets(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
+                      unsigned long long n, const void *d_offsets, unsigned long long nseg,
+                      void *d_out, void *stream, unsigned flags)
+{
+    return reduce_seg(ctx, "rt_reduce_offsets", 2, op, type, d_in, n, d_offsets, nseg, d_out,
+                      stream, flags);
+}
+
+int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,
+                         unsigned long long nseg, unsigned flags, char *buf, size_t len)
+{
+    rt_err e;
+    seg_decision *d;
+    int rc, pushed = 0;
+    const char *fn = "rt_explain_segmented";
+    begin(ctx);
+    if ((rc = check_op_type(fn, op, type, &e)) != RT_OK || (rc = check_ctx(fn, ctx, &e)) != RT_OK)
+        return finish(rc, &e);
+    if (!buf || !len || (layout != RT_LAYOUT_KEYS && layout != RT_LAYOUT_OFFSETS))
+        return finish(rt_seterr(&e, RT_EINVAL, "%s: buf is NULL or empty, or layout %d is "
+                                "neither RT_LAYOUT_KEYS nor RT_LAYOUT_OFFSETS", fn, layout), &e);
+    if ((rc = enter(ctx, &pushed, &e)) != RT_OK)
+        return finish(rc, &e);
+    rc = seg_decide(ctx, layout, (flags & RT_SEG_OFF64) != 0, 1, op, type, n, nseg, &d, &e);
+    if (rc == RT_OK) {
+        const kernel *k = d->k;
+        char from[512];
+        if (d->row)
+            snprintf(from, sizeof from, "tuned on %s at n = %lld, mean segment length %.1f: "
+                     "%.2f us%s", d->c_name, d->row->n, d->row->seg_mean, d->row->median_us,
+                     d->respecialized ? " (re-specialised here for the offset width or "
+                     "alignment)" : "");
+        else
+            snprintf(from, sizeof from, "no tuned entry");
+        snprintf(buf, len, "%s %s %s n=%llu nseg=%llu: %s %s (plan segmented, kernel %.12s)\n"
+                 "from: %s\nlevel: %s\nbinary: %s\n", layout == 1 ? "keys" : "offsets",
+                 rt_op_name(op), rt_type_name(type), n, nseg, k->family, k->params, k->hash,
+                 from, level_names[d->level], k->from_db ? "CUBIN from the database"
+                 : "compiled by NVRTC here");
+    }
+    leave(pushed);
+    return finish(rc, &e);
 }

@@ -1222,7 +1222,7 @@ int store_find_device(store *s, const rt_device *d, const char *op, const char *
         "CASE WHEN d.name = ?5 AND d.sm_count = ?6 AND d.cc_minor = ?8 THEN 1 "
         "     WHEN d.cc_minor = ?8 THEN 2 ELSE 3 END AS level "
         "FROM best b JOIN devices d ON d.id = b.device_id "
-        "WHERE b.op = ?1 AND b.type = ?2 AND b.layout = ?3 AND b.hot = ?4 "
+        "WHERE b.op = ?1 AND b.type = ?2 AND (b.layout = ?3 OR b.layout LIKE ?3 || ':%') AND b.hot = ?4 "
         "AND d.cc_major = ?7 "
         "GROUP BY d.id "
         "ORDER BY level, abs(d.sm_count - ?6), nbest DESC, d.last_seen DESC, d.id "
@@ -1277,7 +1277,7 @@ int store_list_best_for_device(store *s, long long device_id, const char *op,
         "b.frac_bw, b.deterministic, b.nseg, b.seg_mean "
         "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "
         "JOIN devices d ON d.id = b.device_id "
-        "WHERE b.device_id = ?1 AND b.op = ?2 AND b.type = ?3 AND b.layout = ?4 "
+        "WHERE b.device_id = ?1 AND b.op = ?2 AND b.type = ?3 AND (b.layout = ?4 OR b.layout LIKE ?4 || ':%') "
         "AND b.hot = ?5 "
         "ORDER BY b.n";
     sqlite3_stmt *st = NULL;

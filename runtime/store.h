@@ -139,7 +139,9 @@ int store_list_best(store *s, const char *device_match, const char *op, const ch
                     long long n, int (*cb)(const store_best_row *row, void *arg), void *arg,
                     rt_err *e);
 
-/* ---- runtime lookup (the read-only queries of runtime/api.c) ---- */
+/* ---- runtime lookup (the read-only queries of runtime/api.c) ----
+ * 'layout' below matches the layout itself and its profiles: "keys" finds "keys:len3" and
+ * every other "keys:PROFILE" row; "flat" finds "flat". */
 /*
  * The read-only queries libredtune's lookup needs (runtime/api.c). Same discipline as
  * store.c: errors are RT_EDB naming the path, what was being done and SQLite's message.

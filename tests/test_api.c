@@ -44,6 +44,7 @@
 #include "runtime/store.h"
 #include "tuner/data.h"
 #include "tuner/pool.h"
+#include "tuner/segdata.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -207,6 +208,14 @@ static void api_null_args(void **state)
     assert_string_equal(rt_errmsg(NULL), "rt_explain: the context is NULL");
     assert_int_equal(rt_release_temp(NULL), RT_EINVAL);
     assert_string_equal(rt_errmsg(NULL), "rt_release_temp: the context is NULL");
+    unsigned keys[1] = {0};
+    assert_int_equal(rt_reduce_keys(NULL, RT_SUM, RT_F32, &x, keys, 1, 1, &x, NULL, 0), RT_EINVAL);
+    assert_string_equal(rt_errmsg(NULL), "rt_reduce_keys: the context is NULL");
+    assert_int_equal(rt_reduce_offsets(NULL, RT_MIN, RT_I32, &x, 1, keys, 1, &x, NULL, 0),
+                     RT_EINVAL);
+    assert_string_equal(rt_errmsg(NULL), "rt_reduce_offsets: the context is NULL");
+    assert_int_equal(rt_explain_segmented(NULL, RT_LAYOUT_KEYS, RT_SUM, RT_F32, 10, 2, 0, buf,
+                                          sizeof buf), RT_EINVAL);
 
     /* The message belongs to the call that failed: another context sees none, and the next
      * call (here rt_close, a harmless no-op on NULL) clears it. */
@@ -1420,6 +1429,164 @@ __attribute__((constructor)) static void child_main(void)
 
 /* ---------------------------------------------------------------- groups */
 
+/* ---- segmented calls on the GPU ---- */
+
+/* One segmented call through the library against the per-segment reference; 'shift' moves
+ * the input one element off 16-byte alignment (the library then takes scalar loads). */
+static void seg_call(rt_ctx *ctx, int layout, int off64, rt_op op, rt_type type, int profile,
+                     unsigned long long n, int shift)
+{
+    seg_data d;
+    seg_ref *refs;
+    size_t es = optype_size(type), acc = optype_acc_size(op, type);
+    assert_int_equal(segdata_make(profile, n, 11 + n + profile, &d), RT_OK);
+    char *host = malloc((n + 2) * es);
+    assert_non_null(host);
+    data_fill(host, type, op, n + 1, 5 + profile, n / 2, 2);
+    assert_int_equal(segdata_reference(host + shift * es, type, op, &d, &refs, 2), RT_OK);
+    size_t segbytes = layout == RT_LAYOUT_KEYS ? (n + 1) * 4 : (d.nseg + 1) * (off64 ? 8 : 4);
+    void *hseg = malloc(segbytes);
+    if (layout == RT_LAYOUT_KEYS)
+        segdata_keys(&d, hseg);
+    else
+        segdata_offsets(&d, hseg, off64);
+    CUdeviceptr in, seg, out;
+    assert_int_equal(cu.MemAlloc(&in, (n + 2) * es), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&seg, segbytes + 16), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, (d.nseg + 1) * acc), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(in, host, (n + 1) * es), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(seg, hseg, segbytes), CUDA_SUCCESS);
+    assert_int_equal(cu.MemsetD8(out, 0xa5, (d.nseg + 1) * acc), CUDA_SUCCESS);
+    const void *pin = (const void *)(uintptr_t)(in + shift * es);
+    int rc = layout == RT_LAYOUT_KEYS
+        ? rt_reduce_keys(ctx, op, type, pin, (const unsigned *)(uintptr_t)seg, n, d.nseg,
+                         (void *)(uintptr_t)out, NULL, RT_SEG_CHECK)
+        : rt_reduce_offsets(ctx, op, type, pin, n, (const void *)(uintptr_t)seg, d.nseg,
+                            (void *)(uintptr_t)out, NULL, RT_SEG_CHECK | (off64 ? RT_SEG_OFF64 : 0));
+    if (rc)
+        fail_msg("%s", rt_errmsg(ctx));
+    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+    unsigned char *got = malloc((d.nseg + 1) * acc);
+    assert_int_equal(cu.MemcpyDtoH(got, out, (d.nseg + 1) * acc), CUDA_SUCCESS);
+    char why[1024];
+    if (!segdata_check(got, refs, type, op, &d, why, sizeof why))
+        fail_msg("%s %s %s %s n=%llu shift %d: %s", layout == 1 ? "keys" : "offsets",
+                 rt_op_name(op), rt_type_name(type), segdata_profile_name(profile), n, shift, why);
+    for (size_t b = d.nseg * acc; b < (d.nseg + 1) * acc; b++)
+        assert_int_equal(got[b], 0xa5);
+    cu.MemFree(in);
+    cu.MemFree(seg);
+    cu.MemFree(out);
+    free(got);
+    free(hseg);
+    free(host);
+    free(refs);
+    segdata_free(&d);
+}
+
+/* The built-in default (no database entry), both layouts, aligned and not, 32- and 64-bit
+ * offsets, every profile; bad keys and offsets caught by RT_SEG_CHECK with nothing written;
+ * nseg = 0 writes nothing. */
+static void api_gpu_segmented(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128];
+    snprintf(db, sizeof db, "%s/empty_seg.db", G.dir);
+    make_empty_db(db);
+    rt_ctx *ctx = NULL;
+    assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
+    const rt_op ops[] = {RT_MIN, RT_SUM, RT_ARGMAX};
+    const rt_type types[] = {RT_F32, RT_I64};
+    for (int layout = RT_LAYOUT_KEYS; layout <= RT_LAYOUT_OFFSETS; layout++)
+        for (int oi = 0; oi < 3; oi++)
+            for (int ti = 0; ti < 2; ti++)
+                for (int p = 0; p < segdata_profile_count(); p++) {
+                    seg_call(ctx, layout, 0, ops[oi], types[ti], p, 100003, 0);
+                    seg_call(ctx, layout, layout == 2, ops[oi], types[ti], p, 1000, 1);
+                    seg_call(ctx, layout, 0, ops[oi], types[ti], p, 0, 0);
+                }
+    char buf[1024];
+    assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, 1000, 10, 0,
+                                          buf, sizeof buf), RT_OK);
+    assert_non_null(strstr(buf, "seg_lb"));
+    assert_non_null(strstr(buf, "built-in default"));
+
+    /* Bad input, checked: RT_EINVAL naming the first bad index, the output untouched. */
+    unsigned hkeys[8] = {0, 1, 1, 3, 2, 4, 4, 4};      /* index 4 goes down */
+    int hoff[4] = {0, 5, 3, 8};                           /* index 2 goes down */
+    CUdeviceptr in, keys, offs, out;
+    assert_int_equal(cu.MemAlloc(&in, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&keys, sizeof hkeys), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&offs, sizeof hoff), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemsetD8(in, 0, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(keys, hkeys, sizeof hkeys), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(offs, hoff, sizeof hoff), CUDA_SUCCESS);
+    assert_int_equal(cu.MemsetD8(out, 0xa5, 64), CUDA_SUCCESS);
+    void *pin = (void *)(uintptr_t)in, *pout = (void *)(uintptr_t)out;
+    assert_int_equal(rt_reduce_keys(ctx, RT_SUM, RT_F32, pin, (const unsigned *)(uintptr_t)keys,
+                                    8, 5, pout, NULL, RT_SEG_CHECK), RT_EINVAL);
+    assert_non_null(strstr(rt_errmsg(ctx), "the first at index 4"));
+    assert_int_equal(rt_reduce_keys(ctx, RT_SUM, RT_F32, pin, (const unsigned *)(uintptr_t)keys,
+                                    8, 4, pout, NULL, RT_SEG_CHECK), RT_EINVAL);   /* key 4 >= nseg */
+    assert_int_equal(rt_reduce_offsets(ctx, RT_SUM, RT_F32, pin, 8, (void *)(uintptr_t)offs, 3,
+                                       pout, NULL, RT_SEG_CHECK), RT_EINVAL);
+    assert_non_null(strstr(rt_errmsg(ctx), "the first at index 2"));
+    assert_int_equal(rt_reduce_offsets(ctx, RT_SUM, RT_F32, pin, 7, (void *)(uintptr_t)offs, 1,
+                                       pout, NULL, RT_SEG_CHECK), RT_OK);   /* 0..5 is fine */
+    assert_int_equal(cu.MemsetD8(out, 0xa5, 64), CUDA_SUCCESS);
+    assert_int_equal(rt_reduce_offsets(ctx, RT_SUM, RT_F32, pin, 8, (void *)(uintptr_t)offs, 0,
+                                       pout, NULL, 0), RT_OK);   /* nseg 0: nothing */
+    assert_int_equal(rt_reduce_keys(ctx, RT_SUM, RT_F32, pin, NULL, 8, 4, pout, NULL, 0), RT_EINVAL);
+    assert_int_equal(rt_reduce_keys(ctx, RT_SUM, RT_F32, pin, (const unsigned *)(uintptr_t)keys,
+                                    8, 4, pout, NULL, RT_SEG_OFF64), RT_EINVAL);
+    assert_int_equal(rt_reduce_keys(ctx, RT_SUM, RT_F32, pin, (const unsigned *)(uintptr_t)keys,
+                                    8, 4, pout, NULL, 0x80), RT_EINVAL);
+    /* Unchecked bad input: no fault, nothing written past out[nseg). */
+    assert_int_equal(rt_reduce_keys(ctx, RT_SUM, RT_F32, pin, (const unsigned *)(uintptr_t)keys,
+                                    8, 2, pout, NULL, 0), RT_OK);
+    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+    unsigned char hout[64];
+    assert_int_equal(cu.MemcpyDtoH(hout, out, 64), CUDA_SUCCESS);
+    for (int b = 8; b < 64; b++)
+        assert_int_equal(hout[b], 0xa5);
+    cu.MemFree(in);
+    cu.MemFree(keys);
+    cu.MemFree(offs);
+    cu.MemFree(out);
+    rt_close(ctx);
+}
+
+/* A database tuned with --segmented: the library takes its winner (exact device). */
+static void api_gpu_segmented_tuned(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128], cmd[512];
+    snprintf(db, sizeof db, "%s/tuned_seg.db", G.dir);
+    const char *bin = getenv("REDTUNE_BIN");
+    snprintf(cmd, sizeof cmd, "%s --op min --segmented offsets --profiles len3,one --sizes 100000 "
+             "--db %s > /dev/null 2>&1", bin ? bin : "build/redtune", db);
+    assert_int_equal(system(cmd), 0);
+    rt_ctx *ctx = NULL;
+    assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
+    char buf[1024];
+    assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, 100000, 33333,
+                                          0, buf, sizeof buf), RT_OK);
+    if (!strstr(buf, "exact device") || !strstr(buf, "mean segment length 3.0"))
+        fail_msg("%s", buf);
+    assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, 100000, 1, 0,
+                                          buf, sizeof buf), RT_OK);
+    if (!strstr(buf, "mean segment length 100000.0"))
+        fail_msg("%s", buf);
+    for (int p = 0; p < segdata_profile_count(); p++) {
+        seg_call(ctx, RT_LAYOUT_OFFSETS, 0, RT_MIN, RT_F32, p, 100000, 0);
+        seg_call(ctx, RT_LAYOUT_OFFSETS, 1, RT_MIN, RT_F32, p, 100000, 1);
+    }
+    rt_close(ctx);
+}
+
 int test_api_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1445,6 +1612,8 @@ int test_api_gpu_group(void)
         cmocka_unit_test(api_gpu_many_streams),
         cmocka_unit_test(api_gpu_threads),
         cmocka_unit_test(api_gpu_no_nvrtc),
+        cmocka_unit_test(api_gpu_segmented),
+        cmocka_unit_test(api_gpu_segmented_tuned),
     };
     return cmocka_run_group_tests_name("api_gpu", tests, gpu_setup, gpu_teardown);
 }
