@@ -11,6 +11,7 @@
 // @param V 1 elements per vector load (1, 2, 4; R a multiple of V): V > 1 loads values and keys in 16-byte (or 8-byte) vectors and needs in/keys aligned to V elements (16 bytes for keys); the runtime library must pick V = 1 for pointers it cannot vouch for
 // @param STAGE 1 1: the tile's elements (and keys) are copied coalesced into shared memory first; 0: each thread reads its own from global memory
 // @param PERSIST 0 1: a resident grid (SMs x occupancy) loops over the tiles; 0: one block per tile
+// @param OST 0 keys, STAGE = 0 only: 1: the tile's outputs (keys key(a-1)+1 .. key(b-1), when at most LB_OC of them) are collected in shared memory and written coalesced at the end of the tile (many small segments); 0: each run is stored by its thread
 // @param MP 1 offsets only: 1: merge-path tiles of B*R elements and segment ends (unit 1, best for tiny segments); 0: tiles of B*R elements (unit 0) with register/vector loads as for keys, the tile's segment starts found by two warp searches (best for long segments)
 //
 // seg_lb.cu - the modern segmented reduction (reduce-by-key as in CUB and ModernGPU), after
@@ -56,6 +57,9 @@
 #ifndef RT_PERSIST
 #define RT_PERSIST 0 /* 1: occupancy grid, blocks loop over the tiles */
 #endif
+#ifndef RT_OST
+#define RT_OST 0     /* keys, STAGE = 0: 1 outputs staged in shared memory, coalesced stores */
+#endif
 #ifndef RT_MP
 #define RT_MP 1      /* offsets: 1 merge path (unit 1), 0 element tiles (unit 0) */
 #endif
@@ -70,6 +74,7 @@ static_assert((RT_V == 1 || RT_V == 2 || RT_V == 4) && RT_R % RT_V == 0, "seg_lb
 static_assert(RT_STAGE == 0 || RT_STAGE == 1, "seg_lb: STAGE is 0 or 1");
 static_assert(RT_PERSIST == 0 || RT_PERSIST == 1, "seg_lb: PERSIST is 0 or 1");
 static_assert(RT_MP == 0 || RT_MP == 1, "seg_lb: MP is 0 or 1");
+static_assert(RT_OST == 0 || RT_OST == 1, "seg_lb: OST is 0 or 1");
 
 extern "C" __device__ const unsigned int rt_meta[4] = {
     RT_B, LB_T, RT_PERSIST ? 0xffffffffu : 0u, RT_LAYOUT == 1 || !RT_MP ? 0u : 1u };
@@ -84,6 +89,12 @@ typedef sc_keys<RT_B, RT_B, RT_R, 32, 1, RT_STAGE == 1> lb_keys;
  * memory. The key before the thread's first element comes from the lane before (shuffle);
  * lane 0 loads it. A whole tile has no bound checks; the last one loads element by element. */
 #define LB_KV (RT_V == 1 ? 1 : RT_R % 4 == 0 ? 4 : RT_R % 2 == 0 ? 2 : 1)   /* keys per key load */
+
+/* OST = 1: the outputs a tile owns, keys kbase = key(a-1)+1 .. key(b-1), when there are at most
+ * LB_OC of them, go to s_o[key - kbase] and are copied out coalesced after the block scan (one
+ * dense store stream instead of scattered 4-byte stores); more (long runs of empty keys) or
+ * keys outside that range (unsorted input) are stored directly. */
+#define LB_OC (LB_T < 24 * 1024 / sizeof(rt_acc_t) ? LB_T : 24 * 1024 / sizeof(rt_acc_t))
 
 static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict__ in,
                                                    const unsigned int *__restrict__ keys,
@@ -101,6 +112,9 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
      * (lane 0 only): issued with the others. */
     const unsigned int ka1 = a > 0 && a <= n ? keys[a - 1] : 0u;
     const unsigned int ka = a < n ? keys[a] : 0u;
+#if RT_OST
+    const unsigned int kb1 = b > a ? keys[b - 1] : 0u;
+#endif
     unsigned int kp = lane == 0 && p > 0 && p <= n ? keys[p - 1] : 0u;
     if (b - a == LB_T) {
 #pragma unroll
@@ -137,6 +151,40 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
         const unsigned int up = __shfl_up_sync(SC_FULL, kx[RT_R - 1], 1);
         kp = lane == 0 ? min(kp, kmax) : up;
     }
+#if RT_OST
+    __shared__ rt_acc_t s_o[LB_OC];
+    const unsigned long long kbase = (unsigned long long)(prevkey + 1);
+    const unsigned long long klast = min(kb1, kmax);
+    /* Block-uniform: every input is a broadcast load. */
+    const bool ost = a < b && klast >= kbase && klast - kbase < LB_OC;
+    const unsigned long long ospan = ost ? klast - kbase + 1 : 0;
+#define LB_PUT(K_, V_)                                                        \
+    do {                                                                     \
+        const unsigned long long k_ = (K_);                                 \
+        if (k_ - kbase < ospan)                                              \
+            s_o[k_ - kbase] = (V_);                                           \
+        else if (k_ < nseg)                                                  \
+            out[k_] = (V_);                                                   \
+    } while (0)
+#else
+#define LB_PUT(K_, V_)                                                        \
+    do {                                                                     \
+        const unsigned long long k_ = (K_);                                 \
+        if (k_ < nseg)                                                       \
+            out[k_] = (V_);                                                   \
+    } while (0)
+#endif
+#define LB_EMIT(K_, V_, F_)                                            \
+    do {                                                                     \
+        if ((F_) && first_carry) {                                    \
+            rt_seg_carry c_;                                                 \
+            c_.key = (K_);                                                  \
+            c_.val = (V_);                                                    \
+            carry[t] = c_;                                                   \
+        } else {                                                             \
+            LB_PUT(K_, V_);                                                  \
+        }                                                                    \
+    } while (0)
 
     bool flag = false;
     rt_acc_t head = rt_identity(), acc = rt_identity();
@@ -151,14 +199,14 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
             if ((long long)kk != pk) {
                 /* Segments pk+1 .. kk-1 have no element: the identity (rule 2). */
                 for (long long s = pk + 1; s < (long long)kk; s++)
-                    out[s] = rt_identity();
+                    LB_PUT((unsigned long long)s, rt_identity());
                 if (i != a) {   /* the run of key pk ends at i-1 */
                     if (!flag) {
                         flag = true;
                         head = acc;
                         hk = (unsigned long long)pk;
                     } else {
-                        sc_emit(out, carry, t, nseg, (unsigned long long)pk, acc, false, first_carry);
+                        LB_EMIT((unsigned long long)pk, acc, false);
                     }
                     acc = v;
                 } else {
@@ -175,17 +223,27 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
     rt_acc_t total;
     const rt_acc_t excl = sc_block_scan<RT_B>(flag, acc, rt_identity(), before, total, total_f);
     if (flag)
-        sc_emit(out, carry, t, nseg, hk, rt_combine(excl, head), !before, first_carry);
+        LB_EMIT(hk, rt_combine(excl, head), !before);
     /* The tile's last run: its key is the last thread's pk when the tile is whole, else
      * the key of element b-1 (already clamped by the thread that holds it). */
     if (a < b && p < b && p + RT_R >= b)
-        sc_emit(out, carry, t, nseg, (unsigned long long)pk, total, !total_f, first_carry);
+        LB_EMIT((unsigned long long)pk, total, !total_f);
+#if RT_OST
+    if (ost) {
+        __syncthreads();   /* s_o is complete */
+        for (unsigned int j = tid; j < ospan; j += RT_B)
+            out[kbase + j] = s_o[j];
+    }
+#endif
+#undef LB_EMIT
+#undef LB_PUT
     /* After the last element: the segments no element names (all of them when n == 0). */
     if (b == n) {
         const unsigned long long lo = n > 0 ? (unsigned long long)sc_key(keys, n - 1, n, nseg) + 1 : 0;
         sc_fill(out, lo, nseg);
     }
 }
+static_assert(!RT_OST || !RT_STAGE, "seg_lb: OST needs STAGE = 0");
 static_assert(!RT_STAGE || lb_keys::SLOTS * (sizeof(rt_value_t) + 4) <= 44 * 1024,
               "seg_lb: the staged tile (B*R elements and keys) does not fit in 44 KB of shared memory");
 

@@ -41,6 +41,14 @@ return {
       return lb_fits(c, dev, case) and case.layout == "keys" and c.B * c.R <= 8192
              and (c.V * case.type_size == 16)
     end },
+  -- Keys with the tile's outputs staged in shared memory and stored coalesced (OST = 1):
+  -- many small segments.
+  { family = "seg_lb",
+    params = { B = {256, 512}, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = 1 },
+    constraint = function(c, dev, case)
+      return lb_fits(c, dev, case) and case.layout == "keys" and c.V * case.type_size == 16
+             and not (c.B == 256 and c.R == 8)
+    end },
   { family = "seg_lb",
     params = { B = 256, R = 16, V = 1, STAGE = 1, PERSIST = 0 },
     constraint = function(c, dev, case)
