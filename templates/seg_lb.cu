@@ -11,6 +11,8 @@
 // @param V 1 elements per vector load (1, 2, 4; R a multiple of V): V > 1 loads values and keys in 16-byte (or 8-byte) vectors and needs in/keys aligned to V elements (16 bytes for keys); the runtime library must pick V = 1 for pointers it cannot vouch for
 // @param STAGE 1 1: the tile's elements (and keys) are copied coalesced into shared memory first; 0: each thread reads its own from global memory
 // @param PERSIST 0 1: a resident grid (SMs x occupancy) loops over the tiles; 0: one block per tile
+// @param OST 0 keys, STAGE = 0 only: 1: the tile's outputs (keys key(a-1)+1 .. key(b-1), when at most LB_OC of them) are collected in shared memory and written coalesced at the end of the tile (many small segments); 0: each run is stored by its thread
+// @param MP 1 offsets only: 1: merge-path tiles of B*R elements and segment ends (unit 1, best for tiny segments); 0: tiles of B*R elements (unit 0) with register/vector loads as for keys, the tile's segment starts found by two warp searches (best for long segments)
 //
 // seg_lb.cu - the modern segmented reduction (reduce-by-key as in CUB and ModernGPU), after
 // docs/segmented.md. Every tile has the same amount of work whatever the segment lengths.
@@ -55,6 +57,12 @@
 #ifndef RT_PERSIST
 #define RT_PERSIST 0 /* 1: occupancy grid, blocks loop over the tiles */
 #endif
+#ifndef RT_OST
+#define RT_OST 0     /* keys, STAGE = 0: 1 outputs staged in shared memory, coalesced stores */
+#endif
+#ifndef RT_MP
+#define RT_MP 1      /* offsets: 1 merge path (unit 1), 0 element tiles (unit 0) */
+#endif
 
 #include "seg_common.cuh"
 
@@ -65,9 +73,11 @@ static_assert(RT_R >= 1 && RT_R <= 32, "seg_lb: R must be in 1..32");
 static_assert((RT_V == 1 || RT_V == 2 || RT_V == 4) && RT_R % RT_V == 0, "seg_lb: V is 1, 2 or 4 and divides R");
 static_assert(RT_STAGE == 0 || RT_STAGE == 1, "seg_lb: STAGE is 0 or 1");
 static_assert(RT_PERSIST == 0 || RT_PERSIST == 1, "seg_lb: PERSIST is 0 or 1");
+static_assert(RT_MP == 0 || RT_MP == 1, "seg_lb: MP is 0 or 1");
+static_assert(RT_OST == 0 || RT_OST == 1, "seg_lb: OST is 0 or 1");
 
 extern "C" __device__ const unsigned int rt_meta[4] = {
-    RT_B, LB_T, RT_PERSIST ? 0xffffffffu : 0u, RT_LAYOUT == 1 ? 0u : 1u };
+    RT_B, LB_T, RT_PERSIST ? 0xffffffffu : 0u, RT_LAYOUT == 1 || !RT_MP ? 0u : 1u };
 
 #if RT_LAYOUT == 1
 
@@ -79,6 +89,12 @@ typedef sc_keys<RT_B, RT_B, RT_R, 32, 1, RT_STAGE == 1> lb_keys;
  * memory. The key before the thread's first element comes from the lane before (shuffle);
  * lane 0 loads it. A whole tile has no bound checks; the last one loads element by element. */
 #define LB_KV (RT_V == 1 ? 1 : RT_R % 4 == 0 ? 4 : RT_R % 2 == 0 ? 2 : 1)   /* keys per key load */
+
+/* OST = 1: the outputs a tile owns, keys kbase = key(a-1)+1 .. key(b-1), when there are at most
+ * LB_OC of them, go to s_o[key - kbase] and are copied out coalesced after the block scan (one
+ * dense store stream instead of scattered 4-byte stores); more (long runs of empty keys) or
+ * keys outside that range (unsorted input) are stored directly. */
+#define LB_OC (LB_T < 24 * 1024 / sizeof(rt_acc_t) ? LB_T : 24 * 1024 / sizeof(rt_acc_t))
 
 static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict__ in,
                                                    const unsigned int *__restrict__ keys,
@@ -96,6 +112,9 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
      * (lane 0 only): issued with the others. */
     const unsigned int ka1 = a > 0 && a <= n ? keys[a - 1] : 0u;
     const unsigned int ka = a < n ? keys[a] : 0u;
+#if RT_OST
+    const unsigned int kb1 = b > a ? keys[b - 1] : 0u;
+#endif
     unsigned int kp = lane == 0 && p > 0 && p <= n ? keys[p - 1] : 0u;
     if (b - a == LB_T) {
 #pragma unroll
@@ -132,6 +151,40 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
         const unsigned int up = __shfl_up_sync(SC_FULL, kx[RT_R - 1], 1);
         kp = lane == 0 ? min(kp, kmax) : up;
     }
+#if RT_OST
+    __shared__ rt_acc_t s_o[LB_OC];
+    const unsigned long long kbase = (unsigned long long)(prevkey + 1);
+    const unsigned long long klast = min(kb1, kmax);
+    /* Block-uniform: every input is a broadcast load. */
+    const bool ost = a < b && klast >= kbase && klast - kbase < LB_OC;
+    const unsigned long long ospan = ost ? klast - kbase + 1 : 0;
+#define LB_PUT(K_, V_)                                                        \
+    do {                                                                     \
+        const unsigned long long k_ = (K_);                                 \
+        if (k_ - kbase < ospan)                                              \
+            s_o[k_ - kbase] = (V_);                                           \
+        else if (k_ < nseg)                                                  \
+            out[k_] = (V_);                                                   \
+    } while (0)
+#else
+#define LB_PUT(K_, V_)                                                        \
+    do {                                                                     \
+        const unsigned long long k_ = (K_);                                 \
+        if (k_ < nseg)                                                       \
+            out[k_] = (V_);                                                   \
+    } while (0)
+#endif
+#define LB_EMIT(K_, V_, F_)                                            \
+    do {                                                                     \
+        if ((F_) && first_carry) {                                    \
+            rt_seg_carry c_;                                                 \
+            c_.key = (K_);                                                  \
+            c_.val = (V_);                                                    \
+            carry[t] = c_;                                                   \
+        } else {                                                             \
+            LB_PUT(K_, V_);                                                  \
+        }                                                                    \
+    } while (0)
 
     bool flag = false;
     rt_acc_t head = rt_identity(), acc = rt_identity();
@@ -146,14 +199,14 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
             if ((long long)kk != pk) {
                 /* Segments pk+1 .. kk-1 have no element: the identity (rule 2). */
                 for (long long s = pk + 1; s < (long long)kk; s++)
-                    out[s] = rt_identity();
+                    LB_PUT((unsigned long long)s, rt_identity());
                 if (i != a) {   /* the run of key pk ends at i-1 */
                     if (!flag) {
                         flag = true;
                         head = acc;
                         hk = (unsigned long long)pk;
                     } else {
-                        sc_emit(out, carry, t, nseg, (unsigned long long)pk, acc, false, first_carry);
+                        LB_EMIT((unsigned long long)pk, acc, false);
                     }
                     acc = v;
                 } else {
@@ -170,17 +223,27 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
     rt_acc_t total;
     const rt_acc_t excl = sc_block_scan<RT_B>(flag, acc, rt_identity(), before, total, total_f);
     if (flag)
-        sc_emit(out, carry, t, nseg, hk, rt_combine(excl, head), !before, first_carry);
+        LB_EMIT(hk, rt_combine(excl, head), !before);
     /* The tile's last run: its key is the last thread's pk when the tile is whole, else
      * the key of element b-1 (already clamped by the thread that holds it). */
     if (a < b && p < b && p + RT_R >= b)
-        sc_emit(out, carry, t, nseg, (unsigned long long)pk, total, !total_f, first_carry);
+        LB_EMIT((unsigned long long)pk, total, !total_f);
+#if RT_OST
+    if (ost) {
+        __syncthreads();   /* s_o is complete */
+        for (unsigned int j = tid; j < ospan; j += RT_B)
+            out[kbase + j] = s_o[j];
+    }
+#endif
+#undef LB_EMIT
+#undef LB_PUT
     /* After the last element: the segments no element names (all of them when n == 0). */
     if (b == n) {
         const unsigned long long lo = n > 0 ? (unsigned long long)sc_key(keys, n - 1, n, nseg) + 1 : 0;
         sc_fill(out, lo, nseg);
     }
 }
+static_assert(!RT_OST || !RT_STAGE, "seg_lb: OST needs STAGE = 0");
 static_assert(!RT_STAGE || lb_keys::SLOTS * (sizeof(rt_value_t) + 4) <= 44 * 1024,
               "seg_lb: the staged tile (B*R elements and keys) does not fit in 44 KB of shared memory");
 
@@ -211,6 +274,8 @@ typedef unsigned long long lb_end_t;
 #else
 typedef unsigned int lb_end_t;   /* clamped offsets, below 2^31 */
 #endif
+
+#if RT_MP
 
 /* The tile in shared memory, always (STAGE is ignored for offsets): its nx elements at slots
  * 0 .. and its ny segment ends after them, in one array of LB_SLOT-byte slots (nx + ny <= B*R),
@@ -402,4 +467,183 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     }
 }
 
+#else   /* offsets, MP = 0: element tiles (unit 0) */
+
+/* Tile t is the elements [a, b) = [t*B*R, ..) of the whole input, loaded into registers as in
+ * the keys path (thread r: a + r*R .., R/V aligned vector loads, all in flight before anything
+ * else). An element's segment is its key: key(i) = (the number of s in 0..nseg with
+ * offsets[s] <= i) - 1, so -1 before offsets[0] and nseg from offsets[nseg] on (both pseudo
+ * keys, never stored or carried), and an empty segment is a key no element has. Warps 0 and 1
+ * find L0 = key(a-1)+1 and L1 = key(b-1)+1 by 32-way searches (lower bounds of a and b in
+ * offsets[0..nseg]) while the loads are in flight; the tile's segment starts are offsets[L0 ..
+ * L1-1], all in [a, b).
+ *  - none (a tile inside one segment): a plain in-order reduction and a block reduction; the
+ *    result is the carry (or nothing for a pseudo key).
+ *  - else the starts are staged in shared memory (when at most LB_NB; else read from global
+ *    memory, slowly but correctly), each thread finds the key before its first element by a
+ *    binary search there and walks its R elements as the keys path does (runs, block
+ *    segmented scan, plain stores and the carry).
+ * Empty segments: the block stores the identity into every s in [L0, L1) with offsets[s] ==
+ * offsets[s+1] (coalesced; the segments that start in the tile), and the last tile also into
+ * [L1, nseg) (the segments at n). */
+#define LB_NB (LB_T / 2 < 4096 ? LB_T / 2 : 4096)   /* segment starts staged per tile */
+
+static_assert(LB_NB * sizeof(lb_end_t) <= 32 * 1024, "seg_lb: the staged segment starts exceed 32 KB");
+
+/* The first s in 0..nseg with offsets[s] >= x (nseg + 1 when none), by one warp, 32 probes a
+ * step; all 32 lanes call it converged and get the answer. */
+static __device__ __forceinline__ unsigned long long lb_lower(const sc_off_t *offs, unsigned long long n,
+                                                              unsigned long long nseg, unsigned long long x)
+{
+    const unsigned int lane = threadIdx.x % 32;
+    unsigned long long lo = 0, hi = nseg + 1;
+    while (lo < hi) {
+        const unsigned long long step = (hi - lo + 31) / 32;
+        const unsigned long long mid = lo + (lane + 1) * step - 1;
+        const bool valid = mid < hi;
+        const bool below = valid && sc_off(offs, mid, n, nseg) < x;
+        const unsigned int c = __popc(__ballot_sync(SC_FULL, below));
+        const unsigned int nv = __popc(__ballot_sync(SC_FULL, valid));
+        const unsigned long long nlo = c > 0 ? lo + c * step : lo;
+        const unsigned long long nhi = c < nv ? lo + (c + 1) * step - 1 : hi;
+        lo = nlo;
+        hi = nhi;
+    }
+    return lo;
+}
+
+extern "C" __global__ void __launch_bounds__(RT_B)
+rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n, unsigned long long nseg,
+       rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry, unsigned long long ntiles)
+{
+    const sc_off_t *offs = (const sc_off_t *)seg;
+    __shared__ lb_end_t s_b[LB_NB];
+    __shared__ unsigned long long s_L[2];
+    const unsigned int tid = threadIdx.x, warp = tid / 32;
+
+    for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        if (t != blockIdx.x)
+            __syncthreads();   /* the previous tile's shared data has been read */
+        const unsigned long long a = t * LB_T < n ? t * LB_T : n;
+        const unsigned long long b = a + LB_T < n ? a + LB_T : n;
+        const unsigned long long p = a + (unsigned long long)tid * RT_R;
+        rt_value_t x[RT_R];
+        if (b - a == LB_T) {
+#pragma unroll
+            for (unsigned int q = 0; q < RT_R / RT_V; q++)
+                sc_ldv<rt_value_t, RT_V>(in + p + q * RT_V, x + q * RT_V);
+        } else {
+#pragma unroll
+            for (unsigned int k = 0; k < RT_R; k++)
+                if (p + k < b)
+                    x[k] = in[p + k];
+        }
+        if (warp < 2) {
+            const unsigned long long L = lb_lower(offs, n, nseg, warp == 0 ? a : b);
+            if (tid % 32 == 0)
+                s_L[warp] = L;
+        }
+        __syncthreads();
+        const unsigned long long L0 = s_L[0], L1 = s_L[1];
+        const unsigned long long nbl = L1 > L0 ? L1 - L0 : 0;   /* 0 unless sorted: garbage in */
+        const bool staged = nbl <= LB_NB;
+        const unsigned int nb = staged ? (unsigned int)nbl : 0u;
+        if (staged)
+            for (unsigned int j = tid; j < nb; j += RT_B)
+                s_b[j] = (lb_end_t)sc_off(offs, L0 + j, n, nseg);
+        /* Empty segments that start in the tile (and, in the last tile, those at n). */
+        {
+            const unsigned long long fe = b == n ? nseg : L1 < nseg ? L1 : nseg;
+            const rt_acc_t id = rt_identity();
+            for (unsigned long long s = L0 + tid; s < fe; s += RT_B)
+                if (sc_off(offs, s, n, nseg) >= sc_off(offs, s + 1, n, nseg))
+                    out[s] = id;
+        }
+        /* key(a-1) = L0 - 1; the first run is a carry when the tile starts inside a real
+         * segment: key(a) == key(a-1), i.e. no segment starts at a. */
+        const long long prevkey = (long long)L0 - 1;
+        const bool starts_at_a = nbl > 0 && sc_off(offs, L0, n, nseg) <= a;
+        const bool first_carry = a < b && a > 0 && prevkey >= 0 && (unsigned long long)prevkey < nseg
+                                 && !starts_at_a;
+        if (tid == 0 && !first_carry) {
+            rt_seg_carry c;
+            c.key = RT_SEG_NONE;
+            c.val = rt_identity();
+            carry[t] = c;
+        }
+
+        if (nbl == 0) {
+            /* The whole tile is one run of key L0 - 1: reduce it. */
+            rt_acc_t acc = rt_identity();
+#pragma unroll
+            for (unsigned int k = 0; k < RT_R; k++)
+                if (p + k < b)
+                    acc = rt_combine(acc, rt_lift(x[k], p + k));
+            bool before, total_f;
+            rt_acc_t total;
+            (void)sc_block_scan<RT_B>(false, acc, rt_identity(), before, total, total_f);
+            if (tid == RT_B - 1 && a < b)
+                sc_emit(out, carry, t, nseg, (unsigned long long)prevkey, total, true, first_carry);
+            continue;
+        }
+        __syncthreads();   /* s_b is staged */
+#define LB_BND(j) (staged ? (unsigned long long)s_b[j] : sc_off(offs, L0 + (j), n, nseg))
+        /* jn: the starts before p (binary search); key(p-1) = L0 - 1 + jn. */
+        unsigned int jn;
+        {
+            unsigned int lo = 0, hi = (unsigned int)(nbl < 0xffffffffull ? nbl : 0xffffffffull);
+            while (lo < hi) {
+                const unsigned int mid = lo + (hi - lo) / 2;
+                if (LB_BND(mid) < p)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            jn = lo;
+        }
+        const unsigned long long nbq = nbl;
+        unsigned long long nextb = jn < nbq ? LB_BND(jn) : ~0ull;
+        bool flag = false;
+        rt_acc_t head = rt_identity(), acc = rt_identity();
+        unsigned long long hk = 0;
+        long long pk = prevkey + jn;
+#pragma unroll
+        for (unsigned int k = 0; k < RT_R; k++) {
+            const unsigned long long i = p + k;
+            if (i < b) {
+                const rt_acc_t v = rt_lift(x[k], i);
+                if (nextb <= i) {
+                    do {
+                        jn++;
+                        nextb = jn < nbq ? LB_BND(jn) : ~0ull;
+                    } while (nextb <= i);
+                    if (i != a) {   /* the run of key pk ends at i-1 */
+                        if (!flag) {
+                            flag = true;
+                            head = acc;
+                            hk = (unsigned long long)pk;
+                        } else {
+                            sc_emit(out, carry, t, nseg, (unsigned long long)pk, acc, false, first_carry);
+                        }
+                    }
+                    acc = v;
+                    pk = prevkey + jn;
+                } else {
+                    acc = rt_combine(acc, v);
+                }
+            }
+        }
+#undef LB_BND
+        bool before, total_f;
+        rt_acc_t total;
+        const rt_acc_t excl = sc_block_scan<RT_B>(flag, acc, rt_identity(), before, total, total_f);
+        if (flag)
+            sc_emit(out, carry, t, nseg, hk, rt_combine(excl, head), !before, first_carry);
+        /* The tile's last run: key(b-1), in the thread that holds b-1. */
+        if (a < b && p < b && p + RT_R >= b)
+            sc_emit(out, carry, t, nseg, (unsigned long long)pk, total, !total_f, first_carry);
+    }
+}
+
+#endif   /* MP */
 #endif

@@ -11,8 +11,9 @@ local function fits(c, dev)
 end
 
 -- seg_lb's shared memory: keys stage B*R elements and keys (STAGE = 1; STAGE = 0 keeps them
--- in registers); offsets always keep the tile's elements and segment ends in one array of
--- B*R (+1/32) slots of the larger of the element and the offset (8 bytes when 64-bit).
+-- in registers); offsets with MP = 1 keep the tile's elements and segment ends in one array of
+-- B*R (+1/32) slots of the larger of the element and the offset (8 bytes when 64-bit); MP = 0
+-- stages only the tile's segment starts.
 local function lb_fits(c, dev, case)
   local bytes
   if case.layout == "keys" then
@@ -20,7 +21,11 @@ local function lb_fits(c, dev, case)
   else
     if c.STAGE == 1 then return false end   -- STAGE is ignored for offsets: one copy only
     -- the space does not know OFF64: count 8-byte offsets
-    bytes = (c.B * c.R + math.floor(c.B * c.R / 32) + 2) * math.max(case.type_size, 8)
+    if c.MP == 0 then   -- element tiles: up to min(B*R/2, 4096) segment starts staged
+      bytes = math.min(math.floor(c.B * c.R / 2), 4096) * 8
+    else
+      bytes = (c.B * c.R + math.floor(c.B * c.R / 32) + 2) * math.max(case.type_size, 8)
+    end
   end
   return fits(c, dev) and bytes <= SMEM and c.R % c.V == 0 and c.V * case.type_size <= 16
 end
@@ -29,12 +34,20 @@ return {
   -- Load-balanced tiles (reduce-by-key for keys, merge path for offsets). Keys: the register
   -- path (STAGE = 0) with 16-byte vector loads (V = 4; V = 2 for 8-byte types) and long
   -- per-thread rows so the per-tile costs amortise; one staged point for comparison. Offsets:
-  -- the staged merge path at a few tile sizes.
+  -- the staged merge path at a few tile sizes (MP = 1) and element tiles (MP = 0).
   { family = "seg_lb",
     params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0 },
     constraint = function(c, dev, case)
       return lb_fits(c, dev, case) and case.layout == "keys" and c.B * c.R <= 8192
              and (c.V * case.type_size == 16)
+    end },
+  -- Keys with the tile's outputs staged in shared memory and stored coalesced (OST = 1):
+  -- many small segments.
+  { family = "seg_lb",
+    params = { B = {256, 512}, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = 1 },
+    constraint = function(c, dev, case)
+      return lb_fits(c, dev, case) and case.layout == "keys" and c.V * case.type_size == 16
+             and not (c.B == 256 and c.R == 8)
     end },
   { family = "seg_lb",
     params = { B = 256, R = 16, V = 1, STAGE = 1, PERSIST = 0 },
@@ -42,9 +55,17 @@ return {
       return case.layout == "keys" and lb_fits(c, dev, case)
     end },
   { family = "seg_lb",
-    params = { B = {128, 256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0 },
+    params = { B = {128, 256}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 1 },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and lb_fits(c, dev, case) and c.V * case.type_size == 16
+    end },
+  -- Offsets in element tiles (MP = 0): the keys path's register/vector loads, the tile's
+  -- segment starts from two warp searches; for long segments (no scan when a tile lies in one).
+  { family = "seg_lb",
+    params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 0 },
+    constraint = function(c, dev, case)
+      return case.layout == "offsets" and lb_fits(c, dev, case) and c.V * case.type_size == 16
+             and c.B * c.R <= 8192
     end },
   { family = "seg_lb",
     params = { B = 256, R = 16, V = {2, 4}, STAGE = 0, PERSIST = 1 },
