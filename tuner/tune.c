@@ -294,6 +294,16 @@ static int print_row(const store_best_row *r, void *arg)
     return 0;
 }
 
+/* "flat", or "keys:PROFILE" / "offsets:PROFILE" for the pi-th profile: the layout column. */
+static void layout_string(const tune_opts *o, int pi, char *buf, size_t len)
+{
+    if (o->layout == SEG_LAYOUT_FLAT)
+        snprintf(buf, len, "flat");
+    else
+        snprintf(buf, len, "%s:%s", segdata_layout_name(o->layout),
+                 segdata_profile_name(o->profiles[pi]));
+}
+
 /* ---- the run ---- */
 
 /* The name, type and commutativity of the case of 'o'. */
@@ -429,103 +439,99 @@ int tune_run(const tune_opts *o, rt_err *e)
     /* Bytes per element that must fit on the GPU: the input, the keys or offsets, outputs. */
     double per_elem = esize + (o->layout == SEG_LAYOUT_FLAT ? 0 : 4 + (double)acc_size);
     for (int pi = 0; pi < nprof; pi++) {
-    char layout[64];
-    if (o->layout == SEG_LAYOUT_FLAT)
-        snprintf(layout, sizeof layout, "flat");
-    else
-        snprintf(layout, sizeof layout, "%s:%s", segdata_layout_name(o->layout),
-                 segdata_profile_name(o->profiles[pi]));
-    for (int si = 0; si < o->nsizes; si++) {
-        long long n = o->sizes[si];
-        char nbuf[32], what[160];
-        fmt_n(n, nbuf, sizeof nbuf);
-        if ((double)n * per_elem > 0.45 * (double)w.dev.total_mem) {
-            fprintf(stderr, "redtune: skipping n = %s: %.1f GiB of input does not fit beside "
-                    "the buffers on this GPU\n", nbuf, n * (double)esize / (1 << 30));
-            pg.done += ncfg;
-            continue;
-        }
-        int prepared = 0;
-        prepare_resp seg = {0};
-        for (int i = 0; i < ncfg; i++, pg.done++) {
-            snprintf(what, sizeof what, "[%s %s %s] n=%s %s", op, type, layout, nbuf,
-                     c[i].cfg.family->name);
-            progress_show(&pg, what, 0);
-            if (c[i].rc)
+        char layout[64];
+        layout_string(o, pi, layout, sizeof layout);
+        for (int si = 0; si < o->nsizes; si++) {
+            long long n = o->sizes[si];
+            char nbuf[32], what[160];
+            fmt_n(n, nbuf, sizeof nbuf);
+            if ((double)n * per_elem > 0.45 * (double)w.dev.total_mem) {
+                fprintf(stderr, "redtune: skipping n = %s: %.1f GiB of input does not fit beside "
+                        "the buffers on this GPU\n", nbuf, n * (double)esize / (1 << 30));
+                pg.done += ncfg;
                 continue;
-            int found = 0;
-            if ((rc = store_has_measurement(s, device_id, c[i].hash, op, type, layout, n, o->hot,
-                                            &found, e)))
-                goto done;
-            if (found)
-                continue;
-            if (!prepared) {
-                w.prepared = (prepare_req){t, o->user ? OP_USER : (int)o->op, (uint64_t)n,
-                                           o->seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL,
-                                           o->layout, o->nprofiles ? o->profiles[pi] : 0,
-                                           o->off64};
-                w.has_prepared = 1;
-                char size[96];
-                snprintf(size, sizeof size, "n = %s (%s)", nbuf, layout);
-                if ((rc = prepare(&w, &w.prepared, size, &seg, e)))
+            }
+            int prepared = 0;
+            prepare_resp seg = {0};
+            for (int i = 0; i < ncfg; i++, pg.done++) {
+                snprintf(what, sizeof what, "[%s %s %s] n=%s %s", op, type, layout, nbuf,
+                         c[i].cfg.family->name);
+                progress_show(&pg, what, 0);
+                if (c[i].rc)
+                    continue;
+                int found = 0;
+                if ((rc = store_has_measurement(s, device_id, c[i].hash, op, type, layout, n, o->hot,
+                                                &found, e)))
                     goto done;
-                prepared = 1;
-            }
-            measure_req q = {c[i].cfg.family->plan, o->hot, 10, 200, 0.25,
-                             o->seed ^ (uint64_t)(i + 1) * 0xd1b54a32d192ed03ULL ^ (uint64_t)n};
-            measure_resp *mr = NULL;
-            size_t len;
-            /* Generous: verification of fresh inputs, 200 repetitions, and the flushes. */
-            int timeout_ms = 60000 + (int)(n * per_elem / 1000000);
-            int r = worker_call(&w, MSG_MEASURE, &q, sizeof q, c[i].cubin, c[i].cubin_size,
-                                (void **)&mr, &len, timeout_ms);
-            store_measurement m = {device_id, run_id, c[i].hash, op, type, layout, n, o->hot,
-                                   "ok", "", 0, 0, 0, 0, 0, 0, 0, -1, (long long)seg.nseg,
-                                   seg.mean, seg.spread};
-            if (r == 0) {
-                m.status = mr->status;
-                m.message = mr->h.msg;
-                if (!strcmp(mr->status, "ok")) {
-                    m.median_us = mr->median_us;
-                    m.min_us = mr->min_us;
-                    m.max_us = mr->max_us;
-                    m.reps = mr->reps;
-                    m.gbps = seg.bytes / (mr->median_us * 1e-6) / 1e9;
-                    m.frac_bw = m.gbps / read_gbps;
-                    m.verified = 1;
-                    m.deterministic = mr->deterministic;
+                if (found)
+                    continue;
+                if (!prepared) {
+                    w.prepared = (prepare_req){t, o->user ? OP_USER : (int)o->op, (uint64_t)n,
+                                               o->seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL,
+                                               o->layout, o->nprofiles ? o->profiles[pi] : 0,
+                                               o->off64};
+                    w.has_prepared = 1;
+                    char size[96];
+                    snprintf(size, sizeof size, "n = %s (%s)", nbuf, layout);
+                    if ((rc = prepare(&w, &w.prepared, size, &seg, e)))
+                        goto done;
+                    prepared = 1;
                 }
-            } else {
-                m.status = r == -2 ? "timeout" : "fault";
-                m.message = r == -2 ? "the launch did not finish within the time limit; the worker was killed"
-                                    : "the worker died while running this kernel";
+                measure_req q = {c[i].cfg.family->plan, o->hot, 10, 200, 0.25,
+                                 o->seed ^ (uint64_t)(i + 1) * 0xd1b54a32d192ed03ULL ^ (uint64_t)n};
+                measure_resp *mr = NULL;
+                size_t len;
+                /* Generous: verification of fresh inputs, 200 repetitions, and the flushes. */
+                int timeout_ms = 60000 + (int)(n * per_elem / 1000000);
+                int r = worker_call(&w, MSG_MEASURE, &q, sizeof q, c[i].cubin, c[i].cubin_size,
+                                    (void **)&mr, &len, timeout_ms);
+                store_measurement m = {device_id, run_id, c[i].hash, op, type, layout, n, o->hot,
+                                       "ok", "", 0, 0, 0, 0, 0, 0, 0, -1, (long long)seg.nseg,
+                                       seg.mean, seg.spread};
+                if (r == 0) {
+                    m.status = mr->status;
+                    m.message = mr->h.msg;
+                    if (!strcmp(mr->status, "ok")) {
+                        m.median_us = mr->median_us;
+                        m.min_us = mr->min_us;
+                        m.max_us = mr->max_us;
+                        m.reps = mr->reps;
+                        m.gbps = seg.bytes / (mr->median_us * 1e-6) / 1e9;
+                        m.frac_bw = m.gbps / read_gbps;
+                        m.verified = 1;
+                        m.deterministic = mr->deterministic;
+                    }
+                } else {
+                    m.status = r == -2 ? "timeout" : "fault";
+                    m.message = r == -2 ? "the launch did not finish within the time limit; the worker was killed"
+                                        : "the worker died while running this kernel";
+                }
+                if (strcmp(m.status, "ok") || o->verbose) {
+                    progress_clear(&pg);
+                    if (strcmp(m.status, "ok"))
+                        fprintf(stderr, "redtune: n=%s %s %s: %s: %s\n", nbuf, c[i].cfg.family->name,
+                                c[i].params, m.status, m.message);
+                    else
+                        fprintf(stderr, "redtune: n=%s %-18s %-30s %10.2f us %8.1f GB/s %5.1f%%\n",
+                                nbuf, c[i].cfg.family->name, c[i].params, m.median_us, m.gbps,
+                                100 * m.frac_bw);
+                }
+                rc = store_put_measurement(s, &m, e);
+                free(mr);
+                if (rc)
+                    goto done;
+                pg.measured++;
+                if (w.pid <= 0 && (rc = worker_start(&w, e)))
+                    goto done;
             }
-            if (strcmp(m.status, "ok") || o->verbose) {
-                progress_clear(&pg);
-                if (strcmp(m.status, "ok"))
-                    fprintf(stderr, "redtune: n=%s %s %s: %s: %s\n", nbuf, c[i].cfg.family->name,
-                            c[i].params, m.status, m.message);
-                else
-                    fprintf(stderr, "redtune: n=%s %-18s %-30s %10.2f us %8.1f GB/s %5.1f%%\n",
-                            nbuf, c[i].cfg.family->name, c[i].params, m.median_us, m.gbps,
-                            100 * m.frac_bw);
+            rc = store_update_best(s, device_id, op, type, layout, n, o->hot, e);
+            if (rc == RT_ENOTFOUND) {
+                fprintf(stderr, "redtune: %s n=%s: no config passed verification\n", layout, nbuf);
+                rc = RT_OK;
+            } else if (rc) {
+                goto done;
             }
-            rc = store_put_measurement(s, &m, e);
-            free(mr);
-            if (rc)
-                goto done;
-            pg.measured++;
-            if (w.pid <= 0 && (rc = worker_start(&w, e)))
-                goto done;
         }
-        rc = store_update_best(s, device_id, op, type, layout, n, o->hot, e);
-        if (rc == RT_ENOTFOUND) {
-            fprintf(stderr, "redtune: %s n=%s: no config passed verification\n", layout, nbuf);
-            rc = RT_OK;
-        } else if (rc) {
-            goto done;
-        }
-    }
     }
     progress_show(&pg, "done", 1);
     progress_clear(&pg);
@@ -536,11 +542,7 @@ int tune_run(const tune_opts *o, rt_err *e)
 
     for (int pi = 0; pi < nprof && rc == RT_OK; pi++) {
         char layout[64];
-        if (o->layout == SEG_LAYOUT_FLAT)
-            snprintf(layout, sizeof layout, "flat");
-        else
-            snprintf(layout, sizeof layout, "%s:%s", segdata_layout_name(o->layout),
-                     segdata_profile_name(o->profiles[pi]));
+        layout_string(o, pi, layout, sizeof layout);
         printf("\nbest for %s %s %s on %s (%s, L2 %s), read bandwidth %.1f GB/s:\n", op, type,
                layout, w.dev.name, arch, o->hot ? "hot" : "flushed", read_gbps);
         printf("%12s %6s  %-18s %-30s %10s %9s %8s\n", "n", "", "family", "params", "time(us)",
