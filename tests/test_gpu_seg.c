@@ -25,6 +25,7 @@
 #include "tuner/segdata.h"
 #include "tuner/tuner.h"
 #include "tests/affine.h"
+#include "tests/gpu_util.h"
 
 static rt_device dev;
 static char arch[16];
@@ -35,23 +36,8 @@ static CUstream stream;
 static int gpu_setup(void **state)
 {
     (void)state;
-    if (have_gpu >= 0)
-        return 0;
-    rt_err e;
-    have_gpu = 0;
-    if (driver_device_query(0, &dev, &e)) {
-        snprintf(no_gpu_why, sizeof no_gpu_why, "%s", e.msg);
-        return 0;
-    }
-    CUdevice d;
-    CUcontext ctx;
-    if (cu.DeviceGet(&d, 0) || cu.DevicePrimaryCtxRetain(&ctx, d) || cu.CtxSetCurrent(ctx) ||
-        cu.StreamCreate(&stream, CU_STREAM_DEFAULT)) {
-        snprintf(no_gpu_why, sizeof no_gpu_why, "could not create a context on %s", dev.name);
-        return 0;
-    }
-    device_arch(&dev, arch);
-    have_gpu = 1;
+    if (have_gpu < 0)
+        have_gpu = gpu_util_setup(&dev, arch, &stream, no_gpu_why, sizeof no_gpu_why);
     return 0;
 }
 
@@ -305,15 +291,7 @@ static char out_text[1 << 20];
 
 static int run(const char *args)
 {
-    const char *bin = getenv("REDTUNE_BIN");
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin ? bin : "build/redtune", args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
-    out_text[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    return gpu_util_run(args, out_text, sizeof out_text);
 }
 
 /* The tuner with --segmented, both layouts: every candidate verified, winners stored with
