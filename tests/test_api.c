@@ -1444,12 +1444,9 @@ static void seg_call(rt_ctx *ctx, int layout, int off64, rt_op op, rt_type type,
     assert_non_null(host);
     data_fill(host, type, op, n + 1, 5 + profile, n / 2, 2);
     assert_int_equal(segdata_reference(host + shift * es, type, op, &d, &refs, 2), RT_OK);
-    size_t segbytes = layout == RT_LAYOUT_KEYS ? (n + 1) * 4 : (d.nseg + 1) * (off64 ? 8 : 4);
-    void *hseg = malloc(segbytes);
-    if (layout == RT_LAYOUT_KEYS)
-        segdata_keys(&d, hseg);
-    else
-        segdata_offsets(&d, hseg, off64);
+    size_t segbytes;
+    void *hseg = segdata_descriptor(&d, layout, off64, &segbytes);
+    assert_non_null(hseg);
     CUdeviceptr in, seg, out;
     assert_int_equal(cu.MemAlloc(&in, (n + 2) * es), CUDA_SUCCESS);
     assert_int_equal(cu.MemAlloc(&seg, segbytes + 16), CUDA_SUCCESS);

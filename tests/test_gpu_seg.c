@@ -98,13 +98,9 @@ static void make_configs(int layout, int off64, rt_config *cfgs, int *n, char na
 /* Upload the keys or offsets of 'd' into 'seg' (large enough). */
 static void upload(const seg_data *d, int layout, int off64, CUdeviceptr seg)
 {
-    size_t bytes = layout == SEG_LAYOUT_KEYS ? (d->n ? d->n : 1) * 4 : (d->nseg + 1) * (off64 ? 8 : 4);
-    void *h = malloc(bytes);
+    size_t bytes;
+    void *h = segdata_descriptor(d, layout, off64, &bytes);
     assert_non_null(h);
-    if (layout == SEG_LAYOUT_KEYS)
-        segdata_keys(d, h);
-    else
-        segdata_offsets(d, h, off64);
     assert_int_equal(cu.MemcpyHtoD(seg, h, bytes), CUDA_SUCCESS);
     free(h);
 }

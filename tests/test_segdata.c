@@ -92,6 +92,15 @@ static void keys_and_offsets_agree(void **state)
     }
     for (int i = 1; i < 5000; i++)
         assert_true(keys[i - 1] <= keys[i]);
+    size_t bytes;
+    void *desc = segdata_descriptor(&d, SEG_LAYOUT_KEYS, 0, &bytes);
+    assert_int_equal(bytes, 5000 * 4);
+    assert_memory_equal(desc, keys, bytes);
+    free(desc);
+    desc = segdata_descriptor(&d, SEG_LAYOUT_OFFSETS, 1, &bytes);
+    assert_int_equal(bytes, (d.nseg + 1) * 8);
+    assert_memory_equal(desc, o64, bytes);
+    free(desc);
     free(keys);
     free(o32);
     free(o64);

@@ -158,6 +158,17 @@ void segdata_offsets(const seg_data *d, void *off, int off64)
     }
 }
 
+void *segdata_descriptor(const seg_data *d, int layout, int off64, size_t *bytes)
+{
+    *bytes = layout == SEG_LAYOUT_KEYS ? (d->n ? d->n : 1) * 4 : (d->nseg + 1) * (off64 ? 8 : 4);
+    void *h = malloc(*bytes);
+    if (h && layout == SEG_LAYOUT_KEYS)
+        segdata_keys(d, h);
+    else if (h)
+        segdata_offsets(d, h, off64);
+    return h;
+}
+
 /* ---- reference ---- */
 
 #define BIG_SEGMENT (1ULL << 20)   /* segments this long are reduced on all threads */

@@ -45,6 +45,10 @@ void segdata_free(seg_data *d);
 void segdata_keys(const seg_data *d, uint32_t *keys);
 void segdata_offsets(const seg_data *d, void *off, int off64);
 
+/* The layout's descriptor array of 'd' (keys, or offsets of 4 or 8 bytes), malloc'd, with its
+ * size in *bytes (at least 4: n = 0 keys still get a valid pointer); NULL when out of memory. */
+void *segdata_descriptor(const seg_data *d, int layout, int off64, size_t *bytes);
+
 /* The reference of one segment, compact: the accumulator bytes, the value as a number for
  * float sums, and the tolerance (0: bitwise). */
 typedef struct seg_ref {

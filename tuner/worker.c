@@ -397,15 +397,10 @@ static void seg_release(void)
 /* The keys or offsets of 'd' into device memory at *dst (allocated when *dst is 0). */
 static int upload_seg(const seg_data *d, int layout, int off64, CUdeviceptr *dst, rt_err *e)
 {
-    size_t bytes = layout == SEG_LAYOUT_KEYS ? (d->n ? d->n : 1) * 4
-                                             : (d->nseg + 1) * (off64 ? 8 : 4);
-    void *h = malloc(bytes);
+    size_t bytes;
+    void *h = segdata_descriptor(d, layout, off64, &bytes);
     if (!h)
         return rt_seterr(e, RT_ENOMEM, "out of host memory for the segment descriptors");
-    if (layout == SEG_LAYOUT_KEYS)
-        segdata_keys(d, h);
-    else
-        segdata_offsets(d, h, off64);
     CUresult r = CUDA_SUCCESS;
     if (!*dst)
         r = cu.MemAlloc(dst, bytes);
