@@ -200,6 +200,44 @@ int rt_release_temp(rt_ctx *ctx);
 int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *buf,
                size_t len);
 
+/* ---------------------------------------------------------------- user-defined operators
+ *
+ * An operator of your own, registered once on a context and then passed as the 'op' of
+ * rt_reduce, rt_reduce_temp, rt_temp_bytes, rt_explain and the segmented calls, with 'type'
+ * equal to the operator's. The fields are those of the tuner's operator file
+ * (`redtune --op-file myop.lua`, docs/ops.md), so a database tuned with that file serves the
+ * registered operator: its winners are used when their definition fingerprint (a hash of type,
+ * identity, combine and commutative, docs/ops.md) equals the registered one, which needs
+ * identity and combine to be the very bytes Lua read from the file. Winners of another
+ * definition under the same name are never used (rt_explain says so).
+ */
+typedef struct rt_op_desc {
+    const char *name;      /* [a-z0-9_]+, at most 47 characters, not a built-in's name */
+    rt_type type;          /* element, accumulator and result type */
+    const char *identity;  /* a CUDA expression of the identity (at most 255 bytes) */
+    const char *combine;   /* the body of rt_combine(rt_acc_t a, rt_acc_t b), which must
+                              return the result; a covers the lower indices (< 4096 bytes) */
+    int commutative;       /* 1 when combine(a, b) == combine(b, a), else 0 */
+} rt_op_desc;
+
+#define RT_OP_USER_FIRST 256   /* the first handle rt_register_op gives */
+#define RT_USER_OPS_MAX 16     /* operators one context holds */
+
+/*
+ * Register 'desc' on 'ctx' and set *op to its handle (RT_OP_USER_FIRST + i, valid on this
+ * context only). The description is checked before the context: RT_EINVAL naming the field
+ * for a missing or ill-formed one. Registering the same definition again gives the same
+ * handle; the same name with another definition is RT_EINVAL. Where NVRTC can be loaded the
+ * operator is compiled and its identity evaluated on the GPU now (RT_ENVRTC with NVRTC's log
+ * when it does not compile); without NVRTC registration succeeds, and a call then needs a
+ * CUBIN of the database for it (n == 0 needs NVRTC: the identity is only known compiled).
+ * The built-in default for a user operator that has no winner in the database is diffwarps
+ * (keeps the order of the elements), or gridstride when it commutes; seg_lb for the
+ * segmented calls. argmin/argmax-like operators with an index are not user operators.
+ * Thread-safe; at most RT_USER_OPS_MAX operators per context (RT_EINVAL past that).
+ */
+int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op);
+
 /* ---------------------------------------------------------------- segmented reductions
  *
  * Many independent reductions in one call (docs/segmented.md). Two layouts:

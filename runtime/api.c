@@ -56,6 +56,7 @@
 #define TEMP_ALIGN 256           /* of caller-supplied temp storage */
 #define TEMP_GRAIN (64u << 10)   /* context temp blocks are multiples of this */
 #define NSLOTS 64                /* streams with a context temp block before recycling */
+#define NOPS (RT_OP_COUNT + RT_USER_OPS_MAX)   /* built-in operators, then user ones */
 #define MSG_MAX 4096
 
 #define LEVEL_BUILTIN 4          /* after STORE_MATCH_EXACT, _CC, _MAJOR */
@@ -99,6 +100,7 @@ typedef struct choice {
     best_entry *rows;      /* ordered by n */
     int nrows, cap;
     int oom;               /* a row could not be kept */
+    int foreign;           /* user operator: winners of another definition, left out */
 } choice;
 
 /* What runs for one (op, type, bucket). Immutable once published. */
@@ -136,6 +138,14 @@ typedef struct slot {
     size_t bytes;
 } slot;
 
+/* A user-defined operator registered on the context (rt_register_op). */
+typedef struct user_op {
+    rt_user_op op;
+    char id[RT_USER_OP_ID];          /* its definition fingerprint */
+    unsigned char identity[16];      /* rt_identity(), evaluated on the GPU */
+    int identity_known;              /* 0 when NVRTC was missing at registration */
+} user_op;
+
 struct rt_ctx {
     store *db;
     const char *db_how;             /* how rt_open found the database (api_find_db) */
@@ -147,8 +157,10 @@ struct rt_ctx {
     int locks;                      /* the mutexes are initialised */
     pthread_mutex_t lock;           /* choices, decisions, kernels, the store, compiles */
     pthread_mutex_t slot_lock;      /* claiming and recycling slots */
-    _Atomic(decision *) cache[RT_OP_COUNT][RT_TYPE_COUNT][NBUCKETS];
-    choice choices[3][RT_OP_COUNT][RT_TYPE_COUNT];   /* by layout: flat, keys, offsets */
+    _Atomic(decision *) cache[NOPS][RT_TYPE_COUNT][NBUCKETS];
+    choice choices[3][NOPS][RT_TYPE_COUNT];   /* by layout: flat, keys, offsets */
+    user_op uops[RT_USER_OPS_MAX];            /* written under 'lock' before nuops counts them */
+    atomic_int nuops;
     decision *decisions;
     struct seg_decision *seg_decisions;   /* segmented choices, under 'lock' */
     CUmodule check_mod[2][2];             /* seg_check by layout and offset width */
@@ -309,7 +321,7 @@ static void destroy(rt_ctx *ctx)
         free(d);
     }
     for (int l = 0; l < 3; l++)
-        for (int o = 0; o < RT_OP_COUNT; o++)
+        for (int o = 0; o < NOPS; o++)
             for (int t = 0; t < RT_TYPE_COUNT; t++)
                 free(ctx->choices[l][o][t].rows);
     store_close(ctx->db);
@@ -434,10 +446,11 @@ int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t
         atomic_init(&ctx->slots[i].key, 0);
     }
     atomic_init(&ctx->nslots, 0);
-    for (int o = 0; o < RT_OP_COUNT; o++)
+    for (int o = 0; o < NOPS; o++)
         for (int t = 0; t < RT_TYPE_COUNT; t++)
             for (int b = 0; b < NBUCKETS; b++)
                 atomic_init(&ctx->cache[o][t][b], NULL);
+    atomic_init(&ctx->nuops, 0);
     ctx->locks = 1;
     ctx->db_how = how;
 
@@ -480,15 +493,60 @@ void rt_close(rt_ctx *ctx)
 
 /* ---------------------------------------------------------------- arguments */
 
-static int check_op_type(const char *fn, rt_op op, rt_type type, rt_err *e)
+/* The user operator of handle 'op' on ctx, or NULL (a built-in, or not registered). */
+static const user_op *user_of(const rt_ctx *ctx, rt_op op)
 {
-    if ((unsigned)op >= RT_OP_COUNT)
-        return rt_seterr(e, RT_EINVAL, "%s: unknown operator %d (known: %s)", fn, (int)op,
-                         optype_op_list());
+    unsigned i = (unsigned)op - RT_OP_USER_FIRST;
+    if (!ctx || (int)op < RT_OP_USER_FIRST || i >= (unsigned)RT_USER_OPS_MAX
+        || (int)i >= atomic_load_explicit(&ctx->nuops, memory_order_acquire))
+        return NULL;
+    return &ctx->uops[i];
+}
+
+/* The row of ctx->cache / ctx->choices of a checked operator. */
+static int op_index(rt_op op)
+{
+    return (int)op < RT_OP_COUNT ? (int)op : RT_OP_COUNT + ((int)op - RT_OP_USER_FIRST);
+}
+
+static const char *opname(const rt_ctx *ctx, rt_op op)
+{
+    const user_op *u = user_of(ctx, op);
+    return u ? u->op.name : rt_op_name(op) ? rt_op_name(op) : "?";
+}
+
+/* A built-in operator, or a handle registered on ctx whose type is 'type'. With a NULL
+ * context a user handle passes here, for check_ctx to report. */
+static int check_op_type(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type, rt_err *e)
+{
     if ((unsigned)type >= RT_TYPE_COUNT)
         return rt_seterr(e, RT_EINVAL, "%s: unknown type %d (known: %s)", fn, (int)type,
                          optype_type_list());
+    if ((unsigned)op < RT_OP_COUNT)
+        return RT_OK;
+    if ((int)op >= RT_OP_USER_FIRST && (int)op < RT_OP_USER_FIRST + RT_USER_OPS_MAX && !ctx)
+        return RT_OK;
+    const user_op *u = user_of(ctx, op);
+    int nu = ctx ? atomic_load_explicit(&ctx->nuops, memory_order_acquire) : 0;
+    if (!u && nu)
+        return rt_seterr(e, RT_EINVAL, "%s: unknown operator %d (known: %s, and the user "
+                         "operators %d..%d of this context)", fn, (int)op, optype_op_list(),
+                         RT_OP_USER_FIRST, RT_OP_USER_FIRST + nu - 1);
+    if (!u)
+        return rt_seterr(e, RT_EINVAL, "%s: unknown operator %d (known: %s)", fn, (int)op,
+                         optype_op_list());
+    if (u->op.type != type)
+        return rt_seterr(e, RT_EINVAL, "%s: operator '%s' is registered for %s, not %s", fn,
+                         u->op.name, rt_type_name(u->op.type), rt_type_name(type));
     return RT_OK;
+}
+
+/* The unit of config 'c' for (op, type): a built-in operator's, or a user operator's. */
+static int emit(const rt_ctx *ctx, const rt_config *c, rt_op op, rt_type type, char **src,
+                rt_err *e)
+{
+    const user_op *u = user_of(ctx, op);
+    return u ? codegen_emit_user(c, &u->op, src, e) : codegen_emit(c, op, type, src, e);
 }
 
 static int check_ctx(const char *fn, const rt_ctx *ctx, rt_err *e)
@@ -496,8 +554,8 @@ static int check_ctx(const char *fn, const rt_ctx *ctx, rt_err *e)
     return ctx ? RT_OK : rt_seterr(e, RT_EINVAL, "%s: the context is NULL", fn);
 }
 
-static int check_pointers(const char *fn, rt_op op, rt_type type, const void *d_in,
-                          unsigned long long n, const void *d_out, rt_err *e)
+static int check_pointers(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type,
+                          const void *d_in, unsigned long long n, const void *d_out, rt_err *e)
 {
     size_t es = optype_size(type), oa = optype_is_arg(op) ? 8 : es;
     if (!d_out)
@@ -509,7 +567,7 @@ static int check_pointers(const char *fn, rt_op op, rt_type type, const void *d_
                          "elements", fn, d_in, es, rt_type_name(type));
     if ((uintptr_t)d_out % oa)
         return rt_seterr(e, RT_EINVAL, "%s: d_out %p is not aligned to %zu bytes (%s %s)", fn,
-                         d_out, oa, rt_op_name(op), rt_type_name(type));
+                         d_out, oa, opname(ctx, op), rt_type_name(type));
     return RT_OK;
 }
 
@@ -538,14 +596,36 @@ static int collect_row(const store_best_row *row, void *arg)
     return 0;
 }
 
+/* A user operator's winners: only those whose unit carries its definition fingerprint (the
+ * tuner writes it in every unit); the others are counted in c->foreign. */
+static int keep_definition(rt_ctx *ctx, const user_op *u, choice *c, rt_err *e)
+{
+    char mark[RT_USER_OP_ID + 32];
+    int kept = 0;
+    snprintf(mark, sizeof mark, ", definition %s */", u->id);
+    for (int i = 0; i < c->nrows; i++) {
+        char *src = NULL;
+        int rc = store_get_kernel_source(ctx->db, c->rows[i].hash, &src, e);
+        if (rc != RT_OK)
+            return rc;
+        if (strstr(src, mark))
+            c->rows[kept++] = c->rows[i];
+        else
+            c->foreign++;
+        free(src);
+    }
+    c->nrows = kept;
+    return RT_OK;
+}
+
 /* The database's answer for (layout, op, type), read once; layout 0 is flat, 1 keys, 2
  * offsets (every profile of the layout). Caller holds ctx->lock. */
 static const char *const layout_names[3] = {LAYOUT, "keys", "offsets"};
 
 static int get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e)
 {
-    choice *c = &ctx->choices[layout][op][type];
-    const char *on = rt_op_name(op), *tn = rt_type_name(type);
+    choice *c = &ctx->choices[layout][op_index(op)][type];
+    const char *on = opname(ctx, op), *tn = rt_type_name(type);
     int rc = RT_OK;
 
     *out = c;
@@ -567,6 +647,8 @@ static int get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **
     if (rc == RT_OK && c->oom)
         rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory reading the winners of %s %s",
                        store_path(ctx->db), on, tn);
+    if (rc == RT_OK && user_of(ctx, op))
+        rc = keep_definition(ctx, user_of(ctx, op), c, e);
     if (rc != RT_OK) {
         free(c->rows);
         c->rows = NULL;
@@ -674,12 +756,12 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
             if (builtin)
                 rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s has no winner for this GPU (%s, %s) "
                                "or one of its architecture, and the built-in default "
-                               "(%s %s) has to be compiled: %s", rt_op_name(op),
+                               "(%s %s) has to be compiled: %s", opname(ctx, op),
                                rt_type_name(type), path, ctx->dev.name, ctx->arch, family,
                                params, nv->msg);
             else
                 rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s holds no CUBIN for %s of kernel %.12s "
-                               "(%s %s) and it cannot be compiled here: %s", rt_op_name(op),
+                               "(%s %s) and it cannot be compiled here: %s", opname(ctx, op),
                                rt_type_name(type), path, ctx->arch, hash, family, params,
                                nv->msg);
         }
@@ -715,26 +797,32 @@ done:
 }
 
 /* The built-in default for (op, type): gridstride B=256 V=16/size (at most 4) U=4 G=4,
- * legal for every built-in operator (they all commute) and type. */
+ * legal for every built-in operator (they all commute) and type and for a commutative user
+ * operator; a user operator that does not commute gets diffwarps with its defaults (P=8
+ * C=1 W=32 PAD=1), which keeps the order of the elements. */
 static int builtin_kernel(rt_ctx *ctx, rt_op op, rt_type type, kernel **out, rt_err *e)
 {
-    const rt_family *f = family_find("gridstride");
+    const user_op *u = user_of(ctx, op);
+    const char *fam = u && !u->op.commutative ? "diffwarps" : "gridstride";
+    const rt_family *f = family_find(fam);
     rt_config cfg;
     char *src = NULL, hash[RT_HASH_HEX], params[256];
     long long v = (long long)(16 / optype_size(type));
-    int rc;
+    int rc = RT_OK;
 
     *out = NULL;
     if (!f)
-        return rt_seterr(e, RT_ENOTFOUND, "the built-in default family gridstride is not "
-                         "built into this library%s%s", family_error() ? ": " : "",
+        return rt_seterr(e, RT_ENOTFOUND, "the built-in default family %s is not "
+                         "built into this library%s%s", fam, family_error() ? ": " : "",
                          family_error() ? family_error() : "");
     config_default(f, &cfg);
-    if ((rc = config_set(&cfg, "B", 256, e)) != RT_OK
-        || (rc = config_set(&cfg, "V", v > 4 ? 4 : v, e)) != RT_OK
-        || (rc = config_set(&cfg, "U", 4, e)) != RT_OK
-        || (rc = config_set(&cfg, "G", 4, e)) != RT_OK
-        || (rc = codegen_emit(&cfg, op, type, &src, e)) != RT_OK)
+    if (f->needs_commutative
+        && ((rc = config_set(&cfg, "B", 256, e)) != RT_OK
+            || (rc = config_set(&cfg, "V", v > 4 ? 4 : v, e)) != RT_OK
+            || (rc = config_set(&cfg, "U", 4, e)) != RT_OK
+            || (rc = config_set(&cfg, "G", 4, e)) != RT_OK))
+        goto done;
+    if ((rc = emit(ctx, &cfg, op, type, &src, e)) != RT_OK)
         goto done;
     hash_hex(src, strlen(src), hash);
     config_format(&cfg, params, sizeof params);
@@ -755,7 +843,7 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     int rc = RT_OK;
 
     pthread_mutex_lock(&ctx->lock);
-    d = atomic_load_explicit(&ctx->cache[op][type][b], memory_order_acquire);
+    d = atomic_load_explicit(&ctx->cache[op_index(op)][type][b], memory_order_acquire);
     if (d)
         goto done;   /* another thread decided meanwhile */
     if ((rc = get_choice(ctx, 0, op, type, &c, e)) != RT_OK)
@@ -778,7 +866,7 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     d->row = row;
     d->next = ctx->decisions;
     ctx->decisions = d;
-    atomic_store_explicit(&ctx->cache[op][type][b], d, memory_order_release);
+    atomic_store_explicit(&ctx->cache[op_index(op)][type][b], d, memory_order_release);
 done:
     pthread_mutex_unlock(&ctx->lock);
     *out = rc == RT_OK ? d : NULL;
@@ -795,7 +883,7 @@ static int get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long 
                         decision **out, rt_err *e)
 {
     unsigned b = bucket_of(n);
-    *out = atomic_load_explicit(&ctx->cache[op][type][b], memory_order_acquire);
+    *out = atomic_load_explicit(&ctx->cache[op_index(op)][type][b], memory_order_acquire);
     return *out ? RT_OK : resolve(ctx, op, type, b, out, e);
 }
 
@@ -847,13 +935,22 @@ static void identity_bytes(rt_op op, rt_type type, unsigned char v[16])
 
 /* n == 0: the identity, by 32-bit memsets on the stream (no host buffer to outlive the
  * call, no kernel). */
-static int write_identity(rt_op op, rt_type type, void *d_out, CUstream s, rt_err *e)
+static int write_identity(const rt_ctx *ctx, rt_op op, rt_type type, void *d_out, CUstream s,
+                          rt_err *e)
 {
     unsigned char v[16];
     size_t words = optype_acc_size(op, type) / 4;
     CUdeviceptr out = (CUdeviceptr)(uintptr_t)d_out;
+    const user_op *u = user_of(ctx, op);
 
-    identity_bytes(op, type, v);
+    if (u && !u->identity_known)
+        return rt_seterr(e, RT_ENVRTC, "operator '%s', n = 0: its identity is only known "
+                         "compiled, and NVRTC was not usable when it was registered",
+                         u->op.name);
+    if (u)
+        memcpy(v, u->identity, sizeof v);
+    else
+        identity_bytes(op, type, v);
     for (size_t w = 0; w < words;) {
         unsigned int word;
         size_t run = 1;
@@ -993,14 +1090,14 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
     int rc, pushed = 0;
 
     begin(ctx);
-    if ((rc = check_op_type(fn, op, type, &e)) != RT_OK
+    if ((rc = check_op_type(fn, ctx, op, type, &e)) != RT_OK
         || (rc = check_ctx(fn, ctx, &e)) != RT_OK
-        || (rc = check_pointers(fn, op, type, d_in, n, d_out, &e)) != RT_OK)
+        || (rc = check_pointers(fn, ctx, op, type, d_in, n, d_out, &e)) != RT_OK)
         return finish(rc, &e);
     if ((rc = enter(ctx, &pushed, &e)) != RT_OK)
         return finish(rc, &e);
     if (n == 0) {
-        rc = write_identity(op, type, d_out, s, &e);
+        rc = write_identity(ctx, op, type, d_out, s, &e);
         goto done;
     }
     if ((rc = get_decision(ctx, op, type, n, &d, &e)) != RT_OK)
@@ -1011,7 +1108,7 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
         CUresult r;
         if (temp_bytes < need || (need && !d_temp)) {
             rc = rt_seterr(&e, RT_EINVAL, "%s: %s %s n = %llu needs %zu bytes of temporary "
-                           "storage, %zu given", fn, rt_op_name(op), rt_type_name(type), n,
+                           "storage, %zu given", fn, opname(ctx, op), rt_type_name(type), n,
                            need, d_temp ? temp_bytes : 0);
             goto done;
         }
@@ -1063,7 +1160,7 @@ int rt_temp_bytes(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, siz
     begin(ctx);
     if (bytes)
         *bytes = 0;
-    if ((rc = check_op_type("rt_temp_bytes", op, type, &e)) != RT_OK
+    if ((rc = check_op_type("rt_temp_bytes", ctx, op, type, &e)) != RT_OK
         || (rc = check_ctx("rt_temp_bytes", ctx, &e)) != RT_OK)
         return finish(rc, &e);
     if (!bytes)
@@ -1111,12 +1208,12 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
     begin(ctx);
     if (buf && len)
         buf[0] = '\0';
-    if ((rc = check_op_type("rt_explain", op, type, &e)) != RT_OK
+    if ((rc = check_op_type("rt_explain", ctx, op, type, &e)) != RT_OK
         || (rc = check_ctx("rt_explain", ctx, &e)) != RT_OK)
         return finish(rc, &e);
     if (!buf || !len)
         return finish(rt_seterr(&e, RT_EINVAL, "rt_explain: no buffer"), &e);
-    const char *on = rt_op_name(op), *tn = rt_type_name(type);
+    const char *on = opname(ctx, op), *tn = rt_type_name(type);
     if (n == 0) {
         snprintf(buf, len, "%s %s, n = 0: no kernel; the identity is written to d_out by "
                  "memsets on the stream\n", on, tn);
@@ -1136,18 +1233,25 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
                  "median %.2f us, in %s", d->c->dev.name, d->c->dev.cc_major,
                  d->c->dev.cc_minor, d->c->dev.sm_count, d->row->n, d->row->median_us,
                  store_path(ctx->db));
+    else if (d->c->foreign)
+        snprintf(entry, sizeof entry, "none: the %d winners for %s %s in %s are of another "
+                 "definition than the registered one (%s), so none is used", d->c->foreign,
+                 on, tn, store_path(ctx->db), user_of(ctx, op) ? user_of(ctx, op)->id : "?");
     else
         snprintf(entry, sizeof entry, "none: %s holds no winner for %s %s (%s, cold L2) on "
                  "a GPU of compute capability %d.x", store_path(ctx->db), on, tn, LAYOUT,
                  ctx->dev.cc_major);
+    char who[RT_NAME_MAX + 64] = "";
+    if (user_of(ctx, op))
+        snprintf(who, sizeof who, " (user operator, definition %s)", user_of(ctx, op)->id);
     snprintf(buf, len,
-             "%s %s, n = %llu (decided for n in [2^%u, 2^%u)):\n"
+             "%s %s%s, n = %llu (decided for n in [2^%u, 2^%u)):\n"
              "  kernel: %s %s (%s plan, hash %.12s)\n"
              "  database entry: %s\n"
              "  fallback level: %s (this GPU: \"%s\", %s, %d SMs)\n"
              "  CUBIN: %s%s%s\n"
              "  database: %s (%s)\n",
-             on, tn, n, b, b + 1, k->family, k->params, family_plan_name(k->p.kind), k->hash,
+             on, tn, who, n, b, b + 1, k->family, k->params, family_plan_name(k->p.kind), k->hash,
              entry, level_names[d->level], ctx->dev.name, ctx->arch, ctx->dev.sm_count,
              k->from_db ? "from the database (made by NVRTC " : "compiled here by NVRTC ",
              ver,
@@ -1155,6 +1259,150 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
                                            : " from the source stored in the database",
              store_path(ctx->db), ctx->db_how);
 done:
+    leave(pushed);
+    return finish(rc, &e);
+}
+
+/* ---------------------------------------------------------------- user-defined operators */
+
+/* Copy a description field into dst[0..size); RT_EINVAL naming it when missing, empty or
+ * too long. */
+static int desc_field(const char *fn, const char *what, const char *v, char *dst, size_t size,
+                      rt_err *e)
+{
+    if (!v || !v[0])
+        return rt_seterr(e, RT_EINVAL, "%s: desc->%s is %s", fn, what, v ? "empty" : "NULL");
+    size_t len = strlen(v);
+    if (len >= size)
+        return rt_seterr(e, RT_EINVAL, "%s: desc->%s is %zu bytes long, at most %zu", fn, what,
+                         len, size - 1);
+    memcpy(dst, v, len + 1);
+    return RT_OK;
+}
+
+static int check_desc(const char *fn, const rt_op_desc *d, rt_user_op *u, rt_err *e)
+{
+    int rc;
+    memset(u, 0, sizeof *u);
+    if (!d)
+        return rt_seterr(e, RT_EINVAL, "%s: desc is NULL", fn);
+    if ((rc = desc_field(fn, "name", d->name, u->name, sizeof u->name, e)) != RT_OK)
+        return rc;
+    for (const char *p = u->name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return rt_seterr(e, RT_EINVAL, "%s: desc->name '%s': use a-z, 0-9 and _", fn,
+                             u->name);
+    if (optype_parse_op(u->name) >= 0)
+        return rt_seterr(e, RT_EINVAL, "%s: desc->name '%s' is a built-in operator; give the "
+                         "operator a name of its own", fn, u->name);
+    if ((unsigned)d->type >= RT_TYPE_COUNT)
+        return rt_seterr(e, RT_EINVAL, "%s: operator '%s': desc->type %d is not a type "
+                         "(known: %s)", fn, u->name, (int)d->type, optype_type_list());
+    if ((rc = desc_field(fn, "identity", d->identity, u->identity, sizeof u->identity, e))
+        || (rc = desc_field(fn, "combine", d->combine, u->combine, sizeof u->combine, e)))
+        return rc;
+    if (d->commutative != 0 && d->commutative != 1)
+        return rt_seterr(e, RT_EINVAL, "%s: operator '%s': desc->commutative is %d, not 0 or 1",
+                         fn, u->name, d->commutative);
+    u->type = d->type;
+    u->commutative = d->commutative;
+    return RT_OK;
+}
+
+/* Compile the operator's reference unit (which proves the definition compiles) and evaluate
+ * rt_identity() on the GPU into u->identity. Caller holds ctx->lock, context current. */
+static int eval_identity(rt_ctx *ctx, user_op *u, rt_err *e)
+{
+    char *src = NULL;
+    nvrtc_output o;
+    CUmodule mod = NULL;
+    CUfunction f;
+    CUdeviceptr dv = 0;
+    CUresult r;
+    int rc;
+
+    memset(&o, 0, sizeof o);
+    if ((rc = codegen_emit_user_check(&u->op, &src, e)) != RT_OK)
+        goto done;
+    rt_err *nv = malloc(sizeof *nv);
+    if (!nv) {
+        rc = rt_seterr(e, RT_ENOMEM, "rt_register_op: out of memory");
+        goto done;
+    }
+    if ((rc = nvrtc_compile(src, "operator.cu", ctx->arch, &o, nv)) != RT_OK)
+        rt_seterr(e, rc, "rt_register_op: operator '%s' does not compile for %s: %s",
+                  u->op.name, ctx->arch, nv->msg);
+    free(nv);
+    if (rc != RT_OK)
+        goto done;
+    size_t size = optype_size(u->op.type);
+    void *args[] = {&dv};
+    if ((r = cu.ModuleLoadData(&mod, o.cubin)) != CUDA_SUCCESS
+        || (r = cu.ModuleGetFunction(&f, mod, "rt_ref_identity_value")) != CUDA_SUCCESS
+        || (r = cu.MemAlloc(&dv, 16)) != CUDA_SUCCESS
+        || (r = cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL)) != CUDA_SUCCESS
+        || (r = cu.CtxSynchronize()) != CUDA_SUCCESS
+        || (r = cu.MemcpyDtoH(u->identity, dv, size)) != CUDA_SUCCESS) {
+        rc = driver_fail(r, "rt_register_op: evaluating the identity", e);
+        goto done;
+    }
+    u->identity_known = 1;
+done:
+    if (dv)
+        cu.MemFree(dv);
+    if (mod)
+        cu.ModuleUnload(mod);
+    free(src);
+    nvrtc_output_free(&o);
+    return rc;
+}
+
+int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op)
+{
+    rt_err e;
+    rt_user_op uop;
+    int rc, pushed = 0;
+    const char *fn = "rt_register_op";
+
+    begin(ctx);
+    if ((rc = check_desc(fn, desc, &uop, &e)) != RT_OK
+        || (rc = check_ctx(fn, ctx, &e)) != RT_OK)
+        return finish(rc, &e);
+    if (!op)
+        return finish(rt_seterr(&e, RT_EINVAL, "%s: op is NULL", fn), &e);
+    char id[RT_USER_OP_ID];
+    codegen_user_op_id(&uop, id);
+    if ((rc = enter(ctx, &pushed, &e)) != RT_OK)
+        return finish(rc, &e);
+    pthread_mutex_lock(&ctx->lock);
+    int n = atomic_load_explicit(&ctx->nuops, memory_order_relaxed);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(ctx->uops[i].op.name, uop.name))
+            continue;
+        if (strcmp(ctx->uops[i].id, id))
+            rc = rt_seterr(&e, RT_EINVAL, "%s: operator '%s' is registered on this context "
+                           "with another definition (%s; this one is %s)", fn, uop.name,
+                           ctx->uops[i].id, id);
+        else
+            *op = (rt_op)(RT_OP_USER_FIRST + i);
+        goto done;
+    }
+    if (n == RT_USER_OPS_MAX) {
+        rc = rt_seterr(&e, RT_EINVAL, "%s: this context holds %d operators already, the most "
+                       "it can", fn, RT_USER_OPS_MAX);
+        goto done;
+    }
+    user_op *u = &ctx->uops[n];
+    memset(u, 0, sizeof *u);
+    u->op = uop;
+    memcpy(u->id, id, sizeof id);
+    rt_err nv;
+    if (nvrtc_load(&nv) == RT_OK && (rc = eval_identity(ctx, u, &e)) != RT_OK)
+        goto done;   /* not counted: the slot is taken again by the next registration */
+    atomic_store_explicit(&ctx->nuops, n + 1, memory_order_release);
+    *op = (rt_op)(RT_OP_USER_FIRST + n);
+done:
+    pthread_mutex_unlock(&ctx->lock);
     leave(pushed);
     return finish(rc, &e);
 }
@@ -1167,7 +1415,7 @@ int api_kernel_of(rt_ctx *ctx, int op, int type, unsigned long long n, const pla
     decision *d;
     int rc;
     if ((rc = check_ctx("api_kernel_of", ctx, e)) != RT_OK
-        || (rc = check_op_type("api_kernel_of", (rt_op)op, (rt_type)type, e)) != RT_OK)
+        || (rc = check_op_type("api_kernel_of", ctx, (rt_op)op, (rt_type)type, e)) != RT_OK)
         return rc;
     if (n == 0)
         return rt_seterr(e, RT_EINVAL, "api_kernel_of: n is 0");
@@ -1238,7 +1486,7 @@ static int seg_kernel_of(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *c
                          kernel **out, rt_err *e)
 {
     char *src = NULL, hash[RT_HASH_HEX], params[256];
-    int rc = codegen_emit(cfg, op, type, &src, e);
+    int rc = emit(ctx, cfg, op, type, &src, e);
     if (rc)
         return rc;
     hash_hex(src, strlen(src), hash);
@@ -1366,9 +1614,9 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
     size_t align_seg = layout == 1 ? 4 : off64 ? 8 : 4;
 
     begin(ctx);
-    if ((rc = check_op_type(fn, op, type, &e)) != RT_OK
+    if ((rc = check_op_type(fn, ctx, op, type, &e)) != RT_OK
         || (rc = check_ctx(fn, ctx, &e)) != RT_OK
-        || (rc = check_pointers(fn, op, type, d_in, n, d_out, &e)) != RT_OK)
+        || (rc = check_pointers(fn, ctx, op, type, d_in, n, d_out, &e)) != RT_OK)
         return finish(rc, &e);
     if (flags & ~(unsigned)(RT_SEG_CHECK | RT_SEG_OFF64))
         return finish(rt_seterr(&e, RT_EINVAL, "%s: unknown flags 0x%x", fn,
@@ -1436,7 +1684,7 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
     int rc, pushed = 0;
     const char *fn = "rt_explain_segmented";
     begin(ctx);
-    if ((rc = check_op_type(fn, op, type, &e)) != RT_OK || (rc = check_ctx(fn, ctx, &e)) != RT_OK)
+    if ((rc = check_op_type(fn, ctx, op, type, &e)) != RT_OK || (rc = check_ctx(fn, ctx, &e)) != RT_OK)
         return finish(rc, &e);
     if (!buf || !len || (layout != RT_LAYOUT_KEYS && layout != RT_LAYOUT_OFFSETS))
         return finish(rt_seterr(&e, RT_EINVAL, "%s: buf is NULL or empty, or layout %d is "
@@ -1456,7 +1704,7 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
             snprintf(from, sizeof from, "no tuned entry");
         snprintf(buf, len, "%s %s %s n=%llu nseg=%llu: %s %s (plan segmented, kernel %.12s)\n"
                  "from: %s\nlevel: %s\nbinary: %s\n", layout == 1 ? "keys" : "offsets",
-                 rt_op_name(op), rt_type_name(type), n, nseg, k->family, k->params, k->hash,
+                 opname(ctx, op), rt_type_name(type), n, nseg, k->family, k->params, k->hash,
                  from, level_names[d->level], k->from_db ? "CUBIN from the database"
                  : "compiled by NVRTC here");
     }

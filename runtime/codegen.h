@@ -54,7 +54,8 @@ int codegen_emit_user(const rt_config *c, const rt_user_op *op, char **src, rt_e
  *       to right into out[0];
  *   rt_ref_identity(const rt_value_t *in, u64 n, u64 *first_bad): atomicMin of the index of
  *       each element x with combine(identity, x) or combine(x, identity) other than x (== for
- *       floats, so -0 matches 0 and NaN matches NaN).
+ *       floats, so -0 matches 0 and NaN matches NaN);
+ *   rt_ref_identity_value(rt_acc_t *out): out[0] = rt_identity() (libredtune's n == 0).
  * The reference is a left fold of left folds: correct for any associative combine, whether it
  * commutes or not. */
 int codegen_emit_user_check(const rt_user_op *op, char **src, rt_err *e);
