@@ -28,6 +28,8 @@
  */
 #include <dlfcn.h>
 #include <math.h>
+#include <stdarg.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -166,9 +168,35 @@ struct rt_ctx {
     CUmodule check_mod[2][2];             /* seg_check by layout and offset width */
     CUfunction check_fn[2][2];
     kernel *kernels;
+    int trace;                            /* REDTUNE_TRACE set: time the first-call steps */
     atomic_int nslots;
     slot slots[NSLOTS];
 };
+
+/* ---------------------------------------------------------------- tracing */
+
+/* With REDTUNE_TRACE set (and not "0") at rt_open, the steps of choosing and loading a kernel
+ * are timed on stderr, one line each: "redtune: trace: STEP: X.XXX ms". */
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static void trace(const rt_ctx *ctx, double *t, const char *fmt, ...)
+{
+    if (!ctx->trace)
+        return;
+    double now = mono_ms();
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "redtune: trace: %s: %.3f ms\n", what, now - *t);
+    *t = now;
+}
 
 /* ---------------------------------------------------------------- messages, per thread */
 
@@ -453,6 +481,8 @@ int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t
     atomic_init(&ctx->nuops, 0);
     ctx->locks = 1;
     ctx->db_how = how;
+    const char *tr = getenv("REDTUNE_TRACE");
+    ctx->trace = tr && tr[0] && strcmp(tr, "0") != 0;
 
     /* The database first: a bad path is reported as such on a machine with no GPU too. */
     if ((rc = store_open(path, STORE_READ, &ctx->db, &e)) != RT_OK
@@ -724,6 +754,7 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
         goto done;
     }
     rt_clearerr(nv);
+    double t = mono_ms();
     snprintf(k->hash, sizeof k->hash, "%s", hash);
     snprintf(k->family, sizeof k->family, "%s", family);
     snprintf(k->params, sizeof k->params, "%s", params);
@@ -734,10 +765,13 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
         if (rc != RT_OK)
             goto done;
         src = stored_src;
+        trace(ctx, &t, "kernel %.12s: source from the database", hash);
     }
 
     if (nvrtc_load(nv) == RT_OK) {
+        trace(ctx, &t, "kernel %.12s: NVRTC loaded", hash);
         rc = store_get_binary(ctx->db, hash, ctx->arch, nvrtc_version(), &b, e);
+        trace(ctx, &t, "kernel %.12s: CUBIN looked up in the database", hash);
         if (rc == RT_OK) {
             k->from_db = 1;
             k->nvrtc_version = nvrtc_version();
@@ -745,6 +779,7 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
             goto done;
         } else if ((rc = nvrtc_compile(src, name, ctx->arch, &o, nv)) == RT_OK) {
             k->nvrtc_version = nvrtc_version();
+            trace(ctx, &t, "kernel %.12s: compiled by NVRTC", hash);
         }
     } else {
         rc = RT_ENVRTC;
@@ -783,6 +818,7 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
                    optype_acc_size(op, type), ctx->dev.sm_count, e);
     if (rc != RT_OK)
         goto done;
+    trace(ctx, &t, "kernel %.12s: module loaded (plan_load)", hash);
     k->next = ctx->kernels;
     ctx->kernels = k;
     *out = k;
@@ -846,8 +882,11 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     d = atomic_load_explicit(&ctx->cache[op_index(op)][type][b], memory_order_acquire);
     if (d)
         goto done;   /* another thread decided meanwhile */
+    double t = mono_ms();
     if ((rc = get_choice(ctx, 0, op, type, &c, e)) != RT_OK)
         goto done;
+    trace(ctx, &t, "%s %s: winners read from the database", opname(ctx, op),
+          rt_type_name(type));
     if (c->level != LEVEL_BUILTIN) {
         row = pick(c, b);
         rc = get_kernel(ctx, op, type, row->hash, row->family, row->params, NULL, 0, &k, e);
@@ -1127,8 +1166,11 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
     }
     if ((rc = stream_key(s, &key, &e)) != RT_OK || (rc = lock_slot(ctx, key, &sl, &e)) != RT_OK)
         goto done;
-    if (sl->bytes < need)
+    if (sl->bytes < need) {
+        double t = mono_ms();
         rc = grow(sl, need, s, &e);
+        trace(ctx, &t, "temporary storage of %zu bytes allocated", need);
+    }
     if (rc == RT_OK)
         rc = launch(d->k, d_in, d_out, n, sl->temp, s, &e);
     pthread_mutex_unlock(&sl->lock);
