@@ -10,9 +10,8 @@
  *      B=256 V=16/size (at most 4) U=4 G=4, generated from the embedded template);
  *   2. among that device's winners, the tuned size m nearest to the bucket in log2:
  *      |log2 m - (k + 0.5)| least for the bucket [2^k, 2^(k+1)), the smaller m on a tie;
- *   3. the kernel's CUBIN: the one stored for this arch and this NVRTC, else the stored
- *      source compiled by NVRTC, else (no NVRTC, or it failed) a stored CUBIN for this arch
- *      of any NVRTC version, the newest first.
+ *   3. the kernel's CUBIN: one stored for this arch by any NVRTC, the newest first (NVRTC is
+ *      not even loaded for it), else the stored source compiled by NVRTC.
  * The decision is then published in an array of atomic pointers, so a later call reads it
  * with no lock: a reduction is a table lookup and the launches.
  *
@@ -768,44 +767,6 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
         trace(ctx, &t, "kernel %.12s: source from the database", hash);
     }
 
-    if (nvrtc_load(nv) == RT_OK) {
-        trace(ctx, &t, "kernel %.12s: NVRTC loaded", hash);
-        rc = store_get_binary(ctx->db, hash, ctx->arch, nvrtc_version(), &b, e);
-        trace(ctx, &t, "kernel %.12s: CUBIN looked up in the database", hash);
-        if (rc == RT_OK) {
-            k->from_db = 1;
-            k->nvrtc_version = nvrtc_version();
-        } else if (rc != RT_ENOTFOUND) {
-            goto done;
-        } else if ((rc = nvrtc_compile(src, name, ctx->arch, &o, nv)) == RT_OK) {
-            k->nvrtc_version = nvrtc_version();
-            trace(ctx, &t, "kernel %.12s: compiled by NVRTC", hash);
-        }
-    } else {
-        rc = RT_ENVRTC;
-    }
-    if (rc != RT_OK) {
-        /* No NVRTC, or it failed: a CUBIN for this arch that another NVRTC made. */
-        rc = store_get_binary_any(ctx->db, hash, ctx->arch, &b, &ver, e);
-        if (rc == RT_ENOTFOUND) {
-            if (builtin)
-                rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s has no winner for this GPU (%s, %s) "
-                               "or one of its architecture, and the built-in default "
-                               "(%s %s) has to be compiled: %s", opname(ctx, op),
-                               rt_type_name(type), path, ctx->dev.name, ctx->arch, family,
-                               params, nv->msg);
-            else
-                rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s holds no CUBIN for %s of kernel %.12s "
-                               "(%s %s) and it cannot be compiled here: %s", opname(ctx, op),
-                               rt_type_name(type), path, ctx->arch, hash, family, params,
-                               nv->msg);
-        }
-        if (rc != RT_OK)
-            goto done;
-        k->from_db = 1;
-        k->nvrtc_version = ver;
-    }
-
     kind = source_plan(src);
     if (kind < 0 && family_find(family))
         kind = (int)family_find(family)->plan;
@@ -814,11 +775,64 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
                        "library and its source declares no @plan", path, hash, family);
         goto done;
     }
-    rc = plan_load(&k->p, k->from_db ? b.cubin : o.cubin, (rt_plan_kind)kind,
-                   optype_acc_size(op, type), ctx->dev.sm_count, e);
+
+    /* A CUBIN of the database for this arch, the newest NVRTC's first: no NVRTC needed (its
+     * dlopen alone costs several milliseconds). */
+    rc = store_get_binary_any(ctx->db, hash, ctx->arch, &b, &ver, e);
+    trace(ctx, &t, "kernel %.12s: CUBIN looked up in the database", hash);
+    if (rc == RT_OK) {
+        rc = plan_load(&k->p, b.cubin, (rt_plan_kind)kind, optype_acc_size(op, type),
+                       ctx->dev.sm_count, e);
+        if (rc == RT_OK) {
+            k->from_db = 1;
+            k->nvrtc_version = ver;
+            trace(ctx, &t, "kernel %.12s: module loaded (plan_load)", hash);
+            goto publish;
+        }
+        /* Refused by this driver (made by a newer NVRTC than it knows, say): compile. */
+        snprintf(nv->msg, sizeof nv->msg, "the stored CUBIN (NVRTC %d.%d) did not load: %s; ",
+                 ver / 1000, ver % 1000 / 10, e->msg);
+    } else if (rc != RT_ENOTFOUND) {
+        goto done;
+    }
+    rt_clearerr(e);
+
+    /* Else the source, compiled by NVRTC (loaded here, at the first kernel that needs it). */
+    size_t said = strlen(nv->msg);
+    rt_err *why = malloc(sizeof *why);
+    if (!why) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory loading kernel %.12s", hash);
+        goto done;
+    }
+    rt_clearerr(why);
+    if ((rc = nvrtc_load(why)) == RT_OK) {
+        trace(ctx, &t, "kernel %.12s: NVRTC loaded", hash);
+        if ((rc = nvrtc_compile(src, name, ctx->arch, &o, why)) == RT_OK)
+            trace(ctx, &t, "kernel %.12s: compiled by NVRTC", hash);
+    }
+    snprintf(nv->msg + said, sizeof nv->msg - said, "%s", why->msg);
+    free(why);
+    if (rc != RT_OK) {
+        if (builtin)
+            rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s has no winner for this GPU (%s, %s) "
+                           "or one of its architecture, and the built-in default "
+                           "(%s %s) has to be compiled: %s", opname(ctx, op),
+                           rt_type_name(type), path, ctx->dev.name, ctx->arch, family,
+                           params, nv->msg);
+        else
+            rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s holds no CUBIN for %s of kernel %.12s "
+                           "(%s %s) and it cannot be compiled here: %s", opname(ctx, op),
+                           rt_type_name(type), path, ctx->arch, hash, family, params,
+                           nv->msg);
+        goto done;
+    }
+    k->nvrtc_version = nvrtc_version();
+    rc = plan_load(&k->p, o.cubin, (rt_plan_kind)kind, optype_acc_size(op, type),
+                   ctx->dev.sm_count, e);
     if (rc != RT_OK)
         goto done;
     trace(ctx, &t, "kernel %.12s: module loaded (plan_load)", hash);
+publish:
     k->next = ctx->kernels;
     ctx->kernels = k;
     *out = k;
