@@ -1,0 +1,32 @@
+-- segmented_ship.lua - the small segmented space tools/tune_shipped_seg.sh tunes every shipped
+-- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
+-- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
+-- neighbours, with the vector width scaled to the element size. About 4 configs for keys and
+-- 9 for offsets, so that 18 cases (min, max, sum x f32, f64, i32 x keys, offsets) fit one
+-- device call; f32 min was tuned in the full space.
+
+local function vec(case) return 16 // case.type_size end   -- one 16-byte load
+
+return {
+  -- Keys: load-balanced tiles, register path, 16-byte loads; OST = 1 stores the outputs of
+  -- tiles with many segments coalesced (won len3 at 30M).
+  { family = "seg_lb",
+    params = { B = 512, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = {0, 1}, MP = 1 },
+    constraint = function(c, dev, case)
+      return case.layout == "keys" and c.V == vec(case) and c.B <= dev.max_threads_per_block
+    end },
+  -- Offsets: element tiles (MP = 0) for long segments and the heavy mix.
+  { family = "seg_lb",
+    params = { B = 512, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 0 },
+    constraint = function(c, dev, case)
+      return case.layout == "offsets" and c.V == vec(case) and c.B <= dev.max_threads_per_block
+    end },
+  -- Offsets: a group of LANES threads per segment, for short and medium segments.
+  { family = "seg_per",
+    params = { B = 256, LANES = {1, 4, 32, 256}, V = {1, 2, 4, 8} },
+    constraint = function(c, dev, case)
+      return (c.LANES == 1 and (c.V == 1 or c.V == vec(case)))
+             or (c.LANES == 4 and c.V == vec(case))
+             or (c.LANES >= 32 and (c.V == vec(case) or c.V == 2 * vec(case)))
+    end },
+}
