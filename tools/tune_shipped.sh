@@ -1,60 +1,59 @@
 #!/usr/bin/env bash
-# tune_shipped.sh - make the tuned database redtune ships (db/tuned/), on the GPU machine.
+# tune_shipped.sh - the unsegmented half of the shipped database (db/tuned/), on the GPU
+# machine (no Lua, no sqlite3 CLI needed), from the repository root, with build/ carried from
+# the development machine (`ninja` there; build/redtune is static):
 #
-# On the H100 (no Lua, no sqlite3 CLI needed), from the repository root, with build/ carried
-# from the development machine (`ninja` there; build/redtune is static):
+#     OUT=dir bash tools/tune_shipped.sh        # CASES="min:f32 sum:i32 ..." to choose
 #
-#     bash tools/tune_shipped.sh          # again until it says "done" (each call <= ~9 min)
+# Tunes each (op, type) of CASES (default: min, max, sum x f32, f64, i32; flat, L2 flushed,
+# the default sizes and space) into a database made fresh in a scratch folder, so nothing
+# has to survive between device calls. BUDGET seconds (default 480) stops it from starting a
+# new case; the cases it did not reach are printed as "left: ...", to pass as CASES to the
+# next call. It leaves three files in $OUT, within the device tool's eight:
 #
-# It tunes f32, f64, i32 x min, max, sum (flat, L2 flushed, the default sizes and space) into
-# build/shipped/tuned.db (ignored by git, so it stays on the machine between calls while the
-# machine is held); a tuning run resumes where the last one stopped, and a finished case
-# costs a second. Once every case is done it exports this GPU's entries (best rows, kernels,
-# CUBINs; no measurements) and dumps them:
+#     $OUT/flat_ship.db   this GPU's entries (redtune export: best rows, kernels, CUBINs)
+#     $OUT/logs.tar.gz    one tuning log per case
+#     $OUT/best.txt       redtune best of flat_ship.db
 #
-#     $OUT/h100.db    the exported database (well under 16 MiB)
-#     $OUT/h100.sql   its dump (redtune dump), the file to commit
-#     $OUT/tune_*.log, $OUT/best.txt
+# Then, on the development machine, with each call's files fetched into FILES1, FILES2, ...
+# (tools/tune_shipped_seg.sh makes the segmented half the same way):
 #
-# Then, on the development machine, with the files fetched into FILES (the run's files_at):
-#
-#     cp FILES/h100.sql db/tuned/h100.sql
+#     build/redtune merge FILES1/flat_ship.db FILES2/flat_ship.db ... -o /tmp/all.db
+#     build/redtune dump /tmp/all.db -o db/tuned/h100.sql --force
 #     ninja                      # build/redtune.db is loaded from it
-#     build/redtune best --db build/redtune.db | head
-#     git add db/tuned/h100.sql && git commit -m "db/tuned: H100 tuned database"
 #
-# (Should only h100.db come back: build/redtune dump FILES/h100.db -o db/tuned/h100.sql.)
-# BUDGET (seconds, default 480) stops it from starting a new case after that long.
+# (merge keeps the faster verified entry where two agree on device, op, type, layout, size;
+# merging into build/redtune.db instead keeps the entries already shipped.)
 set -u
+cd "$(dirname "$0")/.."
 out=${OUT:-out}
 budget=${BUDGET:-480}
-db=build/shipped/tuned.db
-mkdir -p "$out" build/shipped
+cases=${CASES:-"min:f32 max:f32 sum:f32 min:f64 max:f64 sum:f64 min:i32 max:i32 sum:i32"}
+mkdir -p "$out"
 [ -x build/redtune ] || { echo "tune_shipped: build/redtune is missing: carry build/" >&2; exit 1; }
+work=$(mktemp -d)
+db=$work/tuned.db
 start=$(date +%s)
-left=0
-for type in f32 f64 i32; do
-    for op in min max sum; do
-        stamp=build/shipped/done_${op}_${type}
-        [ -f "$stamp" ] && continue
-        if [ $(( $(date +%s) - start )) -ge "$budget" ]; then
-            left=$((left + 1))
-            continue
-        fi
-        t0=$(date +%s)
-        build/redtune --device 0 --op "$op" --type "$type" --db "$db" > "$out/tune_${op}_${type}.log" 2>&1
-        rc=$?
-        echo "tune $op $type: exit $rc ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: \|: timeout: ' "$out/tune_${op}_${type}.log") not ok"
-        if [ $rc -eq 0 ]; then touch "$stamp"; else tail -n 5 "$out/tune_${op}_${type}.log"; left=$((left + 1)); fi
-    done
+left=""
+for c in $cases; do
+    op=${c%%:*}
+    type=${c##*:}
+    if [ $(( $(date +%s) - start )) -ge "$budget" ]; then
+        left="$left $c"
+        continue
+    fi
+    t0=$(date +%s)
+    log=$work/tune_${op}_${type}.log
+    build/redtune --device 0 --op "$op" --type "$type" --db "$db" > "$log" 2>&1
+    rc=$?
+    echo "tune $op $type: exit $rc ($(( $(date +%s) - t0 )) s)," \
+         "$(grep -c ': wrong: \|: fault: \|: timeout: ' "$log") not ok"
+    if [ $rc -ne 0 ]; then tail -n 5 "$log"; left="$left $c"; fi
 done
-if [ $left -gt 0 ]; then
-    echo "tune_shipped: $left case(s) left: run it again"
-    exit 0
-fi
+tar -czf "$out/logs.tar.gz" -C "$work" $(cd "$work" && ls *.log)
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | head -n 1)
-build/redtune export --db "$db" --match "$name" -o "$out/h100.db" --force || exit 1
-build/redtune dump "$out/h100.db" -o "$out/h100.sql" --force || exit 1
-build/redtune best --db "$out/h100.db" > "$out/best.txt" 2>&1
-ls -l "$out/h100.db" "$out/h100.sql"
-echo "tune_shipped: done ($name)"
+build/redtune export --db "$db" --match "$name" -o "$out/flat_ship.db" --force || exit 1
+build/redtune best --db "$out/flat_ship.db" > "$out/best.txt" 2>&1
+ls -l "$out/flat_ship.db"
+rm -rf "$work"
+[ -z "$left" ] && echo "tune_shipped: done ($name)" || echo "tune_shipped: left:$left"
