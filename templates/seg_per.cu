@@ -8,6 +8,7 @@
 // @param OFF64 0 offsets are 32-bit (0) or 64-bit (1)
 // @param B 256 threads per block (multiple of 32, 32..1024)
 // @param LANES 32 threads per segment: 1, 2, 4, 8, 16, 32 (a warp), or B (a block per segment, CUB's scheme)
+// @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 0: each lane loads its own segment
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
 // seg_per.cu - one group of threads per segment (unit 2: a tile is B / LANES segments), the
@@ -22,6 +23,14 @@
 // With LANES = B the segment is cut into B/32 contiguous parts, warp w reduces part w as above,
 // and the B/32 results meet in one more ordered tree. Empty segments give the identity. Every
 // out[s] is written once; there are no carries.
+//
+// STAGE = 1 (LANES = 1): a lane that walks its own short segment makes the warp's loads touch
+// 32 cache lines each. Staged, the warp copies the span of its 32 segments, [lo of lane 0,
+// largest hi), into its shared buffer in chunks of 32*V elements, lane l taking elements
+// l, l+32, ... (coalesced), and after a __syncwarp each lane folds the part of its segment that
+// lies in the chunk, in index order; a second __syncwarp lets the next chunk overwrite the
+// buffer. Reads of the buffer stay inside it for any offsets (each lane clips its segment to
+// the chunk), and the loads stay inside [0, n) since sc_off clamps offsets to n.
 
 #ifndef RT_PRELUDE
 #include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */
@@ -42,6 +51,9 @@
 #ifndef RT_V
 #define RT_V 4       /* elements per lane per round */
 #endif
+#ifndef RT_STAGE
+#define RT_STAGE 0   /* LANES = 1: stage each warp's segments in shared memory */
+#endif
 
 #include "seg_common.cuh"
 
@@ -50,6 +62,7 @@ static_assert(RT_B >= 32 && RT_B <= 1024 && RT_B % 32 == 0, "seg_per: B must be 
 static_assert(RT_LANES == RT_B || (RT_LANES >= 1 && RT_LANES <= 32 && (RT_LANES & (RT_LANES - 1)) == 0),
               "seg_per: LANES must be 1, 2, 4, 8, 16, 32 or B");
 static_assert(RT_V >= 1 && RT_V <= 16, "seg_per: V must be in 1..16");
+static_assert(RT_STAGE == 0 || (RT_STAGE == 1 && RT_LANES == 1), "seg_per: STAGE=1 needs LANES=1");
 
 #define PER_BLOCK (RT_LANES == RT_B && RT_B > 32)        /* a block per segment */
 #define PER_L (PER_BLOCK ? 32 : RT_LANES)                /* lanes that share a shuffle tree */
@@ -82,6 +95,7 @@ static __device__ __forceinline__ unsigned long long per_warp_max(unsigned long 
 }
 #endif
 
+#if !RT_STAGE
 /* Elements [lo, hi) reduced in order by a group of PER_L lanes (g: the lane in the group);
  * the result is in lane 0 of the group. 'rounds' must be the same for all lanes of the warp
  * when PER_L > 1 (and at least the group's ceil((hi - lo) / (PER_L * V))). */
@@ -125,6 +139,7 @@ static __device__ __forceinline__ rt_acc_t per_group(const rt_value_t *__restric
     }
     return acc;
 }
+#endif
 
 extern "C" __global__ void __launch_bounds__(RT_B)
 rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n, unsigned long long nseg,
@@ -153,6 +168,37 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
                 out[s] = w;
         }
         __syncthreads();   /* s_part is rewritten by the next segment */
+    }
+#elif RT_STAGE
+    constexpr unsigned int CHUNK = 32 * RT_V;
+    __shared__ rt_value_t s_buf[RT_B / 32][CHUNK];
+    rt_value_t *buf = s_buf[tid / 32];
+    const unsigned int lane = tid % 32;
+    for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const unsigned long long s = t * PER_SEGS + tid;
+        unsigned long long lo = 0, hi = 0;
+        if (s < nseg) {
+            lo = sc_off(offs, s, n, nseg);
+            hi = max(lo, sc_off(offs, s + 1, n, nseg));
+        }
+        const unsigned long long wlo = __shfl_sync(SC_FULL, lo, 0);
+        const unsigned long long whi = per_warp_max(hi);
+        rt_acc_t acc = rt_identity();
+        for (unsigned long long c = wlo; c < whi; c += CHUNK) {
+#pragma unroll
+            for (unsigned int k = 0; k < RT_V; k++) {
+                const unsigned long long i = c + k * 32 + lane;
+                if (i < whi)
+                    buf[k * 32 + lane] = in[i];
+            }
+            __syncwarp();
+            const unsigned long long a = max(lo, c), b = min(hi, c + CHUNK);
+            for (unsigned long long i = a; i < b; i++)
+                acc = rt_combine(acc, rt_lift(buf[i - c], i));
+            __syncwarp();
+        }
+        if (s < nseg)
+            out[s] = acc;
     }
 #else
     const unsigned int g = tid % PER_L;
