@@ -1,7 +1,8 @@
 /*
  * seg_common.cuh - what every segmented family shares (docs/segmented.md): the carry record,
  * the bounds-safe readers of keys and offsets, the block-wide segmented scan, the keys-layout
- * tile walker of seg_lb and seg_matrix, the cooperative identity fill, and rt_seg_fix.
+ * tile walker of seg_lb, seg_matrix and seg_diffwarps, the cooperative identity fill, and
+ * rt_seg_fix.
  *
  * A template includes it with `#include "seg_common.cuh"` after its own parameters (RT_B,
  * RT_LAYOUT, RT_OFF64) are defined; the code generator inlines it into the unit. Helpers are
