@@ -2146,8 +2146,9 @@ struct paper_cfg {
 
 /* The paper's configs (001_cc281ea25c4a6d8d.txt, section V): TB2 R=2, D=2B (61440 blocks
  * at 30*2^20: B=256); TB4-warp R=4, D=4B (30720 blocks: B=256); Matrix and Persistent
- * Matrix H=W=32 (D=1024); plus redtune's load-balanced seg_lb for comparison. The same
- * configs are in bench/seg_paper_space.lua for a tuner run. */
+ * Matrix H=W=32 (D=1024); DiffWarps P=8 C=1 (288 threads) H=W=32 and DiffWarps16 W=16
+ * (Table II); plus redtune's load-balanced seg_lb for comparison. The same configs are in
+ * bench/seg_paper_space.lua for a tuner run. */
 std::vector<paper_cfg> paper_default_configs()
 {
     return {
@@ -2155,6 +2156,8 @@ std::vector<paper_cfg> paper_default_configs()
         {"TB4warp", "seg_tb4warp", "B=256 R=4"},
         {"Matrix", "seg_matrix", "B=256 H=32 W=32 PAD=1 PERSIST=0"},
         {"PMatrix", "seg_matrix", "B=256 H=32 W=32 PAD=1 PERSIST=1"},
+        {"DiffWarps", "seg_diffwarps", "P=8 C=1 W=32 PAD=1"},
+        {"DiffWarps16", "seg_diffwarps", "P=8 C=1 W=16 PAD=1"},
         {"seg_lb", "seg_lb", "B=256 R=8 STAGE=1 PERSIST=0"},
     };
 }
@@ -2327,9 +2330,11 @@ void print_paper_table(const std::vector<paperrow> &rows, const std::vector<pape
     printf("\npaper Fig. 5 %s (%s): keys, %s %s, %s; milliseconds (median), N = m*2^20\n",
            paper_scenario(profile), segdata_profile_name(profile), rt_op_name(op),
            rt_type_name(type), hot ? "hot (L2 not flushed)" : "cold (L2 flushed before each repetition)");
+    /* A column is 9 characters, or its label's length when that is longer. */
+    auto width = [&](size_t i) { return ks[i].cfg.label.size() > 9 ? (int)ks[i].cfg.label.size() : 9; };
     printf("%4s %9s", "m", "nseg");
-    for (const paper_kernel &k : ks)
-        printf(" %9s", k.cfg.label.c_str());
+    for (size_t i = 0; i < ks.size(); i++)
+        printf(" %*s", width(i), ks[i].cfg.label.c_str());
     printf(" %9s", "CUB-RBK");
     if (with_db)
         printf(" %9s", "redtune");
@@ -2347,7 +2352,7 @@ void print_paper_table(const std::vector<paperrow> &rows, const std::vector<pape
             at30 = &c;
         printf("%4lld %9llu", c.n >> 20, c.nseg);
         for (size_t i = 0; i < ks.size(); i++)
-            printf(" %9s", fmt_ms(c.fam[i]).c_str());
+            printf(" %*s", width(i), fmt_ms(c.fam[i]).c_str());
         printf(" %9s", fmt_ms(c.cub).c_str());
         if (with_db)
             printf(" %9s", c.rt.have ? fmt_ms(c.rt.res).c_str() : "-");

@@ -1,7 +1,8 @@
 /*
  * seg_common.cuh - what every segmented family shares (docs/segmented.md): the carry record,
  * the bounds-safe readers of keys and offsets, the block-wide segmented scan, the keys-layout
- * tile walker of seg_lb and seg_matrix, the cooperative identity fill, and rt_seg_fix.
+ * tile walker of seg_lb, seg_matrix and seg_diffwarps, the cooperative identity fill, and
+ * rt_seg_fix.
  *
  * A template includes it with `#include "seg_common.cuh"` after its own parameters (RT_B,
  * RT_LAYOUT, RT_OFF64) are defined; the code generator inlines it into the unit. Helpers are
@@ -90,22 +91,29 @@ static __device__ __forceinline__ void sc_fill(rt_acc_t *out, unsigned long long
         out[s] = id;
 }
 
-/* A segmented scan over the threads of the block, in thread order. Thread t passes (f, v): f
- * says its items hold a run boundary, v reduces its items after the last boundary (all of them
- * when f is false). The operator is (f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : v1 + v2), with
- * init before thread 0. Returns thread t's exclusive prefix: the reduction, in order, of the
- * items from the last boundary before thread t (or from init) up to thread t; 'before' says
- * whether some thread below t has a boundary. 'total'/'total_f' are the inclusive value and flag
- * of the last thread, in every thread. NT = blockDim.x, a multiple of 32. All threads call it;
- * it holds two barriers, and may be called again right away (the two shared arrays alternate). */
-template <unsigned int NT>
+/* The barrier of the threads that run sc_block_scan together: by default the whole block. A
+ * family whose scan runs on some warps only (seg_diffwarps' consumers) passes its own type with
+ * a static sync() over exactly those threads (a named barrier). */
+struct sc_bar_block {
+    static __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+
+/* A segmented scan over the threads 0 .. NT-1 of the block, in thread order. Thread t passes
+ * (f, v): f says its items hold a run boundary, v reduces its items after the last boundary
+ * (all of them when f is false). The operator is (f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 :
+ * v1 + v2), with init before thread 0. Returns thread t's exclusive prefix: the reduction, in
+ * order, of the items from the last boundary before thread t (or from init) up to thread t;
+ * 'before' says whether some thread below t has a boundary. 'total'/'total_f' are the inclusive
+ * value and flag of thread NT-1, in every thread. NT is a multiple of 32: blockDim.x, or the
+ * first NT threads when BAR synchronises exactly those. All NT threads call it; it holds two
+ * BAR barriers (none when NT = 32: one warp's shuffles are the whole scan), and may be called
+ * again right away (the two shared arrays alternate). */
+template <unsigned int NT, class BAR = sc_bar_block>
 static __device__ __forceinline__ rt_acc_t sc_block_scan(bool f, rt_acc_t v, rt_acc_t init, bool &before,
                                                          rt_acc_t &total, bool &total_f)
 {
     constexpr unsigned int NW = NT / 32;
     static_assert(NT % 32 == 0 && NW >= 1 && NW <= 32, "sc_block_scan: NT a multiple of 32, at most 1024");
-    __shared__ rt_acc_t s_wv[NW], s_pv[NW + 1];
-    __shared__ unsigned int s_wf[NW], s_pf[NW + 1];
     const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
     /* Inclusive scan in the warp (Kogge-Stone with shuffles; lane l - d is to the left). */
@@ -127,43 +135,55 @@ static __device__ __forceinline__ rt_acc_t sc_block_scan(bool f, rt_acc_t v, rt_
         ev = rt_identity();
         ef = 0;
     }
-    if (lane == 31) {
-        s_wv[warp] = vi;
-        s_wf[warp] = fi;
-    }
-    __syncthreads();
+    if constexpr (NW == 1) {
+        /* One warp: lane 31's inclusive value is the total. */
+        const rt_acc_t wv = rt_shfl(vi, 31);
+        const unsigned int wf = __shfl_sync(SC_FULL, fi, 31);
+        total = wf ? wv : rt_combine(init, wv);
+        total_f = wf != 0;
+        before = ef != 0;
+        return ef ? ev : rt_combine(init, ev);
+    } else {
+        __shared__ rt_acc_t s_wv[NW], s_pv[NW + 1];
+        __shared__ unsigned int s_wf[NW], s_pf[NW + 1];
+        if (lane == 31) {
+            s_wv[warp] = vi;
+            s_wf[warp] = fi;
+        }
+        BAR::sync();
 
-    /* Warp 0 scans the warp aggregates; s_p*[w] is the prefix before warp w, with init. */
-    if (warp == 0) {
-        unsigned int wf = lane < NW ? s_wf[lane] : 0u;
-        rt_acc_t wv = lane < NW ? s_wv[lane] : rt_identity();
+        /* Warp 0 scans the warp aggregates; s_p*[w] is the prefix before warp w, with init. */
+        if (warp == 0) {
+            unsigned int wf = lane < NW ? s_wf[lane] : 0u;
+            rt_acc_t wv = lane < NW ? s_wv[lane] : rt_identity();
 #pragma unroll
-        for (unsigned int d = 1; d < 32; d *= 2) {
-            const rt_acc_t ov = rt_shfl_up(wv, d);
-            const unsigned int of = __shfl_up_sync(SC_FULL, wf, d);
-            if (lane >= d) {
-                if (!wf)
-                    wv = rt_combine(ov, wv);
-                wf |= of;
+            for (unsigned int d = 1; d < 32; d *= 2) {
+                const rt_acc_t ov = rt_shfl_up(wv, d);
+                const unsigned int of = __shfl_up_sync(SC_FULL, wf, d);
+                if (lane >= d) {
+                    if (!wf)
+                        wv = rt_combine(ov, wv);
+                    wf |= of;
+                }
+            }
+            /* lane l holds warps 0..l; the prefix before warp l+1 */
+            if (lane < NW) {
+                s_pv[lane + 1] = wf ? wv : rt_combine(init, wv);
+                s_pf[lane + 1] = wf;
+            }
+            if (lane == 0) {
+                s_pv[0] = init;
+                s_pf[0] = 0;
             }
         }
-        /* lane l holds warps 0..l; the prefix before warp l+1 */
-        if (lane < NW) {
-            s_pv[lane + 1] = wf ? wv : rt_combine(init, wv);
-            s_pf[lane + 1] = wf;
-        }
-        if (lane == 0) {
-            s_pv[0] = init;
-            s_pf[0] = 0;
-        }
+        BAR::sync();
+        const rt_acc_t pv = s_pv[warp];
+        const unsigned int pf = s_pf[warp];
+        total = s_pv[NW];
+        total_f = s_pf[NW] != 0;
+        before = (ef | pf) != 0;
+        return ef ? ev : rt_combine(pv, ev);
     }
-    __syncthreads();
-    const rt_acc_t pv = s_pv[warp];
-    const unsigned int pf = s_pf[warp];
-    total = s_pv[NW];
-    total_f = s_pf[NW] != 0;
-    before = (ef | pf) != 0;
-    return ef ? ev : rt_combine(pv, ev);
 }
 
 /* Runs the tile's pieces to their places (docs/segmented.md, rules 1 and 2). A run of the tile
@@ -183,69 +203,102 @@ static __device__ __forceinline__ void sc_emit(rt_acc_t *out, rt_seg_carry *carr
     }
 }
 
+/* carry[t] = {RT_SEG_NONE}: tile t's first run is not a carry (rule 1); one thread writes it. */
+static __device__ __forceinline__ void sc_carry_none(rt_seg_carry *carry, unsigned long long t)
+{
+    rt_seg_carry c;
+    c.key = RT_SEG_NONE;
+    c.val = rt_identity();
+    carry[t] = c;
+}
+
 /* Keys layout: one tile of elements [a, b) (b <= n, a < b unless n == 0) reduced by ROWS
  * walker threads of NT, thread r the W consecutive elements a + r*W .. (a "row"), then the
- * block scan; every out[s] the tile owns is written once: runs by plain store, empty segments
- * (keys skipped) with the identity by the thread that sees the jump, or by the block after the
- * last element. STAGED: elements and keys are first copied coalesced into shared memory by all
- * NT threads (element j at j + (j / PADP) * PAD); otherwise each walker reads global memory.
- * Used by seg_lb (ROWS = NT, W = R, PADP = 32) and seg_matrix (ROWS = H, PADP = W). The caller
- * provides the shared arrays (at least SC_SLOTS entries when STAGED) and a barrier between two
- * calls. */
+ * segmented scan over the NT threads; every out[s] the tile owns is written once: runs by plain
+ * store, empty segments (keys skipped) with the identity by the thread that sees the jump, or
+ * by the block after the last element. STAGED: elements and keys are first copied coalesced
+ * into shared memory (element j at j + (j / PADP) * PAD); otherwise each walker reads global
+ * memory. Used by seg_lb (ROWS = NT, W = R, PADP = 32) and seg_matrix (ROWS = H, PADP = W)
+ * through tile(), which runs the steps below on the whole block; seg_diffwarps runs them
+ * itself (stage() by its producer warps, walk() and finish() by its NT = ROWS consumer
+ * threads, on a named barrier). The caller provides the shared arrays (at least SLOTS entries
+ * when STAGED) and a barrier between two tiles. */
 template <unsigned int NT, unsigned int ROWS, unsigned int W, unsigned int PADP, unsigned int PAD, bool STAGED>
 struct sc_keys {
     static constexpr unsigned int D = ROWS * W;
     static constexpr unsigned int SLOTS = D + (D / PADP) * PAD + 1;
     static __device__ __forceinline__ unsigned int slot(unsigned int j) { return j + (j / PADP) * PAD; }
 
-    static __device__ __forceinline__ void tile(const rt_value_t *__restrict__ in,
-                                                const unsigned int *__restrict__ keys,
-                                                unsigned long long n, unsigned long long nseg,
-                                                rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry,
-                                                unsigned long long t, rt_value_t *s_v, unsigned int *s_k)
+    /* What a walker takes from the walk to finish(), in registers: finish() reads no shared
+     * memory, so the staged tile may be overwritten as soon as every walker is through walk().
+     * flag: the row holds a boundary; head: its run before the first boundary (key hk); acc: its
+     * run after the last one (all of it without a boundary). */
+    struct run_t {
+        bool flag;
+        rt_acc_t head, acc;
+        unsigned long long hk;
+    };
+
+    /* For stage() when the shared arrays are free already. */
+    struct now {
+        __device__ __forceinline__ void operator()() const {}
+    };
+
+    /* Elements [a, b) and their keys (clamped as sc_key does) into s_v/s_k, by NL loader
+     * threads, lid the caller's index among them. A whole tile with D % NL == 0 issues all its
+     * loads before it calls ready() and stores the first; otherwise ready() comes first.
+     * ready() is where a caller that double-buffers waits until the arrays may be overwritten;
+     * every loader calls it once, at the same point (it may hold a barrier). */
+    template <unsigned int NL, class READY>
+    static __device__ __forceinline__ void stage(const rt_value_t *__restrict__ in,
+                                                 const unsigned int *__restrict__ keys,
+                                                 unsigned long long n, unsigned long long nseg,
+                                                 unsigned long long a, unsigned long long b, unsigned int lid,
+                                                 rt_value_t *s_v, unsigned int *s_k, READY ready)
+    {
+        if (D % NL == 0 && b - a == D) {
+            /* A whole tile: every load issued before the first store to shared memory. */
+            constexpr unsigned int Q = D % NL == 0 ? D / NL : 1;
+            rt_value_t xv[Q];
+            unsigned int xk[Q];
+#pragma unroll
+            for (unsigned int q = 0; q < Q; q++) {
+                xv[q] = in[a + q * NL + lid];
+                xk[q] = keys[a + q * NL + lid];
+            }
+            ready();
+#pragma unroll
+            for (unsigned int q = 0; q < Q; q++) {
+                s_v[slot(q * NL + lid)] = xv[q];
+                s_k[slot(q * NL + lid)] = (unsigned long long)xk[q] < nseg ? xk[q] : (unsigned int)(nseg - 1);
+            }
+        } else {
+            ready();
+            for (unsigned int j = lid; j < D && a + j < b; j += NL) {
+                s_v[slot(j)] = in[a + j];
+                s_k[slot(j)] = sc_key(keys, a + j, n, nseg);
+            }
+        }
+    }
+
+    /* The walk of row r = threadIdx.x < ROWS: its elements in order. prevkey: the key before
+     * the tile (-1 at 0); first_carry: the tile's first run continues a segment of an earlier
+     * tile. Runs that begin and end in the row are stored at once, the identity into keys that
+     * are skipped; the rest is returned for finish(). Threads r >= ROWS return an empty row. */
+    static __device__ __forceinline__ run_t walk(const rt_value_t *__restrict__ in,
+                                                 const unsigned int *__restrict__ keys,
+                                                 unsigned long long n, unsigned long long nseg,
+                                                 rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry,
+                                                 unsigned long long t, unsigned long long a, unsigned long long b,
+                                                 long long prevkey, bool first_carry,
+                                                 const rt_value_t *s_v, const unsigned int *s_k)
     {
         const unsigned int tid = threadIdx.x;
-        const unsigned long long a = t * D;
-        const unsigned long long b = a + D < n ? a + D : n;
-        /* Uniform facts about the tile's edges. prevkey: the key before the tile (-1 at 0). */
-        const long long prevkey = a > 0 && a <= n ? (long long)sc_key(keys, a - 1, n, nseg) : -1;
-        const bool first_carry = a < b && a > 0 && (long long)sc_key(keys, a, n, nseg) == prevkey;
-        if (tid == 0 && !first_carry) {
-            rt_seg_carry c;
-            c.key = RT_SEG_NONE;
-            c.val = rt_identity();
-            carry[t] = c;
-        }
-        if (STAGED) {
-            if (D % NT == 0 && b - a == D) {
-                /* A whole tile: every load issued before the first store to shared memory. */
-                constexpr unsigned int Q = D % NT == 0 ? D / NT : 1;
-                rt_value_t xv[Q];
-                unsigned int xk[Q];
-#pragma unroll
-                for (unsigned int q = 0; q < Q; q++) {
-                    xv[q] = in[a + q * NT + tid];
-                    xk[q] = keys[a + q * NT + tid];
-                }
-#pragma unroll
-                for (unsigned int q = 0; q < Q; q++) {
-                    s_v[slot(q * NT + tid)] = xv[q];
-                    s_k[slot(q * NT + tid)] = (unsigned long long)xk[q] < nseg ? xk[q] : (unsigned int)(nseg - 1);
-                }
-            } else {
-                for (unsigned int j = tid; j < D && a + j < b; j += NT) {
-                    s_v[slot(j)] = in[a + j];
-                    s_k[slot(j)] = sc_key(keys, a + j, n, nseg);
-                }
-            }
-            __syncthreads();
-        }
-
-        /* The walk: row r's elements in order. flag: a boundary was seen; head: the run before
-         * the first boundary (key hk); acc: the run after the last one. */
-        bool flag = false;
-        rt_acc_t head = rt_identity(), acc = rt_identity();
-        unsigned long long hk = 0;
+        run_t w;
+        w.flag = false;
+        w.head = rt_identity();
+        w.acc = rt_identity();
+        w.hk = 0;
         if (tid < ROWS) {
             const unsigned int j0 = tid * W;
             const unsigned long long p = a + j0;
@@ -264,31 +317,66 @@ struct sc_keys {
                     for (long long s = pk + 1; s < (long long)kk; s++)
                         out[s] = rt_identity();
                     if (i != a) {   /* the run of key pk ends at i-1 */
-                        if (!flag) {
-                            flag = true;
-                            head = acc;
-                            hk = (unsigned long long)pk;
+                        if (!w.flag) {
+                            w.flag = true;
+                            w.head = w.acc;
+                            w.hk = (unsigned long long)pk;
                         } else {
-                            sc_emit(out, carry, t, nseg, (unsigned long long)pk, acc, false, first_carry);
+                            sc_emit(out, carry, t, nseg, (unsigned long long)pk, w.acc, false, first_carry);
                         }
-                        acc = v;
+                        w.acc = v;
                     } else {
-                        acc = rt_combine(acc, v);
+                        w.acc = rt_combine(w.acc, v);
                     }
                 } else {
-                    acc = rt_combine(acc, v);
+                    w.acc = rt_combine(w.acc, v);
                 }
                 pk = kk;
             }
         }
+        return w;
+    }
 
-        bool before, total_f;
+    /* The segmented scan over threads 0 .. NT-1 (BAR synchronises exactly them; all call it)
+     * completes each row's head with the run open at its start, which is then stored (or is
+     * the carry). Returns, in every thread, the scan's total: the tile's last run, which the
+     * caller stores with its key (key[b-1]) as sc_emit(.., total, !total_f, first_carry). */
+    template <class BAR>
+    static __device__ __forceinline__ rt_acc_t finish(const run_t &w, rt_acc_t *__restrict__ out,
+                                                      rt_seg_carry *__restrict__ carry, unsigned long long t,
+                                                      unsigned long long nseg, bool first_carry, bool &total_f)
+    {
+        bool before;
         rt_acc_t total;
-        const rt_acc_t excl = sc_block_scan<NT>(flag, acc, rt_identity(), before, total, total_f);
-        if (flag)
-            sc_emit(out, carry, t, nseg, hk, rt_combine(excl, head), !before, first_carry);
+        const rt_acc_t excl = sc_block_scan<NT, BAR>(w.flag, w.acc, rt_identity(), before, total, total_f);
+        if (w.flag)
+            sc_emit(out, carry, t, nseg, w.hk, rt_combine(excl, w.head), !before, first_carry);
+        return total;
+    }
+
+    /* The whole tile t on the whole block (NT = blockDim.x). */
+    static __device__ __forceinline__ void tile(const rt_value_t *__restrict__ in,
+                                                const unsigned int *__restrict__ keys,
+                                                unsigned long long n, unsigned long long nseg,
+                                                rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry,
+                                                unsigned long long t, rt_value_t *s_v, unsigned int *s_k)
+    {
+        const unsigned long long a = t * D;
+        const unsigned long long b = a + D < n ? a + D : n;
+        /* Uniform facts about the tile's edges. prevkey: the key before the tile (-1 at 0). */
+        const long long prevkey = a > 0 && a <= n ? (long long)sc_key(keys, a - 1, n, nseg) : -1;
+        const bool first_carry = a < b && a > 0 && (long long)sc_key(keys, a, n, nseg) == prevkey;
+        if (threadIdx.x == 0 && !first_carry)
+            sc_carry_none(carry, t);
+        if constexpr (STAGED) {
+            stage<NT>(in, keys, n, nseg, a, b, threadIdx.x, s_v, s_k, now());
+            __syncthreads();
+        }
+        const run_t w = walk(in, keys, n, nseg, out, carry, t, a, b, prevkey, first_carry, s_v, s_k);
+        bool total_f;
+        const rt_acc_t total = finish<sc_bar_block>(w, out, carry, t, nseg, first_carry, total_f);
         /* The tile's last run. */
-        if (tid == NT - 1 && a < b) {
+        if (threadIdx.x == NT - 1 && a < b) {
             const unsigned int lk = STAGED ? s_k[slot((unsigned int)(b - 1 - a))] : sc_key(keys, b - 1, n, nseg);
             sc_emit(out, carry, t, nseg, lk, total, !total_f, first_carry);
         }

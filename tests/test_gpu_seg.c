@@ -64,6 +64,9 @@ static const char *const variants[][6] = {
     {"seg_tb2", "B=128", "R=1", "PAD=0"},
     {"seg_tb4warp", "B=256", "R=4"},
     {"seg_tb4warp", "B=64", "R=3"},
+    {"seg_diffwarps", "P=8", "C=1", "W=32", "PAD=1"},   /* the paper's DiffWarps */
+    {"seg_diffwarps", "P=8", "C=1", "W=16", "PAD=1"},   /* DiffWarps16 */
+    {"seg_diffwarps", "P=3", "C=2", "W=7", "PAD=0"},    /* 448-element tiles, 96 producers */
 };
 #define NVARIANTS (int)(sizeof variants / sizeof variants[0])
 

@@ -490,6 +490,12 @@ static const cfg configs[] = {
     {"seg_tb4warp", "LAYOUT=1"},
     {"seg_tb4warp", "LAYOUT=1 B=32 R=1"},
     {"seg_tb4warp", "LAYOUT=1 B=1024 R=8"},
+    {"seg_diffwarps", "LAYOUT=1"},
+    {"seg_diffwarps", "LAYOUT=1 W=16"},
+    {"seg_diffwarps", "LAYOUT=1 P=3 C=2 W=7 PAD=0"},
+    {"seg_diffwarps", "LAYOUT=1 P=4 C=2 W=16"},
+    {"seg_diffwarps", "LAYOUT=1 P=1 C=8 W=4"},
+    {"seg_diffwarps", "LAYOUT=1 P=24 C=8 W=4 PAD=0"},
 };
 
 int main(int argc, char **argv)

@@ -1,8 +1,8 @@
 -- segmented.lua - the default space of `redtune --segmented keys|offsets`: every segmented
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
--- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. About 25 configs
--- per layout on a current GPU.
+-- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. About 28 configs
+-- for keys and 19 for offsets on a current GPU.
 
 local SMEM = 44 * 1024   -- what the templates allow themselves (static shared memory)
 
@@ -84,7 +84,7 @@ return {
     end },
 
   -- The paper's families on owner arrays (keys): Matrix and Persistent Matrix, TB2 and
-  -- TB4-warp at the paper's shapes and one larger data-block each.
+  -- TB4-warp at the paper's shapes and one larger data-block each, and DiffWarps.
   { family = "seg_matrix",
     params = { B = 256, H = {128, 256}, W = {16, 32}, PAD = 1, PERSIST = {0, 1} },
     constraint = function(c, dev, case)
@@ -96,4 +96,15 @@ return {
   { family = "seg_tb4warp",
     params = { B = 256, R = {4, 8} },
     constraint = fits },
+  -- DiffWarps (P producer warps stage the next data-block and its owners while C consumer
+  -- warps walk the rows of the previous one): the paper's DiffWarps (P = 8, C = 1, W = 32) and
+  -- DiffWarps16 (W = 16), half the producers, and two consumer warps (H = 64).
+  { family = "seg_diffwarps",
+    params = { P = {4, 8}, C = {1, 2}, W = {16, 32}, PAD = 1 },
+    constraint = function(c, dev, case)
+      local H = 32 * c.C
+      return 32 * (c.P + c.C) <= dev.max_threads_per_block
+        and H * c.W <= 32 * 32 * c.P                                   -- 32 loads per producer thread
+        and 2 * (H * (c.W + c.PAD) + 1) * (case.type_size + 4) <= SMEM  -- two buffers of values and owners
+    end },
 }
