@@ -58,6 +58,8 @@ static const char *const variants[][6] = {
     {"seg_per", "B=128", "LANES=4", "V=3"},
     {"seg_per", "B=256", "LANES=32", "V=4"},
     {"seg_per", "B=256", "LANES=256", "V=2"},
+    {"seg_per", "B=256", "LANES=1", "STAGE=1", "V=4"},
+    {"seg_per", "B=64", "LANES=1", "STAGE=1", "V=1"},   /* 32-element chunks */
     {"seg_matrix", "B=256", "H=128", "W=16", "PAD=1", "PERSIST=0"},
     {"seg_matrix", "B=128", "H=64", "W=7", "PAD=0", "PERSIST=1"},
     {"seg_tb2", "B=256", "R=2", "PAD=1"},

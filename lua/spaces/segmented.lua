@@ -83,6 +83,14 @@ return {
                                or (c.V * case.type_size == 32 and c.LANES >= 32))
     end },
 
+  -- A thread per segment with the warp's span staged in shared memory (coalesced loads):
+  -- short segments. The buffers hold B * V elements.
+  { family = "seg_per",
+    params = { B = 256, LANES = 1, STAGE = 1, V = {4, 8, 16} },
+    constraint = function(c, dev, case)
+      return fits(c, dev) and c.B * c.V * case.type_size <= SMEM
+    end },
+
   -- The paper's families on owner arrays (keys): Matrix and Persistent Matrix, TB2 and
   -- TB4-warp at the paper's shapes and one larger data-block each, and DiffWarps.
   { family = "seg_matrix",

@@ -2,7 +2,7 @@
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
 -- neighbours, with the vector width scaled to the element size. About 4 configs for keys and
--- 9 for offsets, so that 18 cases (min, max, sum x f32, f64, i32 x keys, offsets) fit one
+-- 11 for offsets, so that 18 cases (min, max, sum x f32, f64, i32 x keys, offsets) fit one
 -- device call; f32 min was tuned in the full space.
 
 local function vec(case) return 16 // case.type_size end   -- one 16-byte load
@@ -28,5 +28,11 @@ return {
       return (c.LANES == 1 and (c.V == 1 or c.V == vec(case)))
              or (c.LANES == 4 and c.V == vec(case))
              or (c.LANES >= 32 and (c.V == vec(case) or c.V == 2 * vec(case)))
+    end },
+  -- Offsets: a thread per segment, the warp's span staged in shared memory (short segments).
+  { family = "seg_per",
+    params = { B = 256, LANES = 1, STAGE = 1, V = {8, 16} },
+    constraint = function(c, dev, case)
+      return c.B * c.V * case.type_size <= 44 * 1024
     end },
 }
