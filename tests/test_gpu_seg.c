@@ -2,14 +2,16 @@
  * test_gpu_seg.c - every segmented family on the GPU, for every layout it implements, every
  * op and type, every segment profile, at n = 0, 1, 31, 1000, 4097 and 2^20 + 3 (not a multiple
  * of any tile), with guard outputs after the last segment; nseg = 0; order kept with a
- * non-commutative operator (affine maps); the tuner end to end with --segmented. Skipped, and
- * counted, with no GPU.
+ * non-commutative operator (affine maps); the tuner end to end with --segmented; `redtune
+ * reduce` on files (flat, keys, offsets) against a CPU reference. Skipped, and counted, with no
+ * GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +327,236 @@ static void seg_tuner_end_to_end(void **state)
     assert_int_equal(system(args), 0);
 }
 
+/* ---------------------------------------------------------------- redtune reduce */
+
+static void put_file(const char *dir, const char *name, const void *data, size_t len,
+                     char *path, size_t plen)
+{
+    snprintf(path, plen, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The whole of 'path' (malloc'd), its size in *len. */
+static unsigned char *get_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("%s: cannot open", path);
+    unsigned char *buf = NULL;
+    size_t n = 0, cap = 0, r;
+    do {
+        if (n == cap)
+            assert_non_null(buf = realloc(buf, cap = cap ? 2 * cap : 1 << 16));
+        n += r = fread(buf + n, 1, cap - n, f);
+    } while (r);
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* Run `redtune reduce ARGS`: exit 0 is required. */
+static void reduce_ok(const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "reduce %s", args);
+    int rc = run(cmd);
+    if (rc)
+        fail_msg("redtune %s -> %d:\n%s", cmd, rc, out_text);
+}
+
+/* The raw results in 'path': exactly 'count' of 'acc' bytes. */
+static unsigned char *get_results(const char *path, unsigned long long count, size_t acc)
+{
+    size_t len;
+    unsigned char *r = get_file(path, &len);
+    if (len != count * acc)
+        fail_msg("%s: %zu bytes, expected %llu results of %zu bytes", path, len, count, acc);
+    return r;
+}
+
+#define RN 100003u
+
+/* `redtune reduce` on files through libredtune: flat, keys and offsets (32- and 64-bit), raw
+ * (-o) and text output, checked against references computed here by plain loops. The runs
+ * use an empty database (the library's built-in defaults, whatever the tree's database
+ * holds), and one run the default database's search. Unchecked bad keys: exit 0 and nseg
+ * results (an unspecified result, no fault). */
+static void seg_reduce_command(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char dir[] = "/tmp/redtune-reduce-XXXXXX", args[2048], db[300], o[300];
+    char fi[300], ff[300], fl[300], fk[300], fo[300], fo64[300], fbad[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/empty.db", dir);
+    snprintf(o, sizeof o, "%s/out.bin", dir);
+    snprintf(args, sizeof args, "load -o %s", db);
+    assert_int_equal(run(args), 0);
+
+    int32_t *vi = malloc(RN * 4);
+    float *vf = malloc(RN * 4);
+    int64_t *vl = malloc(RN * 8);
+    uint32_t *keys = malloc(RN * 4);
+    int32_t *offs = malloc((RN + 1) * 4);
+    int64_t *offs64 = malloc((RN + 1) * 8);
+    assert_true(vi && vf && vl && keys && offs && offs64);
+    for (uint32_t i = 0; i < RN; i++) {
+        vi[i] = (int32_t)((i * 7919u) % 2001u) - 1000;
+        vf[i] = (float)((i * 131u) % 997u) - 400.0f;   /* many ties: the lowest index wins */
+        vl[i] = (int64_t)i * 1000003 - 7;
+    }
+    /* Keys: segment s has (s * 37) % 13 elements (0 for s = 0, 13, 26, ...: empty). */
+    uint32_t nkeys = 0;
+    for (uint32_t s = 0, i = 0; i < RN; s++)
+        for (uint32_t j = 0; j < (s * 37) % 13 && i < RN; j++)
+            keys[i++] = nkeys = s;
+    nkeys++;   /* the largest key + 1 */
+    /* Offsets: from element 5, segment s has (s * 53) % 17 elements, ending 9 or more before
+     * the end (elements outside [offs[0], offs[nseg]) are in no segment). */
+    uint32_t noff = 0;
+    offs[0] = 5;
+    while ((uint32_t)offs[noff] + (noff * 53) % 17 <= RN - 9) {
+        offs[noff + 1] = offs[noff] + (int32_t)((noff * 53) % 17);
+        noff++;
+    }
+    for (uint32_t s = 0; s <= noff; s++)
+        offs64[s] = offs[s];
+    put_file(dir, "vi.bin", vi, RN * 4, fi, sizeof fi);
+    put_file(dir, "vf.bin", vf, RN * 4, ff, sizeof ff);
+    put_file(dir, "vl.bin", vl, RN * 8, fl, sizeof fl);
+    put_file(dir, "keys.bin", keys, RN * 4, fk, sizeof fk);
+    put_file(dir, "offs.bin", offs, (noff + 1) * 4, fo, sizeof fo);
+    put_file(dir, "offs64.bin", offs64, (noff + 1) * 8, fo64, sizeof fo64);
+
+    /* Flat sum i64, raw. */
+    snprintf(args, sizeof args, "--op sum --type i64 --in %s --db %s -o %s", fl, db, o);
+    reduce_ok(args);
+    uint64_t lsum = 0;
+    for (uint32_t i = 0; i < RN; i++)
+        lsum += (uint64_t)vl[i];
+    unsigned char *r = get_results(o, 1, 8);
+    assert_memory_equal(r, &lsum, 8);
+    free(r);
+
+    /* Flat argmax f32, text: "value index". */
+    snprintf(args, sizeof args, "--op argmax --in %s --db %s", ff, db);
+    reduce_ok(args);
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < RN; i++)
+        if (vf[i] > vf[best])
+            best = i;
+    char want[128];
+    snprintf(want, sizeof want, "%.9g %u\n", (double)vf[best], best);
+    assert_string_equal(out_text, want);
+
+    /* Keys, sum i32, 3 empty segments after the last key, checked, raw. */
+    unsigned long long nseg = nkeys + 3;
+    snprintf(args, sizeof args, "--op sum --type i32 --in %s --keys %s --nseg %llu --check "
+             "--db %s -o %s", fi, fk, nseg, db, o);
+    reduce_ok(args);
+    int32_t *isum = calloc(nseg, 4);
+    assert_non_null(isum);
+    for (uint32_t i = 0; i < RN; i++)
+        isum[keys[i]] += vi[i];
+    r = get_results(o, nseg, 4);
+    for (unsigned long long s = 0; s < nseg; s++) {
+        int32_t g;
+        memcpy(&g, r + s * 4, 4);
+        if (g != isum[s])
+            fail_msg("keys sum i32: segment %llu: expected %d, got %d", s, isum[s], g);
+    }
+    free(r);
+    free(isum);
+
+    /* Keys, argmin f32, nseg the largest key + 1, raw {value, index}: empty segments give
+     * +inf and index -1. */
+    snprintf(args, sizeof args, "--op argmin --in %s --keys %s --db %s -o %s", ff, fk, db, o);
+    reduce_ok(args);
+    r = get_results(o, nkeys, 16);
+    for (uint32_t s = 0, i = 0; s < nkeys; s++) {
+        float wv = INFINITY;
+        long long wi = -1;
+        for (; i < RN && keys[i] == s; i++)
+            if (vf[i] < wv)
+                wv = vf[i], wi = i;
+        rt_arg_f32 g;
+        memcpy(&g, r + s * 16, 16);
+        if (g.value != wv || g.index != wi)
+            fail_msg("keys argmin f32: segment %u: expected %g at %lld, got %g at %lld", s,
+                     (double)wv, wi, (double)g.value, g.index);
+    }
+    free(r);
+
+    /* Offsets (i32), max i32, checked, text: one line per segment, INT_MIN when empty. */
+    snprintf(args, sizeof args, "--op max --type i32 --in %s --offsets %s --nseg %u --check "
+             "--db %s", fi, fo, noff, db);
+    reduce_ok(args);
+    const char *line = out_text;
+    for (uint32_t s = 0; s < noff; s++) {
+        int32_t w = INT32_MIN;
+        for (int32_t i = offs[s]; i < offs[s + 1]; i++)
+            w = vi[i] > w ? vi[i] : w;
+        char *end;
+        long g = strtol(line, &end, 10);
+        if (end == line || *end != '\n' || g != w)
+            fail_msg("offsets max i32: segment %u: expected %d, got line \"%.20s\"", s, w, line);
+        line = end + 1;
+    }
+    assert_int_equal(*line, '\0');
+
+    /* Offsets (--off64), sum u64, checked, --explain first, raw. */
+    snprintf(args, sizeof args, "--op sum --type u64 --in %s --offsets %s --off64 --check "
+             "--explain --db %s -o %s", fl, fo64, db, o);
+    reduce_ok(args);
+    if (!strstr(out_text, "plan segmented"))
+        fail_msg("--explain printed:\n%s", out_text);
+    r = get_results(o, noff, 8);
+    for (uint32_t s = 0; s < noff; s++) {
+        uint64_t w = 0, g;
+        for (int64_t i = offs64[s]; i < offs64[s + 1]; i++)
+            w += (uint64_t)vl[i];
+        memcpy(&g, r + s * 8, 8);
+        if (g != w)
+            fail_msg("offsets sum u64: segment %u: expected %llu, got %llu", s,
+                     (unsigned long long)w, (unsigned long long)g);
+    }
+    free(r);
+
+    /* The default database (libredtune's search: $REDTUNE_DB, ./redtune.db, build/redtune.db
+     * beside the program), flat min i32, text. */
+    snprintf(args, sizeof args, "--op min --type i32 --in %s", fi);
+    reduce_ok(args);
+    int32_t imin = vi[0];
+    for (uint32_t i = 1; i < RN; i++)
+        imin = vi[i] < imin ? vi[i] : imin;
+    snprintf(want, sizeof want, "%d\n", imin);
+    assert_string_equal(out_text, want);
+
+    /* Unchecked bad keys (unsorted, some >= nseg): exit 0 with nseg results, no fault. */
+    for (uint32_t i = 0; i < RN; i++)
+        keys[i] = (i * 2654435761u) % 50u;
+    put_file(dir, "bad.bin", keys, RN * 4, fbad, sizeof fbad);
+    snprintf(args, sizeof args, "--op sum --type i32 --in %s --keys %s --nseg 20 --db %s -o %s",
+             fi, fbad, db, o);
+    reduce_ok(args);
+    free(get_results(o, 20, 4));
+    snprintf(args, sizeof args, "reduce --op sum --type i32 --in %s --keys %s --nseg 20 --check "
+             "--db %s -o %s", fi, fbad, db, o);
+    assert_int_equal(run(args), 4);
+
+    free(vi);
+    free(vf);
+    free(vl);
+    free(keys);
+    free(offs);
+    free(offs64);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 #define T(op) cmocka_unit_test(seg_##op##_RT_F32), cmocka_unit_test(seg_##op##_RT_F64), \
     cmocka_unit_test(seg_##op##_RT_I32), cmocka_unit_test(seg_##op##_RT_U32),          \
     cmocka_unit_test(seg_##op##_RT_I64), cmocka_unit_test(seg_##op##_RT_U64)
@@ -335,6 +567,7 @@ int test_gpu_seg_group(void)
         T(RT_SUM), T(RT_PROD), T(RT_MIN), T(RT_MAX), T(RT_ARGMIN), T(RT_ARGMAX),
         cmocka_unit_test(seg_order_kept),
         cmocka_unit_test(seg_tuner_end_to_end),
+        cmocka_unit_test(seg_reduce_command),
     };
     return cmocka_run_group_tests_name("gpu_seg", tests, gpu_setup, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * main.c - the redtune program: arguments, printing, exit codes. The only file that exits.
  *
- * Exit codes: 0 success, 1 failure (with a message), 2 usage error.
+ * Exit codes: 0 success, 1 failure (with a message), 2 usage error, 3 an input database or dump
+ * was refused, 4 `reduce`'s data files were refused (their sizes, or what --check found).
  */
 #include <errno.h>
 #include <limits.h>
@@ -38,6 +39,8 @@ static const char usage_text[] =
     "       redtune merge FILE FILE [...] -o FILE [--force]\n"
     "       redtune dump [FILE] [-o FILE.sql] [--force]\n"
     "       redtune load [FILE.sql ...] -o FILE [--force]\n"
+    "       redtune reduce --op OP [--type T] --in FILE [--keys FILE | --offsets FILE [--off64]]\n"
+    "               [--nseg N] [--db FILE] [--device N] [--check] [-o FILE] [--explain]\n"
     "       redtune --help | --version\n"
     "\n"
     "Tunes GPU parallel reductions: every config of a Lua search space is generated from a\n"
@@ -74,9 +77,21 @@ static const char usage_text[] =
     "  -o FILE        the output, written whole or not at all\n"
     "  --force        replace an existing output\n"
     "\n"
-    "Exit status: 0 success, 1 failure (a bad space or operator file included), 2 usage error,\n"
-    "3 an input database or dump was refused (missing, not redtune's, corrupt, or of a newer\n"
-    "schema).\n";
+    "  reduce         reduce raw little-endian files on the GPU with the tuned kernel\n"
+    "                 (libredtune): --in the values of --type; --keys u32 segment keys, one\n"
+    "                 per value, or --offsets i32 CSR offsets (i64 with --off64); --nseg the\n"
+    "                 segments (keys: default the largest key + 1; offsets: their count - 1,\n"
+    "                 which --nseg must match); --db default: libredtune's search\n"
+    "                 ($REDTUNE_DB, ./redtune.db, beside the program, installed); --check\n"
+    "                 validates keys or offsets on the host first (else bad ones give\n"
+    "                 unspecified results, never a fault); -o FILE writes the raw results\n"
+    "                 (replaced whole), else one per line on stdout (argmin/argmax: value\n"
+    "                 index); --explain prints which kernel and why first\n"
+    "\n"
+    "Exit status: 0 success, 1 failure (a bad space or operator file, an unreadable file, no\n"
+    "GPU included), 2 usage error, 3 an input database or dump was refused (missing, not\n"
+    "redtune's, corrupt, or of a newer schema), 4 reduce's data was refused (an empty file, a\n"
+    "size that is no whole number of elements, counts that disagree, or --check failed).\n";
 
 static void usage_error(const char *fmt, const char *arg)
 {
@@ -344,6 +359,79 @@ static int main_ship(const char *cmd, int argc, char **argv)
     return 0;
 }
 
+/* reduce: exit 3 when the database was refused, 4 when the data files were. */
+static int main_reduce(int argc, char **argv)
+{
+    reduce_opts o;
+    memset(&o, 0, sizeof o);
+    o.type = RT_F32;
+    o.nseg = -1;
+    int have_op = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        long long v;
+        if (!strcmp(a, "--op")) {
+            o.op = want_op(optarg_of(argc, argv, &i));
+            have_op = 1;
+        } else if (!strcmp(a, "--type")) {
+            o.type = want_type(optarg_of(argc, argv, &i));
+        } else if (!strcmp(a, "--in")) {
+            o.in = optarg_of(argc, argv, &i);
+        } else if (!strcmp(a, "--keys")) {
+            o.keys = optarg_of(argc, argv, &i);
+        } else if (!strcmp(a, "--offsets")) {
+            o.offsets = optarg_of(argc, argv, &i);
+        } else if (!strcmp(a, "--off64")) {
+            o.off64 = 1;
+        } else if (!strcmp(a, "--nseg")) {
+            if (parse_int(optarg_of(argc, argv, &i), 0, 1LL << 40, &v))
+                usage_error("--nseg wants a number of segments (0 to 2^40), not '%s'", argv[i]);
+            o.nseg = v;
+        } else if (!strcmp(a, "--db")) {
+            o.db = optarg_of(argc, argv, &i);
+        } else if (!strcmp(a, "--device")) {
+            if (parse_int(optarg_of(argc, argv, &i), 0, 1023, &v))
+                usage_error("--device wants a GPU ordinal, not '%s'", argv[i]);
+            o.device = (int)v;
+        } else if (!strcmp(a, "--check")) {
+            o.check = 1;
+        } else if (!strcmp(a, "--explain")) {
+            o.explain = 1;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            o.out = optarg_of(argc, argv, &i);
+        } else if (!strcmp(a, "--op-file")) {
+            usage_error("reduce: %s: libredtune reduces with the built-in operators only (sum, "
+                        "prod, min, max, argmin, argmax)", a);
+        } else if (a[0] == '-' && a[1]) {
+            usage_error("unknown option '%s'", a);
+        } else {
+            usage_error("reduce: unexpected argument '%s' (the values are --in FILE)", a);
+        }
+    }
+    if (!have_op)
+        usage_error("%s", "reduce: which operator? --op is required (sum, prod, min, max, "
+                    "argmin, argmax)");
+    if (!o.in)
+        usage_error("%s", "reduce: which data? --in FILE is required (raw little-endian values "
+                    "of --type)");
+    if (o.keys && o.offsets)
+        usage_error("%s", "reduce: --keys and --offsets exclude each other (one layout at a "
+                    "time)");
+    if (o.off64 && !o.offsets)
+        usage_error("%s", "reduce: --off64 goes with --offsets (keys are always u32)");
+    if (o.nseg >= 0 && !o.keys && !o.offsets)
+        usage_error("%s", "reduce: --nseg goes with --keys or --offsets");
+
+    rt_err e;
+    int refused;
+    rt_clearerr(&e);
+    if (cmd_reduce(&o, &refused, &e)) {
+        fprintf(stderr, "redtune: %s\n", e.msg);
+        exit(refused == REDUCE_BAD_DB ? 3 : refused == REDUCE_BAD_DATA ? 4 : 1);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     rt_err e;
@@ -373,6 +461,8 @@ int main(int argc, char **argv)
     if (cmd && (!strcmp(cmd, "export") || !strcmp(cmd, "merge") || !strcmp(cmd, "dump")
                 || !strcmp(cmd, "load")))
         return main_ship(cmd, argc, argv);
+    if (cmd && !strcmp(cmd, "reduce"))
+        return main_reduce(argc, argv);
     if (cmd && strcmp(cmd, "compile") && strcmp(cmd, "best"))
         usage_error("unknown command '%s'", cmd);
 

@@ -123,4 +123,31 @@ int cmd_merge(const char *const *in, int nin, const char *out, int force,
 int cmd_dump(const char *db, const char *out, int force, store_ship_stats *st, rt_err *e);
 int cmd_load(const char *const *in, int nin, const char *out, int force,
              store_ship_stats *st, rt_err *e);
+
+/* `redtune reduce`: reduce raw little-endian files on the GPU through libredtune. */
+typedef struct reduce_opts {
+    rt_op op;
+    rt_type type;
+    const char *in;           /* the values (of 'type') */
+    const char *keys;         /* u32 keys, one per value; or NULL */
+    const char *offsets;      /* i32 (i64 with off64) CSR offsets[0..nseg]; or NULL */
+    int off64;
+    long long nseg;           /* --nseg; -1 when not given */
+    const char *db;           /* NULL: rt_open's search for the default database */
+    int device;
+    int check;                /* validate the keys or offsets on the host first */
+    int explain;              /* print rt_explain's text before the results */
+    const char *out;          /* raw results into this file (atomically); NULL: text on stdout */
+} reduce_opts;
+
+/* What a failed cmd_reduce refused, for the exit status. */
+#define REDUCE_FAILED 0       /* anything else: a file unreadable, no GPU, the library failed */
+#define REDUCE_BAD_DB 1       /* rt_open refused the database (RT_EDB) */
+#define REDUCE_BAD_DATA 2     /* the data files: empty, a size that is no whole number of
+                               * elements, counts that disagree, or --check found broken rules */
+
+/* Read the files, check them when asked, reduce, write or print the results. RT_OK, or an
+ * error with 'e' set and *refused saying which kind. Nothing is written to o->out unless the
+ * whole run succeeded. */
+int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e);
 #endif
