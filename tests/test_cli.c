@@ -336,9 +336,14 @@ static void reduce_usage_errors(void **state)
     EXPECT("reduce --op sum --in", 2, "option --in needs a value");
     EXPECT("reduce --op sum --in v.bin -o", 2, "option -o needs a value");
     EXPECT("reduce --op sum --in v.bin extra", 2, "reduce: unexpected argument 'extra'");
-    EXPECT("reduce --op-file lua/ops/affine.lua --in v.bin", 2,
-           "reduce: --op-file: libredtune reduces with the built-in operators only");
-    EXPECT("--help", 0, "redtune reduce --op OP [--type T] --in FILE");
+    EXPECT("reduce --op min --op-file lua/ops/affine.lua --in v.bin", 2,
+           "--op-file and --op exclude each other");
+    EXPECT("reduce --op-file lua/ops/affine.lua --op min --in v.bin", 2,
+           "--op-file and --op exclude each other");
+    EXPECT("reduce --op-file lua/ops/affine.lua --type f32 --in v.bin", 2,
+           "--type f32: the operator file lua/ops/affine.lua says type u64");
+    EXPECT("reduce --op-file tests/ops/no_such_op.lua --in v.bin", 1, "no_such_op.lua");
+    EXPECT("--help", 0, "redtune reduce (--op OP [--type T] | --op-file FILE) --in FILE");
 }
 
 /* The data files: unreadable (exit 1), empty, sizes and counts that do not fit (exit 4); the

@@ -525,6 +525,41 @@ static void seg_reduce_command(void **state)
     }
     free(r);
 
+    /* A user operator from its file (affine maps: order matters), registered on the context:
+     * flat and offsets (--off64), raw, against left-to-right loops. */
+    uint64_t *va = malloc(RN * 8);
+    assert_non_null(va);
+    for (uint32_t i = 0; i < RN; i++)
+        va[i] = (uint64_t)vl[i] | (1ULL << 32);
+    char fa[300];
+    put_file(dir, "va.bin", va, RN * 8, fa, sizeof fa);
+    snprintf(args, sizeof args, "--op-file lua/ops/affine.lua --in %s --db %s -o %s --explain",
+             fa, db, o);
+    reduce_ok(args);
+    if (!strstr(out_text, "affine u64 (user operator, definition "))
+        fail_msg("--explain printed:\n%s", out_text);
+    uint64_t aw = 0x100000000ULL;
+    for (uint32_t i = 0; i < RN; i++)
+        aw = affine_combine(aw, va[i]);
+    r = get_results(o, 1, 8);
+    assert_memory_equal(r, &aw, 8);
+    free(r);
+    snprintf(args, sizeof args, "--op-file lua/ops/affine.lua --in %s --offsets %s --off64 "
+             "--check --db %s -o %s", fa, fo64, db, o);
+    reduce_ok(args);
+    r = get_results(o, noff, 8);
+    for (uint32_t s = 0; s < noff; s++) {
+        uint64_t w = 0x100000000ULL, g;
+        for (int64_t i = offs64[s]; i < offs64[s + 1]; i++)
+            w = affine_combine(w, va[i]);
+        memcpy(&g, r + s * 8, 8);
+        if (g != w)
+            fail_msg("offsets affine: segment %u: expected %016llx, got %016llx", s,
+                     (unsigned long long)w, (unsigned long long)g);
+    }
+    free(r);
+    free(va);
+
     /* The default database (libredtune's search: $REDTUNE_DB, ./redtune.db, build/redtune.db
      * beside the program), flat min i32, text. */
     snprintf(args, sizeof args, "--op min --type i32 --in %s", fi);

@@ -39,7 +39,8 @@ static const char usage_text[] =
     "       redtune merge FILE FILE [...] -o FILE [--force]\n"
     "       redtune dump [FILE] [-o FILE.sql] [--force]\n"
     "       redtune load [FILE.sql ...] -o FILE [--force]\n"
-    "       redtune reduce --op OP [--type T] --in FILE [--keys FILE | --offsets FILE [--off64]]\n"
+    "       redtune reduce (--op OP [--type T] | --op-file FILE) --in FILE\n"
+    "               [--keys FILE | --offsets FILE [--off64]]\n"
     "               [--nseg N] [--db FILE] [--device N] [--check] [-o FILE] [--explain]\n"
     "       redtune --help | --version\n"
     "\n"
@@ -367,14 +368,17 @@ static int main_reduce(int argc, char **argv)
     o.type = RT_F32;
     o.nseg = -1;
     int have_op = 0;
+    const char *op_name = NULL, *type_name = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         long long v;
         if (!strcmp(a, "--op")) {
-            o.op = want_op(optarg_of(argc, argv, &i));
+            if (o.user_op)
+                usage_error("--op-file and %s exclude each other", "--op");
+            o.op = want_op(op_name = optarg_of(argc, argv, &i));
             have_op = 1;
         } else if (!strcmp(a, "--type")) {
-            o.type = want_type(optarg_of(argc, argv, &i));
+            o.type = want_type(type_name = optarg_of(argc, argv, &i));
         } else if (!strcmp(a, "--in")) {
             o.in = optarg_of(argc, argv, &i);
         } else if (!strcmp(a, "--keys")) {
@@ -400,8 +404,9 @@ static int main_reduce(int argc, char **argv)
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             o.out = optarg_of(argc, argv, &i);
         } else if (!strcmp(a, "--op-file")) {
-            usage_error("reduce: %s: libredtune reduces with the built-in operators only (sum, "
-                        "prod, min, max, argmin, argmax)", a);
+            const char *path = optarg_of(argc, argv, &i);
+            o.user_op = &want_user(path, op_name ? "--op" : NULL)->op;
+            have_op = 1;
         } else if (a[0] == '-' && a[1]) {
             usage_error("unknown option '%s'", a);
         } else {
@@ -410,7 +415,11 @@ static int main_reduce(int argc, char **argv)
     }
     if (!have_op)
         usage_error("%s", "reduce: which operator? --op is required (sum, prod, min, max, "
-                    "argmin, argmax)");
+                    "argmin, argmax), or --op-file FILE");
+    if (o.user_op) {
+        check_type(&user_op, type_name);
+        o.type = o.user_op->type;
+    }
     if (!o.in)
         usage_error("%s", "reduce: which data? --in FILE is required (raw little-endian values "
                     "of --type)");

@@ -394,6 +394,19 @@ int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e)
         rc = rt_seterr(e, rc, "%s", why);
         goto done;
     }
+    /* A user operator: registered on the context, its handle then stands for it. */
+    reduce_opts ou;
+    if (o->user_op) {
+        const rt_user_op *u = o->user_op;
+        rt_op_desc d = {u->name, u->type, u->identity, u->combine, u->commutative};
+        ou = *o;
+        if ((rc = rt_register_op(ctx, &d, &ou.op)) != RT_OK) {
+            rc = rt_seterr(e, rc, "reduce: %s: %s", u->file[0] ? u->file : u->name,
+                           rt_errmsg(ctx));
+            goto done;
+        }
+        o = &ou;
+    }
     if (o->explain) {
         char text[4096];
         rc = seg ? rt_explain_segmented(ctx, o->keys ? RT_LAYOUT_KEYS : RT_LAYOUT_OFFSETS, o->op,

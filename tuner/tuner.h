@@ -126,7 +126,8 @@ int cmd_load(const char *const *in, int nin, const char *out, int force,
 
 /* `redtune reduce`: reduce raw little-endian files on the GPU through libredtune. */
 typedef struct reduce_opts {
-    rt_op op;
+    rt_op op;                 /* a built-in operator, unless user_op is set */
+    const rt_user_op *user_op;   /* --op-file: registered on the context (rt_register_op) */
     rt_type type;
     const char *in;           /* the values (of 'type') */
     const char *keys;         /* u32 keys, one per value; or NULL */
