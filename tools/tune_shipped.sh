@@ -6,7 +6,8 @@
 #     OUT=dir bash tools/tune_shipped.sh        # CASES="min:f32 sum:i32 ..." to choose
 #
 # Tunes each (op, type) of CASES (default: min, max, sum x f32, f64, i32; flat, L2 flushed,
-# the default sizes and space) into a database made fresh in a scratch folder, so nothing
+# the default sizes and space; with SEGMENTED=1, as tools/tune_shipped_seg.sh sets it, both
+# segmented layouts instead) into a database made fresh in a scratch folder, so nothing
 # has to survive between device calls. BUDGET seconds (default 480) stops it from starting a
 # new case; the cases it did not reach are printed as "left: ...", to pass as CASES to the
 # next call. It leaves three files in $OUT, within the device tool's eight:
@@ -29,9 +30,20 @@ cd "$(dirname "$0")/.."
 out=${OUT:-out}
 budget=${BUDGET:-480}
 cases=${CASES:-"min:f32 max:f32 sum:f32 min:f64 max:f64 sum:f64 min:i32 max:i32 sum:i32"}
+if [ "${SEGMENTED:-0}" = 1 ]; then   # tools/tune_shipped_seg.sh
+    layouts="keys offsets"
+    name=seg_ship
+    seg_args="--space lua/spaces/segmented_ship.lua --seed 7
+              --profiles ${SEG_PROFILES:-one,rand10_50,len3,len1,len1000,heavy}
+              --sizes ${SEG_SIZES:-2^20,30M}"
+else
+    layouts=flat
+    name=flat_ship
+fi
 mkdir -p "$out"
-[ -x build/redtune ] || { echo "tune_shipped: build/redtune is missing: carry build/" >&2; exit 1; }
+[ -x build/redtune ] || { echo "$(basename "$0"): build/redtune is missing: carry build/" >&2; exit 1; }
 work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 db=$work/tuned.db
 start=$(date +%s)
 left=""
@@ -42,18 +54,27 @@ for c in $cases; do
         left="$left $c"
         continue
     fi
-    t0=$(date +%s)
-    log=$work/tune_${op}_${type}.log
-    build/redtune --device 0 --op "$op" --type "$type" --db "$db" > "$log" 2>&1
-    rc=$?
-    echo "tune $op $type: exit $rc ($(( $(date +%s) - t0 )) s)," \
-         "$(grep -c ': wrong: \|: fault: \|: timeout: ' "$log") not ok"
-    if [ $rc -ne 0 ]; then tail -n 5 "$log"; left="$left $c"; fi
+    failed=0
+    for layout in $layouts; do
+        t0=$(date +%s)
+        log=$work/tune_${op}_${type}_${layout}.log
+        if [ "$layout" = flat ]; then
+            build/redtune --device 0 --op "$op" --type "$type" --db "$db" > "$log" 2>&1
+        else
+            # shellcheck disable=SC2086  # seg_args is a list of words
+            build/redtune --device 0 --op "$op" --type "$type" --segmented "$layout" $seg_args \
+                --db "$db" > "$log" 2>&1
+        fi
+        rc=$?
+        echo "tune $op $type $layout: exit $rc ($(( $(date +%s) - t0 )) s)," \
+             "$(grep -c ': wrong: \|: fault: \|: timeout: ' "$log") not ok"
+        if [ $rc -ne 0 ]; then tail -n 5 "$log"; failed=1; fi
+    done
+    [ $failed -eq 0 ] || left="$left $c"
 done
 tar -czf "$out/logs.tar.gz" -C "$work" $(cd "$work" && ls *.log)
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | head -n 1)
-build/redtune export --db "$db" --match "$name" -o "$out/flat_ship.db" --force || exit 1
-build/redtune best --db "$out/flat_ship.db" > "$out/best.txt" 2>&1
-ls -l "$out/flat_ship.db"
-rm -rf "$work"
-[ -z "$left" ] && echo "tune_shipped: done ($name)" || echo "tune_shipped: left:$left"
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | head -n 1)
+build/redtune export --db "$db" --match "$gpu" -o "$out/$name.db" --force || exit 1
+build/redtune best --db "$out/$name.db" > "$out/best.txt" 2>&1
+ls -l "$out/$name.db"
+[ -z "$left" ] && echo "$(basename "$0"): done ($gpu)" || echo "$(basename "$0"): left:$left"

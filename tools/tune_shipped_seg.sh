@@ -6,8 +6,9 @@
 #
 # Tunes every (op, type) of CASES (default: min, max, sum x f32, f64, i32) for both layouts
 # in lua/spaces/segmented_ship.lua, over the profiles one, rand10_50, len3, len1, len1000 and
-# heavy at 2^20 and 30M elements, into a database made fresh in a scratch folder (nothing
-# needs to survive between device calls). BUDGET seconds (default 480) stops it from starting
+# heavy at 2^20 and 30M elements (SEG_PROFILES, SEG_SIZES), into a database made fresh in a
+# scratch folder (nothing needs to survive between device calls): tools/tune_shipped.sh with
+# SEGMENTED=1. BUDGET seconds (default 480) stops it from starting
 # a new case; the cases it did not reach are printed as "left: ...", to pass as CASES to the
 # next call. It leaves three files in $OUT, within the device tool's eight:
 #
@@ -20,42 +21,4 @@
 #
 #     build/redtune merge build/redtune.db FILES/seg_ship.db -o /tmp/all.db
 #     build/redtune dump /tmp/all.db -o db/tuned/h100.sql --force && ninja
-set -u
-cd "$(dirname "$0")/.."
-out=${OUT:-out}
-budget=${BUDGET:-480}
-cases=${CASES:-"min:f32 max:f32 sum:f32 min:f64 max:f64 sum:f64 min:i32 max:i32 sum:i32"}
-profiles=${SEG_PROFILES:-one,rand10_50,len3,len1,len1000,heavy}
-sizes=${SEG_SIZES:-2^20,30M}
-mkdir -p "$out"
-[ -x build/redtune ] || { echo "tune_shipped_seg: build/redtune is missing: carry build/" >&2; exit 1; }
-work=$(mktemp -d)
-db=$work/seg.db
-start=$(date +%s)
-left=""
-for c in $cases; do
-    op=${c%%:*}
-    type=${c##*:}
-    if [ $(( $(date +%s) - start )) -ge "$budget" ]; then
-        left="$left $c"
-        continue
-    fi
-    for layout in keys offsets; do
-        t0=$(date +%s)
-        log=$work/tune_${op}_${type}_${layout}.log
-        build/redtune --device 0 --op "$op" --type "$type" --segmented "$layout" \
-            --space lua/spaces/segmented_ship.lua --profiles "$profiles" --sizes "$sizes" \
-            --seed 7 --db "$db" > "$log" 2>&1
-        rc=$?
-        echo "tune $op $type $layout: exit $rc ($(( $(date +%s) - t0 )) s)," \
-             "$(grep -c ': wrong: \|: fault: \|: timeout: ' "$log") not ok"
-        [ $rc -eq 0 ] || tail -n 5 "$log"
-    done
-done
-tar -czf "$out/logs.tar.gz" -C "$work" $(cd "$work" && ls *.log)
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | head -n 1)
-build/redtune export --db "$db" --match "$name" -o "$out/seg_ship.db" --force || exit 1
-build/redtune best --db "$out/seg_ship.db" > "$out/best.txt" 2>&1
-ls -l "$out/seg_ship.db"
-rm -rf "$work"
-[ -z "$left" ] && echo "tune_shipped_seg: done ($name)" || echo "tune_shipped_seg: left:$left"
+exec env SEGMENTED=1 bash "$(dirname "$0")/tune_shipped.sh" "$@"
