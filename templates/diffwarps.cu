@@ -94,52 +94,13 @@ static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
  * compiled kernel (PLAN_GRID_OCCUPANCY in runtime/plan.h). */
 extern "C" __device__ const unsigned int rt_meta[4] = { DW_B, DW_D, 0xffffffffu, 0 };
 
-/* Named barriers, by whole warps (bar.sync/bar.arrive are .aligned: every lane of a warp
- * must execute the same one; the __syncwarp() makes sure the warp has reconverged after a
- * divergent bounds test). COUNT is in threads, a multiple of 32. The id is an immediate: with
- * an id in a register ptxas reserves all 16 barriers of the block. */
-template <unsigned int ID, unsigned int COUNT>
-static __device__ __forceinline__ void dw_bar_sync()
-{
-    __syncwarp();
-    asm volatile("bar.sync %0, %1;" : : "n"(ID), "n"(COUNT) : "memory");
-}
-template <unsigned int ID, unsigned int COUNT>
-static __device__ __forceinline__ void dw_bar_arrive()
-{
-    __syncwarp();
-    asm volatile("bar.arrive %0, %1;" : : "n"(ID), "n"(COUNT) : "memory");
-}
-
-/* FULL[k] and EMPTY[k] for a buffer index k known only at run time. */
-static __device__ __forceinline__ void dw_wait_full(unsigned int k)
-{
-    if (k == 0)
-        dw_bar_sync<DW_FULL, DW_B>();
-    else
-        dw_bar_sync<DW_FULL + 1, DW_B>();
-}
-static __device__ __forceinline__ void dw_signal_full(unsigned int k)
-{
-    if (k == 0)
-        dw_bar_arrive<DW_FULL, DW_B>();
-    else
-        dw_bar_arrive<DW_FULL + 1, DW_B>();
-}
-static __device__ __forceinline__ void dw_wait_empty(unsigned int k)
-{
-    if (k == 0)
-        dw_bar_sync<DW_EMPTY, DW_B>();
-    else
-        dw_bar_sync<DW_EMPTY + 1, DW_B>();
-}
-static __device__ __forceinline__ void dw_signal_empty(unsigned int k)
-{
-    if (k == 0)
-        dw_bar_arrive<DW_EMPTY, DW_B>();
-    else
-        dw_bar_arrive<DW_EMPTY + 1, DW_B>();
-}
+/* Named barriers (named_bar.cuh): FULL[k] and EMPTY[k] for a buffer index k known only at
+ * run time. */
+#include "named_bar.cuh"
+static __device__ __forceinline__ void dw_wait_full(unsigned int k) { nb_wait2<DW_FULL, DW_B>(k); }
+static __device__ __forceinline__ void dw_signal_full(unsigned int k) { nb_signal2<DW_FULL, DW_B>(k); }
+static __device__ __forceinline__ void dw_wait_empty(unsigned int k) { nb_wait2<DW_EMPTY, DW_B>(k); }
+static __device__ __forceinline__ void dw_signal_empty(unsigned int k) { nb_signal2<DW_EMPTY, DW_B>(k); }
 
 /* The left-storing intra-warp tree over the first N lanes (N <= 32): lane 0 gets lanes
  * 0 .. N-1 combined in order (lanes past N must hold the identity when N is not a power of
@@ -302,7 +263,7 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
 #if RT_C > 1
             if (tid % 32 == 0)
                 cons_part[k][warp] = v;
-            dw_bar_sync<DW_CONS, 32 * RT_C>();
+            nb_sync<DW_CONS, 32 * RT_C>();
             if (tid == 0)
 #pragma unroll
                 for (unsigned int c = 0; c < RT_C; c++)

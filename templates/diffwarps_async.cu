@@ -192,20 +192,8 @@ static __device__ __forceinline__ void da_bulk(void *dst, const void *src, unsig
 
 /* ---- named barriers ---- */
 
-/* By whole warps (bar.sync/bar.arrive are .aligned; __syncwarp() reconverges the warp after a
- * divergent test). The id is an immediate: with an id in a register ptxas reserves all 16. */
-template <unsigned int ID, unsigned int COUNT>
-static __device__ __forceinline__ void da_bar_sync()
-{
-    __syncwarp();
-    asm volatile("bar.sync %0, %1;" : : "n"(ID), "n"(COUNT) : "memory");
-}
-template <unsigned int ID, unsigned int COUNT>
-static __device__ __forceinline__ void da_bar_arrive()
-{
-    __syncwarp();
-    asm volatile("bar.arrive %0, %1;" : : "n"(ID), "n"(COUNT) : "memory");
-}
+/* named_bar.cuh: by whole warps, the id an immediate. */
+#include "named_bar.cuh"
 
 /* EMPTY[s] for a stage known only at run time; the cases past STAGES are compiled out. */
 template <bool SYNC, unsigned int S>
@@ -213,9 +201,9 @@ static __device__ __forceinline__ void da_empty_at()
 {
     if (S < RT_STAGES) {
         if (SYNC)
-            da_bar_sync<DA_EMPTY + S, DA_B>();
+            nb_sync<DA_EMPTY + S, DA_B>();
         else
-            da_bar_arrive<DA_EMPTY + S, DA_B>();
+            nb_arrive<DA_EMPTY + S, DA_B>();
     }
 }
 template <bool SYNC>
@@ -439,7 +427,7 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
              * reaches after it has read data-block i's. */
             if (tid % 32 == 0)
                 cons_part[i & 1][warp] = v;
-            da_bar_sync<DA_CONS, 32 * RT_C>();
+            nb_sync<DA_CONS, 32 * RT_C>();
             if (tid == 0)
 #pragma unroll
                 for (unsigned int c = 0; c < RT_C; c++)

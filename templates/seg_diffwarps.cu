@@ -121,56 +121,17 @@ static_assert(2 * sd_keys::SLOTS * (sizeof(rt_value_t) + 4) <= 44 * 1024,
 
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, SD_D, 0xffffffffu, 0u };
 
-/* Named barriers, by whole warps (bar.sync/bar.arrive are .aligned: every lane of a warp
- * must execute the same one; the __syncwarp() makes sure the warp has reconverged after a
- * divergent walk or bounds test). COUNT is in threads, a multiple of 32. The id is an
- * immediate: with an id in a register ptxas reserves all 16 barriers of the block. */
-template <unsigned int ID, unsigned int COUNT>
-static __device__ __forceinline__ void sd_bar_sync()
-{
-    __syncwarp();
-    asm volatile("bar.sync %0, %1;" : : "n"(ID), "n"(COUNT) : "memory");
-}
-template <unsigned int ID, unsigned int COUNT>
-static __device__ __forceinline__ void sd_bar_arrive()
-{
-    __syncwarp();
-    asm volatile("bar.arrive %0, %1;" : : "n"(ID), "n"(COUNT) : "memory");
-}
-
-/* FULL[k] and EMPTY[k] for a buffer index k known only at run time (warp-uniform). */
-static __device__ __forceinline__ void sd_wait_full(unsigned int k)
-{
-    if (k == 0)
-        sd_bar_sync<SD_FULL, RT_B>();
-    else
-        sd_bar_sync<SD_FULL + 1, RT_B>();
-}
-static __device__ __forceinline__ void sd_signal_full(unsigned int k)
-{
-    if (k == 0)
-        sd_bar_arrive<SD_FULL, RT_B>();
-    else
-        sd_bar_arrive<SD_FULL + 1, RT_B>();
-}
-static __device__ __forceinline__ void sd_wait_empty(unsigned int k)
-{
-    if (k == 0)
-        sd_bar_sync<SD_EMPTY, RT_B>();
-    else
-        sd_bar_sync<SD_EMPTY + 1, RT_B>();
-}
-static __device__ __forceinline__ void sd_signal_empty(unsigned int k)
-{
-    if (k == 0)
-        sd_bar_arrive<SD_EMPTY, RT_B>();
-    else
-        sd_bar_arrive<SD_EMPTY + 1, RT_B>();
-}
+/* Named barriers (named_bar.cuh): FULL[k] and EMPTY[k] for a buffer index k known only at
+ * run time (warp-uniform). */
+#include "named_bar.cuh"
+static __device__ __forceinline__ void sd_wait_full(unsigned int k) { nb_wait2<SD_FULL, RT_B>(k); }
+static __device__ __forceinline__ void sd_signal_full(unsigned int k) { nb_signal2<SD_FULL, RT_B>(k); }
+static __device__ __forceinline__ void sd_wait_empty(unsigned int k) { nb_wait2<SD_EMPTY, RT_B>(k); }
+static __device__ __forceinline__ void sd_signal_empty(unsigned int k) { nb_signal2<SD_EMPTY, RT_B>(k); }
 
 /* The consumers' barrier for their scan (sc_block_scan's BAR): the 32C consumer threads. */
 struct sd_bar_cons {
-    static __device__ __forceinline__ void sync() { sd_bar_sync<SD_CONS, SD_H>(); }
+    static __device__ __forceinline__ void sync() { nb_sync<SD_CONS, SD_H>(); }
 };
 
 /* seg: the keys (u32, n of them). out: nseg accumulators. carry: ntiles records. Any grid. */
