@@ -3,8 +3,8 @@
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
 -- neighbours, with the vector width scaled to the element size. About 4 configs for keys and
 -- 11 for offsets, so that the 18 cases (min, max, sum x f32, f64, i32 x keys, offsets) take
--- three device calls (the shipped f32 min entries also come from the full space: merge keeps the
--- faster).
+-- three device calls (f32 min was also tuned in the full space, on another lent H100: a device
+-- row of its own in db/tuned/h100.sql).
 
 local function vec(case) return 16 // case.type_size end   -- one 16-byte load
 
