@@ -140,12 +140,16 @@ int nvrtc_compile(const char *src, const char *name, const char *arch, nvrtc_out
         return rc;
     char archopt[64];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
-    const char *opts[] = {archopt, "--std=c++17", "-default-device"};
+    /* REDTUNE_NVRTC_LINEINFO=1 adds line tables, so that compute-sanitizer and the profilers
+     * name the template's lines (tools/sanitize.sh); the code is the same. */
+    const char *li = getenv("REDTUNE_NVRTC_LINEINFO");
+    const char *opts[] = {archopt, "--std=c++17", "-default-device", "-lineinfo"};
+    int nopts = li && *li && strcmp(li, "0") ? 4 : 3;
     nvrtcProgram prog = NULL;
     nvrtcResult r = api.CreateProgram(&prog, src, name, 0, NULL, NULL);
     if (r != 0)
         return rt_seterr(e, RT_ENVRTC, "%s: nvrtcCreateProgram: %s", name, api.GetErrorString(r));
-    nvrtcResult cr = api.CompileProgram(prog, 3, opts);
+    nvrtcResult cr = api.CompileProgram(prog, nopts, opts);
     size_t loglen = 0;
     if (api.GetProgramLogSize(prog, &loglen) == 0 && loglen > 0) {
         out->log = malloc(loglen + 1);

@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include "tests/gpu_util.h"
 
@@ -38,4 +39,10 @@ int gpu_util_run(const char *args, char *out, size_t len)
     out[n] = '\0';
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+int gpu_util_small(void)
+{
+    const char *v = getenv("REDTUNE_TEST_SMALL");
+    return v && *v && strcmp(v, "0");
 }

@@ -16,4 +16,8 @@ int gpu_util_setup(rt_device *dev, char arch[16], CUstream *stream, char *why, s
  * its exit status (128 when it did not exit). */
 int gpu_util_run(const char *args, char *out, size_t len);
 
+/* REDTUNE_TEST_SMALL=1 (tools/sanitize.sh): the kernel tests keep their sizes up to a few
+ * thousand elements, so that they run under compute-sanitizer in minutes. */
+int gpu_util_small(void);
+
 #endif

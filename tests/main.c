@@ -2,8 +2,15 @@
  * main.c - the one test runner: every module's cmocka group. `all cpu` leaves out the GPU
  * group (the sanitizer build); `all gpu` runs only it. tests/run.sh counts the TAP output.
  */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 int test_codegen_group(void);
 int test_space_group(void);
@@ -21,6 +28,11 @@ int test_api_gpu_group(void);
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : "";
+    /* REDTUNE_TEST_FILTER=PATTERN runs only the tests whose names match (cmocka's * and ?),
+     * e.g. one operator and type under compute-sanitizer (tools/sanitize.sh). */
+    const char *filter = getenv("REDTUNE_TEST_FILTER");
+    if (filter && *filter)
+        cmocka_set_test_filter(filter);
     int failed = 0;
     if (strcmp(only, "gpu")) {
         failed += test_codegen_group();
