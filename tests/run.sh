@@ -11,6 +11,10 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 CMOCKA_MESSAGE_OUTPUT=TAP "$dir/tests/all" $filter 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+# The whole suite of the normal build (`ninja test`) ends with the short fuzzing runs.
+if [ "$dir" = build ] && [ -z "$filter" ]; then
+    tests/fuzz/run.sh 2>&1 | tee -a "$log"
+fi
 passed=$(grep -cE '^ok [0-9]+' "$log")
 skipped=$(grep -cE '^not ok [0-9]+ # SKIP' "$log")
 failed=$(grep -E '^not ok [0-9]+' "$log" | grep -cv '# SKIP')
