@@ -95,6 +95,8 @@ static void bad_files(void **state)
                       "tests/ops/bad_io.lua:2: attempt to index a nil value (global 'io')");
     expect_file_error("tests/ops/bad_loop.lua", RT_ELUA,
                       "tests/ops/bad_loop.lua:3: instruction limit exceeded");
+    expect_file_error("tests/ops/bad_xpcall.lua", RT_ELUA,
+                      "tests/ops/bad_xpcall.lua:2: instruction limit exceeded");
     expect_file_error("tests/ops/nonexistent.lua", RT_EIO,
                       "tests/ops/nonexistent.lua: No such file or directory");
 }
@@ -224,6 +226,15 @@ static void sample_function(void **state)
                      RT_EINVAL);
     assert_string_equal(err.msg, "s.lua: sample(0, r) returned a string, not an integer (making "
                                  "element 0 of the test data)");
+    /* a message handler that loops, in the sample function: the limit per call stops it */
+    text = "return { name = 'x', type = 'i32', identity = 0, commutative = true,\n"
+           "  combine = 'return a;', sample = function(i)\n"
+           "    return xpcall(function() while true do end end, function() while true do end end)\n"
+           "  end }";
+    assert_int_equal(opfile_sample(text, strlen(text), "s.lua", RT_I32, a, 10, 1, 1, &err),
+                     RT_ELUA);
+    assert_string_equal(err.msg, "s.lua:3: instruction limit exceeded (making element 0 of the "
+                                 "test data)");
     free(a);
     free(b);
 }
