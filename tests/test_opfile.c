@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/codegen.h"
 #include "tuner/data.h"
@@ -189,6 +190,37 @@ static void defaults_and_lines(void **state)
     opfile_free(&o);
 }
 
+/* The #line search is linear: a file near the size limit, with a "combine =" on every line of
+ * a comment and a combine written with escapes (found nowhere), reads in well under a second
+ * (it took minutes); one byte over the limit is refused. */
+static void big_files(void **state)
+{
+    (void)state;
+    const char *tail = "\nreturn { name = 'q', type = 'i32', identity = 0, commutative = "
+                       "true, combine = 'return\\x20a + b;' }\n";
+    const char *comment = "-- combine = x\n";
+    size_t n = (OPFILE_MAX_BYTES - strlen(tail)) / strlen(comment), len = 0;
+    char *text = malloc(OPFILE_MAX_BYTES + 2);
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++, len += strlen(comment))
+        memcpy(text + len, comment, strlen(comment));
+    memcpy(text + len, tail, strlen(tail) + 1);
+    len += strlen(tail);
+    opfile o;
+    clock_t t0 = clock();
+    assert_int_equal(opfile_parse(text, len, "big.lua", &o, &err), RT_OK);
+    assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 2.0);
+    assert_string_equal(o.op.combine, "return a + b;");
+    assert_int_equal(o.op.combine_line, 1);   /* not found: the first "combine =" */
+    assert_int_equal(o.op.identity_line, (int)n + 2);
+    opfile_free(&o);
+    memset(text, ' ', OPFILE_MAX_BYTES + 1);
+    assert_int_equal(opfile_parse(text, OPFILE_MAX_BYTES + 1, "big.lua", &o, &err), RT_EINVAL);
+    assert_string_equal(err.msg, "big.lua: the operator file is 1048577 bytes long; at most "
+                                 "1048576 (1 MiB)");
+    free(text);
+}
+
 /* The sample function: element i is sample(i, r) with r from (seed, i) only, whatever the
  * number of threads; failures name the line and the element. */
 static void sample_function(void **state)
@@ -276,6 +308,7 @@ int test_opfile_group(void)
         cmocka_unit_test(bad_files),
         cmocka_unit_test(bad_fields),
         cmocka_unit_test(defaults_and_lines),
+        cmocka_unit_test(big_files),
         cmocka_unit_test(sample_function),
         cmocka_unit_test(emitted_unit),
     };

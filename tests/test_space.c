@@ -600,6 +600,24 @@ static void test_bad_string(void **state)
                  "tests/lua/bad_rep.lua: memory limit exceeded (256 MiB)");
 }
 
+/* A script over the size limit is refused before it runs. */
+static void test_bad_size(void **state)
+{
+    (void)state;
+    rt_device dev = h100();
+    rt_config *v;
+    int n;
+    char *text = malloc(SPACE_MAX_BYTES + 1);
+    assert_non_null(text);
+    memset(text, ' ', SPACE_MAX_BYTES + 1);
+    rt_clearerr(&err);
+    assert_int_equal(space_expand(text, SPACE_MAX_BYTES + 1, "big.lua", &dev, &F32, &v, &n, &err),
+                     RT_EINVAL);
+    assert_string_equal(err.msg, "big.lua: the space script is 1048577 bytes long; at most "
+                                 "1048576 (1 MiB)");
+    free(text);
+}
+
 static void test_bad_io(void **state)
 {
     (void)state;
@@ -720,6 +738,7 @@ int test_space_group(void)
         cmocka_unit_test(test_bad_handlers),
         cmocka_unit_test(test_bad_time),
         cmocka_unit_test(test_bad_string),
+        cmocka_unit_test(test_bad_size),
         cmocka_unit_test(test_bad_io),
         cmocka_unit_test(test_bad_os),
         cmocka_unit_test(test_bad_require),

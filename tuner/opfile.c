@@ -172,39 +172,37 @@ static int pparse(lua_State *L)
     return 0;
 }
 
-/* The line of 'value' in the file: its first occurrence after a "key =" (a long string
- * [[...]] is the value verbatim); else the line of the first "key ="; else 0. */
+/* The line of 'value' in the file: its first occurrence after the first "key =" (a long
+ * string [[...]] is the value verbatim); else the line of that "key ="; else 0. Later keys
+ * need no search: what follows them follows the first. One pass, linear in the file. */
 static int find_line(const char *text, size_t len, const char *key, const char *value)
 {
     size_t klen = strlen(key), vlen = strlen(value);
-    int first_key_line = 0;
-    for (const char *p = text; (p = memmem(p, len - (size_t)(p - text), key, klen)) != NULL;
+    const char *end = text + len;
+    for (const char *p = text; (p = memmem(p, (size_t)(end - p), key, klen)) != NULL;
          p += klen) {
         if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
             continue;
         const char *q = p + klen;
-        while (q < text + len && (*q == ' ' || *q == '\t'))
+        while (q < end && (*q == ' ' || *q == '\t'))
             q++;
-        if (q >= text + len || *q != '=' || (q + 1 < text + len && q[1] == '='))
+        if (q >= end || *q != '=' || (q + 1 < end && q[1] == '='))
             continue;
+        const char *v = memmem(q, (size_t)(end - q), value, vlen);
         int line = 1;
-        for (const char *c = text; c < p; c++)
+        for (const char *c = text; c < (v ? v : p); c++)
             line += *c == '\n';
-        if (!first_key_line)
-            first_key_line = line;
-        const char *v = memmem(q, len - (size_t)(q - text), value, vlen);
-        if (v) {
-            for (const char *c = p; c < v; c++)
-                line += *c == '\n';
-            return line;
-        }
+        return line;
     }
-    return first_key_line;
+    return 0;
 }
 
 int opfile_parse(const char *text, size_t len, const char *chunkname, opfile *o, rt_err *e)
 {
     memset(o, 0, sizeof *o);
+    if (len > OPFILE_MAX_BYTES)
+        return rt_seterr(e, RT_EINVAL, "%s: the operator file is %zu bytes long; at most %d "
+                         "(1 MiB)", chunkname, len, OPFILE_MAX_BYTES);
     if (strlen(chunkname) >= sizeof o->op.file)
         return rt_seterr(e, RT_EINVAL, "%s: the operator file's name is too long", chunkname);
     sandbox *sb = NULL;
