@@ -140,12 +140,13 @@ int nvrtc_compile(const char *src, const char *name, const char *arch, nvrtc_out
         return rc;
     char archopt[64];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
-    const char *opts[] = {archopt, "--std=c++17", "-default-device"};
+    /* No include path to the host: not even the directory the unit is named in. */
+    const char *opts[] = {archopt, "--std=c++17", "-default-device", "--no-source-include"};
     nvrtcProgram prog = NULL;
     nvrtcResult r = api.CreateProgram(&prog, src, name, 0, NULL, NULL);
     if (r != 0)
         return rt_seterr(e, RT_ENVRTC, "%s: nvrtcCreateProgram: %s", name, api.GetErrorString(r));
-    nvrtcResult cr = api.CompileProgram(prog, 3, opts);
+    nvrtcResult cr = api.CompileProgram(prog, (int)(sizeof opts / sizeof opts[0]), opts);
     size_t loglen = 0;
     if (api.GetProgramLogSize(prog, &loglen) == 0 && loglen > 0) {
         out->log = malloc(loglen + 1);

@@ -98,6 +98,12 @@ static void bad_files(void **state)
                       "tests/ops/bad_loop.lua:3: instruction limit exceeded");
     expect_file_error("tests/ops/bad_xpcall.lua", RT_ELUA,
                       "tests/ops/bad_xpcall.lua:2: instruction limit exceeded");
+    expect_file_error("tests/ops/bad_include.lua", RT_EINVAL,
+                      "tests/ops/bad_include.lua:6: field 'combine': a preprocessor directive "
+                      "('#') is not allowed (docs/ops.md)");
+    expect_file_error("tests/ops/bad_kernel.lua", RT_EINVAL,
+                      "tests/ops/bad_kernel.lua:4: field 'identity': a ')' closes nothing open "
+                      "here (docs/ops.md)");
     expect_file_error("tests/ops/nonexistent.lua", RT_EIO,
                       "tests/ops/nonexistent.lua: No such file or directory");
 }
@@ -153,6 +159,39 @@ static const struct {
      "commutative sample tolerance)"},
     {"local t = {} setmetatable(t, {__gc = print}) return t", RT_ELUA,
      "op.lua:1: __gc metamethods are not allowed in a sandboxed script"},
+    /* CUDA text that would leave its function or reach the preprocessor */
+    {"return { " FIELDS_OK "combine = 'return a; %> __global__ void k() <%' }", RT_EINVAL,
+     "op.lua:1: field 'combine': a digraph (<% %> <: :> %:) is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\n  return a; %:include <x>\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a preprocessor directive ('#') is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a; // \\\n#include <x>\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a line splice (backslash-newline) is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a; /* ?\?/\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a trigraph is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a; /* \n}]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a /* comment is not closed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a; }\n{]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a '}' closes nothing open here (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nif (a) {\nreturn a;\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a '{' is not closed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a + R\"x(})x\"[0];\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a raw string literal is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\n_Pragma(\"once\") return a;\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': _Pragma is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a + \"}\n;]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a string literal is not closed on its line (docs/ops.md)"},
+    {"return { name = 'x', type = 'i32', commutative = true, combine = 'return a;', "
+     "identity = '0 // zero' }", RT_EINVAL,
+     "op.lua:1: field 'identity': a // comment runs to the end of the text (docs/ops.md)"},
+    {"return { name = 'x', type = 'i32', commutative = true, combine = 'return a;', "
+     "identity = [[\\x30]] }", RT_EINVAL,
+     "op.lua:1: field 'identity': a backslash outside a literal is not allowed (docs/ops.md)"},
+    {"return { name = 'x', type = 'i32', commutative = true, combine = 'return a;', "
+     "identity = '\\0400' }", RT_EINVAL,
+     "op.lua:1: field 'identity': a '(' is not closed (docs/ops.md)"},
+    {"local t = { name = 'x', type = 'i32', commutative = true, identity = '0' }\n"
+     "t['combine'] = '\\n{ return a; '\nreturn t", RT_EINVAL,
+     "op.lua: field 'combine', line 2: a '{' is not closed (docs/ops.md)"},
 };
 
 #undef FIELDS_OK

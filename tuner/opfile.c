@@ -197,6 +197,22 @@ static int find_line(const char *text, size_t len, const char *key, const char *
     return 0;
 }
 
+/* A field that becomes CUDA text (codegen_check_fragment): "file:line: field 'combine': why",
+ * the line in the file when the field's own line is known. */
+static int check_cuda(const opfile *o, const char *field, const char *text, int field_line,
+                      int expr, rt_err *e)
+{
+    int line;
+    const char *why;
+    if (codegen_check_fragment(text, expr, &line, &why) == RT_OK)
+        return RT_OK;
+    if (field_line > 0)
+        return rt_seterr(e, RT_EINVAL, "%s:%d: field '%s': %s (docs/ops.md)", o->op.file,
+                         field_line + line - 1, field, why);
+    return rt_seterr(e, RT_EINVAL, "%s: field '%s', line %d: %s (docs/ops.md)", o->op.file,
+                     field, line, why);
+}
+
 int opfile_parse(const char *text, size_t len, const char *chunkname, opfile *o, rt_err *e)
 {
     memset(o, 0, sizeof *o);
@@ -223,7 +239,10 @@ int opfile_parse(const char *text, size_t len, const char *chunkname, opfile *o,
     snprintf(o->op.file, sizeof o->op.file, "%s", chunkname);
     o->op.identity_line = find_line(text, len, "identity", o->op.identity);
     o->op.combine_line = find_line(text, len, "combine", o->op.combine);
-    return RT_OK;
+    if ((rc = check_cuda(o, "identity", o->op.identity, o->op.identity_line, 1, e)) ||
+        (rc = check_cuda(o, "combine", o->op.combine, o->op.combine_line, 0, e)))
+        opfile_free(o);
+    return rc;
 }
 
 int opfile_load(const char *path, opfile *o, rt_err *e)
