@@ -1357,6 +1357,16 @@ static int check_desc(const char *fn, const rt_op_desc *d, rt_user_op *u, rt_err
     if ((rc = desc_field(fn, "identity", d->identity, u->identity, sizeof u->identity, e))
         || (rc = desc_field(fn, "combine", d->combine, u->combine, sizeof u->combine, e)))
         return rc;
+    /* Both are written into units as they are: no directive, nothing unbalanced. The body
+     * shares a line with its braces, so a // comment in it must end with a newline. */
+    int line;
+    const char *why;
+    if (codegen_check_fragment(u->identity, 1, &line, &why))
+        return rt_seterr(e, RT_EINVAL, "%s: operator '%s': desc->identity, line %d: %s", fn,
+                         u->name, line, why);
+    if (codegen_check_fragment(u->combine, 1, &line, &why))
+        return rt_seterr(e, RT_EINVAL, "%s: operator '%s': desc->combine, line %d: %s", fn,
+                         u->name, line, why);
     if (d->commutative != 0 && d->commutative != 1)
         return rt_seterr(e, RT_EINVAL, "%s: operator '%s': desc->commutative is %d, not 0 or 1",
                          fn, u->name, d->commutative);

@@ -181,11 +181,26 @@ static const rt_embedded *embedded_include(const char *line, const char *eol)
     return embed_find(path);
 }
 
+/* `#line N "file"` with the file name escaped for a string literal: '"' and '\\' with a
+ * backslash, control characters (a newline would end the directive and start a line of the
+ * unit's own) and DEL as octal escapes. */
+static void line_directive(sbuf *b, int line, const char *file)
+{
+    sb_printf(b, "#line %d \"", line > 0 ? line : 1);
+    for (const unsigned char *p = (const unsigned char *)file; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            sb_printf(b, "\\%03o", *p);
+        else
+            sb_printf(b, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
+    }
+    sb_printf(b, "\"\n");
+}
+
 /* Append 'text' (from 'file') with #line directives, inlining embedded headers one level
  * deep (a header that includes another embedded header is a template bug the tests catch). */
 static void append_text(sbuf *b, const char *file, const char *text, int depth)
 {
-    sb_printf(b, "#line 1 \"%s\"\n", file);
+    line_directive(b, 1, file);
     int line = 1;
     for (const char *p = text; *p; line++) {
         const char *eol = strchr(p, '\n');
@@ -195,7 +210,8 @@ static void append_text(sbuf *b, const char *file, const char *text, int depth)
         const rt_embedded *inc = depth == 0 ? embedded_include(p, eol) : NULL;
         if (inc) {
             append_text(b, inc->path, inc->text, depth + 1);
-            sb_printf(b, "\n#line %d \"%s\"\n", line + 1, file);
+            sb_append(b, "\n", 1);
+            line_directive(b, line + 1, file);
         } else {
             sb_append(b, p, (size_t)(next - p));
         }
@@ -294,15 +310,6 @@ int codegen_emit(const rt_config *c, rt_op op, rt_type t, char **src, rt_err *e)
     return end(&b, c, src, e);
 }
 
-/* `#line N "file"` with the file name escaped for a string literal. */
-static void line_directive(sbuf *b, int line, const char *file)
-{
-    sb_printf(b, "#line %d \"", line > 0 ? line : 1);
-    for (const char *p = file; *p; p++)
-        sb_printf(b, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
-    sb_printf(b, "\"\n");
-}
-
 /* The glue of a user operator. Without a file it is scalar_glue; with one, lift and shuffle
  * come first and identity and combine last, each under a #line into the operator file (the
  * #defines that follow need no line of their own, and the template starts with its #line). */
@@ -329,6 +336,134 @@ static void user_glue(sbuf *b, const rt_user_op *op)
     lift_and_shuffle(b, 0);
 }
 
+/* ---- user CUDA text ---- */
+
+static int ident_char(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_';
+}
+
+/* Skip a string or character literal that starts at p (at its quote); NULL when it does not
+ * close on its line. */
+static const char *skip_literal(const char *p)
+{
+    char quote = *p++;
+    for (; *p && *p != '\n'; p++) {
+        if (*p == '\\' && p[1] && p[1] != '\n')
+            p++;
+        else if (*p == quote)
+            return p + 1;
+    }
+    return NULL;
+}
+
+int codegen_check_fragment(const char *text, int expr, int *line, const char **why)
+{
+    static const char opens[] = "([{", closes[] = ")]}";
+    char stack[256];
+    int lines[256], depth = 0;
+    /* First what acts before comments and literals are found: splices and trigraphs. */
+    *line = 1;
+    *why = NULL;
+    for (const char *p = text; *p && !*why; p++) {
+        if (*p == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')))
+            *why = "a line splice (backslash-newline) is not allowed";
+        else if (p[0] == '?' && p[1] == '?' && p[2] && strchr("=/'()!<>-", p[2]))
+            *why = "a trigraph is not allowed";
+        else
+            *line += *p == '\n';
+    }
+    if (*why)
+        return RT_EINVAL;
+    *line = 1;
+    for (const char *p = text; *p; ) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\n') {
+            ++*line;
+            p++;
+        } else if (c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != '\v') {
+            *why = "a control character is not allowed";
+        } else if (c == '\\') {
+            *why = "a backslash outside a literal is not allowed";   /* \u0023 and the like */
+        } else if (c == '#' || (c == '%' && p[1] == ':')) {
+            *why = "a preprocessor directive ('#') is not allowed";
+        } else if ((c == '<' && (p[1] == '%' || p[1] == ':')) || (c == '%' && p[1] == '>') ||
+                   (c == ':' && p[1] == '>')) {
+            *why = "a digraph (<% %> <: :> %:) is not allowed";
+        } else if (c == '/' && p[1] == '/') {
+            const char *eol = strchr(p, '\n');
+            if (!eol && expr) {
+                *why = "a // comment runs to the end of the text";
+                break;
+            }
+            p = eol ? eol : p + strlen(p);
+        } else if (c == '/' && p[1] == '*') {
+            const char *end = strstr(p + 2, "*/");
+            if (!end) {
+                *why = "a /* comment is not closed";
+                break;
+            }
+            for (; p < end + 2; p++)
+                *line += *p == '\n';
+        } else if (c == '"' || c == '\'') {
+            const char *end = skip_literal(p);
+            if (!end) {
+                *why = c == '"' ? "a string literal is not closed on its line"
+                                : "a character literal is not closed on its line";
+                break;
+            }
+            p = end;
+        } else if (ident_char(c) || (c == '.' && p[1] >= '0' && p[1] <= '9')) {
+            /* an identifier or a number, whole: a quote right after a number continues it
+             * (1'000), one after an identifier starts a literal (u8"", L'x') */
+            const char *q = p;
+            int number = (c >= '0' && c <= '9') || c == '.';
+            while (ident_char((unsigned char)*q) || (number && *q == '.') ||
+                   (number && (*q == '+' || *q == '-') && strchr("eEpP", q[-1])) ||
+                   (number && *q == '\'' && ident_char((unsigned char)q[1])))
+                q++;
+            if (!number && *q == '"' && q[-1] == 'R') {
+                *why = "a raw string literal is not allowed";
+                break;
+            }
+            if ((size_t)(q - p) == 7 && strncmp(p, "_Pragma", 7) == 0) {
+                *why = "_Pragma is not allowed";
+                break;
+            }
+            p = q;
+        } else if (strchr(opens, c)) {
+            if (depth == (int)sizeof stack) {
+                *why = "brackets nest too deep";
+                break;
+            }
+            stack[depth] = (char)c;
+            lines[depth++] = *line;
+            p++;
+        } else if (strchr(closes, c)) {
+            if (depth == 0 || stack[depth - 1] != opens[strchr(closes, c) - closes]) {
+                *why = c == ')' ? "a ')' closes nothing open here"
+                     : c == ']' ? "a ']' closes nothing open here"
+                                : "a '}' closes nothing open here";
+                break;
+            }
+            depth--;
+            p++;
+        } else {
+            p++;
+        }
+        if (*why)
+            break;
+    }
+    if (!*why && depth > 0) {
+        *line = lines[depth - 1];
+        *why = stack[depth - 1] == '(' ? "a '(' is not closed"
+             : stack[depth - 1] == '[' ? "a '[' is not closed"
+                                       : "a '{' is not closed";
+    }
+    return *why ? RT_EINVAL : RT_OK;
+}
+
 static int check_user(const rt_user_op *op, rt_err *e)
 {
     if ((unsigned)op->type >= RT_TYPE_COUNT)
@@ -338,6 +473,15 @@ static int check_user(const rt_user_op *op, rt_err *e)
     for (const char *p = op->name; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
             return rt_seterr(e, RT_EINVAL, "operator name '%s': use a-z, 0-9 and _", op->name);
+    int line;
+    const char *why;
+    if (codegen_check_fragment(op->identity, 1, &line, &why))
+        return rt_seterr(e, RT_EINVAL, "operator '%s': identity, line %d: %s", op->name, line,
+                         why);
+    /* without a file the body is written on the line of its braces */
+    if (codegen_check_fragment(op->combine, !op->file[0], &line, &why))
+        return rt_seterr(e, RT_EINVAL, "operator '%s': combine, line %d: %s", op->name, line,
+                         why);
     return RT_OK;
 }
 

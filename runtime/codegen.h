@@ -34,6 +34,15 @@ typedef struct rt_user_op {
     int combine_line;
 } rt_user_op;
 
+/* Check user CUDA text (an operator's identity or combine) before it enters a unit, so that
+ * it stays inside the function it is written into and reads nothing from the host: no
+ * preprocessor directive ('#', '%:', _Pragma), line splice, trigraph, digraph, raw string,
+ * stray backslash or control character; (), [] and {} balanced; comments and literals closed
+ * (a literal on its line); with 'expr' (an expression written inside a line) no // comment
+ * open at the end. RT_OK, or RT_EINVAL with *line the line in 'text' (1-based) and *why a
+ * static phrase ("a preprocessor directive ('#') is not allowed"). */
+int codegen_check_fragment(const char *text, int expr, int *line, const char **why);
+
 #define RT_USER_OP_ID 17         /* 16 hex digits and the NUL */
 
 /* The definition's fingerprint: 16 hex digits of the SHA-256 of its type, identity, combine

@@ -140,11 +140,13 @@ int nvrtc_compile(const char *src, const char *name, const char *arch, nvrtc_out
         return rc;
     char archopt[64];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
-    /* REDTUNE_NVRTC_LINEINFO=1 adds line tables, so that compute-sanitizer and the profilers
+    /* No include path to the host: not even the directory the unit is named in.
+     * REDTUNE_NVRTC_LINEINFO=1 adds line tables, so that compute-sanitizer and the profilers
      * name the template's lines (tools/sanitize.sh); the code is the same. */
     const char *li = getenv("REDTUNE_NVRTC_LINEINFO");
-    const char *opts[] = {archopt, "--std=c++17", "-default-device", "-lineinfo"};
-    int nopts = li && *li && strcmp(li, "0") ? 4 : 3;
+    const char *opts[] = {archopt, "--std=c++17", "-default-device", "--no-source-include",
+                          "-lineinfo"};
+    int nopts = li && *li && strcmp(li, "0") ? 5 : 4;
     nvrtcProgram prog = NULL;
     nvrtcResult r = api.CreateProgram(&prog, src, name, 0, NULL, NULL);
     if (r != 0)

@@ -276,6 +276,15 @@ static void api_register_op_args(void **state)
         {{"xor", RT_U32, "0", "return a ^ b;", 2}, "desc->commutative is 2, not 0 or 1"},
         {{"a_name_much_longer_than_forty_seven_characters_in_all", RT_U32, "0", "return a;", 1},
          "desc->name is 53 bytes long, at most 47"},
+        {{"xor", RT_U32, "0", "return a ^ b;\n#include \"/etc/passwd\"\n", 1},
+         "rt_register_op: operator 'xor': desc->combine, line 2: a preprocessor directive ('#') "
+         "is not allowed"},
+        {{"xor", RT_U32, "0); } __global__ void k() { (0", "return a ^ b;", 1},
+         "rt_register_op: operator 'xor': desc->identity, line 1: a ')' closes nothing open "
+         "here"},
+        {{"xor", RT_U32, "0", "return a ^ b; // xor", 1},
+         "rt_register_op: operator 'xor': desc->combine, line 1: a // comment runs to the end of "
+         "the text"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(rt_register_op(NULL, &bad[i].d, &op), RT_EINVAL);

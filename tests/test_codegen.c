@@ -169,6 +169,92 @@ static void user_operator_legality(void **state)
     assert_int_equal(codegen_emit_user(&c, &bad, &src, &e), RT_EINVAL);
 }
 
+/* User CUDA text: what is accepted, and the line and reason of what is not. */
+static void user_text_checked(void **state)
+{
+    (void)state;
+    static const char *const good[] = {
+        "return a + b;",
+        "// a # in a comment, \"and a quote\n/* #include <x> ( { */ return a < b ? a : b;",
+        "const char *s = \"#include \\\"x\\\" }\"; char c = '}', d = '\\'', e = L'\"';\n"
+        "return a + u8\"{\"[0] * 0 + 1'000'000 * 0 + 0x1p-3 * 0;",
+        "if (a) { int v[2] = {1, 2}; return (a + v[0]) * (b + v[1]); }\nreturn ::max(a, b);",
+        "__int_as_float(0x7f800000)",
+    };
+    int line;
+    const char *why;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        if (codegen_check_fragment(good[i], 0, &line, &why) != RT_OK)
+            fail_msg("refused \"%s\": line %d: %s", good[i], line, why);
+    static const struct {
+        const char *text;
+        int expr, line;
+        const char *why;
+    } bad[] = {
+        {"return a;\n  #include \"/etc/passwd\"\n", 0, 2,
+         "a preprocessor directive ('#') is not allowed"},
+        {"return a;\n%:define X\n", 0, 2, "a preprocessor directive ('#') is not allowed"},
+        {"return a; <% }", 0, 1, "a digraph (<% %> <: :> %:) is not allowed"},
+        {"return a; // \\\n#include <x>", 0, 1, "a line splice (backslash-newline) is not allowed"},
+        {"\n/* *\\\n/ } __global__ void k() { /* */", 0, 2,
+         "a line splice (backslash-newline) is not allowed"},
+        {"return a; ?\?=include", 0, 1, "a trigraph is not allowed"},
+        {"return a;\n}\n__global__ void k() {\n", 0, 2, "a '}' closes nothing open here"},
+        {"0); } __global__ void k() { (0", 1, 1, "a ')' closes nothing open here"},
+        {"(a[1)]", 0, 1, "a ')' closes nothing open here"},
+        {"return f(\n(a);", 0, 1, "a '(' is not closed"},
+        {"return a; /* ", 0, 1, "a /* comment is not closed"},
+        {"return \"a\nb\";", 0, 1, "a string literal is not closed on its line"},
+        {"return 'a;", 0, 1, "a character literal is not closed on its line"},
+        {"return R\"(})\"[0];", 0, 1, "a raw string literal is not allowed"},
+        {"_Pragma(\"message(\\\"x\\\")\") return a;", 0, 1, "_Pragma is not allowed"},
+        {"return a\\u0023;", 0, 1, "a backslash outside a literal is not allowed"},
+        {"return a;\x01", 0, 1, "a control character is not allowed"},
+        {"0 // zero", 1, 1, "a // comment runs to the end of the text"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        line = 0;
+        why = NULL;
+        if (codegen_check_fragment(bad[i].text, bad[i].expr, &line, &why) != RT_EINVAL ||
+            line != bad[i].line || strcmp(why, bad[i].why) != 0)
+            fail_msg("\"%s\": expected line %d \"%s\", got line %d \"%s\"", bad[i].text,
+                     bad[i].line, bad[i].why, line, why ? why : "(accepted)");
+    }
+    /* every unit checks again, whoever built the operator */
+    rt_user_op op = affine_op;
+    snprintf(op.combine, sizeof op.combine, "return a;\n#include \"/etc/passwd\"\n");
+    rt_config c;
+    config_default(family_find("tb2"), &c);
+    char *src = NULL;
+    rt_err e;
+    assert_int_equal(codegen_emit_user(&c, &op, &src, &e), RT_EINVAL);
+    assert_string_equal(e.msg, "operator 'affine': combine, line 2: a preprocessor directive "
+                               "('#') is not allowed");
+    assert_null(src);
+    assert_int_equal(codegen_emit_user_check(&op, &src, &e), RT_EINVAL);
+    assert_null(src);
+}
+
+/* The operator file's name is written into #line directives as a string literal: a newline
+ * in it cannot start a line of the unit's own. */
+static void line_names_escaped(void **state)
+{
+    (void)state;
+    rt_user_op op = affine_op;
+    snprintf(op.file, sizeof op.file, "x\n#include \"/etc/passwd\"\n\"\\.lua");
+    op.identity_line = 3;
+    op.combine_line = 4;
+    rt_config c;
+    config_default(family_find("tb2"), &c);
+    char *src;
+    rt_err e;
+    assert_int_equal(codegen_emit_user(&c, &op, &src, &e), RT_OK);
+    assert_non_null(strstr(src, "#line 3 \"x\\012#include \\\"/etc/passwd\\\"\\012\\\"\\\\.lua\"\n"
+                                "return (rt_acc_t)(0x100000000ULL);"));
+    assert_null(strstr(src, "\n#include \"/etc/passwd\""));
+    free(src);
+}
+
 int test_codegen_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +264,8 @@ int test_codegen_group(void)
         cmocka_unit_test(emit_helper),
         cmocka_unit_test(hashes),
         cmocka_unit_test(user_operator_legality),
+        cmocka_unit_test(user_text_checked),
+        cmocka_unit_test(line_names_escaped),
     };
     return cmocka_run_group_tests_name("codegen", tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "runtime/codegen.h"
 #include "runtime/nvrtc.h"
 #include "runtime/optype.h"
@@ -177,6 +178,30 @@ static void failure_carries_log(void **state)
     nvrtc_output_free(&o);
 }
 
+/* Units are compiled with no include path: not even the directory their name points into. */
+static void no_source_include(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_nvrtc_XXXXXX", path[64], name[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/probe.h", dir);
+    snprintf(name, sizeof name, "%s/unit.cu", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("int probe_value = 42;\n", f);
+    fclose(f);
+    nvrtc_output o;
+    rt_err e;
+    int rc = nvrtc_compile("#include \"probe.h\"\n"
+                           "extern \"C\" __global__ void k(int *p) { *p = probe_value; }\n",
+                           name, "sm_90", &o, &e);
+    nvrtc_output_free(&o);
+    remove(path);
+    rmdir(dir);
+    assert_int_equal(rc, RT_ENVRTC);
+    assert_non_null(strstr(e.msg, "could not open source file \"probe.h\""));
+}
+
 int test_nvrtc_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +213,7 @@ int test_nvrtc_group(void)
         cmocka_unit_test(user_operator_compiles),
         cmocka_unit_test(user_reference_compiles),
         cmocka_unit_test(failure_carries_log),
+        cmocka_unit_test(no_source_include),
     };
     return cmocka_run_group_tests_name("nvrtc", tests, NULL, NULL);
 }

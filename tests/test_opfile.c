@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/codegen.h"
 #include "tuner/data.h"
@@ -95,6 +96,14 @@ static void bad_files(void **state)
                       "tests/ops/bad_io.lua:2: attempt to index a nil value (global 'io')");
     expect_file_error("tests/ops/bad_loop.lua", RT_ELUA,
                       "tests/ops/bad_loop.lua:3: instruction limit exceeded");
+    expect_file_error("tests/ops/bad_xpcall.lua", RT_ELUA,
+                      "tests/ops/bad_xpcall.lua:2: instruction limit exceeded");
+    expect_file_error("tests/ops/bad_include.lua", RT_EINVAL,
+                      "tests/ops/bad_include.lua:6: field 'combine': a preprocessor directive "
+                      "('#') is not allowed (docs/ops.md)");
+    expect_file_error("tests/ops/bad_kernel.lua", RT_EINVAL,
+                      "tests/ops/bad_kernel.lua:4: field 'identity': a ')' closes nothing open "
+                      "here (docs/ops.md)");
     expect_file_error("tests/ops/nonexistent.lua", RT_EIO,
                       "tests/ops/nonexistent.lua: No such file or directory");
 }
@@ -150,6 +159,39 @@ static const struct {
      "commutative sample tolerance)"},
     {"local t = {} setmetatable(t, {__gc = print}) return t", RT_ELUA,
      "op.lua:1: __gc metamethods are not allowed in a sandboxed script"},
+    /* CUDA text that would leave its function or reach the preprocessor */
+    {"return { " FIELDS_OK "combine = 'return a; %> __global__ void k() <%' }", RT_EINVAL,
+     "op.lua:1: field 'combine': a digraph (<% %> <: :> %:) is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\n  return a; %:include <x>\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a preprocessor directive ('#') is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a; // \\\n#include <x>\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a line splice (backslash-newline) is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a; /* ?\?/\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a trigraph is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a; /* \n}]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a /* comment is not closed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a; }\n{]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a '}' closes nothing open here (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nif (a) {\nreturn a;\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a '{' is not closed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a + R\"x(})x\"[0];\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a raw string literal is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\n_Pragma(\"once\") return a;\n]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': _Pragma is not allowed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = [[\nreturn a + \"}\n;]] }", RT_EINVAL,
+     "op.lua:2: field 'combine': a string literal is not closed on its line (docs/ops.md)"},
+    {"return { name = 'x', type = 'i32', commutative = true, combine = 'return a;', "
+     "identity = '0 // zero' }", RT_EINVAL,
+     "op.lua:1: field 'identity': a // comment runs to the end of the text (docs/ops.md)"},
+    {"return { name = 'x', type = 'i32', commutative = true, combine = 'return a;', "
+     "identity = [[\\x30]] }", RT_EINVAL,
+     "op.lua:1: field 'identity': a backslash outside a literal is not allowed (docs/ops.md)"},
+    {"return { name = 'x', type = 'i32', commutative = true, combine = 'return a;', "
+     "identity = '\\0400' }", RT_EINVAL,
+     "op.lua:1: field 'identity': a '(' is not closed (docs/ops.md)"},
+    {"local t = { name = 'x', type = 'i32', commutative = true, identity = '0' }\n"
+     "t['combine'] = '\\n{ return a; '\nreturn t", RT_EINVAL,
+     "op.lua: field 'combine', line 2: a '{' is not closed (docs/ops.md)"},
 };
 
 #undef FIELDS_OK
@@ -185,6 +227,37 @@ static void defaults_and_lines(void **state)
     assert_int_equal(o.op.identity_line, 4);
     assert_int_equal(o.op.combine_line, 5);
     opfile_free(&o);
+}
+
+/* The #line search is linear: a file near the size limit, with a "combine =" on every line of
+ * a comment and a combine written with escapes (found nowhere), reads in well under a second
+ * (it took minutes); one byte over the limit is refused. */
+static void big_files(void **state)
+{
+    (void)state;
+    const char *tail = "\nreturn { name = 'q', type = 'i32', identity = 0, commutative = "
+                       "true, combine = 'return\\x20a + b;' }\n";
+    const char *comment = "-- combine = x\n";
+    size_t n = (OPFILE_MAX_BYTES - strlen(tail)) / strlen(comment), len = 0;
+    char *text = malloc(OPFILE_MAX_BYTES + 2);
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++, len += strlen(comment))
+        memcpy(text + len, comment, strlen(comment));
+    memcpy(text + len, tail, strlen(tail) + 1);
+    len += strlen(tail);
+    opfile o;
+    clock_t t0 = clock();
+    assert_int_equal(opfile_parse(text, len, "big.lua", &o, &err), RT_OK);
+    assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 2.0);
+    assert_string_equal(o.op.combine, "return a + b;");
+    assert_int_equal(o.op.combine_line, 1);   /* not found: the first "combine =" */
+    assert_int_equal(o.op.identity_line, (int)n + 2);
+    opfile_free(&o);
+    memset(text, ' ', OPFILE_MAX_BYTES + 1);
+    assert_int_equal(opfile_parse(text, OPFILE_MAX_BYTES + 1, "big.lua", &o, &err), RT_EINVAL);
+    assert_string_equal(err.msg, "big.lua: the operator file is 1048577 bytes long; at most "
+                                 "1048576 (1 MiB)");
+    free(text);
 }
 
 /* The sample function: element i is sample(i, r) with r from (seed, i) only, whatever the
@@ -224,6 +297,15 @@ static void sample_function(void **state)
                      RT_EINVAL);
     assert_string_equal(err.msg, "s.lua: sample(0, r) returned a string, not an integer (making "
                                  "element 0 of the test data)");
+    /* a message handler that loops, in the sample function: the limit per call stops it */
+    text = "return { name = 'x', type = 'i32', identity = 0, commutative = true,\n"
+           "  combine = 'return a;', sample = function(i)\n"
+           "    return xpcall(function() while true do end end, function() while true do end end)\n"
+           "  end }";
+    assert_int_equal(opfile_sample(text, strlen(text), "s.lua", RT_I32, a, 10, 1, 1, &err),
+                     RT_ELUA);
+    assert_string_equal(err.msg, "s.lua:3: instruction limit exceeded (making element 0 of the "
+                                 "test data)");
     free(a);
     free(b);
 }
@@ -265,6 +347,7 @@ int test_opfile_group(void)
         cmocka_unit_test(bad_files),
         cmocka_unit_test(bad_fields),
         cmocka_unit_test(defaults_and_lines),
+        cmocka_unit_test(big_files),
         cmocka_unit_test(sample_function),
         cmocka_unit_test(emitted_unit),
     };

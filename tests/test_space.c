@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tuner/sandbox.h"
 #include "tuner/space.h"
 
 static const space_case F32 = {"sum", "f32", 4, 1};
@@ -556,6 +557,67 @@ static void test_bad_gc(void **state)
                  "tests/lua/bad_gc.lua:3: __gc metamethods are not allowed in a sandboxed script");
 }
 
+/* Every way of running Lua code stays under the instruction limit: a message handler (which
+ * Lua runs with hooks off when the hook raised the error), __close, __tostring. */
+static void test_bad_handlers(void **state)
+{
+    (void)state;
+    expect_error("tests/lua/bad_xpcall.lua", RT_ELUA,
+                 "tests/lua/bad_xpcall.lua:3: instruction limit exceeded");
+    expect_error("tests/lua/bad_close.lua", RT_ELUA,
+                 "tests/lua/bad_close.lua:3: instruction limit exceeded");
+    expect_error("tests/lua/bad_tostring.lua", RT_ELUA,
+                 "tests/lua/bad_tostring.lua:2: instruction limit exceeded");
+}
+
+/* Time spent in C, where no instruction is counted: the time limit (here 0.3 s) stops it. */
+static void test_bad_time(void **state)
+{
+    (void)state;
+    sandbox_set_time_limit(300);
+    expect_error("tests/lua/bad_sort.lua", RT_ELUA,
+                 "tests/lua/bad_sort.lua:5: time limit exceeded (0.3 s)");
+    expect_error("tests/lua/bad_insert.lua", RT_ELUA,
+                 "tests/lua/bad_insert.lua:3: time limit exceeded (0.3 s)");
+    rt_config *v;
+    int n;
+    assert_int_equal(expand_file("tests/lua/bad_compare.lua", &F32, &v, &n), RT_ELUA);
+    const char *prefix = "tests/lua/bad_compare.lua:";
+    const char *suffix = ": time limit exceeded (0.3 s)";
+    assert_memory_equal(err.msg, prefix, strlen(prefix));
+    assert_true(strlen(err.msg) > strlen(suffix));
+    assert_string_equal(err.msg + strlen(err.msg) - strlen(suffix), suffix);
+    sandbox_set_time_limit(0);
+}
+
+/* The string library without the functions whose time in C nothing bounds. */
+static void test_bad_string(void **state)
+{
+    (void)state;
+    expect_error("tests/lua/bad_find.lua", RT_ELUA,
+                 "tests/lua/bad_find.lua:3: attempt to call a nil value (method 'find')");
+    expect_error("tests/lua/bad_rep.lua", RT_ELUA,
+                 "tests/lua/bad_rep.lua: memory limit exceeded (256 MiB)");
+}
+
+/* A script over the size limit is refused before it runs. */
+static void test_bad_size(void **state)
+{
+    (void)state;
+    rt_device dev = h100();
+    rt_config *v;
+    int n;
+    char *text = malloc(SPACE_MAX_BYTES + 1);
+    assert_non_null(text);
+    memset(text, ' ', SPACE_MAX_BYTES + 1);
+    rt_clearerr(&err);
+    assert_int_equal(space_expand(text, SPACE_MAX_BYTES + 1, "big.lua", &dev, &F32, &v, &n, &err),
+                     RT_EINVAL);
+    assert_string_equal(err.msg, "big.lua: the space script is 1048577 bytes long; at most "
+                                 "1048576 (1 MiB)");
+    free(text);
+}
+
 static void test_bad_io(void **state)
 {
     (void)state;
@@ -673,6 +735,10 @@ int test_space_group(void)
         cmocka_unit_test(test_bad_memory),
         cmocka_unit_test(test_bad_memory_pcall),
         cmocka_unit_test(test_bad_gc),
+        cmocka_unit_test(test_bad_handlers),
+        cmocka_unit_test(test_bad_time),
+        cmocka_unit_test(test_bad_string),
+        cmocka_unit_test(test_bad_size),
         cmocka_unit_test(test_bad_io),
         cmocka_unit_test(test_bad_os),
         cmocka_unit_test(test_bad_require),

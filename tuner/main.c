@@ -198,6 +198,7 @@ static const opfile *want_user(const char *path, const char *other)
     if (other)
         usage_error("--op-file and %s exclude each other", other);
     rt_err e;
+    opfile_free(&user_op);   /* a second --op-file replaces the first */
     if (opfile_load(path, &user_op, &e))
         fail(&e);
     return &user_op;

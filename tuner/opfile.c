@@ -172,39 +172,53 @@ static int pparse(lua_State *L)
     return 0;
 }
 
-/* The line of 'value' in the file: its first occurrence after a "key =" (a long string
- * [[...]] is the value verbatim); else the line of the first "key ="; else 0. */
+/* The line of 'value' in the file: its first occurrence after the first "key =" (a long
+ * string [[...]] is the value verbatim); else the line of that "key ="; else 0. Later keys
+ * need no search: what follows them follows the first. One pass, linear in the file. */
 static int find_line(const char *text, size_t len, const char *key, const char *value)
 {
     size_t klen = strlen(key), vlen = strlen(value);
-    int first_key_line = 0;
-    for (const char *p = text; (p = memmem(p, len - (size_t)(p - text), key, klen)) != NULL;
+    const char *end = text + len;
+    for (const char *p = text; (p = memmem(p, (size_t)(end - p), key, klen)) != NULL;
          p += klen) {
         if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
             continue;
         const char *q = p + klen;
-        while (q < text + len && (*q == ' ' || *q == '\t'))
+        while (q < end && (*q == ' ' || *q == '\t'))
             q++;
-        if (q >= text + len || *q != '=' || (q + 1 < text + len && q[1] == '='))
+        if (q >= end || *q != '=' || (q + 1 < end && q[1] == '='))
             continue;
+        const char *v = memmem(q, (size_t)(end - q), value, vlen);
         int line = 1;
-        for (const char *c = text; c < p; c++)
+        for (const char *c = text; c < (v ? v : p); c++)
             line += *c == '\n';
-        if (!first_key_line)
-            first_key_line = line;
-        const char *v = memmem(q, len - (size_t)(q - text), value, vlen);
-        if (v) {
-            for (const char *c = p; c < v; c++)
-                line += *c == '\n';
-            return line;
-        }
+        return line;
     }
-    return first_key_line;
+    return 0;
+}
+
+/* A field that becomes CUDA text (codegen_check_fragment): "file:line: field 'combine': why",
+ * the line in the file when the field's own line is known. */
+static int check_cuda(const opfile *o, const char *field, const char *text, int field_line,
+                      int expr, rt_err *e)
+{
+    int line;
+    const char *why;
+    if (codegen_check_fragment(text, expr, &line, &why) == RT_OK)
+        return RT_OK;
+    if (field_line > 0)
+        return rt_seterr(e, RT_EINVAL, "%s:%d: field '%s': %s (docs/ops.md)", o->op.file,
+                         field_line + line - 1, field, why);
+    return rt_seterr(e, RT_EINVAL, "%s: field '%s', line %d: %s (docs/ops.md)", o->op.file,
+                     field, line, why);
 }
 
 int opfile_parse(const char *text, size_t len, const char *chunkname, opfile *o, rt_err *e)
 {
     memset(o, 0, sizeof *o);
+    if (len > OPFILE_MAX_BYTES)
+        return rt_seterr(e, RT_EINVAL, "%s: the operator file is %zu bytes long; at most %d "
+                         "(1 MiB)", chunkname, len, OPFILE_MAX_BYTES);
     if (strlen(chunkname) >= sizeof o->op.file)
         return rt_seterr(e, RT_EINVAL, "%s: the operator file's name is too long", chunkname);
     sandbox *sb = NULL;
@@ -225,7 +239,10 @@ int opfile_parse(const char *text, size_t len, const char *chunkname, opfile *o,
     snprintf(o->op.file, sizeof o->op.file, "%s", chunkname);
     o->op.identity_line = find_line(text, len, "identity", o->op.identity);
     o->op.combine_line = find_line(text, len, "combine", o->op.combine);
-    return RT_OK;
+    if ((rc = check_cuda(o, "identity", o->op.identity, o->op.identity_line, 1, e)) ||
+        (rc = check_cuda(o, "combine", o->op.combine, o->op.combine_line, 0, e)))
+        opfile_free(o);
+    return rc;
 }
 
 int opfile_load(const char *path, opfile *o, rt_err *e)

@@ -21,6 +21,9 @@
 #include <stdint.h>
 #include "../runtime/codegen.h"
 
+/* The largest operator file read, in bytes. */
+#define OPFILE_MAX_BYTES (1 << 20)
+
 /* The relative tolerances of f32 and f64 results when the file gives none. */
 #define OPFILE_TOL_F32 1e-3
 #define OPFILE_TOL_F64 1e-9
@@ -39,7 +42,9 @@ typedef struct opfile {
  * On error *o is left empty. Free with opfile_free. */
 int opfile_load(const char *path, opfile *o, rt_err *e);
 
-/* The same from text already read; 'chunkname' names it in messages and #line directives. */
+/* The same from text already read (len bytes, at most OPFILE_MAX_BYTES, need not end in a
+ * NUL): 'chunkname' names it in messages and #line directives. Needs no GPU and no NVRTC;
+ * the entry point for fuzzing op files. */
 int opfile_parse(const char *text, size_t len, const char *chunkname, opfile *o, rt_err *e);
 
 void opfile_free(opfile *o);

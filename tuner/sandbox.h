@@ -3,10 +3,18 @@
  * files (opfile.c).
  *
  * A sandbox is a fresh lua_State with base, math, string and table only: dofile, loadfile,
- * load and require are removed; io, os, package and debug are nil; print writes to stderr
- * (stdout belongs to the tuner's reports); setmetatable refuses __gc (finalizers run with
- * hooks off). Chunks load as text only. A count hook stops a script after SANDBOX_INSN_LIMIT
- * VM instructions, and the allocator refuses to grow the state past SANDBOX_MEM_LIMIT.
+ * load, require and collectgarbage are removed; io, os, package and debug are nil; print
+ * writes to stderr (stdout belongs to the tuner's reports); setmetatable refuses __gc
+ * (finalizers run with hooks off); xpcall runs its handler after the unwinding, under the
+ * hook (Lua runs it where the error is raised, with hooks off when the hook raised it).
+ * Library functions whose time in C no limit bounds are left out: string.find, match,
+ * gmatch, gsub (patterns backtrack), pack, packsize, unpack, and table.move; string.rep,
+ * table.insert, remove and sort are the sandbox's own, bounded. Chunks load as text only.
+ * A count hook stops a script after SANDBOX_INSN_LIMIT VM instructions, the allocator
+ * refuses to grow the state past SANDBOX_MEM_LIMIT, and a run (or a call of a returned
+ * function, see sandbox_reset_count) stops after SANDBOX_TIME_LIMIT_MS of wall-clock time:
+ * the hook, the allocator and the sandbox's loops look at the clock, and past the deadline
+ * the hook fails at every instruction and nothing can be allocated.
  * All the work, the host's own reading of the script's tables included, runs inside
  * sandbox_run's lua_pcall, so that no Lua error escapes unprotected.
  */
@@ -20,6 +28,7 @@
 #define SANDBOX_INSN_LIMIT 100000000LL          /* VM instructions between count resets */
 #define SANDBOX_MEM_LIMIT ((size_t)256 << 20)   /* bytes the Lua state may hold */
 #define SANDBOX_MEM_LIMIT_TEXT "256 MiB"
+#define SANDBOX_TIME_LIMIT_MS 10000L          /* wall-clock time per run or reset */
 
 typedef struct sandbox sandbox;
 
@@ -45,9 +54,13 @@ void sandbox_load(lua_State *L, const char *text, size_t len);
 int sandbox_fail(lua_State *L, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Inside a run: start the instruction count again, for a limit per call of a function the
- * script returned (an operator's sample function) rather than per run. */
+/* Inside a run: start the instruction count and the clock again, for limits per call of a
+ * function the script returned (an operator's sample function) rather than per run. */
 void sandbox_reset_count(lua_State *L);
+
+/* The time limit of runs that start from now on, in ms (for the tests; <= 0: the default,
+ * SANDBOX_TIME_LIMIT_MS). Not for use while a run is in flight on another thread. */
+void sandbox_set_time_limit(long ms);
 
 /* "a number", "a table", "nil": the type of the value at idx, for messages. */
 const char *sandbox_typename(lua_State *L, int idx);

@@ -429,6 +429,9 @@ int space_expand(const char *text, size_t len, const char *chunkname, const rt_d
         *count = 0;
     if (!text || !chunkname || !dev || !cs || !configs || !count)
         return rt_seterr(e, RT_EINVAL, "space_expand: a NULL argument");
+    if (len > SPACE_MAX_BYTES)
+        return rt_seterr(e, RT_EINVAL, "%s: the space script is %zu bytes long; at most %d "
+                         "(1 MiB)", chunkname, len, SPACE_MAX_BYTES);
     if (cs->skipped)
         cs->skipped[0] = '\0';
 

@@ -21,6 +21,9 @@ typedef struct space_case {
                               * it are left out */
 } space_case;
 
+/* The largest space script run, in bytes. */
+#define SPACE_MAX_BYTES (1 << 20)
+
 /*
  * Run the space script 'text' (named 'chunkname' in messages, e.g. "lua/spaces/default.lua")
  * and expand it for 'dev' and 'cs'. On success *configs is a malloc'd array of *count configs
@@ -28,7 +31,9 @@ typedef struct space_case {
  * is 0 (and named in cs->skipped), and so is one that cannot run cs->layout (Lua sees it as
  * case.layout). Errors are RT_ELUA with "file:line: message" (syntax, runtime error,
  * instruction limit, forbidden library) or RT_EINVAL for an unknown family or parameter
- * (naming the file). The script runs in the sandbox of sandbox.h.
+ * (naming the file) or a script over SPACE_MAX_BYTES. The script runs in the sandbox of
+ * sandbox.h; no GPU is needed (a device from device_for_arch will do): the entry point for
+ * fuzzing space scripts.
  */
 int space_expand(const char *text, size_t len, const char *chunkname, const rt_device *dev,
                  const space_case *cs, rt_config **configs, int *count, rt_err *e);
