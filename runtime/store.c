@@ -29,6 +29,23 @@
 #define BUSY_TIMEOUT_MS 10000
 #define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
+/* The busy timeout as a handler, so that a program can say that it waits (after a second)
+ * rather than hang silently: 'arg' is the path, which outlives the connection. */
+static void (*wait_notice)(const char *path, int timeout_ms);
+void store_set_wait_notice(void (*fn)(const char *path, int timeout_ms))
+{
+    wait_notice = fn;
+}
+static int busy_wait(void *arg, int count)
+{
+    if (count * 10 >= BUSY_TIMEOUT_MS)
+        return 0;
+    if (count == 100 && wait_notice)
+        wait_notice(arg, BUSY_TIMEOUT_MS);
+    sqlite3_sleep(10);
+    return 1;
+}
+
 struct store {
     sqlite3 *db;
     char *path;
@@ -302,7 +319,7 @@ static int inspect_sqlite(const char *path, int wal, int may_be_new, int *kind, 
             rc = rt_seterr(e, RT_EDB, "%s: cannot open: %s", path,
                            db ? sqlite3_errmsg(db) : "out of memory");
         } else {
-            sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+            sqlite3_busy_handler(db, busy_wait, (void *)path);
             rc = classify(db, path, may_be_new, kind, version, e);
         }
         sqlite3_close(db);
@@ -550,7 +567,7 @@ int store_open(const char *path, int mode, store **out, rt_err *e)
         goto done;
     }
     sqlite3_extended_result_codes(db, 1);
-    sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+    sqlite3_busy_handler(db, busy_wait, s->path);
 
     if (mode == STORE_WRITE) {
         if (sqlite3_db_readonly(db, "main") == 1) {

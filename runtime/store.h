@@ -31,6 +31,11 @@ typedef struct store store;
  */
 int store_open(const char *path, int mode, store **out, rt_err *e);
 
+/* A function called once a wait for another connection's lock has lasted a second (the wait
+ * gives up after timeout_ms); NULL, the default, waits silently. Not thread-safe: set it once,
+ * at startup. */
+void store_set_wait_notice(void (*fn)(const char *path, int timeout_ms));
+
 /* Close; NULL is a harmless no-op. */
 void store_close(store *s);
 

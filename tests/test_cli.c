@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <sqlite3.h>
 
 #include "runtime/store.h"
+#include "tuner/cli.h"
 
 static char out[1 << 20];
 
@@ -80,7 +82,11 @@ static void commands_without_gpu(void **state)
     EXPECT("emit gridstride B=512 --op max --type i64", 0, "typedef long long rt_value_t;");
     assert_non_null(strstr(out, "#define RT_B 512"));
     EXPECT("compile --arch sm_90 --space tests/lua/good_small.lua --jobs 2", 0, "0 failed");
-    EXPECT("compile --arch sm_9x", 1, "bad architecture 'sm_9x'");
+    EXPECT("compile --arch sm_9x", 2, "--arch: 'sm_9x' is not an architecture (sm_XY with X "
+           "from 5 to 9, e.g. sm_90)");
+    EXPECT("compile --arch sm_1", 2, "--arch: 'sm_1' is not an architecture");
+    EXPECT("compile --arch sm_30", 2, "--arch: 'sm_30' is not an architecture");
+    EXPECT("compile --arch sm_900", 2, "--arch: 'sm_900' is not an architecture");
     EXPECT("compile --arch sm_90 --space tests/lua/nonexistent.lua", 1, "tests/lua/nonexistent.lua: No such file");
 }
 
@@ -204,12 +210,13 @@ static void best_shows_user_ops(void **state)
     assert_int_equal(system(args), 0);
 }
 
+/* best refuses a database as export, merge, dump and reduce do: exit 3. */
 static void foreign_database_refused(void **state)
 {
     (void)state;
-    EXPECT("best --db tests/db/not_sqlite.db", 1, "not a redtune database");
-    EXPECT("best --db tests/db/foreign.db", 1, "tests/db/foreign.db");
-    EXPECT("best --db /nonexistent-dir/x.db", 1, "/nonexistent-dir/x.db");
+    EXPECT("best --db tests/db/not_sqlite.db", 3, "not a redtune database");
+    EXPECT("best --db tests/db/foreign.db", 3, "tests/db/foreign.db");
+    EXPECT("best --db /nonexistent-dir/x.db", 3, "/nonexistent-dir/x.db");
 }
 
 
@@ -344,7 +351,7 @@ static void reduce_usage_errors(void **state)
     EXPECT("reduce --op sum --in v.bin --keys k.bin --nseg 4x", 2,
            "--nseg wants a number of segments (0 to 2^40), not '4x'");
     EXPECT("reduce --op sum --in v.bin --device gpu0", 2, "--device wants a GPU ordinal, not 'gpu0'");
-    EXPECT("reduce --op sum --in v.bin --force", 2, "unknown option '--force'");
+    EXPECT("reduce --op sum --in v.bin --frobnicate", 2, "unknown option '--frobnicate'");
     EXPECT("reduce --op sum --in", 2, "option --in needs a value");
     EXPECT("reduce --op sum --in v.bin -o", 2, "option -o needs a value");
     EXPECT("reduce --op sum --in v.bin extra", 2, "reduce: unexpected argument 'extra'");
@@ -535,9 +542,17 @@ static void reduce_check_failures(void **state)
     EXPECT(args, 4, "keys must be sorted non-decreasing");
     assert_true(file_is(outp, old, strlen(old)));
 
-    /* Good input passes the check and goes on to the GPU: here, no driver (exit 1). */
+    /* An existing output without --force: refused before the database and the GPU, as
+     * export, merge, dump and load refuse it. */
     snprintf(args, sizeof args, "reduce --op sum --type i32 --in %s --keys %s --nseg 7 --check "
              "--db %s -o %s", v, kgood, db, outp);
+    snprintf(want, sizeof want, "redtune: -o %s: exists (--force overwrites it)\n", outp);
+    EXPECT(args, 1, want);
+    assert_true(file_is(outp, old, strlen(old)));
+
+    /* Good input passes the check and goes on to the GPU: here, no driver (exit 1). */
+    snprintf(args, sizeof args, "reduce --op sum --type i32 --in %s --keys %s --nseg 7 --check "
+             "--db %s -o %s --force", v, kgood, db, outp);
     EXPECT(args, 1, "no CUDA driver found");
     assert_true(file_is(outp, old, strlen(old)));
     snprintf(args, sizeof args, "reduce --op sum --type i32 --in %s --offsets %s --nseg 3 --check "
@@ -545,17 +560,183 @@ static void reduce_check_failures(void **state)
     EXPECT(args, 1, "no CUDA driver found");
     /* Unchecked, bad keys and offsets get past the host too (the library's documented
      * behaviour: an unspecified result, no stray read or write). */
-    snprintf(args, sizeof args, "reduce --op sum --type i32 --in %s --keys %s --db %s -o %s", v, ku,
-             db, outp);
+    snprintf(args, sizeof args, "reduce --op sum --type i32 --in %s --keys %s --db %s -o %s "
+             "--force", v, ku, db, outp);
     EXPECT(args, 1, "no CUDA driver found");
-    snprintf(args, sizeof args, "reduce --op sum --type i32 --in %s --offsets %s --db %s -o %s", v,
-             op, db, outp);
+    snprintf(args, sizeof args, "reduce --op sum --type i32 --in %s --offsets %s --db %s -o %s "
+             "--force", v, op, db, outp);
     EXPECT(args, 1, "no CUDA driver found");
     assert_true(file_is(outp, old, strlen(old)));
     run_env = "";
 
     snprintf(args, sizeof args, "rm -rf %s", dir);
     assert_int_equal(system(args), 0);
+}
+
+/* ---------------------------------------------------------------- getopt_long rules */
+
+/* --name=VALUE, "--", options after operands; abbreviations, values given to flags, missing
+ * values and extra operands are usage errors naming the option as given. */
+static void option_forms(void **state)
+{
+    (void)state;
+    EXPECT("best --db=tests/db/foreign.db", 3, "redtune: tests/db/foreign.db: not a redtune "
+           "database");
+    EXPECT("best --op=min --db=/nonexistent-dir/x.db", 3, "/nonexistent-dir/x.db");
+    EXPECT("dump -- -nonexistent.db", 3, "redtune: -nonexistent.db: No such file or directory");
+    EXPECT("dump -nonexistent.db", 2, "unknown option '-n'");
+    EXPECT("emit --op=max -- gridstride B=128", 0, "#define RT_B 128");
+    EXPECT("emit B=128 --op max gridstride", 2, "unknown family 'B=128'");
+    EXPECT("--op min --dev 1", 2, "unknown option '--dev' (did you mean --device? options are "
+           "never abbreviated)");
+    EXPECT("--op min --de 1", 2, "unknown option '--de'");   /* ambiguous */
+    EXPECT("--op min --hot=1", 2, "option --hot takes no value");
+    EXPECT("--op min --bogus=1", 2, "unknown option '--bogus'");
+    EXPECT("--op min -x", 2, "unknown option '-x'");
+    EXPECT("--op min --sizes", 2, "option --sizes needs a value");
+    EXPECT("--op min --hot extra", 2, "unexpected argument 'extra'");
+    EXPECT("--op min -- --hot", 2, "unexpected argument '--hot'");
+    EXPECT("best --hot", 2, "unknown option '--hot'");
+    EXPECT("compile extra", 2, "compile: unexpected argument 'extra'");
+    EXPECT("export --match x -o /tmp/x.db extra", 2, "export: unexpected argument 'extra' (the "
+           "input is --db FILE)");
+    EXPECT("reduce --op sum --in=v.bin -- extra", 2, "reduce: unexpected argument 'extra'");
+    EXPECT("worker extra", 2, "worker: unexpected argument 'extra'");
+    EXPECT("families --help", 0, "usage: redtune");
+}
+
+/* One value per option: a second one is refused (it used to replace the first silently);
+ * --match is a list. Empty file names are named as the option that gave them. */
+static void repeated_and_empty_options(void **state)
+{
+    (void)state;
+    EXPECT("--op min --op max", 2, "redtune: --op given twice ('min', then 'max'): it takes one "
+           "value\n(see redtune --help)\n");
+    EXPECT("--op min --sizes 2^10 --sizes=2^12", 2, "--sizes given twice ('2^10', then '2^12')");
+    EXPECT("--op min --jobs 1 --jobs 2", 2, "--jobs given twice");
+    EXPECT("compile --arch sm_90 --arch sm_80", 2, "--arch given twice");
+    EXPECT("best --db a.db --db b.db", 2, "--db given twice ('a.db', then 'b.db')");
+    EXPECT("reduce --op sum --in v.bin -o a.bin --output b.bin", 2,
+           "--output given twice ('a.bin', then 'b.bin')");
+    EXPECT("reduce --op sum --in v.bin -oa.bin -o b.bin", 2, "-o given twice ('a.bin', then "
+           "'b.bin')");
+    EXPECT("reduce --op sum --in v.bin --in w.bin", 2, "--in given twice");
+    /* Refused before either file is loaded: nothing to leak (ninja asan). */
+    EXPECT("reduce --op-file lua/ops/affine.lua --op-file lua/ops/satsum.lua --in v.bin", 2,
+           "--op-file given twice ('lua/ops/affine.lua', then 'lua/ops/satsum.lua')");
+    EXPECT("--op-file lua/ops/affine.lua --op-file lua/ops/affine.lua", 2,
+           "--op-file given twice");
+    EXPECT("export --db a.db --match H100 --match A100", 2, "-o FILE is required");
+    EXPECT("emit gridstride B=128 B=256", 2, "emit: parameter B given twice");
+    EXPECT("best --db ''", 2, "redtune: --db: empty path\n");
+    EXPECT("best --db=", 2, "redtune: --db: empty path\n");
+    EXPECT("reduce --op sum --in ''", 2, "redtune: --in: empty path\n");
+    EXPECT("reduce --op sum --in v.bin -o ''", 2, "redtune: -o: empty path\n");
+    EXPECT("merge '' -o x.db", 2, "merge: an input is an empty path");
+}
+
+/* A directory, a FIFO or an unreadable file as the database (or dump): exit 3 from every
+ * command, the same message, and no command blocks opening the FIFO. */
+static void database_not_a_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune-cli-XXXXXX", fifo[300], args[1024], want[512], unread[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/fifo.db", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    run_env = "timeout 20 ";   /* a blocked open would be killed: exit 124, not 3 */
+    const char *cmds[] = {
+        "dump %s", "export --db %s --match x -o %s.out", "merge %s -o %s.out",
+        "load %s -o %s.out", "best --db %s", "reduce --op sum --in v.bin --db %s",
+        "--op min --db %s",
+    };
+    for (int k = 0; k < 2; k++) {
+        const char *path = k ? fifo : dir;
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+            snprintf(args, sizeof args, cmds[i], path, fifo);
+            if (k)
+                snprintf(want, sizeof want, "redtune: %s: not a regular file\n", path);
+            else
+                snprintf(want, sizeof want, "redtune: %s: is a directory, not a %s\n", path,
+                         i == 3 ? "dump" : "database");
+            EXPECT(args, 3, want);
+        }
+    }
+    /* Unreadable: root reads everything, so only another user can see this. */
+    snprintf(unread, sizeof unread, "%s/unreadable.db", dir);
+    FILE *f = fopen(unread, "w");
+    assert_non_null(f);
+    fclose(f);
+    chmod(unread, 0);
+    if (geteuid() != 0) {
+        snprintf(args, sizeof args, "reduce --op sum --in v.bin --db %s", unread);
+        EXPECT(args, 3, "unreadable.db: cannot read: Permission denied");
+        snprintf(args, sizeof args, "dump %s", unread);
+        EXPECT(args, 3, "unreadable.db: cannot read: Permission denied");
+    }
+    run_env = "";
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* A database locked by another process: a line that says redtune waits, then exit 3 when the
+ * lock outlasts the busy timeout (10 s). */
+static void locked_database_says_it_waits(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune-cli-XXXXXX", db[300], args[1024], want[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/locked.db", dir);
+    snprintf(args, sizeof args, "load -o %s", db);
+    EXPECT(args, 0, "loaded into");
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, "BEGIN EXCLUSIVE; CREATE TABLE lock_holder(x);", NULL, NULL,
+                                  NULL), SQLITE_OK);
+    snprintf(args, sizeof args, "dump %s", db);
+    snprintf(want, sizeof want, "redtune: %s: waiting for another process's lock on it (up to "
+             "10 s)\n", db);
+    EXPECT(args, 3, want);
+    assert_non_null(strstr(out, "database is locked"));
+    sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(h);
+    snprintf(args, sizeof args, "dump %s", db);
+    EXPECT(args, 0, "-- redtune dump");
+    assert_null(strstr(out, "waiting"));
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+/* cli_parse itself: no exit, getopt's state reset between calls, the struct filled. */
+static void cli_parse_in_process(void **state)
+{
+    (void)state;
+    cli_args a;
+    rt_err e;
+    char *ok[] = {"redtune", "export", "--db=in.db", "--match", "H100", "-o", "x.db",
+                  "--match=A100", "--", "--force", NULL};
+    char *bad[] = {"redtune", "reduce", "--op", "sum", "--op", "min", NULL};
+    char *dump[] = {"redtune", "dump", "-o", "d.sql", "--force", "--", "-x.db", NULL};
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(cli_parse(10, ok, &a, &e), RT_EINVAL);   /* "--force": an operand */
+        assert_non_null(strstr(e.msg, "export: unexpected argument '--force'"));
+        cli_free(&a);
+        assert_int_equal(cli_parse(9, ok, &a, &e), RT_OK);
+        assert_int_equal(a.cmd, CLI_EXPORT);
+        assert_string_equal(a.db, "in.db");
+        assert_string_equal(a.out, "x.db");
+        assert_int_equal(a.nmatch, 2);
+        assert_string_equal(a.match[1], "A100");
+        cli_free(&a);
+        assert_int_equal(cli_parse(6, bad, &a, &e), RT_EINVAL);
+        assert_non_null(strstr(e.msg, "--op given twice ('sum', then 'min')"));
+        cli_free(&a);
+        assert_int_equal(cli_parse(7, dump, &a, &e), RT_OK);
+        assert_int_equal(a.nfiles, 1);
+        assert_string_equal(a.files[0], "-x.db");
+        assert_true(a.force);
+        cli_free(&a);
+    }
 }
 
 static int reset_run_env(void **state)
@@ -581,6 +762,11 @@ int test_cli_group(void)
         cmocka_unit_test(reduce_two_op_files),
         cmocka_unit_test(reduce_bad_files),
         cmocka_unit_test_teardown(reduce_check_failures, reset_run_env),
+        cmocka_unit_test(option_forms),
+        cmocka_unit_test(repeated_and_empty_options),
+        cmocka_unit_test_teardown(database_not_a_file, reset_run_env),
+        cmocka_unit_test(locked_database_says_it_waits),
+        cmocka_unit_test(cli_parse_in_process),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -361,11 +361,12 @@ static unsigned char *get_file(const char *path, size_t *len)
     return buf;
 }
 
-/* Run `redtune reduce ARGS`: exit 0 is required. */
+/* Run `redtune reduce ARGS`: exit 0 is required. --force: the tests write one -o file over
+ * and over. */
 static void reduce_ok(const char *args)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "reduce %s", args);
+    snprintf(cmd, sizeof cmd, "reduce --force %s", args);
     int rc = run(cmd);
     if (rc)
         fail_msg("redtune %s -> %d:\n%s", cmd, rc, out_text);

@@ -143,10 +143,11 @@ static int best_row(const store_best_row *r, void *arg)
 }
 
 int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
-             long long n, rt_err *e)
+             long long n, int *refused, rt_err *e)
 {
     store *s;
     int rc = store_open(db_path, STORE_READ, &s, e);
+    *refused = rc == RT_EDB;
     if (rc)
         return rc;
     best_arg b = {0};

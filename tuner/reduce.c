@@ -222,8 +222,8 @@ static int print_results(const reduce_opts *o, const unsigned char *res, unsigne
     return RT_OK;
 }
 
-/* -o FILE: not a directory, in a directory that exists. */
-static int check_output(const char *path, rt_err *e)
+/* -o FILE: not a directory, in a directory that exists; not there yet unless --force. */
+static int check_output(const char *path, int force, rt_err *e)
 {
     struct stat st;
     char dir[4096];
@@ -232,6 +232,8 @@ static int check_output(const char *path, rt_err *e)
         return rt_seterr(e, RT_EIO, "-o %s: not a file name", path);
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return rt_seterr(e, RT_EIO, "-o %s: is a directory", path);
+    if (!force && lstat(path, &st) == 0)
+        return rt_seterr(e, RT_EIO, "-o %s: exists (--force overwrites it)", path);
     if (!slash)
         snprintf(dir, sizeof dir, ".");
     else
@@ -383,7 +385,7 @@ int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e)
     }
 
     /* An output that cannot be written is found before the GPU work, not after. */
-    if (o->out && (rc = check_output(o->out, e)))
+    if (o->out && (rc = check_output(o->out, o->force, e)))
         goto done;
 
     /* The database and the GPU. */
@@ -429,7 +431,7 @@ int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e)
     }
     if ((rc = gpu_reduce(ctx, o, vals, n, seg, (size_t)count * seg_es, nseg, res, res_bytes, e)))
         goto done;
-    rc = o->out ? store_write_file(o->out, res, res_bytes, 1, e) : print_results(o, res, nseg, e);
+    rc = o->out ? store_write_file(o->out, res, res_bytes, o->force, e) : print_results(o, res, nseg, e);
 done:
     if (rc && bad)
         *refused = REDUCE_BAD_DATA;

@@ -111,8 +111,10 @@ const char *space_for_layout(int layout, const char **name);
 
 /* Force the layout parameters of a segmented config (LAYOUT, OFF64). */
 void config_force_layout(rt_config *c, int layout, int off64);
+/* *refused is set when the database itself was refused (missing, not redtune's, corrupt,
+ * newer): RT_EDB from store_open. */
 int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
-             long long n, rt_err *e);
+             long long n, int *refused, rt_err *e);
 
 /* export, merge, dump, load (runtime/store.h's store_export ...): each prints what it wrote;
  * st->refused names an input that was refused. dump writes to stdout when 'out' is NULL. */
@@ -139,6 +141,7 @@ typedef struct reduce_opts {
     int check;                /* validate the keys or offsets on the host first */
     int explain;              /* print rt_explain's text before the results */
     const char *out;          /* raw results into this file (atomically); NULL: text on stdout */
+    int force;                /* replace an existing 'out' (else it is refused) */
 } reduce_opts;
 
 /* What a failed cmd_reduce refused, for the exit status. */
