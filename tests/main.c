@@ -17,6 +17,8 @@ int test_gpu_group(void);
 int test_gpu_seg_group(void);
 int test_api_group(void);
 int test_api_gpu_group(void);
+int test_measure_group(void);
+int test_measure_gpu_group(void);
 
 int main(int argc, char **argv)
 {
@@ -32,11 +34,13 @@ int main(int argc, char **argv)
         failed += test_segdata_group();
         failed += test_cli_group();
         failed += test_api_group();
+        failed += test_measure_group();
     }
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();
         failed += test_gpu_seg_group();
         failed += test_api_gpu_group();
+        failed += test_measure_gpu_group();
     }
     return failed ? 1 : 0;
 }
