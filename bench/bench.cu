@@ -14,7 +14,7 @@
  *   limit    bytes(n) / the read bandwidth measured at the start (templates/bandwidth.cu,
  *            best of the tuner's seven shapes over 4 GiB).
  *
- * The timing method is tuner/worker.c's, reproduced here line for line: a blocking stream;
+ * The timing method is tuner/worker.c's, from the same code (tuner/measure.c): a blocking stream;
  * CUDA events around the launch sequence; two warm-ups; the median of 10..200 repetitions
  * (until 0.25 s of timed GPU time) or of --reps N; cold: before each repetition the L2 is
  * flushed by rt_bw_read over a buffer of 2 x L2 (a read, not a memset), which also keeps the
@@ -61,8 +61,11 @@ extern "C" {
 #include "../runtime/plan.h"
 #include "../runtime/store.h"
 #include "../tuner/data.h"
+#include "../tuner/measure.h"
 #include "../tuner/segdata.h"
 }
+
+#include <type_traits>
 
 namespace {
 
@@ -132,47 +135,9 @@ void watch(unsigned seconds, const char *fmt, ...)
     alarm(seconds);
 }
 
-/* ---- the GPU state: the worker's, one for the whole run ---- */
+/* ---- the GPU state: the worker's (tuner/measure.c), one for the whole run ---- */
 
-struct gpu {
-    rt_device dev;
-    char arch[16];
-    CUdevice cudev;
-    CUcontext ctx;
-    CUstream stream;
-    CUevent start, stop;
-    CUdeviceptr flush;
-    size_t flush_bytes;
-    CUmodule util;          /* the first bandwidth module: rt_bw_read flushes, rt_spin waits */
-    CUfunction spin, flush_read;
-    unsigned flush_threads, flush_grid;
-    CUdeviceptr flush_out;
-    CUdeviceptr out;        /* 256 bytes: the result */
-    CUdeviceptr temp;       /* redtune's temporary storage */
-    size_t temp_bytes;
-    int host_threads;
-    unsigned long long spin_cycles;   /* hot: rt_spin before the start event */
-};
-
-gpu G;
-
-int ensure_temp(size_t bytes, rt_err *e)
-{
-    if (bytes <= G.temp_bytes)
-        return RT_OK;
-    if (G.temp)
-        cu.MemFree(G.temp);
-    G.temp = 0;
-    G.temp_bytes = 0;
-    size_t want = bytes < (1u << 20) ? (1u << 20) : bytes;
-    CUresult r = cu.MemAlloc(&G.temp, want);
-    if (r != CUDA_SUCCESS)
-        return driver_fail(r, "allocating temporary storage", e);
-    G.temp_bytes = want;
-    if ((r = cu.MemsetD8(G.temp, 0, 256)) != CUDA_SUCCESS)
-        return driver_fail(r, "clearing temporary storage", e);
-    return RT_OK;
-}
+measure_gpu G;
 
 /* The device: the driver first (its text when there is no driver or no GPU), then the runtime
  * on the same device, then the driver's view of the runtime's primary context. */
@@ -182,7 +147,6 @@ void start_device(int ordinal)
     rt_clearerr(&e);
     if (driver_load(&e) || driver_device_query(ordinal, &G.dev, &e))
         die("%s", e.msg);
-    device_arch(&G.dev, G.arch);
     cudaError_t cr;
     if ((cr = cudaSetDevice(ordinal)) != cudaSuccess || (cr = cudaFree(0)) != cudaSuccess) {
         rt_fail(cr, "cudaSetDevice/cudaFree(0)", &e);
@@ -200,104 +164,35 @@ void start_device(int ordinal)
     if (G.dev.uuid[0] && strcmp(uuid, G.dev.uuid) != 0)
         die("device %d: the CUDA runtime's device (%s, uuid %s) is not the driver's (%s, uuid %s); "
             "check CUDA_DEVICE_ORDER", ordinal, prop.name, uuid, G.dev.name, G.dev.uuid);
-    CUresult r;
-    if ((r = cu.DeviceGet(&G.cudev, ordinal)) != CUDA_SUCCESS ||
-        (r = cu.DevicePrimaryCtxRetain(&G.ctx, G.cudev)) != CUDA_SUCCESS ||
-        (r = cu.CtxSetCurrent(G.ctx)) != CUDA_SUCCESS) {
-        driver_fail(r, "retaining the primary context", &e);
-        die("%s", e.msg);
-    }
-    /* A blocking stream (worker.c): the synchronous memsets and copies that poison outputs
-     * and upload inputs are ordered with the kernels. */
-    if ((r = cu.StreamCreate(&G.stream, CU_STREAM_DEFAULT)) != CUDA_SUCCESS ||
-        (r = cu.EventCreate(&G.start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
-        (r = cu.EventCreate(&G.stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS) {
-        driver_fail(r, "creating the stream and events", &e);
-        die("%s", e.msg);
-    }
-    /* Twice the L2, and at least 64 MiB. */
-    G.flush_bytes = (size_t)G.dev.l2_bytes * 2;
-    if (G.flush_bytes < (64u << 20))
-        G.flush_bytes = 64u << 20;
-    if ((r = cu.MemAlloc(&G.flush, G.flush_bytes)) != CUDA_SUCCESS ||
-        (r = cu.MemAlloc(&G.out, 256)) != CUDA_SUCCESS) {
-        driver_fail(r, "allocating the flush and result buffers", &e);
-        die("%s", e.msg);
-    }
-    long nc = sysconf(_SC_NPROCESSORS_ONLN);
-    G.host_threads = nc > 0 ? (int)nc : 1;
-    if (ensure_temp(1u << 20, &e))
+    /* The driver's view of the same primary context, the stream, events and buffers. */
+    if (measure_start(&G, &e))
         die("%s", e.msg);
 }
 
-/* ---- timing: tuner/worker.c's pre_rep and time_reps ---- */
+/* ---- timing: tuner/measure.c's measure_reps, as the worker calls it ---- */
 
 struct timing {
     double median_us = 0, min_us = 0, max_us = 0;
     int reps = 0;
 };
 
-/* Before the start event: flush the L2 by reading 2 x L2 (cold), or spin (hot), so the stream
- * is busy when the event is recorded. */
-CUresult pre_rep(int hot)
-{
-    if (!hot && G.flush_read) {
-        unsigned long long n16 = G.flush_bytes / 16;
-        void *args[] = {&G.flush, &n16, &G.flush_out};
-        return cu.LaunchKernel(G.flush_read, G.flush_grid, 1, 1, G.flush_threads, 1, 1, 0,
-                               G.stream, args, NULL);
-    }
-    if (!hot)
-        return cu.MemsetD32Async(G.flush, 0x5a5a5a5a, G.flush_bytes / 4, G.stream);
-    if (!G.spin)
-        return CUDA_SUCCESS;
-    unsigned long long cycles = G.spin_cycles;   /* the tuner's 20000: ~10 us at H100 clocks */
-    void *args[] = {&cycles};
-    return cu.LaunchKernel(G.spin, 1, 1, 1, 1, 1, 1, 0, G.stream, args, NULL);
-}
-
-int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* Time 'fn' (which enqueues the launch sequence) between min_reps and max_reps times, or until
  * budget_s of GPU time was timed. */
 template <class F>
 int time_reps(F &&fn, int hot, int min_reps, int max_reps, double budget_s, timing *m, rt_err *e)
 {
-    std::vector<float> t((size_t)max_reps);
-    int rc = RT_OK, k = 0;
-    double total = 0;
-    CUresult r;
-    for (int w = 0; w < 2 && rc == RT_OK; w++)   /* warm-up: module load, caches, clocks */
-        rc = fn(e);
-    if (rc == RT_OK && (r = cu.StreamSynchronize(G.stream)) != CUDA_SUCCESS)
-        rc = driver_fail(r, "warm-up", e);
-    for (; rc == RT_OK && k < max_reps; k++) {
-        if (k >= min_reps && total >= budget_s)
-            break;
-        if ((r = pre_rep(hot)) != CUDA_SUCCESS || (r = cu.EventRecord(G.start, G.stream)) != CUDA_SUCCESS) {
-            rc = driver_fail(r, "before the timed region", e);
-            break;
-        }
-        if ((rc = fn(e)) != RT_OK)
-            break;
-        if ((r = cu.EventRecord(G.stop, G.stream)) != CUDA_SUCCESS ||
-            (r = cu.EventSynchronize(G.stop)) != CUDA_SUCCESS ||
-            (r = cu.EventElapsedTime(&t[k], G.start, G.stop)) != CUDA_SUCCESS) {
-            rc = driver_fail(r, "timed launch", e);
-            break;
-        }
-        total += t[k] * 1e-3;
-    }
+    using Fn = typename std::remove_reference<F>::type;
+    measure_enqueue_fn call = [](void *arg, rt_err *err) -> int {
+        return (*static_cast<Fn *>(arg))(err);
+    };
+    measure_times t;
+    int rc = measure_reps(&G, call, const_cast<void *>(static_cast<const void *>(&fn)), hot,
+                          min_reps, max_reps, budget_s, &t, e);
     if (rc == RT_OK) {
-        qsort(t.data(), (size_t)k, sizeof(float), cmp_float);
-        m->reps = k;
-        m->min_us = t[0] * 1e3;
-        m->max_us = t[k - 1] * 1e3;
-        m->median_us = (k % 2 ? t[k / 2] : 0.5f * (t[k / 2 - 1] + t[k / 2])) * 1e3;
+        m->median_us = t.median_us;
+        m->min_us = t.min_us;
+        m->max_us = t.max_us;
+        m->reps = t.reps;
     }
     return rc;
 }
@@ -306,13 +201,7 @@ int time_reps(F &&fn, int hot, int min_reps, int max_reps, double budget_s, timi
 
 double measure_bandwidth()
 {
-    static const char *const shapes[][3] = {
-        {"B=512", "U=4", "G=4"}, {"B=256", "U=8", "G=8"}, {"B=1024", "U=4", "G=2"},
-        {"B=512", "U=8", "G=4"}, {"B=512", "U=4", "G=0"}, {"B=256", "U=2", "G=0"},
-        {"B=512", "U=1", "G=0"}};
-    uint64_t bytes = 4ULL << 30;
-    if ((uint64_t)G.dev.total_mem / 4 < bytes)
-        bytes = (uint64_t)G.dev.total_mem / 4 / 16 * 16;
+    uint64_t bytes = measure_bw_bytes(&G.dev);
     double best = 0;
     rt_err e;
     rt_clearerr(&e);
@@ -324,69 +213,26 @@ double measure_bandwidth()
         driver_fail(r, "allocating the bandwidth buffer", &e);
         die("%s", e.msg);
     }
-    printf("read yardstick (rt_bw_read, %.1f GiB, L2 flushed, 30 repetitions per shape):",
-           n16 * 16 / 1073741824.0);
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        watch(300, "the read yardstick, shape %s %s %s", shapes[i][0], shapes[i][1], shapes[i][2]);
-        char *src = NULL;
-        if (codegen_emit_helper("templates/bandwidth.cu", shapes[i], 3, &src, &e))
-            die("%s", e.msg);
+    printf("read yardstick (rt_bw_read, %.1f GiB, L2 flushed, %d repetitions per shape):",
+           n16 * 16 / 1073741824.0, MEASURE_BW_REPS);
+    for (int i = 0; i < MEASURE_BW_SHAPES; i++) {
+        const char *const *shape = measure_bw_shapes[i];
+        watch(300, "the read yardstick, shape %s %s %s", shape[0], shape[1], shape[2]);
         nvrtc_output o;
-        int rc = nvrtc_compile(src, "bandwidth.cu", G.arch, &o, &e);
-        free(src);
-        if (rc)
+        if (measure_bw_compile(i, G.arch, &o, &e))
             die("%s", e.msg);
-        CUmodule mod = NULL;
-        CUfunction f;
-        CUdeviceptr meta, out = 0;
-        size_t mlen;
-        unsigned int m[4];
-        if ((r = cu.ModuleLoadData(&mod, o.cubin)) != CUDA_SUCCESS ||
-            (r = cu.ModuleGetFunction(&f, mod, "rt_bw_read")) != CUDA_SUCCESS ||
-            (r = cu.ModuleGetGlobal(&meta, &mlen, mod, "rt_meta")) != CUDA_SUCCESS ||
-            (r = cu.MemcpyDtoH(m, meta, sizeof m)) != CUDA_SUCCESS) {
-            driver_fail(r, "loading the bandwidth kernel", &e);
-            die("%s", e.msg);
-        }
-        nvrtc_output_free(&o);
-        unsigned threads = m[0];
-        unsigned long long tiles = (n16 + m[1] - 1) / m[1];
-        unsigned grid = m[2] && tiles > m[2] * (unsigned long long)G.dev.sm_count
-                            ? m[2] * (unsigned)G.dev.sm_count : (unsigned)tiles;
         /* The first module stays loaded: its kernels flush the L2 and keep the stream busy for
          * every timing that follows, this one included. */
-        if (!G.util) {
-            if ((r = cu.ModuleGetFunction(&G.spin, mod, "rt_spin")) != CUDA_SUCCESS ||
-                (r = cu.MemAlloc(&G.flush_out, (size_t)grid * 4)) != CUDA_SUCCESS ||
-                (r = cu.MemsetD8(G.flush, 0x3c, G.flush_bytes)) != CUDA_SUCCESS) {
-                driver_fail(r, "loading the flush kernels", &e);
-                die("%s", e.msg);
-            }
-            G.util = mod;
-            G.flush_read = f;
-            G.flush_threads = threads;
-            G.flush_grid = grid;
-            mod = NULL;
-        }
-        if ((r = cu.MemAlloc(&out, (size_t)grid * 4)) != CUDA_SUCCESS) {
-            driver_fail(r, "allocating the bandwidth output", &e);
+        measure_bw k;
+        int rc = measure_bw_load(&G, o.cubin, n16, &k, &e);
+        nvrtc_output_free(&o);
+        double us, gbps;
+        if (rc || measure_bw_time(&G, &k, buf, n16, 0, MEASURE_BW_REPS, &us, &gbps, &e))
             die("%s", e.msg);
-        }
-        auto enqueue = [&](rt_err *err) {
-            void *args[] = {&buf, &n16, &out};
-            CUresult lr = cu.LaunchKernel(f, grid, 1, 1, threads, 1, 1, 0, G.stream, args, NULL);
-            return lr == CUDA_SUCCESS ? RT_OK : driver_fail(lr, "rt_bw_read", err);
-        };
-        timing t;
-        if (time_reps(enqueue, 0, 30, 30, 0, &t, &e))
-            die("%s", e.msg);
-        double gbps = n16 * 16 / (t.median_us * 1e-6) / 1e9;
-        printf("%s%s %s %s %.1f GB/s", i == 0 ? "\n   " : i % 4 == 0 ? ",\n   " : ", ", shapes[i][0],
-               shapes[i][1], shapes[i][2], gbps);
+        printf("%s%s %s %s %.1f GB/s", i == 0 ? "\n   " : i % 4 == 0 ? ",\n   " : ", ", shape[0],
+               shape[1], shape[2], gbps);
         best = std::max(best, gbps);
-        cu.MemFree(out);
-        if (mod)
-            cu.ModuleUnload(mod);
+        measure_bw_unload(&k);
     }
     alarm(0);
     cu.MemFree(buf);
@@ -406,7 +252,7 @@ struct options {
     std::vector<rt_type> types;
     std::vector<int> regimes;               /* 0 cold, 1 hot */
     unsigned long long seed = 1;
-    unsigned long long spin_cycles = 20000;  /* the tuner's (worker.c) */
+    unsigned long long spin_cycles = MEASURE_SPIN_CYCLES;  /* the tuner's (tuner/measure.c) */
     bool keep_nan = false;
     /* segmented (docs/bench.md, "Segmented") */
     int layout = SEG_LAYOUT_FLAT;           /* --segmented keys|offsets */
@@ -998,7 +844,7 @@ void run_redtune(store *s, row &c, CUdeviceptr in, const data_ref &ref, const op
     }
     unsigned long long n = (unsigned long long)c.n;
     CUresult r;
-    int rc = ensure_temp(plan_temp_bytes(&p, n), &e);
+    int rc = measure_ensure_temp(&G, plan_temp_bytes(&p, n), &e);
     /* The one-launch counter in the first 256 bytes must be zero before the first launch. */
     if (rc == RT_OK && (r = cu.MemsetD8(G.temp, 0, 256)) != CUDA_SUCCESS)
         rc = driver_fail(r, "clearing the counter", &e);
@@ -1551,7 +1397,7 @@ void run_seg_plan(const plan *p, seg_case &c, int off64, int hot, const options 
 {
     rt_err e;
     rt_clearerr(&e);
-    int rc = ensure_temp(plan_seg_temp_bytes(p, c.d.n, c.d.nseg), &e);
+    int rc = measure_ensure_temp(&G, plan_seg_temp_bytes(p, c.d.n, c.d.nseg), &e);
     if (rc == RT_OK && off64 && c.layout == SEG_LAYOUT_OFFSETS)
         rc = upload_off64(c, &e);
     if (rc) {
@@ -2400,10 +2246,10 @@ void seg_start(seg_run &R)
 {
     rt_err e;
     rt_clearerr(&e);
-    G.spin_cycles = R.o.spin_cycles;
     signal(SIGALRM, on_alarm);
     watch(300, "starting the GPU");
     start_device(R.o.device);
+    G.spin_cycles = R.o.spin_cycles;
     if (nvrtc_load(&e))
         die("%s", e.msg);
     alarm(0);
@@ -2668,7 +2514,7 @@ double time_plan(const plan *p, CUdeviceptr in, unsigned long long n, int maxr)
     rt_clearerr(&e);
     timing t;
     CUresult r;
-    int rc = ensure_temp(plan_temp_bytes(p, n) + 256, &e);
+    int rc = measure_ensure_temp(&G, plan_temp_bytes(p, n) + 256, &e);
     if (rc == RT_OK && (r = cu.MemsetD8(G.temp, 0, 256)) != CUDA_SUCCESS)
         rc = driver_fail(r, "clearing the counter", &e);
     auto enqueue = [&](rt_err *err) { return plan_launch(p, in, G.out, n, G.temp, G.stream, err); };
@@ -2760,7 +2606,8 @@ int api_check(store *db, const options &o, std::map<std::pair<int, int>, std::ve
                 if (api_kernel_of(ctx, op, type, n, &p, hash, &e))
                     die("%s", e.msg);
                 cu.StreamSynchronize(G.stream);
-                if (ensure_temp(plan_temp_bytes(p, n) + 256, &e) || cu.MemsetD8(G.temp, 0, 256))
+                if (measure_ensure_temp(&G, plan_temp_bytes(p, n) + 256, &e) ||
+                    cu.MemsetD8(G.temp, 0, 256))
                     die("temporary storage: %s", e.msg);
                 double t_rt = cpu_per_call([&] { return rt_reduce(ctx, op, type, pin, n, pout, G.stream); });
                 double t_pl = cpu_per_call([&] { return plan_launch(p, in, G.out, n, G.temp, G.stream, &e); });
@@ -2893,10 +2740,10 @@ int main(int argc, char **argv)
     if (o.csv && !(csv = fopen(o.csv, "w")))
         die("%s: %s", o.csv, strerror(errno));
 
-    G.spin_cycles = o.spin_cycles;
     signal(SIGALRM, on_alarm);
     watch(300, "starting the GPU");
     start_device(o.device);
+    G.spin_cycles = o.spin_cycles;
     if (nvrtc_load(&e))
         die("%s", e.msg);
     alarm(0);
@@ -2930,7 +2777,7 @@ int main(int argc, char **argv)
            o.reps ? (std::to_string(o.reps) + " repetitions").c_str()
                   : "10 to 200 repetitions (until 0.25 s)",
            G.flush_bytes / 1048576.0, G.spin_cycles,
-           G.spin_cycles == 20000 ? "" : " (NOT the tuner's 20000)");
+           G.spin_cycles == MEASURE_SPIN_CYCLES ? "" : " (NOT the tuner's 20000)");
 
     double read_gbps = measure_bandwidth();
     if (o.api) {

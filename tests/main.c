@@ -24,6 +24,8 @@ int test_gpu_group(void);
 int test_gpu_seg_group(void);
 int test_api_group(void);
 int test_api_gpu_group(void);
+int test_measure_group(void);
+int test_measure_gpu_group(void);
 
 int main(int argc, char **argv)
 {
@@ -44,11 +46,13 @@ int main(int argc, char **argv)
         failed += test_segdata_group();
         failed += test_cli_group();
         failed += test_api_group();
+        failed += test_measure_group();
     }
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();
         failed += test_gpu_seg_group();
         failed += test_api_gpu_group();
+        failed += test_measure_gpu_group();
     }
     return failed ? 1 : 0;
 }

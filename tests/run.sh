@@ -11,6 +11,20 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 CMOCKA_MESSAGE_OUTPUT=TAP "$dir/tests/all" $filter 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+# The templates under nvcc (build.ninja sets RT_TEMPLATES): one TAP line per family.
+templates=${RT_TEMPLATES:-no}
+[ "$templates" != no ] && [ -n "${CHECK_TEMPLATES:-}" ] && templates=$CHECK_TEMPLATES
+if [ "$templates" = quick ] || [ "$templates" = full ]; then
+    tlog=$(mktemp)
+    REDTUNE="$REDTUNE_BIN" tools/check_templates.sh --tap $([ "$templates" = quick ] && echo --quick) \
+        >"$tlog" 2>&1
+    tstatus=$?
+    cat "$tlog" | tee -a "$log"
+    if [ "$tstatus" != 0 ] && [ "$tstatus" != 2 ] && ! grep -qE '^not ok [0-9]+' "$tlog"; then
+        echo "not ok 0 - tools/check_templates.sh exited with status $tstatus" | tee -a "$log"
+    fi
+    rm -f "$tlog"
+fi
 # The whole suite of the normal build (`ninja test`) ends with the short fuzzing runs.
 if [ "$dir" = build ] && [ -z "$filter" ]; then
     tests/fuzz/run.sh 2>&1 | tee -a "$log"

@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
 #
-# check_templates.sh - compile every kernel template with nvcc, the way the code generator will
-# feed it to NVRTC: standalone (the template's own defaults), and behind a generated prelude for
-# each operator (sum prod min max) x type (f32 f64 i32 u32 i64 u64) x a few parameter sets,
-# plus two struct accumulators (an argmin-like pair; a non-commutative affine map, which the
-# families that need a commutative operator must refuse). Fails on any error or warning, and
-# on local memory (spills or a stack frame) in a family's default configuration (elsewhere it
-# is noted); prints the registers of min on f32.
+# check_templates.sh - compile the kernel templates with nvcc the way NVRTC gets them: each unit
+# is written by the real code generator (`redtune emit FAMILY NAME=VALUE... --op OP --type T`),
+# so the glue here is always the generator's. Device code only (-cubin), warnings are errors.
 #
-#   tools/check_templates.sh                      sm_90
-#   ARCHS="sm_80 sm_90" tools/check_templates.sh  both (one nvcc run per unit, a -gencode each)
-#   NVCC=/path/to/nvcc JOBS=8 VERBOSE=1 KEEP=1 tools/check_templates.sh
+# For each family of the list: the template alone (its standalone.cuh defaults); behind the
+# generator's prelude for each operator (sum prod min max) x type (f32 f64 i32 u32 i64 u64) x
+# a few parameter sets (the defaults first, then the seed ladder's steps or the paper's shapes
+# and the ends of the ranges); argmin on f32 (a 16-byte struct accumulator); the
+# non-commutative lua/ops/affine.lua, which the families that keep the order must compile and
+# the others must refuse twice: in the generator (`redtune emit` says so) and in the template
+# (its #error, behind the min/f32 prelude with RT_COMMUTATIVE 0); and the illegal shapes each
+# family's static_asserts must refuse, with their message. The yardstick (templates/
+# bandwidth.cu, a helper with parameters and no glue) alone and with its parameters.
+# Fails on any error or warning, and on local memory (spills or a stack frame) in a family's
+# default configuration (elsewhere it is noted); prints registers of min on f32 at the defaults.
 #
-# VERBOSE=1 prints a line per compilation; KEEP=1 keeps the generated sources and logs.
-# Exit status: 0 when everything passed, 1 when something failed, 2 when nvcc is missing.
+#   tools/check_templates.sh [--quick] [--tap] [FAMILY...]    default: every family below
+#   ARCHS="sm_80 sm_90" tools/check_templates.sh              one nvcc run per unit, -gencode each
+#   NVCC=/path/to/nvcc REDTUNE=build/redtune JOBS=8 VERBOSE=1 KEEP=1 tools/check_templates.sh
+#
+# --quick: a reduced matrix (what `ninja test` runs): per family the template alone, its
+# defaults for eight operator/type pairs that cover every operator and type, every parameter
+# set on min/f32, argmin, affine and the refused shapes. --tap: one TAP line per family
+# ("ok N - ..." / "not ok N - ..."; "# SKIP" when nvcc is missing), details as # comments,
+# for tests/run.sh. VERBOSE=1 prints a line per unit; KEEP=1 keeps the sources and logs.
+# Exit status: 0 when everything passed, 1 when something failed, 2 when nvcc or redtune is
+# missing.
 
 set -u
 
@@ -22,126 +35,78 @@ ARCHS=${ARCHS:-sm_90}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 VERBOSE=${VERBOSE:-0}
 KEEP=${KEEP:-0}
+REDTUNE=${REDTUNE:-$top/build/redtune}
+
+quick=0
+tap=0
+want=()
+for a in "$@"; do
+    case $a in
+    --quick) quick=1 ;;
+    --tap) tap=1 ;;
+    -h|--help) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "check_templates: unknown option '$a'" >&2; exit 2 ;;
+    *) want+=("$a") ;;
+    esac
+done
+
+# The family list: the flat families, the paper's, then the yardstick (not a family).
+all_families="tree_interleaved tree_sequential gridstride tb2 tb4warp matrix persistent_matrix
+    diffwarps diffwarps_async bandwidth"
+if [ ${#want[@]} -gt 0 ]; then families="${want[*]}"; else families=$(echo $all_families); fi
+
+say() {   # a line of the report; a TAP comment with --tap
+    if [ "$tap" = 1 ]; then printf '# %s\n' "$*"; else printf '%s\n' "$*"; fi
+}
+
+missing() {   # why: nvcc or redtune is missing; a skip with --tap
+    if [ "$tap" = 1 ]; then
+        echo "not ok 1 # SKIP check_templates: $1"
+    else
+        echo "check_templates: $1" >&2
+    fi
+    exit 2
+}
 
 if [ -z "${NVCC:-}" ]; then
     for c in "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" /usr/local/cuda/bin/nvcc "$(command -v nvcc 2>/dev/null)"; do
         if [ -n "$c" ] && [ -x "$c" ]; then NVCC=$c; break; fi
     done
 fi
-if [ -z "${NVCC:-}" ] || [ ! -x "$NVCC" ]; then
-    echo "check_templates: nvcc not found (set NVCC or CUDA_HOME)" >&2
-    exit 2
-fi
+[ -n "${NVCC:-}" ] && [ -x "$NVCC" ] || missing "nvcc not found (set NVCC or CUDA_HOME)"
+[ -x "$REDTUNE" ] || missing "$REDTUNE not found (run ninja first, or set REDTUNE)"
+# The generator's own view of the families: known ones, and which need a commutative operator.
+known=$("$REDTUNE" families 2>&1) || missing "$REDTUNE families failed: $known"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/check_templates.XXXXXX") || exit 1
 if [ "$KEEP" = 1 ]; then
-    echo "check_templates: sources and logs kept in $work"
+    say "check_templates: sources and logs kept in $work"
 else
     trap 'rm -rf "$work"' EXIT
 fi
 
-# ---------------------------------------------------------------------------------------------
-# The prelude, as the code generator writes it (the contract in docs/templates.md).
-
-ctype() {   # type -> CUDA C++ type
-    case $1 in
-    f32) echo "float" ;; f64) echo "double" ;; i32) echo "int" ;; u32) echo "unsigned int" ;;
-    i64) echo "long long" ;; u64) echo "unsigned long long" ;;
-    esac
+needs_commutative() {   # family -> true when `redtune families` says so
+    echo "$known" | awk -v f="$1" '
+        $1 == f && $2 ~ /^\(/ { on = 1; next }
+        on && /needs a commutative operator:/ { print ($0 ~ /needs a commutative operator: yes/) ? "yes" : "no"; exit }' |
+        grep -q yes
 }
 
 tsize() {   # type -> bytes
     case $1 in f32|i32|u32) echo 4 ;; *) echo 8 ;; esac
 }
 
-identity() {   # op type -> the identity's expression (with its comment)
-    case $1/$2 in
-    sum/f32) echo "0.0f" ;;  sum/f64) echo "0.0" ;;  sum/i32) echo "0" ;;  sum/u32) echo "0u" ;;
-    sum/i64) echo "0ll" ;;   sum/u64) echo "0ull" ;;
-    prod/f32) echo "1.0f" ;; prod/f64) echo "1.0" ;; prod/i32) echo "1" ;; prod/u32) echo "1u" ;;
-    prod/i64) echo "1ll" ;;  prod/u64) echo "1ull" ;;
-    min/f32) echo "__int_as_float(0x7f800000); /* +inf */" ;;
-    min/f64) echo "__longlong_as_double(0x7ff0000000000000ll); /* +inf */" ;;
-    min/i32) echo "2147483647" ;;
-    min/u32) echo "0xffffffffu" ;;
-    min/i64) echo "9223372036854775807ll" ;;
-    min/u64) echo "0xffffffffffffffffull" ;;
-    max/f32) echo "__int_as_float((int)0xff800000u); /* -inf */" ;;
-    max/f64) echo "__longlong_as_double((long long)0xfff0000000000000ull); /* -inf */" ;;
-    max/i32) echo "(-2147483647 - 1)" ;;
-    max/u32) echo "0u" ;;
-    max/i64) echo "(-9223372036854775807ll - 1)" ;;
-    max/u64) echo "0ull" ;;
-    esac
-}
-
-combine() {   # op type -> the combine's expression of a and b
-    case $1/$2 in
-    sum/*) echo "a + b" ;;
-    prod/*) echo "a * b" ;;
-    min/f32) echo "fminf(a, b)" ;; min/f64) echo "fmin(a, b)" ;; min/*) echo "a < b ? a : b" ;;
-    max/f32) echo "fmaxf(a, b)" ;; max/f64) echo "fmax(a, b)" ;; max/*) echo "a > b ? a : b" ;;
-    esac
-}
-
-upper() { echo "$1" | tr '[:lower:]' '[:upper:]'; }
-
-prelude() {   # op type -> the glue, for a built-in operator on a built-in type
-    local op=$1 ty=$2 t id semi
-    t=$(ctype "$ty")
-    id=$(identity "$op" "$ty")
-    case $id in *";"*) semi="" ;; *) semi=";" ;; esac
-    cat <<EOF
-#define RT_PRELUDE 1
-#define RT_OP_$(upper "$op") 1
-#define RT_TYPE_$(upper "$ty") 1
-#define RT_COMMUTATIVE 1
-typedef $t rt_value_t;   /* element type in memory */
-typedef $t rt_acc_t;     /* accumulator, partials and output type */
-static __device__ __forceinline__ rt_acc_t rt_identity() { return $id$semi }
-static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { return $(combine "$op" "$ty"); }  /* a: lower indices, b: higher */
-static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) { return v; }   /* element i of the input -> accumulator */
-static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) { return __shfl_down_sync(0xffffffffu, a, d); }
-EOF
-}
-
-# A struct accumulator: the value and index of the minimum, ties to the lower index. It proves
-# the templates treat rt_acc_t as opaque (no +, <, volatile copy on it) and pass rt_lift the
-# right index type.
-prelude_argmin() {
-    cat <<'EOF'
-#define RT_PRELUDE 1
-#define RT_OP_ARGMIN 1
-#define RT_TYPE_F32 1
-#define RT_COMMUTATIVE 1
-typedef float rt_value_t;   /* element type in memory */
-typedef struct { float v; unsigned long long i; } rt_acc_t;   /* accumulator, partials and output type */
-static __device__ __forceinline__ rt_acc_t rt_identity() { rt_acc_t r = { __int_as_float(0x7f800000), 0xffffffffffffffffull }; return r; }
-static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { return (b.v < a.v || (b.v == a.v && b.i < a.i)) ? b : a; }  /* a: lower indices, b: higher */
-static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) { rt_acc_t r = { v, i }; return r; }   /* element i of the input -> accumulator */
-static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) { a.v = __shfl_down_sync(0xffffffffu, a.v, d); a.i = __shfl_down_sync(0xffffffffu, a.i, d); return a; }
-EOF
-}
-
-# A non-commutative operator: composition of affine maps x -> m*x + c, f32 pairs (8 bytes,
-# 4-byte aligned). Only the families with @commutative not-required may accept it.
-prelude_affine() {
-    cat <<'EOF'
-#define RT_PRELUDE 1
-#define RT_OP_USER 1
-#define RT_TYPE_F32 1
-#define RT_COMMUTATIVE 0
-typedef float rt_value_t;   /* element type in memory */
-typedef struct { float m, c; } rt_acc_t;   /* accumulator, partials and output type */
-static __device__ __forceinline__ rt_acc_t rt_identity() { rt_acc_t r = { 1.0f, 0.0f }; return r; }
-static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { rt_acc_t r = { b.m * a.m, b.m * a.c + b.c }; return r; }  /* a: lower indices, b: higher */
-static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) { rt_acc_t r = { v, (float)(i & 7) }; return r; }   /* element i of the input -> accumulator */
-static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) { a.m = __shfl_down_sync(0xffffffffu, a.m, d); a.c = __shfl_down_sync(0xffffffffu, a.c, d); return a; }
-EOF
+defaults_of() {   # family -> its @param defaults, NAME=value separated by spaces
+    sed -n 's|^// @param \([A-Z_0-9]*\) \(-\{0,1\}[0-9][0-9]*\) .*|\1=\2|p' "$top/templates/$1.cu" |
+        tr '\n' ' ' | sed 's/ $//'
+    echo
 }
 
 # ---------------------------------------------------------------------------------------------
-# Parameter sets per family: the seed ladder's steps and the extremes of every range.
+# Parameter sets per family, the first being its default configuration (must not use local
+# memory): the flat families' seed-ladder steps and range ends; the paper's families: the
+# header's defaults, then the paper's shapes and the ends of the ranges (all legal for 8-byte
+# types; the first two also for the 16-byte argmin accumulator).
 
 params_for() {   # family type -> one parameter set per line, NAME=value separated by spaces
     local vmax
@@ -166,68 +131,174 @@ params_for() {   # family type -> one parameter set per line, NAME=value separat
         echo "B=1024 V=$vmax U=8 G=16"
         echo "B=128 V=2 U=3 G=2"
         ;;
+    tb2)
+        defaults_of tb2
+        echo "B=32 R=1 PAD=0 PAD_PERIOD=32"
+        echo "B=1024 R=4 PAD=1 PAD_PERIOD=16"
+        echo "B=128 R=16 PAD=1 PAD_PERIOD=2"
+        echo "B=64 R=32 PAD=1 PAD_PERIOD=1024"
+        ;;
+    tb4warp)
+        defaults_of tb4warp
+        echo "B=32 R=1"
+        echo "B=1024 R=8"
+        echo "B=96 R=7"
+        echo "B=512 R=32"
+        ;;
+    matrix|persistent_matrix)
+        defaults_of "$1"
+        echo "B=32 H=32 W=1 PAD=0"
+        echo "B=1024 H=1024 W=4 PAD=1"
+        echo "B=96 H=64 W=33 PAD=1"
+        echo "B=512 H=128 W=40 PAD=0"
+        ;;
+    diffwarps)
+        defaults_of diffwarps
+        echo "P=1 C=1 W=1 PAD=0"
+        echo "P=24 C=8 W=8 PAD=1"
+        echo "P=3 C=2 W=40 PAD=0"
+        echo "P=31 C=1 W=64 PAD=1"
+        ;;
+    diffwarps_async)
+        defaults_of diffwarps_async
+        echo "P=1 C=1 W=8 STAGES=2 BULK=1"
+        echo "P=4 C=2 W=32 STAGES=2 BULK=1"
+        echo "P=2 C=1 W=64 STAGES=2 BULK=0"
+        echo "P=24 C=8 W=8 STAGES=2 BULK=0"
+        echo "P=1 C=1 W=16 STAGES=8 BULK=1"
+        ;;
     bandwidth)
         echo "B=512 U=4 G=4"
         echo "B=32 U=1 G=1"
         echo "B=1024 U=8 G=16"
         ;;
+    *)
+        defaults_of "$1"
+        ;;
     esac
 }
 
-families="tree_interleaved tree_sequential gridstride"
-ops="sum prod min max"
-types="f32 f64 i32 u32 i64 u64"
-
-# ---------------------------------------------------------------------------------------------
-# Generate the translation units: NNNN.cu, NNNN.desc ("template what params"), NNNN.expect.
-
-n=0
-emit() {   # template description params expect(ok|fail) glue-function [glue args...]
-    local tpl=$1 desc=$2 params=$3 expect=$4 glue=$5
-    shift 5
-    local id
-    id=$(printf '%04d' "$n")
-    n=$((n + 1))
-    {
-        if [ "$glue" != none ]; then "$glue" "$@"; fi
-        for p in $params; do echo "#define RT_${p%%=*} ${p#*=}"; done
-        echo "#line 1 \"templates/$tpl.cu\""
-        cat "$top/templates/$tpl.cu"
-    } >"$work/$id.cu"
-    echo "$tpl $desc $params" >"$work/$id.desc"
-    echo "$expect" >"$work/$id.expect"
+# Shapes each family must refuse at compile time (min on f32), with a word of the message.
+refused_for() {   # family -> "params|expected text" per line
+    case $1 in
+    tb2)
+        echo "B=1024 R=32|does not fit in 48 KB"
+        echo "R=3|R must be a power of two"
+        ;;
+    tb4warp) echo "B=48|B must be a multiple of 32" ;;
+    matrix) echo "B=32 H=64|H must be a multiple of 32, at most B" ;;
+    persistent_matrix) echo "H=96 W=256|at most 64 loads per thread" ;;
+    diffwarps) echo "P=30 C=3|P + C at most 32" ;;
+    diffwarps_async)
+        echo "W=12|multiple of 32 bytes"
+        echo "STAGES=1|STAGES must be in 2..8"
+        ;;
+    esac
 }
 
-for f in $families bandwidth; do
-    emit "$f" "standalone" "" ok none
-done
+ops="sum prod min max"
+types="f32 f64 i32 u32 i64 u64"
+# --quick: every operator and every type at least once, floats and integers for each operator.
+quick_pairs="sum/f32 prod/f64 min/f32 max/f64 min/i32 max/u32 sum/i64 prod/u64"
+
+# ---------------------------------------------------------------------------------------------
+# Generate the units: NNNN.desc ("family what params"), NNNN.expect ("ok", "fail:TEXT" (nvcc
+# must refuse with TEXT), "emitfail:TEXT" (redtune emit must refuse with TEXT)), NNNN.fam, and
+# NNNN.cu to compile, or NNNN.rc + NNNN.log when nothing is left to compile.
+
+n=0
+next_id() { id=$(printf '%04d' "$n"); n=$((n + 1)); }
+
+note_unit() {   # family desc params expect
+    echo "$1 $2 $3" >"$work/$id.desc"
+    echo "$4" >"$work/$id.expect"
+    echo "$1" >"$work/$id.fam"
+}
+
+unit_emit() {   # family desc params expect [emit args...]: a unit from redtune emit
+    local f=$1 desc=$2 params=$3 expect=$4
+    shift 4
+    next_id
+    note_unit "$f" "$desc" "$params" "$expect"
+    # shellcheck disable=SC2086
+    if ! (cd "$top" && "$REDTUNE" emit "$f" $params "$@") >"$work/$id.cu" 2>"$work/$id.log"; then
+        rm -f "$work/$id.cu"
+        echo emit >"$work/$id.rc"
+    fi
+}
+
+unit_refused_emit() {   # family: redtune emit must refuse the non-commutative operator
+    next_id
+    note_unit "$1" "affine/u64" "" "emitfail:needs a commutative operator"
+    (cd "$top" && "$REDTUNE" emit "$1" --op-file lua/ops/affine.lua) >/dev/null 2>"$work/$id.log"
+    echo $? >"$work/$id.rc"
+}
+
+unit_template() {   # file desc params: the template alone, its parameters as defines
+    next_id
+    note_unit "$1" "$2" "$3" ok
+    {
+        for p in $3; do echo "#define RT_${p%%=*} ${p#*=}"; done
+        echo "#line 1 \"templates/$1.cu\""
+        cat "$top/templates/$1.cu"
+    } >"$work/$id.cu"
+}
+
 for f in $families; do
+    if [ "$f" = bandwidth ]; then
+        unit_template bandwidth standalone ""
+        while read -r ps; do
+            unit_template bandwidth params "$ps"
+        done < <(params_for bandwidth f32)
+        continue
+    fi
+    if ! echo "$known" | grep -q "^$f  ("; then
+        next_id
+        note_unit "$f" "family" "" ok
+        echo "redtune families does not list '$f'" >"$work/$id.log"
+        echo unknown >"$work/$id.rc"
+        continue
+    fi
+    unit_template "$f" standalone ""
     for op in $ops; do
         for ty in $types; do
+            first=1
             while read -r ps; do
-                emit "$f" "$op/$ty" "$ps" ok prelude "$op" "$ty"
+                if [ "$quick" = 1 ]; then
+                    case " $quick_pairs " in
+                    *" $op/$ty "*) ;;
+                    *) continue ;;
+                    esac
+                    # Defaults on the quick pairs, every set on min/f32.
+                    if [ "$first" = 0 ] && [ "$op/$ty" != min/f32 ]; then continue; fi
+                fi
+                first=0
+                unit_emit "$f" "$op/$ty" "$ps" ok --op "$op" --type "$ty"
             done < <(params_for "$f" "$ty")
         done
     done
     while read -r ps; do
-        emit "$f" "argmin/f32" "$ps" ok prelude_argmin
-    done < <(params_for "$f" f32 | head -n 2)
-    if [ "$f" = tree_interleaved ]; then
-        while read -r ps; do
-            emit "$f" "affine/f32" "$ps" ok prelude_affine
-        done < <(params_for "$f" f32)
+        unit_emit "$f" "argmin/f32" "$ps" ok --op argmin --type f32
+    done < <(params_for "$f" f32 | head -n $([ "$quick" = 1 ] && echo 1 || echo 2))
+    if needs_commutative "$f"; then
+        unit_refused_emit "$f"
+        # The template's own guard: the generator's min/f32 glue, said to be non-commutative.
+        unit_emit "$f" "noncommutative" "$(params_for "$f" f32 | head -n 1)" \
+            "fail:needs a commutative operator" --op min --type f32
+        [ -f "$work/$id.cu" ] && sed -i 's/^#define RT_COMMUTATIVE 1$/#define RT_COMMUTATIVE 0/' "$work/$id.cu"
     else
-        emit "$f" "affine/f32" "$(params_for "$f" f32 | head -n 1)" fail prelude_affine
+        while read -r ps; do
+            unit_emit "$f" "affine/u64" "$ps" ok --op-file lua/ops/affine.lua
+        done < <(params_for "$f" u64 | head -n $([ "$quick" = 1 ] && echo 1 || echo 99))
     fi
+    while IFS='|' read -r ps text; do
+        unit_emit "$f" "refused" "$ps" "fail:$text" --op min --type f32
+    done < <(refused_for "$f")
 done
-# The yardstick alone (parameters only), and behind a family's prelude.
-while read -r ps; do
-    emit bandwidth "params" "$ps" ok none
-done < <(params_for bandwidth f32)
-emit bandwidth "min/f64" "B=512 U=4 G=4" ok prelude min f64
 
 # ---------------------------------------------------------------------------------------------
-# Compile, JOBS at a time; one nvcc run per unit covers every architecture.
+# Compile, JOBS at a time; one nvcc run per unit covers every architecture. -cubin: device code
+# only, as NVRTC compiles it.
 
 archflags=""
 set -- $ARCHS
@@ -239,15 +310,15 @@ fi
 
 compile_one() {   # NNNN
     local id=$1
-    "$NVCC" $archflags -I"$top/templates" -c -x cu -Werror all-warnings --resource-usage \
-        -o "$work/$id.o" "$work/$id.cu" >"$work/$id.log" 2>&1
+    "$NVCC" $archflags -I"$top/templates" -cubin -x cu -Werror all-warnings --resource-usage \
+        -o "$work/$id.cubin" "$work/$id.cu" >"$work/$id.log" 2>&1
     echo $? >"$work/$id.rc"
-    rm -f "$work/$id.o"
+    rm -f "$work/$id.cubin"
 }
 export -f compile_one
 export NVCC work archflags top   # top: templates/standalone.cuh for the standalone units
 
-ls "$work" | sed -n 's/^\([0-9]*\)\.cu$/\1/p' | xargs -P "$JOBS" -I{} bash -c 'compile_one {}'
+ls "$work" | sed -n 's/^\([0-9]*\)\.cu$/\1/p' | xargs -r -P "$JOBS" -I{} bash -c 'compile_one {}'
 
 # ---------------------------------------------------------------------------------------------
 # Judge and report.
@@ -259,6 +330,13 @@ regs_of() {   # log [arch] -> "kernel:regs ..." for that arch, or "arch/kernel:r
         sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 
+smem_of() {   # log arch -> the largest static shared memory of a kernel for that arch, bytes
+    awk -v want="$2" '
+        /Compiling entry function/ { a = $NF; gsub(/\047/, "", a) }
+        /bytes smem/ { if (a == want) for (i = 2; i <= NF; i++) if ($i == "smem" || $i == "smem,") if ($(i - 2) + 0 > m) m = $(i - 2) + 0 }
+        END { print m + 0 }' "$1"
+}
+
 local_memory() {   # log -> true when a kernel has a stack frame or spills
     grep -E 'bytes stack frame|spill' "$1" | grep -qE '(^|[^0-9])[1-9][0-9]* bytes'
 }
@@ -266,64 +344,105 @@ local_memory() {   # log -> true when a kernel has a stack frame or spills
 passed=0
 failed=0
 spilled=0
-for cu in "$work"/*.cu; do
-    id=$(basename "$cu" .cu)
-    desc=$(cat "$work/$id.desc")
+declare -A fam_units fam_failed
+for d in "$work"/*.desc; do
+    id=$(basename "$d" .desc)
+    desc=$(cat "$d")
+    fam=$(cat "$work/$id.fam")
     expect=$(cat "$work/$id.expect")
     log="$work/$id.log"
     rc=$(cat "$work/$id.rc" 2>/dev/null || echo 99)
+    fam_units[$fam]=$((${fam_units[$fam]:-0} + 1))
     why=""
-    if [ "$expect" = fail ]; then
+    case $expect in
+    emitfail:*)
         if [ "$rc" = 0 ]; then
-            why="compiled, but must refuse a non-commutative operator"
-        elif ! grep -q 'needs a commutative operator' "$log"; then
-            why="failed for another reason than the operator"
+            why="redtune emit wrote it, but must refuse (${expect#emitfail:})"
+        elif ! grep -qF "${expect#emitfail:}" "$log"; then
+            why="redtune emit refused, but not with '${expect#emitfail:}'"
         fi
-    elif [ "$rc" != 0 ]; then
-        why="nvcc exit $rc"
-    elif grep -qi 'warning' "$log"; then
-        why="warning"
-    elif local_memory "$log"; then
-        # Register-starved corners (B=1024 with eight 16-byte loads of 64-bit values, 32
-        # registers to keep two blocks per SM) may spill a word outside the loop: noted. The
-        # first parameter set of each family, its defaults, must not.
-        set -- $desc
-        first=$(params_for "$1" "${2#*/}" 2>/dev/null | head -n 1)
-        shift 2
-        if [ "$*" = "$first" ] || [ -z "$*" ]; then
-            why="local memory (stack frame or spills) in a default configuration"
-        else
-            spilled=$((spilled + 1))
-            echo "note: local memory: $desc: $(grep -E 'spill' "$log" | sed 's/^ *//' | sort -u | tr '\n' ' ')"
+        ;;
+    fail:*)
+        if [ "$rc" = emit ]; then
+            why="redtune emit failed"
+        elif [ "$rc" = 0 ]; then
+            why="compiled, but must be refused (${expect#fail:})"
+        elif ! grep -qF "${expect#fail:}" "$log"; then
+            why="refused, but not with '${expect#fail:}'"
         fi
-    fi
+        ;;
+    *)
+        if [ "$rc" = emit ]; then
+            why="redtune emit failed"
+        elif [ "$rc" = unknown ]; then
+            why="unknown family"
+        elif [ "$rc" != 0 ]; then
+            why="nvcc exit $rc"
+        elif grep -qi 'warning' "$log"; then
+            why="warning"
+        elif local_memory "$log"; then
+            # Register-starved corners (B=1024 with eight 16-byte loads of 64-bit values, 32
+            # registers to keep two blocks per SM) may spill a word outside the loop: noted.
+            # The first parameter set of each family, its defaults, must not.
+            set -- $desc
+            first=$(params_for "$1" "${2#*/}" 2>/dev/null | head -n 1)
+            shift 2
+            if [ "$*" = "$first" ] || [ -z "$*" ]; then
+                why="local memory (stack frame or spills) in a default configuration"
+            else
+                spilled=$((spilled + 1))
+                say "note: local memory: $desc: $(grep -E 'spill|stack' "$log" | grep -E '[1-9][0-9]* bytes' | sed 's/^ *//' | sort -u | tr '\n' ' ')"
+            fi
+        fi
+        ;;
+    esac
     if [ -n "$why" ]; then
         failed=$((failed + 1))
-        echo "FAIL $desc: $why"
-        sed 's/^/    /' "$log"
+        fam_failed[$fam]=$((${fam_failed[$fam]:-0} + 1))
+        say "FAIL $desc: $why"
+        sed 's/^/#    /' "$log" | if [ "$tap" = 1 ]; then cat; else sed 's/^#//'; fi
     else
         passed=$((passed + 1))
         if [ "$VERBOSE" = 1 ]; then
-            echo "ok   $desc  $(regs_of "$log")"
+            case $expect in
+            *fail:*) say "ok   $desc  (refused)" ;;
+            *) say "ok   $desc  $(regs_of "$log")" ;;
+            esac
         fi
     fi
 done
 
-echo "registers for min on f32 (first parameter set of each family), and the yardstick:"
-for arch in $ARCHS; do
-    for f in $families bandwidth; do
-        for cu in "$work"/*.cu; do
-            id=$(basename "$cu" .cu)
-            set -- $(cat "$work/$id.desc")
-            if [ "$1" = "$f" ] && { [ "$2" = min/f32 ] || { [ "$f" = bandwidth ] && [ "$2" = standalone ]; }; }; then
-                shift 2
-                echo "  $arch $f (${*:-defaults}): $(regs_of "$work/$id.log" "$arch")"
-                break
+if [ "$tap" = 0 ] || [ "$VERBOSE" = 1 ]; then
+    say "registers and static shared memory for min on f32 at the defaults (the yardstick: alone):"
+    for arch in $ARCHS; do
+        for f in $families; do
+            if [ "$f" = bandwidth ]; then
+                first="" what="$f standalone "
+            else
+                first=$(params_for "$f" f32 | head -n 1) what="$f min/f32 $first"
             fi
+            for d in "$work"/*.desc; do
+                id=$(basename "$d" .desc)
+                if [ "$(cat "$d")" = "$what" ]; then
+                    say "  $arch $f (${first:-defaults}): $(regs_of "$work/$id.log" "$arch"), $(smem_of "$work/$id.log" "$arch") B smem"
+                    break
+                fi
+            done
         done
     done
-done
+fi
 
-echo "check_templates: $n translation units for $ARCHS, $spilled with local memory noted"
-echo "check_templates: $passed passed, $failed failed"
+if [ "$tap" = 1 ]; then
+    t=0
+    for f in $families; do
+        t=$((t + 1))
+        if [ "${fam_failed[$f]:-0}" = 0 ]; then
+            echo "ok $t - check_templates $f: ${fam_units[$f]:-0} units for $ARCHS"
+        else
+            echo "not ok $t - check_templates $f: ${fam_failed[$f]} of ${fam_units[$f]} units failed"
+        fi
+    done
+fi
+say "check_templates: $n translation units ($([ "$quick" = 1 ] && echo quick || echo full) matrix) for $ARCHS, $spilled with local memory noted"
+say "check_templates: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -19,6 +19,7 @@
 #include "../runtime/codegen.h"
 #include "../runtime/nvrtc.h"
 #include "../runtime/optype.h"
+#include "measure.h"
 #include "proto.h"
 #include "segdata.h"
 #include "space.h"
@@ -227,27 +228,16 @@ static void fmt_n(long long n, char *buf, size_t len)
 
 static int measure_bandwidth(wproc *w, const char *arch, double *gbps, rt_err *e)
 {
-    /* Shapes of the streaming-read kernel, persistent grids and one tile per block (G=0);
-     * the best is the yardstick. The first stays loaded in the worker to flush the L2. */
-    static const char *const shapes[][3] = {
-        {"B=512", "U=4", "G=4"}, {"B=256", "U=8", "G=8"}, {"B=1024", "U=4", "G=2"},
-        {"B=512", "U=8", "G=4"}, {"B=512", "U=4", "G=0"}, {"B=256", "U=2", "G=0"},
-        {"B=512", "U=1", "G=0"}};
+    /* The shapes of measure.c, compiled here and timed by the worker; the best is the
+     * yardstick. The first stays loaded in the worker to flush the L2. */
     *gbps = 0;
-    uint64_t bytes = 4ULL << 30;
-    if ((uint64_t)w->dev.total_mem / 4 < bytes)
-        bytes = (uint64_t)w->dev.total_mem / 4 / 16 * 16;
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        char *src;
-        int rc = codegen_emit_helper("templates/bandwidth.cu", shapes[i], 3, &src, e);
-        if (rc)
-            return rc;
+    uint64_t bytes = measure_bw_bytes(&w->dev);
+    for (int i = 0; i < MEASURE_BW_SHAPES; i++) {
         nvrtc_output o;
-        rc = nvrtc_compile(src, "bandwidth.cu", arch, &o, e);
-        free(src);
+        int rc = measure_bw_compile(i, arch, &o, e);
         if (rc)
             return rc;
-        bw_req q = {bytes, 0, 30};
+        bw_req q = {bytes, 0, MEASURE_BW_REPS};
         bw_resp *r;
         size_t len;
         int call = worker_call(w, MSG_BANDWIDTH, &q, sizeof q, o.cubin, o.size, (void **)&r, &len, 120000);

@@ -8,18 +8,19 @@
  * CUDA source, against a reference computed on the GPU by ordered left folds, after a check
  * of its identity); then CUDA events around the whole launch
  * sequence, after warm-up, median of repetitions; the L2 is flushed before each repetition
- * (the memset also keeps the stream busy, so the events do not time the host's launch);
- * with 'hot' a short spin kernel keeps the stream busy instead.
+ * (the flush also keeps the stream busy, so the events do not time the host's launch);
+ * with 'hot' a short spin kernel keeps the stream busy instead. The method itself (GPU state,
+ * flush, spin, repetitions, the read yardstick) is tuner/measure.c, shared with bench/.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "../runtime/driver.h"
 #include "../runtime/optype.h"
 #include "../runtime/plan.h"
 #include "data.h"
+#include "measure.h"
 #include "opfile.h"
 #include "proto.h"
 #include "segdata.h"
@@ -29,18 +30,7 @@
 #define IDENTITY_CHECKED (1u << 20)                /* elements the identity is checked on */
 
 typedef struct worker {
-    rt_device dev;
-    CUdevice cudev;
-    CUcontext ctx;
-    CUstream stream;
-    CUevent start, stop;
-    CUdeviceptr flush;
-    size_t flush_bytes;
-    CUmodule util;           /* the first bandwidth module: rt_bw_read flushes, rt_spin waits */
-    CUfunction spin, flush_read;
-    unsigned flush_threads, flush_grid;
-    CUdeviceptr flush_out;
-    int host_threads;
+    measure_gpu gpu;         /* context, stream, events, flush, result and temporary storage */
     /* the prepared case */
     int type, op;
     uint64_t n;
@@ -63,9 +53,6 @@ typedef struct worker {
     /* scratch */
     CUdeviceptr fresh;
     void *fresh_host;
-    CUdeviceptr out;
-    CUdeviceptr temp;
-    size_t temp_bytes;
 } worker;
 
 static worker W;
@@ -75,148 +62,36 @@ static int reply(uint32_t kind, const void *msg, size_t len)
     return proto_send(1, kind, msg, len, NULL, 0);
 }
 
-static int ensure_temp(size_t bytes, rt_err *e)
-{
-    if (bytes <= W.temp_bytes)
-        return RT_OK;
-    if (W.temp)
-        cu.MemFree(W.temp);
-    W.temp = 0;
-    W.temp_bytes = 0;
-    size_t want = bytes < (1u << 20) ? (1u << 20) : bytes;
-    CUresult r = cu.MemAlloc(&W.temp, want);
-    if (r != CUDA_SUCCESS)
-        return driver_fail(r, "allocating temporary storage", e);
-    W.temp_bytes = want;
-    /* A one-launch plan keeps its counter in the first bytes: zero before the first launch. */
-    if ((r = cu.MemsetD8(W.temp, 0, 256)) != CUDA_SUCCESS)
-        return driver_fail(r, "clearing temporary storage", e);
-    return RT_OK;
-}
-
 static int start_device(int ordinal, rt_err *e)
 {
-    int rc = driver_device_query(ordinal, &W.dev, e);
-    if (rc)
+    int rc = driver_device_query(ordinal, &W.gpu.dev, e);
+    if (rc || (rc = measure_start(&W.gpu, e)))
         return rc;
     CUresult r;
-    if ((r = cu.DeviceGet(&W.cudev, ordinal)) != CUDA_SUCCESS ||
-        (r = cu.DevicePrimaryCtxRetain(&W.ctx, W.cudev)) != CUDA_SUCCESS ||
-        (r = cu.CtxSetCurrent(W.ctx)) != CUDA_SUCCESS)
-        return driver_fail(r, "creating the CUDA context", e);
-    /* A blocking stream: the synchronous copies and memsets (legacy default stream) that
-     * poison outputs and upload inputs are then ordered with the kernels. With a
-     * non-blocking stream a poison memset could land after the kernel wrote its result. */
-    if ((r = cu.StreamCreate(&W.stream, CU_STREAM_DEFAULT)) != CUDA_SUCCESS ||
-        (r = cu.EventCreate(&W.start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
-        (r = cu.EventCreate(&W.stop, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
-        return driver_fail(r, "creating the stream and events", e);
-    /* Twice the L2, and at least 64 MiB: writing it evicts everything a kernel read. */
-    W.flush_bytes = (size_t)W.dev.l2_bytes * 2;
-    if (W.flush_bytes < (64u << 20))
-        W.flush_bytes = 64u << 20;
-    if ((r = cu.MemAlloc(&W.flush, W.flush_bytes)) != CUDA_SUCCESS ||
-        (r = cu.MemAlloc(&W.fresh, (size_t)FRESH_MAX * 8)) != CUDA_SUCCESS ||
-        (r = cu.MemAlloc(&W.out, 256)) != CUDA_SUCCESS)
-        return driver_fail(r, "allocating the flush and scratch buffers", e);
+    if ((r = cu.MemAlloc(&W.fresh, (size_t)FRESH_MAX * 8)) != CUDA_SUCCESS)
+        return driver_fail(r, "allocating the fresh-input buffer", e);
     W.fresh_host = malloc((size_t)FRESH_MAX * 8);
     if (!W.fresh_host)
         return rt_seterr(e, RT_ENOMEM, "out of host memory for the fresh inputs");
-    long nc = sysconf(_SC_NPROCESSORS_ONLN);
-    W.host_threads = nc > 0 ? (int)nc : 1;
-    return ensure_temp(1u << 20, e);
+    return RT_OK;
 }
 
-/* Before the start event: flush the L2 (cold) or spin (hot), so the stream is busy.
- * The flush reads a buffer of twice the L2 size, leaving the L2 full of clean lines of it:
- * the timed kernel then finds none of its data there, and no dirty line that its reads would
- * have to write back first (a memset flush leaves 2 x L2 of dirty data, which costs a small
- * kernel several microseconds of write-back that no application would see). */
-static CUresult pre_rep(int hot)
-{
-    if (!hot && W.flush_read) {
-        unsigned long long n16 = W.flush_bytes / 16;
-        void *args[] = {&W.flush, &n16, &W.flush_out};
-        return cu.LaunchKernel(W.flush_read, W.flush_grid, 1, 1, W.flush_threads, 1, 1, 0,
-                               W.stream, args, NULL);
-    }
-    if (!hot)
-        return cu.MemsetD32Async(W.flush, 0x5a5a5a5a, W.flush_bytes / 4, W.stream);
-    if (!W.spin)
-        return CUDA_SUCCESS;
-    unsigned long long cycles = 20000;   /* ~10 us at H100 clocks */
-    void *args[] = {&cycles};
-    return cu.LaunchKernel(W.spin, 1, 1, 1, 1, 1, 1, 0, W.stream, args, NULL);
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-/* Time 'fn' (which enqueues the launch sequence) between min_reps and max_reps times, or
- * until budget_s of GPU time was timed. Fills median/min/max in microseconds. */
-typedef int (*enqueue_fn)(void *arg, rt_err *e);
-
-static int time_reps(enqueue_fn fn, void *arg, int hot, int min_reps, int max_reps,
+/* Time fn(arg) with the shared method (measure.c) into m's median, min, max and reps. */
+static int time_reps(measure_enqueue_fn fn, void *arg, int hot, int min_reps, int max_reps,
                      double budget_s, measure_resp *m, rt_err *e)
 {
-    float *t = malloc(sizeof(float) * (size_t)max_reps);
-    if (!t)
-        return rt_seterr(e, RT_ENOMEM, "out of memory for %d timings", max_reps);
-    int rc = RT_OK, k = 0;
-    double total = 0;
-    CUresult r;
-    for (int w = 0; w < 2 && rc == RT_OK; w++)   /* warm-up: module load, caches, clocks */
-        rc = fn(arg, e);
-    if (rc == RT_OK && (r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS)
-        rc = driver_fail(r, "warm-up", e);
-    for (; rc == RT_OK && k < max_reps; k++) {
-        if (k >= min_reps && total >= budget_s)
-            break;
-        if ((r = pre_rep(hot)) != CUDA_SUCCESS ||
-            (r = cu.EventRecord(W.start, W.stream)) != CUDA_SUCCESS) {
-            rc = driver_fail(r, "before the timed region", e);
-            break;
-        }
-        if ((rc = fn(arg, e)) != RT_OK)
-            break;
-        if ((r = cu.EventRecord(W.stop, W.stream)) != CUDA_SUCCESS ||
-            (r = cu.EventSynchronize(W.stop)) != CUDA_SUCCESS ||
-            (r = cu.EventElapsedTime(&t[k], W.start, W.stop)) != CUDA_SUCCESS) {
-            rc = driver_fail(r, "timed launch", e);
-            break;
-        }
-        total += t[k] * 1e-3;
-    }
+    measure_times t;
+    int rc = measure_reps(&W.gpu, fn, arg, hot, min_reps, max_reps, budget_s, &t, e);
     if (rc == RT_OK) {
-        qsort(t, (size_t)k, sizeof *t, cmp_float);
-        m->reps = k;
-        m->min_us = t[0] * 1e3;
-        m->max_us = t[k - 1] * 1e3;
-        m->median_us = (k % 2 ? t[k / 2] : 0.5f * (t[k / 2 - 1] + t[k / 2])) * 1e3;
+        m->reps = t.reps;
+        m->min_us = t.min_us;
+        m->max_us = t.max_us;
+        m->median_us = t.median_us;
     }
-    free(t);
     return rc;
 }
 
 /* ---- bandwidth ---- */
-
-typedef struct bw_arg {
-    CUfunction f;
-    CUdeviceptr buf, out;
-    unsigned long long n16;
-    unsigned grid, threads;
-} bw_arg;
-
-static int bw_enqueue(void *arg, rt_err *e)
-{
-    bw_arg *a = arg;
-    void *args[] = {&a->buf, &a->n16, &a->out};
-    CUresult r = cu.LaunchKernel(a->f, a->grid, 1, 1, a->threads, 1, 1, 0, W.stream, args, NULL);
-    return r == CUDA_SUCCESS ? RT_OK : driver_fail(r, "rt_bw_read", e);
-}
 
 static void do_bandwidth(const bw_req *q, const void *cubin)
 {
@@ -224,62 +99,25 @@ static void do_bandwidth(const bw_req *q, const void *cubin)
     memset(&resp, 0, sizeof resp);
     rt_err e;
     rt_clearerr(&e);
-    int rc = RT_OK;
+    int rc;
     CUresult r;
-    bw_arg a;
-    memset(&a, 0, sizeof a);
-    CUmodule mod = NULL;
-    CUdeviceptr meta;
-    size_t mlen;
-    unsigned int m[4];
-    if ((r = cu.ModuleLoadData(&mod, cubin)) != CUDA_SUCCESS ||
-        (r = cu.ModuleGetFunction(&a.f, mod, "rt_bw_read")) != CUDA_SUCCESS ||
-        (r = cu.ModuleGetGlobal(&meta, &mlen, mod, "rt_meta")) != CUDA_SUCCESS ||
-        (r = cu.MemcpyDtoH(m, meta, sizeof m)) != CUDA_SUCCESS) {
-        rc = driver_fail(r, "loading the bandwidth kernel", &e);
+    CUdeviceptr buf = 0;
+    unsigned long long n16 = q->bytes / 16;
+    measure_bw k;
+    if ((rc = measure_bw_load(&W.gpu, cubin, n16, &k, &e)))
         goto done;
-    }
-    a.threads = m[0];
-    a.n16 = q->bytes / 16;
-    unsigned long long tiles = (a.n16 + m[1] - 1) / m[1];
-    a.grid = m[2] && tiles > m[2] * (unsigned long long)W.dev.sm_count
-                 ? m[2] * (unsigned)W.dev.sm_count : (unsigned)tiles;
-    /* The first bandwidth module stays loaded: its kernels flush the L2 and keep the stream
-     * busy for every timing that follows, this one included. */
-    if (!W.util) {
-        if ((r = cu.ModuleGetFunction(&W.spin, mod, "rt_spin")) != CUDA_SUCCESS ||
-            (r = cu.MemAlloc(&W.flush_out, (size_t)a.grid * 4)) != CUDA_SUCCESS ||
-            (r = cu.MemsetD8(W.flush, 0x3c, W.flush_bytes)) != CUDA_SUCCESS) {
-            rc = driver_fail(r, "loading the flush kernels", &e);
-            goto done;
-        }
-        W.util = mod;
-        W.flush_read = a.f;
-        W.flush_threads = a.threads;
-        W.flush_grid = a.grid;
-        mod = NULL;
-    }
-    if ((r = cu.MemAlloc(&a.buf, a.n16 * 16)) != CUDA_SUCCESS ||
-        (r = cu.MemAlloc(&a.out, (size_t)a.grid * 4)) != CUDA_SUCCESS ||
-        (r = cu.MemsetD8(a.buf, 0x3c, a.n16 * 16)) != CUDA_SUCCESS) {
+    if ((r = cu.MemAlloc(&buf, n16 * 16)) != CUDA_SUCCESS ||
+        (r = cu.MemsetD8(buf, 0x3c, n16 * 16)) != CUDA_SUCCESS) {
         rc = driver_fail(r, "allocating the bandwidth buffer", &e);
         goto done;
     }
-    measure_resp mr;
-    memset(&mr, 0, sizeof mr);
-    rc = time_reps(bw_enqueue, &a, q->hot, q->reps, q->reps, 0, &mr, &e);
-    if (rc == RT_OK) {
-        resp.median_us = mr.median_us;
-        resp.bytes = a.n16 * 16;
-        resp.gbps = resp.bytes / (mr.median_us * 1e-6) / 1e9;
-    }
+    rc = measure_bw_time(&W.gpu, &k, buf, n16, q->hot, q->reps, &resp.median_us, &resp.gbps, &e);
+    if (rc == RT_OK)
+        resp.bytes = n16 * 16;
 done:
-    if (a.buf)
-        cu.MemFree(a.buf);
-    if (a.out)
-        cu.MemFree(a.out);
-    if (mod)
-        cu.ModuleUnload(mod);
+    if (buf)
+        cu.MemFree(buf);
+    measure_bw_unload(&k);
     resp.h.code = rc;
     snprintf(resp.h.msg, sizeof resp.h.msg, "%s", rc ? e.msg : "");
     reply(MSG_BANDWIDTH, &resp, sizeof resp);
@@ -319,13 +157,13 @@ static int load_operator(const operator_req *q, const char *payload, rt_err *e)
 static int fill(void *host, uint64_t m, uint64_t seed, uint64_t plant, rt_err *e)
 {
     if (W.op != OP_USER) {
-        data_fill(host, W.type, W.op, m, seed, plant, W.host_threads);
+        data_fill(host, W.type, W.op, m, seed, plant, W.gpu.host_threads);
         return RT_OK;
     }
     if (W.uop.has_sample)
         return opfile_sample(W.uop_text, W.uop.text_len, W.uop.file, W.type, host, m, seed,
-                             W.host_threads, e);
-    data_fill(host, W.type, RT_SUM, m, seed, 0, W.host_threads);
+                             W.gpu.host_threads, e);
+    data_fill(host, W.type, RT_SUM, m, seed, 0, W.gpu.host_threads);
     return RT_OK;
 }
 
@@ -341,11 +179,11 @@ static int user_reference(CUdeviceptr in, uint64_t m, void *result, rt_err *e)
     void *a1[] = {&in, &n, &chunk, &W.ref_parts};
     void *a2[] = {&W.ref_parts, &parts, &W.ref_out};
     CUresult r;
-    if ((r = cu.LaunchKernel(W.ref_chunks, grid, 1, 1, 128, 1, 1, 0, W.stream, a1, NULL)) !=
+    if ((r = cu.LaunchKernel(W.ref_chunks, grid, 1, 1, 128, 1, 1, 0, W.gpu.stream, a1, NULL)) !=
             CUDA_SUCCESS ||
-        (r = cu.LaunchKernel(W.ref_fold, 1, 1, 1, 1, 1, 1, 0, W.stream, a2, NULL)) !=
+        (r = cu.LaunchKernel(W.ref_fold, 1, 1, 1, 1, 1, 1, 0, W.gpu.stream, a2, NULL)) !=
             CUDA_SUCCESS ||
-        (r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS ||
+        (r = cu.StreamSynchronize(W.gpu.stream)) != CUDA_SUCCESS ||
         (r = cu.MemcpyDtoH(result, W.ref_out, optype_size(W.type))) != CUDA_SUCCESS)
         return driver_fail(r, "computing the operator's reference", e);
     return RT_OK;
@@ -359,9 +197,9 @@ static int check_identity(CUdeviceptr in, const void *host, uint64_t m, rt_err *
     void *args[] = {&in, &n, &W.ref_out};
     CUresult r;
     if ((r = cu.MemsetD8(W.ref_out, 0xff, 8)) != CUDA_SUCCESS ||
-        (r = cu.LaunchKernel(W.ref_identity, grid, 1, 1, 256, 1, 1, 0, W.stream, args, NULL)) !=
+        (r = cu.LaunchKernel(W.ref_identity, grid, 1, 1, 256, 1, 1, 0, W.gpu.stream, args, NULL)) !=
             CUDA_SUCCESS ||
-        (r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS ||
+        (r = cu.StreamSynchronize(W.gpu.stream)) != CUDA_SUCCESS ||
         (r = cu.MemcpyDtoH(&bad, W.ref_out, 8)) != CUDA_SUCCESS)
         return driver_fail(r, "checking the operator's identity", e);
     if (bad == ~0ULL)
@@ -418,7 +256,7 @@ static int prepare_seg(const prepare_req *q, const void *host, prepare_resp *res
                          (unsigned long long)q->n);
     if (!q->off64 && q->layout == SEG_LAYOUT_OFFSETS && q->n >= (1ULL << 31))
         return rt_seterr(e, RT_EINVAL, "%llu elements need 64-bit offsets", (unsigned long long)q->n);
-    if ((rc = segdata_reference(host, q->type, q->op, &W.sd, &W.refs, W.host_threads)))
+    if ((rc = segdata_reference(host, q->type, q->op, &W.sd, &W.refs, W.gpu.host_threads)))
         return rt_seterr(e, rc, "out of host memory for %llu segment references",
                          (unsigned long long)W.sd.nseg);
     size_t acc = optype_acc_size(q->op, q->type);
@@ -485,7 +323,7 @@ static void do_prepare(const prepare_req *q)
         }
     } else {
         if (W.op != OP_USER)
-            data_reference(host, q->type, q->op, q->n, &W.ref, W.host_threads);
+            data_reference(host, q->type, q->op, q->n, &W.ref, W.gpu.host_threads);
         resp.bytes = (double)bytes;
     }
     if ((r = cu.MemcpyHtoD(W.data, host, bytes)) != CUDA_SUCCESS) {
@@ -515,7 +353,7 @@ typedef struct run_arg {
 static int run_enqueue(void *arg, rt_err *e)
 {
     run_arg *a = arg;
-    return plan_launch(a->p, a->in, W.out, a->n, W.temp, W.stream, e);
+    return plan_launch(a->p, a->in, W.gpu.out, a->n, W.gpu.temp, W.gpu.stream, e);
 }
 
 /* Run once on 'in' and fetch the result (poisoned first, so an unwritten output shows). */
@@ -523,17 +361,17 @@ static int run_once(plan *p, CUdeviceptr in, uint64_t n, void *result, rt_err *e
 {
     CUresult r;
     size_t acc = optype_acc_size(W.op, W.type);
-    if ((r = cu.MemsetD8(W.out, 0xa5, 16)) != CUDA_SUCCESS)
+    if ((r = cu.MemsetD8(W.gpu.out, 0xa5, 16)) != CUDA_SUCCESS)
         return driver_fail(r, "poisoning the output", e);
-    int rc = ensure_temp(plan_temp_bytes(p, n), e);
+    int rc = measure_ensure_temp(&W.gpu, plan_temp_bytes(p, n), e);
     if (rc)
         return rc;
     run_arg a = {p, in, n};
     if ((rc = run_enqueue(&a, e)) != RT_OK)
         return rc;
-    if ((r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS)
+    if ((r = cu.StreamSynchronize(W.gpu.stream)) != CUDA_SUCCESS)
         return driver_fail(r, "running the kernel", e);
-    if ((r = cu.MemcpyDtoH(result, W.out, acc)) != CUDA_SUCCESS)
+    if ((r = cu.MemcpyDtoH(result, W.gpu.out, acc)) != CUDA_SUCCESS)
         return driver_fail(r, "reading the result", e);
     return RT_OK;
 }
@@ -556,7 +394,7 @@ static int check_fresh(plan *p, uint64_t m, uint64_t seed, uint64_t plant, char 
         return rc;
     data_ref ref;
     if (W.op != OP_USER)
-        data_reference(W.fresh_host, W.type, W.op, m, &ref, W.host_threads);
+        data_reference(W.fresh_host, W.type, W.op, m, &ref, W.gpu.host_threads);
     CUresult r = cu.MemcpyHtoD(W.fresh, W.fresh_host, bytes);
     if (r != CUDA_SUCCESS)
         return driver_fail(r, "copying fresh input", e);
@@ -586,7 +424,7 @@ typedef struct seg_arg {
 static int seg_enqueue(void *arg, rt_err *e)
 {
     seg_arg *a = arg;
-    return plan_seg_launch(a->p, a->in, a->seg, a->d->n, a->d->nseg, a->out, W.temp, W.stream, e);
+    return plan_seg_launch(a->p, a->in, a->seg, a->d->n, a->d->nseg, a->out, W.gpu.temp, W.gpu.stream, e);
 }
 
 /* Run once with the outputs (and GUARD accumulators after them) poisoned, and fetch all of
@@ -597,10 +435,10 @@ static int seg_run_once(seg_arg *a, void *host, int *stray, rt_err *e)
     CUresult r;
     if ((r = cu.MemsetD8(a->out, POISON, bytes)) != CUDA_SUCCESS)
         return driver_fail(r, "poisoning the outputs", e);
-    int rc = ensure_temp(plan_seg_temp_bytes(a->p, a->d->n, a->d->nseg), e);
+    int rc = measure_ensure_temp(&W.gpu, plan_seg_temp_bytes(a->p, a->d->n, a->d->nseg), e);
     if (rc || (rc = seg_enqueue(a, e)))
         return rc;
-    if ((r = cu.StreamSynchronize(W.stream)) != CUDA_SUCCESS)
+    if ((r = cu.StreamSynchronize(W.gpu.stream)) != CUDA_SUCCESS)
         return driver_fail(r, "running the kernel", e);
     if ((r = cu.MemcpyDtoH(host, a->out, bytes)) != CUDA_SUCCESS)
         return driver_fail(r, "reading the outputs", e);
@@ -623,9 +461,9 @@ static int seg_check_fresh(plan *p, int profile, uint64_t m, uint64_t seed, char
     if (rc)
         return rt_seterr(e, rc, "out of host memory for a segmentation");
     size_t acc = optype_acc_size(W.op, W.type);
-    data_fill(W.fresh_host, W.type, W.op, m, seed, m ? seed % m : 0, W.host_threads);
+    data_fill(W.fresh_host, W.type, W.op, m, seed, m ? seed % m : 0, W.gpu.host_threads);
     CUresult r;
-    if ((rc = segdata_reference(W.fresh_host, W.type, W.op, &d, &refs, W.host_threads)))
+    if ((rc = segdata_reference(W.fresh_host, W.type, W.op, &d, &refs, W.gpu.host_threads)))
         rc = rt_seterr(e, rc, "out of host memory for the references");
     else if (!(host = malloc((d.nseg + GUARD) * acc)))
         rc = rt_seterr(e, RT_ENOMEM, "out of host memory for the outputs");
@@ -722,7 +560,7 @@ static void do_measure(const measure_req *q, const void *cubin)
         rc = rt_seterr(&e, RT_EINVAL, "measure before prepare");
         goto done;
     }
-    rc = plan_load(&p, cubin, (rt_plan_kind)q->plan, optype_acc_size(W.op, W.type), W.dev.sm_count, &e);
+    rc = plan_load(&p, cubin, (rt_plan_kind)q->plan, optype_acc_size(W.op, W.type), W.gpu.dev.sm_count, &e);
     if (rc)
         goto done;
     loaded = 1;
@@ -739,7 +577,7 @@ static void do_measure(const measure_req *q, const void *cubin)
     }
     resp.launches = plan_launch_count(&p, W.n);
     CUresult r;
-    if ((r = cu.MemsetD8(W.temp, 0, 256)) != CUDA_SUCCESS) {   /* the one-launch counter */
+    if ((r = cu.MemsetD8(W.gpu.temp, 0, 256)) != CUDA_SUCCESS) {   /* the one-launch counter */
         rc = driver_fail(r, "clearing the counter", &e);
         goto done;
     }
@@ -765,7 +603,7 @@ static void do_measure(const measure_req *q, const void *cubin)
     if ((rc = time_reps(run_enqueue, &a, q->hot, q->min_reps, q->max_reps, q->budget_s, &resp, &e)))
         goto done;
     /* Same input, every repetition: the result must not move if the family is deterministic. */
-    if ((r = cu.MemcpyDtoH(last, W.out, optype_acc_size(W.op, W.type))) != CUDA_SUCCESS) {
+    if ((r = cu.MemcpyDtoH(last, W.gpu.out, optype_acc_size(W.op, W.type))) != CUDA_SUCCESS) {
         rc = driver_fail(r, "reading the result", &e);
         goto done;
     }
@@ -803,7 +641,7 @@ int worker_main(void)
             rt_clearerr(&e);
             resp.h.code = start_device(((hello_req *)buf)->device, &e);
             snprintf(resp.h.msg, sizeof resp.h.msg, "%s", resp.h.code ? e.msg : "");
-            resp.dev = W.dev;
+            resp.dev = W.gpu.dev;
             reply(MSG_HELLO, &resp, sizeof resp);
         } else if (kind == MSG_BANDWIDTH && len > sizeof(bw_req)) {
             do_bandwidth(buf, (char *)buf + sizeof(bw_req));
