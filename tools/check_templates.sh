@@ -102,6 +102,8 @@ static __device__ __forceinline__ rt_acc_t rt_identity() { return $id$semi }
 static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { return $(combine "$op" "$ty"); }  /* a: lower indices, b: higher */
 static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) { return v; }   /* element i of the input -> accumulator */
 static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) { return __shfl_down_sync(0xffffffffu, a, d); }
+#define RT_FINAL_IS_IDENTITY 1
+static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) { return a; }   /* accumulator -> the result written to the caller */
 EOF
 }
 
@@ -120,6 +122,8 @@ static __device__ __forceinline__ rt_acc_t rt_identity() { rt_acc_t r = { __int_
 static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { return (b.v < a.v || (b.v == a.v && b.i < a.i)) ? b : a; }  /* a: lower indices, b: higher */
 static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) { rt_acc_t r = { v, i }; return r; }   /* element i of the input -> accumulator */
 static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) { a.v = __shfl_down_sync(0xffffffffu, a.v, d); a.i = __shfl_down_sync(0xffffffffu, a.i, d); return a; }
+#define RT_FINAL_IS_IDENTITY 1
+static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) { return a; }   /* accumulator -> the result written to the caller */
 EOF
 }
 
@@ -137,6 +141,8 @@ static __device__ __forceinline__ rt_acc_t rt_identity() { rt_acc_t r = { 1.0f, 
 static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { rt_acc_t r = { b.m * a.m, b.m * a.c + b.c }; return r; }  /* a: lower indices, b: higher */
 static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) { rt_acc_t r = { v, (float)(i & 7) }; return r; }   /* element i of the input -> accumulator */
 static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) { a.m = __shfl_down_sync(0xffffffffu, a.m, d); a.c = __shfl_down_sync(0xffffffffu, a.c, d); return a; }
+#define RT_FINAL_IS_IDENTITY 1
+static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) { return a; }   /* accumulator -> the result written to the caller */
 EOF
 }
 
