@@ -47,7 +47,9 @@ typedef enum rt_op {
 typedef struct rt_arg_f32 { float value; int pad_; long long index; } rt_arg_f32;
 
 /* Element types. For sum, prod, min and max the result has the element type (integer sums and
- * products wrap modulo 2^bits; float min/max ignore NaN unless every element is NaN). */
+ * products wrap modulo 2^bits; float min/max ignore NaN unless every element is NaN: an input,
+ * or a segment, of only NaN gives NaN, as fmin and numpy.nanmin do; +inf (min) or -inf (max)
+ * only for n == 0 or an empty segment). */
 typedef enum rt_type {
     RT_F32 = 0,
     RT_F64,

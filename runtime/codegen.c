@@ -84,7 +84,8 @@ static const char *identity(rt_op op, rt_type t)
 
 /* The combine body; 'a' holds the lower indices. Integer sums and products go through the
  * unsigned type so that overflow wraps (signed overflow is undefined in C++). Float min/max
- * use fmin/fmax: a NaN is ignored unless every element is NaN. */
+ * use fmin/fmax (a NaN is ignored unless every element is NaN) behind the empty marker: see
+ * float_minmax_glue. */
 static void combine(sbuf *b, rt_op op, rt_type t)
 {
     static const char *const utype[RT_TYPE_COUNT] = {
@@ -104,19 +105,37 @@ static void combine(sbuf *b, rt_op op, rt_type t)
     }
     case RT_MIN:
         if (fl)
-            sb_printf(b, "return fmin%s(a, b);", fsuf);
+            sb_printf(b, "const rt_acc_t m = fmin%s(a, b); return rt_is_empty(a) ? b : rt_is_empty(b) ? a : m;", fsuf);
         else
             sb_printf(b, "return b < a ? b : a;");
         break;
     case RT_MAX:
         if (fl)
-            sb_printf(b, "return fmax%s(a, b);", fsuf);
+            sb_printf(b, "const rt_acc_t m = fmax%s(a, b); return rt_is_empty(a) ? b : rt_is_empty(b) ? a : m;", fsuf);
         else
             sb_printf(b, "return b > a ? b : a;");
         break;
     default:
         break;
     }
+}
+
+static void final_referenced(sbuf *b)
+{
+    /* referenced in an unevaluated operand: a unit that writes no result (a reference unit)
+     * draws no "declared but never referenced" warning */
+    sb_printf(b, "static_assert(sizeof(rt_final(rt_identity())) == sizeof(rt_acc_t), \"glue\");\n");
+}
+
+/* rt_final(acc): the finalize stage, applied by every template exactly where a result is
+ * written to the caller's output (never to partials or carries that are combined again). It
+ * is the identity here; float min/max map their empty marker to +-inf (float_minmax_glue).
+ * RT_FINAL_IS_IDENTITY lets a template skip a pass that would only apply it. */
+static void final_identity(sbuf *b)
+{
+    sb_printf(b, "#define RT_FINAL_IS_IDENTITY 1\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) { return a; }\n");
+    final_referenced(b);
 }
 
 /* argmin/argmax: the accumulator is {value, index}; index -1 marks the empty accumulator
@@ -138,6 +157,7 @@ static void arg_glue(sbuf *b, rt_op op, rt_type t)
     else
         sb_printf(b, "    if (b.v != a.v) return b.v %s a.v ? b : a;\n", better);
     sb_printf(b, "    return b.i < a.i ? b : a;\n}\n");
+    final_identity(b);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ rt_acc_t r; r.v = v; r.i = (long long)i; return r; }\n");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
@@ -230,15 +250,17 @@ static int finish(sbuf *b, const char *file, const char *text, char **src, rt_er
     return RT_OK;
 }
 
-/* The lift and the shuffle of an accumulator that is the element type. */
 /* The lift of an element into the accumulator and the warp shuffles of a scalar accumulator.
- * min/max ignore NaN: with nan_is_identity an element that is NaN enters as the identity, so
- * that a kernel (or a segment) that starts from its first element rather than from the
- * identity gives the same answer as the combine would: the identity when every element is NaN. */
-static void lift_and_shuffle(sbuf *b, int nan_is_identity)
+ * With canon_nan (float min/max) an element that is NaN enters as the canonical NaN, so that
+ * no element can forge the empty marker (float_minmax_glue). */
+static void lift_and_shuffle(sbuf *b, const char *canon_nan)
 {
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                 "{ (void)i; return %s; }\n", nan_is_identity ? "v != v ? rt_identity() : v" : "v");
+    if (canon_nan)
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                     "{ (void)i; return v != v ? %s : v; }\n", canon_nan);
+    else
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                     "{ (void)i; return v; }\n");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
                  "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
@@ -251,16 +273,52 @@ static void lift_and_shuffle(sbuf *b, int nan_is_identity)
 }
 
 /* The glue of an operator whose accumulator is its element type: identity, combine body,
- * lift, shuffle. */
-static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *body,
-                        int nan_is_identity)
+ * lift, shuffle, rt_final (the identity). */
+static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *body)
 {
     sb_printf(b, "typedef %s rt_acc_t;\n", ct);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
               ident);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { %s }\n",
               body);
-    lift_and_shuffle(b, nan_is_identity);
+    lift_and_shuffle(b, NULL);
+    final_identity(b);
+}
+
+/* Float min/max. fmin/fmax ignore a NaN, and their identity is +-inf, so with +-inf as the
+ * accumulator's identity "no element" and "only NaN" both end as +-inf, while the documented
+ * result of an all-NaN input (or segment) is NaN, as fmin and numpy.nanmin give. So the
+ * accumulator's identity is a distinct empty marker E, a signalling NaN (f32 0x7fbfffff,
+ * f64 0x7ff7ffffffffffff): the hardware makes only quiet NaNs, and the lift turns every NaN
+ * element into the canonical quiet NaN, so no element or combine result can equal E. The
+ * combine treats E as the identity and never hands it to fmin:
+ *     combine(a, b) = is_empty(a) ? b : is_empty(b) ? a : fmin(a, b)
+ * which is E adjoined as identity to fmin's monoid, so associativity, commutativity and
+ * every tree shape are kept (fmin of two NaNs is NaN). rt_final maps E to +-inf where a
+ * result is written to the caller's output (empty input or segment: the identity, as the host
+ * writes for n = 0); any other value, NaN included, passes. The cost per element is one
+ * integer compare and select more than fmin alone (the lift's NaN test was there before). */
+static void float_minmax_glue(sbuf *b, rt_op op, rt_type t, const char *body)
+{
+    const int f32 = t == RT_F32;
+    const char *empty = f32 ? "0x7fbfffffu" : "0x7ff7ffffffffffffULL";
+    const char *bits = f32 ? "__float_as_uint(a)" : "(unsigned long long)__double_as_longlong(a)";
+    const char *make = f32 ? "__uint_as_float" : "__longlong_as_double";
+    const char *cast = f32 ? "" : "(long long)";
+    sb_printf(b, "typedef %s rt_acc_t;\n", optype_cuda_type(t));
+    sb_printf(b, "#define RT_EMPTY_BITS %s\n", empty);
+    sb_printf(b, "static __device__ __forceinline__ bool rt_is_empty(rt_acc_t a) "
+                 "{ return %s == RT_EMPTY_BITS; }\n", bits);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
+                 "{ return %s(%sRT_EMPTY_BITS); }\n", make, cast);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { %s }\n",
+              body);
+    lift_and_shuffle(b, f32 ? "__uint_as_float(0x7fffffffu)"
+                            : "__longlong_as_double(0x7fffffffffffffffLL)");
+    sb_printf(b, "#define RT_FINAL_IS_IDENTITY 0\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) "
+                 "{ return rt_is_empty(a) ? (rt_acc_t)(%s) : a; }\n", identity(op, t));
+    final_referenced(b);
 }
 
 /* The head of every unit: a comment, the op/type macros, commutativity, the value type. */
@@ -303,8 +361,10 @@ int codegen_emit(const rt_config *c, rt_op op, rt_type t, char **src, rt_err *e)
     } else {
         sbuf body = {0};
         combine(&body, op, t);
-        scalar_glue(&b, optype_cuda_type(t), identity(op, t), body.s ? body.s : "",
-                    optype_is_float(t) && (op == RT_MIN || op == RT_MAX));
+        if (optype_is_float(t) && (op == RT_MIN || op == RT_MAX))
+            float_minmax_glue(&b, op, t, body.s ? body.s : "");
+        else
+            scalar_glue(&b, optype_cuda_type(t), identity(op, t), body.s ? body.s : "");
         free(body.s);
     }
     return end(&b, c, src, e);
@@ -321,7 +381,7 @@ static void user_glue(sbuf *b, const rt_user_op *op)
               op->name, id);
     const char *ct = optype_cuda_type(op->type);
     if (!op->file[0]) {
-        scalar_glue(b, ct, op->identity, op->combine, 0);
+        scalar_glue(b, ct, op->identity, op->combine);
         return;
     }
     sb_printf(b, "typedef %s rt_acc_t;\n", ct);
@@ -333,7 +393,8 @@ static void user_glue(sbuf *b, const rt_user_op *op)
     line_directive(b, op->combine_line, op->file);
     size_t len = strlen(op->combine);
     sb_printf(b, "%s%s}\n", op->combine, len && op->combine[len - 1] == '\n' ? "" : "\n");
-    lift_and_shuffle(b, 0);
+    lift_and_shuffle(b, NULL);
+    final_identity(b);
 }
 
 /* ---- user CUDA text ---- */

@@ -476,5 +476,5 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
         acc = rt_combine(acc, da_load_partial(partials + i));
     acc = da_block_tree(acc);
     if (tid == 0)
-        out[0] = acc;
+        out[0] = rt_final(acc);   /* the result: finalized (partials stay raw) */
 }

@@ -248,7 +248,7 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
     /* A grid of one block (small n) has nobody to wait for: no partial, no ticket. */
     if (gridDim.x == 1) {
         if (tid == 0)
-            out[0] = acc;
+            out[0] = rt_final(acc);   /* the result: finalized (partials stay raw) */
         return;
     }
 
@@ -276,5 +276,5 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
         acc = rt_combine(acc, gs_load_partial(partials + i));
     acc = gs_block_reduce(acc);
     if (tid == 0)
-        out[0] = acc;
+        out[0] = rt_final(acc);   /* the result: finalized (partials stay raw) */
 }

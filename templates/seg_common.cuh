@@ -83,12 +83,37 @@ static __device__ __forceinline__ void sc_ldv(const T *__restrict__ p, T *x)
     }
 }
 
-/* out[lo .. hi) = identity, by all threads of the block (hi <= nseg by construction). */
+/* out[lo .. hi) = v, by all threads of the block (hi <= nseg by construction). */
+static __device__ __forceinline__ void sc_fill_with(rt_acc_t *out, unsigned long long lo, unsigned long long hi,
+                                                    rt_acc_t v)
+{
+    for (unsigned long long s = lo + threadIdx.x; s < hi; s += blockDim.x)
+        out[s] = v;
+}
+
+/* out[lo .. hi) = the result of an empty segment: rt_final(identity), which for float min/max
+ * is +-inf, not the accumulator's empty marker. */
 static __device__ __forceinline__ void sc_fill(rt_acc_t *out, unsigned long long lo, unsigned long long hi)
 {
-    const rt_acc_t id = rt_identity();
+    sc_fill_with(out, lo, hi, rt_final(rt_identity()));
+}
+
+/* seg_tb2 and seg_tb4warp fold pieces into out[s] by read-modify-write, so their fill stores
+ * the raw identity (the accumulator's, which the folds combine with), not the finalized one.
+ * Once the block's folds are done (after a barrier), sc_finalize applies rt_final to the
+ * segments the block owns, out[lo .. hi), but 'skip' (the run thread 0 then stores with
+ * sc_emit, which finalizes it). Only units whose rt_final is not the identity (float min/max:
+ * it turns an empty segment's marker into +-inf) have this pass. */
+static __device__ __forceinline__ void sc_finalize(rt_acc_t *out, unsigned long long lo, unsigned long long hi,
+                                                   unsigned long long skip)
+{
+#if RT_FINAL_IS_IDENTITY
+    (void)out, (void)lo, (void)hi, (void)skip;
+#else
     for (unsigned long long s = lo + threadIdx.x; s < hi; s += blockDim.x)
-        out[s] = id;
+        if (s != skip)
+            out[s] = rt_final(out[s]);
+#endif
 }
 
 /* The barrier of the threads that run sc_block_scan together: by default the whole block. A
@@ -188,7 +213,10 @@ static __device__ __forceinline__ rt_acc_t sc_block_scan(bool f, rt_acc_t v, rt_
 
 /* Runs the tile's pieces to their places (docs/segmented.md, rules 1 and 2). A run of the tile
  * is stored to out[key] (plain store), except the tile's first run when 'first_carry' says its
- * segment began before the tile: that one is carry[t]. */
+ * segment began before the tile: that one is carry[t] (raw: it is combined again). The store
+ * goes through rt_final: it is the segment's result unless rt_seg_fix folds carries into it
+ * later, and then the run has elements, so it is no empty marker and rt_final leaves it as it
+ * is (rt_final changes only the empty marker). */
 static __device__ __forceinline__ void sc_emit(rt_acc_t *out, rt_seg_carry *carry, unsigned long long t,
                                                unsigned long long nseg, unsigned long long key,
                                                rt_acc_t v, bool first_run, bool first_carry)
@@ -199,7 +227,7 @@ static __device__ __forceinline__ void sc_emit(rt_acc_t *out, rt_seg_carry *carr
         c.val = v;
         carry[t] = c;
     } else if (key < nseg) {
-        out[key] = v;
+        out[key] = rt_final(v);
     }
 }
 
@@ -315,7 +343,7 @@ struct sc_keys {
                     /* Segments pk+1 .. kk-1 have no element: the identity (rule 2: written by
                      * the tile of the first element with a larger key). */
                     for (long long s = pk + 1; s < (long long)kk; s++)
-                        out[s] = rt_identity();
+                        out[s] = rt_final(rt_identity());
                     if (i != a) {   /* the run of key pk ends at i-1 */
                         if (!w.flag) {
                             w.flag = true;
@@ -405,7 +433,8 @@ static __device__ __forceinline__ void sc_fold(rt_acc_t *out, unsigned long long
                                                rt_acc_t v)
 {
     if (key != RT_SEG_NONE && key < nseg)
-        out[key] = rt_combine(out[key], v);
+        out[key] = rt_final(rt_combine(out[key], v));   /* out[key] and v have elements: a no-op
+                                                         * but for the rule that results pass it */
 }
 
 extern "C" __global__ void __launch_bounds__(RT_B)

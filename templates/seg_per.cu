@@ -22,7 +22,7 @@
 // the same number of rounds (the warp's longest segment), so that the shuffles stay converged.
 // With LANES = B the segment is cut into B/32 contiguous parts, warp w reduces part w as above,
 // and the B/32 results meet in one more ordered tree. Empty segments give the identity. Every
-// out[s] is written once; there are no carries.
+// out[s] is written once (through rt_final); there are no carries.
 //
 // STAGE = 1 (LANES = 1): a lane that walks its own short segment makes the warp's loads touch
 // 32 cache lines each. Staged, the warp copies the span of its 32 segments, [lo of lane 0,
@@ -165,7 +165,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             rt_acc_t w = lane < RT_B / 32 ? s_part[lane] : rt_identity();
             w = per_tree<32>(w);
             if (lane == 0)
-                out[s] = w;
+                out[s] = rt_final(w);
         }
         __syncthreads();   /* s_part is rewritten by the next segment */
     }
@@ -198,7 +198,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             __syncwarp();
         }
         if (s < nseg)
-            out[s] = acc;
+            out[s] = rt_final(acc);
     }
 #else
     const unsigned int g = tid % PER_L;
@@ -214,7 +214,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             rounds = per_warp_max(rounds);
         const rt_acc_t v = per_group(in, lo, hi, g, rounds);
         if (g == 0 && s < nseg)
-            out[s] = v;
+            out[s] = rt_final(v);
     }
 #endif
 }

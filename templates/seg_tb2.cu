@@ -20,7 +20,9 @@
 //
 // Fitting docs/segmented.md: out[s] for every segment the block owns (those whose first
 // element is in the data-block, and the empty ones it must fill) is first set to the identity,
-// which the barrier after the load orders before the folds. Each fold of a run is a right child
+// which the barrier after the load orders before the folds; after the tree the block applies
+// rt_final to them (sc_finalize: float min/max only, where an empty segment's marker becomes
+// +-inf). Each fold of a run is a right child
 // whose first leaf is the first multiple of s at or after the run's start, so the folds of one
 // run come at increasing strides and cover increasing index ranges: the read-modify-writes
 // arrive left to right, one per barrier step, and the order is kept (no change to the paper
@@ -83,7 +85,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
          * nseg for the last data-block). The identity first; the folds and stores come after
          * the barrier below. */
         const unsigned long long upper = b == n ? nseg : (unsigned long long)sc_key(keys, b - 1, n, nseg) + 1;
-        sc_fill(out, (unsigned long long)(prevkey + 1), upper);
+        sc_fill_with(out, (unsigned long long)(prevkey + 1), upper, rt_identity());   /* raw: folded into */
         if (tid == 0 && !first_carry) {
             rt_seg_carry c;
             c.key = RT_SEG_NONE;
@@ -111,6 +113,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             }
         }
         __syncthreads();
+        /* The owned segments' results (empty ones: rt_final of the identity), but slot 0's run,
+         * which thread 0 stores now. */
+        sc_finalize(out, (unsigned long long)(prevkey + 1), upper, a < b ? s_owner[0] : RT_SEG_NONE);
         if (tid == 0 && a < b)
             sc_emit(out, carry, t, nseg, s_owner[0], s_data[0], true, first_carry);
     }

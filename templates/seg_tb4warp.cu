@@ -22,7 +22,7 @@
 // data-block).
 //
 // Fitting docs/segmented.md as seg_tb2 does: every segment the block owns is set to the
-// identity before the barrier that precedes the trees. The folds of one run arrive left to
+// identity before the barrier that precedes the trees, and finalized after them. The folds of one run arrive left to
 // right: inside a data-warp they come at increasing d (a __syncwarp between the steps orders
 // one lane's read-modify-write after another's: lanes of a warp are not in lockstep since
 // Volta), a run's pieces in later data-warps are those data-warps' first runs, folded only in
@@ -96,7 +96,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         const long long prevkey = a > 0 && a <= n ? (long long)sc_key(keys, a - 1, n, nseg) : -1;
         const bool first_carry = a < b && a > 0 && (long long)sc_key(keys, a, n, nseg) == prevkey;
         const unsigned long long upper = b == n ? nseg : (unsigned long long)sc_key(keys, b - 1, n, nseg) + 1;
-        sc_fill(out, (unsigned long long)(prevkey + 1), upper);
+        sc_fill_with(out, (unsigned long long)(prevkey + 1), upper, rt_identity());   /* raw: folded into */
         if (tid == 0 && !first_carry) {
             rt_seg_carry c;
             c.key = RT_SEG_NONE;
@@ -144,6 +144,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             }
         }
         __syncthreads();
+        /* The owned segments' results (empty ones: rt_final of the identity), but the
+         * data-block's first run, which thread 0 stores now. */
+        sc_finalize(out, (unsigned long long)(prevkey + 1), upper, a < b ? s_o[0] : RT_SEG_NONE);
         if (tid == 0 && a < b)
             sc_emit(out, carry, t, nseg, s_o[0], s_v[0], true, first_carry);
     }

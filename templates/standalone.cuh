@@ -15,3 +15,5 @@ static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long l
 static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) { return __shfl_down_sync(0xffffffffu, a, d); }
 static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) { return __shfl_up_sync(0xffffffffu, a, d); }
 static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) { return __shfl_sync(0xffffffffu, a, lane); }
+#define RT_FINAL_IS_IDENTITY 1
+static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) { return a; }

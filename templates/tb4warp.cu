@@ -123,7 +123,7 @@ static __device__ __forceinline__ void t4_block(const In *__restrict__ in,
 
 #if T4_WARPS == 1
     if (lane == 0)
-        out[blockIdx.x] = acc;
+        out[blockIdx.x] = gridDim.x == 1 ? rt_final(acc) : acc;   /* rt_final: the last pass */
 #else
     __shared__ rt_acc_t s_result[T4_WARPS];
     if (lane == 0)
@@ -132,7 +132,7 @@ static __device__ __forceinline__ void t4_block(const In *__restrict__ in,
     if (warp == 0) {
         acc = t4_warp_tree<T4_WARPS>(lane < T4_WARPS ? s_result[lane] : rt_identity());
         if (lane == 0)
-            out[blockIdx.x] = acc;
+            out[blockIdx.x] = gridDim.x == 1 ? rt_final(acc) : acc;
     }
 #endif
 }

@@ -185,11 +185,11 @@ static __device__ __forceinline__ void ts_block(const In *__restrict__ in,
         for (unsigned int d = 16; d > 0; d >>= 1)
             v = rt_combine(v, rt_shfl_down(v, d));
         if (tid == 0)
-            out[blockIdx.x] = v;
+            out[blockIdx.x] = gridDim.x == 1 ? rt_final(v) : v;   /* rt_final: the last pass */
     }
 #else
     if (tid == 0)
-        out[blockIdx.x] = sdata[0];
+        out[blockIdx.x] = gridDim.x == 1 ? rt_final(sdata[0]) : sdata[0];
 #endif
 }
 

@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <ftw.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1612,6 +1613,88 @@ static void api_gpu_segmented(void **state)
     rt_close(ctx);
 }
 
+/* Float min/max through the public API: an input (or a segment) of only NaN gives NaN; only
+ * an empty input (n = 0, written by the host) or an empty segment gives +-inf. Built-in
+ * default kernels (an empty database), so what is checked is the current templates. */
+static void api_gpu_all_nan(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128];
+    snprintf(db, sizeof db, "%s/empty_nan.db", G.dir);
+    make_empty_db(db);
+    rt_ctx *ctx = NULL;
+    assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
+    const unsigned long long n = 100000;
+    float *hf = malloc(n * sizeof *hf);
+    double *hd = malloc(n * sizeof *hd);
+    assert_non_null(hf);
+    assert_non_null(hd);
+    for (unsigned long long i = 0; i < n; i++) {
+        hf[i] = NAN;
+        hd[i] = NAN;
+    }
+    CUdeviceptr inf, ind, out, keys, offs;
+    assert_int_equal(cu.MemAlloc(&inf, n * sizeof *hf), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&ind, n * sizeof *hd), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&keys, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&offs, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(inf, hf, n * sizeof *hf), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(ind, hd, n * sizeof *hd), CUDA_SUCCESS);
+    void *pf = (void *)(uintptr_t)inf, *pd = (void *)(uintptr_t)ind, *po = (void *)(uintptr_t)out;
+    for (int op = RT_MIN; op <= RT_MAX; op++) {
+        const double empty = op == RT_MIN ? INFINITY : -INFINITY;
+        float f;
+        double d;
+        assert_int_equal(rt_reduce(ctx, (rt_op)op, RT_F32, pf, n, po, NULL), RT_OK);
+        assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+        assert_int_equal(cu.MemcpyDtoH(&f, out, 4), CUDA_SUCCESS);
+        assert_true(isnan(f));
+        assert_int_equal(rt_reduce(ctx, (rt_op)op, RT_F64, pd, n, po, NULL), RT_OK);
+        assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+        assert_int_equal(cu.MemcpyDtoH(&d, out, 8), CUDA_SUCCESS);
+        assert_true(isnan(d));
+        assert_int_equal(rt_reduce(ctx, (rt_op)op, RT_F32, pf, 0, po, NULL), RT_OK);
+        assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+        assert_int_equal(cu.MemcpyDtoH(&f, out, 4), CUDA_SUCCESS);
+        assert_true(f == (float)empty);
+
+        /* Segments: 0 all NaN, 1 empty, 2 holds NaN and 0.5, 3 empty (keys after the last). */
+        const float hv[4] = {NAN, NAN, NAN, 0.5f};
+        const unsigned hk[4] = {0, 0, 2, 2};
+        const int ho[5] = {0, 2, 2, 4, 4};
+        assert_int_equal(cu.MemcpyHtoD(inf, hv, sizeof hv), CUDA_SUCCESS);
+        assert_int_equal(cu.MemcpyHtoD(keys, hk, sizeof hk), CUDA_SUCCESS);
+        assert_int_equal(cu.MemcpyHtoD(offs, ho, sizeof ho), CUDA_SUCCESS);
+        for (int layout = RT_LAYOUT_KEYS; layout <= RT_LAYOUT_OFFSETS; layout++) {
+            float g[4];
+            assert_int_equal(cu.MemsetD8(out, 0xa5, 64), CUDA_SUCCESS);
+            int rc = layout == RT_LAYOUT_KEYS
+                ? rt_reduce_keys(ctx, (rt_op)op, RT_F32, pf, (const unsigned *)(uintptr_t)keys, 4, 4,
+                                 po, NULL, RT_SEG_CHECK)
+                : rt_reduce_offsets(ctx, (rt_op)op, RT_F32, pf, 4, (const void *)(uintptr_t)offs, 4,
+                                    po, NULL, RT_SEG_CHECK);
+            assert_int_equal(rc, RT_OK);
+            assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+            assert_int_equal(cu.MemcpyDtoH(g, out, sizeof g), CUDA_SUCCESS);
+            assert_true(isnan(g[0]));
+            assert_true(g[1] == (float)empty);
+            assert_true(g[2] == 0.5f);
+            assert_true(g[3] == (float)empty);
+        }
+        assert_int_equal(cu.MemcpyHtoD(inf, hf, n * sizeof *hf), CUDA_SUCCESS);
+    }
+    cu.MemFree(inf);
+    cu.MemFree(ind);
+    cu.MemFree(out);
+    cu.MemFree(keys);
+    cu.MemFree(offs);
+    free(hf);
+    free(hd);
+    rt_close(ctx);
+}
+
 /* A database tuned with --segmented: the library takes its winner (exact device). */
 static void api_gpu_segmented_tuned(void **state)
 {
@@ -1883,6 +1966,7 @@ int test_api_gpu_group(void)
         cmocka_unit_test(api_gpu_threads),
         cmocka_unit_test(api_gpu_no_nvrtc),
         cmocka_unit_test(api_gpu_segmented),
+        cmocka_unit_test(api_gpu_all_nan),
         cmocka_unit_test(api_gpu_segmented_tuned),
         cmocka_unit_test(api_gpu_user_ops),
     };

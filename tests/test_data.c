@@ -193,6 +193,52 @@ static void arg_reference_matches_loop(void **state)
     assert_int_equal(idx, 0);
 }
 
+/* min/max of floats ignore NaN unless every element is NaN: then the result is NaN (as fmin
+ * and numpy.nanmin give), on any split into threads; +-inf is only the empty input's. */
+static void all_nan_min_max(void **state)
+{
+    (void)state;
+    const unsigned long long n = 300000;   /* several reference threads */
+    float *f = malloc(n * sizeof *f);
+    double *d = malloc(n * sizeof *d);
+    assert_non_null(f);
+    assert_non_null(d);
+    for (unsigned long long i = 0; i < n; i++) {
+        f[i] = NAN;
+        d[i] = -NAN;
+    }
+    for (int op = RT_MIN; op <= RT_MAX; op++) {
+        data_ref ref;
+        data_reference(f, RT_F32, (rt_op)op, n, &ref, 8);
+        float fv;
+        memcpy(&fv, ref.value, 4);
+        assert_true(isnan(fv));
+        float got = NAN, inf = op == RT_MIN ? INFINITY : -INFINITY;
+        assert_true(data_check(&got, &ref, RT_F32, (rt_op)op, n, NULL, 0));
+        char why[256];
+        assert_false(data_check(&inf, &ref, RT_F32, (rt_op)op, n, why, sizeof why));
+        assert_non_null(strstr(why, "expected nan, got "));
+
+        data_reference(d, RT_F64, (rt_op)op, n, &ref, 8);
+        double dv;
+        memcpy(&dv, ref.value, 8);
+        assert_true(isnan(dv));
+        double dgot = NAN, dinf = inf;
+        assert_true(data_check(&dgot, &ref, RT_F64, (rt_op)op, n, NULL, 0));
+        assert_false(data_check(&dinf, &ref, RT_F64, (rt_op)op, n, NULL, 0));
+
+        /* one number among the NaN (in the last thread's part) wins */
+        f[n - 3] = 0.5f;
+        data_reference(f, RT_F32, (rt_op)op, n, &ref, 8);
+        memcpy(&fv, ref.value, 4);
+        assert_true(fv == 0.5f);
+        assert_false(data_check(&got, &ref, RT_F32, (rt_op)op, n, NULL, 0));
+        f[n - 3] = NAN;
+    }
+    free(f);
+    free(d);
+}
+
 static void identities(void **state)
 {
     (void)state;
@@ -223,6 +269,7 @@ int test_data_group(void)
         cmocka_unit_test(float_sum_exact_then_bounded),
         cmocka_unit_test(float_prod_sign),
         cmocka_unit_test(arg_reference_matches_loop),
+        cmocka_unit_test(all_nan_min_max),
         cmocka_unit_test(identities),
     };
     return cmocka_run_group_tests_name("data", tests, NULL, NULL);

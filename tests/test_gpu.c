@@ -176,6 +176,86 @@ FOR_TYPES(RT_MAX)
 FOR_TYPES(RT_ARGMIN)
 FOR_TYPES(RT_ARGMAX)
 
+/* Float min/max over inputs that are all NaN give NaN, not the identity (+-inf, which only the
+ * empty input gives: the host's n = 0 path), in every family at every shape: the kernels'
+ * accumulator starts from an empty marker that rt_final maps to +-inf (runtime/codegen.c).
+ * NaN patterns: the quiet NaN, a negative one, and the empty marker's own bits (a signalling
+ * NaN the lift must turn into an ordinary NaN: data cannot forge "empty"); then the same with
+ * one number, at the end, which must win. */
+static void check_all_nan(rt_op op, rt_type type)
+{
+    NEED_GPU();
+    rt_err e;
+    rt_config cfgs[NVARIANTS];
+    for (int v = 0; v < NVARIANTS; v++)
+        make_config(v, type, &cfgs[v]);
+    cand *c;
+    int compiled, failed;
+    assert_int_equal(cands_make(cfgs, NVARIANTS, op, type, &c, &e), RT_OK);
+    assert_int_equal(cands_compile(c, NVARIANTS, arch, pool_cores(), NULL, &compiled, &failed, &e), RT_OK);
+    assert_int_equal(failed, 0);
+    plan p[NVARIANTS];
+    for (int v = 0; v < NVARIANTS; v++)
+        assert_int_equal(plan_load(&p[v], c[v].cubin, c[v].cfg.family->plan, optype_acc_size(op, type),
+                                   dev.sm_count, &e), RT_OK);
+    const unsigned long long sizes[] = {1, 2, 31, 1000, 4097, (1u << 20) + 3, (1u << 24) + 1};
+    const uint32_t pat32[3] = {0x7fc00000u, 0xffc00001u, 0x7fbfffffu};
+    const uint64_t pat64[3] = {0x7ff8000000000000ull, 0xfff8000000000001ull, 0x7ff7ffffffffffffull};
+    size_t es = optype_size(type);
+    unsigned long long nmax = sizes[sizeof sizes / sizeof sizes[0] - 1];
+    unsigned char *host = malloc(nmax * es);
+    assert_non_null(host);
+    CUdeviceptr in, out, temp;
+    size_t temp_bytes = 64u << 20;
+    assert_int_equal(cu.MemAlloc(&in, nmax * es), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&temp, temp_bytes), CUDA_SUCCESS);
+    assert_int_equal(cu.MemsetD8(temp, 0, temp_bytes), CUDA_SUCCESS);
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        unsigned long long n = sizes[si];
+        for (int k = 0; k < 6; k++) {
+            const uint32_t w32 = pat32[k % 3];
+            const uint64_t w64 = pat64[k % 3];
+            for (unsigned long long i = 0; i < n; i++)
+                memcpy(host + i * es, type == RT_F32 ? (const void *)&w32 : (const void *)&w64, es);
+            if (k >= 3) {   /* one number, last */
+                float f = 0.25f;
+                double d = -0.25;
+                memcpy(host + (n - 1) * es, type == RT_F32 ? (const void *)&f : (const void *)&d, es);
+            }
+            data_ref ref;
+            data_reference(host, type, op, n, &ref, pool_cores());
+            assert_int_equal(cu.MemcpyHtoD(in, host, n * es), CUDA_SUCCESS);
+            for (int v = 0; v < NVARIANTS; v++) {
+                assert_int_equal(cu.MemsetD8(out, 0xa5, 64), CUDA_SUCCESS);
+                assert_int_equal(cu.MemsetD8(temp, 0, 256), CUDA_SUCCESS);
+                assert_int_equal(plan_launch(&p[v], in, out, n, temp, stream, &e), RT_OK);
+                assert_int_equal(cu.StreamSynchronize(stream), CUDA_SUCCESS);
+                unsigned char got[16];
+                assert_int_equal(cu.MemcpyDtoH(got, out, es), CUDA_SUCCESS);
+                char why[512];
+                if (!data_check(got, &ref, type, op, n, why, sizeof why)) {
+                    print_error("%s %s, all NaN (pattern %d%s): %s\n", c[v].cfg.family->name,
+                                c[v].params, k % 3, k >= 3 ? ", one number last" : "", why);
+                    fail();
+                }
+            }
+        }
+    }
+    for (int v = 0; v < NVARIANTS; v++)
+        plan_unload(&p[v]);
+    cu.MemFree(in);
+    cu.MemFree(out);
+    cu.MemFree(temp);
+    free(host);
+    cands_free(c, NVARIANTS);
+}
+
+static void gpu_all_nan_min_f32(void **state) { (void)state; check_all_nan(RT_MIN, RT_F32); }
+static void gpu_all_nan_max_f32(void **state) { (void)state; check_all_nan(RT_MAX, RT_F32); }
+static void gpu_all_nan_min_f64(void **state) { (void)state; check_all_nan(RT_MIN, RT_F64); }
+static void gpu_all_nan_max_f64(void **state) { (void)state; check_all_nan(RT_MAX, RT_F64); }
+
 /* Order kept: every family that does not need a commutative operator, at each of its test
  * shapes, composes affine maps (tests/affine.h) exactly as a left-to-right loop does. */
 static void gpu_order_kept(void **state)
@@ -541,6 +621,10 @@ int test_gpu_group(void)
 {
     const struct CMUnitTest tests[] = {
         T(RT_SUM), T(RT_PROD), T(RT_MIN), T(RT_MAX), T(RT_ARGMIN), T(RT_ARGMAX),
+        cmocka_unit_test(gpu_all_nan_min_f32),
+        cmocka_unit_test(gpu_all_nan_max_f32),
+        cmocka_unit_test(gpu_all_nan_min_f64),
+        cmocka_unit_test(gpu_all_nan_max_f64),
         cmocka_unit_test(gpu_order_kept),
         cmocka_unit_test(worker_survives_fault),
         cmocka_unit_test(tuner_end_to_end),

@@ -115,7 +115,22 @@ static void upload(const seg_data *d, int layout, int off64, CUdeviceptr seg)
 #define NMAX ((1ull << 20) + 3)
 #define GUARD 64
 
-static void check_layout(rt_op op, rt_type type, int layout, int off64)
+/* Every third segment (0, 3, 6, ..) made all NaN, in turn the quiet NaN, a negative one and
+ * the bits of the kernels' empty marker (runtime/codegen.c: data must not forge "empty"):
+ * float min/max must give NaN there, and +-inf only for empty segments. */
+static void plant_nan_segments(void *host, rt_type type, const seg_data *d)
+{
+    static const uint32_t p32[3] = {0x7fc00000u, 0xffc00001u, 0x7fbfffffu};
+    static const uint64_t p64[3] = {0x7ff8000000000000ull, 0xfff8000000000001ull, 0x7ff7ffffffffffffull};
+    size_t es = optype_size(type);
+    for (unsigned long long s = 0; s < d->nseg; s += 3)
+        for (unsigned long long i = d->off[s]; i < d->off[s + 1]; i++)
+            memcpy((char *)host + i * es, type == RT_F32 ? (const void *)&p32[s / 3 % 3]
+                                                         : (const void *)&p64[s / 3 % 3], es);
+}
+
+/* nan_segs: plant_nan_segments before the reference (float min/max). */
+static void check_layout(rt_op op, rt_type type, int layout, int off64, int nan_segs)
 {
     NEED_GPU();
     rt_err e;
@@ -157,6 +172,8 @@ static void check_layout(rt_op op, rt_type type, int layout, int off64)
             seg_ref *refs;
             assert_int_equal(segdata_make(prof, n, 31 * prof + si, &d), RT_OK);
             data_fill(host, type, op, n ? n : 1, 500 + prof * 10 + si, n / 3, threads);
+            if (nan_segs)
+                plant_nan_segments(host, type, &d);
             assert_int_equal(segdata_reference(host, type, op, &d, &refs, threads), RT_OK);
             if (n)
                 assert_int_equal(cu.MemcpyHtoD(in, host, n * es), CUDA_SUCCESS);
@@ -207,8 +224,8 @@ static void check_layout(rt_op op, rt_type type, int layout, int off64)
     static void seg_##op##_##type(void **state)                                             \
     {                                                                                        \
         (void)state;                                                                         \
-        check_layout(op, type, SEG_LAYOUT_KEYS, 0);                                          \
-        check_layout(op, type, SEG_LAYOUT_OFFSETS, type == RT_I64 || type == RT_U64);        \
+        check_layout(op, type, SEG_LAYOUT_KEYS, 0, 0);                                       \
+        check_layout(op, type, SEG_LAYOUT_OFFSETS, type == RT_I64 || type == RT_U64, 0);     \
     }
 #define FOR_TYPES(op) SEG_TEST(op, RT_F32) SEG_TEST(op, RT_F64) SEG_TEST(op, RT_I32) \
     SEG_TEST(op, RT_U32) SEG_TEST(op, RT_I64) SEG_TEST(op, RT_U64)
@@ -218,6 +235,20 @@ FOR_TYPES(RT_MIN)
 FOR_TYPES(RT_MAX)
 FOR_TYPES(RT_ARGMIN)
 FOR_TYPES(RT_ARGMAX)
+
+/* Float min/max: segments that are all NaN give NaN (not +-inf, which only empty segments
+ * give), every family, layout, profile and size, 32- and 64-bit offsets. */
+#define SEG_NAN_TEST(op, type)                                                               \
+    static void seg_all_nan_##op##_##type(void **state)                                     \
+    {                                                                                        \
+        (void)state;                                                                         \
+        check_layout(op, type, SEG_LAYOUT_KEYS, 0, 1);                                       \
+        check_layout(op, type, SEG_LAYOUT_OFFSETS, type == RT_F64, 1);                       \
+    }
+SEG_NAN_TEST(RT_MIN, RT_F32)
+SEG_NAN_TEST(RT_MAX, RT_F32)
+SEG_NAN_TEST(RT_MIN, RT_F64)
+SEG_NAN_TEST(RT_MAX, RT_F64)
 
 /* Order kept: every segmented family composes the affine maps of each segment exactly as a
  * left-to-right loop does, for every profile, both layouts. */
@@ -605,6 +636,8 @@ int test_gpu_seg_group(void)
 {
     const struct CMUnitTest tests[] = {
         T(RT_SUM), T(RT_PROD), T(RT_MIN), T(RT_MAX), T(RT_ARGMIN), T(RT_ARGMAX),
+        cmocka_unit_test(seg_all_nan_RT_MIN_RT_F32), cmocka_unit_test(seg_all_nan_RT_MAX_RT_F32),
+        cmocka_unit_test(seg_all_nan_RT_MIN_RT_F64), cmocka_unit_test(seg_all_nan_RT_MAX_RT_F64),
         cmocka_unit_test(seg_order_kept),
         cmocka_unit_test(seg_tuner_end_to_end),
         cmocka_unit_test(seg_reduce_command),

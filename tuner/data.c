@@ -126,6 +126,7 @@ typedef struct job {
     long double sum, abs_sum;
     uint64_t bits;      /* integer sum/product, or min/max bits */
     double fext;        /* float min/max */
+    int seen;           /* float min/max: a non-NaN element was seen (else the result is NaN) */
     int64_t iext;
     uint64_t uext;
     /* argmin/argmax: the best element so far (index -1: none; nan: only NaN seen) */
@@ -191,8 +192,10 @@ static void *reduce_range(void *arg)
                 j->abs_sum += fabsl(fv);
             } else if (op == RT_PROD) {
                 j->bits ^= fv < 0;   /* the data are +-1: track the sign */
-            } else if (op == RT_MIN ? (double)fv < j->fext : (double)fv > j->fext) {
-                j->fext = (double)fv;
+            } else if (!isnan(fv)) {
+                j->seen = 1;
+                if (op == RT_MIN ? (double)fv < j->fext : (double)fv > j->fext)
+                    j->fext = (double)fv;
             }
         } else if (op == RT_SUM) {
             j->bits = (j->bits + uv) & mask;
@@ -294,6 +297,7 @@ void data_reference(const void *buf, rt_type type, rt_op op, unsigned long long 
     long double sum = 0, abs_sum = 0;
     uint64_t bits = op == RT_PROD ? (fl ? 0 : 1) : 0;
     double fext = jobs[0].fext;
+    int seen = 0;
     int64_t iext = jobs[0].iext;
     uint64_t uext = jobs[0].uext;
     for (int i = 0; i < k; i++) {
@@ -305,12 +309,16 @@ void data_reference(const void *buf, rt_type type, rt_op op, unsigned long long 
             bits = fl ? bits ^ jobs[i].bits : (bits * jobs[i].bits) & mask;
         if (op == RT_MIN ? jobs[i].fext < fext : jobs[i].fext > fext)
             fext = jobs[i].fext;
+        seen |= jobs[i].seen;
         if (op == RT_MIN ? jobs[i].iext < iext : jobs[i].iext > iext)
             iext = jobs[i].iext;
         if (op == RT_MIN ? jobs[i].uext < uext : jobs[i].uext > uext)
             uext = jobs[i].uext;
     }
     if (fl) {
+        /* min/max ignore NaN unless every element is NaN (n >= 1 here: n = 0 is the identity) */
+        if ((op == RT_MIN || op == RT_MAX) && !seen)
+            fext = NAN;
         long double v = op == RT_SUM ? sum : op == RT_PROD ? (bits ? -1.0L : 1.0L) : (long double)fext;
         store_value(type, ref->value, v, 0);
         ref->approx = v;
@@ -391,7 +399,10 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
         double g, want;
         float_pair(got, ref->value, type, &g, &want);
         double diff = fabs(g - (op == RT_SUM ? (double)ref->approx : want));
-        ok = !isnan(g) && (ref->tolerance > 0 ? diff <= ref->tolerance : g == want);
+        if (isnan(want))   /* min/max of elements that are all NaN */
+            ok = isnan(g);
+        else
+            ok = !isnan(g) && (ref->tolerance > 0 ? diff <= ref->tolerance : g == want);
     } else {
         ok = memcmp(got, ref->value, optype_size(type)) == 0;
     }

@@ -12,7 +12,8 @@
  * - argmin/argmax: integer values in [-1000, 1000] (unsigned: [0, 2000]), so the winning value
  *   occurs many times and the lowest index must be found;
  * - floats for min, max, argmin, argmax: about one element in 4096 is NaN (never the planted
- *   extreme), which the operators ignore.
+ *   extreme), which the operators ignore; the reference of an input that is all NaN is NaN
+ *   (argmin/argmax: the first NaN), and a NaN result matches only a NaN.
  */
 #ifndef RT_DATA_H
 #define RT_DATA_H
