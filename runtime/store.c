@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "embed.h"
+#include "family.h"
 #include "store.h"
 
 #define BUSY_TIMEOUT_MS 10000
@@ -130,6 +131,56 @@ static const char *col_text(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
     return t ? (const char *)t : "";
+}
+
+/*
+ * SQL functions of every connection, for the checks of shipped databases (check_db):
+ *   rt_sha256(text)          the SHA-256 of the text's bytes, 64 lower-case hex digits;
+ *   rt_plan(family, source)  'segmented' or 'flat': the launch plan the source declares
+ *                            ("// @plan ..."), else its family's; NULL when neither says.
+ */
+static void fn_sha256(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    char hex[RT_HASH_HEX];
+    const unsigned char *t = sqlite3_value_text(argv[0]);
+    (void)argc;
+    if (!t) {
+        sqlite3_result_null(cx);
+        return;
+    }
+    hash_hex(t, (size_t)sqlite3_value_bytes(argv[0]), hex);
+    sqlite3_result_text(cx, hex, -1, SQLITE_TRANSIENT);
+}
+
+static void fn_plan(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    const char *fam = (const char *)sqlite3_value_text(argv[0]);
+    const char *src = (const char *)sqlite3_value_text(argv[1]);
+    const char *p = src ? strstr(src, "// @plan") : NULL;
+    const rt_family *f = fam ? family_find(fam) : NULL;
+    int seg = -1;
+    (void)argc;
+    if (p) {
+        p += strlen("// @plan");
+        p += strspn(p, " \t");
+        if (!strncmp(p, "segmented", 9))
+            seg = 1;
+        else if (!strncmp(p, "onelaunch", 9) || !strncmp(p, "multipass", 9))
+            seg = 0;
+    }
+    if (seg < 0 && f)
+        seg = f->plan == PLAN_SEGMENTED;
+    if (seg < 0)
+        sqlite3_result_null(cx);
+    else
+        sqlite3_result_text(cx, seg ? "segmented" : "flat", -1, SQLITE_STATIC);
+}
+
+static void add_functions(sqlite3 *db)
+{
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+    sqlite3_create_function(db, "rt_sha256", 1, flags, NULL, fn_sha256, NULL, NULL);
+    sqlite3_create_function(db, "rt_plan", 2, flags, NULL, fn_plan, NULL, NULL);
 }
 
 /* ---------------------------------------------------------------- opening and the schema */
@@ -296,58 +347,248 @@ static int same_file_state(const struct stat *a, const struct stat *b)
 }
 
 /*
- * Open a file read-only and classify it. A WAL-mode file with no -wal beside it is read as
- * immutable: a plain read-only connection would leave -wal and -shm files next to a file
- * that may turn out not to be ours. An immutable read takes no locks, so its refusal is
- * believed only when the file did not change under it and no -wal appeared; otherwise (a
- * redtune process was writing it meanwhile) the file is read again the ordinary way.
+ * How a reader opens a file without making anything beside it. An ordinary read-only
+ * connection to a WAL-mode database makes a -shm (and a -wal) next to it when they are not
+ * there, and may not remove them; so:
+ *   READ_PLAIN      a rollback-journal file, or a WAL file whose -wal and -shm both exist (a
+ *                   writer has it open, or left them): the ordinary way, which then makes
+ *                   nothing new;
+ *   READ_IMMUTABLE  a WAL file with no -wal: no writer has it open and every committed page
+ *                   is in the file itself: immutable=1 (no locks, no side files);
+ *   READ_PRIVATE    a WAL file with a -wal but no -shm (a killed writer's, or a copy of a
+ *                   database with its -wal): its committed content is partly in the -wal, and
+ *                   reading that needs a -shm. The file and its -wal are copied into a private
+ *                   directory and read there, into memory; the copies are removed at once.
+ *                   Nothing is written beside the input and no lock is taken on it, so a
+ *                   writer that opens it meanwhile is never disturbed; a copy made while one
+ *                   did (the files changed, or a -shm appeared) is thrown away and the file
+ *                   looked at again (it is then READ_PLAIN or READ_IMMUTABLE).
+ * immutable=1 and the private copy take no locks: their result is believed only when the
+ * files did not change under them (same_file_state), else the file is read again.
  */
-static int inspect_sqlite(const char *path, int wal, int may_be_new, int *kind, int *version,
-                          rt_err *e)
-{
-    struct stat before, after;
-    int immutable = wal && !file_exists(path, "-wal") && stat(path, &before) == 0;
-    int rc;
+enum { READ_PLAIN, READ_IMMUTABLE, READ_PRIVATE };
 
-    for (;;) {
-        sqlite3 *db = NULL;
-        char *uri = make_uri(path, immutable ? "immutable=1" : NULL);
-        if (!uri)
-            return rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
-        if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
-            != SQLITE_OK) {
-            rc = rt_seterr(e, RT_EDB, "%s: cannot open: %s", path,
-                           db ? sqlite3_errmsg(db) : "out of memory");
-        } else {
-            sqlite3_busy_handler(db, busy_wait, (void *)path);
-            rc = classify(db, path, may_be_new, kind, version, e);
-        }
-        sqlite3_close(db);
-        free(uri);
-        if (!immutable || (rc == RT_OK && *kind != DB_REFUSED))
-            return rc;
-        if (rc == RT_OK && !file_exists(path, "-wal") && stat(path, &after) == 0
-            && same_file_state(&before, &after))
-            return rc;
-        immutable = 0;
-    }
-}
-
-/*
- * The URI query of a STORE_READ connection, chosen so that opening creates no file: an
- * ordinary reader of a WAL-mode database creates -wal and -shm beside it, and leaves them
- * (a reader may not remove them). With no -wal beside the file, no writer has it open and
- * everything is in the main file: it is read as immutable (no locks, no side files). With a
- * -wal there (a writer has the file open, or one was killed) the reader must see it, and
- * opens it the ordinary way, which creates nothing new while the -shm is there too.
- */
-static const char *read_query(const char *path)
+static int read_how(const char *path)
 {
     int what = FILE_OTHER;
 
     if (sniff(path, &what, NULL) != RT_OK || what != FILE_SQLITE_WAL)
-        return NULL;
-    return file_exists(path, "-wal") ? NULL : "immutable=1";
+        return READ_PLAIN;
+    if (!file_exists(path, "-wal"))
+        return READ_IMMUTABLE;
+    return file_exists(path, "-shm") ? READ_PLAIN : READ_PRIVATE;
+}
+
+/* The state of path and of path-wal, to see whether either changed while it was read. */
+typedef struct file_states {
+    struct stat db, wal;
+    int have_db, have_wal, have_shm;
+} file_states;
+
+static void get_states(const char *path, file_states *f)
+{
+    char side[PATH_MAX + 8];
+    memset(f, 0, sizeof *f);
+    f->have_db = stat(path, &f->db) == 0;
+    snprintf(side, sizeof side, "%s-wal", path);
+    f->have_wal = stat(side, &f->wal) == 0;
+    f->have_shm = file_exists(path, "-shm");
+}
+
+static int same_states(const file_states *a, const file_states *b)
+{
+    return a->have_db == b->have_db && a->have_wal == b->have_wal
+        && a->have_shm == b->have_shm
+        && (!a->have_db || same_file_state(&a->db, &b->db))
+        && (!a->have_wal || same_file_state(&a->wal, &b->wal));
+}
+
+/* Copy the file 'from' to the new file 'to'. */
+static int copy_to(const char *from, const char *to, const char *path, rt_err *e)
+{
+    char buf[65536];
+    int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = RT_OK;
+    ssize_t r;
+
+    if (in < 0)
+        return rt_seterr(e, RT_EIO, "%s: %s", from, strerror(errno));
+    if ((out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
+        rc = rt_seterr(e, RT_EIO, "%s: cannot make a private copy in %s: %s", path, to,
+                       strerror(errno));
+        goto done;
+    }
+    while ((r = read(in, buf, sizeof buf)) != 0) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = rt_seterr(e, RT_EIO, "%s: %s", from, strerror(errno));
+            goto done;
+        }
+        for (ssize_t w, done = 0; done < r; done += w)
+            if ((w = write(out, buf + done, (size_t)(r - done))) < 0) {
+                if (errno == EINTR) {
+                    w = 0;
+                    continue;
+                }
+                rc = rt_seterr(e, RT_EIO, "%s: private copy %s: %s", path, to,
+                               strerror(errno));
+                goto done;
+            }
+    }
+done:
+    if (out >= 0)
+        close(out);
+    close(in);
+    return rc;
+}
+
+/*
+ * READ_PRIVATE: the database of 'path' with its -wal, read through copies in a private
+ * directory into an in-memory, read-only connection *out. *changed = 1 (and *out NULL) when
+ * the input changed while it was copied.
+ */
+static int open_private(const char *path, sqlite3 **out, int *changed, rt_err *e)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX], db_copy[PATH_MAX + 8], side[PATH_MAX + 8], wal_copy[PATH_MAX + 8];
+    sqlite3 *db = NULL;
+    unsigned char *img = NULL;
+    sqlite3_int64 size = 0;
+    file_states before, after;
+    int rc = RT_OK;
+
+    *out = NULL;
+    *changed = 0;
+    if (snprintf(dir, sizeof dir, "%s/redtune-read-XXXXXX", tmp && *tmp ? tmp : "/tmp")
+        >= (int)sizeof dir || !mkdtemp(dir))
+        return rt_seterr(e, RT_EIO, "%s: cannot make a private directory to read its -wal "
+                         "in: %s", path, strerror(errno));
+    snprintf(db_copy, sizeof db_copy, "%s/db", dir);
+    snprintf(wal_copy, sizeof wal_copy, "%s/db-wal", dir);
+    snprintf(side, sizeof side, "%s-wal", path);
+    get_states(path, &before);
+    if ((rc = copy_to(path, db_copy, path, e)) || (rc = copy_to(side, wal_copy, path, e)))
+        goto done;
+    get_states(path, &after);
+    if (!same_states(&before, &after)) {
+        *changed = 1;
+        goto done;
+    }
+    char *uri = make_uri(db_copy, NULL);
+    if (!uri) {
+        rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK
+        || !(img = sqlite3_serialize(db, "main", &size, 0)))
+        rc = rt_seterr(e, RT_EDB, "%s: cannot read it with its -wal: %s", path,
+                       db ? sqlite3_errmsg(db) : "out of memory");
+    free(uri);
+    sqlite3_close(db);
+    db = NULL;
+    if (rc != RT_OK)
+        goto done;
+    if (size >= 100)
+        img[18] = img[19] = 1;   /* the image holds every committed page: rollback mode */
+    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        rc = rt_seterr(e, RT_ENOMEM, "%s: cannot open an in-memory database", path);
+        goto done;
+    }
+    /* Taken over by the connection, and freed by SQLite when this fails too. */
+    int r = sqlite3_deserialize(db, "main", img, size, size, SQLITE_DESERIALIZE_FREEONCLOSE
+                                | SQLITE_DESERIALIZE_READONLY);
+    img = NULL;
+    if (r != SQLITE_OK) {
+        rc = rt_seterr(e, RT_ENOMEM, "%s: cannot read it into memory: %s", path,
+                       sqlite3_errmsg(db));
+        goto done;
+    }
+    *out = db;
+    db = NULL;
+done:
+    sqlite3_free(img);
+    sqlite3_close(db);
+    unlink(db_copy);
+    unlink(wal_copy);
+    snprintf(side, sizeof side, "%s/db-shm", dir);
+    unlink(side);
+    rmdir(dir);
+    return rc;
+}
+
+/*
+ * A read-only connection to 'path' that makes nothing beside it (read_how). *how receives
+ * the way chosen and 'before' the state of the files before the open (for the caller's
+ * same_states check of an immutable read). Errors are RT_EDB naming the path.
+ */
+static int open_reader(const char *path, sqlite3 **out, int *how, file_states *before,
+                       rt_err *e)
+{
+    for (int tries = 0;; tries++) {
+        sqlite3 *db = NULL;
+        int changed = 0, rc = RT_OK;
+
+        *out = NULL;
+        *how = read_how(path);
+        get_states(path, before);
+        if (*how == READ_PRIVATE) {
+            if ((rc = open_private(path, &db, &changed, e)) != RT_OK)
+                return rc;
+            if (changed) {
+                if (tries < 20) {
+                    sqlite3_sleep(5);
+                    continue;
+                }
+                return rt_seterr(e, RT_EDB, "%s: it kept changing while it was read", path);
+            }
+        } else {
+            char *uri = make_uri(path, *how == READ_IMMUTABLE ? "immutable=1" : NULL);
+            if (!uri)
+                return rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
+            if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
+                != SQLITE_OK) {
+                int err = db ? sqlite3_system_errno(db) : 0;
+                rc = rt_seterr(e, RT_EDB, "%s: cannot open: %s%s%s%s", path,
+                               db ? sqlite3_errmsg(db) : "out of memory", err ? " (" : "",
+                               err ? strerror(err) : "", err ? ")" : "");
+                sqlite3_close(db);
+                db = NULL;
+            }
+            free(uri);
+            if (rc != RT_OK)
+                return rc;
+        }
+        sqlite3_extended_result_codes(db, 1);
+        sqlite3_busy_handler(db, busy_wait, (void *)path);
+        add_functions(db);
+        *out = db;
+        return RT_OK;
+    }
+}
+
+/*
+ * Open a file read-only and classify it, making nothing beside it (open_reader): the file
+ * may turn out not to be ours. A refusal made without locks (immutable or private) is
+ * believed only when the files did not change under it; otherwise (a redtune process was
+ * writing it meanwhile) the file is read again.
+ */
+static int inspect_sqlite(const char *path, int may_be_new, int *kind, int *version,
+                          rt_err *e)
+{
+    for (int tries = 0;; tries++) {
+        sqlite3 *db = NULL;
+        file_states before, after;
+        int how, rc = open_reader(path, &db, &how, &before, e);
+        if (rc != RT_OK)
+            return rc;
+        rc = classify(db, path, may_be_new, kind, version, e);
+        sqlite3_close(db);
+        if (how == READ_PLAIN || (rc == RT_OK && *kind != DB_REFUSED) || tries >= 20)
+            return rc;
+        get_states(path, &after);
+        if (rc == RT_OK && same_states(&before, &after))
+            return rc;
+    }
 }
 
 /* STORE_READ never writes, so it cannot migrate. */
@@ -378,8 +619,7 @@ static int inspect(const char *path, int mode, int *kind, int *version, rt_err *
     case FILE_OTHER:
         return rt_seterr(e, RT_EDB, "%s: not a redtune database (file is not SQLite)", path);
     default:
-        rc = inspect_sqlite(path, what == FILE_SQLITE_WAL, mode == STORE_WRITE, kind, version,
-                            e);
+        rc = inspect_sqlite(path, mode == STORE_WRITE, kind, version, e);
         if (rc == RT_OK && *kind == DB_REFUSED)
             rc = RT_EDB;
         if (rc == RT_OK && *kind == DB_OLDER && mode == STORE_READ)
@@ -550,26 +790,39 @@ int store_open(const char *path, int mode, store **out, rt_err *e)
                          strerror(errno));
     }
 
-    if (!(uri = make_uri(path, mode == STORE_READ ? read_query(path) : NULL))
-        || !(s = calloc(1, sizeof *s))
-        || !(s->path = strdup(path))) {
+    if (!(s = calloc(1, sizeof *s)) || !(s->path = strdup(path))) {
         rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
         goto done;
     }
-    flags = SQLITE_OPEN_URI
-          | (mode == STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-                                 : SQLITE_OPEN_READONLY);
-    if (sqlite3_open_v2(uri, &db, flags, NULL) != SQLITE_OK) {
-        int err = db ? sqlite3_system_errno(db) : 0;
-        rc = rt_seterr(e, mode == STORE_WRITE ? RT_EIO : RT_EDB, "%s: cannot open: %s%s%s%s",
-                       path, db ? sqlite3_errmsg(db) : "out of memory", err ? " (" : "",
-                       err ? strerror(err) : "", err ? ")" : "");
-        goto done;
-    }
-    sqlite3_extended_result_codes(db, 1);
-    sqlite3_busy_handler(db, busy_wait, s->path);
-
-    if (mode == STORE_WRITE) {
+    if (mode == STORE_READ) {
+        file_states before;
+        int how;
+        if ((rc = open_reader(path, &db, &how, &before, e)) != RT_OK)
+            goto done;
+        /* Look again on this connection: the file may have changed since inspect(). */
+        if ((rc = exec_sql(db, path, "PRAGMA query_only = ON", "set query_only", e))
+            || (rc = classify(db, path, 0, &kind, &version, e)))
+            goto done;
+        if (kind != DB_CURRENT) {
+            rc = kind == DB_OLDER ? refuse_older(path, version, e) : RT_EDB;
+            goto done;
+        }
+    } else {
+        if (!(uri = make_uri(path, NULL))) {
+            rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
+            goto done;
+        }
+        flags = SQLITE_OPEN_URI | SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        if (sqlite3_open_v2(uri, &db, flags, NULL) != SQLITE_OK) {
+            int err = db ? sqlite3_system_errno(db) : 0;
+            rc = rt_seterr(e, RT_EIO, "%s: cannot open: %s%s%s%s", path,
+                           db ? sqlite3_errmsg(db) : "out of memory", err ? " (" : "",
+                           err ? strerror(err) : "", err ? ")" : "");
+            goto done;
+        }
+        sqlite3_extended_result_codes(db, 1);
+        sqlite3_busy_handler(db, busy_wait, (void *)path);
+        add_functions(db);
         if (sqlite3_db_readonly(db, "main") == 1) {
             rc = rt_seterr(e, RT_EIO, "%s: cannot write: opened read-only", path);
             goto done;
@@ -579,15 +832,6 @@ int store_open(const char *path, int mode, store **out, rt_err *e)
             goto done;
         if (kind != DB_CURRENT && (rc = setup_schema(db, path, e)) != RT_OK)
             goto done;
-    } else {
-        /* Look again on this connection: the file may have changed since inspect(). */
-        if ((rc = exec_sql(db, path, "PRAGMA query_only = ON", "set query_only", e))
-            || (rc = classify(db, path, 0, &kind, &version, e)))
-            goto done;
-        if (kind != DB_CURRENT) {
-            rc = kind == DB_OLDER ? refuse_older(path, version, e) : RT_EDB;
-            goto done;
-        }
     }
     s->db = db;
     db = NULL;
@@ -852,6 +1096,24 @@ int store_get_kernel_source(store *s, const char *hash, char **source, rt_err *e
 done:
     sqlite3_finalize(st);
     return rc;
+}
+
+int store_get_checked_source(store *s, const char *hash, char **source, rt_err *e)
+{
+    char sum[RT_HASH_HEX];
+    int rc = store_get_kernel_source(s, hash, source, e);
+
+    if (rc != RT_OK)
+        return rc;
+    hash_hex(*source, strlen(*source), sum);
+    if (strcmp(sum, hash) != 0) {
+        free(*source);
+        *source = NULL;
+        return rt_seterr(e, RT_EDB, "%s: kernel %s: the SHA-256 of its source is %s, not its "
+                         "hash: the database was altered after the kernel was stored; it is "
+                         "not run", s->path, hash, sum);
+    }
+    return RT_OK;
 }
 
 /* Bind an int that uses -1 for unknown as NULL. */
@@ -1542,6 +1804,7 @@ static int mem_new(const char *label, sqlite3 **out, rt_err *e)
         return rt_seterr(e, RT_ENOMEM, "%s: cannot open an in-memory database", label);
     }
     sqlite3_extended_result_codes(db, 1);
+    add_functions(db);
     if ((rc = exec_sql(db, label, schema->text, "create schema", e)) != RT_OK) {
         sqlite3_close(db);
         return rc;
@@ -1550,20 +1813,129 @@ static int mem_new(const char *label, sqlite3 **out, rt_err *e)
     return RT_OK;
 }
 
-/* An input is intact: PRAGMA quick_check says "ok". */
-static int check_intact(store *s, rt_err *e)
+/* PRAGMA quick_check of schema 'schema': "ok", else RT_EDB "corrupt database". */
+static int quick_check(sqlite3 *db, const char *schema, const char *path, rt_err *e)
+{
+    sqlite3_stmt *st = NULL;
+    char sql[64];
+    int rc = RT_OK;
+
+    snprintf(sql, sizeof sql, "PRAGMA %s.quick_check(1)", schema);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK
+        || sqlite3_step(st) != SQLITE_ROW)
+        rc = rt_seterr(e, RT_EDB, "%s: corrupt database (PRAGMA quick_check): %s", path,
+                       sqlite3_errmsg(db));
+    else if (strcmp(col_text(st, 0), "ok") != 0) {
+        rc = rt_seterr(e, RT_EDB, "%s: corrupt database (PRAGMA quick_check): %s", path,
+                       col_text(st, 0));
+        for (char *c = e ? e->msg : NULL; c && *c; c++)
+            if (*c == '\n')
+                *c = ' ';   /* one line: SQLite's answer spans several */
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_quick_check(store *s, rt_err *e)
+{
+    return quick_check(s->db, "main", s->path, e);
+}
+
+/* The first row of a query whose one column says what is wrong: RT_EDB "path: check: it";
+ * RT_OK when there is no row. */
+static int refuse_first(sqlite3 *db, const char *path, const char *check, const char *sql,
+                        rt_err *e)
 {
     sqlite3_stmt *st = NULL;
     int rc = RT_OK, r;
 
-    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK
-        || (r = sqlite3_step(st)) != SQLITE_ROW)
-        rc = rt_seterr(e, RT_EDB, "%s: corrupt database: %s", s->path,
-                       sqlite3_errmsg(s->db));
-    else if (strcmp(col_text(st, 0), "ok") != 0)
-        rc = rt_seterr(e, RT_EDB, "%s: corrupt database: %s", s->path, col_text(st, 0));
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        rc = rt_seterr(e, RT_EDB, "%s: %s: %s", path, check, sqlite3_errmsg(db));
+        goto done;
+    }
+    if ((r = sqlite3_step(st)) == SQLITE_ROW)
+        rc = rt_seterr(e, RT_EDB, "%s: %s: %s", path, check, col_text(st, 0));
+    else if (r != SQLITE_DONE)
+        rc = rt_seterr(e, RT_EDB, "%s: %s: %s", path, check, sqlite3_errmsg(db));
+done:
     sqlite3_finalize(st);
     return rc;
+}
+
+/* No text value of 'schema' holds a NUL byte: a dump could not carry it (SQL text ends at
+ * the NUL), and no redtune row has one. */
+static int check_no_nul(sqlite3 *db, const char *schema, const char *path, rt_err *e)
+{
+    int rc = RT_OK;
+    for (int i = 0; rc == RT_OK && i < N_TABLES; i++) {
+        cols c;
+        sbuf q = {0};
+        if ((rc = table_cols(db, path, schema, redtune_tables[i], &c, e)) != RT_OK)
+            return rc;
+        sb_add(&q, "SELECT printf('table %s, row %%d, column %%s: text holding a NUL byte', "
+               "r, bad) FROM (SELECT rowid AS r, CASE", redtune_tables[i]);
+        for (int k = 0; k < c.n; k++)
+            sb_add(&q, " WHEN typeof(\"%s\") = 'text' AND instr(CAST(\"%s\" AS BLOB), X'00') "
+                   "THEN '%s'", c.name[k], c.name[k], c.name[k]);
+        sb_add(&q, " END AS bad FROM %s.\"%s\") WHERE bad IS NOT NULL LIMIT 1", schema,
+               redtune_tables[i]);
+        rc = q.oom ? rt_seterr(e, RT_ENOMEM, "%s: out of memory", path)
+                   : refuse_first(db, path, "text check", q.p, e);
+        free(q.p);
+    }
+    return rc;
+}
+
+/*
+ * The checks of every database a shipping command reads or writes (schema 'schema' of 'db',
+ * named 'path' in the messages); the first that fails refuses it whole, RT_EDB:
+ *   PRAGMA quick_check and PRAGMA foreign_key_check;
+ *   each kernel's hash is the SHA-256 of its source (an edited source is not taken);
+ *   no text value holds a NUL byte (check_no_nul);
+ *   the median of each "ok" measurement and of each best row is a positive, finite number;
+ *   each best row's kernel has the launch plan of its layout (a segmented kernel for
+ *   keys:/offsets: layouts, a flat one for "flat").
+ * These check that a database is consistent, not that its numbers are true: a database is
+ * trusted for its timings (docs/api.md, "What the library trusts").
+ */
+static int check_db(sqlite3 *db, const char *schema, const char *path, rt_err *e)
+{
+    char sql[1024];
+    int rc;
+
+    if ((rc = quick_check(db, schema, path, e)) != RT_OK)
+        return rc;
+    snprintf(sql, sizeof sql, "SELECT printf('row %%d of table %%s refers to a row of table "
+             "%%s that is not there', rowid, \"table\", parent) FROM "
+             "pragma_foreign_key_check(NULL, '%s') LIMIT 1", schema);
+    if ((rc = refuse_first(db, path, "inconsistent database (PRAGMA foreign_key_check)", sql,
+                           e)) != RT_OK)
+        return rc;
+    snprintf(sql, sizeof sql, "SELECT printf('kernel %%s: the SHA-256 of its source is %%s, "
+             "not its hash (the kernel row was altered)', hash, rt_sha256(source)) FROM "
+             "%s.kernels WHERE rt_sha256(source) IS NOT hash LIMIT 1", schema);
+    if ((rc = refuse_first(db, path, "kernel hash check", sql, e)) != RT_OK
+        || (rc = check_no_nul(db, schema, path, e)) != RT_OK)
+        return rc;
+    snprintf(sql, sizeof sql, "SELECT printf('measurement %%d (kernel %%.12s, %%s %%s %%s n=%%d): "
+             "median_us %%s is not a positive finite time', id, kernel_hash, op, type, layout, "
+             "n, quote(median_us)) FROM %s.measurements WHERE status = 'ok' AND NOT "
+             "(typeof(median_us) IN ('real', 'integer') AND median_us > 0 AND median_us < "
+             "9e999) LIMIT 1", schema);
+    if ((rc = refuse_first(db, path, "time check", sql, e)) != RT_OK)
+        return rc;
+    snprintf(sql, sizeof sql, "SELECT printf('best row of device %%d, %%s %%s %%s n=%%d: "
+             "median_us %%s is not a positive finite time', device_id, op, type, layout, n, "
+             "quote(median_us)) FROM %s.best WHERE NOT (typeof(median_us) IN ('real', "
+             "'integer') AND median_us > 0 AND median_us < 9e999) LIMIT 1", schema);
+    if ((rc = refuse_first(db, path, "time check", sql, e)) != RT_OK)
+        return rc;
+    snprintf(sql, sizeof sql, "SELECT printf('best row of device %%d, %%s %%s %%s n=%%d: "
+             "kernel %%.12s is a %%s kernel', device_id, op, type, layout, n, kernel_hash, "
+             "plan) FROM (SELECT b.*, rt_plan(k.family, k.source) AS plan FROM %s.best b "
+             "JOIN %s.kernels k ON k.hash = b.kernel_hash) WHERE plan IS NOT NULL AND "
+             "(plan = 'segmented') <> (layout <> 'flat') LIMIT 1", schema, schema);
+    return refuse_first(db, path, "layout check", sql, e);
 }
 
 /*
@@ -1600,7 +1972,7 @@ static int attach_db(sqlite3 *dst, const char *path, store_ship_stats *st, rt_er
     int rc;
 
     if ((rc = store_open(path, STORE_READ, &s, e)) != RT_OK
-        || (rc = check_intact(s, e)) != RT_OK) {
+        || (rc = check_db(s->db, "main", path, e)) != RT_OK) {
         st->refused = path;
         store_close(s);
         return rc;
@@ -1686,7 +2058,8 @@ static int count_rows(sqlite3 *db, const char *path, const char *sql, long long 
  * best by its key, the lower median kept on a conflict, a best row left out when its own
  * measurement in "src" is there and not a verified "ok" one.
  */
-static int copy_from(sqlite3 *db, const char *path, const copy_opts *o, rt_err *e)
+static int copy_from(sqlite3 *db, const char *path, const copy_opts *o,
+                     store_ship_stats *st, rt_err *e)
 {
     cols dev, run, kern, bin, meas, best, mkey, bkey;
     sbuf b = {0};
@@ -1786,31 +2159,49 @@ static int copy_from(sqlite3 *db, const char *path, const copy_opts *o, rt_err *
                "(t.status = 'ok' AND t.verified = 1 AND t.median_us <= excluded.median_us);\n");
     }
 
-    /* Best: the lower median on a conflict; never one its own measurement contradicts. */
+    /* Best: the lower median on a conflict, and only a row that a verified "ok"
+     * measurement of the same kernel and case in the same input backs. An input with no
+     * measurement of the device at all (an export made without --with-measurements) has
+     * nothing to back its rows with: they are taken as they are, checked by check_db. */
     {
         static const char *const best_map[][2] = {{"device_id", "m.dst"}, {NULL, NULL}};
         cols both = {0};   /* best's key columns that measurements has too */
+        sbuf backed = {0}, count = {0};
         for (int i = 0; i < bkey.n; i++)
             if (in_cols(&meas, bkey.name[i]))
                 both.n++, memcpy(both.name[both.n - 1], bkey.name[i], sizeof both.name[0]);
+        sb_add(&backed, "(EXISTS (SELECT 1 FROM src.measurements x WHERE x.kernel_hash = "
+               "s.kernel_hash AND ");
+        sb_equal(&backed, &both, "x", "s");
+        sb_add(&backed, " AND x.status = 'ok' AND x.verified = 1) OR NOT EXISTS (SELECT 1 "
+               "FROM src.measurements x WHERE x.device_id = s.device_id))");
+        sb_add(&count, "SELECT count(*) FROM src.best s JOIN temp.ship_devmap m ON m.src = "
+               "s.device_id WHERE NOT %s", backed.p ? backed.p : "");
         sb_add(&b, "INSERT INTO main.best AS t (");
         sb_cols(&b, &best, "", NULL, NULL);
         sb_add(&b, ") SELECT ");
         sb_cols(&b, &best, "s.", NULL, best_map);
-        sb_add(&b, " FROM src.best s JOIN temp.ship_devmap m ON m.src = s.device_id WHERE NOT "
-               "EXISTS (SELECT 1 FROM src.measurements x WHERE x.kernel_hash = s.kernel_hash "
-               "AND ");
-        sb_equal(&b, &both, "x", "s");
-        sb_add(&b, " AND NOT (x.status = 'ok' AND x.verified = 1)) ORDER BY ");
+        sb_add(&b, " FROM src.best s JOIN temp.ship_devmap m ON m.src = s.device_id WHERE %s "
+               "ORDER BY ", backed.p ? backed.p : "");
         sb_cols(&b, &bkey, "s.", NULL, NULL);
         sb_add(&b, " ON CONFLICT (");
         sb_cols(&b, &bkey, "", NULL, NULL);
         sb_add(&b, ") DO UPDATE SET ");
         sb_update(&b, &best, &bkey, NULL);
         sb_add(&b, " WHERE excluded.median_us < t.median_us;\n");
+        if (backed.oom || count.oom)
+            b.oom = 1;
+        long long n = 0;
+        if (!b.oom && (rc = run_sb(db, path, &b, "copy", e)) == RT_OK
+            && (rc = count_rows(db, path, count.p, &n, e)) == RT_OK)
+            st->left_out += n;
+        free(backed.p);
+        free(count.p);
+        if (b.oom)
+            rc = rt_seterr(e, RT_ENOMEM, "%s: copy: out of memory", path);
+        if (rc != RT_OK)
+            goto done;
     }
-    if ((rc = run_sb(db, path, &b, "copy", e)) != RT_OK)
-        goto done;
     rc = exec_sql(db, path, "COMMIT", "commit", e);
 done:
     if (rc != RT_OK)
@@ -1823,9 +2214,10 @@ done:
 }
 
 /* copy_from, then let "src" go. */
-static int copy_detach(sqlite3 *db, const char *path, const copy_opts *o, rt_err *e)
+static int copy_detach(sqlite3 *db, const char *path, const copy_opts *o,
+                       store_ship_stats *st, rt_err *e)
 {
-    int rc = copy_from(db, path, o, e);
+    int rc = copy_from(db, path, o, st, e);
     return rc == RT_OK ? exec_sql(db, path, "DETACH src", "detach", e) : rc;
 }
 
@@ -1871,12 +2263,52 @@ static int open_unnamed(const char *dir, const char *base, char *tmp, size_t tmp
     return fd;
 }
 
+/*
+ * The output 'path' may be written (store_check_output): a regular file, or none. A
+ * symbolic link, even to a regular file, is refused rather than followed or replaced: the
+ * output is renamed into place whole, which replaces the link itself, and writing through it
+ * instead would give up writing whole (a FIFO or a terminal) or write outside the directory
+ * named; the message says to name the target. The same goes for every other kind of file.
+ */
+int store_check_output(const char *path, int force, const char *const *in, int nin,
+                       rt_err *e)
+{
+    struct stat out, st;
+
+    if (!path || !*path)
+        return rt_seterr(e, RT_EINVAL, "no output file");
+    if (lstat(path, &out) == 0) {
+        if (S_ISLNK(out.st_mode))
+            return rt_seterr(e, RT_EIO, "%s: is a symbolic link: an output is not written "
+                             "through one (name the file it points to, or remove the link)",
+                             path);
+        if (S_ISDIR(out.st_mode))
+            return rt_seterr(e, RT_EIO, "%s: is a directory", path);
+        if (!S_ISREG(out.st_mode))
+            return rt_seterr(e, RT_EIO, "%s: not a regular file: an output is written whole "
+                             "into a new file and renamed into place", path);
+        for (int i = 0; i < nin; i++)
+            if (in[i] && stat(in[i], &st) == 0 && st.st_dev == out.st_dev
+                && st.st_ino == out.st_ino)
+                return rt_seterr(e, RT_EIO, "%s: is the input %s (the same file): write the "
+                                 "output elsewhere", path, in[i]);
+        if (!force)
+            return rt_seterr(e, RT_EIO, "%s: exists (--force overwrites it)", path);
+    }
+    return check_dir(path, e);
+}
+
 int store_write_file(const char *path, const void *data, size_t len, int force, rt_err *e)
+{
+    return store_write_output(path, data, len, force, NULL, 0, e);
+}
+
+int store_write_output(const char *path, const void *data, size_t len, int force,
+                       const char *const *in, int nin, rt_err *e)
 {
     char dir[PATH_MAX], tmp[PATH_MAX + 32], via[64];
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
     const char *p = data;
-    struct stat sb;
     int fd, rc = RT_OK;
 
     if (!*base)
@@ -1886,9 +2318,8 @@ int store_write_file(const char *path, const void *data, size_t len, int force, 
     else if (snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path)
              >= (int)sizeof dir)
         return rt_seterr(e, RT_EIO, "%s: path too long", path);
-    if (lstat(path, &sb) == 0 && (!force || S_ISDIR(sb.st_mode)))
-        return rt_seterr(e, RT_EIO, "%s: %s", path, S_ISDIR(sb.st_mode) ? "is a directory"
-                         : "exists (--force overwrites it)");
+    if ((rc = store_check_output(path, force, in, nin, e)) != RT_OK)
+        return rc;
     if ((fd = open_unnamed(dir, base, tmp, sizeof tmp)) < 0)
         return rt_seterr(e, RT_EIO, "%s: cannot create a file in %s: %s", path, dir,
                          strerror(errno));
@@ -1939,33 +2370,26 @@ done:
     return rc;
 }
 
-/* Write the in-memory output whole into 'out'. */
-static int write_db(sqlite3 *db, const char *out, int force, rt_err *e)
+/* Check the in-memory output as its inputs were checked (an output that fails is refused,
+ * named in st->refused), then write it whole into 'out'. */
+static int write_db(sqlite3 *db, const char *out, int force, const char *const *in, int nin,
+                    store_ship_stats *st, rt_err *e)
 {
     sqlite3_int64 size = 0;
     unsigned char *img;
     int rc;
 
+    if ((rc = check_db(db, "main", out, e)) != RT_OK) {
+        st->refused = out;
+        return rc;
+    }
     if ((rc = exec_sql(db, out, "VACUUM", "compact", e)) != RT_OK)
         return rc;
     if (!(img = sqlite3_serialize(db, "main", &size, 0)))
         return rt_seterr(e, RT_ENOMEM, "%s: out of memory", out);
-    rc = store_write_file(out, img, (size_t)size, force, e);
+    rc = store_write_output(out, img, (size_t)size, force, in, nin, e);
     sqlite3_free(img);
     return rc;
-}
-
-/* Refuse early, before any input is read, an output that exists and may not be replaced. */
-static int check_out(const char *out, int force, rt_err *e)
-{
-    struct stat sb;
-    if (!out || !*out)
-        return rt_seterr(e, RT_EINVAL, "no output file");
-    if (lstat(out, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return rt_seterr(e, RT_EIO, "%s: is a directory", out);
-    if (lstat(out, &sb) == 0 && !force)
-        return rt_seterr(e, RT_EIO, "%s: exists (--force overwrites it)", out);
-    return check_dir(out, e);
 }
 
 int store_export(const char *in, const char *const *match, int nmatch, int with_measurements,
@@ -1978,12 +2402,12 @@ int store_export(const char *in, const char *const *match, int nmatch, int with_
     memset(st, 0, sizeof *st);
     if (!match || nmatch < 1)
         return rt_seterr(e, RT_EINVAL, "export: no device name to match");
-    if ((rc = check_out(out, force, e)) || (rc = mem_new(out, &db, e))
+    if ((rc = store_check_output(out, force, &in, 1, e)) || (rc = mem_new(out, &db, e))
         || (rc = attach_db(db, in, st, e)))
         goto done;
-    rc = copy_detach(db, in, &o, e);
+    rc = copy_detach(db, in, &o, st, e);
     if (rc == RT_OK && (rc = ship_counts(db, out, st, e)) == RT_OK)
-        rc = write_db(db, out, force, e);
+        rc = write_db(db, out, force, &in, 1, st, e);
 done:
     sqlite3_close(db);
     return rc;
@@ -1997,13 +2421,13 @@ int store_merge(const char *const *in, int nin, const char *out, int force,
     int rc;
 
     memset(st, 0, sizeof *st);
-    if ((rc = check_out(out, force, e)) || (rc = mem_new(out, &db, e)))
+    if ((rc = store_check_output(out, force, in, nin, e)) || (rc = mem_new(out, &db, e)))
         goto done;
     for (int i = 0; i < nin; i++)
-        if ((rc = attach_db(db, in[i], st, e)) || (rc = copy_detach(db, in[i], &o, e)))
+        if ((rc = attach_db(db, in[i], st, e)) || (rc = copy_detach(db, in[i], &o, st, e)))
             goto done;
     if ((rc = ship_counts(db, out, st, e)) == RT_OK)
-        rc = write_db(db, out, force, e);
+        rc = write_db(db, out, force, in, nin, st, e);
 done:
     sqlite3_close(db);
     return rc;
@@ -2129,7 +2553,8 @@ int store_dump(const char *in, char **text, size_t *len, store_ship_stats *st, r
     memset(st, 0, sizeof *st);
     *text = NULL;
     *len = 0;
-    if ((rc = store_open(in, STORE_READ, &s, e)) != RT_OK || (rc = check_intact(s, e))) {
+    if ((rc = store_open(in, STORE_READ, &s, e)) != RT_OK
+        || (rc = check_db(s->db, "main", in, e)) != RT_OK) {
         st->refused = in;
         goto done;
     }
@@ -2227,32 +2652,63 @@ static int load_text(sqlite3 *db, const char *path, const char *text, rt_err *e)
     return rc;
 }
 
-/* Read a whole text file; *text malloc'd, NUL-terminated. */
+/*
+ * Read a whole dump; *text malloc'd, NUL-terminated. Reading stops at the first failure: a
+ * NUL byte (a dump is text: /dev/zero is refused at its first block), more than
+ * STORE_DUMP_MAX bytes (a regular file by its size, before it is read), or no memory.
+ */
 static int slurp_text(const char *path, char **text, rt_err *e)
 {
-    FILE *fp = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_CLOEXEC), rc = RT_OK;
     sbuf b = {0};
     char buf[65536];
-    size_t n;
+    struct stat sb;
+    ssize_t n;
 
     *text = NULL;
-    if (!fp)
+    if (fd < 0)
         return rt_seterr(e, RT_EIO, "%s: %s", path, strerror(errno));
-    while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
-        sb_raw(&b, buf, n);
-    int err = ferror(fp);
-    fclose(fp);
-    if (err || b.oom) {
-        free(b.p);
-        return rt_seterr(e, err ? RT_EIO : RT_ENOMEM, "%s: cannot read it%s", path,
-                         err ? "" : ": out of memory");
+    if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        rc = rt_seterr(e, RT_EIO, "%s: is a directory", path);
+        goto done;
     }
-    if (memchr(b.p ? b.p : "", '\0', b.len)) {
-        free(b.p);
-        return rt_seterr(e, RT_EDB, "%s: not a redtune dump (binary data)", path);
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > STORE_DUMP_MAX)
+        goto too_big;
+    while ((n = read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = rt_seterr(e, RT_EIO, "%s: cannot read it: %s", path, strerror(errno));
+            goto done;
+        }
+        if (memchr(buf, '\0', (size_t)n)) {
+            rc = rt_seterr(e, RT_EDB, "%s: not a redtune dump (binary data: a NUL byte at "
+                           "byte %zu)", path, b.len + (size_t)((char *)memchr(buf, '\0',
+                           (size_t)n) - buf));
+            goto done;
+        }
+        if (b.len + (size_t)n > STORE_DUMP_MAX)
+            goto too_big;
+        sb_raw(&b, buf, (size_t)n);
+        if (b.oom) {
+            rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory after reading %zu bytes of it",
+                           path, b.len);
+            goto done;
+        }
     }
-    *text = b.p ? b.p : strdup("");
-    return *text ? RT_OK : rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
+    if (!b.p && !(b.p = strdup("")))
+        rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
+    goto done;
+too_big:
+    rc = rt_seterr(e, RT_EDB, "%s: larger than a dump may be (%d MiB)", path,
+                   STORE_DUMP_MAX >> 20);
+done:
+    close(fd);
+    if (rc == RT_OK)
+        *text = b.p;
+    else
+        free(b.p);
+    return rc;
 }
 
 int store_load(const char *const *sql, int nsql, const char *out, int force,
@@ -2264,7 +2720,7 @@ int store_load(const char *const *sql, int nsql, const char *out, int force,
     int rc;
 
     memset(st, 0, sizeof *st);
-    if ((rc = check_out(out, force, e)) || (rc = mem_new(out, &db, e)))
+    if ((rc = store_check_output(out, force, sql, nsql, e)) || (rc = mem_new(out, &db, e)))
         goto done;
     for (int i = 0; i < nsql; i++) {
         sqlite3_int64 size = 0;
@@ -2276,7 +2732,8 @@ int store_load(const char *const *sql, int nsql, const char *out, int force,
         /* The first dump goes in as it is (ids kept: load of dump is the identity); the
          * others into a database of their own, merged in. */
         if ((rc = i == 0 ? load_text(db, sql[i], text, e) : mem_new(sql[i], &one, e)) != RT_OK
-            || (i > 0 && (rc = load_text(one, sql[i], text, e)) != RT_OK)) {
+            || (i > 0 && (rc = load_text(one, sql[i], text, e)) != RT_OK)
+            || (rc = check_db(i == 0 ? db : one, "main", sql[i], e)) != RT_OK) {
             st->refused = sql[i];
             goto done;
         }
@@ -2291,11 +2748,11 @@ int store_load(const char *const *sql, int nsql, const char *out, int force,
         sqlite3_close(one);
         one = NULL;
         if ((rc = attach_image(db, sql[i], img, size, e))
-            || (rc = copy_detach(db, sql[i], &o, e)))
+            || (rc = copy_detach(db, sql[i], &o, st, e)))
             goto done;
     }
     if ((rc = ship_counts(db, out, st, e)) == RT_OK)
-        rc = write_db(db, out, force, e);
+        rc = write_db(db, out, force, sql, nsql, st, e);
 done:
     free(text);
     sqlite3_close(one);

@@ -59,6 +59,15 @@ int store_put_kernel(store *s, const char *hash, const char *family, const char 
 /* The generated source of a kernel; *source is malloc'd, caller frees. RT_ENOTFOUND if absent. */
 int store_get_kernel_source(store *s, const char *hash, char **source, rt_err *e);
 
+/* As store_get_kernel_source, and the SHA-256 of the source (up to its first NUL) must be
+ * 'hash': RT_EDB naming the hash when it is not (the row was altered after it was stored).
+ * What libredtune reads before it runs a stored kernel. */
+int store_get_checked_source(store *s, const char *hash, char **source, rt_err *e);
+
+/* PRAGMA quick_check: RT_EDB "PATH: corrupt database (PRAGMA quick_check): ..." unless the
+ * database's pages are intact. Reads every page: what rt_open pays (docs/api.md). */
+int store_quick_check(store *s, rt_err *e);
+
 /* A compiled binary: CUBIN for (kernel hash, arch, NVRTC version). */
 typedef struct store_binary {
     void *cubin;        /* malloc'd by store_get_binary; caller frees */
@@ -202,8 +211,18 @@ int store_get_binary_any(store *s, const char *hash, const char *arch, store_bin
  */
 typedef struct store_ship_stats {
     long long devices, best, kernels, binaries, measurements, runs;   /* rows of the output */
-    const char *refused;     /* the input that was refused (one of the caller's strings) */
+    long long left_out;      /* best rows of the inputs no verified measurement backs */
+    const char *refused;     /* the input (or output) refused (one of the caller's strings) */
 } store_ship_stats;
+
+/*
+ * Every database a shipping command reads, and its output before it is written, is checked
+ * and refused whole (RT_EDB, naming the file and the check) when one fails: PRAGMA
+ * quick_check ("corrupt database"), PRAGMA foreign_key_check ("inconsistent database"), each
+ * kernel's hash the SHA-256 of its source ("kernel hash check"), no text value holding a NUL
+ * byte ("text check"), the median of each "ok" measurement and best row positive and finite
+ * ("time check"), each best row's kernel of its layout's plan ("layout check").
+ */
 
 /*
  * The devices of 'in' whose name holds one of match[0..nmatch) (ASCII case ignored), with
@@ -217,8 +236,11 @@ int store_export(const char *in, const char *const *match, int nmatch, int with_
 /*
  * in[0..nin) combined: devices matched by uuid, else name and ordinal; kernels and binaries
  * by their keys; measurements by their UNIQUE key, the faster verified "ok" one kept (an
- * unverified one never replaces another); best by its key, the lower median kept, and a best
- * row whose own measurement in its input is there but not a verified "ok" one left out.
+ * unverified one never replaces another); best by its key, the lower median kept. A best
+ * row is taken only when a verified "ok" measurement of its kernel and case in the same input
+ * backs it, or when that input holds no measurement of its device at all (an export made
+ * without measurements: the row is its own only record); the others are left out and
+ * counted in st->left_out (export applies the same rule).
  */
 int store_merge(const char *const *in, int nin, const char *out, int force,
                 store_ship_stats *st, rt_err *e);
@@ -239,8 +261,27 @@ int store_dump(const char *in, char **text, size_t *len, store_ship_stats *st, r
 int store_load(const char *const *sql, int nsql, const char *out, int force,
                store_ship_stats *st, rt_err *e);
 
+/* A dump larger than this is refused by store_load (the file named, before it is read when
+ * it is a regular file). */
+#define STORE_DUMP_MAX (512 << 20)   /* bytes: 512 MiB */
+
+/*
+ * Whether 'path' may be an output of a command whose inputs are in[0..nin) (paths; NULL
+ * entries and missing files are skipped): RT_OK when it does not exist or is a regular file
+ * that 'force' lets be replaced. Refused (RT_EIO, naming it): one of the inputs (the same
+ * device and inode, through symbolic or hard links too), a symbolic link (not followed and
+ * not replaced: name its target), a directory or any other file that is not regular, an
+ * existing file without 'force', a directory that cannot be written. RT_EINVAL: no path.
+ */
+int store_check_output(const char *path, int force, const char *const *in, int nin,
+                       rt_err *e);
+
 /* Write data[0..len) to 'path' whole or not at all, as the functions above write their
- * outputs (an existing 'path' is refused unless 'force'). */
+ * outputs, after store_check_output(path, force, in, nin). */
+int store_write_output(const char *path, const void *data, size_t len, int force,
+                       const char *const *in, int nin, rt_err *e);
+
+/* store_write_output with no inputs. */
 int store_write_file(const char *path, const void *data, size_t len, int force, rt_err *e);
 
 #endif

@@ -377,6 +377,52 @@ static void api_refuses_databases(void **state)
     refused(dir, "foreign_wal.db", ": not a redtune database (has no redtune tables)");
     refused(dir, "not_sqlite.db", ": not a redtune database (file is not SQLite)");
     refused(dir, "newer.db", ": schema version 99 is newer than this redtune");
+    refused(dir, "corrupt.db", ": corrupt database (PRAGMA quick_check)");
+    remove_dir(dir);
+}
+
+/* rt_open reads every page (PRAGMA quick_check): a database with a broken page is refused
+ * with RT_EDB at open, not at the first query that happens to read that page. The broken
+ * page is made here, by flipping bytes in a page of a real database (past its schema). */
+static void api_refuses_corrupt_pages(void **state)
+{
+    (void)state;
+    char dir[64], path[128], msg[1024];
+    rt_err e;
+    store *s = NULL;
+    rt_ctx *ctx = NULL;
+
+    make_dir(dir);
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    assert_int_equal(store_open(path, STORE_WRITE, &s, &e), RT_OK);
+    char src[2048];
+    memset(src, 'x', sizeof src - 1);
+    src[sizeof src - 1] = '\0';
+    for (int i = 0; i < 64; i++) {
+        char hash[16];
+        snprintf(hash, sizeof hash, "k%d", i);
+        assert_int_equal(store_put_kernel(s, hash, "gridstride", "B=256", src, &e), RT_OK);
+    }
+    store_close(s);   /* checkpointed: every page is in the file */
+    size_t len = 0;
+    char *bytes = slurp(path, &len);
+    assert_non_null(bytes);
+    assert_true(len > 16 * 4096);
+    memset(bytes + len - 4096, 0xa5, 64);   /* the head of the last page */
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    int rc = rt_open_err(path, 0, &ctx, msg, sizeof msg);
+    if (rc != RT_EDB)
+        print_error("%d %s\n", rc, msg);
+    assert_int_equal(rc, RT_EDB);
+    assert_null(ctx);
+    assert_non_null(strstr(msg, path));
+    assert_non_null(strstr(msg, ": corrupt database (PRAGMA quick_check)"));
+    assert_true(same_bytes(path, bytes, len));
+    assert_int_equal(dir_entries(dir), 1);
+    free(bytes);
     remove_dir(dir);
 }
 
@@ -1050,6 +1096,50 @@ static void api_gpu_database(void **state)
     expect_explain(ctx, RT_SUM, RT_F32, 0, zero);
     rt_close(ctx);
     assert_true(same_bytes(G.exact_db, G.exact_bytes, G.exact_len));
+}
+
+/* A stored kernel whose source was edited after it was stored (its hash kept) is not run,
+ * nor its CUBIN: rt_reduce answers RT_EDB naming the hash. */
+static void api_gpu_tampered(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    need_exact_db();
+    char db[128], hash[RT_HASH_HEX] = "";
+    sqlite3 *raw = NULL;
+    sqlite3_stmt *st = NULL;
+    snprintf(db, sizeof db, "%s/tampered.db", G.dir);
+    copy_file(G.exact_db, db);
+    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(raw, "SELECT hash FROM kernels WHERE family = "
+                                        "'gridstride' AND instr(source, 'op sum, type f32 */')",
+                                        -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(hash, sizeof hash, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    assert_int_equal(sqlite3_exec(raw, "UPDATE kernels SET source = source || '// edited' "
+                                  "WHERE family = 'gridstride'", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+
+    rt_ctx *ctx = NULL;
+    CUdeviceptr in, out;
+    assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
+    assert_int_equal(cu.MemAlloc(&in, (1 << 20) * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 16), CUDA_SUCCESS);
+    int rc = rt_reduce(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)in, 1 << 20,
+                       (void *)(uintptr_t)out, NULL);
+    if (rc != RT_EDB || !strstr(rt_errmsg(ctx), hash))
+        print_error("%d %s\n", rc, rt_errmsg(ctx));
+    assert_int_equal(rc, RT_EDB);
+    assert_non_null(strstr(rt_errmsg(ctx), hash));
+    assert_non_null(strstr(rt_errmsg(ctx), "the SHA-256 of its source is"));
+    /* The sizes whose kernel is intact still run. */
+    assert_int_equal(rt_reduce(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)in, 1000,
+                               (void *)(uintptr_t)out, NULL), RT_OK);
+    assert_int_equal(cu.StreamSynchronize(NULL), CUDA_SUCCESS);
+    cu.MemFree(in);
+    cu.MemFree(out);
+    rt_close(ctx);
 }
 
 static void api_gpu_builtin_default(void **state)
@@ -1947,6 +2037,7 @@ int test_api_group(void)
         cmocka_unit_test(api_register_op_args),
         cmocka_unit_test(api_messages_per_thread),
         cmocka_unit_test(api_refuses_databases),
+        cmocka_unit_test(api_refuses_corrupt_pages),
         cmocka_unit_test(api_default_db_path),
         cmocka_unit_test(api_find_db_order),
         cmocka_unit_test(api_no_driver),
@@ -1960,6 +2051,7 @@ int test_api_gpu_group(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(api_gpu_database),
         cmocka_unit_test(api_gpu_builtin_default),
+        cmocka_unit_test(api_gpu_tampered),
         cmocka_unit_test(api_gpu_levels),
         cmocka_unit_test(api_gpu_temp_and_pointers),
         cmocka_unit_test(api_gpu_many_streams),

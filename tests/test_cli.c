@@ -220,6 +220,10 @@ static void foreign_database_refused(void **state)
 }
 
 
+/* The SHA-256 of "// src", the source of the kernel of the dumps below (the shipping
+ * commands check that a kernel's hash is its source's). */
+#define K1 "aa529088f8c98bbcd86484f394627a77ec1d20004fd07f2752942c87f2d8d9cd"
+
 /* export, merge, dump, load: a dump written here, loaded, exported, merged, dumped again;
  * their exit codes (3: an input refused) and outputs written whole or not at all. */
 static void ship_commands(void **state)
@@ -240,14 +244,14 @@ static void ship_commands(void **state)
           "first_seen, last_seen) VALUES (1, 'NVIDIA H100 80GB HBM3', 'aa', 0, 9, 0, 132, 32, "
           "1024, 2048, 32, 49152, 232448, 233472, 65536, 65536, 52428800, 2619000, 5120, "
           "13000, 85045346304, 3205.6, '2026-11-22T00:00:00Z', '2026-11-22T00:00:00Z');\n"
-          "INSERT INTO kernels (hash, family, params, source, created_at) VALUES ('k1', "
+          "INSERT INTO kernels (hash, family, params, source, created_at) VALUES ('" K1 "', "
           "'gridstride', 'B=512', '// src', '2026-11-22T00:00:00Z');\n"
           "INSERT INTO binaries (hash, arch, nvrtc_version, cubin, registers, smem_bytes, log, "
-          "created_at) VALUES ('k1', 'sm_90', 13000, X'0001', 32, 0, NULL, "
+          "created_at) VALUES ('" K1 "', 'sm_90', 13000, X'0001', 32, 0, NULL, "
           "'2026-11-22T00:00:00Z');\n"
           "INSERT INTO best (device_id, op, type, layout, n, hot, kernel_hash, median_us, "
           "min_us, max_us, reps, gbps, frac_bw, deterministic, updated_at) VALUES (1, 'min', "
-          "'f32', 'flat', 1048576, 0, 'k1', 6.91, 6.8, 7.2, 100, 606.8, 0.189, 1, "
+          "'f32', 'flat', 1048576, 0, '" K1 "', 6.91, 6.8, 7.2, 100, 606.8, 0.189, 1, "
           "'2026-11-22T00:00:00Z');\n", fp);
     fclose(fp);
 
@@ -265,7 +269,7 @@ static void ship_commands(void **state)
     EXPECT(args, 0, "dumped into");
     snprintf(args, sizeof args, "dump %s", p[1]);
     EXPECT(args, 0, "-- redtune dump: schema version 2\n");
-    assert_non_null(strstr(out, "VALUES (1, 'min', 'f32', 'flat', 1048576, 0, 'k1', 6.91, 6.8,"));
+    assert_non_null(strstr(out, "VALUES (1, 'min', 'f32', 'flat', 1048576, 0, '" K1 "', 6.91, 6.8,"));
 
     /* Refused inputs: exit 3, the file named, nothing written. */
     snprintf(args, sizeof args, "merge %s tests/db/foreign.db -o %s/x.db", p[1], dir);
@@ -292,6 +296,54 @@ static void ship_commands(void **state)
     for (int i = 0; i < 5; i++)
         unlink(p[i]);
     assert_int_equal(rmdir(dir), 0);   /* nothing else was left there */
+}
+
+/* The shipping commands and reduce refuse what the database checks find (exit 3, the file
+ * and the check named), an output that is their input or a link (exit 1), and load stops
+ * at the first NUL byte of /dev/zero. */
+static void ship_refusals(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune-cli-XXXXXX", args[1024], db[300], in[300], link_out[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/a.db", dir);
+    snprintf(in, sizeof in, "%s/in.f32", dir);
+    snprintf(link_out, sizeof link_out, "%s/out.sql", dir);
+    snprintf(args, sizeof args, "load -o %s", db);
+    EXPECT(args, 0, "loaded into");
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, "INSERT INTO devices (id, name, ordinal, cc_major, "
+                                  "cc_minor, sm_count, warp_size, max_threads_per_block, "
+                                  "max_threads_per_sm, max_blocks_per_sm, smem_per_block, "
+                                  "smem_per_block_optin, smem_per_sm, regs_per_block, "
+                                  "regs_per_sm, l2_bytes, mem_clock_khz, bus_width_bits, "
+                                  "driver_version, total_mem) VALUES (1, 'NVIDIA H100', 0, 9, "
+                                  "0, 132, 32, 1024, 2048, 32, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1); "
+                                  "INSERT INTO best (device_id, op, type, layout, n, hot, "
+                                  "kernel_hash, median_us, min_us, max_us, reps, gbps, "
+                                  "frac_bw, deterministic) VALUES (1, 'min', 'f32', 'flat', "
+                                  "1024, 0, 'nowhere', 1, 1, 1, 1, 1, 1, 1)", NULL, NULL,
+                                  NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    snprintf(args, sizeof args, "export --db %s --match H100 -o %s/x.db", db, dir);
+    EXPECT(args, 3, "a.db: inconsistent database (PRAGMA foreign_key_check): row 1 of table "
+                    "best refers to a row of table kernels that is not there");
+    snprintf(args, sizeof args, "dump %s -o %s --force", db, db);
+    EXPECT(args, 1, "a.db: is the input");
+    assert_int_equal(symlink("/dev/stdout", link_out), 0);
+    snprintf(args, sizeof args, "dump tests/db/partial.db -o %s --force", link_out);
+    EXPECT(args, 1, "out.sql: is a symbolic link");
+    snprintf(args, sizeof args, "load /dev/zero -o %s/x.db", dir);
+    EXPECT(args, 3, "/dev/zero: not a redtune dump (binary data: a NUL byte at byte 0)");
+    FILE *fp = fopen(in, "wb");
+    assert_non_null(fp);
+    fputs("abcd", fp);
+    fclose(fp);
+    snprintf(args, sizeof args, "reduce --op min --in %s --db tests/db/corrupt.db", in);
+    EXPECT(args, 3, "tests/db/corrupt.db: corrupt database (PRAGMA quick_check)");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
 }
 
 /* ---------------------------------------------------------------- reduce */
@@ -755,6 +807,7 @@ int test_cli_group(void)
         cmocka_unit_test(no_driver_leaves_database_alone),
         cmocka_unit_test(foreign_database_refused),
         cmocka_unit_test(ship_commands),
+        cmocka_unit_test(ship_refusals),
         cmocka_unit_test(user_operators_without_gpu),
         cmocka_unit_test(user_operator_illegal_family),
         cmocka_unit_test(best_shows_user_ops),

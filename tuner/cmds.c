@@ -166,6 +166,9 @@ static void print_counts(const char *what, const char *out, const store_ship_sta
            "%lld measurements, %lld runs\n", what, out, st->devices,
            st->devices == 1 ? "" : "s", st->best, st->kernels, st->binaries, st->measurements,
            st->runs);
+    if (st->left_out)
+        printf("left out: %lld best entries of the inputs that no verified measurement of "
+               "theirs backs\n", st->left_out);
 }
 
 int cmd_export(const char *db, const char *const *match, int nmatch, int with_measurements,
@@ -199,9 +202,13 @@ int cmd_dump(const char *db, const char *out, int force, store_ship_stats *st, r
 {
     char *text = NULL;
     size_t len = 0;
-    int rc = store_dump(db, &text, &len, st, e);
+    int rc = RT_OK;
+    memset(st, 0, sizeof *st);
+    if (out && (rc = store_check_output(out, force, &db, 1, e)) != RT_OK)
+        return rc;   /* before the input is read */
+    rc = store_dump(db, &text, &len, st, e);
     if (rc == RT_OK && out) {
-        if ((rc = store_write_file(out, text, len, force, e)) == RT_OK)
+        if ((rc = store_write_output(out, text, len, force, &db, 1, e)) == RT_OK)
             print_counts("dumped into", out, st);
     } else if (rc == RT_OK && (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)) {
         rc = rt_seterr(e, RT_EIO, "dump: writing to stdout failed");
