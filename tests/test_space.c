@@ -587,7 +587,14 @@ static void test_bad_time(void **state)
     assert_memory_equal(err.msg, prefix, strlen(prefix));
     assert_true(strlen(err.msg) > strlen(suffix));
     assert_string_equal(err.msg + strlen(err.msg) - strlen(suffix), suffix);
+}
+
+/* The default time limit again, whether test_bad_time passed or not. */
+static int default_time_limit(void **state)
+{
+    (void)state;
     sandbox_set_time_limit(0);
+    return 0;
 }
 
 /* The string library without the functions whose time in C nothing bounds. */
@@ -736,7 +743,7 @@ int test_space_group(void)
         cmocka_unit_test(test_bad_memory_pcall),
         cmocka_unit_test(test_bad_gc),
         cmocka_unit_test(test_bad_handlers),
-        cmocka_unit_test(test_bad_time),
+        cmocka_unit_test_teardown(test_bad_time, default_time_limit),
         cmocka_unit_test(test_bad_string),
         cmocka_unit_test(test_bad_size),
         cmocka_unit_test(test_bad_io),

@@ -28,7 +28,8 @@ struct sandbox {
     long long insns;          /* instructions run since the last reset, to INSN_STEP */
     double deadline;          /* CLOCK_MONOTONIC seconds: the run's time limit */
     int expired;              /* the deadline passed: errors, no large allocation, from now on */
-    int in_hook;              /* an error message is being built: allocation allowed */
+    int in_hook;              /* an error is being raised: allocation allowed (until the
+                               * message handler is done, or the next hook) */
     int opened;               /* the libraries are open */
     char *chunkname;          /* as the caller gave it, for messages */
     char *source;             /* as given to Lua: "@" chunkname, or "@" LONGNAME */
@@ -156,7 +157,7 @@ static void count_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     sandbox *sb = get_sandbox(L);
-    sb->in_hook = 0;   /* a memory error in the last hook's message left it set */
+    sb->in_hook = 0;   /* the last error may have been caught with no handler to clear it */
     sb->insns += INSN_STEP;
     if (sb->insns < SANDBOX_INSN_LIMIT && !sb->over && !expired(sb))
         return;
@@ -171,8 +172,7 @@ static void count_hook(lua_State *L, lua_Debug *ar)
         lua_pushfstring(L, "%s:%d: %s", where.short_src, where.currentline, what);
     else
         lua_pushstring(L, what);
-    sb->in_hook = 0;
-    lua_error(L);
+    lua_error(L);   /* in_hook stays set for the handler's frames: msghandler clears it */
 }
 
 /* The pcall message handler: "file:line: message", no traceback. Lua's own errors carry a
@@ -181,8 +181,11 @@ static int msghandler(lua_State *L)
 {
     sandbox *sb = get_sandbox(L);
     const char *msg = lua_tostring(L, 1);
-    if (msg == NULL && luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-        msg = lua_tostring(L, -1);
+    if (msg == NULL) {
+        sb->in_hook = 0;                /* __tostring is the script's: under the limits */
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            msg = lua_tostring(L, -1);
+    }
     sb->in_hook = 1;                    /* the message is allocated past the deadline too */
     if (msg == NULL)
         msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
@@ -246,9 +249,8 @@ static void check_time(lua_State *L)
     sandbox *sb = get_sandbox(L);
     if (expired(sb)) {
         char buf[64];
-        sb->in_hook = 1;                            /* the message may be allocated */
+        sb->in_hook = 1;   /* the message, and the handler's frames: msghandler clears it */
         lua_pushstring(L, time_text(buf, sizeof buf));
-        sb->in_hook = 0;
         lua_error(L);
     }
 }
