@@ -1082,7 +1082,7 @@ static void api_gpu_database(void **state)
     const char *large[] = {"kernel: gridstride " GS_PARAMS " (onelaunch plan",
                            "fallback level: exact device", tuned_large,
                            "CUBIN: compiled here by NVRTC",
-                           "from the source stored in the database", NULL};
+                           "from the template, for the database's config", NULL};
     for (int op = 0; op < RT_OP_COUNT; op++)
         for (int t = 0; t < RT_TYPE_COUNT; t++) {
             expect_explain(ctx, op, t, 1, small);
@@ -1098,8 +1098,9 @@ static void api_gpu_database(void **state)
     assert_true(same_bytes(G.exact_db, G.exact_bytes, G.exact_len));
 }
 
-/* A stored kernel whose source was edited after it was stored (its hash kept) is not run,
- * nor its CUBIN: rt_reduce answers RT_EDB naming the hash. */
+/* A stored kernel whose source was edited after it was stored (its hash kept) is never run:
+ * a winner of a known family runs as the library's own unit for its config; one of an
+ * unknown family is refused, RT_EDB naming the hash. */
 static void api_gpu_tampered(void **state)
 {
     (void)state;
@@ -1121,22 +1122,49 @@ static void api_gpu_tampered(void **state)
                                   "WHERE family = 'gridstride'", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(raw);
 
+    /* A family this library knows: the winner runs as the library's own unit for its
+     * config, so the edited source is never compiled, and the CUBIN is taken only if it was
+     * stored for exactly that unit. */
     rt_ctx *ctx = NULL;
     CUdeviceptr in, out;
+    const unsigned long long n = 1 << 20;
+    float *host = malloc(n * sizeof *host), got = 0;
+    assert_non_null(host);
+    for (unsigned long long i = 0; i < n; i++)
+        host[i] = (float)(i % 7);   /* exact in f32: the sum is 3 * n minus a little */
+    double want = 0;
+    for (unsigned long long i = 0; i < n; i++)
+        want += host[i];
     assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
-    assert_int_equal(cu.MemAlloc(&in, (1 << 20) * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&in, n * 4), CUDA_SUCCESS);
     assert_int_equal(cu.MemAlloc(&out, 16), CUDA_SUCCESS);
-    int rc = rt_reduce(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)in, 1 << 20,
+    assert_int_equal(cu.MemcpyHtoD(in, host, n * 4), CUDA_SUCCESS);
+    int rc = rt_reduce(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)in, n,
                        (void *)(uintptr_t)out, NULL);
+    if (rc)
+        print_error("%d %s\n", rc, rt_errmsg(ctx));
+    assert_int_equal(rc, RT_OK);
+    assert_int_equal(cu.StreamSynchronize(NULL), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyDtoH(&got, out, 4), CUDA_SUCCESS);
+    assert_true(got == (float)want);
+    rt_close(ctx);
+
+    /* A family it does not know (a database of a newer redtune): only then is the stored
+     * source run, and an edited one is refused, naming its hash. */
+    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, "UPDATE kernels SET family = 'from_the_future' "
+                                  "WHERE family = 'gridstride'", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
+    rc = rt_reduce(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)in, n, (void *)(uintptr_t)out,
+                   NULL);
     if (rc != RT_EDB || !strstr(rt_errmsg(ctx), hash))
         print_error("%d %s\n", rc, rt_errmsg(ctx));
     assert_int_equal(rc, RT_EDB);
     assert_non_null(strstr(rt_errmsg(ctx), hash));
     assert_non_null(strstr(rt_errmsg(ctx), "the SHA-256 of its source is"));
-    /* The sizes whose kernel is intact still run. */
-    assert_int_equal(rt_reduce(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)in, 1000,
-                               (void *)(uintptr_t)out, NULL), RT_OK);
     assert_int_equal(cu.StreamSynchronize(NULL), CUDA_SUCCESS);
+    free(host);
     cu.MemFree(in);
     cu.MemFree(out);
     rt_close(ctx);
@@ -1208,10 +1236,11 @@ static void api_gpu_levels(void **state)
     const char *want_cc[] = {"fallback level: same compute capability", "Other GPU, same cc",
                              "tree_sequential", "CUBIN: from the database", NULL};
     expect_explain(ctx, RT_SUM, RT_F32, 1000, want_cc);
-    /* Its CUBIN is labelled for another arch: compiled here from the stored source. */
+    /* Its CUBIN is labelled for another arch: compiled here, the library's unit for the
+     * winner's config. */
     const char *want_major[] = {"fallback level: same major architecture",
                                 "Other GPU, same major", "compiled here by NVRTC",
-                                "from the source stored in the database", NULL};
+                                "from the template, for the database's config", NULL};
     expect_explain(ctx, RT_MAX, RT_I32, 1000, want_major);
     const char *want_exact[] = {"fallback level: exact device", "gridstride", NULL};
     expect_explain(ctx, RT_ARGMIN, RT_U64, 1000, want_exact);

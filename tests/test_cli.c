@@ -299,8 +299,8 @@ static void ship_commands(void **state)
 }
 
 /* The shipping commands and reduce refuse what the database checks find (exit 3, the file
- * and the check named), an output that is their input or a link (exit 1), and load stops
- * at the first NUL byte of /dev/zero. */
+ * and the check named), an output that is their input or a link (exit 1), and load refuses
+ * /dev/zero at once. */
 static void ship_refusals(void **state)
 {
     (void)state;
@@ -335,7 +335,9 @@ static void ship_refusals(void **state)
     snprintf(args, sizeof args, "dump tests/db/partial.db -o %s --force", link_out);
     EXPECT(args, 1, "out.sql: is a symbolic link");
     snprintf(args, sizeof args, "load /dev/zero -o %s/x.db", dir);
-    EXPECT(args, 3, "/dev/zero: not a redtune dump (binary data: a NUL byte at byte 0)");
+    /* The program refuses a character device before reading it (store_load itself stops at
+     * the first NUL byte: test_store's test_load_bounds). */
+    EXPECT(args, 3, "/dev/zero: not a regular file");
     FILE *fp = fopen(in, "wb");
     assert_non_null(fp);
     fputs("abcd", fp);
