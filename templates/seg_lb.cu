@@ -126,7 +126,7 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
     } else {
 #pragma unroll
         for (unsigned int k = 0; k < RT_R; k++) {
-            x[k] = in[0];   /* n >= 1 here whenever the element is used */
+            x[k] = (rt_value_t)0;   /* unused past b; no load (with n == 0, in may be NULL) */
             kx[k] = 0u;
             if (p + k < b) {
                 x[k] = in[p + k];

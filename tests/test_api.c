@@ -1732,6 +1732,50 @@ static void api_gpu_segmented(void **state)
     rt_close(ctx);
 }
 
+/* n = 0 with d_in NULL (allowed: nothing is read) and segments: every segment is empty and
+ * gets the identity, through the shipped winners and the built-in default alike (seg_lb
+ * used to load in[0] for its ragged tile, a fault with NULL). */
+static void api_gpu_seg_empty_null(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128];
+    snprintf(db, sizeof db, "%s/empty_null.db", G.dir);
+    make_empty_db(db);
+    /* The shipped database (segmented winners for min i32), when built, and an empty one. */
+    const char *dbs[2] = {db, access("build/redtune.db", R_OK) == 0 ? "build/redtune.db" : db};
+    CUdeviceptr out, offs;
+    const unsigned nseg = 5;
+    const int ho[6] = {0, 0, 0, 0, 0, 0};
+    assert_int_equal(cu.MemAlloc(&out, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&offs, sizeof ho), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(offs, ho, sizeof ho), CUDA_SUCCESS);
+    for (int d = 0; d < 2; d++) {
+        rt_ctx *ctx = NULL;
+        assert_int_equal(rt_open(dbs[d], 0, &ctx), RT_OK);
+        for (int layout = RT_LAYOUT_KEYS; layout <= RT_LAYOUT_OFFSETS; layout++) {
+            int got[8];
+            assert_int_equal(cu.MemsetD8(out, 0xa5, 64), CUDA_SUCCESS);
+            int rc = layout == RT_LAYOUT_KEYS
+                ? rt_reduce_keys(ctx, RT_MIN, RT_I32, NULL, NULL, 0, nseg,
+                                 (void *)(uintptr_t)out, NULL, 0)
+                : rt_reduce_offsets(ctx, RT_MIN, RT_I32, NULL, 0, (const void *)(uintptr_t)offs,
+                                    nseg, (void *)(uintptr_t)out, NULL, 0);
+            if (rc)
+                print_error("%s\n", rt_errmsg(ctx));
+            assert_int_equal(rc, RT_OK);
+            assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+            assert_int_equal(cu.MemcpyDtoH(got, out, sizeof got), CUDA_SUCCESS);
+            for (unsigned s = 0; s < nseg; s++)
+                assert_int_equal(got[s], 0x7fffffff);
+            assert_int_equal(got[nseg], (int)0xa5a5a5a5);   /* nothing past nseg */
+        }
+        rt_close(ctx);
+    }
+    cu.MemFree(out);
+    cu.MemFree(offs);
+}
+
 /* Float min/max through the public API: an input (or a segment) of only NaN gives NaN; only
  * an empty input (n = 0, written by the host) or an empty segment gives +-inf. Built-in
  * default kernels (an empty database), so what is checked is the current templates. */
@@ -2088,6 +2132,7 @@ int test_api_gpu_group(void)
         cmocka_unit_test(api_gpu_no_nvrtc),
         cmocka_unit_test(api_gpu_segmented),
         cmocka_unit_test(api_gpu_all_nan),
+        cmocka_unit_test(api_gpu_seg_empty_null),
         cmocka_unit_test(api_gpu_segmented_tuned),
         cmocka_unit_test(api_gpu_user_ops),
     };

@@ -45,7 +45,7 @@ static const cli_opt options[] = {
     {"sizes", required_argument, O_SIZES, C(TUNE), 0},
     {"space", required_argument, O_SPACE, C(TUNE) | C(COMPILE), 1},
     {"family", required_argument, O_FAMILY, C(TUNE) | C(COMPILE), 0},
-    {"db", required_argument, O_DB, C(TUNE) | C(BEST) | C(EXPORT) | C(DUMP) | C(REDUCE), 1},
+    {"db", required_argument, O_DB, C(TUNE) | C(COMPILE) | C(BEST) | C(EXPORT) | C(DUMP) | C(REDUCE), 1},
     {"hot", no_argument, O_HOT, C(TUNE), 0},
     {"deterministic", no_argument, O_DET, C(TUNE), 0},
     {"jobs", required_argument, O_JOBS, C(TUNE) | C(COMPILE), 0},

@@ -56,8 +56,9 @@ void config_force_layout(rt_config *c, int layout, int off64)
     config_set(c, "OFF64", off64, &e);
 }
 
-int cmd_compile(const char *arch, const tune_opts *o, rt_err *e)
+int cmd_compile(const char *arch, const tune_opts *o, const char *db, rt_err *e)
 {
+    store *st = NULL;
     rt_device dev;
     char devarch[16];
     int rc;
@@ -97,10 +98,12 @@ int cmd_compile(const char *arch, const tune_opts *o, rt_err *e)
     if ((rc = o->user ? cands_make_user(cfgs, n, &o->user->op, &c, e)
                       : cands_make(cfgs, n, o->op, type, &c, e)))
         goto done;
+    if (db && (rc = store_open(db, STORE_WRITE, &st, e)))
+        goto done;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int compiled, failed;
-    if ((rc = cands_compile(c, n, devarch, o->jobs, NULL, &compiled, &failed, e)))
+    if ((rc = cands_compile(c, n, devarch, o->jobs, st, &compiled, &failed, e)))
         goto done;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     for (int i = 0; i < n; i++) {
@@ -116,6 +119,7 @@ int cmd_compile(const char *arch, const tune_opts *o, rt_err *e)
     if (failed)
         rc = rt_seterr(e, RT_ENVRTC, "%d of %d configs failed to compile for %s", failed, n, devarch);
 done:
+    store_close(st);
     cands_free(c, n);
     free(cfgs);
     return rc;

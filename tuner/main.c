@@ -32,7 +32,7 @@ static const char usage_text[] =
     "               [--segmented keys|offsets [--profiles LIST] [--off64]]\n"
     "       redtune emit FAMILY [NAME=VALUE ...] [--op OP] [--type T] [--op-file FILE]\n"
     "       redtune compile [--arch sm_XY] [--space FILE] [--family LIST] [--op OP] [--type T]\n"
-    "               [--op-file FILE] [--segmented keys|offsets] [--jobs N] [-v]\n"
+    "               [--op-file FILE] [--segmented keys|offsets] [--jobs N] [--db FILE] [-v]\n"
     "       redtune families\n"
     "       redtune best [--db FILE] [--op NAME | --op-file FILE] [--type T] [--n N]\n"
     "               [--device NAME]\n"
@@ -284,11 +284,11 @@ static int main_tune(cli_args *a, int argc, char **argv)
     }
     if (a->cmd != CLI_BEST)
         check_families(o->families, o->user);
-    if (a->cmd != CLI_COMPILE)
-        check_input(o->db_path, "database");
+    if (a->cmd != CLI_COMPILE || a->db)
+        check_input(a->cmd == CLI_COMPILE ? a->db : o->db_path, "database");
 
     if (a->cmd == CLI_COMPILE) {
-        rc = cmd_compile(a->arch, o, &e);
+        rc = cmd_compile(a->arch, o, a->db, &e);
     } else if (a->cmd == CLI_BEST) {
         int refused = 0;
         if ((rc = cmd_best(o->db_path, a->device_match, a->op_name, a->type_name, a->n_filter,

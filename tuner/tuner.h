@@ -103,7 +103,10 @@ int tune_run(const tune_opts *o, rt_err *e);
 /* The other commands; each prints to stdout and returns RT_OK or an RT_E* code with 'e' set. */
 int cmd_emit(const rt_config *c, rt_op op, rt_type type, const opfile *user, rt_err *e);
 int cmd_families(void);
-int cmd_compile(const char *arch, const tune_opts *o, rt_err *e);
+/* Compile every config of the space for 'arch'; with 'db' (not NULL) the kernels and their
+ * CUBINs are stored there too (already stored ones are reused), as a tuning run stores them:
+ * how a database gets CUBINs of today's units for its winners (tools/refresh_shipped.sh). */
+int cmd_compile(const char *arch, const tune_opts *o, const char *db, rt_err *e);
 
 /* The embedded default space for a layout: default.lua (flat) or segmented.lua, with its
  * name for messages. */

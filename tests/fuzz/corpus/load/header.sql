@@ -1,0 +1,3 @@
+-- redtune dump: schema version 2
+-- The rows of a redtune database, ordered by key, one INSERT a row: the schema is
+-- db/schema.sql. `redtune load FILE -o DB` makes the database again.
