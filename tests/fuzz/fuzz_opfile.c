@@ -13,6 +13,7 @@
 #include "runtime/codegen.h"
 #include "runtime/family.h"
 #include "tuner/opfile.h"
+#include "tuner/sandbox.h"
 
 /* Lines whose first non-blank character is '#'. */
 static int directives(const char *s)
@@ -47,6 +48,7 @@ static int unit_directives(const rt_user_op *op)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    sandbox_set_time_limit(500);   /* a looping input costs 0.5 s, not 10 */
     opfile o;
     rt_err e;
     memset(&e, 0, sizeof e);
