@@ -37,13 +37,13 @@ bench)
             [ $v = before ] && bin=build/bench_before/redtune_bench
             t0=$(date +%s)
             # shellcheck disable=SC2086
-            timeout 200 $bin $args --csv "$out/bench_${v}_$r.csv" > "$out/bench_${v}_$r.log" 2>&1
+            timeout 115 $bin $args --csv "$out/bench_${v}_$r.csv" > "$out/bench_${v}_$r.log" 2>&1
             echo "bench $v $r: exit $? ($(( $(date +%s) - t0 )) s)"
         done
     done
     t0=$(date +%s)
     for op in min max; do
-        timeout 150 build/redtune --device 0 --op $op --type f32 --sizes 2^20,2^24,2^28 \
+        timeout 80 build/redtune --device 0 --op $op --type f32 --sizes 2^20,2^24,2^28 \
             --space bench/glue_cost_space.lua --db "$out/glue.db" > "$out/glue_$op.log" 2>&1
         echo "glue cost $op f32: exit $? ($(( $(date +%s) - t0 )) s)"
     done
