@@ -1728,7 +1728,7 @@ void run_seg_winner(store *db, seg_case &c, int layout, int hot, const options &
     const winner *w = lookup(wins, n, hot);
     const char *from = "";
     if (!w && (w = lookup(wins, n, !hot)))
-        from = hot ? "cold-tuned, " : "hot-tuned, ";
+        from = hot ? "cold-tuned " : "hot-tuned ";
     if (!w)
         return;
     out->have = true;
@@ -2861,7 +2861,7 @@ int main(int argc, char **argv)
                     const winner *w = lookup(wins, n, hot);
                     const char *from = "";
                     if (!w && (w = lookup(wins, n, !hot)))
-                        from = hot ? "cold-tuned, " : "hot-tuned, ";
+                        from = hot ? "cold-tuned " : "hot-tuned ";
                     if (w) {
                         c.have_winner = true;
                         c.w = *w;
