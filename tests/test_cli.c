@@ -217,6 +217,9 @@ static void foreign_database_refused(void **state)
     EXPECT("best --db tests/db/not_sqlite.db", 3, "not a redtune database");
     EXPECT("best --db tests/db/foreign.db", 3, "tests/db/foreign.db");
     EXPECT("best --db /nonexistent-dir/x.db", 3, "/nonexistent-dir/x.db");
+    /* Tuning refuses them too, before it looks for a GPU. */
+    EXPECT("--op min --sizes 1K --db tests/db/foreign.db", 3, "tests/db/foreign.db");
+    EXPECT("--op min --sizes 1K --db tests/db/newer.db", 3, "tests/db/newer.db");
 }
 
 

@@ -286,6 +286,15 @@ static int main_tune(cli_args *a, int argc, char **argv)
         check_families(o->families, o->user);
     if (a->cmd != CLI_COMPILE || a->db)
         check_input(a->cmd == CLI_COMPILE ? a->db : o->db_path, "database");
+    if (a->cmd == CLI_TUNE && access(o->db_path, F_OK) == 0) {
+        /* An existing --db that is not a redtune database of a schema this build knows is
+         * refused (exit 3) before the GPU is touched, as every other command refuses one;
+         * a read-only look creates nothing. */
+        store *s = NULL;
+        if (store_open(o->db_path, STORE_READ, &s, &e))
+            die(3, "%s", e.msg);
+        store_close(s);
+    }
 
     if (a->cmd == CLI_COMPILE) {
         rc = cmd_compile(a->arch, o, a->db, &e);
