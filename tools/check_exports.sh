@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# check_exports.sh [LIB] - the names a shared libredtune exports are exactly the functions
+# include/redtune.h declares (one TAP line, counted by tests/run.sh). With --map, print the
+# linker version script that makes it so (build.ninja's so_map rule).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+# Declarations start in column 0; comments and macros do not.
+api=$(grep -E '^[a-z]' include/redtune.h | grep -oE '\brt_[a-z_0-9]+ *\(' | tr -d '( ' | sort -u)
+if [ "${1:-}" = --map ]; then
+    printf '{ global:'
+    printf ' %s;' $api
+    printf ' local: *; };\n'
+    exit 0
+fi
+lib=${1:-build/libredtune.so}
+if [ ! -f "$lib" ]; then
+    echo "not ok 1 # SKIP exports: $lib not built"
+    exit 0
+fi
+got=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TtWDdBbRrVi]$/ {print $3}' | sed 's/@.*//' | sort -u)
+extra=$(comm -13 <(echo "$api") <(echo "$got") | tr '\n' ' ')
+missing=$(comm -23 <(echo "$api") <(echo "$got") | tr '\n' ' ')
+if [ -z "$extra$missing" ]; then
+    echo "ok 1 - exports: $lib exports exactly the $(echo "$api" | wc -l) functions of include/redtune.h"
+else
+    echo "not ok 1 - exports: $lib exports ${extra:-nothing }beyond include/redtune.h; lacks ${missing:-nothing}"
+    exit 1
+fi
