@@ -91,25 +91,33 @@ static void make_config(int v, rt_type type, rt_config *c)
     }
 }
 
-static void check_op_type(rt_op op, rt_type type)
+/* Every variant for (op, type): generated, compiled and loaded (c[] for cands_free). */
+static void load_variants(rt_op op, rt_type type, cand **c, plan p[NVARIANTS])
 {
-    NEED_GPU();
     rt_err e;
     rt_config cfgs[NVARIANTS];
     for (int v = 0; v < NVARIANTS; v++)
         make_config(v, type, &cfgs[v]);
-    cand *c;
     int compiled, failed;
-    assert_int_equal(cands_make(cfgs, NVARIANTS, op, type, &c, &e), RT_OK);
-    assert_int_equal(cands_compile(c, NVARIANTS, arch, pool_cores(), NULL, &compiled, &failed, &e), RT_OK);
+    assert_int_equal(cands_make(cfgs, NVARIANTS, op, type, c, &e), RT_OK);
+    assert_int_equal(cands_compile(*c, NVARIANTS, arch, pool_cores(), NULL, &compiled, &failed, &e), RT_OK);
     assert_int_equal(failed, 0);
-    plan p[NVARIANTS];
     for (int v = 0; v < NVARIANTS; v++) {
-        int rc = plan_load(&p[v], c[v].cubin, c[v].cfg.family->plan, optype_acc_size(op, type), dev.sm_count, &e);
+        int rc = plan_load(&p[v], (*c)[v].cubin, (*c)[v].cfg.family->plan, optype_acc_size(op, type),
+                           dev.sm_count, &e);
         if (rc)
             print_error("%s\n", e.msg);
         assert_int_equal(rc, RT_OK);
     }
+}
+
+static void check_op_type(rt_op op, rt_type type)
+{
+    NEED_GPU();
+    rt_err e;
+    cand *c;
+    plan p[NVARIANTS];
+    load_variants(op, type, &c, p);
     const unsigned long long sizes[] = {1, 2, 31, 1000, 4097, (1u << 20) + 3, (1u << 26) + 5};
     size_t es = optype_size(type);
     unsigned long long nmax = sizes[sizeof sizes / sizeof sizes[0] - 1] + 1;
@@ -186,18 +194,9 @@ static void check_all_nan(rt_op op, rt_type type)
 {
     NEED_GPU();
     rt_err e;
-    rt_config cfgs[NVARIANTS];
-    for (int v = 0; v < NVARIANTS; v++)
-        make_config(v, type, &cfgs[v]);
     cand *c;
-    int compiled, failed;
-    assert_int_equal(cands_make(cfgs, NVARIANTS, op, type, &c, &e), RT_OK);
-    assert_int_equal(cands_compile(c, NVARIANTS, arch, pool_cores(), NULL, &compiled, &failed, &e), RT_OK);
-    assert_int_equal(failed, 0);
     plan p[NVARIANTS];
-    for (int v = 0; v < NVARIANTS; v++)
-        assert_int_equal(plan_load(&p[v], c[v].cubin, c[v].cfg.family->plan, optype_acc_size(op, type),
-                                   dev.sm_count, &e), RT_OK);
+    load_variants(op, type, &c, p);
     const unsigned long long sizes[] = {1, 2, 31, 1000, 4097, (1u << 20) + 3, (1u << 24) + 1};
     const uint32_t pat32[3] = {0x7fc00000u, 0xffc00001u, 0x7fbfffffu};
     const uint64_t pat64[3] = {0x7ff8000000000000ull, 0xfff8000000000001ull, 0x7ff7ffffffffffffull};
