@@ -2662,7 +2662,7 @@ static int slurp_text(const char *path, char **text, rt_err *e)
     int fd = open(path, O_RDONLY | O_CLOEXEC), rc = RT_OK;
     sbuf b = {0};
     char buf[65536];
-    struct stat sb;
+    struct stat sb = {0};   /* zero when fstat fails: neither a directory nor regular */
     ssize_t n;
 
     *text = NULL;
@@ -2672,7 +2672,7 @@ static int slurp_text(const char *path, char **text, rt_err *e)
         rc = rt_seterr(e, RT_EIO, "%s: is a directory", path);
         goto done;
     }
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > STORE_DUMP_MAX)
+    if (S_ISREG(sb.st_mode) && sb.st_size > STORE_DUMP_MAX)
         goto too_big;
     while ((n = read(fd, buf, sizeof buf)) != 0) {
         if (n < 0 && errno == EINTR)
