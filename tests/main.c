@@ -26,10 +26,15 @@ int test_api_group(void);
 int test_api_gpu_group(void);
 int test_measure_group(void);
 int test_measure_gpu_group(void);
+int test_tune_group(void);
+int test_tune_fake_worker(void);
 
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : "";
+    /* test_tune.c's tuning runs exec this binary as their worker. */
+    if (!strcmp(only, "worker"))
+        return test_tune_fake_worker();
     /* REDTUNE_TEST_FILTER=PATTERN runs only the tests whose names match (cmocka's * and ?),
      * e.g. one operator and type under compute-sanitizer (tools/sanitize.sh). */
     const char *filter = getenv("REDTUNE_TEST_FILTER");
@@ -47,6 +52,7 @@ int main(int argc, char **argv)
         failed += test_cli_group();
         failed += test_api_group();
         failed += test_measure_group();
+        failed += test_tune_group();
     }
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();

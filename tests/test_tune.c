@@ -1,0 +1,308 @@
+/*
+ * test_tune.c - the tuning run without a GPU: tune_run against a fake worker (this test binary
+ * run as `all worker`, which speaks the pipe protocol of proto.h and times nothing), and the
+ * exhaustive strategy over a fake candidate list. What is checked is the tuner's side: the
+ * order in which candidates are measured, what a rerun skips, how a faulting worker is
+ * replaced, and what is printed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sqlite3.h>
+
+#include "runtime/optype.h"
+#include "tuner/proto.h"
+#include "tuner/segdata.h"
+#include "tuner/tuner.h"
+
+/* ---- the fake worker ---- */
+
+/* A made-up median for a CUBIN: FNV-1a of its bytes into 10..30 us, so each candidate has its
+ * own time and reruns agree. */
+static double fake_median(const unsigned char *p, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return 10.0 + (double)(h % 2000) / 100.0;
+}
+
+/* The worker's loop: answers every request as a healthy GPU would. When the file named by
+ * REDTUNE_FAKE_FAULT exists, the first MEASURE removes it and dies, as a faulting kernel
+ * takes the worker down. */
+int test_tune_fake_worker(void)
+{
+    for (;;) {
+        uint32_t kind;
+        void *data;
+        size_t len;
+        if (proto_recv(0, &kind, &data, &len, -1))
+            return 1;
+        int rc = 0;
+        if (kind == MSG_QUIT) {
+            free(data);
+            return 0;
+        } else if (kind == MSG_HELLO) {
+            hello_resp r;
+            memset(&r, 0, sizeof r);
+            rt_err e;
+            device_for_arch("sm_90", &r.dev, &e);
+            snprintf(r.dev.name, sizeof r.dev.name, "Fake GPU");
+            r.dev.ordinal = 0;
+            r.dev.mem_clock_khz = 2619000;
+            r.dev.bus_width_bits = 5120;
+            r.dev.driver_version = 13000;
+            r.dev.total_mem = 80LL << 30;
+            snprintf(r.dev.uuid, sizeof r.dev.uuid, "00112233445566778899aabbccddeeff");
+            rc = proto_send(1, kind, &r, sizeof r, NULL, 0);
+        } else if (kind == MSG_BANDWIDTH) {
+            bw_resp r;
+            memset(&r, 0, sizeof r);
+            r.median_us = 100;
+            r.gbps = 3000;
+            rc = proto_send(1, kind, &r, sizeof r, NULL, 0);
+        } else if (kind == MSG_OPERATOR) {
+            resp_head r;
+            memset(&r, 0, sizeof r);
+            rc = proto_send(1, kind, &r, sizeof r, NULL, 0);
+        } else if (kind == MSG_PREPARE) {
+            const prepare_req *q = data;
+            prepare_resp r;
+            memset(&r, 0, sizeof r);
+            r.bytes = (double)q->n * optype_size((rt_type)q->type);
+            if (q->layout != SEG_LAYOUT_FLAT) {
+                r.nseg = q->n / 100 + 1;
+                r.mean = (double)q->n / r.nseg;
+                r.bytes += (double)q->n * 4;
+            }
+            rc = proto_send(1, kind, &r, sizeof r, NULL, 0);
+        } else if (kind == MSG_MEASURE) {
+            const char *fault = getenv("REDTUNE_FAKE_FAULT");
+            if (fault && unlink(fault) == 0) {
+                free(data);
+                return 3;
+            }
+            measure_resp r;
+            memset(&r, 0, sizeof r);
+            snprintf(r.status, sizeof r.status, "ok");
+            r.median_us = fake_median((const unsigned char *)data + sizeof(measure_req),
+                                      len - sizeof(measure_req));
+            r.min_us = r.median_us * 0.99;
+            r.max_us = r.median_us * 1.01;
+            r.reps = 200;
+            r.deterministic = 1;
+            rc = proto_send(1, kind, &r, sizeof r, NULL, 0);
+        }
+        free(data);
+        if (rc)
+            return 1;
+    }
+}
+
+/* ---- tune_run against it ---- */
+
+static char out_text[1 << 16], err_text[1 << 16];
+
+/* Read a whole small file into 'buf'. */
+static void slurp(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* tune_run with stdout and stderr captured into out_text and err_text. */
+static int tune_captured(const tune_opts *o, rt_err *e)
+{
+    char out_path[] = "/tmp/redtune_tune_outXXXXXX", err_path[] = "/tmp/redtune_tune_errXXXXXX";
+    int fo = mkstemp(out_path), fe = mkstemp(err_path);
+    assert_true(fo >= 0 && fe >= 0);
+    fflush(stdout);
+    fflush(stderr);
+    int so = dup(1), se = dup(2);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    int rc = tune_run(o, e);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(so, 1);
+    dup2(se, 2);
+    close(so);
+    close(se);
+    close(fo);
+    close(fe);
+    slurp(out_path, out_text, sizeof out_text);
+    slurp(err_path, err_text, sizeof err_text);
+    unlink(out_path);
+    unlink(err_path);
+    return rc;
+}
+
+static const long long tune_sizes[] = {1000, 4096};
+
+static tune_opts fake_opts(const char *db)
+{
+    tune_opts o;
+    memset(&o, 0, sizeof o);
+    o.op = RT_SUM;
+    o.type = RT_F32;
+    o.sizes = tune_sizes;
+    o.nsizes = 2;
+    o.space_path = "tests/lua/mixed_small.lua";
+    o.db_path = db;
+    o.jobs = 1;
+    o.verbose = 1;
+    o.seed = 1;
+    o.cmdline = "redtune --op sum (test_tune)";
+    o.self_exe = "/proc/self/exe";
+    o.layout = SEG_LAYOUT_FLAT;
+    return o;
+}
+
+/* The lines of err_text that report a measurement ("redtune: n=..."), one per line. */
+static void measured_lines(char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    size_t used = 0;
+    for (const char *p = err_text; (p = strstr(p, "redtune: n=")); ) {
+        const char *end = strchr(p, '\n');
+        size_t l = end ? (size_t)(end - p + 1) : strlen(p);
+        if (used + l < cap) {
+            memcpy(buf + used, p, l);
+            used += l;
+            buf[used] = '\0';
+        }
+        p += l;
+    }
+}
+
+static void db_exec(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+}
+
+/* A fresh run measures every candidate of every size in the space's order; a rerun
+ * measures nothing; a rerun after some measurements are gone measures exactly those, in
+ * the same order. */
+static void tune_order_and_resume(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    tune_opts o = fake_opts(db);
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(&o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "redtune: Fake GPU (sm_90, 132 SMs, 50 MiB L2), driver 13000"));
+    assert_non_null(strstr(out_text, "redtune: 4 configs from tests/lua/mixed_small.lua: compiled 4, "
+                                     "reused 0 from the database, 0 failed"));
+    assert_non_null(strstr(out_text, "redtune: measured read bandwidth 3000.0 GB/s"));
+    assert_non_null(strstr(out_text, "best for sum f32 flat on Fake GPU (sm_90, L2 flushed), "
+                                     "read bandwidth 3000.0 GB/s:"));
+    assert_non_null(strstr(out_text, "8 configs measured in this run"));
+    char first[4096];
+    measured_lines(first, sizeof first);
+    /* The space's order within each size, the sizes in the order given. */
+    const char *order[] = {"n=1000 gridstride", "n=1000 tree_sequential", "n=1000 tb2",
+                           "n=1000 tb4warp", "n=2^12 gridstride", "n=2^12 tree_sequential",
+                           "n=2^12 tb2", "n=2^12 tb4warp"};
+    const char *p = first;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "redtune: %s ", order[i]);
+        const char *q = strstr(p, want);
+        if (!q)
+            print_error("no '%s' after:\n%s\n", want, p);
+        assert_non_null(q);
+        p = q + 1;
+    }
+
+    /* A rerun: everything is in the database already. */
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "compiled 0, reused 4 from the database"));
+    assert_non_null(strstr(out_text, "0 configs measured in this run"));
+    assert_null(strstr(err_text, "redtune: n="));
+
+    /* Two measurements gone: those two are measured again, nothing else. */
+    db_exec(db, "DELETE FROM best; DELETE FROM measurements WHERE n = 4096 AND kernel_hash IN "
+                "(SELECT hash FROM kernels WHERE family IN ('tb2', 'gridstride'))");
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "2 configs measured in this run"));
+    char again[4096];
+    measured_lines(again, sizeof again);
+    const char *g = strstr(again, "redtune: n=2^12 gridstride "), *t = strstr(again, "redtune: n=2^12 tb2 ");
+    assert_non_null(g);
+    assert_non_null(t);
+    assert_true(g < t);
+    assert_null(strstr(again, "n=1000"));
+    /* The same lines as the first run printed for them. */
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(strchr(g, '\n') - g), g);
+    assert_non_null(strstr(first, line));
+    /* best was recomputed for both sizes. */
+    assert_non_null(strstr(out_text, "        1000   1000  "));
+    assert_non_null(strstr(out_text, "        4096   2^12  "));
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A kernel that takes the worker down is stored as a fault, a new worker is started and
+ * prepared again, and the run goes on with the next candidate. */
+static void tune_fault_restarts_worker(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], flag[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    snprintf(flag, sizeof flag, "%s/fault", dir);
+    int fd = open(flag, O_CREAT | O_WRONLY, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    setenv("REDTUNE_FAKE_FAULT", flag, 1);
+    tune_opts o = fake_opts(db);
+    o.verbose = 0;
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(&o, &e);
+    unsetenv("REDTUNE_FAKE_FAULT");
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(err_text, "redtune: n=1000 gridstride B=256 V=1 U=2 G=2: fault: the "
+                                     "worker died while running this kernel\n"));
+    assert_non_null(strstr(out_text, "8 configs measured in this run"));
+    /* The others were measured (verbose is off: only the fault is printed). */
+    assert_null(strstr(err_text, "redtune: n=1000 tb2"));
+    assert_non_null(strstr(out_text, "        1000   1000  "));
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int test_tune_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tune_order_and_resume),
+        cmocka_unit_test(tune_fault_restarts_worker),
+    };
+    return cmocka_run_group_tests_name("tune", tests, NULL, NULL);
+}
