@@ -1,56 +1,17 @@
 /*
  * cands.c - the candidate set: emit, hash, compile on the thread pool, cache in the store.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../runtime/codegen.h"
 #include "../runtime/nvrtc.h"
 #include "../runtime/optype.h"
+#include "cands.h"
 #include "pool.h"
+#include "sandbox.h"
 #include "segdata.h"
 #include "space.h"
-#include "tuner.h"
-
-int read_file(const char *path, char **text, size_t *len, rt_err *e)
-{
-    *text = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rt_seterr(e, RT_EIO, "%s: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    int rc = RT_OK;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *b = realloc(buf, cap);
-            if (!b) {
-                rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
-                goto done;
-            }
-            buf = b;
-        }
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0)
-            break;
-    }
-    if (ferror(f)) {
-        rc = rt_seterr(e, RT_EIO, "%s: read error", path);
-        goto done;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    if (len)
-        *len = n;
-    buf = NULL;
-done:
-    free(buf);
-    fclose(f);
-    return rc;
-}
 
 /* Emit and hash every config for a built-in (user NULL) or a user-defined operator. */
 static int make(const rt_config *cfgs, int n, rt_op op, rt_type type, const rt_user_op *user,
@@ -247,31 +208,4 @@ int cands_compile_reference(const opfile *user, const char *arch, nvrtc_output *
         free(log);
     }
     return rc;
-}
-
-int device_for_arch(const char *arch, rt_device *d, rt_err *e)
-{
-    int major, minor;
-    char extra;
-    if (!arch || sscanf(arch, "sm_%1d%1d%c", &major, &minor, &extra) != 2 || major < 5)
-        return rt_seterr(e, RT_EINVAL, "bad architecture '%s' (expected sm_XY, e.g. sm_90)",
-                         arch ? arch : "(null)");
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "(no GPU: generic %s)", arch);
-    d->ordinal = -1;
-    d->cc_major = major;
-    d->cc_minor = minor;
-    int cc = major * 10 + minor;
-    d->sm_count = cc >= 90 ? 132 : cc >= 80 ? 108 : 80;
-    d->warp_size = 32;
-    d->max_threads_per_block = 1024;
-    d->max_threads_per_sm = (cc == 86 || cc == 89) ? 1536 : 2048;
-    d->max_blocks_per_sm = cc >= 90 ? 32 : cc >= 80 ? 32 : 16;
-    d->smem_per_block = 48 * 1024;
-    d->smem_per_block_optin = cc >= 90 ? 227 * 1024 : cc >= 80 ? 163 * 1024 : 96 * 1024;
-    d->smem_per_sm = cc >= 90 ? 228 * 1024 : cc >= 80 ? 164 * 1024 : 96 * 1024;
-    d->regs_per_block = 65536;
-    d->regs_per_sm = 65536;
-    d->l2_bytes = cc >= 90 ? 50 << 20 : cc >= 80 ? 40 << 20 : 6 << 20;
-    return RT_OK;
 }

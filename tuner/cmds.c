@@ -1,5 +1,7 @@
 /*
- * cmds.c - the commands besides tuning: emit, families, compile, best.
+ * cmds.c - the commands besides tuning: emit, families, compile, best, export, merge, dump,
+ * load. Each is a caller only: of the candidate set (cands.h), the space (space.h), the store,
+ * and tune_case for the case of the options; nothing here is called back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,11 +9,11 @@
 #include <time.h>
 #include "../runtime/codegen.h"
 #include "../runtime/driver.h"
-#include "../runtime/embed.h"
 #include "../runtime/nvrtc.h"
 #include "../runtime/optype.h"
-#include "segdata.h"
+#include "cands.h"
 #include "space.h"
+#include "tune.h"
 #include "tuner.h"
 
 int cmd_emit(const rt_config *c, rt_op op, rt_type type, const opfile *user, rt_err *e)
@@ -38,22 +40,6 @@ int cmd_families(void)
         printf("\n");
     }
     return RT_OK;
-}
-
-const char *space_for_layout(int layout, const char **name)
-{
-    *name = layout == SEG_LAYOUT_FLAT ? "lua/spaces/default.lua" : "lua/spaces/segmented.lua";
-    const rt_embedded *d = embed_find(*name);
-    return d ? d->text : "";
-}
-
-void config_force_layout(rt_config *c, int layout, int off64)
-{
-    rt_err e;
-    if (c->family->plan != PLAN_SEGMENTED)
-        return;
-    config_set(c, "LAYOUT", layout, &e);   /* families without the parameter ignore it */
-    config_set(c, "OFF64", off64, &e);
 }
 
 int cmd_compile(const char *arch, const tune_opts *o, const char *db, rt_err *e)

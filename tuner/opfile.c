@@ -16,7 +16,6 @@
 #include "opfile.h"
 #include "pool.h"
 #include "sandbox.h"
-#include "tuner.h"
 
 #define FIELDS "name type identity combine commutative sample tolerance"
 

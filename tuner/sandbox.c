@@ -2,6 +2,7 @@
  * sandbox.c - the Lua host of the tuner's scripts (sandbox.h): the sandboxed state, its
  * limits, the protected run and its messages ("file:line: message").
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -578,5 +579,44 @@ int sandbox_run(sandbox *sb, lua_CFunction body, void *ud, rt_err *e)
         rc = report(e, RT_ELUA, sb->chunkname, msg ? msg : "(error object is not a string)");
     }
     lua_settop(L, 0);
+    return rc;
+}
+
+int read_file(const char *path, char **text, size_t *len, rt_err *e)
+{
+    *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rt_seterr(e, RT_EIO, "%s: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = RT_OK;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *b = realloc(buf, cap);
+            if (!b) {
+                rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
+                goto done;
+            }
+            buf = b;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    if (ferror(f)) {
+        rc = rt_seterr(e, RT_EIO, "%s: read error", path);
+        goto done;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    if (len)
+        *len = n;
+    buf = NULL;
+done:
+    free(buf);
+    fclose(f);
     return rc;
 }

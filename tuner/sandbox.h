@@ -65,4 +65,8 @@ void sandbox_set_time_limit(long ms);
 /* "a number", "a table", "nil": the type of the value at idx, for messages. */
 const char *sandbox_typename(lua_State *L, int idx);
 
+/* Read a whole file (a space script, an operator file); *text malloc'd and NUL-terminated,
+ * *len (when not NULL) its length. RT_EIO "PATH: why" when it cannot be read. */
+int read_file(const char *path, char **text, size_t *len, rt_err *e);
+
 #endif

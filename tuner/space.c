@@ -18,6 +18,7 @@
 #include <lauxlib.h>
 
 #include "sandbox.h"
+#include "segdata.h"
 #include "space.h"
 #include "runtime/embed.h"
 
@@ -460,4 +461,47 @@ const char *space_default_text(void)
 {
     const rt_embedded *d = embed_find(DEFAULT_SPACE);
     return d ? d->text : NULL;
+}
+
+const char *space_for_layout(int layout, const char **name)
+{
+    *name = layout == SEG_LAYOUT_FLAT ? "lua/spaces/default.lua" : "lua/spaces/segmented.lua";
+    const rt_embedded *d = embed_find(*name);
+    return d ? d->text : "";
+}
+
+void config_force_layout(rt_config *c, int layout, int off64)
+{
+    rt_err e;
+    if (c->family->plan != PLAN_SEGMENTED)
+        return;
+    config_set(c, "LAYOUT", layout, &e);   /* families without the parameter ignore it */
+    config_set(c, "OFF64", off64, &e);
+}
+
+int device_for_arch(const char *arch, rt_device *d, rt_err *e)
+{
+    int major, minor;
+    char extra;
+    if (!arch || sscanf(arch, "sm_%1d%1d%c", &major, &minor, &extra) != 2 || major < 5)
+        return rt_seterr(e, RT_EINVAL, "bad architecture '%s' (expected sm_XY, e.g. sm_90)",
+                         arch ? arch : "(null)");
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "(no GPU: generic %s)", arch);
+    d->ordinal = -1;
+    d->cc_major = major;
+    d->cc_minor = minor;
+    int cc = major * 10 + minor;
+    d->sm_count = cc >= 90 ? 132 : cc >= 80 ? 108 : 80;
+    d->warp_size = 32;
+    d->max_threads_per_block = 1024;
+    d->max_threads_per_sm = (cc == 86 || cc == 89) ? 1536 : 2048;
+    d->max_blocks_per_sm = cc >= 90 ? 32 : cc >= 80 ? 32 : 16;
+    d->smem_per_block = 48 * 1024;
+    d->smem_per_block_optin = cc >= 90 ? 227 * 1024 : cc >= 80 ? 163 * 1024 : 96 * 1024;
+    d->smem_per_sm = cc >= 90 ? 228 * 1024 : cc >= 80 ? 164 * 1024 : 96 * 1024;
+    d->regs_per_block = 65536;
+    d->regs_per_sm = 65536;
+    d->l2_bytes = cc >= 90 ? 50 << 20 : cc >= 80 ? 40 << 20 : 6 << 20;
+    return RT_OK;
 }

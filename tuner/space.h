@@ -41,4 +41,15 @@ int space_expand(const char *text, size_t len, const char *chunkname, const rt_d
 /* The embedded default space (lua/spaces/default.lua) and helpers (lua/redtune.lua). */
 const char *space_default_text(void);
 
+/* The embedded default space for a layout: default.lua (flat) or segmented.lua, with its
+ * name for messages. */
+const char *space_for_layout(int layout, const char **name);
+
+/* Force the layout parameters of a segmented config (LAYOUT, OFF64). */
+void config_force_layout(rt_config *c, int layout, int off64);
+
+/* A plausible device for an architecture with no GPU at hand ("sm_90" -> H100-like), for
+ * expanding spaces in `redtune compile --arch`. RT_EINVAL for a malformed arch. */
+int device_for_arch(const char *arch, rt_device *d, rt_err *e);
+
 #endif

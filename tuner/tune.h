@@ -1,0 +1,42 @@
+/*
+ * tune.h - `redtune --op OP`: the tuning run's options and its entry point.
+ */
+#ifndef RT_TUNE_H
+#define RT_TUNE_H
+
+#include "../runtime/err.h"
+#include "../runtime/optype.h"
+#include "opfile.h"
+
+#define TUNE_MAX_PROFILES 8
+
+typedef struct tune_opts {
+    int device;
+    rt_op op;
+    rt_type type;
+    const opfile *user;       /* a user-defined operator (--op-file): op and type unused */
+    const char *families;     /* --family: comma-separated families to keep; NULL: all */
+    const long long *sizes;
+    int nsizes;
+    const char *space_path;   /* NULL: the embedded default space */
+    const char *db_path;
+    int hot;
+    int jobs;
+    int verbose;
+    int deterministic;        /* only families declared @deterministic yes */
+    unsigned long long seed;
+    const char *cmdline;
+    const char *self_exe;     /* the program to exec as the worker */
+    int layout;               /* SEG_LAYOUT_FLAT, _KEYS, _OFFSETS (segdata.h) */
+    int profiles[TUNE_MAX_PROFILES];   /* segmented: the segment profiles to tune */
+    int nprofiles;
+    int off64;                /* segmented offsets: 64-bit */
+} tune_opts;
+
+/* The operator's name, the type and whether the operator commutes, for the case of 'o'. */
+void tune_case(const tune_opts *o, const char **op, rt_type *type, int *commutes);
+
+/* `redtune --op ...`: tune, store, print the table. */
+int tune_run(const tune_opts *o, rt_err *e);
+
+#endif
