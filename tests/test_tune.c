@@ -20,6 +20,7 @@
 #include "runtime/optype.h"
 #include "tuner/proto.h"
 #include "tuner/segdata.h"
+#include "tuner/strategy.h"
 #include "tuner/tuner.h"
 
 /* ---- the fake worker ---- */
@@ -298,9 +299,71 @@ static void tune_fault_restarts_worker(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* ---- the exhaustive strategy over a fake candidate list ---- */
+
+/* Every candidate once, in the space's order, whatever is observed; the candidates that did
+ * not compile or that the database holds are offered too (the run skips them and counts
+ * them as done), so a resumed case offers exactly what a fresh one does. */
+static void exhaustive_order_and_resume(void **state)
+{
+    (void)state;
+    cand c[5];
+    memset(c, 0, sizeof c);
+    c[1].rc = RT_ENVRTC;   /* did not compile */
+    const strategy_ops *x = &strategy_exhaustive;
+    assert_string_equal(x->name, "exhaustive");
+    assert_int_equal(x->planned(5), 5);
+    assert_int_equal(x->planned(0), 0);
+    strategy_case cs = {c, 5, 4096, 1};
+    store_measurement ok = {.status = "ok", .median_us = 12.5};
+    store_measurement fault = {.status = "fault"};
+    /* A fresh case: measured, uncompiled, fault, ok, ok. A resumed one: all stored but the
+     * last. The picks are the same. */
+    const int outcome[2][5] = {
+        {STRATEGY_MEASURED, STRATEGY_UNCOMPILED, STRATEGY_MEASURED, STRATEGY_MEASURED,
+         STRATEGY_MEASURED},
+        {STRATEGY_STORED, STRATEGY_UNCOMPILED, STRATEGY_STORED, STRATEGY_STORED,
+         STRATEGY_MEASURED},
+    };
+    for (int run = 0; run < 2; run++) {
+        strategy s = {x, NULL};
+        rt_err e;
+        assert_int_equal(x->init(&s, &cs, &e), RT_OK);
+        strategy_pick p;
+        int k = 0;
+        while (x->next(&s, &p)) {
+            assert_true(k < 5);
+            assert_int_equal(p.cand, k);
+            /* How the tuner has always timed a candidate. */
+            assert_int_equal(p.min_reps, 10);
+            assert_int_equal(p.max_reps, 200);
+            assert_true(p.budget_s == 0.25);
+            strategy_result r = {p.cand, outcome[run][k],
+                                 outcome[run][k] != STRATEGY_MEASURED ? NULL
+                                 : k == 2 ? &fault : &ok};
+            x->observe(&s, &r);
+            k++;
+        }
+        assert_int_equal(k, 5);
+        assert_int_equal(x->next(&s, &p), 0);   /* done stays done */
+        x->fini(&s);
+        assert_null(s.state);
+        x->fini(&s);   /* harmless twice: the run's error path calls it again */
+    }
+    /* A case with no candidates is done at once. */
+    strategy_case none = {c, 0, 4096, 1};
+    strategy s = {x, NULL};
+    rt_err e;
+    assert_int_equal(x->init(&s, &none, &e), RT_OK);
+    strategy_pick p;
+    assert_int_equal(x->next(&s, &p), 0);
+    x->fini(&s);
+}
+
 int test_tune_group(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exhaustive_order_and_resume),
         cmocka_unit_test(tune_order_and_resume),
         cmocka_unit_test(tune_fault_restarts_worker),
     };

@@ -1,0 +1,150 @@
+/*
+ * sweep.c - the cases of a tuning run (sweep.h). Each measurement is committed as it is
+ * made, so a rerun skips what is already there; a worker that dies or hangs on a candidate
+ * is replaced and prepared again, and the case goes on with the next pick.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../runtime/optype.h"
+#include "proto.h"
+#include "segdata.h"
+#include "sweep.h"
+
+int sweep_run(const sweep *sw, rt_err *e)
+{
+    const tune_opts *o = sw->o;
+    session *w = sw->w;
+    store *s = sw->s;
+    const cand *c = sw->c;
+    int ncfg = sw->ncfg;
+    const char *op = sw->op;
+    rt_type t = sw->t;
+    const char *type = rt_type_name(t);
+    long long device_id = sw->device_id, run_id = sw->run_id;
+    double read_gbps = sw->read_gbps;
+    progress *pg = sw->pg;
+    strategy st = {sw->strategy, NULL};
+    int rc = RT_OK;
+    int nprof = o->layout == SEG_LAYOUT_FLAT ? 1 : o->nprofiles;
+    size_t esize = optype_size(t);
+    size_t acc_size = o->user ? esize : optype_acc_size(o->op, t);
+    /* Bytes per element that must fit on the GPU: the input, the keys or offsets, outputs. */
+    double per_elem = esize + (o->layout == SEG_LAYOUT_FLAT ? 0 : 4 + (double)acc_size);
+    for (int pi = 0; pi < nprof; pi++) {
+        char layout[64];
+        report_layout(o, pi, layout, sizeof layout);
+        for (int si = 0; si < o->nsizes; si++) {
+            long long n = o->sizes[si];
+            char nbuf[32], what[160];
+            report_fmt_n(n, nbuf, sizeof nbuf);
+            if ((double)n * per_elem > 0.45 * (double)w->dev.total_mem) {
+                fprintf(stderr, "redtune: skipping n = %s: %.1f GiB of input does not fit beside "
+                        "the buffers on this GPU\n", nbuf, n * (double)esize / (1 << 30));
+                pg->done += st.ops->planned(ncfg);
+                continue;
+            }
+            int prepared = 0;
+            prepare_resp seg = {0};
+            strategy_case sc = {c, ncfg, n, o->seed};
+            if ((rc = st.ops->init(&st, &sc, e)))
+                goto done;
+            strategy_pick pick;
+            for (; st.ops->next(&st, &pick); pg->done++) {
+                int i = pick.cand;
+                strategy_result res = {i, STRATEGY_UNCOMPILED, NULL};
+                snprintf(what, sizeof what, "[%s %s %s] n=%s %s", op, type, layout, nbuf,
+                         c[i].cfg.family->name);
+                report_progress(pg, what, 0);
+                if (c[i].rc) {
+                    st.ops->observe(&st, &res);
+                    continue;
+                }
+                int found = 0;
+                if ((rc = store_has_measurement(s, device_id, c[i].hash, op, type, layout, n, o->hot,
+                                                &found, e)))
+                    goto done;
+                if (found) {
+                    res.outcome = STRATEGY_STORED;
+                    st.ops->observe(&st, &res);
+                    continue;
+                }
+                if (!prepared) {
+                    w->prepared = (prepare_req){t, o->user ? OP_USER : (int)o->op, (uint64_t)n,
+                                                o->seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL,
+                                                o->layout, o->nprofiles ? o->profiles[pi] : 0,
+                                                o->off64};
+                    w->has_prepared = 1;
+                    char size[96];
+                    snprintf(size, sizeof size, "n = %s (%s)", nbuf, layout);
+                    if ((rc = session_prepare(w, &w->prepared, size, &seg, e)))
+                        goto done;
+                    prepared = 1;
+                }
+                measure_req q = {c[i].cfg.family->plan, o->hot, pick.min_reps, pick.max_reps,
+                                 pick.budget_s,
+                                 o->seed ^ (uint64_t)(i + 1) * 0xd1b54a32d192ed03ULL ^ (uint64_t)n};
+                measure_resp *mr = NULL;
+                size_t len;
+                /* Generous: verification of fresh inputs, 200 repetitions, and the flushes. */
+                int timeout_ms = 60000 + (int)(n * per_elem / 1000000);
+                int r = session_call(w, MSG_MEASURE, &q, sizeof q, c[i].cubin, c[i].cubin_size,
+                                    (void **)&mr, &len, timeout_ms);
+                store_measurement m = {device_id, run_id, c[i].hash, op, type, layout, n, o->hot,
+                                       "ok", "", 0, 0, 0, 0, 0, 0, 0, -1, (long long)seg.nseg,
+                                       seg.mean, seg.spread};
+                if (r == 0) {
+                    m.status = mr->status;
+                    m.message = mr->h.msg;
+                    if (!strcmp(mr->status, "ok")) {
+                        m.median_us = mr->median_us;
+                        m.min_us = mr->min_us;
+                        m.max_us = mr->max_us;
+                        m.reps = mr->reps;
+                        m.gbps = seg.bytes / (mr->median_us * 1e-6) / 1e9;
+                        m.frac_bw = m.gbps / read_gbps;
+                        m.verified = 1;
+                        m.deterministic = mr->deterministic;
+                    }
+                } else {
+                    m.status = r == -2 ? "timeout" : "fault";
+                    m.message = r == -2 ? "the launch did not finish within the time limit; the worker was killed"
+                                        : "the worker died while running this kernel";
+                }
+                if (strcmp(m.status, "ok") || o->verbose) {
+                    report_progress_clear(pg);
+                    if (strcmp(m.status, "ok"))
+                        fprintf(stderr, "redtune: n=%s %s %s: %s: %s\n", nbuf, c[i].cfg.family->name,
+                                c[i].params, m.status, m.message);
+                    else
+                        fprintf(stderr, "redtune: n=%s %-18s %-30s %10.2f us %8.1f GB/s %5.1f%%\n",
+                                nbuf, c[i].cfg.family->name, c[i].params, m.median_us, m.gbps,
+                                100 * m.frac_bw);
+                }
+                rc = store_put_measurement(s, &m, e);
+                if (rc == RT_OK) {
+                    res.outcome = STRATEGY_MEASURED;
+                    res.m = &m;
+                    st.ops->observe(&st, &res);
+                }
+                free(mr);
+                if (rc)
+                    goto done;
+                pg->measured++;
+                if (w->pid <= 0 && (rc = session_start(w, e)))
+                    goto done;
+            }
+            st.ops->fini(&st);
+            rc = store_update_best(s, device_id, op, type, layout, n, o->hot, e);
+            if (rc == RT_ENOTFOUND) {
+                fprintf(stderr, "redtune: %s n=%s: no config passed verification\n", layout, nbuf);
+                rc = RT_OK;
+            } else if (rc) {
+                goto done;
+            }
+        }
+    }
+done:
+    st.ops->fini(&st);
+    return rc;
+}
