@@ -29,7 +29,7 @@ static void yardstick_bytes(void **state)
     assert_int_equal(measure_bw_bytes(&d), 240);
 }
 
-/* The shapes tune.c and bench/ measure, in order: persistent grids first (the first one
+/* The shapes session.c and bench/ measure, in order: persistent grids first (the first one
  * flushes the L2), then one tile per block. */
 static void yardstick_shapes(void **state)
 {

@@ -65,6 +65,8 @@ typedef struct table_arg {
     int rows;
 } table_arg;
 
+/* A row of the table: the rows of the run's device, L2 mode and layout only (the store's
+ * listing filters by operator, type and size). */
 static int print_row(const store_best_row *r, void *arg)
 {
     table_arg *t = arg;
