@@ -3,7 +3,7 @@
 --   build/redtune --segmented keys --profiles one,rand10_50,len3 --op min --type f32 \
 --                 --space bench/seg_paper_space.lua --sizes 16777216,...,32505856
 -- The first config of each family is the paper's own shape, the one `redtune_bench --paper-seg`
--- times at fixed configs without a database (bench/bench.cu, paper_default_configs): TB2 with
+-- times at fixed configs without a database (bench/paper_seg.cu, paper_default_configs): TB2 with
 -- R = 2 (D = 2B: 61440 blocks at 30*2^20 means B = 256), TB4-warp with R = 4 (D = 4B),
 -- Matrix and Persistent Matrix with H = W = 32 (D = 1024), DiffWarps with P = 8 producer
 -- warps and C = 1 consumer warp (288 threads, H = W = 32) and DiffWarps16 (the same with

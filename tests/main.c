@@ -28,6 +28,8 @@ int test_measure_group(void);
 int test_measure_gpu_group(void);
 int test_tune_group(void);
 int test_tune_fake_worker(void);
+int test_bench_pick_group(void);
+int test_bench_pick_gpu_group(void);
 
 int main(int argc, char **argv)
 {
@@ -53,12 +55,14 @@ int main(int argc, char **argv)
         failed += test_api_group();
         failed += test_measure_group();
         failed += test_tune_group();
+        failed += test_bench_pick_group();
     }
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();
         failed += test_gpu_seg_group();
         failed += test_api_gpu_group();
         failed += test_measure_gpu_group();
+        failed += test_bench_pick_gpu_group();
     }
     return failed ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_session.sh DB [redtune_bench options ...] - what one lease of the GPU machine runs to put
-# redtune's stored winners (from the database DB) side by side with cub::DeviceReduce and the
-# read-bandwidth limit (docs/bench.md). Run from the repository root with build/ carried
+# what libredtune picks from the database DB (rt_reduce, with its fallback to another GPU's
+# winners) side by side with cub::DeviceReduce and the read-bandwidth limit (docs/bench.md). Run from the repository root with build/ carried
 # (build/bench/redtune_bench made by `ninja bench` on the development machine). Extra options
 # go to redtune_bench (e.g. --sizes 2^20,2^24 --ops min --types f32); with --api it runs
 # libredtune's checks instead (host cost, picks between tuned sizes, end to end; a PASS/MISS

@@ -1,12 +1,12 @@
 /*
  * measure.h - how redtune times a kernel on the GPU, in one place for the tuner's worker
- * (tuner/worker.c) and for bench/bench.cu: the GPU state (context, blocking stream, events,
+ * (tuner/worker.c) and for bench/ (redtune_bench): the GPU state (context, blocking stream, events,
  * L2 flush buffer, result and temporary storage), the step before each start event (L2
  * flush or busy-stream spin), the repetition loop (warm-ups, events, median/min/max) and the
  * read-bandwidth yardstick (templates/bandwidth.cu). docs/bench.md, "Method", describes it.
  *
  * Tuning-only: part of libtuner.a, not of libredtune. Plain C, also included by CUDA C++
- * (bench.cu wraps it in extern "C").
+ * (bench/common.h wraps it in extern "C").
  */
 #ifndef RT_MEASURE_H
 #define RT_MEASURE_H

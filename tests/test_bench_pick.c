@@ -1,0 +1,241 @@
+/*
+ * test_bench_pick.c - bench/pick.c: redtune_bench reads the library's pick back from the text
+ * of rt_explain and rt_explain_segmented. The CPU group feeds it texts in the form
+ * runtime/ writes them (each level, each CUBIN origin, a text it must refuse); the GPU group
+ * feeds it the real text of a context on the built database, so that a change of that text
+ * is caught here rather than as "see rt_explain" in a bench run.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bench/pick.h"
+#include "include/redtune.h"
+#include "runtime/driver.h"
+#include "runtime/err.h"
+
+static const char FLAT_EXACT[] =
+    "min f32, n = 1048576 (decided for n in [2^20, 2^21)):\n"
+    "  kernel: gridstride B=256 V=4 U=4 G=4 (onelaunch plan, hash 0123456789ab)\n"
+    "  database entry: device \"NVIDIA H100 80GB HBM3\" (sm_90, 132 SMs), tuned n = 1048576, "
+    "median 7.25 us, in build/redtune.db\n"
+    "  fallback level: exact device (this GPU: \"NVIDIA H100 80GB HBM3\", sm_90, 132 SMs)\n"
+    "  CUBIN: from the database (made by NVRTC 12.4)\n"
+    "  database: build/redtune.db (given)\n";
+
+static const char FLAT_CC[] =
+    "sum f64, n = 3000 (decided for n in [2^11, 2^12)):\n"
+    "  kernel: tree_sequential B=128 R=2 (multipass plan, hash fedcba987654)\n"
+    "  database entry: device \"NVIDIA H100 80GB HBM3\" (sm_90, 132 SMs), tuned n = 2048, "
+    "median 3.50 us, in h100.db\n"
+    "  fallback level: same compute capability (this GPU: \"NVIDIA H200\", sm_90, 132 SMs)\n"
+    "  CUBIN: compiled here by NVRTC 12.6 from the template, for the database's config\n"
+    "  database: h100.db (given)\n";
+
+static const char FLAT_BUILTIN[] =
+    "max i32, n = 1024 (decided for n in [2^10, 2^11)):\n"
+    "  kernel: gridstride B=256 V=4 U=4 G=4 (onelaunch plan, hash 00aa11bb22cc)\n"
+    "  database entry: none: x.db holds no winner for max i32 (flat, cold L2) on a GPU of "
+    "compute capability 9.x\n"
+    "  fallback level: built-in default (this GPU: \"NVIDIA H200\", sm_90, 132 SMs)\n"
+    "  CUBIN: compiled here by NVRTC 12.6 from the built-in template\n"
+    "  database: x.db (given)\n";
+
+static const char SEG_TUNED[] =
+    "offsets min f32 n=31457280 nseg=1048576: seg_lb B=256 R=8 STAGE=1 PERSIST=0 LAYOUT=2 "
+    "OFF64=0 (plan segmented, kernel 13579bdf0246)\n"
+    "from: tuned on NVIDIA H100 80GB HBM3 at n = 31457280, mean segment length 30.0: 52.10 us "
+    "(re-specialised here for the offset width or alignment)\n"
+    "level: exact device\n"
+    "binary: compiled by NVRTC here\n";
+
+static const char SEG_NONE[] =
+    "keys sum i32 n=1024 nseg=3: seg_lb B=256 R=8 (plan segmented, kernel 2468ace13579)\n"
+    "from: no tuned entry\n"
+    "level: built-in default\n"
+    "binary: CUBIN from the database\n";
+
+static void pick_flat_exact(void **state)
+{
+    (void)state;
+    bench_pick p;
+    char lk[256];
+    assert_int_equal(bench_pick_parse(FLAT_EXACT, &p), 0);
+    assert_int_equal(p.parsed, 1);
+    assert_string_equal(p.family, "gridstride");
+    assert_string_equal(p.params, "B=256 V=4 U=4 G=4");
+    assert_string_equal(p.hash, "0123456789ab");
+    assert_string_equal(p.level, "exact device");
+    assert_string_equal(p.device, "NVIDIA H100 80GB HBM3");
+    assert_int_equal(p.tuned_n, 1048576);
+    assert_true(p.tuned_median_us > 7.24 && p.tuned_median_us < 7.26);
+    assert_int_equal(p.from_db, 1);
+    bench_pick_lookup(&p, 1048576, lk, sizeof lk);
+    assert_string_equal(lk, "exact");
+    bench_pick_lookup(&p, 1500000, lk, sizeof lk);
+    assert_string_equal(lk, "nearest 2^20");
+}
+
+/* Another GPU's winner (the shipped H100 database on an H200): the level and device show. */
+static void pick_flat_other_device(void **state)
+{
+    (void)state;
+    bench_pick p;
+    char lk[256];
+    assert_int_equal(bench_pick_parse(FLAT_CC, &p), 0);
+    assert_string_equal(p.family, "tree_sequential");
+    assert_string_equal(p.params, "B=128 R=2");
+    assert_string_equal(p.level, "same compute capability");
+    assert_int_equal(p.tuned_n, 2048);
+    assert_int_equal(p.from_db, 0);
+    bench_pick_lookup(&p, 3000, lk, sizeof lk);
+    assert_string_equal(lk, "same compute capability \"NVIDIA H100 80GB HBM3\", nearest 2^11");
+    bench_pick_lookup(&p, 2048, lk, sizeof lk);
+    assert_string_equal(lk, "same compute capability \"NVIDIA H100 80GB HBM3\", exact");
+}
+
+static void pick_flat_builtin(void **state)
+{
+    (void)state;
+    bench_pick p;
+    char lk[256];
+    assert_int_equal(bench_pick_parse(FLAT_BUILTIN, &p), 0);
+    assert_string_equal(p.level, "built-in default");
+    assert_string_equal(p.device, "");
+    assert_int_equal(p.tuned_n, 0);
+    assert_int_equal(p.from_db, 0);
+    bench_pick_lookup(&p, 1024, lk, sizeof lk);
+    assert_string_equal(lk, "built-in default");
+}
+
+static void pick_segmented(void **state)
+{
+    (void)state;
+    bench_pick p;
+    char lk[256];
+    assert_int_equal(bench_pick_parse_seg(SEG_TUNED, &p), 0);
+    assert_string_equal(p.family, "seg_lb");
+    assert_string_equal(p.params, "B=256 R=8 STAGE=1 PERSIST=0 LAYOUT=2 OFF64=0");
+    assert_string_equal(p.hash, "13579bdf0246");
+    assert_string_equal(p.device, "NVIDIA H100 80GB HBM3");
+    assert_int_equal(p.tuned_n, 31457280);
+    assert_true(p.tuned_mean > 29.9 && p.tuned_mean < 30.1);
+    assert_true(p.tuned_median_us > 52.0 && p.tuned_median_us < 52.2);
+    assert_int_equal(p.respecialised, 1);
+    assert_int_equal(p.from_db, 0);
+    bench_pick_lookup(&p, 31457280, lk, sizeof lk);
+    assert_string_equal(lk, "exact");
+    bench_pick_lookup(&p, 1 << 20, lk, sizeof lk);
+    assert_string_equal(lk, "nearest 30*2^20");
+
+    assert_int_equal(bench_pick_parse_seg(SEG_NONE, &p), 0);
+    assert_string_equal(p.level, "built-in default");
+    assert_int_equal(p.tuned_n, 0);
+    assert_int_equal(p.respecialised, 0);
+    assert_int_equal(p.from_db, 1);
+}
+
+/* A text in another form is refused, not guessed at: the bench then shows it as it is. */
+static void pick_refuses_other_text(void **state)
+{
+    (void)state;
+    bench_pick p;
+    char lk[64];
+    assert_int_equal(bench_pick_parse("min f32: something else\n", &p), -1);
+    assert_int_equal(p.parsed, 0);
+    assert_int_equal(bench_pick_parse(NULL, &p), -1);
+    assert_int_equal(bench_pick_parse_seg(FLAT_EXACT, &p), -1);
+    assert_int_equal(bench_pick_parse(SEG_TUNED, &p), -1);
+    /* A kernel line without its parenthesis. */
+    assert_int_equal(bench_pick_parse("  kernel: gridstride B=256\n  fallback level: exact "
+                                      "device\n  database entry: none\n  CUBIN: from the "
+                                      "database\n", &p), -1);
+    bench_pick_lookup(&p, 1024, lk, sizeof lk);
+    assert_string_equal(lk, "see rt_explain");
+}
+
+static void pick_fmt_n(void **state)
+{
+    (void)state;
+    char b[32];
+    bench_fmt_n(1 << 20, b, sizeof b);
+    assert_string_equal(b, "2^20");
+    bench_fmt_n(30LL << 20, b, sizeof b);
+    assert_string_equal(b, "30*2^20");
+    bench_fmt_n(1000, b, sizeof b);
+    assert_string_equal(b, "1000");
+}
+
+int test_bench_pick_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pick_flat_exact),
+        cmocka_unit_test(pick_flat_other_device),
+        cmocka_unit_test(pick_flat_builtin),
+        cmocka_unit_test(pick_segmented),
+        cmocka_unit_test(pick_refuses_other_text),
+        cmocka_unit_test(pick_fmt_n),
+    };
+    return cmocka_run_group_tests_name("bench_pick", tests, NULL, NULL);
+}
+
+/* ---- on a GPU: the library's own text ---- */
+
+/* The real rt_explain and rt_explain_segmented texts of a context on build/redtune.db (the
+ * shipped database: its winners, another GPU's through the fallback, or the built-in
+ * default) are read back in full. */
+static void pick_gpu_real_text(void **state)
+{
+    (void)state;
+    rt_device dev;
+    rt_err e;
+    if (driver_load(&e) || driver_device_query(0, &dev, &e)) {
+        print_message("# SKIP reason: %s\n", e.msg);
+        skip();
+    }
+    if (access("build/redtune.db", R_OK) != 0) {
+        print_message("# SKIP reason: build/redtune.db is not built\n");
+        skip();
+    }
+    rt_ctx *ctx = NULL;
+    assert_int_equal(rt_open("build/redtune.db", 0, &ctx), RT_OK);
+    static const char *const levels[] = {"exact device", "same compute capability",
+                                         "same major architecture", "built-in default"};
+    const struct { rt_op op; rt_type type; unsigned long long n; } cases[] = {
+        {RT_MIN, RT_F32, 1 << 20}, {RT_SUM, RT_F64, 1000}, {RT_PROD, RT_U64, 1 << 24}};
+    char text[4096];
+    bench_pick p;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(rt_explain(ctx, cases[i].op, cases[i].type, cases[i].n, text,
+                                    sizeof text), RT_OK);
+        if (bench_pick_parse(text, &p))
+            fail_msg("bench_pick_parse refused rt_explain's text:\n%s", text);
+        int known = 0;
+        for (int l = 0; l < 4; l++)
+            known |= !strcmp(p.level, levels[l]);
+        assert_true(known);
+        assert_true(p.family[0] && strlen(p.hash) == 12);
+        assert_int_equal(p.tuned_n > 0, strcmp(p.level, "built-in default") != 0);
+    }
+    for (int layout = RT_LAYOUT_KEYS; layout <= RT_LAYOUT_OFFSETS; layout++) {
+        assert_int_equal(rt_explain_segmented(ctx, layout, RT_MIN, RT_I32, 30ULL << 20,
+                                              1ULL << 20, 0, text, sizeof text), RT_OK);
+        if (bench_pick_parse_seg(text, &p))
+            fail_msg("bench_pick_parse_seg refused rt_explain_segmented's text:\n%s", text);
+        assert_true(p.family[0] && strlen(p.hash) == 12);
+        assert_int_equal(p.tuned_n > 0, strcmp(p.level, "built-in default") != 0);
+    }
+    rt_close(ctx);
+}
+
+int test_bench_pick_gpu_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pick_gpu_real_text),
+    };
+    return cmocka_run_group_tests_name("bench_pick_gpu", tests, NULL, NULL);
+}
