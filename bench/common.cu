@@ -123,7 +123,7 @@ static void start_device(int ordinal)
         die("%s", e.msg);
 }
 
-/* ---- the read yardstick: tuner/tune.c's measure_bandwidth with worker.c's do_bandwidth ---- */
+/* ---- the read yardstick: tuner/session.c's session_bandwidth with worker.c's do_bandwidth ---- */
 
 static double measure_bandwidth()
 {
