@@ -30,6 +30,15 @@ def _line(ok, name, skip=None):
     _out.flush()
 
 
+def pytest_collectreport(report):
+    """A module skipped as a whole (pytest.importorskip) or one that does not import."""
+    if report.skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        _line(False, report.nodeid, skip=str(reason).replace("Skipped: ", ""))
+    elif report.failed:
+        _line(False, "%s (collection)" % report.nodeid)
+
+
 def pytest_runtest_logreport(report):
     name = report.nodeid
     if report.skipped and report.when in ("setup", "call"):
