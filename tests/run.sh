@@ -26,10 +26,11 @@ if [ "$templates" = quick ] || [ "$templates" = full ]; then
     rm -f "$tlog"
 fi
 # The whole suite of the normal build (`ninja test`) ends with what the shared library
-# exports and the short fuzzing runs.
+# exports, the short fuzzing runs and a staged install (CMake example, man page).
 if [ "$dir" = build ] && [ -z "$filter" ]; then
     tools/check_exports.sh 2>&1 | tee -a "$log"
     tests/fuzz/run.sh 2>&1 | tee -a "$log"
+    tests/install_test.sh 2>&1 | tee -a "$log"
 fi
 # The Python package (python/tests with pytest, over build/python that `ninja python` stages):
 # a TAP line per test through the rt_tap plugin; test_gpu.py skips without a GPU, torch, CuPy.
