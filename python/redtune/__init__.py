@@ -25,7 +25,8 @@ __all__ = ["Error", "NoMemoryError", "FileError", "LuaError", "CompileError", "C
            "KernelTimeoutError", "KernelFaultError", "Context", "UserOp", "context",
            "set_database", "register_op", "reduce", "temp_bytes", "sum", "prod", "min", "max",
            "argmin", "argmax", "reduce_offsets", "reduce_keys", "explain", "OPS", "TYPES",
-           "consts", "library_path", "register_torch_ops"]
+           "consts", "library", "library_path", "error", "stream_handle", "register_torch_ops",
+           "__version__"]
 
 
 def register_torch_ops():

@@ -296,9 +296,12 @@ def describe(x, name, what, stream=None):
     if cai is not None:
         mod = type(x).__module__.split(".")[0]
         return from_cai(x, cai, name, what, "numba" if mod == "numba" else None)
+    if hasattr(x, "__array_interface__"):   # numpy (which also offers DLPack, of the CPU)
+        raise TypeError("%s: %s is a host array (%s); a CUDA device array is expected"
+                        % (what, name, type(x).__name__))
     if hasattr(x, "__dlpack__"):
         return from_dlpack(x, name, what, stream)
-    if hasattr(x, "__array_interface__") or hasattr(x, "__array__"):
+    if hasattr(x, "__array__"):
         raise TypeError("%s: %s is a host array (%s); a CUDA device array is expected"
                         % (what, name, type(x).__name__))
     raise TypeError("%s: %s is a %s, which offers neither __cuda_array_interface__ nor "

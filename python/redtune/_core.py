@@ -7,7 +7,7 @@ import threading
 
 from . import _consts as C
 from . import _cuda
-from ._arrays import (ITEMSIZE, TYPE_NAMES, TYPE_TYPESTR, ArrayInfo, describe, _prod)
+from ._arrays import TYPE_NAMES, TYPE_TYPESTR, describe, _prod
 from ._lib import check, error, library, rt_op_desc
 
 
@@ -374,6 +374,9 @@ def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None):
 
 
 def _reduce(x, op, dim, keepdim, out, stream, temp, what):
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor) and _torch_compiling():
+        return _torch_route(x, op, dim, keepdim, out, stream, temp, what)
     if isinstance(op, UserOp):
         code, uop = None, op
     else:
@@ -381,8 +384,6 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
         uop = None
     s = None if stream is None else stream_handle(stream, what)
     info = describe(x, "x", what, s)
-    if info.framework == "torch" and _torch_compiling():
-        return _torch_route(x, op if uop is None else uop, dim, keepdim, out, stream, temp, what)
     if info.strides is not None:
         _check_contiguous(info, "x", what)
     rtype = info.type
@@ -457,13 +458,20 @@ def _torch_route(x, op, dim, keepdim, out, stream, temp, what):
         raise NotImplementedError("%s under torch.compile: a built-in op with no out=, "
                                   "stream= or temp= (they are eager-mode only)" % what)
     torch = sys.modules["torch"]
-    from . import _torch
-    _torch.register(torch)
     name = _builtin_op(op, what)[1]
+    if not _torch_registered():
+        raise RuntimeError("%s under torch.compile: torch.ops.redtune.reduce is not defined: "
+                           "import torch before redtune, or call redtune.register_torch_ops() "
+                           "before compiling (it needs PyTorch 2.4+)" % what)
     r = torch.ops.redtune.reduce(x, name)
     if dim is not None or keepdim:
         r = r.reshape(_dims(dim, tuple(x.shape), keepdim, what))
     return r
+
+
+def _torch_registered():
+    from . import _torch
+    return _torch._done
 
 
 def temp_bytes(x, op):

@@ -133,7 +133,6 @@ def host_reference(a, op):
 
 def check(got, a, op, own):
     want = host_reference(a.reshape(-1), op)
-    n = a.size
     if a.dtype.kind == "f" and op in ("sum", "prod"):
         f32 = a.dtype == np.float32
         if op == "sum":   # another order of additions: a bound on the rounding of any order
@@ -250,6 +249,9 @@ def test_streams_torch():
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
+        redtune.sum(x)   # warm: the kernel loaded, the stream's temporary storage allocated
+    s.synchronize()
+    with torch.cuda.stream(s):
         # A long wait first: the reduction is enqueued behind it, and the call returns at once.
         torch.cuda._sleep(200_000_000)
         r = redtune.sum(x)
@@ -298,7 +300,7 @@ def test_protocols_with_real_memory():
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
         y = torch.full((1 << 22,), 2.0, device="cuda")
-        cai = dict(y.__cuda_array_interface__, stream=s.cuda_stream)
+        cai = dict(y.__cuda_array_interface__, stream=s.cuda_stream, version=3)
     obj = type("CAIStream", (), {"__cuda_array_interface__": cai})()
     out = torch.empty((), device="cuda")
     redtune.sum(obj, out=out, stream=torch.cuda.current_stream())
@@ -341,8 +343,8 @@ def test_segmented(fw):
                 want = offsets[s] + seg.argmax()
             else:
                 want = getattr(seg, op)()
-            assert abs(r[s] - want) <= 1e-9 * max(1, abs(want)), (op, s)
-            assert r[s] == off64[s]
+            assert r[s] == want or abs(r[s] - want) <= 1e-9 * max(1, abs(want)), (op, s)
+            assert r[s] == off64[s] or abs(r[s] - off64[s]) <= 1e-9 * max(1, abs(want))
     keys = np.repeat(np.arange(nseg, dtype=np.uint32), np.diff(offsets))
     k = fw.from_numpy(keys.view(np.int32)) if fw.name == "torch" else fw.from_numpy(keys)
     r = fw.to_numpy(redtune.reduce_keys(x, k, "sum", nseg=nseg))
@@ -355,6 +357,8 @@ def test_segmented(fw):
 
 
 def test_user_op(fw):
+    if not fw.has("uint32"):
+        pytest.skip("%s has no uint32" % fw.name)
     op = redtune.register_op(os.path.join(TOP, "lua", "ops", "satsum.lua"))
     a = np.full(1 << 20, 1 << 16, dtype=np.uint32)
     x = fw.from_numpy(a)
@@ -390,8 +394,8 @@ def test_torch_compile():
     want = f(x)
     got = g(x)
     assert abs(got.item() - want.item()) < 1e-3
-    assert torch.library.opcheck(torch.ops.redtune.reduce.default, (x, "sum")) is not None \
-        if hasattr(torch.library, "opcheck") else True
+    if hasattr(torch.library, "opcheck"):   # schema, fake tensor and dispatch checks
+        torch.library.opcheck(torch.ops.redtune.reduce.default, (x, "sum"))
 
 
 def test_threads(fw):
