@@ -7,7 +7,7 @@ import threading
 
 from . import _consts as C
 from . import _cuda
-from ._arrays import TYPE_NAMES, TYPE_TYPESTR, describe, _prod
+from ._arrays import TYPE_NAMES, TYPE_TYPESTR, ArrayInfo, describe, _prod
 from ._lib import check, error, library, rt_op_desc
 
 
@@ -242,10 +242,15 @@ def _current_stream(info):
     return 0                      # the legacy default stream (Numba's default, DLPack's 1)
 
 
+_TORCH_DTYPES = {}
+
+
 def _torch_dtype(torch, rtype):
-    return {C.RT_F32: torch.float32, C.RT_F64: torch.float64, C.RT_I32: torch.int32,
-            C.RT_U32: getattr(torch, "uint32", None), C.RT_I64: torch.int64,
-            C.RT_U64: getattr(torch, "uint64", None)}[rtype]
+    if not _TORCH_DTYPES:
+        for rt, name in ((C.RT_F32, "float32"), (C.RT_F64, "float64"), (C.RT_I32, "int32"),
+                         (C.RT_U32, "uint32"), (C.RT_I64, "int64"), (C.RT_U64, "uint64")):
+            _TORCH_DTYPES[rt] = getattr(torch, name, None)
+    return _TORCH_DTYPES[rtype]
 
 
 def _allocate(info, shape, rtype, what, stream):
@@ -373,10 +378,47 @@ def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None):
     return _reduce(x, op, dim, keepdim, out, stream, temp, "redtune.reduce")
 
 
+_modules = sys.modules
+_fast = None   # (torch, strided, int64, {dtype: rt_type}, rt_reduce, raw stream) once torch is seen
+
+
+def _torch_fast(torch):
+    """The torch path's constants, looked up once."""
+    global _fast
+    from ._arrays import _torch_types
+    _current_stream(ArrayInfo(None, 0, (), None, 0, 0, "torch", 0))   # sets _raw_stream
+    _fast = (torch, torch.strided, torch.int64, _torch_types(torch), library().rt_reduce,
+             _raw_stream)
+    return _fast
+
+
 def _reduce(x, op, dim, keepdim, out, stream, temp, what):
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(x, torch.Tensor) and _torch_compiling():
-        return _torch_route(x, op, dim, keepdim, out, stream, temp, what)
+    torch = _modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        if _torch_compiling():
+            return _torch_route(x, op, dim, keepdim, out, stream, temp, what)
+        # The common call, a whole dense CUDA tensor into a new result on the current stream,
+        # in as few Python steps as possible (the host cost is compared with torch.sum's);
+        # anything else, and every refusal, takes the general path below.
+        f = _fast or _torch_fast(torch)
+        code = op if op.__class__ is int else C.OPS.get(op) if op.__class__ is str else None
+        rt = f[3].get(x.dtype)
+        if (code is not None and rt is not None and out is None and stream is None and
+                temp is None and dim is None and not keepdim and 0 <= code < C.RT_OP_COUNT and
+                x.is_cuda and x.layout is f[1] and x.is_contiguous()):
+            dev = x.get_device()
+            ctx = _contexts.get(dev)
+            if ctx is not None:
+                if code in ARG_OPS:
+                    buf = f[0].empty(2, dtype=f[2], device=x.device)
+                    optr, result = buf.data_ptr(), buf[1]
+                else:
+                    result = f[0].empty((), dtype=x.dtype, device=x.device)
+                    optr = result.data_ptr()
+                rc = f[4](ctx._h, code, rt, x.data_ptr(), x.numel(), optr, f[5](dev))
+                if rc != 0:
+                    check(rc, ctx._h)
+                return result
     if isinstance(op, UserOp):
         code, uop = None, op
     else:
