@@ -410,3 +410,131 @@ def test_op_file_escapes(tmp_path):
                  ' tolerance = 1e-3; }\n')
     op = _opfile.load(str(p))
     assert op["combine"] == "return a\tbAA\n;"
+
+
+# ---------------------------------------------------------------- the torch paths, faked
+
+class FakeTorch:
+    """A stand-in torch module (only what redtune reads) and a stand-in library call, so the
+    torch paths' wiring is checked without torch or a GPU."""
+
+    def __init__(self, monkeypatch):
+        import sys
+        import types
+        t = types.ModuleType("torch")
+        t.strided, t.sparse_coo = "strided", "sparse_coo"
+        for name in ("float32", "float64", "int32", "uint32", "int64", "uint64", "float16"):
+            setattr(t, name, "torch." + name)
+        made = self.made = []
+
+        class Tensor:
+            def __init__(s, shape, dtype="torch.float32", cuda=True, ptr=0x1000, contig=True,
+                         layout="strided", device=0):
+                s.shape, s.dtype, s.is_cuda, s.ptr = tuple(shape), dtype, cuda, ptr
+                s.contig, s.layout, s.dev = contig, layout, device
+                s.device = "cuda:%d" % device if cuda else "cpu"
+
+            def is_contiguous(s):
+                return s.contig
+
+            def stride(s):
+                return (1,) * len(s.shape)
+
+            def data_ptr(s):
+                return s.ptr
+
+            def get_device(s):
+                return s.dev if s.is_cuda else -1
+
+            def numel(s):
+                n = 1
+                for d in s.shape:
+                    n *= d
+                return n
+
+            def __getitem__(s, i):
+                return ("element", s, i)
+
+        def empty(shape, dtype=None, device=None):
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            e = Tensor(shape, dtype, ptr=0x9000 + 0x100 * len(made))
+            made.append(e)
+            return e
+
+        t.Tensor, t.empty = Tensor, empty
+        t._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda d: 0x5000 + d)
+        self.compiling = False
+        t.compiler = types.SimpleNamespace(is_compiling=lambda: self.compiling)
+        t.library = types.SimpleNamespace()   # no custom_op: the operator is not defined
+        self.torch = t
+        self.calls = []
+        calls = self.calls
+
+        class Lib:
+            def rt_reduce(self, *args):
+                calls.append(args)
+                return 0
+
+        monkeypatch.setitem(sys.modules, "torch", t)
+        for mod, name, value in ((_core, "_fast", None), (_core, "_raw_stream", None),
+                                 (_core, "_compiling", None), (_core, "_TORCH_DTYPES", {}),
+                                 (_arrays, "_TORCH_TYPES", {}),
+                                 (_core, "library", lambda: Lib())):
+            monkeypatch.setattr(mod, name, value)
+        ctx = types.SimpleNamespace(_h=0xC7, device=0)
+        monkeypatch.setitem(_core._contexts, 0, ctx)
+
+
+@pytest.fixture
+def faketorch(monkeypatch):
+    return FakeTorch(monkeypatch)
+
+
+def test_torch_fast_path_wiring(faketorch):
+    T = faketorch.torch.Tensor
+    x = T((1024,))
+    r = redtune.sum(x)
+    assert faketorch.calls == [(0xC7, C.RT_SUM, C.RT_F32, 0x1000, 1024, r.ptr, 0x5000)]
+    assert r.shape == () and r.dtype == "torch.float32"
+    r = redtune.reduce(T((4, 8), dtype="torch.int64", device=0), "argmax")
+    buf = faketorch.made[-1]
+    assert buf.shape == (2,) and buf.dtype == "torch.int64" and r == ("element", buf, 1)
+    assert faketorch.calls[-1] == (0xC7, C.RT_ARGMAX, C.RT_I64, 0x1000, 32, buf.ptr, 0x5000)
+
+
+def test_torch_general_path_wiring(faketorch):
+    T = faketorch.torch.Tensor
+    x = T((1, 100), dtype="torch.uint32")
+    r = redtune.min(x, dim=1, stream=77)
+    assert r.shape == (1,)
+    assert faketorch.calls == [(0xC7, C.RT_MIN, C.RT_U32, 0x1000, 100, r.ptr, 77)]
+    out = T((), dtype="torch.uint32", ptr=0x4242)
+    assert redtune.max(x, out=out) is out
+    assert faketorch.calls[-1] == (0xC7, C.RT_MAX, C.RT_U32, 0x1000, 100, 0x4242, 0x5000)
+
+
+def test_torch_refusals(faketorch):
+    T = faketorch.torch.Tensor
+    with pytest.raises(TypeError, match=r"^redtune.sum: x is on device 'cpu'; a CUDA tensor is "
+                       r"expected$"):
+        redtune.sum(T((4,), cuda=False))
+    with pytest.raises(TypeError, match=r"^redtune.sum: x has dtype torch.float16; redtune "
+                       r"reduces float32, float64, int32, uint32, int64 or uint64$"):
+        redtune.sum(T((4,), dtype="torch.float16"))
+    with pytest.raises(ValueError, match=r"^redtune.prod: x is not contiguous"):
+        redtune.prod(T((4, 4), contig=False))
+    with pytest.raises(TypeError, match=r"^redtune.sum: x is a sparse_coo tensor"):
+        redtune.sum(T((4,), layout="sparse_coo"))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out is on device 1 and x on device 0$"):
+        redtune.sum(T((4,)), out=T((), device=1))
+    assert faketorch.calls == []
+
+
+def test_torch_compile_routes_to_the_custom_op(faketorch):
+    faketorch.compiling = True
+    with pytest.raises(RuntimeError, match=r"^redtune.sum under torch.compile: "
+                       r"torch.ops.redtune.reduce is not defined"):
+        redtune.sum(faketorch.torch.Tensor((4,)))
+    with pytest.raises(NotImplementedError, match=r"^redtune.sum under torch.compile: a "
+                       r"built-in op with no out=, stream= or temp="):
+        redtune.sum(faketorch.torch.Tensor((4,)), stream=3)
