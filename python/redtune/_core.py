@@ -50,6 +50,9 @@ class Context:
 
     def close(self):
         """rt_close: waits for the device's work, frees what the context holds."""
+        with _contexts_lock:
+            if _contexts.get(self.device) is self:   # context() opens a new one next time
+                del _contexts[self.device]
         h, self._h = self._h, None
         if h is not None:
             library().rt_close(h)
