@@ -26,10 +26,44 @@ if [ "$templates" = quick ] || [ "$templates" = full ]; then
     rm -f "$tlog"
 fi
 # The whole suite of the normal build (`ninja test`) ends with what the shared library
-# exports and the short fuzzing runs.
+# exports, the short fuzzing runs and a staged install (CMake example, man page).
 if [ "$dir" = build ] && [ -z "$filter" ]; then
     tools/check_exports.sh 2>&1 | tee -a "$log"
     tests/fuzz/run.sh 2>&1 | tee -a "$log"
+    tests/install_test.sh 2>&1 | tee -a "$log"
+fi
+# The Python package (python/tests with pytest, over build/python that `ninja python` stages):
+# a TAP line per test through the rt_tap plugin; test_gpu.py skips without a GPU, torch, CuPy.
+if [ "$dir" = build ]; then
+    case "$filter" in
+        cpu) pytests=python/tests/test_cpu.py ;;
+        gpu) pytests=python/tests/test_gpu.py ;;
+        *) pytests=python/tests ;;
+    esac
+    py=
+    for p in ${PYTHON:-} python3 /usr/bin/python3; do
+        if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import pytest' 2>/dev/null; then
+            py=$p
+            break
+        fi
+    done
+    if [ -z "$py" ]; then
+        echo "not ok 0 - python: $pytests # SKIP no python3 with pytest (python3-pytest)" | tee -a "$log"
+    else
+        plog=$(mktemp)
+        PYTHONPATH="$top/build/python:$top/python/tests${PYTHONPATH:+:$PYTHONPATH}" \
+            REDTUNE_TAP="$plog" "$py" -m pytest -q -p rt_tap -p no:cacheprovider $pytests \
+            > "$plog.out" 2>&1
+        pstatus=$?
+        cat "$plog" | tee -a "$log"
+        # A pytest that fails without a failed test (a collection error): show it, count it.
+        pfailed=$(grep -E '^not ok [0-9]+' "$plog" | grep -cv '# SKIP')
+        if [ "$pstatus" != 0 ] && [ "$pstatus" != 5 ] && [ "$pfailed" -eq 0 ]; then
+            cat "$plog.out"
+            echo "not ok 0 - python: pytest exited with status $pstatus" | tee -a "$log"
+        fi
+        rm -f "$plog" "$plog.out"
+    fi
 fi
 passed=$(grep -cE '^ok [0-9]+' "$log")
 skipped=$(grep -cE '^not ok [0-9]+ # SKIP' "$log")

@@ -1,0 +1,670 @@
+"""Contexts per device and the calls: reduce and its shortcuts, the segmented reductions,
+user operators, explain."""
+import ctypes
+import os
+import sys
+import threading
+
+from . import _consts as C
+from . import _cuda
+from ._arrays import TYPE_NAMES, TYPE_TYPESTR, ArrayInfo, describe, _prod
+from ._lib import check, error, library, rt_op_desc
+
+
+ARG_OPS = (C.RT_ARGMIN, C.RT_ARGMAX)
+OP_NAMES = {v: k for k, v in C.OPS.items()}
+
+# ---------------------------------------------------------------- contexts
+
+_db = None            # set_database(); None: the library's search (docs/api.md)
+_contexts = {}        # device ordinal -> Context
+_contexts_lock = threading.Lock()
+
+
+class Context:
+    """libredtune opened on one GPU (rt_open): the tuned database, the kernels loaded so far,
+    the registered operators. One per device is made and cached by the calls (context());
+    make one yourself for another database, and close() it when done. Thread-safe: the
+    library is, and this object locks only around registering operators."""
+
+    def __init__(self, device=0, db=None):
+        lib = library()
+        h = ctypes.c_void_p()
+        msg = ctypes.create_string_buffer(4096)
+        rc = lib.rt_open_err(os.fsencode(db) if db else None, int(device), ctypes.byref(h),
+                             msg, len(msg))
+        if rc != 0:
+            raise error(rc, msg.value.decode("utf-8", "replace"))
+        self.device = int(device)
+        self.db = db
+        self._h = h.value
+        self._lock = threading.Lock()
+        self._ops = {}   # UserOp -> handle on this context
+
+    @property
+    def handle(self):
+        """The rt_ctx pointer, as an int (for calling libredtune directly)."""
+        if self._h is None:
+            raise ValueError("redtune: the context of device %d is closed" % self.device)
+        return self._h
+
+    def close(self):
+        """rt_close: waits for the device's work, frees what the context holds."""
+        with _contexts_lock:
+            if _contexts.get(self.device) is self:   # context() opens a new one next time
+                del _contexts[self.device]
+        h, self._h = self._h, None
+        if h is not None:
+            library().rt_close(h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def op_handle(self, op):
+        """The rt_op value of 'op' (a name, an rt_op value or a UserOp) on this context,
+        registering a UserOp the first time."""
+        if isinstance(op, UserOp):
+            h = self._ops.get(op)
+            if h is None:
+                with self._lock:
+                    h = self._ops.get(op)
+                    if h is None:
+                        h = op._register(self)
+                        self._ops[op] = h
+            return h
+        return _builtin_op(op, "redtune")[0]
+
+    def temp_bytes(self, op, rtype, n):
+        """rt_temp_bytes: the temporary storage a reduce(..., temp=) of n elements needs."""
+        size = ctypes.c_size_t()
+        check(library().rt_temp_bytes(self.handle, self.op_handle(op), rtype, n,
+                                      ctypes.byref(size)), self._h)
+        return size.value
+
+    def release_temp(self):
+        """rt_release_temp: free the temporary storage the context keeps per stream."""
+        check(library().rt_release_temp(self.handle), self._h)
+
+    def explain(self, op, rtype, n):
+        """rt_explain: which kernel serves (op, type, n) and why, as text."""
+        buf = ctypes.create_string_buffer(8192)
+        check(library().rt_explain(self.handle, self.op_handle(op), rtype, n, buf, len(buf)),
+              self._h)
+        return buf.value.decode("utf-8", "replace")
+
+    def explain_segmented(self, layout, op, rtype, n, nseg, off64=False):
+        """rt_explain_segmented; layout "keys" or "offsets"."""
+        lay = {"keys": C.RT_LAYOUT_KEYS, "offsets": C.RT_LAYOUT_OFFSETS}.get(layout)
+        if lay is None:
+            raise ValueError("redtune.explain_segmented: layout is %r; 'keys' or 'offsets'"
+                             % (layout,))
+        buf = ctypes.create_string_buffer(8192)
+        check(library().rt_explain_segmented(
+            self.handle, lay, self.op_handle(op), rtype, n, nseg,
+            C.RT_SEG_OFF64 if off64 else 0, buf, len(buf)), self._h)
+        return buf.value.decode("utf-8", "replace")
+
+
+def set_database(path):
+    """The database the contexts opened from now on use (None: the library's search:
+    $REDTUNE_DB, ./redtune.db, the one beside libredtune, which is the package's own, the
+    installed one). Contexts already open keep theirs: call this before the first reduction."""
+    global _db
+    _db = path
+
+
+def context(device=None):
+    """The cached Context of CUDA device 'device' (default: 0), opened the first time."""
+    dev = 0 if device is None else int(device)
+    ctx = _contexts.get(dev)
+    if ctx is None:
+        with _contexts_lock:
+            ctx = _contexts.get(dev)
+            if ctx is None:
+                ctx = Context(dev, _db)
+                _contexts[dev] = ctx
+    return ctx
+
+
+# ---------------------------------------------------------------- operators
+
+class UserOp:
+    """An operator of your own (docs/ops.md): name, type, identity, combine, commutative.
+    Made by register_op; registered on each device's context at its first use there (or at
+    once, with register_op(..., device=N)). Pass it as the 'op' of any call."""
+
+    def __init__(self, name, type, identity, combine, commutative):
+        if type not in C.TYPES:
+            raise ValueError("redtune.register_op: type is %r; one of %s"
+                             % (type, ", ".join(C.TYPES)))
+        self.name, self.type, self.identity = str(name), type, str(identity)
+        self.combine, self.commutative = str(combine), bool(commutative)
+        self.rt_type = C.TYPES[type]
+
+    def __repr__(self):
+        return "redtune.UserOp(%r, %r, commutative=%r)" % (self.name, self.type,
+                                                            self.commutative)
+
+    def _register(self, ctx):
+        desc = rt_op_desc(self.name.encode(), self.rt_type, self.identity.encode(),
+                          self.combine.encode(), int(self.commutative))
+        h = ctypes.c_int()
+        check(library().rt_register_op(ctx.handle, ctypes.byref(desc), ctypes.byref(h)),
+              ctx.handle)
+        return h.value
+
+
+def register_op(desc=None, device=None, **fields):
+    """A user operator from an operator file's path (the Lua file of `redtune --op-file`,
+    read as described in docs/python.md), a dict, or keywords (name, type, identity,
+    combine, commutative). With 'device' it is registered on that device's context now, so
+    that a bad definition (or one NVRTC refuses) raises here."""
+    if isinstance(desc, (str, bytes, os.PathLike)):
+        from . import _opfile
+        fields = dict(_opfile.load(os.fsdecode(desc)), **fields)
+    elif isinstance(desc, dict):
+        fields = dict(desc, **fields)
+    elif desc is not None:
+        raise TypeError("redtune.register_op: desc is a %s; an operator file path or a dict"
+                        % type(desc).__name__)
+    missing = [k for k in ("name", "type", "identity", "combine", "commutative")
+               if k not in fields]
+    if missing:
+        raise TypeError("redtune.register_op: missing %s" % ", ".join(missing))
+    unknown = set(fields) - {"name", "type", "identity", "combine", "commutative"}
+    if unknown:
+        raise TypeError("redtune.register_op: unknown field %s" % ", ".join(sorted(unknown)))
+    op = UserOp(**fields)
+    if device is not None:
+        context(device).op_handle(op)
+    return op
+
+
+def _builtin_op(op, what):
+    """(rt_op, name) of a built-in operator given by name or value."""
+    if isinstance(op, str):
+        v = C.OPS.get(op)
+        if v is None:
+            raise ValueError("%s: op is %r; one of %s, or a redtune.UserOp"
+                             % (what, op, ", ".join(C.OPS)))
+        return v, op
+    if isinstance(op, int) and not isinstance(op, bool) and op in OP_NAMES:
+        return op, OP_NAMES[op]
+    raise ValueError("%s: op is %r; one of %s, or a redtune.UserOp"
+                     % (what, op, ", ".join(C.OPS)))
+
+
+# ---------------------------------------------------------------- streams and outputs
+
+def stream_handle(stream, what="redtune"):
+    """The CUstream of a 'stream=' argument: an int (a cudaStream_t; 0 the legacy default), a
+    torch.cuda.Stream (.cuda_stream), a cupy Stream (.ptr), a Numba stream (.handle), or an
+    object with __cuda_stream__ (the CUDA stream protocol)."""
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        return stream
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        return int(proto()[1])
+    for attr in ("cuda_stream", "ptr"):
+        v = getattr(stream, attr, None)
+        if isinstance(v, int):
+            return v
+    h = getattr(stream, "handle", None)
+    if h is not None:
+        return int(getattr(h, "value", h) or 0)
+    raise TypeError("%s: stream is a %s; a stream handle (int), a torch or CuPy stream, or "
+                    "an object with __cuda_stream__" % (what, type(stream).__name__))
+
+
+_raw_stream = None
+
+
+def _current_stream(info):
+    """The stream the framework of 'info' enqueues on now, for its device."""
+    global _raw_stream
+    fw = info.framework
+    if fw == "torch":
+        if _raw_stream is None:   # the first torch tensor: also define the custom op
+            torch = sys.modules["torch"]
+            from . import _torch
+            _torch.register(torch)
+            _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+                lambda d: torch.cuda.current_stream(d).cuda_stream)
+        return _raw_stream(info.device)
+    if fw == "cupy":
+        cupy = sys.modules["cupy"]
+        if cupy.cuda.runtime.getDevice() != info.device:
+            with cupy.cuda.Device(info.device):
+                return cupy.cuda.get_current_stream().ptr
+        return cupy.cuda.get_current_stream().ptr
+    if info.stream is not None:   # __cuda_array_interface__'s producer stream
+        return info.stream
+    return 0                      # the legacy default stream (Numba's default, DLPack's 1)
+
+
+_TORCH_DTYPES = {}
+
+
+def _torch_dtype(torch, rtype):
+    if not _TORCH_DTYPES:
+        for rt, name in ((C.RT_F32, "float32"), (C.RT_F64, "float64"), (C.RT_I32, "int32"),
+                         (C.RT_U32, "uint32"), (C.RT_I64, "int64"), (C.RT_U64, "uint64")):
+            _TORCH_DTYPES[rt] = getattr(torch, name, None)
+    return _TORCH_DTYPES[rtype]
+
+
+def _allocate(info, shape, rtype, what, stream):
+    """(result, its pointer) allocated by the framework of 'info' on its device."""
+    fw = info.framework
+    if fw == "torch":
+        torch = sys.modules["torch"]
+        t = torch.empty(shape, dtype=_torch_dtype(torch, rtype), device=info.obj.device)
+        return t, t.data_ptr()
+    if fw == "cupy":
+        cupy = sys.modules["cupy"]
+        with cupy.cuda.Device(info.device):
+            a = cupy.empty(shape, dtype=TYPE_TYPESTR[rtype])
+        return a, a.data.ptr
+    if fw == "numba":
+        from numba import cuda
+        with cuda.gpus[info.device]:
+            a = cuda.device_array(shape, dtype=TYPE_TYPESTR[rtype])
+        return a, a.__cuda_array_interface__["data"][0]
+    raise TypeError("%s: x is a %s, whose framework redtune cannot allocate in (it does for "
+                    "torch, CuPy and Numba): pass out=, a device array for the result"
+                    % (what, type(info.obj).__name__))
+
+
+def _resolve_device(info, name, what):
+    if info.device is None:
+        try:
+            info.device = _cuda.pointer_device(info.ptr)
+        except OSError as err:
+            raise TypeError("%s: the device of %s cannot be found (%s)" % (what, name, err))
+        if info.device is None:
+            raise TypeError("%s: %s is not CUDA device memory; a CUDA device array is "
+                            "expected" % (what, name))
+    return info.device
+
+
+def _check_contiguous(info, name, what):
+    if info.strides is not None:
+        raise ValueError("%s: %s is not contiguous (shape %r, strides %r in elements); "
+                         "redtune reads C-contiguous arrays: pass x.contiguous() (torch) or "
+                         "cupy.ascontiguousarray(x)" % (what, name, info.shape, info.strides))
+
+
+def _out(out, device, rtype, count, what, stream, arg):
+    """The pointer of a given out=, checked: 'count' elements of 'rtype' (argmin/argmax:
+    'count' pairs of int64, {value bits, index})."""
+    o = describe(out, "out", what, stream)
+    _resolve_device(o, "out", what)
+    if o.device != device:
+        raise ValueError("%s: out is on device %d and x on device %d" % (what, o.device,
+                                                                          device))
+    _check_contiguous(o, "out", what)
+    if o.readonly:
+        raise ValueError("%s: out is read-only" % what)
+    if arg:
+        if o.type not in (C.RT_I64, C.RT_U64) or o.size != 2 * count:
+            raise ValueError("%s: out for argmin/argmax must hold %d int64 (a {value, index} "
+                             "pair per result, the index second); it has %d of %s"
+                             % (what, 2 * count, o.size, TYPE_NAMES[o.type]))
+    elif o.type != rtype or o.size != count:
+        raise ValueError("%s: out must hold %d element%s of %s; it has %d of %s"
+                         % (what, count, "" if count == 1 else "s", TYPE_NAMES[rtype], o.size,
+                            TYPE_NAMES[o.type]))
+    return o
+
+
+def _wait_producer(info, device, work):
+    """Order the work after the producer stream an array interface named."""
+    if info.stream is not None and info.stream != work and not (
+            info.stream in (1, 0) and work in (0, 1)):
+        _cuda.stream_wait(device, work, info.stream)
+
+
+# ---------------------------------------------------------------- reduce
+
+def _dims(dim, shape, keepdim, what):
+    """The result's shape, or NotImplementedError for a reduction along an axis."""
+    nd = len(shape)
+    if dim is None:
+        return (1,) * nd if keepdim else ()
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    red = set()
+    for d in dims:
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise TypeError("%s: dim holds %r; ints are expected" % (what, d))
+        lim = nd if nd else 1
+        if not -lim <= d < lim:
+            raise IndexError("%s: dim %d is out of range for %d dimension%s"
+                             % (what, d, nd, "" if nd == 1 else "s"))
+        red.add(d % lim)
+    kept = [shape[i] for i in range(nd) if i not in red]
+    if _prod(kept) != 1:
+        raise NotImplementedError(
+            "%s: dim=%r of an array of shape %r reduces along an axis; reductions along an "
+            "axis arrive with issue 16 (today: dim=None, or dims that leave only extents of "
+            "1, reduce the whole array)" % (what, dim, tuple(shape)))
+    if keepdim:
+        return tuple(1 if i in red else shape[i] for i in range(nd))
+    return tuple(shape[i] for i in range(nd) if i not in red)
+
+
+_compiling = None
+
+
+def _torch_compiling():
+    global _compiling
+    if _compiling is None:
+        torch = sys.modules["torch"]
+        comp = getattr(torch, "compiler", None)
+        _compiling = getattr(comp, "is_compiling", None) or (lambda: False)
+    return _compiling()
+
+
+def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None):
+    """Reduce the CUDA array 'x' with 'op' ("sum", "prod", "min", "max", "argmin", "argmax",
+    or a UserOp), asynchronously on 'stream' (default: the framework's current stream).
+
+    dim=None reduces every element (so do dims that leave only extents of 1; other dims
+    raise NotImplementedError until axis reductions land, issue 16). The result is an array
+    of x's framework on x's device, of x's dtype (argmin/argmax: the int64 index into the
+    flattened x), shaped as the framework's own reduction with that dim and keepdim; or it is
+    written to 'out' (for argmin/argmax: two int64, the value's bits then the index).
+    'temp' gives the temporary storage (temp_bytes(x, op) bytes, 256-byte aligned) instead
+    of the context's (rt_reduce_temp)."""
+    return _reduce(x, op, dim, keepdim, out, stream, temp, "redtune.reduce")
+
+
+_modules = sys.modules
+_fast = None   # (torch, strided, int64, {dtype: rt_type}, rt_reduce, raw stream) once torch is seen
+
+
+def _torch_fast(torch):
+    """The torch path's constants, looked up once."""
+    global _fast
+    from ._arrays import _torch_types
+    _current_stream(ArrayInfo(None, 0, (), None, 0, 0, "torch", 0))   # sets _raw_stream
+    _fast = (torch, torch.strided, torch.int64, _torch_types(torch), library().rt_reduce,
+             _raw_stream)
+    return _fast
+
+
+def _reduce(x, op, dim, keepdim, out, stream, temp, what):
+    torch = _modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        if _torch_compiling():
+            return _torch_route(x, op, dim, keepdim, out, stream, temp, what)
+        # The common call, a whole dense CUDA tensor into a new result on the current stream,
+        # in as few Python steps as possible (the host cost is compared with torch.sum's);
+        # anything else, and every refusal, takes the general path below.
+        f = _fast or _torch_fast(torch)
+        code = op if op.__class__ is int else C.OPS.get(op) if op.__class__ is str else None
+        rt = f[3].get(x.dtype)
+        if (code is not None and rt is not None and out is None and stream is None and
+                temp is None and dim is None and not keepdim and 0 <= code < C.RT_OP_COUNT and
+                x.is_cuda and x.layout is f[1] and x.is_contiguous()):
+            dev = x.get_device()
+            ctx = _contexts.get(dev)
+            if ctx is not None:
+                if code in ARG_OPS:
+                    buf = f[0].empty(2, dtype=f[2], device=x.device)
+                    optr, result = buf.data_ptr(), buf[1]
+                else:
+                    result = f[0].empty((), dtype=x.dtype, device=x.device)
+                    optr = result.data_ptr()
+                rc = f[4](ctx._h, code, rt, x.data_ptr(), x.numel(), optr, f[5](dev))
+                if rc != 0:
+                    check(rc, ctx._h)
+                return result
+    if isinstance(op, UserOp):
+        code, uop = None, op
+    else:
+        code, name = _builtin_op(op, what)
+        uop = None
+    s = None if stream is None else stream_handle(stream, what)
+    info = describe(x, "x", what, s)
+    if info.strides is not None:
+        _check_contiguous(info, "x", what)
+    rtype = info.type
+    if uop is not None and uop.rt_type != rtype:
+        raise TypeError("%s: x has dtype %s and operator %r reduces %s"
+                        % (what, TYPE_NAMES[rtype], uop.name, uop.type))
+    shape = _dims(dim, info.shape, keepdim, what) if (dim is not None or keepdim) else ()
+    device = info.device
+    if device is None:
+        device = _resolve_device(info, "x", what)
+    arg = code in ARG_OPS
+    work = s if s is not None else _current_stream(info)
+    if out is not None:
+        o = _out(out, device, rtype, 1, what, work, arg)
+        result, optr = out, o.ptr
+    elif arg:
+        buf, optr = _allocate(info, shape + (2,), C.RT_I64, what, work)
+        result = buf[..., 1]
+    else:
+        result, optr = _allocate(info, shape, rtype, what, work)
+    ctx = _contexts.get(device) or context(device)
+    if uop is not None:
+        code = ctx.op_handle(uop)
+    if info.stream is not None:
+        _wait_producer(info, device, work)
+    lib = library()
+    if temp is None:
+        rc = lib.rt_reduce(ctx._h, code, rtype, info.ptr, info.size, optr, work)
+    else:
+        t = _raw(temp, "temp", what, device)
+        rc = lib.rt_reduce_temp(ctx._h, code, rtype, info.ptr, info.size, optr, t[0], t[1],
+                                work)
+    if rc != 0:
+        check(rc, ctx._h)
+    return result
+
+
+def _raw(buf, name, what, device):
+    """(pointer, bytes) of a device buffer of any dtype (temporary storage)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(buf, torch.Tensor):
+        if not buf.is_cuda or buf.get_device() != device:
+            raise ValueError("%s: %s is on %s; device cuda:%d is expected"
+                             % (what, name, buf.device, device))
+        if not buf.is_contiguous():
+            raise ValueError("%s: %s is not contiguous" % (what, name))
+        return buf.data_ptr(), buf.numel() * buf.element_size()
+    cai = getattr(buf, "__cuda_array_interface__", None)
+    if cai is None:
+        raise TypeError("%s: %s is a %s; a torch CUDA tensor or an object with "
+                        "__cuda_array_interface__ is expected" % (what, name,
+                                                                   type(buf).__name__))
+    shape, typestr = tuple(cai["shape"]), cai["typestr"]
+    if cai.get("strides") is not None and cai["strides"] != tuple(
+            s * int(typestr[2:]) for s in _contiguous(shape)):
+        raise ValueError("%s: %s is not contiguous" % (what, name))
+    ptr = int(cai["data"][0])
+    d = _cuda.pointer_device(ptr) if ptr else device
+    if d != device:
+        raise ValueError("%s: %s is not memory of device %d" % (what, name, device))
+    return ptr, _prod(shape) * int(typestr[2:])
+
+
+def _contiguous(shape):
+    from ._arrays import contiguous_strides
+    return contiguous_strides(shape)
+
+
+def _torch_route(x, op, dim, keepdim, out, stream, temp, what):
+    """Inside torch.compile: the custom op, which the graph records (no graph break)."""
+    if isinstance(op, UserOp) or out is not None or stream is not None or temp is not None:
+        raise NotImplementedError("%s under torch.compile: a built-in op with no out=, "
+                                  "stream= or temp= (they are eager-mode only)" % what)
+    torch = sys.modules["torch"]
+    name = _builtin_op(op, what)[1]
+    if not _torch_registered():
+        raise RuntimeError("%s under torch.compile: torch.ops.redtune.reduce is not defined: "
+                           "import torch before redtune, or call redtune.register_torch_ops() "
+                           "before compiling (it needs PyTorch 2.4+)" % what)
+    r = torch.ops.redtune.reduce(x, name)
+    if dim is not None or keepdim:
+        r = r.reshape(_dims(dim, tuple(x.shape), keepdim, what))
+    return r
+
+
+def _torch_registered():
+    from . import _torch
+    return _torch._done
+
+
+def temp_bytes(x, op):
+    """The bytes of temporary storage reduce(x, op, temp=...) needs (rt_temp_bytes)."""
+    info = describe(x, "x", "redtune.temp_bytes")
+    dev = _resolve_device(info, "x", "redtune.temp_bytes")
+    return context(dev).temp_bytes(op, info.type, info.size)
+
+
+def sum(x, dim=None, keepdim=False, out=None, stream=None):
+    """The sum of x's elements (integer sums wrap modulo 2^bits, as the library's)."""
+    return _reduce(x, C.RT_SUM, dim, keepdim, out, stream, None, "redtune.sum")
+
+
+def prod(x, dim=None, keepdim=False, out=None, stream=None):
+    """The product of x's elements (integer products wrap)."""
+    return _reduce(x, C.RT_PROD, dim, keepdim, out, stream, None, "redtune.prod")
+
+
+def min(x, dim=None, keepdim=False, out=None, stream=None):
+    """The least element (floats: NaN ignored unless every element is NaN, as nanmin)."""
+    return _reduce(x, C.RT_MIN, dim, keepdim, out, stream, None, "redtune.min")
+
+
+def max(x, dim=None, keepdim=False, out=None, stream=None):
+    """The greatest element (floats: NaN ignored unless every element is NaN, as nanmax)."""
+    return _reduce(x, C.RT_MAX, dim, keepdim, out, stream, None, "redtune.max")
+
+
+def argmin(x, dim=None, keepdim=False, out=None, stream=None):
+    """The flat index of the least element (ties: the lowest index; n == 0: -1)."""
+    return _reduce(x, C.RT_ARGMIN, dim, keepdim, out, stream, None, "redtune.argmin")
+
+
+def argmax(x, dim=None, keepdim=False, out=None, stream=None):
+    """The flat index of the greatest element (ties: the lowest index; n == 0: -1)."""
+    return _reduce(x, C.RT_ARGMAX, dim, keepdim, out, stream, None, "redtune.argmax")
+
+
+# ---------------------------------------------------------------- segmented
+
+def _segmented(what, x, seg, segname, op, out, stream, validate, nseg, layout):
+    if isinstance(op, UserOp):
+        code, uop = None, op
+    else:
+        code, uop = _builtin_op(op, what)[0], None
+    s = None if stream is None else stream_handle(stream, what)
+    info = describe(x, "x", what, s)
+    _check_contiguous(info, "x", what)
+    sinfo = describe(seg, segname, what, s)
+    _check_contiguous(sinfo, segname, what)
+    if len(sinfo.shape) != 1:
+        raise ValueError("%s: %s has shape %r; a 1-D array is expected"
+                         % (what, segname, sinfo.shape))
+    rtype = info.type
+    if uop is not None and uop.rt_type != rtype:
+        raise TypeError("%s: x has dtype %s and operator %r reduces %s"
+                        % (what, TYPE_NAMES[rtype], uop.name, uop.type))
+    flags = C.RT_SEG_CHECK if validate else 0
+    if layout == C.RT_LAYOUT_OFFSETS:
+        if sinfo.type not in (C.RT_I32, C.RT_I64):
+            raise TypeError("%s: offsets has dtype %s; int32 or int64 is expected"
+                            % (what, TYPE_NAMES[sinfo.type]))
+        if sinfo.size == 0:
+            raise ValueError("%s: offsets is empty; nseg + 1 begin offsets are expected "
+                             "(the last one the end of the last segment)" % what)
+        if sinfo.type == C.RT_I64:
+            flags |= C.RT_SEG_OFF64
+        nseg = sinfo.size - 1
+    else:
+        if sinfo.type not in (C.RT_U32, C.RT_I32):
+            raise TypeError("%s: keys has dtype %s; uint32 (or int32 holding keys below "
+                            "2^31) is expected" % (what, TYPE_NAMES[sinfo.type]))
+        if sinfo.size != info.size:
+            raise ValueError("%s: keys has %d entries and x %d; one key per element"
+                             % (what, sinfo.size, info.size))
+        if nseg is None:
+            if info.framework not in ("torch", "cupy"):
+                raise TypeError("%s: pass nseg (it is found from the keys only for torch "
+                                "and CuPy arrays)" % what)
+            # The keys are sorted: the last is the largest. Reading it waits for the stream.
+            nseg = int(seg[-1]) + 1 if sinfo.size else 0
+        nseg = int(nseg)
+        if nseg < 0:
+            raise ValueError("%s: nseg is %d" % (what, nseg))
+    device = _resolve_device(info, "x", what)
+    sdev = _resolve_device(sinfo, segname, what)
+    if sdev != device:
+        raise ValueError("%s: %s is on device %d and x on device %d"
+                         % (what, segname, sdev, device))
+    arg = code in ARG_OPS
+    work = s if s is not None else _current_stream(info)
+    if out is not None:
+        o = _out(out, device, rtype, nseg, what, work, arg)
+        result, optr = out, o.ptr
+    elif arg:
+        buf, optr = _allocate(info, (nseg, 2), C.RT_I64, what, work)
+        result = buf[:, 1]
+    else:
+        result, optr = _allocate(info, (nseg,), rtype, what, work)
+    ctx = context(device)
+    if uop is not None:
+        code = ctx.op_handle(uop)
+    for i in (info, sinfo):
+        if i.stream is not None:
+            _wait_producer(i, device, work)
+    lib = library()
+    if layout == C.RT_LAYOUT_OFFSETS:
+        rc = lib.rt_reduce_offsets(ctx._h, code, rtype, info.ptr, info.size, sinfo.ptr, nseg,
+                                   optr, work, flags)
+    else:
+        rc = lib.rt_reduce_keys(ctx._h, code, rtype, info.ptr, sinfo.ptr, info.size, nseg,
+                                optr, work, flags)
+    if rc != 0:
+        check(rc, ctx._h)
+    return result
+
+
+def reduce_offsets(x, offsets, op, out=None, stream=None, check=False):
+    """Segmented reduction of x (flattened) by CSR begin offsets (int32 or int64, nseg + 1 of
+    them): result[s] reduces x[offsets[s]:offsets[s+1]], the identity when empty
+    (argmin/argmax: the index into x, -1 when empty). check=True validates the offsets on
+    the GPU first (synchronous) and raises InvalidArgumentError for bad ones."""
+    return _segmented("redtune.reduce_offsets", x, offsets, "offsets", op, out, stream, check,
+                      None, C.RT_LAYOUT_OFFSETS)
+
+
+def reduce_keys(x, keys, op, nseg=None, out=None, stream=None, check=False):
+    """Segmented reduction of x (flattened) by sorted segment keys (uint32, one per element):
+    result[s] reduces the elements whose key is s. nseg defaults to the last key + 1 (read
+    back from the device: that waits for the stream)."""
+    return _segmented("redtune.reduce_keys", x, keys, "keys", op, out, stream, check, nseg,
+                      C.RT_LAYOUT_KEYS)
+
+
+# ---------------------------------------------------------------- explain
+
+def explain(x, op="sum", type=None, device=None):
+    """rt_explain: which kernel reduces 'x' with 'op', and why (the database entry, the
+    fallback level, where the CUBIN came from). 'x' is an array, or an element count with
+    type= ("f32", ...; default that of a UserOp, else "f32") and device= (default 0)."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        n = x
+        tname = type or (op.type if isinstance(op, UserOp) else "f32")
+        if tname not in C.TYPES:
+            raise ValueError("redtune.explain: type is %r; one of %s" % (tname,
+                                                                         ", ".join(C.TYPES)))
+        return context(device).explain(op, C.TYPES[tname], n)
+    info = describe(x, "x", "redtune.explain")
+    dev = _resolve_device(info, "x", "redtune.explain")
+    return context(dev).explain(op, info.type, info.size)

@@ -1,0 +1,185 @@
+"""Loading libredtune.so and declaring its functions for ctypes; the exceptions.
+
+The library is looked for in this order: the copy bundled in the package (beside this file,
+put there by `ninja python`), the file named by $REDTUNE_LIBRARY, then the system's
+(libredtune.so.0 through the dynamic loader, as `ninja install` puts it in $prefix/lib).
+"""
+import ctypes
+import os
+import threading
+
+from . import _consts as C
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+c_ctx = ctypes.c_void_p
+c_size_p = ctypes.POINTER(ctypes.c_size_t)
+
+
+class rt_op_desc(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int),
+                ("identity", ctypes.c_char_p), ("combine", ctypes.c_char_p),
+                ("commutative", ctypes.c_int)]
+
+
+# name: (restype, argtypes); the prototypes of include/redtune.h.
+_PROTOS = {
+    "rt_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+    "rt_op_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "rt_type_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "rt_open_err": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(c_ctx),
+                                   ctypes.c_char_p, ctypes.c_size_t]),
+    "rt_close": (None, [c_ctx]),
+    "rt_errmsg": (ctypes.c_char_p, [c_ctx]),
+    "rt_reduce": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                 ctypes.c_ulonglong, ctypes.c_void_p, ctypes.c_void_p]),
+    "rt_temp_bytes": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_ulonglong,
+                                     c_size_p]),
+    "rt_reduce_temp": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                      ctypes.c_ulonglong, ctypes.c_void_p, ctypes.c_void_p,
+                                      ctypes.c_size_t, ctypes.c_void_p]),
+    "rt_release_temp": (ctypes.c_int, [c_ctx]),
+    "rt_explain": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_ulonglong,
+                                  ctypes.c_char_p, ctypes.c_size_t]),
+    "rt_register_op": (ctypes.c_int, [c_ctx, ctypes.POINTER(rt_op_desc),
+                                      ctypes.POINTER(ctypes.c_int)]),
+    "rt_reduce_keys": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                      ctypes.c_void_p, ctypes.c_ulonglong, ctypes.c_ulonglong,
+                                      ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint]),
+    "rt_reduce_offsets": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                         ctypes.c_ulonglong, ctypes.c_void_p,
+                                         ctypes.c_ulonglong, ctypes.c_void_p, ctypes.c_void_p,
+                                         ctypes.c_uint]),
+    "rt_explain_segmented": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                            ctypes.c_ulonglong, ctypes.c_ulonglong,
+                                            ctypes.c_uint, ctypes.c_char_p, ctypes.c_size_t]),
+}
+
+
+# ---------------------------------------------------------------- errors
+
+class Error(Exception):
+    """A libredtune call failed: 'code' is its RT_E* code (negative), 'name' its name
+    ("RT_EDB"), 'message' the library's message (rt_errmsg)."""
+    code = None
+
+    def __init__(self, code, message):
+        self.code = code
+        self.name = C.ERROR_NAMES.get(code, "RT_E?%d" % code)
+        self.message = message
+        super().__init__("%s: %s" % (self.name, message) if message else self.name)
+
+
+class NoMemoryError(Error, MemoryError):
+    code = C.RT_ENOMEM
+
+
+class FileError(Error, OSError):
+    code = C.RT_EIO
+
+
+class LuaError(Error):
+    code = C.RT_ELUA
+
+
+class CompileError(Error):
+    code = C.RT_ENVRTC
+
+
+class CUDAError(Error):
+    code = C.RT_ECUDA
+
+
+class DatabaseError(Error):
+    code = C.RT_EDB
+
+
+class NotFoundError(Error, LookupError):
+    code = C.RT_ENOTFOUND
+
+
+class InvalidArgumentError(Error, ValueError):
+    code = C.RT_EINVAL
+
+
+class VerifyError(Error):
+    code = C.RT_EVERIFY
+
+
+class KernelTimeoutError(Error, TimeoutError):
+    code = C.RT_ETIMEOUT
+
+
+class KernelFaultError(Error):
+    code = C.RT_EFAULT
+
+
+_BY_CODE = {cls.code: cls for cls in (NoMemoryError, FileError, LuaError, CompileError,
+                                      CUDAError, DatabaseError, NotFoundError, InvalidArgumentError,
+                                      VerifyError, KernelTimeoutError, KernelFaultError)}
+
+
+def error(code, message):
+    """The exception for a library code: its subclass, or Error for a code this package does
+    not know (a newer library)."""
+    return _BY_CODE.get(code, Error)(code, message)
+
+
+# ---------------------------------------------------------------- loading
+
+_lock = threading.Lock()
+_lib = None
+_lib_path = None
+
+
+def _candidates():
+    bundled = os.path.join(HERE, "libredtune.so")
+    if os.path.exists(bundled):
+        yield bundled
+    env = os.environ.get("REDTUNE_LIBRARY")
+    if env:
+        yield env
+    yield "libredtune.so.0"
+    yield "libredtune.so"
+
+
+def library():
+    """The loaded libredtune (a ctypes.CDLL with prototypes), loading it the first time.
+    Raises OSError naming every place tried when none loads."""
+    global _lib, _lib_path
+    lib = _lib
+    if lib is not None:
+        return lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        tried = []
+        for path in _candidates():
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError as err:
+                tried.append("%s (%s)" % (path, err))
+                continue
+            for name, (res, args) in _PROTOS.items():
+                fn = getattr(lib, name)
+                fn.restype = res
+                fn.argtypes = args
+            _lib_path = path
+            _lib = lib
+            return lib
+        raise OSError("redtune: libredtune not found; tried: %s. Install the package built by "
+                      "`ninja python`, or set REDTUNE_LIBRARY to build/libredtune.so"
+                      % "; ".join(tried))
+
+
+def library_path():
+    """The file the library was loaded from (loading it if needed)."""
+    library()
+    return _lib_path
+
+
+def check(rc, ctx_handle):
+    """Raise the Error of a failed call made on ctx_handle by this thread."""
+    if rc != 0:
+        msg = library().rt_errmsg(ctx_handle)
+        raise error(rc, msg.decode("utf-8", "replace") if msg else "")

@@ -1,0 +1,540 @@
+"""The CPU half of the Python package's tests (no GPU, no framework needed): constants
+against the header, argument checking, error mapping, the array protocols with fake arrays,
+the operator file reader. tests/run.sh runs it in `ninja test`."""
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import redtune
+from redtune import _arrays, _core, _opfile
+from redtune import consts as C
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HEADER = os.path.join(TOP, "include", "redtune.h")
+
+
+# ---------------------------------------------------------------- constants
+
+def header_text():
+    with open(HEADER, encoding="utf-8") as f:
+        return f.read()
+
+
+def const_names():
+    return [n for n in dir(C) if n.startswith("RT_") and isinstance(getattr(C, n), int)]
+
+
+def test_every_define_of_the_header_is_a_constant():
+    text = header_text()
+    defines = re.findall(r"^#define (RT_[A-Z0-9_]+)\s+(-?\d+)u?\b", text, re.M)
+    assert len(defines) >= 12
+    for name, value in defines:
+        assert getattr(C, name) == int(value), name
+    assert C.RT_VERSION_STRING == re.search(r'RT_VERSION_STRING "([^"]+)"', text).group(1)
+    assert redtune.__version__ == C.RT_VERSION_STRING
+
+
+def test_every_enum_member_of_the_header_is_a_constant():
+    text = header_text()
+    for enum in re.findall(r"typedef enum \w+ \{(.*?)\}", text, re.S):
+        for name in re.findall(r"\b(RT_[A-Z0-9_]+)\b", enum):
+            assert hasattr(C, name), name
+
+
+def test_constants_equal_the_compiled_header():
+    """The C compiler's values of every constant, so no parsing is trusted."""
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    if not cc:
+        pytest.skip("no C compiler")
+    names = const_names()
+    body = "".join('    printf("%s %%lld\\n", (long long)(%s));\n' % (n, n) for n in names)
+    src = '#include <stdio.h>\n#include "redtune.h"\nint main(void)\n{\n%s    return 0;\n}\n' % body
+    tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), "redtune_consts_%d" % os.getpid())
+    try:
+        with open(tmp + ".c", "w") as f:
+            f.write(src)
+        subprocess.run([cc, "-I" + os.path.dirname(HEADER), "-o", tmp, tmp + ".c"], check=True)
+        out = subprocess.run([tmp], check=True, capture_output=True, text=True).stdout
+    finally:
+        for p in (tmp, tmp + ".c"):
+            if os.path.exists(p):
+                os.remove(p)
+    got = dict(line.split() for line in out.splitlines())
+    for n in names:
+        assert int(got[n]) == getattr(C, n), n
+
+
+def test_constants_agree_with_the_library():
+    lib = redtune.library()
+    for name, value in C.OPS.items():
+        assert lib.rt_op_name(value).decode() == name
+    assert lib.rt_op_name(C.RT_OP_COUNT) is None
+    for name, value in C.TYPES.items():
+        assert lib.rt_type_name(value).decode() == name
+    assert lib.rt_type_name(C.RT_TYPE_COUNT) is None
+    for value, name in C.ERROR_NAMES.items():
+        assert lib.rt_strerror(value).decode() == name
+    assert sorted(C.OPS.values()) == list(range(C.RT_OP_COUNT))
+    assert sorted(C.TYPES.values()) == list(range(C.RT_TYPE_COUNT))
+
+
+def test_generator_refuses_what_it_cannot_read(tmp_path):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("gen_consts",
+                                                  os.path.join(TOP, "python", "gen_consts.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    with pytest.raises(ValueError, match=r"enum rt_op: RT_B = RT_A \+ 1 is not an integer"):
+        gen.parse("typedef enum rt_op { RT_A = 0, RT_B = RT_A + 1 } rt_op;")
+    bad = tmp_path / "h.h"
+    bad.write_text("#define RT_OK 0\n")
+    assert gen.main(["gen", str(bad), str(tmp_path / "out.py")]) == 1
+
+
+# ---------------------------------------------------------------- errors
+
+def test_each_code_has_its_exception():
+    want = {C.RT_ENOMEM: redtune.NoMemoryError, C.RT_EIO: redtune.FileError,
+            C.RT_ELUA: redtune.LuaError, C.RT_ENVRTC: redtune.CompileError,
+            C.RT_ECUDA: redtune.CUDAError, C.RT_EDB: redtune.DatabaseError,
+            C.RT_ENOTFOUND: redtune.NotFoundError, C.RT_EINVAL: redtune.InvalidArgumentError,
+            C.RT_EVERIFY: redtune.VerifyError, C.RT_ETIMEOUT: redtune.KernelTimeoutError,
+            C.RT_EFAULT: redtune.KernelFaultError}
+    assert set(want) == set(C.ERROR_NAMES) - {C.RT_OK}
+    for code, cls in want.items():
+        e = redtune.error(code, "what went wrong")
+        assert type(e) is cls and isinstance(e, redtune.Error)
+        assert e.code == code and e.message == "what went wrong"
+        assert str(e) == "%s: what went wrong" % C.ERROR_NAMES[code]
+    assert isinstance(redtune.error(C.RT_EINVAL, ""), ValueError)
+    e = redtune.error(-99, "newer")
+    assert type(e) is redtune.Error and e.code == -99 and "RT_E?-99" in str(e)
+
+
+def test_open_errors_carry_the_library_code_and_message(tmp_path):
+    with pytest.raises(redtune.DatabaseError) as ei:
+        redtune.Context(0, db=str(tmp_path / "none.db"))
+    assert ei.value.code == C.RT_EDB
+    assert ei.value.message == "%s: No such file or directory" % (tmp_path / "none.db")
+    with pytest.raises(redtune.InvalidArgumentError) as ei:
+        redtune.Context(-1)
+    assert ei.value.message == "rt_open: device -1: a CUDA device ordinal is 0 or more"
+
+
+# ---------------------------------------------------------------- fake arrays
+
+class CAI:
+    """An object with only __cuda_array_interface__."""
+
+    def __init__(self, shape=(10,), typestr="<f4", ptr=0x7000_0000, strides=None, **extra):
+        self.__cuda_array_interface__ = dict(shape=shape, typestr=typestr, data=(ptr, False),
+                                             strides=strides, version=3, **extra)
+
+
+_new_capsule = ctypes.pythonapi.PyCapsule_New
+_new_capsule.restype = ctypes.py_object
+_new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class DLPack:
+    """An object with __dlpack__ / __dlpack_device__ over a DLManagedTensor made with ctypes.
+    'versioned' makes a DLManagedTensorVersioned capsule when max_version is asked for."""
+
+    def __init__(self, shape=(8,), code=_arrays.kDLFloat, bits=32, device=(2, 0),
+                 strides=None, versioned=True, major=1, flags=0, old=False):
+        self.shape_c = (ctypes.c_int64 * len(shape))(*shape)
+        self.strides_c = (ctypes.c_int64 * len(shape))(*strides) if strides else None
+        self.dev, self.versioned, self.old = device, versioned, old
+        t = _arrays.DLTensor(data=0x7000_0000, device=_arrays.DLDevice(*device),
+                             ndim=len(shape), dtype=_arrays.DLDataType(code, bits, 1),
+                             shape=ctypes.cast(self.shape_c, ctypes.POINTER(ctypes.c_int64)),
+                             strides=ctypes.cast(self.strides_c, ctypes.POINTER(ctypes.c_int64))
+                             if strides else None, byte_offset=64)
+        self.m = _arrays.DLManagedTensor(dl_tensor=t)
+        self.mv = _arrays.DLManagedTensorVersioned(version=_arrays.DLPackVersion(major, 0),
+                                                   flags=flags, dl_tensor=t)
+        self.calls = []
+
+    def __dlpack_device__(self):
+        return self.dev
+
+    def __dlpack__(self, stream=None, max_version=None):
+        if self.old and max_version is not None:
+            raise TypeError("__dlpack__() got an unexpected keyword argument 'max_version'")
+        self.calls.append(dict(stream=stream, max_version=max_version))
+        if self.versioned and max_version is not None:
+            return _new_capsule(ctypes.addressof(self.mv), b"dltensor_versioned", None)
+        return _new_capsule(ctypes.addressof(self.m), b"dltensor", None)
+
+
+def test_cai_is_read():
+    info = _arrays.describe(CAI(shape=(3, 4), typestr="<i8", ptr=4096), "x", "t")
+    assert (info.ptr, info.shape, info.strides, info.type, info.size) == (
+        4096, (3, 4), None, C.RT_I64, 12)
+    assert info.device is None   # the interface names none: the driver is asked
+    info = _arrays.describe(CAI(shape=(3, 4), strides=(16, 4)), "x", "t")
+    assert info.strides is None   # C order, spelt out
+    info = _arrays.describe(CAI(shape=(3, 4), strides=(4, 12)), "x", "t")
+    assert info.strides == (1, 3)
+    info = _arrays.describe(CAI(stream=7), "x", "t")
+    assert info.stream == 7
+
+
+@pytest.mark.parametrize("obj, exc, text", [
+    (CAI(typestr="<f2"), TypeError,
+     "t: x has typestr '<f2'; redtune reduces float32, float64, int32, uint32, int64 or uint64"
+     " (<f4 <f8 <i4 <u4 <i8 <u8)"),
+    (CAI(typestr=">f4"), TypeError, "t: x has typestr '>f4'"),
+    (CAI(strides=(6,)), ValueError,
+     "t: x has strides (6,) that are no whole number of 4-byte elements for shape (10,)"),
+    (CAI(mask=object()), TypeError, "t: x is a masked array; redtune reduces unmasked arrays"),
+    (CAI(stream=0), ValueError, "t: x.__cuda_array_interface__ has stream 0, which the "
+     "protocol disallows (1 is the legacy default stream)"),
+    (CAI(ptr=0), ValueError, "t: x has a NULL data pointer"),
+    (object(), TypeError, "t: x is a object, which offers neither __cuda_array_interface__ "
+     "nor __dlpack__; a CUDA device array is expected"),
+    (type("Host", (), {"__array_interface__": {}})(), TypeError,
+     "t: x is a host array (Host); a CUDA device array is expected"),
+])
+def test_bad_arrays_are_refused_naming_the_argument(obj, exc, text):
+    with pytest.raises(exc) as ei:
+        _arrays.describe(obj, "x", "t")
+    assert str(ei.value).startswith(text)
+
+
+def test_cai_without_a_driver_names_the_argument():
+    if os.path.exists("/dev/nvidia0"):
+        pytest.skip("a GPU is present")
+    with pytest.raises(TypeError, match=r"^redtune.sum: the device of x cannot be found"):
+        redtune.sum(CAI())
+
+
+def test_dlpack_versioned_is_read_and_borrowed():
+    x = DLPack(shape=(2, 3), device=(2, 1))
+    info = _arrays.describe(x, "x", "t", stream=5)
+    assert (info.ptr, info.shape, info.strides, info.type, info.device) == (
+        0x7000_0000 + 64, (2, 3), None, C.RT_F32, 1)
+    assert x.calls == [dict(stream=5, max_version=(1, 0))]
+    # borrowed: the capsule still has its name, so its producer's deleter runs when it goes
+    assert _arrays._capsule_valid(info.keep, b"dltensor_versioned")
+
+
+def test_dlpack_stream_default_and_old_producers():
+    x = DLPack(versioned=False, old=True)
+    info = _arrays.describe(x, "x", "t")
+    assert x.calls == [dict(stream=1, max_version=None)]   # None: the legacy default, 1
+    assert info.type == C.RT_F32 and not info.readonly
+    x = DLPack(versioned=False)
+    _arrays.describe(x, "x", "t")
+    assert x.calls[0]["max_version"] == (1, 0)
+
+
+def test_dlpack_strides_and_read_only():
+    info = _arrays.describe(DLPack(shape=(4, 2), strides=(1, 4)), "x", "t")
+    assert info.strides == (1, 4)
+    info = _arrays.describe(DLPack(shape=(4, 2), strides=(2, 1)), "x", "t")
+    assert info.strides is None
+    info = _arrays.describe(DLPack(flags=_arrays.DLPACK_READ_ONLY), "x", "t")
+    assert info.readonly
+
+
+@pytest.mark.parametrize("obj, text", [
+    (DLPack(device=(1, 0)), "t: x is on DLPack device cpu; a CUDA device array is expected"),
+    (DLPack(device=(3, 0)), "t: x is on DLPack device cuda_host (pinned host memory); a CUDA "
+     "device array is expected"),
+    (DLPack(bits=16), "t: x has DLPack dtype (code 2, 16 bits, 1 lanes); redtune reduces "
+     "float32, float64, int32, uint32, int64 or uint64"),
+    (DLPack(major=2), "t: x is a DLPack 2.0 tensor; this reader knows major version 1"),
+])
+def test_bad_dlpack_is_refused(obj, text):
+    with pytest.raises(TypeError) as ei:
+        _arrays.describe(obj, "x", "t")
+    assert str(ei.value) == text
+
+
+def test_cpu_dlpack_is_refused_before_export():
+    x = DLPack(device=(1, 0))
+    with pytest.raises(TypeError):
+        redtune.sum(x)
+    assert x.calls == []
+
+
+def test_non_contiguous_is_refused_before_anything():
+    with pytest.raises(ValueError) as ei:
+        redtune.max(DLPack(shape=(4, 2), strides=(1, 4)))
+    assert str(ei.value) == (
+        "redtune.max: x is not contiguous (shape (4, 2), strides (1, 4) in elements); redtune "
+        "reads C-contiguous arrays: pass x.contiguous() (torch) or cupy.ascontiguousarray(x)")
+    with pytest.raises(ValueError, match="^redtune.reduce_offsets: offsets is not contiguous"):
+        redtune.reduce_offsets(DLPack(), DLPack(shape=(4, 2), strides=(1, 4),
+                                                code=_arrays.kDLInt), "sum")
+
+
+def test_out_is_checked():
+    x = DLPack(shape=(8,))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out must hold 1 element of f32; it "
+                       r"has 2 of f32$"):
+        redtune.sum(x, out=DLPack(shape=(2,)))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out is on device 1 and x on device 0$"):
+        redtune.sum(x, out=DLPack(shape=(1,), device=(2, 1)))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out is read-only$"):
+        redtune.sum(x, out=DLPack(shape=(1,), flags=_arrays.DLPACK_READ_ONLY))
+    with pytest.raises(ValueError, match=r"^redtune.argmin: out for argmin/argmax must hold 2 "
+                       r"int64 \(a \{value, index\} pair per result, the index second\); it "
+                       r"has 1 of i64$"):
+        redtune.argmin(x, out=DLPack(shape=(1,), code=_arrays.kDLInt, bits=64))
+
+
+def test_an_unknown_framework_needs_out():
+    with pytest.raises(TypeError, match=r"^redtune.sum: x is a DLPack, whose framework redtune "
+                       r"cannot allocate in .*: pass out=, a device array for the result$"):
+        redtune.sum(DLPack())
+
+
+def test_a_valid_call_reaches_the_library():
+    """Every check passes; with no GPU here, rt_open's error comes back as an exception."""
+    if os.path.exists("/dev/nvidia0"):
+        pytest.skip("a GPU is present")
+    with pytest.raises(redtune.CUDAError) as ei:
+        redtune.sum(DLPack(), out=DLPack(shape=()))
+    assert ei.value.code == C.RT_ECUDA
+    assert ei.value.message.startswith("no CUDA driver found")
+
+
+def test_ops_and_dims():
+    x = DLPack(shape=(4, 5))
+    with pytest.raises(ValueError, match=r"^redtune.reduce: op is 'mean'; one of sum, prod, "
+                       r"min, max, argmin, argmax, or a redtune.UserOp$"):
+        redtune.reduce(x, "mean")
+    with pytest.raises(ValueError, match=r"op is 6"):
+        redtune.reduce(x, 6)
+    with pytest.raises(NotImplementedError) as ei:
+        redtune.sum(x, dim=1)
+    assert str(ei.value) == (
+        "redtune.sum: dim=1 of an array of shape (4, 5) reduces along an axis; reductions "
+        "along an axis arrive with issue 16 (today: dim=None, or dims that leave only "
+        "extents of 1, reduce the whole array)")
+    with pytest.raises(IndexError, match=r"^redtune.sum: dim 2 is out of range for 2 "
+                       r"dimensions$"):
+        redtune.sum(x, dim=2)
+    d = _core._dims
+    assert d(None, (4, 5), False, "t") == ()
+    assert d(None, (4, 5), True, "t") == (1, 1)
+    assert d((0, 1), (4, 5), False, "t") == ()
+    assert d((-1, 0), (4, 5), True, "t") == (1, 1)
+    assert d(1, (1, 5), False, "t") == (1,)
+    assert d(0, (7,), False, "t") == ()
+    assert d(0, (), False, "t") == ()
+
+
+def test_user_op_type_must_match():
+    op = redtune.register_op(name="satsum", type="u32", identity="0u",
+                             combine="return a + b;", commutative=True)
+    with pytest.raises(TypeError, match=r"^redtune.reduce: x has dtype f32 and operator "
+                       r"'satsum' reduces u32$"):
+        redtune.reduce(DLPack(), op)
+
+
+def test_register_op_arguments():
+    with pytest.raises(ValueError, match=r"type is 'f16'"):
+        redtune.register_op(name="a", type="f16", identity="0", combine="return a;",
+                            commutative=True)
+    with pytest.raises(TypeError, match=r"^redtune.register_op: missing combine, commutative$"):
+        redtune.register_op(dict(name="a", type="f32", identity="0"))
+    with pytest.raises(TypeError, match=r"unknown field sample"):
+        redtune.register_op(name="a", type="f32", identity="0", combine="return a;",
+                            commutative=True, sample=1)
+
+
+def test_stream_arguments():
+    h = redtune.stream_handle
+    assert h(0) == 0 and h(1234) == 1234
+    assert h(type("TorchStream", (), {"cuda_stream": 77})()) == 77
+    assert h(type("CupyStream", (), {"ptr": 78})()) == 78
+    assert h(type("Proto", (), {"__cuda_stream__": lambda self: (0, 79)})()) == 79
+    assert h(type("Numba", (), {"handle": ctypes.c_void_p(80)})()) == 80
+    with pytest.raises(TypeError, match=r"^redtune: stream is a str; a stream handle"):
+        h("s")
+
+
+# ---------------------------------------------------------------- operator files
+
+def test_op_files_of_the_project_are_read():
+    op = _opfile.load(os.path.join(TOP, "lua", "ops", "affine.lua"))
+    assert op["name"] == "affine" and op["type"] == "u64" and op["commutative"] is False
+    assert op["identity"] == "0x100000000ULL"
+    assert op["combine"].startswith("    unsigned int af = ")   # the long string's newline
+    op = _opfile.load(os.path.join(TOP, "lua", "ops", "satsum.lua"))
+    assert op["identity"] == "0ULL"   # a Lua number, written as the tuner writes it
+    u = redtune.register_op(os.path.join(TOP, "lua", "ops", "satsum.lua"))
+    assert (u.name, u.type, u.commutative) == ("satsum", "u32", True)
+
+
+def test_op_file_identities(tmp_path):
+    def one(typ, ident):
+        p = tmp_path / "op.lua"
+        p.write_text('return { name = "x", type = "%s", identity = %s, combine = "return a;",'
+                     ' commutative = true }' % (typ, ident))
+        return _opfile.load(str(p))["identity"]
+    assert one("i32", "-5") == "(-5LL)"
+    assert one("u64", "-1") == "18446744073709551615ULL"
+    assert one("u32", "0x10") == "16ULL"
+    assert one("f32", "0.1") == "0.10000000000000001"
+    assert one("f64", "3") == "3"
+    assert one("i64", "'-(1LL << 62)'") == "-(1LL << 62)"
+    with pytest.raises(ValueError, match="must be an integer for i32, not 0.5"):
+        one("i32", "0.5")
+
+
+@pytest.mark.parametrize("name, text", [
+    ("bad_field.lua", "unknown field 'commutes'"),
+    ("bad_missing.lua", "field 'combine' is missing"),
+    ("bad_syntax.lua", ":4: expected ',' or '}', found 'type'"),
+    ("bad_io.lua", ":2: expected return, found 'local'"),
+])
+def test_bad_op_files(name, text):
+    with pytest.raises(ValueError) as ei:
+        _opfile.load(os.path.join(TOP, "tests", "ops", name))
+    assert text in str(ei.value)
+
+
+def test_op_file_escapes(tmp_path):
+    p = tmp_path / "e.lua"
+    p.write_text('-- comment\n--[==[ long\ncomment ]==]\nreturn {\n name = "e", type = "i32",'
+                 ' identity = "0",\n combine = "return a\\tb\\65\\x41\\\n;",'
+                 ' commutative = false, sample = function(i, r) if i then return r end end,'
+                 ' tolerance = 1e-3; }\n')
+    op = _opfile.load(str(p))
+    assert op["combine"] == "return a\tbAA\n;"
+
+
+# ---------------------------------------------------------------- the torch paths, faked
+
+class FakeTorch:
+    """A stand-in torch module (only what redtune reads) and a stand-in library call, so the
+    torch paths' wiring is checked without torch or a GPU."""
+
+    def __init__(self, monkeypatch):
+        import sys
+        import types
+        t = types.ModuleType("torch")
+        t.strided, t.sparse_coo = "strided", "sparse_coo"
+        for name in ("float32", "float64", "int32", "uint32", "int64", "uint64", "float16"):
+            setattr(t, name, "torch." + name)
+        made = self.made = []
+
+        class Tensor:
+            def __init__(s, shape, dtype="torch.float32", cuda=True, ptr=0x1000, contig=True,
+                         layout="strided", device=0):
+                s.shape, s.dtype, s.is_cuda, s.ptr = tuple(shape), dtype, cuda, ptr
+                s.contig, s.layout, s.dev = contig, layout, device
+                s.device = "cuda:%d" % device if cuda else "cpu"
+
+            def is_contiguous(s):
+                return s.contig
+
+            def stride(s):
+                return (1,) * len(s.shape)
+
+            def data_ptr(s):
+                return s.ptr
+
+            def get_device(s):
+                return s.dev if s.is_cuda else -1
+
+            def numel(s):
+                n = 1
+                for d in s.shape:
+                    n *= d
+                return n
+
+            def __getitem__(s, i):
+                return ("element", s, i)
+
+        def empty(shape, dtype=None, device=None):
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            e = Tensor(shape, dtype, ptr=0x9000 + 0x100 * len(made))
+            made.append(e)
+            return e
+
+        t.Tensor, t.empty = Tensor, empty
+        t._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda d: 0x5000 + d)
+        self.compiling = False
+        t.compiler = types.SimpleNamespace(is_compiling=lambda: self.compiling)
+        t.library = types.SimpleNamespace()   # no custom_op: the operator is not defined
+        self.torch = t
+        self.calls = []
+        calls = self.calls
+
+        class Lib:
+            def rt_reduce(self, *args):
+                calls.append(args)
+                return 0
+
+        monkeypatch.setitem(sys.modules, "torch", t)
+        for mod, name, value in ((_core, "_fast", None), (_core, "_raw_stream", None),
+                                 (_core, "_compiling", None), (_core, "_TORCH_DTYPES", {}),
+                                 (_arrays, "_TORCH_TYPES", {}),
+                                 (_core, "library", lambda: Lib())):
+            monkeypatch.setattr(mod, name, value)
+        ctx = types.SimpleNamespace(_h=0xC7, device=0)
+        monkeypatch.setitem(_core._contexts, 0, ctx)
+
+
+@pytest.fixture
+def faketorch(monkeypatch):
+    return FakeTorch(monkeypatch)
+
+
+def test_torch_fast_path_wiring(faketorch):
+    T = faketorch.torch.Tensor
+    x = T((1024,))
+    r = redtune.sum(x)
+    assert faketorch.calls == [(0xC7, C.RT_SUM, C.RT_F32, 0x1000, 1024, r.ptr, 0x5000)]
+    assert r.shape == () and r.dtype == "torch.float32"
+    r = redtune.reduce(T((4, 8), dtype="torch.int64", device=0), "argmax")
+    buf = faketorch.made[-1]
+    assert buf.shape == (2,) and buf.dtype == "torch.int64" and r == ("element", buf, 1)
+    assert faketorch.calls[-1] == (0xC7, C.RT_ARGMAX, C.RT_I64, 0x1000, 32, buf.ptr, 0x5000)
+
+
+def test_torch_general_path_wiring(faketorch):
+    T = faketorch.torch.Tensor
+    x = T((1, 100), dtype="torch.uint32")
+    r = redtune.min(x, dim=1, stream=77)
+    assert r.shape == (1,)
+    assert faketorch.calls == [(0xC7, C.RT_MIN, C.RT_U32, 0x1000, 100, r.ptr, 77)]
+    out = T((), dtype="torch.uint32", ptr=0x4242)
+    assert redtune.max(x, out=out) is out
+    assert faketorch.calls[-1] == (0xC7, C.RT_MAX, C.RT_U32, 0x1000, 100, 0x4242, 0x5000)
+
+
+def test_torch_refusals(faketorch):
+    T = faketorch.torch.Tensor
+    with pytest.raises(TypeError, match=r"^redtune.sum: x is on device 'cpu'; a CUDA tensor is "
+                       r"expected$"):
+        redtune.sum(T((4,), cuda=False))
+    with pytest.raises(TypeError, match=r"^redtune.sum: x has dtype torch.float16; redtune "
+                       r"reduces float32, float64, int32, uint32, int64 or uint64$"):
+        redtune.sum(T((4,), dtype="torch.float16"))
+    with pytest.raises(ValueError, match=r"^redtune.prod: x is not contiguous"):
+        redtune.prod(T((4, 4), contig=False))
+    with pytest.raises(TypeError, match=r"^redtune.sum: x is a sparse_coo tensor"):
+        redtune.sum(T((4,), layout="sparse_coo"))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out is on device 1 and x on device 0$"):
+        redtune.sum(T((4,)), out=T((), device=1))
+    assert faketorch.calls == []
+
+
+def test_torch_compile_routes_to_the_custom_op(faketorch):
+    faketorch.compiling = True
+    with pytest.raises(RuntimeError, match=r"^redtune.sum under torch.compile: "
+                       r"torch.ops.redtune.reduce is not defined"):
+        redtune.sum(faketorch.torch.Tensor((4,)))
+    with pytest.raises(NotImplementedError, match=r"^redtune.sum under torch.compile: a "
+                       r"built-in op with no out=, stream= or temp="):
+        redtune.sum(faketorch.torch.Tensor((4,)), stream=3)

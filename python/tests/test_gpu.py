@@ -1,0 +1,421 @@
+"""The GPU half of the Python package's tests: every operator x dtype x shape against
+PyTorch's and CuPy's own reductions, ragged sizes, empty arrays, the array protocols with real
+device memory, non-contiguous inputs, streams, out=, temp=, the segmented calls, a user
+operator, explain, and the torch custom op under torch.compile. Skips without a GPU, or per
+framework without torch / CuPy. Run on the GPU machine: tests/run.sh build gpu (or pytest)."""
+import os
+
+import pytest
+
+import redtune
+
+np = pytest.importorskip("numpy")
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OPS = ["sum", "prod", "min", "max", "argmin", "argmax"]
+DTYPES = ["float32", "float64", "int32", "uint32", "int64", "uint64"]
+SIZES = [1, 3, 31, 33, 255, 257, 1000, 1023, 4097, 65537, (1 << 20) + 7, 1 << 22]
+SHAPES = [(), (0,), (7, 13), (3, 1, 1000), (1, 4096), (2, 3, 4, 5)]
+
+
+def _torch():
+    try:
+        import torch
+    except Exception as err:   # noqa: BLE001 - any import failure skips
+        pytest.skip("no torch: %s" % err)
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA device")
+    return torch
+
+
+def _cupy():
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as err:   # noqa: BLE001
+        pytest.skip("no CuPy with a device: %s" % err)
+    return cupy
+
+
+class Torch:
+    name = "torch"
+
+    def __init__(self):
+        self.t = _torch()
+
+    def has(self, dtype):
+        return getattr(self.t, dtype, None) is not None
+
+    def from_numpy(self, a):
+        if a.dtype in (np.uint32, np.uint64):   # torch builds few kernels for these: via bits
+            b = self.t.from_numpy(a.view(np.int32 if a.dtype == np.uint32 else np.int64))
+            return b.cuda().view(getattr(self.t, a.dtype.name))
+        return self.t.from_numpy(a).cuda()
+
+    def to_numpy(self, r):
+        if str(r.dtype) in ("torch.uint32", "torch.uint64"):
+            bits = self.t.int32 if str(r.dtype) == "torch.uint32" else self.t.int64
+            return r.view(bits).cpu().numpy().view(np.uint32 if bits == self.t.int32 else np.uint64)
+        return r.cpu().numpy()
+
+    def own(self, x, op):
+        """The framework's own result, where it has one for this dtype (else None)."""
+        if str(x.dtype) in ("torch.uint32", "torch.uint64"):
+            return None
+        if op in ("sum", "prod") and not x.is_floating_point():
+            return None   # torch promotes integer sums to int64; numpy wraps as redtune
+        if op in ("argmin", "argmax") and x.numel() == 0:
+            return None
+        if op in ("min", "max") and x.numel() == 0:
+            return None
+        return getattr(self.t, op)(x).cpu().numpy()
+
+    def sync(self):
+        self.t.cuda.synchronize()
+
+
+class CuPy:
+    name = "cupy"
+
+    def __init__(self):
+        self.t = _cupy()
+
+    def has(self, dtype):
+        return True
+
+    def from_numpy(self, a):
+        return self.t.asarray(a)
+
+    def to_numpy(self, r):
+        return self.t.asnumpy(r)
+
+    def own(self, x, op):
+        if x.size == 0 and op not in ("sum", "prod"):
+            return None
+        if op in ("sum", "prod"):
+            return self.t.asnumpy(getattr(self.t, op)(x, dtype=x.dtype))
+        return self.t.asnumpy(getattr(self.t, op)(x))
+
+    def sync(self):
+        self.t.cuda.Device().synchronize()
+
+
+@pytest.fixture(params=["torch", "cupy"])
+def fw(request):
+    return Torch() if request.param == "torch" else CuPy()
+
+
+def data(n, dtype, op, seed):
+    """Test data: products near 1 (floats) or of small values; no NaN (see test_nan)."""
+    rs = np.random.RandomState(seed)
+    if dtype.startswith("float"):
+        if op == "prod":
+            return (1 + (rs.random_sample(n) - 0.5) * 0.01).astype(dtype)
+        return (rs.random_sample(n) - 0.5).astype(dtype)
+    info = np.iinfo(dtype)
+    lo, hi = (max(info.min, -1000), min(info.max, 1000)) if op != "prod" else (1, 4)
+    if op in ("min", "max", "argmin", "argmax"):
+        lo, hi = info.min // 2, info.max // 2
+    return rs.randint(lo, hi, size=n, dtype=np.int64 if dtype != "uint64" else np.uint64
+                      ).astype(dtype)
+
+
+def host_reference(a, op):
+    """numpy's result with redtune's rules: integer sums and products wrap."""
+    if a.size == 0:
+        return None
+    if op == "sum":
+        return a.sum(dtype=np.float64) if a.dtype.kind == "f" else a.sum(dtype=a.dtype)
+    if op == "prod":
+        return a.prod(dtype=np.float64) if a.dtype.kind == "f" else a.prod(dtype=a.dtype)
+    return getattr(np, op)(a)
+
+
+def check(got, a, op, own):
+    want = host_reference(a.reshape(-1), op)
+    if a.dtype.kind == "f" and op in ("sum", "prod"):
+        f32 = a.dtype == np.float32
+        if op == "sum":   # another order of additions: a bound on the rounding of any order
+            tol = (1e-5 if f32 else 1e-13) * (float(np.abs(a).astype(np.float64).sum()) + 1)
+        else:
+            tol = (2e-4 if f32 else 1e-12) * abs(float(want))
+        assert abs(float(got) - float(want)) <= tol, (got, want)
+        if own is not None:
+            assert abs(float(got) - float(own)) <= 2 * tol, (got, own)
+    else:
+        assert got == want, (got, want)
+        if own is not None:
+            assert got == own, (got, own)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", OPS)
+def test_every_op_dtype_and_ragged_size(fw, op, dtype):
+    if not fw.has(dtype):
+        pytest.skip("%s has no %s" % (fw.name, dtype))
+    for n in SIZES:
+        a = data(n, dtype, op, seed=n)
+        x = fw.from_numpy(a)
+        r = redtune.reduce(x, op)
+        assert type(r) is type(x) and r.shape == ()
+        got = fw.to_numpy(r)[()]
+        check(got, a, op, fw.own(x, op))
+        if op in ("argmin", "argmax"):
+            assert str(r.dtype).endswith("int64")
+        else:
+            assert str(r.dtype) == str(x.dtype)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("op", OPS)
+def test_shapes(fw, op, shape):
+    a = data(int(np.prod(shape)), "float32", op, seed=7).reshape(shape)
+    x = fw.from_numpy(a)
+    got = fw.to_numpy(getattr(redtune, op)(x))[()]
+    if a.size == 0:
+        want = {"sum": 0.0, "prod": 1.0, "min": np.inf, "max": -np.inf,
+                "argmin": -1, "argmax": -1}[op]
+        assert got == want
+    else:
+        check(got, a, op, fw.own(x, op))
+
+
+def test_dim_and_keepdim(fw):
+    a = data(1000, "float64", "sum", 1)
+    x = fw.from_numpy(a)
+    assert redtune.sum(x, dim=0).shape == ()
+    assert redtune.sum(x, keepdim=True).shape == (1,)
+    x2 = fw.from_numpy(a.reshape(1, 1000))
+    r = redtune.max(x2, dim=1)
+    assert r.shape == (1,) and fw.to_numpy(r)[0] == a.max()
+    assert redtune.argmax(x2, dim=(0, 1), keepdim=True).shape == (1, 1)
+    with pytest.raises(NotImplementedError, match="issue 16"):
+        redtune.sum(fw.from_numpy(a.reshape(10, 100)), dim=1)
+
+
+def test_nan(fw):
+    a = np.array([3.0, np.nan, -1.0, np.nan], dtype=np.float32)
+    x = fw.from_numpy(a)
+    assert fw.to_numpy(redtune.min(x))[()] == -1.0
+    assert fw.to_numpy(redtune.argmax(x))[()] == 0
+    allnan = fw.from_numpy(np.full(5, np.nan, dtype=np.float32))
+    assert np.isnan(fw.to_numpy(redtune.max(allnan))[()])
+    assert fw.to_numpy(redtune.argmin(allnan))[()] == 0
+
+
+def test_non_contiguous_is_refused(fw):
+    x = fw.from_numpy(np.arange(100, dtype=np.float32).reshape(10, 10))
+    for bad in (x[:, ::2], x.T, x[::3]):
+        with pytest.raises(ValueError, match="^redtune.sum: x is not contiguous"):
+            redtune.sum(bad)
+    # A transposed row, or a slice of dense rows, is contiguous: accepted.
+    assert fw.to_numpy(redtune.sum(x[2:4]))[()] == np.arange(20, 40).sum()
+
+
+def test_bad_inputs(fw):
+    if fw.name == "torch":
+        cpu = fw.t.ones(4)
+        with pytest.raises(TypeError, match=r"^redtune.sum: x is on device 'cpu'; a CUDA "
+                           r"tensor is expected$"):
+            redtune.sum(cpu)
+        half = fw.t.ones(4, device="cuda", dtype=fw.t.float16)
+        with pytest.raises(TypeError, match=r"^redtune.sum: x has dtype torch.float16; "):
+            redtune.sum(half)
+    else:
+        with pytest.raises(TypeError, match=r"^redtune.sum: x is a host array"):
+            redtune.sum(np.ones(4, dtype=np.float32))
+        with pytest.raises(TypeError, match=r"^redtune.sum: x has dtype float16"):
+            redtune.sum(fw.t.ones(4, dtype=fw.t.float16))
+
+
+def test_out(fw):
+    a = data(5000, "int32", "sum", 3)
+    x = fw.from_numpy(a)
+    out = fw.from_numpy(np.zeros(1, dtype=np.int32))
+    assert redtune.sum(x, out=out) is out
+    assert fw.to_numpy(out)[0] == a.sum(dtype=np.int32)
+    pair = fw.from_numpy(np.zeros(2, dtype=np.int64))
+    redtune.argmin(x, out=pair)
+    assert fw.to_numpy(pair)[1] == a.argmin()
+    with pytest.raises(ValueError, match=r"^redtune.sum: out must hold 1 element of i32; it "
+                       r"has 1 of f32$"):
+        redtune.sum(x, out=fw.from_numpy(np.zeros(1, dtype=np.float32)))
+
+
+def test_streams_torch():
+    torch = _torch()
+    x = torch.rand(1 << 24, device="cuda")
+    want = x.double().sum().item()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        redtune.sum(x)   # warm: the kernel loaded, the stream's temporary storage allocated
+    s.synchronize()
+    with torch.cuda.stream(s):
+        # A long wait first: the reduction is enqueued behind it, and the call returns at once.
+        torch.cuda._sleep(200_000_000)
+        r = redtune.sum(x)
+        ev = torch.cuda.Event()
+        ev.record()
+    assert not ev.query(), "the call waited for the stream"
+    s.synchronize()
+    assert abs(r.item() - want) < 1e-3 * abs(want)
+    r2 = redtune.sum(x, stream=s)   # an explicit stream object
+    r3 = redtune.sum(x, stream=s.cuda_stream)
+    s.synchronize()
+    assert r2.item() == r.item() == r3.item()
+
+
+def test_streams_cupy():
+    cupy = _cupy()
+    x = cupy.random.random_sample(1 << 22, dtype=cupy.float32)
+    s = cupy.cuda.Stream(non_blocking=True)
+    s.wait_event(cupy.cuda.get_current_stream().record())
+    with s:
+        r = redtune.max(x)
+    s.synchronize()
+    assert r.item() == x.max().item()
+
+
+def test_protocols_with_real_memory():
+    torch = _torch()
+    x = torch.arange(1000, device="cuda", dtype=torch.float64)
+
+    class CAIOnly:
+        __cuda_array_interface__ = x.__cuda_array_interface__
+
+    class DLPackOnly:
+        def __dlpack__(self, stream=None, max_version=None):
+            return x.__dlpack__(stream=stream)
+
+        def __dlpack_device__(self):
+            return x.__dlpack_device__()
+
+    for obj in (CAIOnly(), DLPackOnly()):
+        out = torch.empty((), device="cuda", dtype=torch.float64)
+        redtune.sum(obj, out=out)
+        torch.cuda.synchronize()
+        assert out.item() == 999 * 1000 / 2
+    # Another producer stream named by the interface: the work waits for it.
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        y = torch.full((1 << 22,), 2.0, device="cuda")
+        cai = dict(y.__cuda_array_interface__, stream=s.cuda_stream, version=3)
+    obj = type("CAIStream", (), {"__cuda_array_interface__": cai})()
+    out = torch.empty((), device="cuda")
+    redtune.sum(obj, out=out, stream=torch.cuda.current_stream())
+    torch.cuda.synchronize()
+    assert out.item() == 2.0 * (1 << 22)
+
+
+def test_temp(fw):
+    a = data(1 << 20, "float32", "max", 5)
+    x = fw.from_numpy(a)
+    nbytes = redtune.temp_bytes(x, "max")
+    if fw.name == "torch":
+        temp = fw.t.empty(max(nbytes, 1), dtype=fw.t.uint8, device="cuda")
+    else:
+        temp = fw.t.empty(max(nbytes, 1), dtype=fw.t.uint8)
+    r = redtune.reduce(x, "max", temp=temp)
+    assert fw.to_numpy(r)[()] == a.max()
+    if nbytes > 256:
+        with pytest.raises(redtune.InvalidArgumentError):
+            redtune.reduce(x, "max", temp=temp[:256])
+
+
+def test_segmented(fw):
+    rs = np.random.RandomState(11)
+    n, nseg = 100_000, 777
+    a = data(n, "float64", "sum", 9)
+    cuts = np.sort(rs.randint(0, n, size=nseg - 1))
+    offsets = np.concatenate([[0], cuts, [n]]).astype(np.int32)
+    x, off = fw.from_numpy(a), fw.from_numpy(offsets)
+    for op in ("sum", "min", "argmax"):
+        r = fw.to_numpy(redtune.reduce_offsets(x, off, op))
+        off64 = fw.to_numpy(redtune.reduce_offsets(x, fw.from_numpy(offsets.astype(np.int64)),
+                                                   op))
+        assert r.shape == (nseg,)
+        for s in range(nseg):
+            seg = a[offsets[s]:offsets[s + 1]]
+            if seg.size == 0:
+                want = {"sum": 0.0, "min": np.inf, "argmax": -1}[op]
+            elif op == "argmax":
+                want = offsets[s] + seg.argmax()
+            else:
+                want = getattr(seg, op)()
+            assert r[s] == want or abs(r[s] - want) <= 1e-9 * max(1, abs(want)), (op, s)
+            assert r[s] == off64[s] or abs(r[s] - off64[s]) <= 1e-9 * max(1, abs(want))
+    keys = np.repeat(np.arange(nseg, dtype=np.uint32), np.diff(offsets))
+    k = fw.from_numpy(keys.view(np.int32)) if fw.name == "torch" else fw.from_numpy(keys)
+    r = fw.to_numpy(redtune.reduce_keys(x, k, "sum", nseg=nseg))
+    rk = fw.to_numpy(redtune.reduce_keys(x, k, "sum"))   # nseg from the last key
+    want = np.array([a[offsets[s]:offsets[s + 1]].sum() for s in range(nseg)])
+    assert np.allclose(r, want) and np.allclose(rk[:keys[-1] + 1], want[:keys[-1] + 1])
+    bad = fw.from_numpy(np.array([0, 5, 3, n], dtype=np.int32))
+    with pytest.raises(redtune.InvalidArgumentError):
+        redtune.reduce_offsets(x, bad, "sum", check=True)
+
+
+def test_user_op(fw):
+    if not fw.has("uint32"):
+        pytest.skip("%s has no uint32" % fw.name)
+    op = redtune.register_op(os.path.join(TOP, "lua", "ops", "satsum.lua"))
+    a = np.full(1 << 20, 1 << 16, dtype=np.uint32)
+    x = fw.from_numpy(a)
+    assert int(fw.to_numpy(redtune.reduce(x, op))[()]) == 0xffffffff
+    small = fw.from_numpy(np.arange(100, dtype=np.uint32))
+    assert int(fw.to_numpy(redtune.reduce(small, op))[()]) == 4950
+    assert "satsum" in redtune.explain(small, op)
+    bad = redtune.register_op(name="nope", type="u32", identity="0u",
+                              combine="return a + undefined_thing;", commutative=True)
+    with pytest.raises(redtune.CompileError) as ei:
+        redtune.reduce(small, bad)
+    assert ei.value.code == redtune.consts.RT_ENVRTC
+
+
+def test_explain(fw):
+    x = fw.from_numpy(np.ones(1 << 20, dtype=np.float32))
+    text = redtune.explain(x, "min")
+    assert "database:" in text
+    assert redtune.explain(1 << 20, "min", type="f32") == text
+
+
+def test_torch_compile():
+    torch = _torch()
+    if not redtune.register_torch_ops():
+        pytest.skip("torch %s has no torch.library.custom_op" % torch.__version__)
+    x = torch.rand(100_000, device="cuda")
+    assert torch.ops.redtune.reduce(x, "max").item() == x.max().item()
+
+    def f(t):
+        return redtune.sum(t) * 2 + redtune.argmin(t)
+
+    g = torch.compile(f, fullgraph=True, backend="aot_eager")   # fullgraph: no graph break
+    want = f(x)
+    got = g(x)
+    assert abs(got.item() - want.item()) < 1e-3
+    if hasattr(torch.library, "opcheck"):   # schema, fake tensor and dispatch checks
+        torch.library.opcheck(torch.ops.redtune.reduce.default, (x, "sum"))
+
+
+def test_threads(fw):
+    import threading
+    a = data(1 << 18, "int64", "sum", 4)
+    x = fw.from_numpy(a)
+    want = a.sum(dtype=np.int64)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(50):
+                if int(fw.to_numpy(redtune.sum(x))[()]) != want:
+                    errors.append("wrong")
+        except Exception as err:   # noqa: BLE001
+            errors.append(err)
+
+    ts = [threading.Thread(target=work) for _ in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
