@@ -10,7 +10,8 @@
 #include "../runtime/family.h"
 #include "../runtime/hash.h"
 #include "../runtime/nvrtc.h"
-#include "../runtime/store.h"
+#include "ship.h"
+#include "store_tune.h"
 #include "opfile.h"
 
 /* One config of a space, ready for the GPU: its generated source, hash and CUBIN. */
