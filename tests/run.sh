@@ -26,9 +26,10 @@ if [ "$templates" = quick ] || [ "$templates" = full ]; then
     rm -f "$tlog"
 fi
 # The whole suite of the normal build (`ninja test`) ends with what the shared library
-# exports and the short fuzzing runs.
+# exports, what libredtune carries (no database writes, no Lua) and the short fuzzing runs.
 if [ "$dir" = build ] && [ -z "$filter" ]; then
     tools/check_exports.sh 2>&1 | tee -a "$log"
+    tools/check_runtime.sh 2>&1 | tee -a "$log"
     tests/fuzz/run.sh 2>&1 | tee -a "$log"
 fi
 passed=$(grep -cE '^ok [0-9]+' "$log")
