@@ -63,6 +63,7 @@ extern "C" {
 #include "../tuner/data.h"
 #include "../tuner/measure.h"
 #include "../tuner/segdata.h"
+#include "../tuner/store_tune.h"
 }
 
 #include <type_traits>

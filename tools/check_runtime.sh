@@ -6,7 +6,9 @@
 #      calls sqlite3_backup or opens a file with SQLITE_OPEN_CREATE;
 #   2  LIB (default build/libredtune.a) holds no such SQL text either;
 #   3  LIB holds none of the Lua text of lua/ and not the schema (the redtune program's own
-#      embed object, build/gen/embed_tuner.c, carries them).
+#      embed object, build/gen/embed_tuner.c, carries them);
+#   4, 5  build/tests/libonly, linked with libredtune.a alone: its store_open refuses
+#      STORE_WRITE and makes no file, its embed_find finds the templates and no Lua.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 lib=${1:-build/libredtune.a}
@@ -53,4 +55,13 @@ else
     echo "not ok 3 - runtime: $lib carries what only the tuner runs:$missing"
     status=1
 fi
+
+if [ ! -x build/tests/libonly ]; then
+    echo "not ok 4 # SKIP runtime: build/tests/libonly not built"
+    echo "not ok 5 # SKIP runtime: build/tests/libonly not built"
+    exit $status
+fi
+dir=$(mktemp -d)
+build/tests/libonly "$dir" || status=1
+rm -rf "$dir"
 exit $status
