@@ -1,10 +1,12 @@
 /*
- * embed.c - lookup of the files built into the binary.
+ * embed.c - lookup of the files built into libredtune: the templates.
  */
 #include <string.h>
 #include "embed.h"
 
-const rt_embedded *embed_find(const char *path)
+/* Weak: the redtune program's embed_find (tuner/embed.c), which finds the Lua text and the
+ * schema too, takes its place there. */
+__attribute__((weak)) const rt_embedded *embed_find(const char *path)
 {
     for (int i = 0; i < rt_embedded_count; i++)
         if (strcmp(rt_embedded_files[i].path, path) == 0)

@@ -43,6 +43,7 @@
 #include "runtime/nvrtc.h"
 #include "runtime/optype.h"
 #include "runtime/store.h"
+#include "tuner/store_tune.h"
 #include "tuner/data.h"
 #include "tuner/pool.h"
 #include "tuner/opfile.h"

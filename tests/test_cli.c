@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include "runtime/store.h"
+#include "tuner/store_tune.h"
 #include "tuner/cli.h"
 
 static char out[1 << 20];

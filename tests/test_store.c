@@ -44,6 +44,8 @@
 
 #include "runtime/hash.h"
 #include "runtime/store.h"
+#include "tuner/ship.h"
+#include "tuner/store_tune.h"
 
 /* ---------------------------------------------------------------- helpers */
 

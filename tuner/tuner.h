@@ -10,6 +10,8 @@
 #include "../runtime/family.h"
 #include "../runtime/store.h"
 #include "cands.h"
+#include "ship.h"
+#include "store_tune.h"
 #include "opfile.h"
 #include "space.h"
 #include "tune.h"
@@ -27,7 +29,7 @@ int cmd_compile(const char *arch, const tune_opts *o, const char *db, rt_err *e)
 int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
              long long n, int *refused, rt_err *e);
 
-/* export, merge, dump, load (runtime/store.h's store_export ...): each prints what it wrote;
+/* export, merge, dump, load (tuner/ship.h's store_export ...): each prints what it wrote;
  * st->refused names an input that was refused. dump writes to stdout when 'out' is NULL. */
 int cmd_export(const char *db, const char *const *match, int nmatch, int with_measurements,
                const char *out, int force, store_ship_stats *st, rt_err *e);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/store.h"
+#include "tuner/ship.h"
 
 static char dir[64], in_path[96], db1[96], db2[96], sql2[96];
 

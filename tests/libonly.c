@@ -1,0 +1,50 @@
+/*
+ * libonly.c - a program linked with libredtune.a alone, as an application links it (no
+ * libtuner.a): what it gets is libredtune's own store_open and embed_find, which the redtune
+ * program and the other tests replace. Prints TAP lines for tools/check_runtime.sh.
+ *
+ *   build/tests/libonly DIR     (DIR: an empty, writable directory)
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "runtime/embed.h"
+#include "runtime/store.h"
+
+int main(int argc, char **argv)
+{
+    static const char want[] = ": libredtune opens databases read-only (opening for writing "
+                               "is the redtune program's)";
+    char path[4096];
+    struct stat st;
+    store *s = NULL;
+    rt_err e = {0};
+    int failed = 0;
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: libonly DIR\n");
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/new.db", argv[1]);
+    int rc = store_open(path, STORE_WRITE, &s, &e);
+    const char *msg = strstr(e.msg, want);
+    if (rc == RT_EINVAL && !s && msg && !strcmp(msg, want) && stat(path, &st) != 0) {
+        printf("ok 4 - runtime: libredtune alone refuses STORE_WRITE and makes no file\n");
+    } else {
+        printf("not ok 4 - runtime: libredtune alone: store_open(STORE_WRITE) gave %d \"%s\"%s\n",
+               rc, e.msg, stat(path, &st) == 0 ? ", and made the file" : "");
+        failed = 1;
+    }
+    store_close(s);
+    if (embed_find("templates/gridstride.cu") && !embed_find("lua/redtune.lua")
+        && !embed_find("db/schema.sql")) {
+        printf("ok 5 - runtime: libredtune alone finds its templates and no Lua or schema\n");
+    } else {
+        printf("not ok 5 - runtime: libredtune alone: embed_find of the template %s, of "
+               "lua/redtune.lua %s\n", embed_find("templates/gridstride.cu") ? "found" : "missed",
+               embed_find("lua/redtune.lua") ? "found" : "missed");
+        failed = 1;
+    }
+    return failed;
+}
