@@ -28,6 +28,7 @@ extern "C" {
 #include "../runtime/family.h"
 #include "../runtime/plan.h"
 #include "../runtime/store.h"
+#include "../tuner/store_tune.h"
 }
 
 #include <algorithm>
