@@ -25,10 +25,12 @@ if [ "$templates" = quick ] || [ "$templates" = full ]; then
     fi
     rm -f "$tlog"
 fi
-# The whole suite of the normal build (`ninja test`) ends with what the shared library
-# exports and the short fuzzing runs.
+# The whole suite of the normal build (`ninja test`) ends with what the shared and static
+# libraries export, an application linking the static one, and the short fuzzing runs.
 if [ "$dir" = build ] && [ -z "$filter" ]; then
     tools/check_exports.sh 2>&1 | tee -a "$log"
+    tools/check_exports.sh build/libredtune.a 2>&1 | tee -a "$log"
+    tools/check_static_link.sh 2>&1 | tee -a "$log"
     tests/fuzz/run.sh 2>&1 | tee -a "$log"
 fi
 passed=$(grep -cE '^ok [0-9]+' "$log")
