@@ -405,7 +405,6 @@ void rt_close(rt_ctx *ctx)
 
 /* ---------------------------------------------------------------- arguments */
 
-
 /* The row of ctx->cache / ctx->choices of a checked operator. */
 static int op_index(rt_op op)
 {

@@ -22,6 +22,7 @@ const user_op *api_user_of(const rt_ctx *ctx, rt_op op)
         return NULL;
     return &ctx->uops[i];
 }
+
 /* A user operator's winners: only those whose unit carries its definition fingerprint (the
  * tuner writes it in every unit); the others are counted in c->foreign. */
 int api_keep_definition(rt_ctx *ctx, const user_op *u, choice *c, rt_err *e)
