@@ -25,11 +25,14 @@ if [ "$templates" = quick ] || [ "$templates" = full ]; then
     fi
     rm -f "$tlog"
 fi
-# The whole suite of the normal build (`ninja test`) ends with what the shared library
-# exports, what libredtune carries (no database writes, no Lua), the short fuzzing runs and a
-# staged install (CMake example, man page).
+# The whole suite of the normal build (`ninja test`) ends with what the shared and static
+# libraries export, an application linking the static one, what libredtune carries (no
+# database writes, no Lua), the short fuzzing runs and a staged install (CMake example, man
+# page).
 if [ "$dir" = build ] && [ -z "$filter" ]; then
     tools/check_exports.sh 2>&1 | tee -a "$log"
+    tools/check_exports.sh build/libredtune.a 2>&1 | tee -a "$log"
+    tools/check_static_link.sh 2>&1 | tee -a "$log"
     tools/check_runtime.sh 2>&1 | tee -a "$log"
     tests/fuzz/run.sh 2>&1 | tee -a "$log"
     tests/install_test.sh 2>&1 | tee -a "$log"

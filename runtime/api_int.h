@@ -1,0 +1,183 @@
+/*
+ * api_int.h - what the files of libredtune's API (api.c, api_temp.c, api_ops.c, api_seg.c)
+ * share: the context and what it caches, and the helpers each of them calls. Private to
+ * runtime/api*.c; tests and bench/ include api.h.
+ */
+#ifndef RT_API_INT_H
+#define RT_API_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "api.h"
+#include "codegen.h"
+#include "driver.h"
+#include "family.h"
+#include "hash.h"
+#include "optype.h"
+#include "plan.h"
+#include "store.h"
+#include "../include/redtune.h"
+
+#define LAYOUT "flat"
+#define HOT 0
+#define NBUCKETS 64              /* floor(log2 n) of n >= 1 */
+#define COUNTER_BYTES 256        /* the one-launch counter, at the start of temp storage */
+#define TEMP_ALIGN 256           /* of caller-supplied temp storage */
+#define TEMP_GRAIN (64u << 10)   /* context temp blocks are multiples of this */
+#define NSLOTS 64                /* streams with a context temp block before recycling */
+#define NOPS (RT_OP_COUNT + RT_USER_OPS_MAX)   /* built-in operators, then user ones */
+
+#define LEVEL_BUILTIN 4          /* after STORE_MATCH_EXACT, _CC, _MAJOR */
+
+/* A loaded kernel, shared by every decision that chose it; keyed by its source hash. */
+typedef struct kernel {
+    struct kernel *next;
+    char hash[RT_HASH_HEX];
+    char family[RT_NAME_MAX];
+    char params[256];
+    int builtin;           /* the built-in default, generated here */
+    int from_db;           /* 1: the CUBIN came from the database; 0: NVRTC compiled it here */
+    int stored_src;          /* compiled from the source stored in the database */
+    int nvrtc_version;     /* of the NVRTC that made the CUBIN */
+    plan p;
+} kernel;
+
+/* One winner of the chosen device row. */
+typedef struct best_entry {
+    long long n;
+    char hash[RT_HASH_HEX];
+    char family[RT_NAME_MAX];
+    char params[256];
+    double median_us;
+    double seg_mean;       /* segmented: the mean segment length it was tuned at */
+} best_entry;
+
+/* The database's answer for one (op, type): a device row and its winners, or none. */
+typedef struct choice {
+    int resolved;
+    int level;             /* STORE_MATCH_* or LEVEL_BUILTIN */
+    store_device_match dev;
+    best_entry *rows;      /* ordered by n */
+    int nrows, cap;
+    int oom;               /* a row could not be kept */
+    int foreign;           /* user operator: winners of another definition, left out */
+} choice;
+
+/* What runs for one (op, type, bucket). Immutable once published. */
+typedef struct decision {
+    struct decision *next;
+    kernel *k;
+    int level;
+    const choice *c;
+    const best_entry *row; /* NULL for the built-in default */
+} decision;
+
+/* What runs for one segmented case: layout, offset width, whether the pointers allow vector
+ * loads, op, type, size bucket and mean-length bucket. Kept in a list under ctx->lock. */
+typedef struct seg_decision {
+    struct seg_decision *next;
+    int layout, off64, aligned;
+    rt_op op;
+    rt_type type;
+    unsigned nb;
+    int mb;
+    kernel *k;
+    int level;
+    const best_entry *row;   /* NULL for the built-in default */
+    const char *c_name;      /* the device row's name */
+    int respecialized;       /* the stored config with OFF64 or V changed, compiled here */
+} seg_decision;
+
+/* Temporary storage of one stream. 'key' identifies the stream (its driver id); 'used' and
+ * 'key' are read without the lock to find the slot, and checked again under it. */
+typedef struct slot {
+    pthread_mutex_t lock;  /* held while the block is grown and the launches are enqueued */
+    atomic_int used;
+    atomic_ullong key;
+    CUdeviceptr temp;
+    size_t bytes;
+} slot;
+
+/* A user-defined operator registered on the context (rt_register_op). */
+typedef struct user_op {
+    rt_user_op op;
+    char id[RT_USER_OP_ID];          /* its definition fingerprint */
+    unsigned char identity[16];      /* rt_identity(), evaluated on the GPU */
+    int identity_known;              /* 0 when NVRTC was missing at registration */
+} user_op;
+
+struct rt_ctx {
+    store *db;
+    const char *db_how;             /* how rt_open found the database (api_find_db) */
+    rt_device dev;
+    char arch[16];
+    CUdevice cudev;
+    CUcontext cuctx;
+    int retained;                   /* the primary context is retained */
+    int locks;                      /* the mutexes are initialised */
+    pthread_mutex_t lock;           /* choices, decisions, kernels, the store, compiles */
+    pthread_mutex_t slot_lock;      /* claiming and recycling slots */
+    _Atomic(decision *) cache[NOPS][RT_TYPE_COUNT][NBUCKETS];
+    choice choices[3][NOPS][RT_TYPE_COUNT];   /* by layout: flat, keys, offsets */
+    user_op uops[RT_USER_OPS_MAX];            /* written under 'lock' before nuops counts them */
+    atomic_int nuops;
+    decision *decisions;
+    struct seg_decision *seg_decisions;   /* segmented choices, under 'lock' */
+    CUmodule check_mod[2][2];             /* seg_check by layout and offset width */
+    CUfunction check_fn[2][2];
+    kernel *kernels;
+    int trace;                            /* REDTUNE_TRACE set: time the first-call steps */
+    atomic_int nslots;
+    slot slots[NSLOTS];
+};
+
+/* Entry points driver.h does not carry, from the same library (already loaded by
+ * driver_load; api.c's driver_extras fills them at rt_open). */
+extern struct api_cx {
+    CUresult (*CtxGetCurrent)(CUcontext *);
+    CUresult (*CtxPushCurrent)(CUcontext);
+    CUresult (*CtxPopCurrent)(CUcontext *);
+    CUresult (*StreamGetId)(CUstream, unsigned long long *);   /* NULL before CUDA 12.0 */
+} api_cx;
+
+extern const char *const api_level_names[];   /* by STORE_MATCH_* and LEVEL_BUILTIN */
+
+/* api.c: tracing (REDTUNE_TRACE), this thread's message, the CUDA context. */
+double api_mono_ms(void);
+void api_trace(const rt_ctx *ctx, double *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void api_begin(const rt_ctx *ctx);
+int api_finish(int rc, const rt_err *e);
+int api_enter(const rt_ctx *ctx, int *pushed, rt_err *e);
+void api_leave(int pushed);
+int api_cuda_fail(CUresult r, const char *what, rt_err *e);
+
+/* api.c: arguments. */
+const char *api_opname(const rt_ctx *ctx, rt_op op);
+int api_check_op_type(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type, rt_err *e);
+int api_check_ctx(const char *fn, const rt_ctx *ctx, rt_err *e);
+int api_check_pointers(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type,
+                       const void *d_in, unsigned long long n, const void *d_out, rt_err *e);
+
+/* api.c: choosing and loading. */
+int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e);
+int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
+                      int builtin, kernel **out, rt_err *e);
+int api_params_config(const rt_family *f, const char *params, rt_config *cfg, rt_err *e);
+unsigned api_bucket_of(unsigned long long n);
+int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
+                     decision **out, rt_err *e);
+
+/* api_temp.c: temporary storage per stream. */
+size_t api_temp_need(const kernel *k, unsigned long long n);
+int api_stream_key(CUstream s, unsigned long long *key, rt_err *e);
+int api_lock_slot(rt_ctx *ctx, unsigned long long key, slot **out, rt_err *e);
+int api_grow(slot *sl, size_t need, CUstream s, rt_err *e);
+
+/* api_ops.c: user-defined operators. */
+const user_op *api_user_of(const rt_ctx *ctx, rt_op op);
+int api_keep_definition(rt_ctx *ctx, const user_op *u, choice *c, rt_err *e);
+
+#endif

@@ -1,0 +1,275 @@
+/*
+ * api_seg.c - libredtune's segmented reductions (docs/segmented.md): rt_reduce_keys,
+ * rt_reduce_offsets and rt_explain_segmented. The winner is the one nearest in n and mean
+ * segment length, re-specialised for the offset width or unaligned pointers; RT_SEG_CHECK
+ * runs a check kernel over the keys or offsets first.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+#include "nvrtc.h"
+
+/* The stored winner nearest to (2^(nb + 0.5) elements, mean length 2^(mb / 2)) in log2; the
+ * mean length counts twice, since it decides the algorithm and n mostly the grid. */
+static const best_entry *pick_seg(const choice *c, unsigned nb, int mb)
+{
+    const best_entry *best = NULL;
+    double tn = nb + 0.5, tm = mb / 2.0, dist = INFINITY;
+    for (int i = 0; i < c->nrows; i++) {
+        double m = c->rows[i].seg_mean > 0 ? c->rows[i].seg_mean : 1;
+        double d = fabs(log2((double)c->rows[i].n) - tn) + 2 * fabs(log2(m) - tm);
+        if (d < dist) {
+            dist = d;
+            best = &c->rows[i];
+        }
+    }
+    return best;
+}
+
+/* A config from a family and a "NAME=V ..." string, with LAYOUT/OFF64 set and, when the
+ * pointers are not 16-byte aligned, V = 1 (vector loads need alignment). *changed = 1 when
+ * that differs from 'params'. */
+static int seg_config(const char *family, const char *params, int layout, int off64,
+                      int aligned, rt_config *cfg, int *changed, rt_err *e)
+{
+    const rt_family *f = family_find(family);
+    if (!f || f->plan != PLAN_SEGMENTED)
+        return rt_seterr(e, RT_EINVAL, "segmented family '%s' is not built into this library",
+                         family);
+    int rc = api_params_config(f, params, cfg, e);
+    if (rc)
+        return rc;
+    char before[256], after[256];
+    config_format(cfg, before, sizeof before);
+    rt_err ignore;
+    config_set(cfg, "LAYOUT", layout, &ignore);
+    config_set(cfg, "OFF64", off64, &ignore);
+    if (!aligned)
+        config_set(cfg, "V", 1, &ignore);   /* families without V ignore it */
+    config_format(cfg, after, sizeof after);
+    *changed = strcmp(before, after) != 0;
+    return RT_OK;
+}
+
+static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op, rt_type type,
+                      unsigned long long n, unsigned long long nseg, seg_decision **out,
+                      rt_err *e)
+{
+    unsigned nb = n ? api_bucket_of(n) : 0;
+    double mean = nseg ? (double)n / (double)nseg : 1;
+    int mb = mean > 1 ? (int)floor(2 * log2(mean)) : 0;
+    seg_decision *d;
+    int rc = RT_OK;
+    pthread_mutex_lock(&ctx->lock);
+    for (d = ctx->seg_decisions; d; d = d->next)
+        if (d->layout == layout && d->off64 == off64 && d->aligned == aligned && d->op == op
+            && d->type == type && d->nb == nb && d->mb == mb)
+            goto done;
+    choice *c;
+    kernel *k = NULL;
+    const best_entry *row = NULL;
+    rt_config cfg;
+    int changed = 0;
+    if ((rc = api_get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
+        goto done;
+    if (c->level != LEVEL_BUILTIN) {
+        row = pick_seg(c, nb, mb);
+        if ((rc = seg_config(row->family, row->params, layout, off64, aligned, &cfg, &changed, e)))
+            goto done;
+        /* Always the unit this library generates for the winner's config (winner_kernel). */
+        rc = api_config_kernel(ctx, op, type, &cfg, 0, &k, e);
+    } else {
+        /* The built-in default: load-balanced tiles, scalar loads, legal for every op, type
+         * and layout. */
+        if ((rc = seg_config("seg_lb", "B=256 R=8 V=1 STAGE=0 PERSIST=0", layout, off64, 0, &cfg,
+                             &changed, e)) == RT_OK)
+            rc = api_config_kernel(ctx, op, type, &cfg, 1, &k, e);
+    }
+    if (rc != RT_OK)
+        goto done;
+    if (!(d = calloc(1, sizeof *d))) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, op, type, nb, mb, k,
+                        c->level, row, c->dev.name, changed};
+    ctx->seg_decisions = d;
+done:
+    pthread_mutex_unlock(&ctx->lock);
+    *out = rc == RT_OK ? d : NULL;
+    return rc;
+}
+
+/* RT_SEG_CHECK: run templates/seg_check.cu over the keys or offsets, synchronously. */
+static int seg_check(rt_ctx *ctx, const char *fn, int layout, int off64, const void *seg,
+                     unsigned long long n, unsigned long long nseg, CUstream s, rt_err *e)
+{
+    int li = layout - 1, rc = RT_OK;
+    CUresult r;
+    pthread_mutex_lock(&ctx->lock);
+    if (!ctx->check_fn[li][off64]) {
+        const char *defs[2] = {layout == 1 ? "LAYOUT=1" : "LAYOUT=2", off64 ? "OFF64=1" : "OFF64=0"};
+        char *src = NULL;
+        nvrtc_output o;
+        memset(&o, 0, sizeof o);
+        if ((rc = codegen_emit_helper("templates/seg_check.cu", defs, 2, &src, e)) == RT_OK
+            && (rc = nvrtc_load(e)) == RT_OK
+            && (rc = nvrtc_compile(src, "seg_check.cu", ctx->arch, &o, e)) == RT_OK) {
+            if ((r = cu.ModuleLoadData(&ctx->check_mod[li][off64], o.cubin)) != CUDA_SUCCESS
+                || (r = cu.ModuleGetFunction(&ctx->check_fn[li][off64], ctx->check_mod[li][off64],
+                                             "rt_seg_check")) != CUDA_SUCCESS)
+                rc = driver_fail(r, "loading the segment check", e);
+        }
+        if (rc == RT_ENVRTC)
+            rc = rt_seterr(e, RT_ENVRTC, "%s: RT_SEG_CHECK compiles its check kernel with NVRTC, "
+                           "which is not usable here", fn);
+        free(src);
+        nvrtc_output_free(&o);
+    }
+    CUfunction f = ctx->check_fn[li][off64];
+    pthread_mutex_unlock(&ctx->lock);
+    if (rc)
+        return rc;
+    CUdeviceptr bad = 0;
+    unsigned long long got[2] = {0, 0};
+    unsigned long long len = layout == 1 ? n : nseg + 1;
+    unsigned long long grid = (len + 255) / 256, cap = 4ULL * (unsigned)ctx->dev.sm_count;
+    grid = grid < 1 ? 1 : grid > cap ? cap : grid;
+    CUdeviceptr segp = (CUdeviceptr)(uintptr_t)seg;
+    void *args[] = {&segp, &n, &nseg, &bad};
+    if ((r = cu.MemAlloc(&bad, sizeof got)) != CUDA_SUCCESS)
+        return api_cuda_fail(r, "allocating the check's counters", e);
+    if ((r = cu.MemsetD32Async(bad, 0, 2, s)) != CUDA_SUCCESS
+        || (r = cu.MemsetD32Async(bad + 8, 0xffffffffu, 2, s)) != CUDA_SUCCESS
+        || (r = cu.LaunchKernel(f, (unsigned)grid, 1, 1, 256, 1, 1, 0, s, args, NULL)) != CUDA_SUCCESS
+        || (r = cu.StreamSynchronize(s)) != CUDA_SUCCESS
+        || (r = cu.MemcpyDtoH(got, bad, sizeof got)) != CUDA_SUCCESS)
+        rc = driver_fail(r, "running the segment check", e);
+    cu.MemFree(bad);
+    if (rc == RT_OK && got[0])
+        rc = layout == 1
+            ? rt_seterr(e, RT_EINVAL, "%s: %llu keys break the rules (sorted, each < nseg = %llu); "
+                        "the first at index %llu", fn, got[0], nseg, got[1])
+            : rt_seterr(e, RT_EINVAL, "%s: %llu offsets break the rules (non-decreasing, within "
+                        "0..n = %llu); the first at index %llu of %llu", fn, got[0], n, got[1],
+                        nseg + 1);
+    return rc;
+}
+
+static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type type,
+                      const void *d_in, unsigned long long n, const void *seg,
+                      unsigned long long nseg, void *d_out, void *stream, unsigned flags)
+{
+    rt_err e;
+    CUstream s = (CUstream)stream;
+    seg_decision *d;
+    slot *sl = NULL;
+    unsigned long long key;
+    int rc, pushed = 0, off64 = (flags & RT_SEG_OFF64) != 0;
+    size_t align_seg = layout == 1 ? 4 : off64 ? 8 : 4;
+
+    api_begin(ctx);
+    if ((rc = api_check_op_type(fn, ctx, op, type, &e)) != RT_OK
+        || (rc = api_check_ctx(fn, ctx, &e)) != RT_OK
+        || (rc = api_check_pointers(fn, ctx, op, type, d_in, n, d_out, &e)) != RT_OK)
+        return api_finish(rc, &e);
+    if (flags & ~(unsigned)(RT_SEG_CHECK | RT_SEG_OFF64))
+        return api_finish(rt_seterr(&e, RT_EINVAL, "%s: unknown flags 0x%x", fn,
+                                flags & ~(unsigned)(RT_SEG_CHECK | RT_SEG_OFF64)), &e);
+    if (layout == 1 && off64)
+        return api_finish(rt_seterr(&e, RT_EINVAL, "%s: RT_SEG_OFF64 is for offsets; keys are "
+                                "32-bit", fn), &e);
+    if (nseg == 0)
+        return api_finish(RT_OK, &e);   /* nothing to write */
+    if (!seg && (layout == 2 || n > 0))
+        return api_finish(rt_seterr(&e, RT_EINVAL, "%s: the %s array is NULL", fn,
+                                layout == 1 ? "keys" : "offsets"), &e);
+    if ((uintptr_t)seg % align_seg)
+        return api_finish(rt_seterr(&e, RT_EINVAL, "%s: the %s array %p is not aligned to %zu "
+                                "bytes", fn, layout == 1 ? "keys" : "offsets", seg, align_seg), &e);
+    if (layout == 2 && !off64 && n > 0x7fffffffULL)
+        return api_finish(rt_seterr(&e, RT_EINVAL, "%s: n = %llu needs 64-bit offsets "
+                                "(RT_SEG_OFF64)", fn, n), &e);
+    if (layout == 1 && nseg > 0xffffffffULL)
+        return api_finish(rt_seterr(&e, RT_EINVAL, "%s: nseg = %llu does not fit 32-bit keys", fn,
+                                nseg), &e);
+    if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
+        return api_finish(rc, &e);
+    if ((flags & RT_SEG_CHECK)
+        && (rc = seg_check(ctx, fn, layout, off64, seg, n, nseg, s, &e)) != RT_OK)
+        goto done;
+    int aligned = (uintptr_t)d_in % 16 == 0 && (layout == 2 || (uintptr_t)seg % 16 == 0);
+    if ((rc = seg_decide(ctx, layout, off64, aligned, op, type, n, nseg, &d, &e)) != RT_OK)
+        goto done;
+    size_t need = plan_seg_temp_bytes(&d->k->p, n, nseg);
+    if ((rc = api_stream_key(s, &key, &e)) != RT_OK || (rc = api_lock_slot(ctx, key, &sl, &e)) != RT_OK)
+        goto done;
+    if (sl->bytes < need)
+        rc = api_grow(sl, need, s, &e);
+    if (rc == RT_OK)
+        rc = plan_seg_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in, (CUdeviceptr)(uintptr_t)seg,
+                             n, nseg, (CUdeviceptr)(uintptr_t)d_out, sl->temp, s, &e);
+    pthread_mutex_unlock(&sl->lock);
+done:
+    api_leave(pushed);
+    return api_finish(rc, &e);
+}
+
+int rt_reduce_keys(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in, const unsigned *d_keys,
+                   unsigned long long n, unsigned long long nseg, void *d_out, void *stream,
+                   unsigned flags)
+{
+    return reduce_seg(ctx, "rt_reduce_keys", 1, op, type, d_in, n, d_keys, nseg, d_out, stream,
+                      flags);
+}
+
+int rt_reduce_offsets(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
+                      unsigned long long n, const void *d_offsets, unsigned long long nseg,
+                      void *d_out, void *stream, unsigned flags)
+{
+    return reduce_seg(ctx, "rt_reduce_offsets", 2, op, type, d_in, n, d_offsets, nseg, d_out,
+                      stream, flags);
+}
+
+int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,
+                         unsigned long long nseg, unsigned flags, char *buf, size_t len)
+{
+    rt_err e;
+    seg_decision *d;
+    int rc, pushed = 0;
+    const char *fn = "rt_explain_segmented";
+    api_begin(ctx);
+    if ((rc = api_check_op_type(fn, ctx, op, type, &e)) != RT_OK || (rc = api_check_ctx(fn, ctx, &e)) != RT_OK)
+        return api_finish(rc, &e);
+    if (!buf || !len || (layout != RT_LAYOUT_KEYS && layout != RT_LAYOUT_OFFSETS))
+        return api_finish(rt_seterr(&e, RT_EINVAL, "%s: buf is NULL or empty, or layout %d is "
+                                "neither RT_LAYOUT_KEYS nor RT_LAYOUT_OFFSETS", fn, layout), &e);
+    if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
+        return api_finish(rc, &e);
+    rc = seg_decide(ctx, layout, (flags & RT_SEG_OFF64) != 0, 1, op, type, n, nseg, &d, &e);
+    if (rc == RT_OK) {
+        const kernel *k = d->k;
+        char from[512];
+        if (d->row)
+            snprintf(from, sizeof from, "tuned on %s at n = %lld, mean segment length %.1f: "
+                     "%.2f us%s", d->c_name, d->row->n, d->row->seg_mean, d->row->median_us,
+                     d->respecialized ? " (re-specialised here for the offset width or "
+                     "alignment)" : "");
+        else
+            snprintf(from, sizeof from, "no tuned entry");
+        snprintf(buf, len, "%s %s %s n=%llu nseg=%llu: %s %s (plan segmented, kernel %.12s)\n"
+                 "from: %s\nlevel: %s\nbinary: %s\n", layout == 1 ? "keys" : "offsets",
+                 api_opname(ctx, op), rt_type_name(type), n, nseg, k->family, k->params, k->hash,
+                 from, api_level_names[d->level], k->from_db ? "CUBIN from the database"
+                 : "compiled by NVRTC here");
+    }
+    api_leave(pushed);
+    return api_finish(rc, &e);
+}
+

@@ -1,0 +1,181 @@
+/*
+ * api_temp.c - libredtune's temporary storage: a block per stream, owned by the context
+ * (rt_reduce, the segmented calls), and the size rt_reduce_temp needs of a caller's block.
+ *
+ * The first COUNTER_BYTES of every block hold the one-launch counter, which each one-launch
+ * kernel leaves zero; multipass plans get the storage after it, so the counter of a block
+ * the library owns is zero for good once cleared at allocation. Blocks the caller supplies
+ * (rt_reduce_temp) get the counter cleared on the stream before each one-launch launch,
+ * since their contents are not ours to trust.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+
+/* Bytes of temp storage for n: the counter, then the plan's partials. */
+size_t api_temp_need(const kernel *k, unsigned long long n)
+{
+    size_t plan_bytes = plan_temp_bytes(&k->p, n);
+    if (k->p.kind == PLAN_ONELAUNCH)
+        return plan_bytes;   /* its first COUNTER_BYTES are the counter already */
+    return plan_bytes ? COUNTER_BYTES + plan_bytes : 0;
+}
+
+/* What identifies a stream for its temp block: the driver's id, unique for the life of the
+ * program (a handle may be reused by a new stream while work of the old one still runs);
+ * with a driver older than 12.0 the handle, or the thread for the per-thread stream. */
+int api_stream_key(CUstream s, unsigned long long *key, rt_err *e)
+{
+    if (api_cx.StreamGetId) {
+        CUresult r = api_cx.StreamGetId(s, key);
+        return r == CUDA_SUCCESS ? RT_OK : driver_fail(r, "cuStreamGetId", e);
+    }
+    if (s == CU_STREAM_PER_THREAD)
+        *key = (1ULL << 63) | (unsigned long long)pthread_self();
+    else
+        *key = (unsigned long long)(uintptr_t)s;
+    return RT_OK;
+}
+
+static slot *find_slot(rt_ctx *ctx, unsigned long long key)
+{
+    int n = atomic_load_explicit(&ctx->nslots, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
+        slot *sl = &ctx->slots[i];
+        if (atomic_load_explicit(&sl->used, memory_order_acquire)
+            && atomic_load_explicit(&sl->key, memory_order_relaxed) == key)
+            return sl;
+    }
+    return NULL;
+}
+
+/* Free every slot's block once the device's context is idle; caller holds slot_lock and has
+ * the CUDA context current. Slot locks are taken only after slot_lock, so no deadlock. */
+static int recycle(rt_ctx *ctx, rt_err *e)
+{
+    int n = atomic_load_explicit(&ctx->nslots, memory_order_acquire), rc = RT_OK;
+    for (int i = 0; i < n; i++)
+        pthread_mutex_lock(&ctx->slots[i].lock);
+    CUresult r = cu.CtxSynchronize();
+    if (r != CUDA_SUCCESS)
+        rc = driver_fail(r, "cuCtxSynchronize (releasing temporary storage)", e);
+    for (int i = 0; i < n; i++) {
+        slot *sl = &ctx->slots[i];
+        if (sl->temp)
+            cu.MemFree(sl->temp);
+        sl->temp = 0;
+        sl->bytes = 0;
+        atomic_store_explicit(&sl->used, 0, memory_order_release);
+    }
+    atomic_store_explicit(&ctx->nslots, 0, memory_order_release);
+    for (int i = n - 1; i >= 0; i--)
+        pthread_mutex_unlock(&ctx->slots[i].lock);
+    return rc;
+}
+
+/* The slot of 'key', claimed if new; returned locked, with its key checked under the lock. */
+int api_lock_slot(rt_ctx *ctx, unsigned long long key, slot **out, rt_err *e)
+{
+    int rc = RT_OK;
+    for (;;) {
+        slot *sl = find_slot(ctx, key);
+        if (!sl) {
+            pthread_mutex_lock(&ctx->slot_lock);
+            if (!(sl = find_slot(ctx, key))) {
+                int n = atomic_load_explicit(&ctx->nslots, memory_order_acquire);
+                if (n == NSLOTS) {
+                    rc = recycle(ctx, e);
+                    n = 0;
+                }
+                sl = &ctx->slots[n];
+                atomic_store_explicit(&sl->key, key, memory_order_relaxed);
+                atomic_store_explicit(&sl->used, 1, memory_order_release);
+                atomic_store_explicit(&ctx->nslots, n + 1, memory_order_release);
+            }
+            pthread_mutex_unlock(&ctx->slot_lock);
+            if (rc != RT_OK)
+                return rc;
+        }
+        pthread_mutex_lock(&sl->lock);
+        if (atomic_load_explicit(&sl->used, memory_order_acquire)
+            && atomic_load_explicit(&sl->key, memory_order_relaxed) == key) {
+            *out = sl;
+            return RT_OK;
+        }
+        pthread_mutex_unlock(&sl->lock);   /* recycled meanwhile: look again */
+    }
+}
+
+/* Grow a slot's block to 'need' bytes; caller holds its lock. The old block may still be in
+ * use by work on this stream, so the stream is synchronised before it is freed. */
+int api_grow(slot *sl, size_t need, CUstream s, rt_err *e)
+{
+    CUresult r;
+    size_t want = sl->bytes * 2 > need ? sl->bytes * 2 : need;
+    want = (want + TEMP_GRAIN - 1) / TEMP_GRAIN * TEMP_GRAIN;
+    if (sl->temp) {
+        if ((r = cu.StreamSynchronize(s)) != CUDA_SUCCESS)
+            return driver_fail(r, "cuStreamSynchronize (growing temporary storage)", e);
+        cu.MemFree(sl->temp);
+        sl->temp = 0;
+        sl->bytes = 0;
+    }
+    r = cu.MemAlloc(&sl->temp, want);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY && want > need)
+        r = cu.MemAlloc(&sl->temp, want = need);
+    if (r != CUDA_SUCCESS) {
+        sl->temp = 0;
+        return api_cuda_fail(r, "allocating temporary storage", e);
+    }
+    sl->bytes = want;
+    /* The counter, zero from here on: every one-launch kernel leaves it zero. */
+    if ((r = cu.MemsetD32Async(sl->temp, 0, COUNTER_BYTES / 4, s)) != CUDA_SUCCESS)
+        return driver_fail(r, "clearing temporary storage", e);
+    return RT_OK;
+}
+
+int rt_temp_bytes(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, size_t *bytes)
+{
+    rt_err e;
+    decision *d;
+    int rc, pushed = 0;
+
+    api_begin(ctx);
+    if (bytes)
+        *bytes = 0;
+    if ((rc = api_check_op_type("rt_temp_bytes", ctx, op, type, &e)) != RT_OK
+        || (rc = api_check_ctx("rt_temp_bytes", ctx, &e)) != RT_OK)
+        return api_finish(rc, &e);
+    if (!bytes)
+        return api_finish(rt_seterr(&e, RT_EINVAL, "rt_temp_bytes: bytes is NULL"), &e);
+    if (n == 0)
+        return RT_OK;
+    if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
+        return api_finish(rc, &e);
+    if ((rc = api_get_decision(ctx, op, type, n, &d, &e)) == RT_OK)
+        *bytes = api_temp_need(d->k, n);
+    api_leave(pushed);
+    return api_finish(rc, &e);
+}
+
+int rt_release_temp(rt_ctx *ctx)
+{
+    rt_err e;
+    int rc, pushed = 0;
+
+    api_begin(ctx);
+    if ((rc = api_check_ctx("rt_release_temp", ctx, &e)) != RT_OK
+        || (rc = api_enter(ctx, &pushed, &e)) != RT_OK)
+        return api_finish(rc, &e);
+    pthread_mutex_lock(&ctx->slot_lock);
+    rc = recycle(ctx, &e);
+    pthread_mutex_unlock(&ctx->slot_lock);
+    api_leave(pushed);
+    return api_finish(rc, &e);
+}
+
