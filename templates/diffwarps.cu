@@ -94,6 +94,9 @@ static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
  * compiled kernel (PLAN_GRID_OCCUPANCY in runtime/plan.h). */
 extern "C" __device__ const unsigned int rt_meta[4] = { DW_B, DW_D, 0xffffffffu, 0 };
 
+/* The ordered warp and block trees, the last-block-done finish (inlined by the generator). */
+#include "collectives.cuh"
+
 /* Named barriers (named_bar.cuh): FULL[k] and EMPTY[k] for a buffer index k known only at
  * run time. */
 #include "named_bar.cuh"
@@ -101,73 +104,6 @@ static __device__ __forceinline__ void dw_wait_full(unsigned int k) { nb_wait2<D
 static __device__ __forceinline__ void dw_signal_full(unsigned int k) { nb_signal2<DW_FULL, DW_B>(k); }
 static __device__ __forceinline__ void dw_wait_empty(unsigned int k) { nb_wait2<DW_EMPTY, DW_B>(k); }
 static __device__ __forceinline__ void dw_signal_empty(unsigned int k) { nb_signal2<DW_EMPTY, DW_B>(k); }
-
-/* The left-storing intra-warp tree over the first N lanes (N <= 32): lane 0 gets lanes
- * 0 .. N-1 combined in order (lanes past N must hold the identity when N is not a power of
- * two). All 32 lanes call it, converged. Lane 0 reads lane d at step d, which holds lanes
- * d .. 2d-1 by then; lanes whose l + d passes 31 get their own value back and are never read. */
-template <unsigned int N>
-static __device__ __forceinline__ rt_acc_t dw_warp_tree(rt_acc_t v)
-{
-#pragma unroll
-    for (unsigned int d = 1; d < N; d *= 2)
-        v = rt_combine(v, rt_shfl_down(v, d));
-    return v;
-}
-
-/* Thread 0 gets the values of threads 0 .. B-1 combined in thread order. Every thread calls
- * it; once per launch (warp 0 reads the shared array last). */
-static __device__ __forceinline__ rt_acc_t dw_block_tree(rt_acc_t v)
-{
-    v = dw_warp_tree<32>(v);
-    __shared__ rt_acc_t warp_part[DW_WARPS];
-    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (lane == 0)
-        warp_part[warp] = v;
-    __syncthreads();
-    if (warp == 0)
-        v = dw_warp_tree<DW_WARPS>(lane < DW_WARPS ? warp_part[lane] : rt_identity());
-    return v;
-}
-
-/* The word a partial is read in: 8 bytes where rt_acc_t is made of them, else 4. */
-template <bool C, typename T, typename F> struct dw_pick { typedef T type; };
-template <typename T, typename F> struct dw_pick<false, T, F> { typedef F type; };
-typedef dw_pick<sizeof(rt_acc_t) % 8 == 0 && alignof(rt_acc_t) >= 8,
-                unsigned long long, unsigned int>::type dw_word;
-static_assert(sizeof(rt_acc_t) % sizeof(dw_word) == 0 && alignof(rt_acc_t) >= sizeof(dw_word),
-              "diffwarps: rt_acc_t must be made of 4-byte words");
-#define DW_WORDS (sizeof(rt_acc_t) / sizeof(dw_word))
-
-/* A partial written by another block in this launch, read from L2 (ld.global.cg): this SM's
- * L1 is not coherent and may hold a line of partials from an earlier launch. Word by word
- * (a volatile struct cannot be copied); memcpy turns into register moves. */
-static __device__ __forceinline__ rt_acc_t dw_load_partial(const rt_acc_t *p)
-{
-    dw_word w[DW_WORDS];
-#pragma unroll
-    for (unsigned int k = 0; k < DW_WORDS; k++)
-        w[k] = __ldcg(reinterpret_cast<const dw_word *>(p) + k);
-    rt_acc_t r;
-    memcpy(&r, w, sizeof r);
-    return r;
-}
-
-/* atomicInc(counter, limit) with acquire-release semantics at device scope. */
-static __device__ __forceinline__ unsigned int dw_ticket(unsigned int *counter, unsigned int limit)
-{
-#if __CUDA_ARCH__ >= 700
-    unsigned int old;
-    asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;"
-                 : "=r"(old) : "l"(counter), "r"(limit) : "memory");
-    return old;
-#else
-    __threadfence();
-    const unsigned int old = atomicInc(counter, limit);
-    __threadfence();
-    return old;
-#endif
-}
 
 /* Consumer thread r (0 .. H-1): row r of the matrix in buf, data-block from base; then the
  * consumers' warp tree. The bounds test is only for the last data-block of the input. */
@@ -230,6 +166,14 @@ static __device__ __forceinline__ void dw_produce(rt_value_t *buf, const rt_valu
     dw_signal_full(k);
 }
 
+/* Thread 0 gets the values of threads 0 .. B-1 combined in thread order (collectives.cuh).
+ * Every thread calls it; once per launch (warp 0 reads the shared array last). */
+static __device__ __forceinline__ rt_acc_t dw_block_tree(rt_acc_t v)
+{
+    __shared__ rt_acc_t warp_part[DW_WARPS];
+    return co_block_tree<DW_WARPS, true>(v, warp_part);
+}
+
 /* in: n elements, any element-aligned address. out[0]: the result. partials: at least
  * gridDim.x accumulators. counter: 0 before the first launch; each launch leaves it 0. */
 extern "C" __global__ void __launch_bounds__(DW_B)
@@ -259,7 +203,7 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
             rt_acc_t v = dw_row(buf[k], tid, base, n);
             if (i + 2 < count)
                 dw_signal_empty(k);   /* buffer k read: the producers may refill it */
-            v = dw_warp_tree<32>(v);
+            v = co_warp_tree<32>(v);
 #if RT_C > 1
             if (tid % 32 == 0)
                 cons_part[k][warp] = v;
@@ -281,28 +225,14 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
         }
     }
 
-    /* Last block done (consumer thread 0 is thread 0). Thread 0 stores the block's partial,
-     * then takes a ticket with one acquire-release atomic: release publishes the partial
-     * before the ticket, acquire lets the block drawing the last ticket (gridDim.x - 1) see
-     * every partial. inc with limit gridDim.x - 1 wraps to 0 on the last ticket: the counter
-     * is 0 for the next launch. */
+    /* Last block done (co_last_block; consumer thread 0 is thread 0): thread 0 stores the
+     * block's partial and takes a ticket; the block that draws the last one combines partials
+     * 0 .. G-1 in index order, thread t a contiguous chunk of them read from L2, then the
+     * ordered block tree. */
     __shared__ bool is_last;
-    if (tid == 0) {
-        partials[blockIdx.x] = acc;
-        is_last = dw_ticket(counter, gridDim.x - 1) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last)
+    if (!co_last_block(is_last, partials, acc, counter))
         return;
-
-    /* The last block: partials 0 .. G-1 in index order, thread t the contiguous chunk
-     * [t*c, t*c + c) with c = ceil(G / threads), then the ordered block tree. */
-    const unsigned int per = (gridDim.x + DW_B - 1) / DW_B;
-    const unsigned int lo = tid * per, hi = lo + per < gridDim.x ? lo + per : gridDim.x;
-    acc = rt_identity();
-    for (unsigned int i = lo; i < hi; i++)
-        acc = rt_combine(acc, dw_load_partial(partials + i));
-    acc = dw_block_tree(acc);
+    acc = dw_block_tree(co_fold_partials<DW_B, true>(partials));
     if (tid == 0)
         out[0] = rt_final(acc);   /* the result: finalized (partials stay raw) */
 }

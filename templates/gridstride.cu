@@ -59,6 +59,9 @@ static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
                                 rt_shfl_down(rt_identity(), 1u))) == sizeof(rt_acc_t),
               "gridstride: the prelude's glue has the wrong signatures");
 
+/* The warp and block trees, the last-block-done finish (inlined by the generator). */
+#include "collectives.cuh"
+
 /* Threads per block, input elements per tile, grid cap per SM. */
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, RT_B * RT_V * RT_U, RT_G, 0 };
 
@@ -70,13 +73,10 @@ struct __align__(RT_V * sizeof(rt_value_t)) gs_vec {
     rt_value_t v[RT_V];
 };
 
-template <bool C, typename T, typename F> struct gs_pick { typedef T type; };
-template <typename T, typename F> struct gs_pick<false, T, F> { typedef F type; };
-
 /* The built-in type of a vector's size, for __ldg. */
-typedef gs_pick<sizeof(gs_vec) == 16, uint4,
-        typename gs_pick<sizeof(gs_vec) == 8, uint2,
-        typename gs_pick<sizeof(gs_vec) == 4, unsigned int,
+typedef co_pick<sizeof(gs_vec) == 16, uint4,
+        typename co_pick<sizeof(gs_vec) == 8, uint2,
+        typename co_pick<sizeof(gs_vec) == 4, unsigned int,
                          unsigned short>::type>::type>::type gs_raw;
 static_assert(sizeof(gs_raw) == sizeof(gs_vec), "gridstride: no load of that vector size");
 
@@ -105,71 +105,16 @@ static __device__ __forceinline__ rt_acc_t gs_tree(rt_acc_t (&a)[N])
     return a[0];
 }
 
-/* Lane 0 gets the combination of lanes 0 .. W-1 of the warp (the warp converged, all 32
- * lanes calling). shfl.sync moves registers between lanes without shared memory or barrier. */
-template <unsigned int W>
-static __device__ __forceinline__ rt_acc_t gs_warp_reduce(rt_acc_t v)
-{
-#pragma unroll
-    for (unsigned int d = W / 2; d > 0; d >>= 1)
-        v = rt_combine(v, rt_shfl_down(v, d));
-    return v;
-}
-
-/* The whole block's value in thread 0. Every thread calls it; it ends with the shared array
- * read by warp 0 only, so a second call needs a __syncthreads() between the two. */
+/* The whole block's value in thread 0, in any order (collectives.cuh). Every thread calls it;
+ * it ends with the shared array read by warp 0 only, so a second call needs a __syncthreads()
+ * between the two. */
 static __device__ __forceinline__ rt_acc_t gs_block_reduce(rt_acc_t v)
 {
-    v = gs_warp_reduce<32>(v);
 #if RT_B > 32
     __shared__ rt_acc_t warp_part[GS_WARPS];
-    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (lane == 0)
-        warp_part[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < GS_WARPS ? warp_part[lane] : rt_identity();
-        v = gs_warp_reduce<GS_WARPS>(v);
-    }
-#endif
-    return v;
-}
-
-/* The word a partial is read in: 8 bytes where rt_acc_t is made of them, else 4. */
-typedef gs_pick<sizeof(rt_acc_t) % 8 == 0 && alignof(rt_acc_t) >= 8,
-                unsigned long long, unsigned int>::type gs_word;
-static_assert(sizeof(rt_acc_t) % sizeof(gs_word) == 0 && alignof(rt_acc_t) >= sizeof(gs_word),
-              "gridstride: rt_acc_t must be made of 4-byte words");
-#define GS_WORDS (sizeof(rt_acc_t) / sizeof(gs_word))
-
-/* A partial written by another block in this launch, read from L2 (ld.global.cg): the L1 of
- * this SM is not coherent and may hold a line of partials from an earlier launch. Word by
- * word, since rt_acc_t may be a struct (a volatile struct cannot be copied); the words go
- * back together through memcpy, which the compiler turns into register moves. */
-static __device__ __forceinline__ rt_acc_t gs_load_partial(const rt_acc_t *p)
-{
-    gs_word w[GS_WORDS];
-#pragma unroll
-    for (unsigned int k = 0; k < GS_WORDS; k++)
-        w[k] = __ldcg(reinterpret_cast<const gs_word *>(p) + k);
-    rt_acc_t r;
-    memcpy(&r, w, sizeof r);
-    return r;
-}
-
-/* atomicInc(counter, limit) with acquire-release semantics at device scope. */
-static __device__ __forceinline__ unsigned int gs_ticket(unsigned int *counter, unsigned int limit)
-{
-#if __CUDA_ARCH__ >= 700
-    unsigned int old;
-    asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;"
-                 : "=r"(old) : "l"(counter), "r"(limit) : "memory");
-    return old;
+    return co_block_tree<GS_WARPS, false>(v, warp_part);
 #else
-    __threadfence();
-    const unsigned int old = atomicInc(counter, limit);
-    __threadfence();
-    return old;
+    return co_warp_halving<32>(v);
 #endif
 }
 
@@ -252,29 +197,13 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
         return;
     }
 
-    /* Last block done. Thread 0 stores the block's partial, then takes a ticket with one
-     * acquire-release atomic: release, so that the store is visible before the ticket is;
-     * acquire, so that the block drawing the last ticket (gridDim.x - 1) sees every partial,
-     * the tickets forming one release sequence. (It does the work of the classic
-     * __threadfence(); atomicInc(); __threadfence() in one round trip: 0.4 us less at n = 2^20
-     * on an H100.) inc with limit gridDim.x - 1 wraps to 0 on the last ticket, so the counter
-     * is 0 again for the next launch with no memset and no extra store. */
+    /* Last block done (co_last_block): thread 0 stores the block's partial and takes a ticket;
+     * in the block that draws the last one, thread t combines partials t, t+B, ... read from
+     * L2, then the block tree. */
     __shared__ bool is_last;
-    if (tid == 0) {
-        partials[blockIdx.x] = acc;
-        is_last = gs_ticket(counter, gridDim.x - 1) == gridDim.x - 1;
-    }
-    __syncthreads();   /* also ends gs_block_reduce's use of its shared array */
-    if (!is_last)
+    if (!co_last_block(is_last, partials, acc, counter))   /* its barrier ends gs_block_reduce's */
         return;
-
-    /* The last block: partials 0 .. gridDim.x-1, thread t taking t, t+B, ... in order, then
-     * the block tree. Thread 0's acquire and the barrier order these reads after every other
-     * block's store; gs_load_partial reads them from L2. */
-    acc = rt_identity();
-    for (unsigned int i = tid; i < gridDim.x; i += RT_B)
-        acc = rt_combine(acc, gs_load_partial(partials + i));
-    acc = gs_block_reduce(acc);
+    acc = gs_block_reduce(co_fold_partials<RT_B, false>(partials));
     if (tid == 0)
         out[0] = rt_final(acc);   /* the result: finalized (partials stay raw) */
 }

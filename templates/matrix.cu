@@ -66,6 +66,9 @@ static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
                                 rt_shfl_down(rt_identity(), 1u))) == sizeof(rt_acc_t),
               "matrix: the prelude's glue has the wrong signatures");
 
+/* The ordered warp trees (inlined by the generator). */
+#include "collectives.cuh"
+
 /* Threads per block, input elements per block, grid cap per SM (0: none). */
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, MX_D, 0, 0 };
 
@@ -86,19 +89,6 @@ struct mx_partial {
         return x;
     }
 };
-
-/* The left-storing intra-warp tree over the first N lanes (N <= 32): lane 0 gets lanes
- * 0 .. N-1 combined in order (lanes past N must hold the identity when N is not a power of
- * two). All 32 lanes call it, converged. Lane 0 reads lane d at step d, which holds lanes
- * d .. 2d-1 by then; lanes whose l + d passes 31 get their own value back and are never read. */
-template <unsigned int N>
-static __device__ __forceinline__ rt_acc_t mx_warp_tree(rt_acc_t v)
-{
-#pragma unroll
-    for (unsigned int d = 1; d < N; d *= 2)
-        v = rt_combine(v, rt_shfl_down(v, d));
-    return v;
-}
 
 /* Elements base .. base + D-1 (those below n) into the padded matrix. All threads. */
 template <typename L>
@@ -157,15 +147,11 @@ static __device__ __forceinline__ rt_acc_t mx_rows(const typename L::in_t *s,
                 if (first + k < n)
                     v = rt_combine(v, L::lift(row[k], first + k));
         }
-        v = mx_warp_tree<32>(v);   /* whole warps: H is a multiple of 32 */
+        v = co_warp_tree<32>(v);   /* whole warps: H is a multiple of 32 */
     }
 #if RT_H > 32
     __shared__ rt_acc_t s_part[RT_H / 32];
-    if (tid < RT_H && lane == 0)
-        s_part[warp] = v;
-    __syncthreads();
-    if (warp == 0)
-        v = mx_warp_tree<RT_H / 32>(lane < RT_H / 32 ? s_part[lane] : rt_identity());
+    v = co_warps_tree<RT_H / 32, true, false>(v, s_part, lane, warp);   /* the row warps', in order */
 #else
     (void)lane;
     (void)warp;

@@ -66,22 +66,12 @@ static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
                                 rt_shfl_down(rt_identity(), 1u))) == sizeof(rt_acc_t),
               "persistent_matrix: the prelude's glue has the wrong signatures");
 
+/* The ordered warp and block trees, the last-block-done finish (inlined by the generator). */
+#include "collectives.cuh"
+
 /* Threads per block, input elements per data-block, and the grid: SMs x the occupancy of the
  * compiled kernel (PLAN_GRID_OCCUPANCY in runtime/plan.h). */
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, PM_D, 0xffffffffu, 0 };
-
-/* The left-storing intra-warp tree over the first N lanes (N <= 32): lane 0 gets lanes
- * 0 .. N-1 combined in order (lanes past N must hold the identity when N is not a power of
- * two). All 32 lanes call it, converged. Lane 0 reads lane d at step d, which holds lanes
- * d .. 2d-1 by then; lanes whose l + d passes 31 get their own value back and are never read. */
-template <unsigned int N>
-static __device__ __forceinline__ rt_acc_t pm_warp_tree(rt_acc_t v)
-{
-#pragma unroll
-    for (unsigned int d = 1; d < N; d *= 2)
-        v = rt_combine(v, rt_shfl_down(v, d));
-    return v;
-}
 
 /* Data-block elements base .. base + D-1 (those below n) into the padded matrix. */
 static __device__ __forceinline__ void pm_load(rt_value_t *s, const rt_value_t *__restrict__ in,
@@ -137,15 +127,11 @@ static __device__ __forceinline__ rt_acc_t pm_rows(const rt_value_t *s, unsigned
                 if (first + k < n)
                     v = rt_combine(v, rt_lift(row[k], first + k));
         }
-        v = pm_warp_tree<32>(v);   /* whole warps: H is a multiple of 32 */
+        v = co_warp_tree<32>(v);   /* whole warps: H is a multiple of 32 */
     }
 #if RT_H > 32
     __shared__ rt_acc_t s_part[RT_H / 32];
-    if (tid < RT_H && lane == 0)
-        s_part[warp] = v;
-    __syncthreads();
-    if (warp == 0)
-        v = pm_warp_tree<RT_H / 32>(lane < RT_H / 32 ? s_part[lane] : rt_identity());
+    v = co_warps_tree<RT_H / 32, true, false>(v, s_part, lane, warp);   /* the row warps', in order */
 #else
     (void)lane;
     (void)warp;
@@ -153,59 +139,15 @@ static __device__ __forceinline__ rt_acc_t pm_rows(const rt_value_t *s, unsigned
     return v;
 }
 
-/* Thread 0 gets the values of threads 0 .. B-1 combined in thread order. Every thread calls
- * it; once per launch (warp 0 reads the shared array last). */
+/* Thread 0 gets the values of threads 0 .. B-1 combined in thread order (collectives.cuh).
+ * Every thread calls it; once per launch (warp 0 reads the shared array last). */
 static __device__ __forceinline__ rt_acc_t pm_block_tree(rt_acc_t v)
 {
-    v = pm_warp_tree<32>(v);
 #if PM_WARPS > 1
     __shared__ rt_acc_t warp_part[PM_WARPS];
-    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (lane == 0)
-        warp_part[warp] = v;
-    __syncthreads();
-    if (warp == 0)
-        v = pm_warp_tree<PM_WARPS>(lane < PM_WARPS ? warp_part[lane] : rt_identity());
-#endif
-    return v;
-}
-
-/* The word a partial is read in: 8 bytes where rt_acc_t is made of them, else 4. */
-template <bool C, typename T, typename F> struct pm_pick { typedef T type; };
-template <typename T, typename F> struct pm_pick<false, T, F> { typedef F type; };
-typedef pm_pick<sizeof(rt_acc_t) % 8 == 0 && alignof(rt_acc_t) >= 8,
-                unsigned long long, unsigned int>::type pm_word;
-static_assert(sizeof(rt_acc_t) % sizeof(pm_word) == 0 && alignof(rt_acc_t) >= sizeof(pm_word),
-              "persistent_matrix: rt_acc_t must be made of 4-byte words");
-#define PM_WORDS (sizeof(rt_acc_t) / sizeof(pm_word))
-
-/* A partial written by another block in this launch, read from L2 (ld.global.cg): this SM's
- * L1 is not coherent and may hold a line of partials from an earlier launch. Word by word
- * (a volatile struct cannot be copied); memcpy turns into register moves. */
-static __device__ __forceinline__ rt_acc_t pm_load_partial(const rt_acc_t *p)
-{
-    pm_word w[PM_WORDS];
-#pragma unroll
-    for (unsigned int k = 0; k < PM_WORDS; k++)
-        w[k] = __ldcg(reinterpret_cast<const pm_word *>(p) + k);
-    rt_acc_t r;
-    memcpy(&r, w, sizeof r);
-    return r;
-}
-
-/* atomicInc(counter, limit) with acquire-release semantics at device scope. */
-static __device__ __forceinline__ unsigned int pm_ticket(unsigned int *counter, unsigned int limit)
-{
-#if __CUDA_ARCH__ >= 700
-    unsigned int old;
-    asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;"
-                 : "=r"(old) : "l"(counter), "r"(limit) : "memory");
-    return old;
+    return co_block_tree<PM_WARPS, true>(v, warp_part);
 #else
-    __threadfence();
-    const unsigned int old = atomicInc(counter, limit);
-    __threadfence();
-    return old;
+    return co_warp_tree<32>(v);
 #endif
 }
 
@@ -238,28 +180,13 @@ rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned l
             acc = rt_combine(acc, v);
     }
 
-    /* Last block done. Thread 0 stores the block's partial, then takes a ticket with one
-     * acquire-release atomic: release publishes the partial before the ticket, acquire lets
-     * the block drawing the last ticket (gridDim.x - 1) see every partial. inc with limit
-     * gridDim.x - 1 wraps to 0 on the last ticket: the counter is 0 for the next launch. */
+    /* Last block done (co_last_block): thread 0 stores the block's partial and takes a ticket;
+     * the block that draws the last one combines partials 0 .. G-1 in index order, thread t a
+     * contiguous chunk of them read from L2, then the ordered block tree. */
     __shared__ bool is_last;
-    if (tid == 0) {
-        partials[blockIdx.x] = acc;
-        is_last = pm_ticket(counter, gridDim.x - 1) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last)
+    if (!co_last_block(is_last, partials, acc, counter))
         return;
-
-    /* The last block: partials 0 .. G-1 in index order, thread t the contiguous chunk
-     * [t*c, t*c + c) with c = ceil(G / B), then the ordered block tree. Thread 0's acquire
-     * and the barrier order these reads after every other block's store. */
-    const unsigned int per = (gridDim.x + RT_B - 1) / RT_B;
-    const unsigned int lo = tid * per, hi = lo + per < gridDim.x ? lo + per : gridDim.x;
-    acc = rt_identity();
-    for (unsigned int i = lo; i < hi; i++)
-        acc = rt_combine(acc, pm_load_partial(partials + i));
-    acc = pm_block_tree(acc);
+    acc = pm_block_tree(co_fold_partials<RT_B, true>(partials));
     if (tid == 0)
         out[0] = rt_final(acc);   /* the result: finalized (partials stay raw) */
 }

@@ -70,17 +70,9 @@ static_assert(RT_STAGE == 0 || (RT_STAGE == 1 && RT_LANES == 1), "seg_per: STAGE
 
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, PER_SEGS, 0u, 2u };
 
-/* The left-storing tree over groups of N lanes (N <= 32, a power of two): lane 0 of each group
- * gets the group's values combined in lane order. All 32 lanes call it, converged. Lane g reads
- * lane g+d at step d, which then holds lanes g+d .. g+2d-1 of the same group. */
-template <unsigned int N>
-static __device__ __forceinline__ rt_acc_t per_tree(rt_acc_t v)
-{
-#pragma unroll
-    for (unsigned int d = 1; d < N; d *= 2)
-        v = rt_combine(v, rt_shfl_down(v, d));
-    return v;
-}
+/* co_warp_tree<N>: the left-storing tree over groups of N lanes; lane 0 of each group gets the
+ * group's values combined in lane order (inlined by the generator). */
+#include "collectives.cuh"
 
 #if !PER_BLOCK
 /* The largest of the warp's 64-bit values. */
@@ -134,7 +126,7 @@ static __device__ __forceinline__ rt_acc_t per_group(const rt_value_t *__restric
                     v = rt_combine(v, rt_lift(in[base + k], base + k));
         }
         if (PER_L > 1)
-            v = per_tree<PER_L>(v);
+            v = co_warp_tree<PER_L>(v);
         acc = rt_combine(acc, v);
     }
     return acc;
@@ -163,7 +155,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         __syncthreads();
         if (warp == 0) {
             rt_acc_t w = lane < RT_B / 32 ? s_part[lane] : rt_identity();
-            w = per_tree<32>(w);
+            w = co_warp_tree<32>(w);
             if (lane == 0)
                 out[s] = rt_final(w);
         }

@@ -50,6 +50,9 @@ static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
 #define T4_WARPS (RT_B / 32)
 #define T4_D (RT_B * RT_R)   /* elements per data-block */
 
+/* The ordered warp trees (inlined by the generator). */
+#include "collectives.cuh"
+
 /* Threads per block, input elements per block, grid cap per SM (0: none). */
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, T4_D, 0, 0 };
 
@@ -69,20 +72,6 @@ struct t4_load_partial {
         return in[i];
     }
 };
-
-/* The left-storing intra-warp tree over the first N lanes (N <= 32): lane 0 gets lanes
- * 0 .. N-1 combined in order (lanes past N, when N is not a power of two, must hold the
- * identity). All 32 lanes call it, converged. A lane whose l + d passes 31 gets its own value
- * back from the shuffle; only lanes below 32 - d are ever read at the next step, and lane 0
- * reads lane d, which holds d .. 2d-1. */
-template <unsigned int N>
-static __device__ __forceinline__ rt_acc_t t4_warp_tree(rt_acc_t v)
-{
-#pragma unroll
-    for (unsigned int d = 1; d < N; d *= 2)
-        v = rt_combine(v, rt_shfl_down(v, d));
-    return v;
-}
 
 /* One block: R data-warps per warp, the warps' partials, out[blockIdx.x]. */
 template <typename In, typename Load>
@@ -125,12 +114,14 @@ static __device__ __forceinline__ void t4_block(const In *__restrict__ in,
     if (lane == 0)
         out[blockIdx.x] = gridDim.x == 1 ? rt_final(acc) : acc;   /* rt_final: the last pass */
 #else
+    /* The warps' results in order, by warp 0's tree. (Not co_warps_tree: the store inside warp
+     * 0's branch gives the compiler the shorter code.) */
     __shared__ rt_acc_t s_result[T4_WARPS];
     if (lane == 0)
         s_result[warp] = acc;
     __syncthreads();
     if (warp == 0) {
-        acc = t4_warp_tree<T4_WARPS>(lane < T4_WARPS ? s_result[lane] : rt_identity());
+        acc = co_warp_tree<T4_WARPS>(lane < T4_WARPS ? s_result[lane] : rt_identity());
         if (lane == 0)
             out[blockIdx.x] = gridDim.x == 1 ? rt_final(acc) : acc;
     }

@@ -69,6 +69,9 @@ static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
 #define TS_PER_LOAD (RT_LOAD_ADD ? 2 : 1)           /* elements one thread takes per step */
 #define TS_TILE (RT_B * RT_R * TS_PER_LOAD)         /* elements per block; <= 131072 */
 
+/* The halving warp tree of the last warp (inlined by the generator). */
+#include "collectives.cuh"
+
 /* Threads per block, input elements per block, grid cap per SM (0: none). */
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, TS_TILE, 0, 0 };
 
@@ -181,9 +184,7 @@ static __device__ __forceinline__ void ts_block(const In *__restrict__ in,
      * lanes it names (all 32: warp 0 is converged here). Lane l combines with lane l + d;
      * a lane whose l + d passes 31 gets its own value back, and only lane 0's result is used. */
     if (tid < 32) {
-#pragma unroll
-        for (unsigned int d = 16; d > 0; d >>= 1)
-            v = rt_combine(v, rt_shfl_down(v, d));
+        v = co_warp_halving<32>(v);   /* collectives.cuh: d = 16, 8, .. 1 */
         if (tid == 0)
             out[blockIdx.x] = gridDim.x == 1 ? rt_final(v) : v;   /* rt_final: the last pass */
     }
