@@ -366,7 +366,7 @@ int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t
     ctx->trace = tr && tr[0] && strcmp(tr, "0") != 0;
 
     /* The database first: a bad path is reported as such on a machine with no GPU too. */
-    if ((rc = store_open(path, STORE_READ, &ctx->db, &e)) != RT_OK
+    if ((rc = store_open_read(path, &ctx->db, &e)) != RT_OK
         || (rc = store_quick_check(ctx->db, &e)) != RT_OK
         || (rc = driver_load(&e)) != RT_OK || (rc = driver_extras(&e)) != RT_OK
         || (rc = driver_device_query(device, &ctx->dev, &e)) != RT_OK)

@@ -4,9 +4,7 @@
 #include <string.h>
 #include "embed.h"
 
-/* Weak: the redtune program's embed_find (tuner/embed.c), which finds the Lua text and the
- * schema too, takes its place there. */
-__attribute__((weak)) const rt_embedded *embed_find(const char *path)
+const rt_embedded *embed_find(const char *path)
 {
     for (int i = 0; i < rt_embedded_count; i++)
         if (strcmp(rt_embedded_files[i].path, path) == 0)

@@ -17,8 +17,8 @@ typedef struct rt_embedded {
 extern const rt_embedded rt_embedded_files[];
 extern const int rt_embedded_count;
 
-/* The embedded file at 'path', or NULL. libredtune's looks among the templates; the redtune
- * program's (tuner/embed.c) takes its place and looks among its own files too. */
+/* The template at 'path' built into libredtune, or NULL. The redtune program finds its own
+ * files (Lua, schema) with tuner/embed.h's embed_find_tuner. */
 const rt_embedded *embed_find(const char *path);
 
 #endif

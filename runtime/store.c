@@ -533,9 +533,10 @@ int store_open_read(const char *path, store **out, rt_err *e)
     sqlite3 *db = NULL;
     struct stat st;
     file_states before;
-    int kind = DB_NEW, version = 0, rc = RT_OK, how;
+    int kind = DB_NEW, version = 0, rc = store_open_args(path, STORE_READ, out, e), how;
 
-    *out = NULL;
+    if (rc != RT_OK)
+        return rc;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return rt_seterr(e, RT_EIO, "%s: is a directory, not a database", path);
@@ -572,24 +573,6 @@ done:
         free(s->path);
     free(s);
     return rc;
-}
-
-/*
- * libredtune's store_open reads only: STORE_WRITE is refused (RT_EINVAL). It is weak so that
- * the tuner's store_open (tuner/store_open.c), which opens for writing too and reads through
- * store_open_read, takes its place in the programs that link the tuner (redtune, the tests,
- * the bench); an application linking libredtune alone gets this one.
- */
-__attribute__((weak)) int store_open(const char *path, int mode, store **out, rt_err *e)
-{
-    int rc = store_open_args(path, mode, out, e);
-
-    if (rc != RT_OK)
-        return rc;
-    if (mode != STORE_READ)
-        return rt_seterr(e, RT_EINVAL, "%s: libredtune opens databases read-only (opening "
-                         "for writing is the redtune program's)", path);
-    return store_open_read(path, out, e);
 }
 
 void store_close(store *s)

@@ -25,14 +25,13 @@ typedef struct store store;
                            * redtune program's store_open only (tuner/store_open.c) */
 
 /*
- * Open 'path'. A file that is not an SQLite database, or an SQLite database without redtune's
- * schema, or one of a newer schema version, is refused with RT_EDB and left untouched
- * (a file with no tables at all, e.g. zero bytes, counts as new in STORE_WRITE mode).
- * A path that cannot be created or written gives RT_EIO or RT_EDB naming the path.
- * *out is NULL on error. Close with store_close(). libredtune's store_open refuses STORE_WRITE
- * (RT_EINVAL); the redtune program's (tuner/store_tune.h) takes its place and does both.
+ * Open the existing redtune database 'path' read-only (what libredtune does; opening for
+ * writing, STORE_WRITE, is the redtune program's store_open in tuner/store_tune.h). A file
+ * that is not an SQLite database, or one without redtune's schema or of a newer schema
+ * version, is refused with RT_EDB and left untouched; nothing is created. *out is NULL on
+ * error. Close with store_close().
  */
-int store_open(const char *path, int mode, store **out, rt_err *e);
+int store_open_read(const char *path, store **out, rt_err *e);
 
 /* A function called once a wait for another connection's lock has lasted a second (the wait
  * gives up after timeout_ms); NULL, the default, waits silently. Not thread-safe: set it once,

@@ -75,8 +75,6 @@ char *store_make_uri(const char *path, const char *query);
 /* store_open's argument checks (RT_EINVAL "store_open: ..."); sets *out to NULL. */
 int store_open_args(const char *path, int mode, store **out, rt_err *e);
 
-/* Open an existing redtune database read-only (STORE_READ): what store_open does for it. */
-int store_open_read(const char *path, store **out, rt_err *e);
 
 /* PRAGMA quick_check of schema 'schema' of 'db': RT_EDB "path: corrupt database ..." unless
  * it answers "ok". */

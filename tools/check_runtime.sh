@@ -7,8 +7,10 @@
 #   2  LIB (default build/libredtune.a) holds no such SQL text either;
 #   3  LIB holds none of the Lua text of lua/ and not the schema (the redtune program's own
 #      embed object, build/gen/embed_tuner.c, carries them);
-#   4, 5  build/tests/libonly, linked with libredtune.a alone: its store_open refuses
-#      STORE_WRITE and makes no file, its embed_find finds the templates and no Lua.
+#   4, 5  build/tests/libonly, linked with the runtime objects alone (libredtune_int.a): a
+#      missing database opened read-only is refused and no file is made; embed_find finds
+#      the templates and no Lua (the link itself shows that the runtime needs no tuner
+#      symbol: there is no store_open, the tuner's open for writing, in it).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 lib=${1:-build/libredtune.a}

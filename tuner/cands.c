@@ -11,6 +11,7 @@
 #include "pool.h"
 #include "sandbox.h"
 #include "segdata.h"
+#include "store_tune.h"
 #include "space.h"
 
 /* Emit and hash every config for a built-in (user NULL) or a user-defined operator. */

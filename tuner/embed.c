@@ -4,19 +4,17 @@
  * libredtune does not carry.
  */
 #include <string.h>
-#include "../runtime/embed.h"
+#include "embed.h"
 
 extern const rt_embedded tuner_embedded_files[];
 extern const int tuner_embedded_count;
 
-/* The embedded file at 'path', of libredtune or of the tuner; NULL when neither has it. This
- * takes the place of libredtune's (weak) embed_find, so that codegen finds the templates and
- * the tuner its Lua and schema through one function. */
-const rt_embedded *embed_find(const char *path)
+const rt_embedded *embed_find_tuner(const char *path)
 {
-    for (int i = 0; i < rt_embedded_count; i++)
-        if (strcmp(rt_embedded_files[i].path, path) == 0)
-            return &rt_embedded_files[i];
+    const rt_embedded *f = embed_find(path);
+
+    if (f)
+        return f;
     for (int i = 0; i < tuner_embedded_count; i++)
         if (strcmp(tuner_embedded_files[i].path, path) == 0)
             return &tuner_embedded_files[i];

@@ -7,6 +7,7 @@
 #include <time.h>
 #include "report.h"
 #include "segdata.h"
+#include "store_tune.h"
 
 double report_now(void)
 {

@@ -21,10 +21,11 @@
 
 #include <sqlite3.h>
 
-#include "../runtime/embed.h"
+#include "embed.h"
 #include "../runtime/family.h"
 #include "../runtime/store_int.h"
 #include "ship_int.h"
+#include "store_tune.h"
 
 /*
  * SQL functions of the connections that check_db checks:
@@ -252,7 +253,7 @@ static int run_sb(sqlite3 *db, const char *path, sbuf *b, const char *what, rt_e
 /* A new in-memory database with the schema: the output under construction. */
 int ship_mem_new(const char *label, sqlite3 **out, rt_err *e)
 {
-    const rt_embedded *schema = embed_find("db/schema.sql");
+    const rt_embedded *schema = embed_find_tuner("db/schema.sql");
     sqlite3 *db = NULL;
     int rc;
 

@@ -15,6 +15,7 @@
 
 #include "../runtime/store_int.h"
 #include "ship_int.h"
+#include "store_tune.h"
 
 #define DUMP_HEADER "-- redtune dump: schema version "
 

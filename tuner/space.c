@@ -20,7 +20,7 @@
 #include "sandbox.h"
 #include "segdata.h"
 #include "space.h"
-#include "runtime/embed.h"
+#include "embed.h"
 
 #define MAX_CONFIGS 1000000            /* configs one expansion may give */
 #define HELPERS "lua/redtune.lua"
@@ -360,7 +360,7 @@ static int pexpand(lua_State *L)
 {
     expansion *x = lua_touserdata(L, 1);
 
-    const rt_embedded *h = embed_find(HELPERS);
+    const rt_embedded *h = embed_find_tuner(HELPERS);
     if (!h)
         return sandbox_fail(L, RT_ENOTFOUND, "%s: %s is not built in", x->chunkname, HELPERS);
     if (luaL_loadbufferx(L, h->text, h->len, "@" HELPERS, "t") != LUA_OK)
@@ -459,14 +459,14 @@ int space_expand(const char *text, size_t len, const char *chunkname, const rt_d
 
 const char *space_default_text(void)
 {
-    const rt_embedded *d = embed_find(DEFAULT_SPACE);
+    const rt_embedded *d = embed_find_tuner(DEFAULT_SPACE);
     return d ? d->text : NULL;
 }
 
 const char *space_for_layout(int layout, const char **name)
 {
     *name = layout == SEG_LAYOUT_FLAT ? "lua/spaces/default.lua" : "lua/spaces/segmented.lua";
-    const rt_embedded *d = embed_find(*name);
+    const rt_embedded *d = embed_find_tuner(*name);
     return d ? d->text : "";
 }
 

@@ -17,7 +17,7 @@
 
 #include <sqlite3.h>
 
-#include "../runtime/embed.h"
+#include "embed.h"
 #include "../runtime/store_int.h"
 #include "store_tune.h"
 
@@ -132,7 +132,7 @@ static int migrate(sqlite3 *db, const char *path, int version, rt_err *e)
  */
 static int setup_schema(sqlite3 *db, const char *path, rt_err *e)
 {
-    const rt_embedded *schema = embed_find("db/schema.sql");
+    const rt_embedded *schema = embed_find_tuner("db/schema.sql");
     int kind, version, rc;
     long long v;
 
@@ -236,7 +236,7 @@ done:
     return rc;
 }
 
-/* The tuner's store_open: STORE_READ as libredtune's (store_open_read), STORE_WRITE here. */
+/* STORE_READ as libredtune opens (store_open_read), STORE_WRITE here. */
 int store_open(const char *path, int mode, store **out, rt_err *e)
 {
     int rc = store_open_args(path, mode, out, e);

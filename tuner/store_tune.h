@@ -1,8 +1,8 @@
 /*
  * store_tune.h - the redtune program's side of the store: opening for writing and what
  * tuning writes (tuner/store_open.c, tuner/store_tune.c). libredtune only reads
- * (runtime/store.h); store_open here is the one of runtime/store.h, which the tuner's
- * replaces so that STORE_WRITE creates, migrates and writes.
+ * (runtime/store.h's store_open_read); store_open here opens either way: STORE_READ as
+ * libredtune does, STORE_WRITE creating, migrating and writing.
  *
  * A store opened with STORE_WRITE is in WAL mode with a busy timeout so that several tuner
  * processes may share one file, and each put is its own committed transaction, so a killed
@@ -12,6 +12,15 @@
 #define RT_STORE_TUNE_H
 
 #include "../runtime/store.h"
+
+/*
+ * Open 'path'. A file that is not an SQLite database, or an SQLite database without redtune's
+ * schema, or one of a newer schema version, is refused with RT_EDB and left untouched
+ * (a file with no tables at all, e.g. zero bytes, counts as new in STORE_WRITE mode).
+ * A path that cannot be created or written gives RT_EIO or RT_EDB naming the path.
+ * *out is NULL on error. Close with store_close().
+ */
+int store_open(const char *path, int mode, store **out, rt_err *e);
 
 /* Insert or find the device (keyed by uuid, else name + ordinal); update its measured read
  * bandwidth when read_gbps > 0. *id receives the row id. */

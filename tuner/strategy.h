@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 #include "../runtime/err.h"
-#include "../runtime/store.h"
+#include "store_tune.h"
 #include "cands.h"
 
 /* The case a strategy searches: the candidate set (in the space's order; c[i].rc != RT_OK
