@@ -6,13 +6,21 @@
 #   tests     the GPU tests (tests/run.sh build gpu), then tools/seg_harness --quick
 #   sanA      tools/sanitize.sh memcheck racecheck
 #   sanB      tools/sanitize.sh synccheck initcheck
-#   bench     redtune_bench before/after (same cases, interleaved A B A B), and the shipped
-#             min/max f32 winners as today's generator makes them (bench/glue_cost_space.lua)
+#   bench     redtune_bench before/after, flat (same cases, interleaved A B A B)
+#   bench2    redtune_bench before/after, segmented offsets and keys (A B), then --api
+#   python    the Python package's host cost against torch.sum (python/bench_host_cost.py)
+# The GPU machines have no pytest: where build/pyt holds a copy of Debian's (pytest, pluggy,
+# iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
+# redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB or bench}
+step=${1:?step: tests, sanA, sanB, bench, bench2 or python}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
+[ -d build/pyt ] && export PYTHONPATH=$PWD/build/pyt${PYTHONPATH:+:$PYTHONPATH}
+if [ -d build/python/redtune ] && [ ! -f build/python/redtune/redtune.db ] && [ -f build/redtune.db ]; then
+    cp build/redtune.db build/python/redtune/redtune.db
+fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 date -u +%Y-%m-%dT%H:%M:%SZ
 case $step in
@@ -41,20 +49,27 @@ bench)
             echo "bench $v $r: exit $? ($(( $(date +%s) - t0 )) s)"
         done
     done
-    t0=$(date +%s)
-    for op in min max; do
-        timeout 80 build/redtune --device 0 --op $op --type f32 --sizes 2^20,2^24,2^28 \
-            --space bench/glue_cost_space.lua --db "$out/glue.db" > "$out/glue_$op.log" 2>&1
-        echo "glue cost $op f32: exit $? ($(( $(date +%s) - t0 )) s)"
+    ;;
+bench2)
+    for v in before after; do
+        bin=build/bench/redtune_bench
+        [ $v = before ] && bin=build/bench_before/redtune_bench
+        for l in offsets keys; do
+            t0=$(date +%s)
+            timeout 100 $bin --db build/redtune.db --segmented $l --ops min,sum --types f32 \
+                --csv "$out/seg_${l}_$v.csv" > "$out/seg_${l}_$v.log" 2>&1
+            echo "bench $l $v: exit $? ($(( $(date +%s) - t0 )) s)"
+        done
     done
-    python3 - "$out/glue.db" > "$out/glue.txt" 2>&1 <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-for r in db.execute("SELECT m.op, m.n, k.family, k.params, round(m.median_us, 2) FROM measurements m "
-                    "JOIN kernels k ON k.hash = m.kernel_hash WHERE m.status = 'ok' "
-                    "ORDER BY m.op, m.n, k.family, k.params"):
-    print(*r, sep="\t")
-PY
-    cat "$out/glue.txt" 2>/dev/null | head -40
+    t0=$(date +%s)
+    timeout 200 build/bench/redtune_bench --db build/redtune.db --api > "$out/api.log" 2>&1
+    echo "bench --api: exit $? ($(( $(date +%s) - t0 )) s)"
+    grep -E 'PASS|MISS' "$out/api.log" | head -20
+    ;;
+python)
+    PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout 200 python3 python/bench_host_cost.py \
+        > "$out/host_cost.log" 2>&1
+    echo "python host cost: exit $?"
+    tail -n 15 "$out/host_cost.log"
     ;;
 esac
