@@ -57,7 +57,7 @@ if [ "$dir" = build ]; then
     else
         plog=$(mktemp)
         PYTHONPATH="$top/build/python:$top/python/tests${PYTHONPATH:+:$PYTHONPATH}" \
-            REDTUNE_TAP="$plog" "$py" -m pytest -q -p rt_tap -p no:cacheprovider $pytests \
+            PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 REDTUNE_TAP="$plog" "$py" -m pytest -q -p rt_tap -p no:cacheprovider $pytests \
             > "$plog.out" 2>&1
         pstatus=$?
         cat "$plog" | tee -a "$log"
