@@ -67,8 +67,15 @@ bench2)
     grep -E 'PASS|MISS' "$out/api.log" | head -20
     ;;
 python)
-    PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout 200 python3 python/bench_host_cost.py \
-        > "$out/host_cost.log" 2>&1
+    # -P: not python/ (the script's folder, the sources without _consts.py) but build/python.
+    t0=$(date +%s)
+    PYTHONPATH=$PWD/build/python:$PWD/python/tests${PYTHONPATH:+:$PYTHONPATH} \
+        PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout 240 python3 -P -m pytest -q -p no:cacheprovider \
+        python/tests/test_gpu.py > "$out/pytest_gpu.log" 2>&1
+    echo "python GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$out/pytest_gpu.log")"
+    grep -E '^(FAILED|ERROR)' "$out/pytest_gpu.log" | head -20
+    PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout 200 python3 -P \
+        python/bench_host_cost.py > "$out/host_cost.log" 2>&1
     echo "python host cost: exit $?"
     tail -n 15 "$out/host_cost.log"
     ;;
