@@ -207,14 +207,17 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
     int aligned = (uintptr_t)d_in % 16 == 0 && (layout == 2 || (uintptr_t)seg % 16 == 0);
     if ((rc = seg_decide(ctx, layout, off64, aligned, op, type, n, nseg, &d, &e)) != RT_OK)
         goto done;
-    size_t need = plan_seg_temp_bytes(&d->k->p, n, nseg);
+    /* The carries go after the block's first COUNTER_BYTES: the one-launch counter, which
+     * must stay zero for the flat calls that share this stream's block. */
+    size_t carries = plan_seg_temp_bytes(&d->k->p, n, nseg);
+    size_t need = carries ? COUNTER_BYTES + carries : 0;
     if ((rc = api_stream_key(s, &key, &e)) != RT_OK || (rc = api_lock_slot(ctx, key, &sl, &e)) != RT_OK)
         goto done;
     if (sl->bytes < need)
         rc = api_grow(sl, need, s, &e);
     if (rc == RT_OK)
         rc = plan_seg_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in, (CUdeviceptr)(uintptr_t)seg,
-                             n, nseg, (CUdeviceptr)(uintptr_t)d_out, sl->temp, s, &e);
+                             n, nseg, (CUdeviceptr)(uintptr_t)d_out, sl->temp + COUNTER_BYTES, s, &e);
     pthread_mutex_unlock(&sl->lock);
 done:
     api_leave(pushed);

@@ -1777,6 +1777,87 @@ static void api_gpu_seg_empty_null(void **state)
     cu.MemFree(offs);
 }
 
+/* Segmented and flat calls on one stream share its temporary block: the segmented carries
+ * must leave the one-launch counter at its start alone, or every later one-launch rt_reduce
+ * on that stream finishes early or never (found by the Python GPU tests: a reduce_offsets
+ * before a flat reduction gave the flat one uninitialised memory). */
+static void api_gpu_seg_then_flat(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128];
+    snprintf(db, sizeof db, "%s/seg_then_flat.db", G.dir);
+    make_empty_db(db);
+    const char *dbs[2] = {db, access("build/redtune.db", R_OK) == 0 ? "build/redtune.db" : db};
+    const unsigned long long n = 1ULL << 20;
+    const unsigned nseg = 1000;
+    float *hx = malloc(n * sizeof *hx);
+    unsigned *hk = malloc(n * sizeof *hk);
+    int *ho = malloc((nseg + 1) * sizeof *ho);
+    assert_non_null(hx);
+    assert_non_null(hk);
+    assert_non_null(ho);
+    for (unsigned long long i = 0; i < n; i++) {
+        hx[i] = 1.0f;
+        hk[i] = (unsigned)(i * nseg / n);
+    }
+    for (unsigned s = 0; s <= nseg; s++)
+        ho[s] = (int)((unsigned long long)s * n / nseg);
+    CUdeviceptr x, keys, offs, out, segout;
+    assert_int_equal(cu.MemAlloc(&x, n * sizeof *hx), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&keys, n * sizeof *hk), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&offs, (nseg + 1) * sizeof *ho), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&segout, nseg * 8), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(x, hx, n * sizeof *hx), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(keys, hk, n * sizeof *hk), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(offs, ho, (nseg + 1) * sizeof *ho), CUDA_SUCCESS);
+    for (int d = 0; d < 2; d++) {
+        rt_ctx *ctx = NULL;
+        assert_int_equal(rt_open(dbs[d], 0, &ctx), RT_OK);
+        for (int round = 0; round < 3; round++) {
+            for (int layout = RT_LAYOUT_KEYS; layout <= RT_LAYOUT_OFFSETS; layout++) {
+                int rc = layout == RT_LAYOUT_KEYS
+                    ? rt_reduce_keys(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)x,
+                                     (const unsigned *)(uintptr_t)keys, n, nseg,
+                                     (void *)(uintptr_t)segout, NULL, 0)
+                    : rt_reduce_offsets(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)x, n,
+                                        (const void *)(uintptr_t)offs, nseg,
+                                        (void *)(uintptr_t)segout, NULL, 0);
+                if (rc)
+                    print_error("%s\n", rt_errmsg(ctx));
+                assert_int_equal(rc, RT_OK);
+                /* Flat sizes whose picks are one-launch and multipass alike. */
+                const unsigned long long ns[3] = {n, 65536, 1000};
+                for (int i = 0; i < 3; i++) {
+                    float got = -1.0f;
+                    assert_int_equal(cu.MemsetD8(out, 0xa5, 64), CUDA_SUCCESS);
+                    rc = rt_reduce(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)x, ns[i],
+                                   (void *)(uintptr_t)out, NULL);
+                    if (rc)
+                        print_error("%s\n", rt_errmsg(ctx));
+                    assert_int_equal(rc, RT_OK);
+                    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+                    assert_int_equal(cu.MemcpyDtoH(&got, out, sizeof got), CUDA_SUCCESS);
+                    if (got != (float)ns[i])
+                        print_error("db %d round %d layout %d: sum of %llu ones gave %g\n", d,
+                                    round, layout, ns[i], (double)got);
+                    assert_true(got == (float)ns[i]);
+                }
+            }
+        }
+        rt_close(ctx);
+    }
+    cu.MemFree(x);
+    cu.MemFree(keys);
+    cu.MemFree(offs);
+    cu.MemFree(out);
+    cu.MemFree(segout);
+    free(hx);
+    free(hk);
+    free(ho);
+}
+
 /* Float min/max through the public API: an input (or a segment) of only NaN gives NaN; only
  * an empty input (n = 0, written by the host) or an empty segment gives +-inf. Built-in
  * default kernels (an empty database), so what is checked is the current templates. */
@@ -2134,6 +2215,7 @@ int test_api_gpu_group(void)
         cmocka_unit_test(api_gpu_segmented),
         cmocka_unit_test(api_gpu_all_nan),
         cmocka_unit_test(api_gpu_seg_empty_null),
+        cmocka_unit_test(api_gpu_seg_then_flat),
         cmocka_unit_test(api_gpu_segmented_tuned),
         cmocka_unit_test(api_gpu_user_ops),
     };
