@@ -348,6 +348,42 @@ static void cases_cli(void **state)
     cli_free(&a);
 }
 
+/* The program: a refused file exits 4 naming FILE:LINE and makes no database; a good one
+ * prints its plan (here the run then fails for want of a driver, before any database). */
+static int run(const char *args, char *out, size_t len)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "REDTUNE_LIBCUDA=/nonexistent/libcuda.so build/redtune %s 2>&1",
+             args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static void cases_program(void **state)
+{
+    (void)state;
+    char args[512], db[128], out[8192];
+    snprintf(db, sizeof db, "%s/never.db", dir);
+    snprintf(args, sizeof args, "--cases-from tests/capture/bad_op.tsv --db %s", db);
+    assert_int_equal(run(args, out, sizeof out), 4);
+    assert_string_equal(out, "redtune: tests/capture/bad_op.tsv:3: unknown operator 'median' "
+                        "(known: sum, prod, min, max, argmin, argmax; a user operator has its "
+                        "fingerprint in field 7)\n");
+    assert_int_equal(access(db, F_OK), -1);
+    snprintf(args, sizeof args, "--cases-from tests/capture/truncated.tsv --db %s", db);
+    assert_int_equal(run(args, out, sizeof out), 1);
+    assert_non_null(strstr(out, "redtune: tests/capture/truncated.tsv:14: skipped: the last "
+                           "line has no newline"));
+    assert_non_null(strstr(out, "redtune: tests/capture/truncated.tsv: 8 cases in 3 tuning "
+                           "runs\nredtune: run 1 of 3: redtune --op sum --type f32 --sizes "
+                           "256,4096,1000000\n"));
+    assert_int_equal(access(db, F_OK), -1);
+}
+
 int test_capture_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +395,7 @@ int test_capture_group(void)
         cmocka_unit_test(cases_bad_files),
         cmocka_unit_test(cases_plan_runs),
         cmocka_unit_test(cases_cli),
+        cmocka_unit_test(cases_program),
     };
     return cmocka_run_group_tests_name("capture", tests, setup, teardown);
 }
