@@ -239,6 +239,7 @@ static void destroy(rt_ctx *ctx)
         pthread_mutex_destroy(&ctx->slot_lock);
         for (int i = 0; i < NSLOTS; i++)
             pthread_mutex_destroy(&ctx->slots[i].lock);
+        capture_close(&ctx->cap);
     }
     free(ctx);
 }
@@ -360,6 +361,7 @@ int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t
             for (int b = 0; b < NBUCKETS; b++)
                 atomic_init(&ctx->cache[o][t][b], NULL);
     atomic_init(&ctx->nuops, 0);
+    capture_init(&ctx->cap, stderr);
     ctx->locks = 1;
     ctx->db_how = how;
     const char *tr = getenv("REDTUNE_TRACE");
@@ -827,6 +829,12 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     d->next = ctx->decisions;
     ctx->decisions = d;
     atomic_store_explicit(&ctx->cache[op_index(op)][type][b], d, memory_order_release);
+    if (ctx->cap.log) {
+        char what[RT_NAME_MAX + 64];
+        snprintf(what, sizeof what, "%s %s n in [2^%u, 2^%u)", api_opname(ctx, op),
+                 rt_type_name(type), b, b + 1);
+        api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, k);
+    }
 done:
     pthread_mutex_unlock(&ctx->lock);
     *out = rc == RT_OK ? d : NULL;
@@ -845,6 +853,55 @@ int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
     unsigned b = api_bucket_of(n);
     *out = atomic_load_explicit(&ctx->cache[op_index(op)][type][b], memory_order_acquire);
     return *out ? RT_OK : resolve(ctx, op, type, b, out, e);
+}
+
+/* ---------------------------------------------------------------- REDTUNE_LOG, REDTUNE_CAPTURE */
+
+/* A new decision: a fallback (another GPU's winner, the built-in default) is a warning, a
+ * winner of this GPU news at info level. 'from' is the device row's name, NULL for none. */
+void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from,
+                    const kernel *k)
+{
+    if (level == STORE_MATCH_EXACT)
+        capture_log(&ctx->cap, CAPTURE_LOG_INFO, "%s: %s %s, tuned on this GPU", what,
+                    k->family, k->params);
+    else if (level == LEVEL_BUILTIN)
+        capture_log(&ctx->cap, CAPTURE_LOG_WARN, "%s: %s holds no winner for this GPU (\"%s\", "
+                    "%s) or a similar one; the built-in default %s %s runs", what,
+                    store_path(ctx->db), ctx->dev.name, ctx->arch, k->family, k->params);
+    else
+        capture_log(&ctx->cap, CAPTURE_LOG_WARN, "%s: %s holds no winner for this GPU (\"%s\", "
+                    "%s); %s %s runs, tuned on \"%s\" (%s)", what, store_path(ctx->db),
+                    ctx->dev.name, ctx->arch, k->family, k->params, from ? from : "?",
+                    api_level_names[level]);
+}
+
+/* The mean-length bucket of the segmented lookup (api_seg.c's seg_decide). */
+static int mean_bucket(double mean)
+{
+    return mean > 1 ? (int)floor(2 * log2(mean)) : 0;
+}
+
+/* The case of a call, for REDTUNE_CAPTURE and REDTUNE_LOG=info. It had an exact tuned entry
+ * when this GPU's winners hold one at exactly n (segmented: and in the mean-length bucket of
+ * n / nseg, a factor of sqrt 2, which is what the lookup tells apart). */
+void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,
+             unsigned long long nseg, int level, const choice *c)
+{
+    static const char *const fallbacks[] = {"?", "nearest", "same-cc", "same-major", "builtin"};
+    static const char *const layouts[] = {"flat", "keys", "offsets"};
+    if (!ctx->cap.active)
+        return;
+    int exact = 0;
+    int mb = layout ? mean_bucket((double)n / (double)(nseg ? nseg : 1)) : 0;
+    for (int i = 0; level == STORE_MATCH_EXACT && c && i < c->nrows && !exact; i++)
+        exact = (unsigned long long)c->rows[i].n == n
+                && (!layout || mean_bucket(c->rows[i].seg_mean) == mb);
+    const user_op *u = api_user_of(ctx, op);
+    capture_case cs = {api_opname(ctx, op), rt_type_name(type), layouts[layout], n,
+                       layout ? nseg : 0, exact ? NULL : fallbacks[level], u ? u->id : NULL,
+                       ctx->dev.name};
+    capture_case_met(&ctx->cap, &cs);
 }
 
 /* ---------------------------------------------------------------- launching */
@@ -940,6 +997,7 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
     }
     if ((rc = api_get_decision(ctx, op, type, n, &d, &e)) != RT_OK)
         goto done;
+    api_met(ctx, 0, op, type, n, 0, d->level, d->c);
     size_t need = api_temp_need(d->k, n);
     if (own_temp) {
         CUdeviceptr t = (CUdeviceptr)(uintptr_t)d_temp;

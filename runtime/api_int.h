@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "api.h"
+#include "capture.h"
 #include "codegen.h"
 #include "driver.h"
 #include "family.h"
@@ -88,6 +89,7 @@ typedef struct seg_decision {
     const best_entry *row;   /* NULL for the built-in default */
     const char *c_name;      /* the device row's name */
     int respecialized;       /* the stored config with OFF64 or V changed, compiled here */
+    const choice *c;         /* the winners it was picked from (capture.c's exact check) */
 } seg_decision;
 
 /* Temporary storage of one stream. 'key' identifies the stream (its driver id); 'used' and
@@ -129,6 +131,7 @@ struct rt_ctx {
     CUfunction check_fn[2][2];
     kernel *kernels;
     int trace;                            /* REDTUNE_TRACE set: time the first-call steps */
+    capture cap;                          /* REDTUNE_CAPTURE and REDTUNE_LOG (capture.c) */
     atomic_int nslots;
     slot slots[NSLOTS];
 };
@@ -169,6 +172,14 @@ int api_params_config(const rt_family *f, const char *params, rt_config *cfg, rt
 unsigned api_bucket_of(unsigned long long n);
 int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
                      decision **out, rt_err *e);
+
+/* api.c: REDTUNE_LOG's line about a new decision (level, the kernel, the device row it came
+ * from) and, per call, the case met for REDTUNE_CAPTURE (capture.c); 'layout' 0 flat, 1
+ * keys, 2 offsets; nothing to do unless ctx->cap.active. */
+void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from,
+                    const kernel *k);
+void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,
+             unsigned long long nseg, int level, const choice *c);
 
 /* api_temp.c: temporary storage per stream. */
 size_t api_temp_need(const kernel *k, unsigned long long n);

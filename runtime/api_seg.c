@@ -98,8 +98,15 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op,
         goto done;
     }
     *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, op, type, nb, mb, k,
-                        c->level, row, c->dev.name, changed};
+                        c->level, row, c->dev.name, changed, c};
     ctx->seg_decisions = d;
+    if (ctx->cap.log) {
+        char what[RT_NAME_MAX + 96];
+        snprintf(what, sizeof what, "%s %s %s n in [2^%u, 2^%u), mean segment length in "
+                 "[2^%.1f, 2^%.1f)", layout == 1 ? "keys" : "offsets", api_opname(ctx, op),
+                 rt_type_name(type), nb, nb + 1, mb / 2.0, (mb + 1) / 2.0);
+        api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, k);
+    }
 done:
     pthread_mutex_unlock(&ctx->lock);
     *out = rc == RT_OK ? d : NULL;
@@ -207,6 +214,7 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
     int aligned = (uintptr_t)d_in % 16 == 0 && (layout == 2 || (uintptr_t)seg % 16 == 0);
     if ((rc = seg_decide(ctx, layout, off64, aligned, op, type, n, nseg, &d, &e)) != RT_OK)
         goto done;
+    api_met(ctx, layout, op, type, n, nseg, d->level, d->c);
     /* The carries go after the block's first COUNTER_BYTES: the one-launch counter, which
      * must stay zero for the flat calls that share this stream's block. */
     size_t carries = plan_seg_temp_bytes(&d->k->p, n, nseg);

@@ -37,6 +37,7 @@
 
 #include "include/redtune.h"
 #include "runtime/api.h"
+#include "runtime/capture.h"
 #include "runtime/codegen.h"
 #include "runtime/driver.h"
 #include "runtime/hash.h"
@@ -1208,6 +1209,48 @@ static void api_gpu_builtin_default(void **state)
     free(before);
 }
 
+/* REDTUNE_CAPTURE: a reduction at a size this GPU has no winner at writes its case once;
+ * one at the tuned size writes nothing. */
+static void api_gpu_capture(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128], cap[160], want[512];
+    rt_err e;
+    store *s = NULL;
+    snprintf(db, sizeof db, "%s/capture.db", G.dir);
+    snprintf(cap, sizeof cap, "%s/capture.tsv", G.dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    long long me = put_gpu(s, NULL, NULL, 0, 0, 0);
+    entry en[] = {{me, RT_SUM, RT_F32, "gridstride", GS_PARAMS, 1000, 0, NULL, 3.0}};
+    put_entries(s, en, 1);
+    store_close(s);
+
+    rt_ctx *ctx = NULL;
+    CUdeviceptr in, out;
+    setenv("REDTUNE_CAPTURE", cap, 1);
+    assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
+    unsetenv("REDTUNE_CAPTURE");
+    assert_int_equal(cu.MemAlloc(&in, 5000 * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 16), CUDA_SUCCESS);
+    assert_int_equal(cu.MemsetD8(in, 0, 5000 * 4), CUDA_SUCCESS);
+    unsigned long long ns[] = {1000, 5000, 5000, 1000};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(rt_reduce(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)in, ns[i],
+                                   (void *)(uintptr_t)out, NULL), RT_OK);
+    assert_int_equal(cu.StreamSynchronize(NULL), CUDA_SUCCESS);
+    rt_close(ctx);
+    cu.MemFree(in);
+    cu.MemFree(out);
+    size_t len;
+    char *got = slurp(cap, &len);
+    assert_non_null(got);
+    snprintf(want, sizeof want, "%ssum\tf32\tflat\t5000\t0\tnearest\t-\t%s\n",
+             CAPTURE_HEADER, G.dev.name);
+    assert_string_equal(got, want);
+    free(got);
+}
+
 static void api_gpu_levels(void **state)
 {
     (void)state;
@@ -2218,6 +2261,7 @@ int test_api_gpu_group(void)
         cmocka_unit_test(api_gpu_seg_then_flat),
         cmocka_unit_test(api_gpu_segmented_tuned),
         cmocka_unit_test(api_gpu_user_ops),
+        cmocka_unit_test(api_gpu_capture),
     };
     return cmocka_run_group_tests_name("api_gpu", tests, gpu_setup, gpu_teardown);
 }

@@ -21,7 +21,7 @@
 enum {
     O_OP = 256, O_TYPE, O_OPFILE, O_DEVICE, O_SIZES, O_SPACE, O_FAMILY, O_DB, O_HOT, O_DET,
     O_JOBS, O_SEED, O_ARCH, O_SEGMENTED, O_PROFILES, O_OFF64, O_N, O_FORCE, O_MATCH, O_MEAS,
-    O_IN, O_KEYS, O_OFFSETS, O_NSEG, O_CHECK, O_EXPLAIN, O_END
+    O_IN, O_KEYS, O_OFFSETS, O_NSEG, O_CHECK, O_EXPLAIN, O_CASES, O_END
 };
 
 #define C(x) (1u << CLI_##x)
@@ -65,6 +65,7 @@ static const cli_opt options[] = {
     {"nseg", required_argument, O_NSEG, C(REDUCE), 0},
     {"check", no_argument, O_CHECK, C(REDUCE), 0},
     {"explain", no_argument, O_EXPLAIN, C(REDUCE), 0},
+    {"cases-from", required_argument, O_CASES, C(TUNE), 1},
     {"help", no_argument, 'h', ALL, 0},
 };
 #define NOPTIONS (int)(sizeof options / sizeof options[0])
@@ -383,6 +384,7 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
         return RT_OK;
     case O_CHECK: a->reduce.check = 1; return RT_OK;
     case O_EXPLAIN: a->reduce.explain = 1; return RT_OK;
+    case O_CASES: a->cases_from = v; return RT_OK;
     case 'v': a->tune.verbose = 1; return RT_OK;
     default: return usage(e, "--help", "option %s is not handled", as);   /* a table slip */
     }
@@ -399,6 +401,13 @@ static int check_command(cli_args *a, rt_err *e)
             return usage(e, "--help", "emit needs a family (see redtune families)");
         return RT_OK;
     case CLI_TUNE:
+        if (a->cases_from && (a->have_op || a->op_file || a->type_name || a->tune.nsizes
+                              || a->tune.layout || a->tune.nprofiles || a->tune.off64))
+            return usage(e, "--help", "--cases-from takes the operators, types, sizes and "
+                         "layouts from its file: --op, --op-file, --type, --sizes, "
+                         "--segmented, --profiles and --off64 do not go with it");
+        if (a->cases_from)
+            return RT_OK;
         if (!a->have_op && !a->op_file)
             return usage(e, "--help", "which operator? --op is required (sum, prod, min, max, "
                          "argmin, argmax), or --op-file FILE");

@@ -54,6 +54,7 @@ typedef struct cli_args {
     const char **match;          /* export --match (a list: may repeat); malloc'd */
     int nmatch;
     reduce_opts reduce;          /* reduce: all but user_op */
+    const char *cases_from;      /* --cases-from: a capture file's cases (tuner/cases.c) */
 } cli_args;
 
 /*

@@ -2,7 +2,8 @@
  * main.c - the redtune program: arguments, printing, exit codes. The only file that exits.
  *
  * Exit codes: 0 success, 1 failure (with a message), 2 usage error, 3 an input database or dump
- * was refused, 4 `reduce`'s data files were refused (their sizes, or what --check found).
+ * was refused, 4 `reduce`'s data files were refused (their sizes, or what --check found), or
+ * `--cases-from`'s capture file was (unreadable, not a capture file, a bad line).
  * The command line itself is parsed by cli.c, which neither prints nor exits.
  */
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../runtime/optype.h"
+#include "cases.h"
 #include "cli.h"
 #include "opfile.h"
 #include "pool.h"
@@ -45,6 +47,8 @@ static const char usage_text[] =
     "               [--keys FILE | --offsets FILE [--off64]]\n"
     "               [--nseg N] [--db FILE] [--device N] [--check] [-o FILE [--force]]\n"
     "               [--explain]\n"
+    "       redtune --cases-from FILE [--device N] [--db FILE] [--space FILE] [--family LIST]\n"
+    "               [--hot] [--deterministic] [--jobs N] [--seed S] [-v]\n"
     "       redtune --help | --version\n"
     "\n"
     "Tunes GPU parallel reductions: every config of a Lua search space is generated from a\n"
@@ -72,6 +76,9 @@ static const char usage_text[] =
     "                 len3, len1, len1000, heavy)\n"
     "  --off64        64-bit offsets (default 32-bit)\n"
     "  -v             print every measurement\n"
+    "  --cases-from FILE  tune the cases a capture file of libredtune lists (REDTUNE_CAPTURE,\n"
+    "                 docs/api.md): one run per operator, type and layout, sizes merged;\n"
+    "                 segmented cases as the profile nearest in mean segment length\n"
     "\n"
     "Options and arguments come in any order; --name=VALUE is --name VALUE; -- ends the\n"
     "options. Names are never abbreviated; an option with one value may be given once\n"
@@ -104,7 +111,8 @@ static const char usage_text[] =
     "dump was refused (missing, a directory, FIFO or unreadable file, not redtune's,\n"
     "corrupt, of a newer schema, or locked for over 10 s); 4 reduce's data was refused (an\n"
     "empty file, a size that is no whole number of elements, counts that disagree, or\n"
-    "--check failed).\n";
+    "--check failed), or --cases-from's file was (unreadable, not a capture file, a bad\n"
+    "line: FILE:LINE names it; nothing is tuned).\n";
 
 /* The parsed command line; static, so that what it holds is reachable when exit() ends. */
 static cli_args args;
@@ -266,6 +274,45 @@ static int main_reduce(cli_args *a)
     return 0;
 }
 
+/* --cases-from FILE: the file read and planned whole first (refused: exit 4, nothing tuned),
+ * then one tuning run per (operator, type, layout), as `redtune --op ...` would make it. */
+static int tune_cases(cli_args *a, tune_opts *o, rt_err *e)
+{
+    cases_line *lines = NULL;
+    cases_plan plan;
+    char *notes = NULL;
+    int count = 0, rc = cases_parse(a->cases_from, &lines, &count, &notes, e);
+    memset(&plan, 0, sizeof plan);
+    if (rc == RT_OK)
+        rc = cases_plan_make(lines, count, &plan, &notes, e);
+    free(lines);
+    for (char *p = notes, *nl; p && *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        fprintf(stderr, "redtune: %.*s\n", (int)(nl - p), p);
+    }
+    free(notes);
+    if (rc)
+        die(rc == RT_ENOMEM ? 1 : 4, "%s", e->msg);
+    printf("redtune: %s: %d cases in %d tuning runs\n", a->cases_from, plan.ncases, plan.nruns);
+    for (int i = 0; i < plan.nruns && rc == RT_OK; i++) {
+        const cases_run *r = &plan.runs[i];
+        char text[1024];
+        cases_run_text(r, text, sizeof text);
+        printf("redtune: run %d of %d: redtune %s\n", i + 1, plan.nruns, text);
+        o->op = r->op;
+        o->type = r->type;
+        o->layout = r->layout;
+        o->off64 = r->off64;
+        o->nprofiles = r->nprofiles;
+        memcpy(o->profiles, r->profiles, sizeof o->profiles);
+        o->sizes = r->sizes;
+        o->nsizes = r->nsizes;
+        rc = tune_run(o, e);
+    }
+    cases_plan_free(&plan);
+    return rc;
+}
+
 /* tuning, compile, best. */
 static int main_tune(cli_args *a, int argc, char **argv)
 {
@@ -324,7 +371,7 @@ static int main_tune(cli_args *a, int argc, char **argv)
         }
         o->cmdline = cmdline;
         o->self_exe = self_exe(argv[0]);
-        rc = tune_run(o, &e);
+        rc = a->cases_from ? tune_cases(a, o, &e) : tune_run(o, &e);
     }
     if (rc)
         fail(&e);
