@@ -312,9 +312,10 @@ static void exhaustive_order_and_resume(void **state)
     c[1].rc = RT_ENVRTC;   /* did not compile */
     const strategy_ops *x = &strategy_exhaustive;
     assert_string_equal(x->name, "exhaustive");
-    assert_int_equal(x->planned(5), 5);
-    assert_int_equal(x->planned(0), 0);
-    strategy_case cs = {c, 5, 4096, 1};
+    assert_int_equal(x->planned(5, 0), 5);
+    assert_int_equal(x->planned(0, 0), 0);
+    assert_int_equal(x->planned(5, 3), 3);
+    strategy_case cs = {c, 5, 4096, 1, 0, -1};
     store_measurement ok = {.status = "ok", .median_us = 12.5};
     store_measurement fault = {.status = "fault"};
     /* A fresh case: measured, uncompiled, fault, ok, ok. A resumed one: all stored but the
@@ -331,7 +332,7 @@ static void exhaustive_order_and_resume(void **state)
         assert_int_equal(x->init(&s, &cs, &e), RT_OK);
         strategy_pick p;
         int k = 0;
-        while (x->next(&s, &p)) {
+        while (x->next(&s, 0, &p)) {
             assert_true(k < 5);
             assert_int_equal(p.cand, k);
             /* How the tuner has always timed a candidate. */
@@ -345,18 +346,18 @@ static void exhaustive_order_and_resume(void **state)
             k++;
         }
         assert_int_equal(k, 5);
-        assert_int_equal(x->next(&s, &p), 0);   /* done stays done */
+        assert_int_equal(x->next(&s, 0, &p), 0);   /* done stays done */
         x->fini(&s);
         assert_null(s.state);
         x->fini(&s);   /* harmless twice: the run's error path calls it again */
     }
     /* A case with no candidates is done at once. */
-    strategy_case none = {c, 0, 4096, 1};
+    strategy_case none = {c, 0, 4096, 1, 0, -1};
     strategy s = {x, NULL};
     rt_err e;
     assert_int_equal(x->init(&s, &none, &e), RT_OK);
     strategy_pick p;
-    assert_int_equal(x->next(&s, &p), 0);
+    assert_int_equal(x->next(&s, 0, &p), 0);
     x->fini(&s);
 }
 
