@@ -31,7 +31,9 @@ static int init(strategy *s, const strategy_case *cs, rt_err *e)
 static int next(strategy *s, int time_up, strategy_pick *p)
 {
     exhaustive *x = s->state;
-    if (x->next >= x->n || time_up)
+    if (time_up)
+        x->next = x->n;   /* done stays done */
+    if (x->next >= x->n)
         return 0;
     *p = strategy_full(x->next++);
     return 1;

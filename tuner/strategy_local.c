@@ -173,7 +173,9 @@ static int offer(local *x, int j, strategy_pick *p)
 static int next(strategy *s, int time_up, strategy_pick *p)
 {
     local *x = s->state;
-    if (time_up || x->done || x->picks >= x->budget)
+    if (time_up)
+        x->done = 1;
+    if (x->done || x->picks >= x->budget)
         return 0;
     for (;;) {
         if (x->cur < 0) {

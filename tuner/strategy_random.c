@@ -32,7 +32,9 @@ static int init(strategy *s, const strategy_case *cs, rt_err *e)
 static int next(strategy *s, int time_up, strategy_pick *p)
 {
     sample *x = s->state;
-    if (x->next >= x->n || time_up)
+    if (time_up)
+        x->next = x->n;   /* done stays done */
+    if (x->next >= x->n)
         return 0;
     *p = strategy_full(x->idx[x->next++]);
     return 1;
