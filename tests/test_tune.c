@@ -300,6 +300,112 @@ static void tune_fault_restarts_worker(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* One text value of an SQL query on the database. */
+static void db_text(const char *db, const char *sql, char *buf, size_t cap)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}
+
+/* Successive halving through the run: per size, the 4 candidates timed briefly (3
+ * repetitions), the best 2 at the full rule; every timing stored with its repetitions, best
+ * chosen from the full ones. A rerun measures nothing; with the winner's row gone, a rerun
+ * times it briefly and then fully again (a row with fewer repetitions than a round asks for
+ * is timed again), and nothing else. Then a local search of one config at a new size starts
+ * from that best. */
+static void tune_halving_resume_and_local_start(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[256], want[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    tune_opts o = fake_opts(db);
+    o.strategy = "halving";
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(&o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "12 configs measured in this run"));
+    db_text(db, "SELECT group_concat(n || ':' || reps, ' ') FROM (SELECT n, reps FROM "
+                "measurements ORDER BY n, reps)", got, sizeof got);
+    assert_string_equal(got, "1000:3 1000:3 1000:200 1000:200 4096:3 4096:3 4096:200 4096:200");
+    /* best: a full timing, and the fastest of all four (the fake's times ignore reps). */
+    db_text(db, "SELECT count(*) FROM best b WHERE b.reps = 200 AND b.median_us = (SELECT "
+                "min(median_us) FROM measurements m WHERE m.n = b.n)", got, sizeof got);
+    assert_string_equal(got, "2");
+
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "0 configs measured in this run"));
+
+    db_exec(db, "DELETE FROM measurements WHERE n = 4096 AND kernel_hash = (SELECT kernel_hash "
+                "FROM best WHERE n = 4096)");
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "2 configs measured in this run"));
+    db_text(db, "SELECT group_concat(reps, ' ') FROM (SELECT reps FROM measurements WHERE n = "
+                "4096 ORDER BY reps)", got, sizeof got);
+    assert_string_equal(got, "3 3 200 200");
+    db_text(db, "SELECT count(*) FROM best WHERE reps = 200", got, sizeof got);
+    assert_string_equal(got, "2");
+
+    /* local, one config at 2^11: the best known at the nearest size. */
+    static const long long at[] = {2048};
+    o.strategy = "local";
+    o.budget = 1;
+    o.sizes = at;
+    o.nsizes = 1;
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "1 configs measured in this run"));
+    db_text(db, "SELECT k.family || ' ' || k.params FROM best b JOIN kernels k ON k.hash = "
+                "b.kernel_hash WHERE b.n = 4096", want, sizeof want);
+    db_text(db, "SELECT k.family || ' ' || k.params FROM measurements m JOIN kernels k ON "
+                "k.hash = m.kernel_hash WHERE m.n = 2048", got, sizeof got);
+    assert_string_equal(got, want);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* random with a budget of 2 configs per case: 2 of the 4 per size, the same on a rerun (which
+ * measures nothing), and the progress line's total is the budget's. */
+static void tune_random_budget(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    tune_opts o = fake_opts(db);
+    o.strategy = "random";
+    o.budget = 2;
+    o.strategy_seed = 5;
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(&o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "4 configs measured in this run"));
+    assert_non_null(strstr(err_text, "4/4"));
+    db_text(db, "SELECT count(*) FROM measurements WHERE reps = 200", got, sizeof got);
+    assert_string_equal(got, "4");
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "0 configs measured in this run"));
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- the exhaustive strategy over a fake candidate list ---- */
 
 /* Every candidate once, in the space's order, whatever is observed; the candidates that did
@@ -593,6 +699,8 @@ int test_tune_group(void)
         cmocka_unit_test(local_finds_the_optimum),
         cmocka_unit_test(tune_order_and_resume),
         cmocka_unit_test(tune_fault_restarts_worker),
+        cmocka_unit_test(tune_halving_resume_and_local_start),
+        cmocka_unit_test(tune_random_budget),
     };
     return cmocka_run_group_tests_name("tune", tests, NULL, NULL);
 }
