@@ -138,7 +138,7 @@ int tune_run(const tune_opts *o, rt_err *e)
         goto done;
 
     rc = report_table(s, o, op, type, &w.dev, arch, read_gbps, e);
-    printf("%d configs measured in this run, %.0f s; database %s\n", (int)pg.measured,
+    printf("%d configs measured in this run, %.2f s; database %s\n", (int)pg.measured,
            report_now() - pg.t0, o->db_path);
 done:
     session_close(&w);
