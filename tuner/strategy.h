@@ -54,14 +54,16 @@ typedef struct strategy_pick {
 /* What became of a pick. */
 enum {
     STRATEGY_UNCOMPILED,      /* not measured: the candidate did not compile */
-    STRATEGY_STORED,          /* not measured: the database holds it already */
+    STRATEGY_STORED,          /* not measured: the database holds it already (with at least
+                               * the pick's repetitions, or a failure) */
     STRATEGY_MEASURED,        /* measured now; m says how it went (m->status "ok" or not) */
 };
 
 typedef struct strategy_result {
     int cand;
     int outcome;              /* STRATEGY_* */
-    const store_measurement *m;   /* STRATEGY_MEASURED: what was stored; else NULL */
+    const store_measurement *m;   /* STRATEGY_MEASURED: what was stored; STRATEGY_STORED:
+                                   * what the database holds (status, times, reps); else NULL */
 } strategy_result;
 
 typedef struct strategy strategy;
