@@ -797,6 +797,49 @@ static void cli_parse_in_process(void **state)
     }
 }
 
+/* --strategy, --budget, --strategy-seed: bad values are usage errors naming the option and
+ * the value; good ones land in tune_opts (budgets per case: configs or seconds). */
+static void strategy_options(void **state)
+{
+    (void)state;
+    EXPECT("--op min --strategy annealing", 2, "redtune: --strategy: unknown strategy "
+           "'annealing' (known: exhaustive, random, halving, local)\n(see redtune --help)");
+    const char *bad[] = {"10x", "s", "0", "-5", "1.5", "60sec", "0s", "", "1e99s"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char args[64], want[160];
+        snprintf(args, sizeof args, "--op min --budget '%s'", bad[i]);
+        snprintf(want, sizeof want, "redtune: --budget: '%s' is no number or unit (a count of "
+                 "configs per case, e.g. 200, or seconds per case, e.g. 60s or 5m)", bad[i]);
+        EXPECT(args, 2, want);
+    }
+    EXPECT("--op min --budget=7 --budget 8", 2, "--budget given twice ('7', then '8')");
+    EXPECT("--op min --strategy-seed -1", 2, "--strategy-seed wants a non-negative integer, "
+           "not '-1'");
+    EXPECT("best --strategy random", 2, "unknown option '--strategy'");
+    EXPECT("--help", 0, "  --budget B     per case");
+
+    char *ok[] = {"redtune", "--op", "min", "--strategy=halving", "--budget", "60s",
+                  "--strategy-seed", "42", NULL};
+    char *cfg[] = {"redtune", "--op", "min", "--budget", "200", "--strategy", "local", NULL};
+    char *def[] = {"redtune", "--op", "min", "--budget", "1.5m", NULL};
+    cli_args a;
+    rt_err e;
+    assert_int_equal(cli_parse(8, ok, &a, &e), RT_OK);
+    assert_string_equal(a.tune.strategy, "halving");
+    assert_true(a.tune.budget_s == 60 && a.tune.budget == 0);
+    assert_int_equal(a.tune.strategy_seed, 42);
+    cli_free(&a);
+    assert_int_equal(cli_parse(7, cfg, &a, &e), RT_OK);
+    assert_string_equal(a.tune.strategy, "local");
+    assert_true(a.tune.budget == 200 && a.tune.budget_s == 0);
+    cli_free(&a);
+    assert_int_equal(cli_parse(5, def, &a, &e), RT_OK);
+    assert_null(a.tune.strategy);   /* exhaustive */
+    assert_true(a.tune.budget_s == 90);
+    assert_int_equal(a.tune.strategy_seed, 1);   /* reproducible by default */
+    cli_free(&a);
+}
+
 static int reset_run_env(void **state)
 {
     (void)state;
@@ -826,6 +869,7 @@ int test_cli_group(void)
         cmocka_unit_test_teardown(database_not_a_file, reset_run_env),
         cmocka_unit_test(locked_database_says_it_waits),
         cmocka_unit_test(cli_parse_in_process),
+        cmocka_unit_test(strategy_options),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <math.h>
 #include <sqlite3.h>
 
 #include "runtime/optype.h"
@@ -97,7 +98,7 @@ int test_tune_fake_worker(void)
                                       len - sizeof(measure_req));
             r.min_us = r.median_us * 0.99;
             r.max_us = r.median_us * 1.01;
-            r.reps = 200;
+            r.reps = ((const measure_req *)data)->max_reps;   /* as the pick asked */
             r.deterministic = 1;
             rc = proto_send(1, kind, &r, sizeof r, NULL, 0);
         }
@@ -299,6 +300,112 @@ static void tune_fault_restarts_worker(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* One text value of an SQL query on the database. */
+static void db_text(const char *db, const char *sql, char *buf, size_t cap)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}
+
+/* Successive halving through the run: per size, the 4 candidates timed briefly (3
+ * repetitions), the best 2 at the full rule; every timing stored with its repetitions, best
+ * chosen from the full ones. A rerun measures nothing; with the winner's row gone, a rerun
+ * times it briefly and then fully again (a row with fewer repetitions than a round asks for
+ * is timed again), and nothing else. Then a local search of one config at a new size starts
+ * from that best. */
+static void tune_halving_resume_and_local_start(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[256], want[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    tune_opts o = fake_opts(db);
+    o.strategy = "halving";
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(&o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "12 configs measured in this run"));
+    db_text(db, "SELECT group_concat(n || ':' || reps, ' ') FROM (SELECT n, reps FROM "
+                "measurements ORDER BY n, reps)", got, sizeof got);
+    assert_string_equal(got, "1000:3 1000:3 1000:200 1000:200 4096:3 4096:3 4096:200 4096:200");
+    /* best: a full timing, and the fastest of all four (the fake's times ignore reps). */
+    db_text(db, "SELECT count(*) FROM best b WHERE b.reps = 200 AND b.median_us = (SELECT "
+                "min(median_us) FROM measurements m WHERE m.n = b.n)", got, sizeof got);
+    assert_string_equal(got, "2");
+
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "0 configs measured in this run"));
+
+    db_exec(db, "DELETE FROM measurements WHERE n = 4096 AND kernel_hash = (SELECT kernel_hash "
+                "FROM best WHERE n = 4096)");
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "2 configs measured in this run"));
+    db_text(db, "SELECT group_concat(reps, ' ') FROM (SELECT reps FROM measurements WHERE n = "
+                "4096 ORDER BY reps)", got, sizeof got);
+    assert_string_equal(got, "3 3 200 200");
+    db_text(db, "SELECT count(*) FROM best WHERE reps = 200", got, sizeof got);
+    assert_string_equal(got, "2");
+
+    /* local, one config at 2^11: the best known at the nearest size. */
+    static const long long at[] = {2048};
+    o.strategy = "local";
+    o.budget = 1;
+    o.sizes = at;
+    o.nsizes = 1;
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "1 configs measured in this run"));
+    db_text(db, "SELECT k.family || ' ' || k.params FROM best b JOIN kernels k ON k.hash = "
+                "b.kernel_hash WHERE b.n = 4096", want, sizeof want);
+    db_text(db, "SELECT k.family || ' ' || k.params FROM measurements m JOIN kernels k ON "
+                "k.hash = m.kernel_hash WHERE m.n = 2048", got, sizeof got);
+    assert_string_equal(got, want);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* random with a budget of 2 configs per case: 2 of the 4 per size, the same on a rerun (which
+ * measures nothing), and the progress line's total is the budget's. */
+static void tune_random_budget(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    tune_opts o = fake_opts(db);
+    o.strategy = "random";
+    o.budget = 2;
+    o.strategy_seed = 5;
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(&o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "4 configs measured in this run"));
+    assert_non_null(strstr(err_text, "4/4"));
+    db_text(db, "SELECT count(*) FROM measurements WHERE reps = 200", got, sizeof got);
+    assert_string_equal(got, "4");
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "0 configs measured in this run"));
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- the exhaustive strategy over a fake candidate list ---- */
 
 /* Every candidate once, in the space's order, whatever is observed; the candidates that did
@@ -312,9 +419,10 @@ static void exhaustive_order_and_resume(void **state)
     c[1].rc = RT_ENVRTC;   /* did not compile */
     const strategy_ops *x = &strategy_exhaustive;
     assert_string_equal(x->name, "exhaustive");
-    assert_int_equal(x->planned(5), 5);
-    assert_int_equal(x->planned(0), 0);
-    strategy_case cs = {c, 5, 4096, 1};
+    assert_int_equal(x->planned(5, 0), 5);
+    assert_int_equal(x->planned(0, 0), 0);
+    assert_int_equal(x->planned(5, 3), 3);
+    strategy_case cs = {c, 5, 4096, 1, 0, -1};
     store_measurement ok = {.status = "ok", .median_us = 12.5};
     store_measurement fault = {.status = "fault"};
     /* A fresh case: measured, uncompiled, fault, ok, ok. A resumed one: all stored but the
@@ -331,7 +439,7 @@ static void exhaustive_order_and_resume(void **state)
         assert_int_equal(x->init(&s, &cs, &e), RT_OK);
         strategy_pick p;
         int k = 0;
-        while (x->next(&s, &p)) {
+        while (x->next(&s, 0, &p)) {
             assert_true(k < 5);
             assert_int_equal(p.cand, k);
             /* How the tuner has always timed a candidate. */
@@ -345,27 +453,254 @@ static void exhaustive_order_and_resume(void **state)
             k++;
         }
         assert_int_equal(k, 5);
-        assert_int_equal(x->next(&s, &p), 0);   /* done stays done */
+        assert_int_equal(x->next(&s, 0, &p), 0);   /* done stays done */
         x->fini(&s);
         assert_null(s.state);
         x->fini(&s);   /* harmless twice: the run's error path calls it again */
     }
     /* A case with no candidates is done at once. */
-    strategy_case none = {c, 0, 4096, 1};
+    strategy_case none = {c, 0, 4096, 1, 0, -1};
     strategy s = {x, NULL};
     rt_err e;
     assert_int_equal(x->init(&s, &none, &e), RT_OK);
     strategy_pick p;
-    assert_int_equal(x->next(&s, &p), 0);
+    assert_int_equal(x->next(&s, 0, &p), 0);
     x->fini(&s);
+}
+
+/* ---- the other strategies over a fake candidate list ---- */
+
+/* A grid of gridstride configs (B 128..1024, V 1/4, U 1..8, G 1..8) with the holes a space's
+ * constraint makes (B * G <= 2048), then a few tree_sequential ones; one did not compile. */
+typedef struct fake_space {
+    cand c[160];
+    int n;
+} fake_space;
+
+static void fake_space_make(fake_space *f)
+{
+    memset(f, 0, sizeof *f);
+    const rt_family *gs = family_find("gridstride"), *ts = family_find("tree_sequential");
+    assert_non_null(gs);
+    assert_non_null(ts);
+    for (long long b = 128; b <= 1024; b *= 2)
+        for (long long v = 1; v <= 4; v += 3)
+            for (long long u = 1; u <= 8; u *= 2)
+                for (long long g = 1; g <= 8; g *= 2) {
+                    if (b * g > 2048)
+                        continue;
+                    rt_config *k = &f->c[f->n++].cfg;
+                    config_default(gs, k);
+                    k->values[0] = b, k->values[1] = v, k->values[2] = u, k->values[3] = g;
+                }
+    for (long long b = 128; b <= 1024; b *= 2)
+        for (long long r = 1; r <= 16; r *= 4) {
+            rt_config *k = &f->c[f->n++].cfg;
+            config_default(ts, k);
+            k->values[0] = b, k->values[1] = r;
+        }
+    f->c[5].rc = RT_ENVRTC;
+}
+
+/* A unimodal cost: the best is gridstride B=256 V=4 U=4 G=2 (20 us), each step away costs
+ * more; tree_sequential is slower still. */
+static double fake_cost(const cand *c)
+{
+    const rt_config *k = &c->cfg;
+    double d = fabs(log2((double)k->values[0]) - 8);
+    if (!strcmp(k->family->name, "gridstride"))
+        return 20 + 3 * d + (k->values[1] == 4 ? 0 : 5)
+               + 2 * fabs(log2((double)k->values[2]) - 2) + fabs(log2((double)k->values[3]) - 1);
+    return 60 + d + fabs(log2((double)k->values[1]) - 2);
+}
+
+/* Run a strategy over the fake space as sweep.c does, measuring with fake_cost: the picks
+ * into 'picks' (their count returned); 'time_up_after' picks, then time is up (-1: never). */
+static int fake_search(const strategy_ops *x, const strategy_case *cs, strategy_pick *picks,
+                       int cap, int time_up_after)
+{
+    strategy s = {x, NULL};
+    rt_err e;
+    assert_int_equal(x->init(&s, cs, &e), RT_OK);
+    strategy_pick p;
+    int k = 0;
+    while (x->next(&s, time_up_after >= 0 && k >= time_up_after, &p)) {
+        assert_true(k < cap);
+        assert_true(p.cand >= 0 && p.cand < cs->n);
+        assert_int_equal(cs->c[p.cand].rc, RT_OK);   /* only compiled candidates */
+        picks[k++] = p;
+        store_measurement m = {.status = "ok", .median_us = fake_cost(&cs->c[p.cand]),
+                               .reps = p.max_reps};
+        strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
+        x->observe(&s, &r);
+    }
+    assert_int_equal(x->next(&s, 0, &p), 0);   /* done stays done */
+    x->fini(&s);
+    assert_null(s.state);
+    x->fini(&s);
+    return k;
+}
+
+static int best_of(const fake_space *f)
+{
+    int best = -1;
+    for (int i = 0; i < f->n; i++)
+        if (!f->c[i].rc && (best < 0 || fake_cost(&f->c[i]) < fake_cost(&f->c[best])))
+            best = i;
+    return best;
+}
+
+/* random: the budget's number of distinct compiled candidates at the full rule, the same
+ * ones in the same order for the same seed and size, others for another seed. */
+static void random_seeded_within_budget(void **state)
+{
+    (void)state;
+    static fake_space f;
+    fake_space_make(&f);
+    const strategy_ops *x = strategy_find("random");
+    assert_ptr_equal(x, &strategy_random);
+    assert_int_equal(x->planned(f.n, 10), 10);
+    assert_int_equal(x->planned(f.n, 0), f.n);
+    strategy_pick a[200], b[200], c[200];
+    strategy_case cs = {f.c, f.n, 1 << 20, 7, 10, -1};
+    int na = fake_search(x, &cs, a, 200, -1), nb = fake_search(x, &cs, b, 200, -1);
+    assert_int_equal(na, 10);
+    assert_int_equal(nb, 10);
+    assert_memory_equal(a, b, sizeof a[0] * 10);
+    for (int i = 0; i < na; i++) {
+        assert_int_equal(a[i].min_reps, STRATEGY_FULL_MIN);
+        assert_int_equal(a[i].max_reps, STRATEGY_FULL_MAX);
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(a[i].cand, a[j].cand);   /* without replacement */
+    }
+    cs.seed = 8;
+    fake_search(x, &cs, c, 200, -1);
+    assert_true(memcmp(a, c, sizeof a[0] * 10) != 0);
+    /* No budget: every compiled candidate once; time up: no more. */
+    cs.budget = 0;
+    assert_int_equal(fake_search(x, &cs, c, 200, -1), f.n - 1);
+    assert_int_equal(fake_search(x, &cs, c, 200, 3), 3);
+}
+
+/* halving: rounds of 3 and 9 repetitions over fewer and fewer candidates, each a subset of
+ * the last round's best third; the best survives to the final round at the full rule, and
+ * the picks stay within planned. With a budget, round 0 is a sample of that many. When time
+ * is up, the leader so far gets one full timing. */
+static void halving_keeps_the_best(void **state)
+{
+    (void)state;
+    static fake_space f;
+    fake_space_make(&f);
+    const strategy_ops *x = strategy_find("halving");
+    strategy_pick p[400];
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, -1};
+    int k = fake_search(x, &cs, p, 400, -1), best = best_of(&f);
+    assert_true(k <= x->planned(f.n, 0));
+    /* Round 0: every compiled candidate, briefly. */
+    int r0 = 0;
+    while (r0 < k && p[r0].max_reps == 3)
+        r0++;
+    assert_int_equal(r0, f.n - 1);
+    /* The last picks are the final round: at most 3, at the full rule, the best among them. */
+    int fin = k;
+    while (fin > 0 && p[fin - 1].min_reps == STRATEGY_FULL_MIN)
+        fin--;
+    assert_true(k - fin >= 1 && k - fin <= 3);
+    int seen_best = 0;
+    for (int i = fin; i < k; i++) {
+        assert_int_equal(p[i].max_reps, STRATEGY_FULL_MAX);
+        seen_best |= p[i].cand == best;
+    }
+    assert_true(seen_best);
+    /* Brief timings never reach the full rule's floor (best leaves them out). */
+    for (int i = 0; i < fin; i++)
+        assert_true(p[i].max_reps < STRATEGY_FULL_MIN);
+    assert_int_equal(x->planned(9, 0), 9 + 3);
+    assert_int_equal(x->planned(100, 30), 30 + 10 + 4 + 2);
+
+    /* A budget of 12: 12 briefly, 4 again, 2 at the full rule. */
+    cs.budget = 12;
+    k = fake_search(x, &cs, p, 400, -1);
+    assert_int_equal(k, 12 + 4 + 2);
+    assert_int_equal(p[12].max_reps, 9);
+    assert_int_equal(p[16].max_reps, STRATEGY_FULL_MAX);
+
+    /* Time up after 5 brief picks: the fastest of them, once more at the full rule. */
+    cs.budget = 0;
+    k = fake_search(x, &cs, p, 400, 5);
+    assert_int_equal(k, 6);
+    int lead = p[0].cand;
+    for (int i = 1; i < 5; i++)
+        if (fake_cost(&f.c[p[i].cand]) < fake_cost(&f.c[lead]))
+            lead = p[i].cand;
+    assert_int_equal(p[5].cand, lead);
+    assert_int_equal(p[5].min_reps, STRATEGY_FULL_MIN);
+}
+
+/* local: from a far corner (or from another family) to the optimum of a unimodal cost,
+ * visiting each candidate once, every pick one step from a config visited before (or the
+ * start), and far fewer than all; the budget stops it. */
+static void local_finds_the_optimum(void **state)
+{
+    (void)state;
+    static fake_space f;
+    fake_space_make(&f);
+    const strategy_ops *x = strategy_find("local");
+    int best = best_of(&f), corner = -1, tree = -1;
+    for (int i = 0; i < f.n; i++) {
+        const rt_config *k = &f.c[i].cfg;
+        if (!strcmp(k->family->name, "gridstride") && k->values[0] == 1024 && k->values[1] == 1
+            && k->values[2] == 8 && k->values[3] == 2)
+            corner = i;
+        if (!strcmp(k->family->name, "tree_sequential") && tree < 0)
+            tree = i;
+    }
+    assert_true(corner >= 0 && tree >= 0);
+    const int starts[] = {corner, tree, -1};
+    for (int si = 0; si < 3; si++) {
+        strategy_pick p[200];
+        strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, starts[si]};
+        int k = fake_search(x, &cs, p, 200, -1);
+        assert_int_equal(p[0].cand, starts[si] >= 0 ? starts[si] : 0);
+        int found = 0;
+        for (int i = 0; i < k; i++) {
+            assert_int_equal(p[i].min_reps, STRATEGY_FULL_MIN);
+            found |= p[i].cand == best;
+            int near = i == 0;
+            for (int j = 0; j < i; j++) {
+                assert_int_not_equal(p[i].cand, p[j].cand);
+                const rt_config *a = &f.c[p[i].cand].cfg, *b = &f.c[p[j].cand].cfg;
+                int differ = 0;
+                for (int q = 0; a->family == b->family && q < a->family->nparams; q++)
+                    differ += a->values[q] != b->values[q];
+                near |= a->family != b->family || differ == 1;
+            }
+            assert_true(near);
+        }
+        if (!found)
+            print_error("start %d: %d picks, the optimum %d not among them\n", starts[si], k,
+                        best);
+        assert_true(found);
+        assert_true(k < f.n / 2);
+    }
+    strategy_pick p[200];
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 4, corner};
+    assert_int_equal(fake_search(x, &cs, p, 200, -1), 4);
+    cs.budget = 0;
+    assert_int_equal(fake_search(x, &cs, p, 200, 2), 2);
 }
 
 int test_tune_group(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exhaustive_order_and_resume),
+        cmocka_unit_test(random_seeded_within_budget),
+        cmocka_unit_test(halving_keeps_the_best),
+        cmocka_unit_test(local_finds_the_optimum),
         cmocka_unit_test(tune_order_and_resume),
         cmocka_unit_test(tune_fault_restarts_worker),
+        cmocka_unit_test(tune_halving_resume_and_local_start),
+        cmocka_unit_test(tune_random_budget),
     };
     return cmocka_run_group_tests_name("tune", tests, NULL, NULL);
 }

@@ -17,11 +17,14 @@
 #include "../runtime/optype.h"
 #include "cli.h"
 #include "segdata.h"
+#include "strategy.h"
 
 enum {
     O_OP = 256, O_TYPE, O_OPFILE, O_DEVICE, O_SIZES, O_SPACE, O_FAMILY, O_DB, O_HOT, O_DET,
     O_JOBS, O_SEED, O_ARCH, O_SEGMENTED, O_PROFILES, O_OFF64, O_N, O_FORCE, O_MATCH, O_MEAS,
-    O_IN, O_KEYS, O_OFFSETS, O_NSEG, O_CHECK, O_EXPLAIN, O_CASES, O_END
+    O_IN, O_KEYS, O_OFFSETS, O_NSEG, O_CHECK, O_EXPLAIN, O_CASES,
+    O_STRATEGY, O_BUDGET, O_STRATEGY_SEED,   /* the search (strategy.h) */
+    O_END
 };
 
 #define C(x) (1u << CLI_##x)
@@ -66,6 +69,9 @@ static const cli_opt options[] = {
     {"check", no_argument, O_CHECK, C(REDUCE), 0},
     {"explain", no_argument, O_EXPLAIN, C(REDUCE), 0},
     {"cases-from", required_argument, O_CASES, C(TUNE), 1},
+    {"strategy", required_argument, O_STRATEGY, C(TUNE), 0},
+    {"budget", required_argument, O_BUDGET, C(TUNE), 0},
+    {"strategy-seed", required_argument, O_STRATEGY_SEED, C(TUNE), 0},
     {"help", no_argument, 'h', ALL, 0},
 };
 #define NOPTIONS (int)(sizeof options / sizeof options[0])
@@ -305,6 +311,25 @@ static int positional(cli_args *a, const char *arg, unsigned long long *params_s
     }
 }
 
+/* --budget: "200" configs or "60s" / "5m" seconds, per case. */
+static int parse_budget(cli_args *a, const char *as, const char *v, rt_err *e)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    int secs = *end == 's' || *end == 'm';
+    double scale = *end == 'm' ? 60 : 1;
+    if (end == v || !(v[0] >= '0' && v[0] <= '9') || errno || (secs ? end[1] != '\0' : *end)
+        || !(x > 0) || x * scale > 1e9 || (!secs && x != (long)x))
+        return usage(e, "--help", "%s: '%s' is no number or unit (a count of configs per case, "
+                     "e.g. 200, or seconds per case, e.g. 60s or 5m)", as, v);
+    if (secs)
+        a->tune.budget_s = x * scale;
+    else
+        a->tune.budget = (long)x;
+    return RT_OK;
+}
+
 /* The value of one option into 'a', checked. 'as' is the option as given. */
 static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
 {
@@ -355,6 +380,19 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
             return usage(e, "--help", "%s wants a non-negative integer, not '%s'", as, v);
         a->tune.seed = (unsigned long long)n;
         a->have_seed = 1;
+        return RT_OK;
+    case O_STRATEGY:
+        if (!strategy_find(v))
+            return usage(e, "--help", "%s: unknown strategy '%s' (known: %s)", as, v,
+                         STRATEGY_NAMES);
+        a->tune.strategy = v;
+        return RT_OK;
+    case O_BUDGET:
+        return parse_budget(a, as, v, e);
+    case O_STRATEGY_SEED:
+        if (parse_int(v, 0, LLONG_MAX, &n))
+            return usage(e, "--help", "%s wants a non-negative integer, not '%s'", as, v);
+        a->tune.strategy_seed = (unsigned long long)n;
         return RT_OK;
     case O_ARCH:
         a->arch = v;
@@ -477,6 +515,7 @@ int cli_parse(int argc, char **argv, cli_args *a, rt_err *e)
     a->name = "redtune";
     a->tune.type = a->reduce.type = RT_F32;
     a->reduce.nseg = -1;
+    a->tune.strategy_seed = 1;   /* reproducible unless asked otherwise */
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         a->cmd = CLI_HELP;
         return RT_OK;

@@ -346,6 +346,44 @@ done:
     return rc;
 }
 
+int store_get_measurement(store *s, long long device_id, const char *kernel_hash,
+                          const char *op, const char *type, const char *layout, long long n,
+                          int hot, store_measurement *m, char status[16], int *found, rt_err *e)
+{
+    static const char sql[] =
+        "SELECT status, median_us, min_us, max_us, reps, verified FROM measurements "
+        "WHERE device_id = ?1 AND op = ?2 AND type = ?3 AND layout = ?4 AND n = ?5 "
+        "AND hot = ?6 AND kernel_hash = ?7";
+    sqlite3_stmt *st = NULL;
+    int rc = RT_OK, r;
+
+    *found = 0;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+        || bind_case(st, device_id, op, type, layout, n, hot) != SQLITE_OK
+        || bind_text(st, 7, kernel_hash) != SQLITE_OK) {
+        rc = store_fail(s, "get measurement", e);
+        goto done;
+    }
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(st, 0);
+        snprintf(status, 16, "%s", t ? (const char *)t : "");
+        m->status = status;
+        m->median_us = sqlite3_column_double(st, 1);
+        m->min_us = sqlite3_column_double(st, 2);
+        m->max_us = sqlite3_column_double(st, 3);
+        m->reps = sqlite3_column_int(st, 4);
+        m->verified = sqlite3_column_int(st, 5);
+        *found = 1;
+    }
+    if (r != SQLITE_DONE) {
+        *found = 0;
+        rc = store_fail(s, "get measurement", e);
+    }
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int store_op_kernel_without(store *s, const char *op, const char *marker,
                             char hash[RT_HASH_HEX], int *found, rt_err *e)
 {
@@ -402,7 +440,7 @@ static int insert_best(store *s, long long device_id, const char *op, const char
         "SELECT device_id, op, type, layout, n, hot, kernel_hash, median_us, min_us, max_us, "
         "reps, gbps, frac_bw, deterministic, nseg, seg_mean, seg_spread FROM measurements "
         "WHERE device_id = ?1 AND op = ?2 AND type = ?3 AND layout = ?4 AND n = ?5 "
-        "AND hot = ?6 AND status = 'ok' AND verified = 1 "
+        "AND hot = ?6 AND status = 'ok' AND verified = 1 AND reps >= " STORE_FULL_REPS_SQL " "
         "ORDER BY median_us, min_us, kernel_hash LIMIT 1";
     sqlite3_stmt *st = NULL;
     int rc = RT_OK;

@@ -80,8 +80,22 @@ int store_has_measurement(store *s, long long device_id, const char *kernel_hash
 int store_op_kernel_without(store *s, const char *op, const char *marker,
                             char hash[RT_HASH_HEX], int *found, rt_err *e);
 
+/* The measurement of that key, when there is one: *found = 1 and m's status (copied into
+ * 'status'), median_us, min_us, max_us, reps and verified set; m's other fields untouched. */
+int store_get_measurement(store *s, long long device_id, const char *kernel_hash,
+                          const char *op, const char *type, const char *layout, long long n,
+                          int hot, store_measurement *m, char status[16], int *found, rt_err *e);
+
+/* The fewest timed repetitions of a measurement that best considers: the full repetition
+ * rule's floor (strategy.h's STRATEGY_FULL_MIN). Successive halving stores its brief rounds'
+ * timings (3 or 9 repetitions) as they are, honestly labelled by reps; they rank candidates
+ * within the search but never compete with full timings for best. */
+#define STORE_FULL_REPS 10
+#define STORE_FULL_REPS_SQL "10"
+
 /* Recompute the winner for (device, op, type, layout, n, hot) from the verified "ok"
- * measurements (lowest median) and store it in table best. RT_ENOTFOUND if none is ok. */
+ * measurements of at least STORE_FULL_REPS repetitions (lowest median) and store it in table
+ * best. RT_ENOTFOUND if there is none. */
 int store_update_best(store *s, long long device_id, const char *op, const char *type,
                       const char *layout, long long n, int hot, rt_err *e);
 

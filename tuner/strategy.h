@@ -7,8 +7,15 @@
  * then asks for the next pick until the strategy says it is done, and tells the strategy
  * what became of each pick. A pick the run need not or cannot measure is not measured: a
  * candidate that did not compile, and one the database already holds a measurement of for
- * this case (so a rerun resumes where the last one stopped). Every pick, measured or not,
- * counts as done on the progress line, whose total is the strategy's 'planned' per case.
+ * this case at least as many repetitions as the pick asks for (so a rerun resumes where the
+ * last one stopped; a failure stored is final whatever its repetitions). Every pick,
+ * measured or not, counts as done on the progress line, whose total is the strategy's
+ * 'planned' per case.
+ *
+ * Budgets are per case: at most 'budget' distinct candidates (0: no limit), and when
+ * 'budget_s' seconds of the case have passed (0: no limit) the run tells next() that time is
+ * up; a strategy then ends the case, after at most one more pick that gives its leader a
+ * measurement at the full repetition rule (halving), so that best has one to choose.
  */
 #ifndef RT_STRATEGY_H
 #define RT_STRATEGY_H
@@ -24,8 +31,18 @@ typedef struct strategy_case {
     const cand *c;
     int n;
     long long size;           /* elements */
-    uint64_t seed;            /* --seed: for strategies that draw */
+    uint64_t seed;            /* --strategy-seed: for strategies that draw */
+    long budget;              /* --budget N: distinct candidates at most; 0: no limit */
+    int start;                /* the best known candidate for this case, or -1 (local) */
 } strategy_case;
+
+/* The full repetition rule, as the tuner has always timed a candidate: 10 to 200 timed
+ * repetitions, up to 0.25 s of GPU time. Only measurements of at least STORE_FULL_REPS
+ * (= STRATEGY_FULL_MIN) repetitions are candidates for best (store_tune.h), so that best
+ * compares like with like; halving's brief rounds time fewer. */
+#define STRATEGY_FULL_MIN 10
+#define STRATEGY_FULL_MAX 200
+#define STRATEGY_FULL_BUDGET_S 0.25
 
 /* What to measure next: the candidate and how (the worker's repetition rule, measure_req). */
 typedef struct strategy_pick {
@@ -37,26 +54,30 @@ typedef struct strategy_pick {
 /* What became of a pick. */
 enum {
     STRATEGY_UNCOMPILED,      /* not measured: the candidate did not compile */
-    STRATEGY_STORED,          /* not measured: the database holds it already */
+    STRATEGY_STORED,          /* not measured: the database holds it already (with at least
+                               * the pick's repetitions, or a failure) */
     STRATEGY_MEASURED,        /* measured now; m says how it went (m->status "ok" or not) */
 };
 
 typedef struct strategy_result {
     int cand;
     int outcome;              /* STRATEGY_* */
-    const store_measurement *m;   /* STRATEGY_MEASURED: what was stored; else NULL */
+    const store_measurement *m;   /* STRATEGY_MEASURED: what was stored; STRATEGY_STORED:
+                                   * what the database holds (status, times, reps); else NULL */
 } strategy_result;
 
 typedef struct strategy strategy;
 
 typedef struct strategy_ops {
     const char *name;
-    /* The picks it makes of a case of 'n' candidates, at most: the progress line's total. */
-    long (*planned)(int n);
+    /* The picks it makes of a case of 'n' candidates with 'budget' (0: none), at most: the
+     * progress line's total. */
+    long (*planned)(int n, long budget);
     /* Start the search of a case; s->state is the strategy's own. */
     int (*init)(strategy *s, const strategy_case *cs, rt_err *e);
-    /* The next pick into *p: 1, or 0 when the case is done. */
-    int (*next)(strategy *s, strategy_pick *p);
+    /* The next pick into *p: 1, or 0 when the case is done. 'time_up': the case's budget
+     * of seconds is spent. */
+    int (*next)(strategy *s, int time_up, strategy_pick *p);
     /* The outcome of the last pick, before the next is asked for. */
     void (*observe)(strategy *s, const strategy_result *r);
     /* Free what init made and set s->state to NULL; harmless when it is NULL already. */
@@ -68,7 +89,29 @@ struct strategy {
     void *state;
 };
 
-/* Every candidate once, in the space's order: the tuner's only strategy today. */
+/* Every candidate once, in the space's order (the first 'budget' of them): the default. */
 extern const strategy_ops strategy_exhaustive;
+/* A seeded sample without replacement of the compiled candidates, up to the budget. */
+extern const strategy_ops strategy_random;
+/* Successive halving: every candidate (a seeded sample of 'budget' of them) briefly, the best
+ * third again with more repetitions, until three or fewer are left, which are timed at the
+ * full rule. */
+extern const strategy_ops strategy_halving;
+/* Local search from 'start' over neighbouring parameter values, to a local optimum. */
+extern const strategy_ops strategy_local;
+
+/* The strategy named 'name', or NULL; STRATEGY_NAMES lists them for messages. */
+const strategy_ops *strategy_find(const char *name);
+#define STRATEGY_NAMES "exhaustive, random, halving, local"
+
+/* The pick of candidate 'cand' at the full repetition rule. */
+strategy_pick strategy_full(int ci);
+
+/* A splitmix64 step: the strategies' reproducible random numbers. */
+uint64_t strategy_rand(uint64_t *state);
+
+/* A seeded shuffle of the compiled candidates of 'cs' into idx (cs->n entries); returns how
+ * many there are. The case's size is mixed into the seed, so each case draws its own. */
+int strategy_shuffle(const strategy_case *cs, int *idx);
 
 #endif

@@ -2,6 +2,7 @@
  * strategy_exhaustive.c - every candidate of the case once, in the space's order (strategy.h).
  * Candidates that did not compile or that the database holds already are offered too: the
  * run skips them, and they count on the progress line, as a rerun's skipped ones always have.
+ * With a budget of N configs, the first N of the space's order; when time is up, no more.
  */
 #include <stdlib.h>
 #include "strategy.h"
@@ -11,9 +12,9 @@ typedef struct exhaustive {
     int next;     /* the next one to offer */
 } exhaustive;
 
-static long planned(int n)
+static long planned(int n, long budget)
 {
-    return n;
+    return budget > 0 && budget < n ? budget : n;
 }
 
 static int init(strategy *s, const strategy_case *cs, rt_err *e)
@@ -21,19 +22,20 @@ static int init(strategy *s, const strategy_case *cs, rt_err *e)
     exhaustive *x = malloc(sizeof *x);
     if (!x)
         return rt_seterr(e, RT_ENOMEM, "out of memory for the search of n = %lld", cs->size);
-    x->n = cs->n;
+    x->n = (int)planned(cs->n, cs->budget);
     x->next = 0;
     s->state = x;
     return RT_OK;
 }
 
-static int next(strategy *s, strategy_pick *p)
+static int next(strategy *s, int time_up, strategy_pick *p)
 {
     exhaustive *x = s->state;
+    if (time_up)
+        x->next = x->n;   /* done stays done */
     if (x->next >= x->n)
         return 0;
-    /* As the tuner has always timed: 10 to 200 repetitions, up to 0.25 s of GPU time. */
-    *p = (strategy_pick){x->next++, 10, 200, 0.25};
+    *p = strategy_full(x->next++);
     return 1;
 }
 

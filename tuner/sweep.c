@@ -3,6 +3,7 @@
  * made, so a rerun skips what is already there; a worker that dies or hangs on a candidate
  * is replaced and prepared again, and the case goes on with the next pick.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,53 @@
 #include "proto.h"
 #include "segdata.h"
 #include "sweep.h"
+
+typedef struct known {
+    const cand *c;
+    int ncfg;
+    long long n;
+    double dist;        /* |log n - log row n| of the nearest row so far */
+    int start;
+} known;
+
+/* A best row whose config is a candidate of this case (same kernel, else the same family
+ * and parameters: a space edited since may still hold it), nearer in size than the last. */
+static int known_row(const store_best_row *r, void *arg)
+{
+    known *k = arg;
+    double d = fabs(log((double)r->n) - log((double)k->n));
+    if (k->start >= 0 && d >= k->dist)
+        return 0;
+    for (int i = 0; i < k->ncfg; i++)
+        if (k->c[i].rc == RT_OK && (!strcmp(k->c[i].hash, r->kernel_hash)
+                                    || (!strcmp(k->c[i].cfg.family->name, r->family)
+                                        && !strcmp(k->c[i].params, r->params)))) {
+            k->start = i;
+            k->dist = d;
+            return 0;
+        }
+    return 0;
+}
+
+/* The best known candidate for the case, for the local search to start from: the best row
+ * at the nearest size of this device, else of the most similar device the database holds
+ * (store_find_device's fallback chain); -1 when there is none. */
+static int known_best(const sweep *sw, const char *layout, long long n, int *start, rt_err *e)
+{
+    known k = {sw->c, sw->ncfg, n, 0, -1};
+    store_device_match dm;
+    *start = -1;
+    int rc = store_find_device(sw->s, &sw->w->dev, sw->op, rt_type_name(sw->t), layout,
+                               sw->o->hot, &dm, e);
+    if (rc == RT_ENOTFOUND)
+        return RT_OK;
+    if (rc == RT_OK)
+        rc = store_list_best_for_device(sw->s, dm.id, sw->op, rt_type_name(sw->t), layout,
+                                        sw->o->hot, known_row, &k, e);
+    if (rc == RT_OK)
+        *start = k.start;
+    return rc;
+}
 
 int sweep_run(const sweep *sw, rt_err *e)
 {
@@ -41,16 +89,22 @@ int sweep_run(const sweep *sw, rt_err *e)
             if ((double)n * per_elem > 0.45 * (double)w->dev.total_mem) {
                 fprintf(stderr, "redtune: skipping n = %s: %.1f GiB of input does not fit beside "
                         "the buffers on this GPU\n", nbuf, n * (double)esize / (1 << 30));
-                pg->done += st.ops->planned(ncfg);
+                pg->done += st.ops->planned(ncfg, o->budget);
                 continue;
             }
             int prepared = 0;
             prepare_resp seg = {0};
-            strategy_case sc = {c, ncfg, n, o->seed};
+            strategy_case sc = {c, ncfg, n, o->strategy_seed, o->budget, -1};
+            if (st.ops == &strategy_local && (rc = known_best(sw, layout, n, &sc.start, e)))
+                goto done;
             if ((rc = st.ops->init(&st, &sc, e)))
                 goto done;
             strategy_pick pick;
-            for (; st.ops->next(&st, &pick); pg->done++) {
+            long picks = 0, planned = st.ops->planned(ncfg, o->budget);
+            double t_case = report_now();
+            /* The budget of seconds is per case and checked before each pick. */
+            for (; st.ops->next(&st, o->budget_s > 0 && report_now() - t_case >= o->budget_s,
+                                &pick); pg->done += picks++ < planned) {
                 int i = pick.cand;
                 strategy_result res = {i, STRATEGY_UNCOMPILED, NULL};
                 snprintf(what, sizeof what, "[%s %s %s] n=%s %s", op, type, layout, nbuf,
@@ -60,12 +114,17 @@ int sweep_run(const sweep *sw, rt_err *e)
                     st.ops->observe(&st, &res);
                     continue;
                 }
+                /* Stored already: a failure whatever its repetitions, a timing with at least
+                 * as many as the pick asks; one with fewer (a brief round's) is timed again. */
                 int found = 0;
-                if ((rc = store_has_measurement(s, device_id, c[i].hash, op, type, layout, n, o->hot,
-                                                &found, e)))
+                char stored_status[16];
+                store_measurement stored = {0};
+                if ((rc = store_get_measurement(s, device_id, c[i].hash, op, type, layout, n,
+                                                o->hot, &stored, stored_status, &found, e)))
                     goto done;
-                if (found) {
+                if (found && (strcmp(stored.status, "ok") || stored.reps >= pick.min_reps)) {
                     res.outcome = STRATEGY_STORED;
+                    res.m = &stored;
                     st.ops->observe(&st, &res);
                     continue;
                 }
@@ -134,6 +193,8 @@ int sweep_run(const sweep *sw, rt_err *e)
                 if (w->pid <= 0 && (rc = session_start(w, e)))
                     goto done;
             }
+            if (picks < planned)   /* a search that ended early: the case is done */
+                pg->done += planned - picks;
             st.ops->fini(&st);
             rc = store_update_best(s, device_id, op, type, layout, n, o->hot, e);
             if (rc == RT_ENOTFOUND) {

@@ -70,6 +70,13 @@ int tune_run(const tune_opts *o, rt_err *e)
     tune_case(o, &op, &t, &commutes);
     const char *type = rt_type_name(t);
 
+    /* The search strategy: the one seam where another plugs in (strategy.h). */
+    const strategy_ops *search = strategy_find(o->strategy ? o->strategy : "exhaustive");
+    if (!search) {
+        rc = rt_seterr(e, RT_EINVAL, "unknown strategy '%s' (known: %s)", o->strategy,
+                       STRATEGY_NAMES);
+        goto done;
+    }
     signal(SIGPIPE, SIG_IGN);
     if ((rc = session_start(&w, e)))
         goto done;
@@ -117,11 +124,9 @@ int tune_run(const tune_opts *o, rt_err *e)
         (rc = store_begin_run(s, device_id, o->cmdline, nvrtc_version(), &run_id, e)))
         goto done;
 
-    /* The search strategy: the one seam where another plugs in (strategy.h). */
-    const strategy_ops *search = &strategy_exhaustive;
     int nprof = o->layout == SEG_LAYOUT_FLAT ? 1 : o->nprofiles;
     progress pg = {report_now(), 0, isatty(2), 0,
-                   (long)nprof * o->nsizes * search->planned(ncfg), 0};
+                   (long)nprof * o->nsizes * search->planned(ncfg, o->budget), 0};
     sweep sw = {o, search, &w, s, c, ncfg, op, t, device_id, run_id, read_gbps, &pg};
     if ((rc = sweep_run(&sw, e)))
         goto done;
@@ -133,7 +138,7 @@ int tune_run(const tune_opts *o, rt_err *e)
         goto done;
 
     rc = report_table(s, o, op, type, &w.dev, arch, read_gbps, e);
-    printf("%d configs measured in this run, %.0f s; database %s\n", (int)pg.measured,
+    printf("%d configs measured in this run, %.2f s; database %s\n", (int)pg.measured,
            report_now() - pg.t0, o->db_path);
 done:
     session_close(&w);

@@ -31,6 +31,11 @@ typedef struct tune_opts {
     int profiles[TUNE_MAX_PROFILES];   /* segmented: the segment profiles to tune */
     int nprofiles;
     int off64;                /* segmented offsets: 64-bit */
+    const char *strategy;     /* --strategy (strategy.h); NULL: exhaustive */
+    long budget;              /* --budget N: configs per case; 0: no limit */
+    double budget_s;          /* --budget Ns: seconds per case; 0: no limit */
+    unsigned long long strategy_seed;   /* --strategy-seed (default 1): the draws of random
+                                         * and halving, apart from the data's --seed */
 } tune_opts;
 
 /* The operator's name, the type and whether the operator commutes, for the case of 'o'. */
