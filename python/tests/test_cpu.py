@@ -103,7 +103,7 @@ def test_each_code_has_its_exception():
             C.RT_ECUDA: redtune.CUDAError, C.RT_EDB: redtune.DatabaseError,
             C.RT_ENOTFOUND: redtune.NotFoundError, C.RT_EINVAL: redtune.InvalidArgumentError,
             C.RT_EVERIFY: redtune.VerifyError, C.RT_ETIMEOUT: redtune.KernelTimeoutError,
-            C.RT_EFAULT: redtune.KernelFaultError}
+            C.RT_EFAULT: redtune.KernelFaultError, C.RT_ECAPTURE: redtune.CaptureError}
     assert set(want) == set(C.ERROR_NAMES) - {C.RT_OK}
     for code, cls in want.items():
         e = redtune.error(code, "what went wrong")
