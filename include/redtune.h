@@ -29,6 +29,8 @@ extern "C" {
 #define RT_EVERIFY    -9   /* a kernel computed a wrong result */
 #define RT_ETIMEOUT  -10   /* a kernel ran past its time limit */
 #define RT_EFAULT    -11   /* a kernel faulted (illegal address, launch failure) */
+#define RT_ECAPTURE  -12   /* the stream is capturing a CUDA graph and the call would have to
+                              load a kernel, allocate or synchronise: warm up before capture */
 
 /* Built-in reduction operators. */
 typedef enum rt_op {
@@ -119,7 +121,8 @@ int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t
  * Close a context: waits for the GPU work of the device's context to finish (the
  * temporary storage it owns may still be in use), unloads its kernels, frees its temporary
  * storage, releases the primary context and closes the database. NULL is a harmless no-op.
- * No other thread may be using the context, and it must not be used afterwards.
+ * No other thread may be using the context, and it must not be used afterwards; nor may a
+ * CUDA graph that captured its calls be launched again (its kernels and storage are gone).
  */
 void rt_close(rt_ctx *ctx);
 
@@ -153,10 +156,17 @@ const char *rt_errmsg(const rt_ctx *ctx);
  * load it (a synchronous driver call) or compile it with NVRTC; later calls are a table
  * lookup and the launches. Thread-safe: one context may be used by many threads at once.
  *
+ * CUDA graphs: while 'stream' is capturing (cuStreamBeginCapture, torch.cuda.graph), the call
+ * only enqueues kernels and memsets on that stream; where it would have to load a kernel (the
+ * first call of its case), allocate or grow the stream's temporary storage, or synchronise,
+ * it fails with RT_ECAPTURE and leaves the stream and its capture untouched. Make one call of
+ * each case on the capturing stream before the capture (a warm-up), or use rt_temp_bytes
+ * before it and rt_reduce_temp. docs/api.md, "CUDA graphs", has the rules for replays.
+ *
  * Returns RT_OK, or RT_EINVAL (NULL or misaligned pointer, unknown op or type), RT_EDB,
  * RT_ENVRTC (no CUBIN for this GPU in the database and no NVRTC to compile one, or a compile
  * error), RT_ENOMEM, RT_ECUDA (a driver call failed, e.g. a stream of another context),
- * RT_EFAULT (a kernel faulted earlier: the CUDA context is lost).
+ * RT_EFAULT (a kernel faulted earlier: the CUDA context is lost), RT_ECAPTURE (above).
  */
 int rt_reduce(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in, unsigned long long n,
               void *d_out, void *stream);
@@ -165,7 +175,9 @@ int rt_reduce(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in, unsigned lo
  * Bytes of temporary storage rt_reduce_temp needs for (op, type, n), into *bytes (0 when
  * n == 0). Chooses (and loads) the kernel as rt_reduce would, so it may take as long as a
  * first rt_reduce. The size depends on n only through the kernel's grid: the same
- * (op, type, n) always gives the same answer on one context.
+ * (op, type, n) always gives the same answer on one context. It has no stream to look at,
+ * so it cannot tell a capture is under way: call it before the capture (once loaded, a
+ * case's answer is a lookup, safe during capture).
  */
 int rt_temp_bytes(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, size_t *bytes);
 
@@ -176,7 +188,9 @@ int rt_temp_bytes(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, siz
  * bytes on 'stream' before each launch that uses one. The storage is in use until the work
  * enqueued on 'stream' is done; the caller must not use it on another stream meanwhile.
  * d_temp may be NULL when the size needed is 0. RT_EINVAL when temp_bytes is too small
- * (the message says how much is needed) or d_temp is misaligned.
+ * (the message says how much is needed) or d_temp is misaligned. Under stream capture it
+ * allocates nothing, and fails with RT_ECAPTURE only when the kernel is not loaded yet (call
+ * rt_temp_bytes for the case before the capture): the graph then owns its storage.
  */
 int rt_reduce_temp(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
                    unsigned long long n, void *d_out, void *d_temp, size_t temp_bytes,
@@ -187,7 +201,9 @@ int rt_reduce_temp(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
  * of the device's context (cuCtxSynchronize). For applications that create and destroy many
  * streams over the life of one context: the context keeps a block per stream it has seen,
  * and past 64 streams it does this by itself. Safe while other threads reduce on the
- * context: they wait for it, then allocate again.
+ * context: they wait for it, then allocate again. Storage that a captured CUDA graph uses
+ * is not freed here (nor when its stream's block grows): the context keeps it until
+ * rt_close. Not to be called while a stream of this device is capturing (it synchronises).
  */
 int rt_release_temp(rt_ctx *ctx);
 
@@ -266,7 +282,8 @@ int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op);
  * `redtune --segmented keys|offsets`); else a built-in default. A winner that uses vector
  * loads runs with scalar loads when d_in (or the keys) are not 16-byte aligned, and one tuned
  * for the other offset width is specialised for this one; both are compiled with NVRTC once.
- * Temporary storage as rt_reduce (one block per stream). Thread-safe as rt_reduce.
+ * Temporary storage as rt_reduce (one block per stream). Thread-safe as rt_reduce. Under
+ * stream capture as rt_reduce (RT_ECAPTURE), and RT_SEG_CHECK, synchronous, is refused.
  *
  * Returns RT_OK, or the codes of rt_reduce; RT_EINVAL also for a NULL keys/offsets array with
  * nseg > 0, a misaligned one, unknown flags, RT_SEG_OFF64 with keys, more than 2^31 - 1

@@ -196,6 +196,7 @@ static void destroy(rt_ctx *ctx)
         int pushed = 0, has_work = ctx->kernels != NULL;
         for (int i = 0; i < NSLOTS; i++)
             has_work |= ctx->slots[i].temp != 0;
+        has_work |= ctx->kept != NULL;
         if (e && api_enter(ctx, &pushed, e) == RT_OK) {
             /* Pending work may still read the modules and temp storage freed below. */
             if (has_work)
@@ -203,6 +204,8 @@ static void destroy(rt_ctx *ctx)
             for (int i = 0; i < NSLOTS; i++)
                 if (ctx->slots[i].temp)
                     cu.MemFree(ctx->slots[i].temp);
+            for (kept_block *k = ctx->kept; k; k = k->next)
+                cu.MemFree(k->temp);
             for (kernel *k = ctx->kernels; k; k = k->next)
                 plan_unload(&k->p);
             for (int l = 0; l < 2; l++)
@@ -213,6 +216,11 @@ static void destroy(rt_ctx *ctx)
         }
         free(e);
         cu.DevicePrimaryCtxRelease(ctx->cudev);
+    }
+    while (ctx->kept) {
+        kept_block *k = ctx->kept;
+        ctx->kept = k->next;
+        free(k);
     }
     while (ctx->kernels) {
         kernel *k = ctx->kernels;
@@ -237,6 +245,7 @@ static void destroy(rt_ctx *ctx)
     if (ctx->locks) {
         pthread_mutex_destroy(&ctx->lock);
         pthread_mutex_destroy(&ctx->slot_lock);
+        pthread_mutex_destroy(&ctx->kept_lock);
         for (int i = 0; i < NSLOTS; i++)
             pthread_mutex_destroy(&ctx->slots[i].lock);
         capture_close(&ctx->cap);
@@ -350,6 +359,7 @@ int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t
     }
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->slot_lock, NULL);
+    pthread_mutex_init(&ctx->kept_lock, NULL);
     for (int i = 0; i < NSLOTS; i++) {
         pthread_mutex_init(&ctx->slots[i].lock, NULL);
         atomic_init(&ctx->slots[i].used, 0);
@@ -846,6 +856,13 @@ unsigned api_bucket_of(unsigned long long n)
     return 63u - (unsigned)__builtin_clzll(n);   /* n >= 1 */
 }
 
+/* Whether the decision for n >= 1 is made (its kernel loaded): nothing to load. */
+int api_decided(const rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n)
+{
+    return atomic_load_explicit(&ctx->cache[op_index(op)][type][api_bucket_of(n)],
+                                memory_order_acquire) != NULL;
+}
+
 /* The decision for n >= 1: a lock-free lookup once made. */
 int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
                         decision **out, rt_err *e)
@@ -982,7 +999,7 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
     decision *d;
     slot *sl = NULL;
     unsigned long long key;
-    int rc, pushed = 0;
+    int rc, pushed = 0, capturing = 0;
 
     api_begin(ctx);
     if ((rc = api_check_op_type(fn, ctx, op, type, &e)) != RT_OK
@@ -991,8 +1008,20 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
         return api_finish(rc, &e);
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
         return api_finish(rc, &e);
+    if ((rc = api_capturing(s, fn, &capturing, &e)) != RT_OK)
+        goto done;
     if (n == 0) {
-        rc = write_identity(ctx, op, type, d_out, s, &e);
+        rc = write_identity(ctx, op, type, d_out, s, &e);   /* memsets: captured as nodes */
+        goto done;
+    }
+    if (capturing && !api_decided(ctx, op, type, n)) {
+        unsigned b = api_bucket_of(n);
+        rc = rt_seterr(&e, RT_ECAPTURE, "%s: %s %s n = %llu: the stream is capturing a CUDA "
+                       "graph, and the kernel for n in [2^%u, 2^%u) is not loaded yet "
+                       "(loading it is synchronous and would break the capture): make one "
+                       "call of this case before the capture (a warm-up), or call "
+                       "rt_temp_bytes for it", fn, api_opname(ctx, op), rt_type_name(type), n,
+                       b, b + 1);
         goto done;
     }
     if ((rc = api_get_decision(ctx, op, type, n, &d, &e)) != RT_OK)
@@ -1021,11 +1050,24 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
         rc = launch(d->k, d_in, d_out, n, t, s, &e);
         goto done;
     }
-    if ((rc = api_stream_key(s, &key, &e)) != RT_OK || (rc = api_lock_slot(ctx, key, &sl, &e)) != RT_OK)
+    if (capturing) {
+        /* The stream's block as it is (the graph keeps it: api_temp.c), or none. */
+        if ((rc = api_capture_temp(ctx, fn, s, need, "make a call of this size on this "
+                                   "stream before the capture (a warm-up), or give "
+                                   "rt_reduce_temp storage of rt_temp_bytes bytes", &sl,
+                                   &e)) != RT_OK)
+            goto done;
+        rc = launch(d->k, d_in, d_out, n, sl ? sl->temp : 0, s, &e);
+        if (sl)
+            pthread_mutex_unlock(&sl->lock);
+        goto done;
+    }
+    if ((rc = api_stream_key(s, &key, &e)) != RT_OK
+        || (rc = api_lock_slot(ctx, key, 1, &sl, &e)) != RT_OK)
         goto done;
     if (sl->bytes < need) {
         double t = api_mono_ms();
-        rc = api_grow(sl, need, s, &e);
+        rc = api_grow(ctx, sl, need, s, &e);
         api_trace(ctx, &t, "temporary storage of %zu bytes allocated", need);
     }
     if (rc == RT_OK)

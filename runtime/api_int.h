@@ -100,7 +100,15 @@ typedef struct slot {
     atomic_ullong key;
     CUdeviceptr temp;
     size_t bytes;
+    int captured;          /* a CUDA graph captured a launch on 'temp': never freed before
+                              rt_close (growing or recycling moves it to ctx->kept) */
 } slot;
+
+/* A block that captured graphs may still use, kept until rt_close. */
+typedef struct kept_block {
+    struct kept_block *next;
+    CUdeviceptr temp;
+} kept_block;
 
 /* A user-defined operator registered on the context (rt_register_op). */
 typedef struct user_op {
@@ -134,6 +142,8 @@ struct rt_ctx {
     capture cap;                          /* REDTUNE_CAPTURE and REDTUNE_LOG (capture.c) */
     atomic_int nslots;
     slot slots[NSLOTS];
+    pthread_mutex_t kept_lock;            /* 'kept'; taken after a slot's lock */
+    kept_block *kept;
 };
 
 /* Entry points driver.h does not carry, from the same library (already loaded by
@@ -170,6 +180,7 @@ int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
                       int builtin, kernel **out, rt_err *e);
 int api_params_config(const rt_family *f, const char *params, rt_config *cfg, rt_err *e);
 unsigned api_bucket_of(unsigned long long n);
+int api_decided(const rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n);
 int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
                      decision **out, rt_err *e);
 
@@ -184,8 +195,11 @@ void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long
 /* api_temp.c: temporary storage per stream. */
 size_t api_temp_need(const kernel *k, unsigned long long n);
 int api_stream_key(CUstream s, unsigned long long *key, rt_err *e);
-int api_lock_slot(rt_ctx *ctx, unsigned long long key, slot **out, rt_err *e);
-int api_grow(slot *sl, size_t need, CUstream s, rt_err *e);
+int api_lock_slot(rt_ctx *ctx, unsigned long long key, int claim, slot **out, rt_err *e);
+int api_grow(rt_ctx *ctx, slot *sl, size_t need, CUstream s, rt_err *e);
+int api_capturing(CUstream s, const char *fn, int *capturing, rt_err *e);
+int api_capture_temp(rt_ctx *ctx, const char *fn, CUstream s, size_t need, const char *warm,
+                     slot **out, rt_err *e);
 
 /* api_ops.c: user-defined operators. */
 const user_op *api_user_of(const rt_ctx *ctx, rt_op op);

@@ -57,9 +57,11 @@ static int seg_config(const char *family, const char *params, int layout, int of
     return RT_OK;
 }
 
+/* The decision of a segmented case, made (and its kernel loaded) the first time; while the
+ * stream is capturing ('capturing' names the call) a case not made yet is RT_ECAPTURE. */
 static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op, rt_type type,
-                      unsigned long long n, unsigned long long nseg, seg_decision **out,
-                      rt_err *e)
+                      unsigned long long n, unsigned long long nseg, const char *capturing,
+                      seg_decision **out, rt_err *e)
 {
     unsigned nb = n ? api_bucket_of(n) : 0;
     double mean = nseg ? (double)n / (double)nseg : 1;
@@ -71,6 +73,16 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op,
         if (d->layout == layout && d->off64 == off64 && d->aligned == aligned && d->op == op
             && d->type == type && d->nb == nb && d->mb == mb)
             goto done;
+    if (capturing) {
+        rc = rt_seterr(e, RT_ECAPTURE, "%s: %s %s n = %llu nseg = %llu: the stream is "
+                       "capturing a CUDA graph, and the kernel for this case (n in [2^%u, "
+                       "2^%u), mean segment length bucket %d%s) is not loaded yet (loading "
+                       "it is synchronous and would break the capture): make one call of "
+                       "this case before the capture (a warm-up)", capturing,
+                       api_opname(ctx, op), rt_type_name(type), n, nseg, nb, nb + 1, mb,
+                       aligned ? "" : ", unaligned pointers");
+        goto done;
+    }
     choice *c;
     kernel *k = NULL;
     const best_entry *row = NULL;
@@ -178,7 +190,7 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
     seg_decision *d;
     slot *sl = NULL;
     unsigned long long key;
-    int rc, pushed = 0, off64 = (flags & RT_SEG_OFF64) != 0;
+    int rc, pushed = 0, capturing = 0, off64 = (flags & RT_SEG_OFF64) != 0;
     size_t align_seg = layout == 1 ? 4 : off64 ? 8 : 4;
 
     api_begin(ctx);
@@ -208,21 +220,44 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
                                 nseg), &e);
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
         return api_finish(rc, &e);
+    if ((rc = api_capturing(s, fn, &capturing, &e)) != RT_OK)
+        goto done;
+    if ((flags & RT_SEG_CHECK) && capturing) {
+        rc = rt_seterr(&e, RT_ECAPTURE, "%s: RT_SEG_CHECK waits for its check kernel, which "
+                       "would break the stream's CUDA graph capture: check the %s in a call "
+                       "before the capture, and capture calls without RT_SEG_CHECK", fn,
+                       layout == 1 ? "keys" : "offsets");
+        goto done;
+    }
     if ((flags & RT_SEG_CHECK)
         && (rc = seg_check(ctx, fn, layout, off64, seg, n, nseg, s, &e)) != RT_OK)
         goto done;
     int aligned = (uintptr_t)d_in % 16 == 0 && (layout == 2 || (uintptr_t)seg % 16 == 0);
-    if ((rc = seg_decide(ctx, layout, off64, aligned, op, type, n, nseg, &d, &e)) != RT_OK)
+    if ((rc = seg_decide(ctx, layout, off64, aligned, op, type, n, nseg,
+                         capturing ? fn : NULL, &d, &e)) != RT_OK)
         goto done;
     api_met(ctx, layout, op, type, n, nseg, d->level, d->c);
     /* The carries go after the block's first COUNTER_BYTES: the one-launch counter, which
      * must stay zero for the flat calls that share this stream's block. */
     size_t carries = plan_seg_temp_bytes(&d->k->p, n, nseg);
     size_t need = carries ? COUNTER_BYTES + carries : 0;
-    if ((rc = api_stream_key(s, &key, &e)) != RT_OK || (rc = api_lock_slot(ctx, key, &sl, &e)) != RT_OK)
+    if (capturing) {
+        /* The stream's block as it is (the graph keeps it: api_temp.c), or none. */
+        if ((rc = api_capture_temp(ctx, fn, s, need, "make a call of this size on this stream "
+                                   "before the capture (a warm-up)", &sl, &e)) != RT_OK)
+            goto done;
+        rc = plan_seg_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in, (CUdeviceptr)(uintptr_t)seg,
+                             n, nseg, (CUdeviceptr)(uintptr_t)d_out,
+                             sl ? sl->temp + COUNTER_BYTES : 0, s, &e);
+        if (sl)
+            pthread_mutex_unlock(&sl->lock);
+        goto done;
+    }
+    if ((rc = api_stream_key(s, &key, &e)) != RT_OK
+        || (rc = api_lock_slot(ctx, key, 1, &sl, &e)) != RT_OK)
         goto done;
     if (sl->bytes < need)
-        rc = api_grow(sl, need, s, &e);
+        rc = api_grow(ctx, sl, need, s, &e);
     if (rc == RT_OK)
         rc = plan_seg_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in, (CUdeviceptr)(uintptr_t)seg,
                              n, nseg, (CUdeviceptr)(uintptr_t)d_out, sl->temp + COUNTER_BYTES, s, &e);
@@ -263,7 +298,8 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
                                 "neither RT_LAYOUT_KEYS nor RT_LAYOUT_OFFSETS", fn, layout), &e);
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
         return api_finish(rc, &e);
-    rc = seg_decide(ctx, layout, (flags & RT_SEG_OFF64) != 0, 1, op, type, n, nseg, &d, &e);
+    rc = seg_decide(ctx, layout, (flags & RT_SEG_OFF64) != 0, 1, op, type, n, nseg, NULL, &d,
+                    &e);
     if (rc == RT_OK) {
         const kernel *k = d->k;
         char from[512];

@@ -7,6 +7,11 @@
  * the library owns is zero for good once cleared at allocation. Blocks the caller supplies
  * (rt_reduce_temp) get the counter cleared on the stream before each one-launch launch,
  * since their contents are not ours to trust.
+ *
+ * CUDA graphs: a launch captured on a stream uses that stream's block, which the graph then
+ * holds by address; such a block is marked captured and never freed before rt_close: growing
+ * the slot or recycling it moves the block to ctx->kept instead. While a stream captures
+ * nothing is allocated, synchronised or claimed (api_capture_temp).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -54,8 +59,24 @@ static slot *find_slot(rt_ctx *ctx, unsigned long long key)
     return NULL;
 }
 
-/* Free every slot's block once the device's context is idle; caller holds slot_lock and has
- * the CUDA context current. Slot locks are taken only after slot_lock, so no deadlock. */
+/* Keep a block a captured graph may use until rt_close; 0 when out of host memory (the block
+ * is then leaked rather than freed under a graph). */
+static int keep(rt_ctx *ctx, CUdeviceptr temp)
+{
+    kept_block *k = malloc(sizeof *k);
+    if (!k)
+        return 0;
+    k->temp = temp;
+    pthread_mutex_lock(&ctx->kept_lock);
+    k->next = ctx->kept;
+    ctx->kept = k;
+    pthread_mutex_unlock(&ctx->kept_lock);
+    return 1;
+}
+
+/* Free every slot's block once the device's context is idle (blocks of captured graphs are
+ * kept); caller holds slot_lock and has the CUDA context current. Slot locks are taken only
+ * after slot_lock, so no deadlock. */
 static int recycle(rt_ctx *ctx, rt_err *e)
 {
     int n = atomic_load_explicit(&ctx->nslots, memory_order_acquire), rc = RT_OK;
@@ -66,10 +87,13 @@ static int recycle(rt_ctx *ctx, rt_err *e)
         rc = driver_fail(r, "cuCtxSynchronize (releasing temporary storage)", e);
     for (int i = 0; i < n; i++) {
         slot *sl = &ctx->slots[i];
-        if (sl->temp)
+        if (sl->temp && sl->captured)
+            keep(ctx, sl->temp);
+        else if (sl->temp)
             cu.MemFree(sl->temp);
         sl->temp = 0;
         sl->bytes = 0;
+        sl->captured = 0;
         atomic_store_explicit(&sl->used, 0, memory_order_release);
     }
     atomic_store_explicit(&ctx->nslots, 0, memory_order_release);
@@ -78,12 +102,16 @@ static int recycle(rt_ctx *ctx, rt_err *e)
     return rc;
 }
 
-/* The slot of 'key', claimed if new; returned locked, with its key checked under the lock. */
-int api_lock_slot(rt_ctx *ctx, unsigned long long key, slot **out, rt_err *e)
+/* The slot of 'key', claimed if new (with 'claim'; else *out is NULL when there is none);
+ * returned locked, with its key checked under the lock. */
+int api_lock_slot(rt_ctx *ctx, unsigned long long key, int claim, slot **out, rt_err *e)
 {
     int rc = RT_OK;
+    *out = NULL;
     for (;;) {
         slot *sl = find_slot(ctx, key);
+        if (!sl && !claim)
+            return RT_OK;
         if (!sl) {
             pthread_mutex_lock(&ctx->slot_lock);
             if (!(sl = find_slot(ctx, key))) {
@@ -111,14 +139,21 @@ int api_lock_slot(rt_ctx *ctx, unsigned long long key, slot **out, rt_err *e)
     }
 }
 
-/* Grow a slot's block to 'need' bytes; caller holds its lock. The old block may still be in
- * use by work on this stream, so the stream is synchronised before it is freed. */
-int api_grow(slot *sl, size_t need, CUstream s, rt_err *e)
+/* Grow a slot's block to 'need' bytes; caller holds its lock, and the stream is not
+ * capturing. The old block may still be in use by work on this stream, so the stream is
+ * synchronised before it is freed; one a captured graph uses is kept instead. */
+int api_grow(rt_ctx *ctx, slot *sl, size_t need, CUstream s, rt_err *e)
 {
     CUresult r;
     size_t want = sl->bytes * 2 > need ? sl->bytes * 2 : need;
     want = (want + TEMP_GRAIN - 1) / TEMP_GRAIN * TEMP_GRAIN;
-    if (sl->temp) {
+    if (sl->temp && sl->captured) {
+        if (!keep(ctx, sl->temp))
+            return rt_seterr(e, RT_ENOMEM, "out of memory growing temporary storage");
+        sl->temp = 0;
+        sl->bytes = 0;
+        sl->captured = 0;
+    } else if (sl->temp) {
         if ((r = cu.StreamSynchronize(s)) != CUDA_SUCCESS)
             return driver_fail(r, "cuStreamSynchronize (growing temporary storage)", e);
         cu.MemFree(sl->temp);
@@ -137,6 +172,54 @@ int api_grow(slot *sl, size_t need, CUstream s, rt_err *e)
     if ((r = cu.MemsetD32Async(sl->temp, 0, COUNTER_BYTES / 4, s)) != CUDA_SUCCESS)
         return driver_fail(r, "clearing temporary storage", e);
     return RT_OK;
+}
+
+/* Whether 's' is capturing a CUDA graph (an invalidated capture counts too: what the call
+ * must not do is refused either way). The legacy stream while a blocking stream of the
+ * device captures is RT_ECAPTURE: work on it would join that capture, and break it. */
+int api_capturing(CUstream s, const char *fn, int *capturing, rt_err *e)
+{
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUresult r = cu.StreamIsCapturing(s, &st);
+    *capturing = 0;
+    if (r == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
+        return rt_seterr(e, RT_ECAPTURE, "%s: the stream is the legacy default stream while "
+                         "another stream of the device is capturing a CUDA graph, and work "
+                         "on it would break that capture: pass the capturing stream, or one "
+                         "created with CU_STREAM_NON_BLOCKING", fn);
+    if (r != CUDA_SUCCESS)
+        return driver_fail(r, "cuStreamIsCapturing", e);
+    *capturing = st != CU_STREAM_CAPTURE_STATUS_NONE;
+    return RT_OK;
+}
+
+/* The temp block of capturing stream 's' for a launch that needs 'need' bytes: its slot,
+ * locked and marked captured, when it is large enough; none (*out NULL) when need is 0;
+ * else RT_ECAPTURE, since allocating would break the capture ('warm' says what to do). */
+int api_capture_temp(rt_ctx *ctx, const char *fn, CUstream s, size_t need, const char *warm,
+                     slot **out, rt_err *e)
+{
+    unsigned long long key;
+    slot *sl = NULL;
+    int rc;
+
+    *out = NULL;
+    if (need == 0)
+        return RT_OK;
+    if ((rc = api_stream_key(s, &key, e)) != RT_OK
+        || (rc = api_lock_slot(ctx, key, 0, &sl, e)) != RT_OK)
+        return rc;
+    if (sl && sl->bytes >= need) {
+        sl->captured = 1;
+        *out = sl;
+        return RT_OK;
+    }
+    size_t have = sl ? sl->bytes : 0;
+    if (sl)
+        pthread_mutex_unlock(&sl->lock);
+    return rt_seterr(e, RT_ECAPTURE, "%s: the stream is capturing a CUDA graph, and its "
+                     "temporary storage (%zu bytes) is smaller than the %zu bytes this call "
+                     "needs; allocating would break the capture: %s", fn, have, need, warm);
 }
 
 int rt_temp_bytes(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, size_t *bytes)

@@ -45,6 +45,7 @@ static const struct { const char *name, *fallback; size_t off; } syms[] = {
     SYM(StreamDestroy, "cuStreamDestroy_v2", NULL),
     SYM(StreamSynchronize, "cuStreamSynchronize", NULL),
     SYM(StreamQuery, "cuStreamQuery", NULL),
+    SYM(StreamIsCapturing, "cuStreamIsCapturing", NULL),
     SYM(EventCreate, "cuEventCreate", NULL),
     SYM(EventDestroy, "cuEventDestroy_v2", NULL),
     SYM(EventRecord, "cuEventRecord", NULL),

@@ -41,6 +41,7 @@ const char *rt_strerror(int code)
     case RT_EVERIFY: return "RT_EVERIFY";
     case RT_ETIMEOUT: return "RT_ETIMEOUT";
     case RT_EFAULT: return "RT_EFAULT";
+    case RT_ECAPTURE: return "RT_ECAPTURE";
     default: return "RT_E(unknown)";
     }
 }

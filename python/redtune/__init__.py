@@ -15,14 +15,15 @@ from . import _consts as consts
 from ._consts import OPS, TYPES, RT_VERSION_STRING as __version__
 from ._lib import (Error, NoMemoryError, FileError, LuaError, CompileError, CUDAError,
                    DatabaseError, NotFoundError, InvalidArgumentError, VerifyError,
-                   KernelTimeoutError, KernelFaultError, error, library, library_path)
+                   KernelTimeoutError, KernelFaultError, CaptureError, error, library,
+                   library_path)
 from ._core import (Context, UserOp, context, set_database, register_op, reduce, temp_bytes,
                     sum, prod, min, max, argmin, argmax, reduce_offsets, reduce_keys, explain,
                     stream_handle)
 
 __all__ = ["Error", "NoMemoryError", "FileError", "LuaError", "CompileError", "CUDAError",
            "DatabaseError", "NotFoundError", "InvalidArgumentError", "VerifyError",
-           "KernelTimeoutError", "KernelFaultError", "Context", "UserOp", "context",
+           "KernelTimeoutError", "KernelFaultError", "CaptureError", "Context", "UserOp", "context",
            "set_database", "register_op", "reduce", "temp_bytes", "sum", "prod", "min", "max",
            "argmin", "argmax", "reduce_offsets", "reduce_keys", "explain", "OPS", "TYPES",
            "consts", "library", "library_path", "error", "stream_handle", "register_torch_ops",

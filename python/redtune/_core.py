@@ -418,7 +418,10 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
                 else:
                     result = f[0].empty((), dtype=x.dtype, device=x.device)
                     optr = result.data_ptr()
-                rc = f[4](ctx._h, code, rt, x.data_ptr(), x.numel(), optr, f[5](dev))
+                work = f[5](dev)
+                rc = f[4](ctx._h, code, rt, x.data_ptr(), x.numel(), optr, work)
+                if rc == C.RT_ECAPTURE:
+                    rc = _capture_retry(ctx, code, rt, x.data_ptr(), x.numel(), optr, work, x)
                 if rc != 0:
                     check(rc, ctx._h)
                 return result
@@ -457,6 +460,8 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
     lib = library()
     if temp is None:
         rc = lib.rt_reduce(ctx._h, code, rtype, info.ptr, info.size, optr, work)
+        if rc == C.RT_ECAPTURE and info.framework == "torch":
+            rc = _capture_retry(ctx, code, rtype, info.ptr, info.size, optr, work, info.obj)
     else:
         t = _raw(temp, "temp", what, device)
         rc = lib.rt_reduce_temp(ctx._h, code, rtype, info.ptr, info.size, optr, t[0], t[1],
@@ -464,6 +469,30 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
     if rc != 0:
         check(rc, ctx._h)
     return result
+
+
+def _capture_retry(ctx, code, rtype, ptr, n, optr, work, x):
+    """rt_reduce refused (RT_ECAPTURE): stream 'work' is capturing a CUDA graph. When the
+    kernel is loaded and only the stream's temporary storage is missing (torch captures on a
+    stream of its own, not the warm-up's), the call gets storage allocated by torch: during
+    a capture that comes from the graph's private memory pool, which the graph keeps for its
+    replays. rt_reduce_temp with none says which case it is: RT_EINVAL, storage needed (the
+    arguments passed rt_reduce's checks already), or RT_ECAPTURE, the kernel not loaded.
+    Returns the library's code."""
+    lib = library()
+    rc = lib.rt_reduce_temp(ctx._h, code, rtype, ptr, n, optr, None, 0, work)
+    if rc != C.RT_EINVAL:
+        return rc
+    size = ctypes.c_size_t()
+    rc = lib.rt_temp_bytes(ctx._h, code, rtype, n, ctypes.byref(size))   # a lookup now
+    if rc != 0:
+        return rc
+    torch = sys.modules["torch"]
+    tmp = torch.empty(size.value, dtype=torch.uint8, device=x.device)
+    if work != torch.cuda.current_stream(x.device).cuda_stream:
+        tmp.record_stream(torch.cuda.ExternalStream(work, device=x.device))
+    return lib.rt_reduce_temp(ctx._h, code, rtype, ptr, n, optr, tmp.data_ptr(), size.value,
+                              work)
 
 
 def _raw(buf, name, what, device):

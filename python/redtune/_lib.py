@@ -114,9 +114,16 @@ class KernelFaultError(Error):
     code = C.RT_EFAULT
 
 
+class CaptureError(Error):
+    """The stream is capturing a CUDA graph and the call would have had to load a kernel,
+    allocate or synchronise: make the same call once before the capture (a warm-up)."""
+    code = C.RT_ECAPTURE
+
+
 _BY_CODE = {cls.code: cls for cls in (NoMemoryError, FileError, LuaError, CompileError,
                                       CUDAError, DatabaseError, NotFoundError, InvalidArgumentError,
-                                      VerifyError, KernelTimeoutError, KernelFaultError)}
+                                      VerifyError, KernelTimeoutError, KernelFaultError,
+                                      CaptureError)}
 
 
 def error(code, message):

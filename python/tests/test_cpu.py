@@ -103,7 +103,7 @@ def test_each_code_has_its_exception():
             C.RT_ECUDA: redtune.CUDAError, C.RT_EDB: redtune.DatabaseError,
             C.RT_ENOTFOUND: redtune.NotFoundError, C.RT_EINVAL: redtune.InvalidArgumentError,
             C.RT_EVERIFY: redtune.VerifyError, C.RT_ETIMEOUT: redtune.KernelTimeoutError,
-            C.RT_EFAULT: redtune.KernelFaultError}
+            C.RT_EFAULT: redtune.KernelFaultError, C.RT_ECAPTURE: redtune.CaptureError}
     assert set(want) == set(C.ERROR_NAMES) - {C.RT_OK}
     for code, cls in want.items():
         e = redtune.error(code, "what went wrong")
@@ -538,3 +538,47 @@ def test_torch_compile_routes_to_the_custom_op(faketorch):
     with pytest.raises(NotImplementedError, match=r"^redtune.sum under torch.compile: a "
                        r"built-in op with no out=, stream= or temp="):
         redtune.sum(faketorch.torch.Tensor((4,)), stream=3)
+
+
+def test_torch_capture_gets_torch_storage(faketorch, monkeypatch):
+    """Under a CUDA graph capture, a call the library refuses (RT_ECAPTURE) for want of
+    temporary storage is made again on storage torch allocates (rt_reduce_temp, sized by
+    rt_temp_bytes); one refused because its kernel is not loaded raises CaptureError."""
+    import types
+    calls, state = [], {"loaded": True}
+
+    class Lib:
+        def rt_reduce(self, *args):
+            calls.append(("reduce",) + args)
+            return C.RT_ECAPTURE
+
+        def rt_reduce_temp(self, *args):
+            calls.append(("temp",) + args)
+            if not state["loaded"]:
+                return C.RT_ECAPTURE
+            return 0 if args[6] and args[7] >= 512 else C.RT_EINVAL
+
+        def rt_temp_bytes(self, h, code, rtype, n, ref):
+            calls.append(("bytes", h, code, rtype, n))
+            ref._obj.value = 512
+            return 0
+
+    monkeypatch.setattr(_core, "library", lambda: Lib())
+    t = faketorch.torch
+    t.uint8 = "torch.uint8"
+    t.cuda = types.SimpleNamespace(
+        current_stream=lambda d: types.SimpleNamespace(cuda_stream=0x5000))
+    x = t.Tensor((1024,))
+    r = redtune.sum(x)
+    tmp = faketorch.made[-1]
+    assert tmp.shape == (512,) and tmp.dtype == "torch.uint8"
+    head = (0xC7, C.RT_SUM, C.RT_F32, 0x1000, 1024, r.ptr)
+    assert calls == [("reduce",) + head + (0x5000,), ("temp",) + head + (None, 0, 0x5000),
+                     ("bytes", 0xC7, C.RT_SUM, C.RT_F32, 1024),
+                     ("temp",) + head + (tmp.ptr, 512, 0x5000)]
+    state["loaded"] = False
+    del calls[:]
+    with pytest.raises(redtune.CaptureError) as ei:
+        redtune.sum(x)
+    assert ei.value.code == C.RT_ECAPTURE
+    assert [c[0] for c in calls] == ["reduce", "temp"]

@@ -419,3 +419,52 @@ def test_threads(fw):
     for t in ts:
         t.join()
     assert not errors
+
+
+def test_cuda_graph_torch():
+    """redtune.sum, the torch custom op and a segmented call captured in torch.cuda.graph
+    after a warm-up, and replayed 100 times with new input: the results of direct calls. A
+    case not warmed up raises CaptureError inside the capture, which stays usable."""
+    torch = _torch()
+    custom = redtune.register_torch_ops()
+    x = torch.rand(1 << 20, device="cuda")
+    small = x[:1000]
+    lens = torch.arange(200, device="cuda", dtype=torch.int64) % 17 * 300   # ragged, some 0
+    offsets = torch.cat([lens.new_zeros(1), lens.cumsum(0)]).to(torch.int32)
+    assert int(offsets[-1]) <= x.numel()
+
+    def calls():
+        r = [redtune.sum(x), redtune.min(small), redtune.reduce_offsets(x, offsets, "sum")]
+        if custom:
+            r.append(torch.ops.redtune.reduce(x, "max"))
+        return r
+
+    # Flat calls on a stream that never reduced before (no temporary storage of its own: the
+    # package gives them torch's, from the graph's pool); the segmented call has no such
+    # variant, so it is captured on the stream it was warmed up on.
+    warm = torch.cuda.Stream()
+    warm.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(warm):
+        for _ in range(2):
+            calls()
+    torch.cuda.synchronize()
+    flat, seg = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
+    with torch.cuda.graph(flat, stream=torch.cuda.Stream()):
+        got = [redtune.sum(x), redtune.min(small)]
+        if custom:
+            got.append(torch.ops.redtune.reduce(x, "max"))
+        with pytest.raises(redtune.CaptureError, match="before the capture"):
+            redtune.prod(x[:777].double())   # prod f64: never loaded
+    with torch.cuda.graph(seg, stream=warm):
+        got_seg = redtune.reduce_offsets(x, offsets, "sum")
+    for i in range(100):
+        x.copy_(torch.rand(x.shape, device="cuda") - i * 0.01)
+        flat.replay()
+        seg.replay()
+        want = calls()
+        torch.cuda.synchronize()
+        assert got[0].item() == want[0].item(), i
+        assert got[1].item() == want[1].item() == small.min().item(), i
+        assert torch.equal(got_seg, want[2]), i
+        if custom:
+            assert got[2].item() == want[3].item() == x.max().item(), i
