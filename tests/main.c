@@ -31,6 +31,7 @@ int test_tune_fake_worker(void);
 int test_bench_pick_group(void);
 int test_bench_pick_gpu_group(void);
 int test_capture_group(void);
+int test_report_group(void);
 
 int main(int argc, char **argv)
 {
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
         failed += test_tune_group();
         failed += test_bench_pick_group();
         failed += test_capture_group();
+        failed += test_report_group();
     }
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();

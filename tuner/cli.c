@@ -16,6 +16,7 @@
 #include <string.h>
 #include "../runtime/optype.h"
 #include "cli.h"
+#include "results.h"
 #include "segdata.h"
 #include "strategy.h"
 
@@ -24,13 +25,16 @@ enum {
     O_JOBS, O_SEED, O_ARCH, O_SEGMENTED, O_PROFILES, O_OFF64, O_N, O_FORCE, O_MATCH, O_MEAS,
     O_IN, O_KEYS, O_OFFSETS, O_NSEG, O_CHECK, O_EXPLAIN, O_CASES,
     O_STRATEGY, O_BUDGET, O_STRATEGY_SEED,   /* the search (strategy.h) */
+    O_FORMAT,
     O_END
 };
 
 #define C(x) (1u << CLI_##x)
 #define SHIP (C(EXPORT) | C(MERGE) | C(DUMP) | C(LOAD))
-#define ALL (C(TUNE) | C(EMIT) | C(COMPILE) | C(FAMILIES) | C(BEST) | SHIP | C(REDUCE))
-#define WITH_OP (C(TUNE) | C(EMIT) | C(COMPILE) | C(BEST) | C(REDUCE))
+#define RESULTS (C(BEST) | C(MEASUREMENTS))   /* the commands that list rows */
+#define ALL (C(TUNE) | C(EMIT) | C(COMPILE) | C(FAMILIES) | C(BEST) | SHIP | C(REDUCE) | \
+             C(MEASUREMENTS) | C(REPORT))
+#define WITH_OP (C(TUNE) | C(EMIT) | C(COMPILE) | C(BEST) | C(REDUCE) | C(MEASUREMENTS))
 
 typedef struct cli_opt {
     const char *name;
@@ -44,11 +48,11 @@ static const cli_opt options[] = {
     {"op", required_argument, O_OP, WITH_OP, 0},
     {"type", required_argument, O_TYPE, WITH_OP, 0},
     {"op-file", required_argument, O_OPFILE, WITH_OP, 1},
-    {"device", required_argument, O_DEVICE, C(TUNE) | C(BEST) | C(REDUCE), 0},
+    {"device", required_argument, O_DEVICE, C(TUNE) | RESULTS | C(REPORT) | C(REDUCE), 0},
     {"sizes", required_argument, O_SIZES, C(TUNE), 0},
     {"space", required_argument, O_SPACE, C(TUNE) | C(COMPILE), 1},
     {"family", required_argument, O_FAMILY, C(TUNE) | C(COMPILE), 0},
-    {"db", required_argument, O_DB, C(TUNE) | C(COMPILE) | C(BEST) | C(EXPORT) | C(DUMP) | C(REDUCE), 1},
+    {"db", required_argument, O_DB, C(TUNE) | C(COMPILE) | RESULTS | C(REPORT) | C(EXPORT) | C(DUMP) | C(REDUCE), 1},
     {"hot", no_argument, O_HOT, C(TUNE), 0},
     {"deterministic", no_argument, O_DET, C(TUNE), 0},
     {"jobs", required_argument, O_JOBS, C(TUNE) | C(COMPILE), 0},
@@ -57,9 +61,9 @@ static const cli_opt options[] = {
     {"segmented", required_argument, O_SEGMENTED, C(TUNE) | C(COMPILE), 0},
     {"profiles", required_argument, O_PROFILES, C(TUNE), 0},
     {"off64", no_argument, O_OFF64, C(TUNE) | C(REDUCE), 0},
-    {"n", required_argument, O_N, C(BEST), 0},
-    {"output", required_argument, 'o', SHIP | C(REDUCE), 1},
-    {"force", no_argument, O_FORCE, SHIP | C(REDUCE), 0},
+    {"n", required_argument, O_N, RESULTS, 0},
+    {"output", required_argument, 'o', SHIP | C(REDUCE) | C(REPORT), 1},
+    {"force", no_argument, O_FORCE, SHIP | C(REDUCE) | C(REPORT), 0},
     {"match", required_argument, O_MATCH, C(EXPORT), 0},
     {"with-measurements", no_argument, O_MEAS, C(EXPORT), 0},
     {"in", required_argument, O_IN, C(REDUCE), 1},
@@ -72,6 +76,7 @@ static const cli_opt options[] = {
     {"strategy", required_argument, O_STRATEGY, C(TUNE), 0},
     {"budget", required_argument, O_BUDGET, C(TUNE), 0},
     {"strategy-seed", required_argument, O_STRATEGY_SEED, C(TUNE), 0},
+    {"format", required_argument, O_FORMAT, RESULTS, 0},
     {"help", no_argument, 'h', ALL, 0},
 };
 #define NOPTIONS (int)(sizeof options / sizeof options[0])
@@ -83,6 +88,7 @@ static const struct {
     {"emit", CLI_EMIT}, {"compile", CLI_COMPILE}, {"families", CLI_FAMILIES},
     {"best", CLI_BEST}, {"export", CLI_EXPORT}, {"merge", CLI_MERGE}, {"dump", CLI_DUMP},
     {"load", CLI_LOAD}, {"reduce", CLI_REDUCE}, {"worker", CLI_WORKER},
+    {"measurements", CLI_MEASUREMENTS}, {"report", CLI_REPORT},
 };
 
 /* A usage error: the message, then the line that says where to read more. */
@@ -338,8 +344,8 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
     case O_OP:
         a->op_name = v;
         a->have_op = 1;
-        if (a->cmd == CLI_BEST && optype_parse_op(v) < 0)
-            return RT_OK;   /* best: a user operator's name too */
+        if ((a->cmd == CLI_BEST || a->cmd == CLI_MEASUREMENTS) && optype_parse_op(v) < 0)
+            return RT_OK;   /* best, measurements: a user operator's name too */
         if (optype_parse_op(v) < 0)
             return usage(e, "--help", "unknown operator '%s' (known: %s)", v, optype_op_list());
         a->tune.op = a->reduce.op = (rt_op)optype_parse_op(v);
@@ -352,7 +358,7 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
         return RT_OK;
     case O_OPFILE: a->op_file = v; return RT_OK;
     case O_DEVICE:
-        if (a->cmd == CLI_BEST) {
+        if (a->cmd == CLI_BEST || a->cmd == CLI_MEASUREMENTS || a->cmd == CLI_REPORT) {
             a->device_match = v;
             return RT_OK;
         }
@@ -424,6 +430,10 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
     case O_EXPLAIN: a->reduce.explain = 1; return RT_OK;
     case O_CASES: a->cases_from = v; return RT_OK;
     case 'v': a->tune.verbose = 1; return RT_OK;
+    case O_FORMAT:
+        if ((a->format = results_parse_format(v)) < 0)
+            return usage(e, "--help", "%s: '%s' is not a format (table, csv, json)", as, v);
+        return RT_OK;
     default: return usage(e, "--help", "option %s is not handled", as);   /* a table slip */
     }
 }
@@ -460,6 +470,11 @@ static int check_command(cli_args *a, rt_err *e)
             a->tune.op = RT_MIN;
             a->have_op = 1;
         }
+        return RT_OK;
+    case CLI_REPORT:
+        if (!a->out)
+            return usage(e, "--help", "report: which output? -o FILE is required (an HTML "
+                         "file)");
         return RT_OK;
     case CLI_DUMP:
         if (a->nfiles + (a->db != NULL) > 1)
@@ -547,7 +562,7 @@ int cli_parse(int argc, char **argv, cli_args *a, rt_err *e)
         if (options[i].cmds & bit)
             lo[nlo++] = (struct option){options[i].name, options[i].has_arg, NULL, options[i].val};
     lo[nlo] = (struct option){NULL, 0, NULL, 0};
-    if (bit & (SHIP | C(REDUCE)))
+    if (bit & (SHIP | C(REDUCE) | C(REPORT)))
         strcat(shorts, "o:");
     if (bit & (C(TUNE) | C(COMPILE)))
         strcat(shorts, "v");
@@ -593,7 +608,8 @@ int cli_parse(int argc, char **argv, cli_args *a, rt_err *e)
     for (int i = optind; i < argc; i++)   /* after "--" */
         if ((rc = positional(a, argv[i], &params_seen, e)))
             return rc;
-    if (a->cmd == CLI_TUNE || a->cmd == CLI_BEST)
+    if (a->cmd == CLI_TUNE || a->cmd == CLI_BEST || a->cmd == CLI_MEASUREMENTS
+        || a->cmd == CLI_REPORT)
         a->tune.db_path = a->db ? a->db : "redtune.db";
     return check_command(a, e);
 }

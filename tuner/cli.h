@@ -18,6 +18,8 @@ typedef enum cli_cmd {
     CLI_DUMP,
     CLI_LOAD,
     CLI_REDUCE,
+    CLI_MEASUREMENTS, /* every measurement, as best lists winners (tuner/results.c) */
+    CLI_REPORT,     /* the HTML report (tuner/report_html.c) */
     CLI_WORKER,     /* the tuner's own exec of itself; takes no arguments */
     CLI_HELP,
     CLI_VERSION
@@ -42,8 +44,9 @@ typedef struct cli_args {
     long long sizes[CLI_MAX_SIZES];   /* tune.nsizes of them; tune.sizes is left NULL */
     int have_seed;
     const char *arch;            /* compile --arch, checked: sm_XY with a known major */
-    const char *device_match;    /* best --device */
-    long long n_filter;          /* best --n; 0: every size */
+    const char *device_match;    /* best, measurements, report --device */
+    long long n_filter;          /* best, measurements --n; 0: every size */
+    int format;                  /* best, measurements --format: a results_format */
     rt_config cfg;               /* emit: the family's config with the NAME=VALUE given */
     const char *db;              /* --db; NULL: the command's default */
     const char *out;             /* -o / --output */

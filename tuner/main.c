@@ -21,6 +21,7 @@
 #include "opfile.h"
 #include "pool.h"
 #include "proto.h"
+#include "results.h"
 #include "segdata.h"
 #include "tuner.h"
 
@@ -38,7 +39,10 @@ static const char usage_text[] =
     "               [--op-file FILE] [--segmented keys|offsets] [--jobs N] [--db FILE] [-v]\n"
     "       redtune families\n"
     "       redtune best [--db FILE] [--op NAME | --op-file FILE] [--type T] [--n N]\n"
-    "               [--device NAME]\n"
+    "               [--device NAME] [--format table|csv|json]\n"
+    "       redtune measurements [--db FILE] [--op NAME | --op-file FILE] [--type T] [--n N]\n"
+    "               [--device NAME] [--format table|csv|json]\n"
+    "       redtune report [--db FILE] [--device NAME] -o FILE.html [--force]\n"
     "       redtune export [--db FILE] --match NAME [--match NAME ...] [--with-measurements]\n"
     "                      -o FILE [--force]\n"
     "       redtune merge FILE FILE [...] -o FILE [--force]\n"
@@ -102,6 +106,13 @@ static const char usage_text[] =
     "  load           the database of dumps (none: an empty database)\n"
     "  -o FILE        the output, written whole or not at all\n"
     "  --force        replace an existing output\n"
+    "\n"
+    "  best           the winner of each case; measurements: every measurement (failed\n"
+    "                 ones too); --device NAME a part of the device name (any case);\n"
+    "                 --format table (default), csv (RFC 4180, a header row) or json\n"
+    "                 (docs/results-format.md)\n"
+    "  report         an HTML file with inline SVG charts per device and case: GB/s\n"
+    "                 against n, the winners, each family's spread, the read bandwidth\n"
     "\n"
     "  reduce         reduce raw little-endian files on the GPU with the tuned kernel\n"
     "                 (libredtune): --in the values of --type; --keys u32 segment keys, one\n"
@@ -324,7 +335,20 @@ static int tune_cases(cli_args *a, tune_opts *o, rt_err *e)
     return rc;
 }
 
-/* tuning, compile, best. */
+/* report: exit 3 when the database was refused. */
+static int main_report(cli_args *a)
+{
+    rt_err e;
+    int refused = 0;
+    check_input(a->tune.db_path, "database");
+    rt_clearerr(&e);
+    if (cmd_report(a->tune.db_path, a->device_match, a->out, a->force, &refused, &e))
+        die(refused ? 3 : 1, "%s", e.msg);
+    printf("report of %s written into %s\n", a->tune.db_path, a->out);
+    return 0;
+}
+
+/* tuning, compile, best, measurements. */
 static int main_tune(cli_args *a, int argc, char **argv)
 {
     tune_opts *o = &a->tune;
@@ -340,7 +364,7 @@ static int main_tune(cli_args *a, int argc, char **argv)
         check_type(o->user, a->type_name);
         a->op_name = o->user->op.name;
     }
-    if (a->cmd != CLI_BEST)
+    if (a->cmd != CLI_BEST && a->cmd != CLI_MEASUREMENTS)
         check_families(o->families, o->user);
     if (a->cmd != CLI_COMPILE || a->db)
         check_input(a->cmd == CLI_COMPILE ? a->db : o->db_path, "database");
@@ -356,10 +380,16 @@ static int main_tune(cli_args *a, int argc, char **argv)
 
     if (a->cmd == CLI_COMPILE) {
         rc = cmd_compile(a->arch, o, a->db, &e);
-    } else if (a->cmd == CLI_BEST) {
+    } else if (a->cmd == CLI_BEST || a->cmd == CLI_MEASUREMENTS) {
         int refused = 0;
-        if ((rc = cmd_best(o->db_path, a->device_match, a->op_name, a->type_name, a->n_filter,
-                           &refused, &e)))
+        results_filter f = {a->device_match, a->op_name, a->type_name, a->n_filter};
+        if (a->cmd == CLI_BEST && a->format == RESULTS_TABLE)
+            rc = cmd_best(o->db_path, a->device_match, a->op_name, a->type_name, a->n_filter,
+                          &refused, &e);
+        else
+            rc = cmd_results(o->db_path, a->cmd == CLI_BEST, &f, (results_format)a->format,
+                             stdout, &refused, &e);
+        if (rc)
             die(refused ? 3 : 1, "%s", e.msg);
     } else {
         if (o->nsizes == 0 && o->layout != SEG_LAYOUT_FLAT) {
@@ -426,6 +456,9 @@ int main(int argc, char **argv)
         break;
     case CLI_REDUCE:
         rc = main_reduce(&args);
+        break;
+    case CLI_REPORT:
+        rc = main_report(&args);
         break;
     default:
         rc = main_tune(&args, argc, argv);

@@ -1,0 +1,625 @@
+/*
+ * report_html.c - `redtune report`: a database's results as one self-contained HTML file.
+ * SQL gives the numbers (a query per device, per case, per chart layer); C draws them as
+ * inline SVG. Nothing is fetched: no script, no external style sheet, font or image. The
+ * file is also well-formed XML (every element closed, only XML's own entities, no
+ * namespace URI), so that a test can check it with any XML parser.
+ *
+ * Per device, per case (op, type, layout, L2): a chart of GB/s against n on a log2 axis with
+ * the device's measured read bandwidth as a dashed line, each family's configs as a band from
+ * the slowest to the fastest at each n (with the fastest as a line), and the winners labelled
+ * by family; then the winners as a table, and per family how much each parameter matters.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "../runtime/store_int.h"
+#include "results.h"
+#include "ship.h"
+#include "store_tune.h"
+
+/* ---------------------------------------------------------------- the output text */
+
+typedef struct text {
+    char *p;
+    size_t len, cap;
+    int oom;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    for (int tries = 0; tries < 2 && !t->oom; tries++) {
+        size_t room = t->cap - t->len;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->p ? t->p + t->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            t->oom = 1;
+            return;
+        }
+        if ((size_t)n < room) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = t->cap ? t->cap : 1 << 16;
+        while (cap - t->len <= (size_t)n)
+            cap *= 2;
+        char *p = realloc(t->p, cap);
+        if (!p) {
+            t->oom = 1;
+            return;
+        }
+        t->p = p;
+        t->cap = cap;
+    }
+}
+
+/* Text from the database, escaped for XML (element text and quoted attributes). */
+static void put_esc(text *t, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': put(t, "&amp;"); break;
+        case '<': put(t, "&lt;"); break;
+        case '>': put(t, "&gt;"); break;
+        case '"': put(t, "&quot;"); break;
+        case '\'': put(t, "&#39;"); break;
+        default:
+            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+                put(t, "?");   /* control characters are not XML */
+            else
+                put(t, "%c", *s);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- the data of one chart */
+
+typedef struct band {      /* one family at one n: its verified configs' GB/s */
+    char family[64];
+    long long n;
+    double lo, hi;
+    long long configs;
+} band;
+
+typedef struct winner {
+    long long n;
+    double gbps, us, pct;
+    long long nseg;
+    double seg_mean;
+    char family[64], params[160];
+} winner;
+
+#define MAX_FAMILIES 32
+
+typedef struct chart {
+    band *bands;             /* ordered by family, n */
+    int nbands;
+    winner *wins;            /* ordered by n */
+    int nwins;
+    const char *families[MAX_FAMILIES];   /* those of bands, then winners': their colours */
+    int nfamilies;
+} chart;
+
+static void chart_free(chart *c)
+{
+    free(c->bands);
+    free(c->wins);
+    memset(c, 0, sizeof *c);
+}
+
+static void copy(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src ? src : "");
+}
+
+#define CASE_WHERE " WHERE m.device_id = ?1 AND m.op = ?2 AND m.type = ?3 AND m.layout = ?4 " \
+                   "AND m.hot = ?5"
+
+/* Bind a case (device, op, type, layout, hot) as ?1..?5. */
+static int bind_case(sqlite3_stmt *st, long long dev, const char *op, const char *type,
+                     const char *layout, int hot)
+{
+    return sqlite3_bind_int64(st, 1, dev) != SQLITE_OK || bind_text(st, 2, op) != SQLITE_OK
+           || bind_text(st, 3, type) != SQLITE_OK || bind_text(st, 4, layout) != SQLITE_OK
+           || sqlite3_bind_int(st, 5, hot) != SQLITE_OK;
+}
+
+static int load_chart(store *s, long long dev, const char *op, const char *type,
+                      const char *layout, int hot, chart *c, rt_err *e)
+{
+    static const char bands_sql[] =
+        "SELECT k.family, m.n, min(m.gbps), max(m.gbps), count(*) FROM measurements m "
+        "JOIN kernels k ON k.hash = m.kernel_hash" CASE_WHERE
+        " AND m.status = 'ok' AND m.verified = 1 GROUP BY k.family, m.n ORDER BY k.family, m.n";
+    static const char wins_sql[] =
+        "SELECT m.n, m.gbps, m.median_us, 100 * m.frac_bw, m.nseg, m.seg_mean, k.family, "
+        "k.params FROM best m JOIN kernels k ON k.hash = m.kernel_hash" CASE_WHERE
+        " ORDER BY m.n";
+    sqlite3_stmt *st = NULL;
+    int rc = RT_OK, r;
+
+    memset(c, 0, sizeof *c);
+    for (int pass = 0; pass < 2; pass++) {
+        if (sqlite3_prepare_v2(s->db, pass ? wins_sql : bands_sql, -1, &st, NULL) != SQLITE_OK
+            || bind_case(st, dev, op, type, layout, hot)) {
+            rc = store_fail(s, "report", e);
+            goto done;
+        }
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+            int *count = pass ? &c->nwins : &c->nbands;
+            size_t size = pass ? sizeof *c->wins : sizeof *c->bands;
+            void **arr = pass ? (void **)&c->wins : (void **)&c->bands;
+            void *grown = realloc(*arr, ((size_t)*count + 1) * size);
+            if (!grown) {
+                rc = rt_seterr(e, RT_ENOMEM, "report: out of memory");
+                goto done;
+            }
+            *arr = grown;
+            if (pass) {
+                winner *w = &c->wins[c->nwins];
+                w->n = sqlite3_column_int64(st, 0);
+                w->gbps = sqlite3_column_double(st, 1);
+                w->us = sqlite3_column_double(st, 2);
+                w->pct = sqlite3_column_double(st, 3);
+                w->nseg = sqlite3_column_int64(st, 4);
+                w->seg_mean = sqlite3_column_double(st, 5);
+                copy(w->family, sizeof w->family, col_text(st, 6));
+                copy(w->params, sizeof w->params, col_text(st, 7));
+            } else {
+                band *b = &c->bands[c->nbands];
+                copy(b->family, sizeof b->family, col_text(st, 0));
+                b->n = sqlite3_column_int64(st, 1);
+                b->lo = sqlite3_column_double(st, 2);
+                b->hi = sqlite3_column_double(st, 3);
+                b->configs = sqlite3_column_int64(st, 4);
+            }
+            (*count)++;
+        }
+        if (r != SQLITE_DONE) {
+            rc = store_fail(s, "report", e);
+            goto done;
+        }
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+done:
+    sqlite3_finalize(st);
+    if (rc)
+        chart_free(c);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- drawing */
+
+#define W 760      /* the chart's size and its plot area inside the margins */
+#define H 380
+#define ML 64
+#define MR 170
+#define MT 46
+#define MB 46
+#define PW (W - ML - MR)
+#define PH (H - MT - MB)
+
+static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+#define NPALETTE (int)(sizeof palette / sizeof palette[0])
+
+typedef struct axes {
+    double x0, x1;   /* log2 n at the left and right edges */
+    double ymax;     /* GB/s at the top */
+    double ystep;
+} axes;
+
+static double px(const axes *a, long long n)
+{
+    return ML + (log2((double)n) - a->x0) / (a->x1 - a->x0) * PW;
+}
+
+static double py(const axes *a, double gbps)
+{
+    return MT + PH - gbps / a->ymax * PH;
+}
+
+/* A round step (1, 2 or 5 times a power of ten) that cuts 'range' into about five. */
+static double nice_step(double range)
+{
+    double raw = range / 5, mag = pow(10, floor(log10(raw))), f = raw / mag;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+static axes make_axes(const chart *c, double read_gbps)
+{
+    long long lo = 0, hi = 0;
+    double top = read_gbps > 0 ? read_gbps : 0;
+    for (int i = 0; i < c->nbands; i++) {
+        long long n = c->bands[i].n;
+        lo = !lo || n < lo ? n : lo;
+        hi = n > hi ? n : hi;
+        top = fmax(top, c->bands[i].hi);
+    }
+    for (int i = 0; i < c->nwins; i++) {
+        long long n = c->wins[i].n;
+        lo = !lo || n < lo ? n : lo;
+        hi = n > hi ? n : hi;
+        top = fmax(top, c->wins[i].gbps);
+    }
+    axes a = {floor(log2((double)(lo ? lo : 1))), ceil(log2((double)(hi ? hi : 2))), 0, 0};
+    if (a.x1 - a.x0 < 2) {
+        a.x0 -= 1;
+        a.x1 += 1;
+    }
+    top = top > 0 ? top * 1.1 : 100;
+    a.ystep = nice_step(top);
+    a.ymax = ceil(top / a.ystep) * a.ystep;
+    return a;
+}
+
+/* The family's place in the chart's list of families (its colour); added when new. */
+static int family_index(chart *c, const char *family)
+{
+    int k = 0;
+    while (k < c->nfamilies && strcmp(c->families[k], family))
+        k++;
+    if (k == c->nfamilies && k < MAX_FAMILIES)
+        c->families[c->nfamilies++] = family;
+    return k;
+}
+
+static const char *family_colour(chart *c, const char *family)
+{
+    return palette[family_index(c, family) % NPALETTE];
+}
+
+static void draw_axes(text *t, const axes *a, double read_gbps)
+{
+    int every = a->x1 - a->x0 > 16 ? 2 : 1;
+    put(t, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"plot\"/>\n", ML, MT, PW,
+        PH);
+    for (double y = 0; y <= a->ymax + 1e-9; y += a->ystep) {
+        put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
+            "<text x=\"%d\" y=\"%.1f\" class=\"ytick\">%g</text>\n", ML, ML + PW, py(a, y),
+            py(a, y), ML - 6, py(a, y) + 4, y);
+    }
+    for (int k = (int)a->x0; k <= (int)a->x1; k += every) {
+        double x = ML + (k - a->x0) / (a->x1 - a->x0) * PW;
+        put(t, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"grid\"/>"
+            "<text x=\"%.1f\" y=\"%d\" class=\"xtick\">2<tspan dy=\"-6\" "
+            "font-size=\"9\">%d</tspan></text>\n", x, x, MT, MT + PH, x, MT + PH + 16, k);
+    }
+    put(t, "<text x=\"%d\" y=\"%d\" class=\"xlabel\">n (elements, log2 axis)</text>\n"
+        "<text x=\"14\" y=\"%d\" class=\"ylabel\" transform=\"rotate(-90 14 %d)\">GB/s</text>\n",
+        ML + PW / 2, H - 6, MT + PH / 2, MT + PH / 2);
+    if (read_gbps > 0)
+        put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"read\"/>"
+            "<text x=\"%d\" y=\"%.1f\" class=\"readlabel\">read %.0f GB/s</text>\n", ML,
+            ML + PW, py(a, read_gbps), py(a, read_gbps), ML + PW - 4, py(a, read_gbps) - 4,
+            read_gbps);
+}
+
+/* Each family: a band from its slowest to its fastest config at each n, and the fastest as
+ * a line, so that a wide band says the parameters matter there. */
+static void draw_bands(text *t, chart *c, const axes *a)
+{
+    for (int i = 0; i < c->nbands;) {
+        int j = i;
+        while (j < c->nbands && !strcmp(c->bands[j].family, c->bands[i].family))
+            j++;
+        const char *col = family_colour(c, c->bands[i].family);
+        put(t, "<g class=\"family\" data-family=\"");
+        put_esc(t, c->bands[i].family);
+        put(t, "\"><polygon fill=\"%s\" fill-opacity=\"0.15\" stroke=\"none\" points=\"", col);
+        for (int k = i; k < j; k++)
+            put(t, "%.1f,%.1f ", px(a, c->bands[k].n), py(a, c->bands[k].hi));
+        for (int k = j - 1; k >= i; k--)
+            put(t, "%.1f,%.1f ", px(a, c->bands[k].n), py(a, c->bands[k].lo));
+        put(t, "\"/><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\" points=\"", col);
+        for (int k = i; k < j; k++)
+            put(t, "%.1f,%.1f ", px(a, c->bands[k].n), py(a, c->bands[k].hi));
+        put(t, "\"/>\n");
+        for (int k = i; k < j; k++) {
+            const band *b = &c->bands[k];
+            put(t, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-width=\"3\" stroke-opacity=\"0.5\"><title>", px(a, b->n), px(a, b->n),
+                py(a, b->lo), py(a, b->hi), col);
+            put_esc(t, b->family);
+            put(t, " at n = %lld: %lld configs, %.1f to %.1f GB/s</title></line>\n", b->n,
+                b->configs, b->lo, b->hi);
+        }
+        put(t, "</g>\n");
+        i = j;
+    }
+}
+
+/* The winners: a line through them, each point coloured by its family and labelled where the
+ * family changes (every point names its config when hovered). */
+static void draw_winners(text *t, chart *c, const axes *a)
+{
+    if (!c->nwins)
+        return;
+    put(t, "<g class=\"winners\"><polyline fill=\"none\" stroke=\"#000\" stroke-width=\"2\" "
+        "points=\"");
+    for (int i = 0; i < c->nwins; i++)
+        put(t, "%.1f,%.1f ", px(a, c->wins[i].n), py(a, c->wins[i].gbps));
+    put(t, "\"/>\n");
+    for (int i = 0; i < c->nwins; i++) {
+        const winner *w = &c->wins[i];
+        double x = px(a, w->n), y = py(a, w->gbps);
+        put(t, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" stroke=\"#000\">"
+            "<title>n = %lld: ", x, y, family_colour(c, w->family), w->n);
+        put_esc(t, w->family);
+        put(t, " ");
+        put_esc(t, w->params);
+        put(t, ", %.2f us, %.1f GB/s</title></circle>\n", w->us, w->gbps);
+        if (i && !strcmp(w->family, c->wins[i - 1].family))
+            continue;
+        put(t, "<text class=\"wlabel\" transform=\"translate(%.1f %.1f) rotate(-35)\">", x + 3,
+            y - 7);
+        put_esc(t, w->family);
+        put(t, "</text>\n");
+    }
+    put(t, "</g>\n");
+}
+
+static void draw_legend(text *t, const chart *c, double read_gbps)
+{
+    int row = 0, x = ML + PW + 16;
+    for (int k = 0; k < c->nfamilies; k++) {
+        int y = MT + 8 + 16 * row++;
+        put(t, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"9\" fill=\"%s\" "
+            "fill-opacity=\"0.5\"/><text x=\"%d\" y=\"%d\" class=\"legend\">", x, y - 8,
+            palette[k % NPALETTE], x + 20, y);
+        put_esc(t, c->families[k]);
+        put(t, "</text>\n");
+    }
+    int y = MT + 8 + 16 * row++;
+    put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#000\" stroke-width=\"2\"/>"
+        "<text x=\"%d\" y=\"%d\" class=\"legend\">winner</text>\n", x, x + 14, y - 4, y - 4,
+        x + 20, y);
+    if (read_gbps > 0) {
+        y = MT + 8 + 16 * row;
+        put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"read\"/>"
+            "<text x=\"%d\" y=\"%d\" class=\"legend\">read bandwidth</text>\n", x, x + 14,
+            y - 4, y - 4, x + 20, y);
+    }
+}
+
+/* ---------------------------------------------------------------- the sections */
+
+/* How much each parameter matters per family: at the family's largest n, the fastest config
+ * with each value of the parameter; a wide range says the value matters. */
+static int put_params(text *t, store *s, long long dev, const char *op, const char *type,
+                      const char *layout, int hot, rt_err *e)
+{
+    static const char sql[] =
+        "WITH RECURSIVE m AS (SELECT k.family, k.params, m.n, m.gbps FROM measurements m "
+        "JOIN kernels k ON k.hash = m.kernel_hash" CASE_WHERE
+        " AND m.status = 'ok' AND m.verified = 1), "
+        "top AS (SELECT family, max(n) AS n FROM m GROUP BY family), "
+        "c AS (SELECT m.family, m.params, m.n, m.gbps FROM m JOIN top USING (family, n)), "
+        "sp(family, params, gbps, tok, rest) AS (SELECT family, params, gbps, '', params || ' ' "
+        "  FROM c UNION ALL SELECT family, params, gbps, substr(rest, 1, instr(rest, ' ') - 1), "
+        "  substr(rest, instr(rest, ' ') + 1) FROM sp WHERE rest <> ''), "
+        "pv AS (SELECT family, substr(tok, 1, instr(tok, '=') - 1) AS k, "
+        "  substr(tok, instr(tok, '=') + 1) AS v, max(gbps) AS g FROM sp "
+        "  WHERE instr(tok, '=') > 1 GROUP BY 1, 2, 3) "
+        "SELECT p.family, top.n, p.k, count(*), min(p.g), max(p.g), "
+        "(SELECT q.v FROM pv q WHERE q.family = p.family AND q.k = p.k ORDER BY q.g DESC "
+        " LIMIT 1) FROM pv p JOIN top USING (family) GROUP BY p.family, p.k "
+        "ORDER BY p.family, max(p.g) - min(p.g) DESC, p.k";
+    sqlite3_stmt *st = NULL;
+    int rc = RT_OK, r, rows = 0;
+
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+        || bind_case(st, dev, op, type, layout, hot)) {
+        rc = store_fail(s, "report", e);
+        goto done;
+    }
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!rows++)
+            put(t, "<details><summary>which parameters matter</summary>\n<table>\n<tr>"
+                "<th>family</th><th>at n</th><th>parameter</th><th>values</th>"
+                "<th>GB/s of the fastest config per value</th><th>best value</th></tr>\n");
+        put(t, "<tr><td>");
+        put_esc(t, col_text(st, 0));
+        put(t, "</td><td>%lld</td><td>", sqlite3_column_int64(st, 1));
+        put_esc(t, col_text(st, 2));
+        put(t, "</td><td>%d</td><td>%.1f to %.1f</td><td>", sqlite3_column_int(st, 3),
+            sqlite3_column_double(st, 4), sqlite3_column_double(st, 5));
+        put_esc(t, col_text(st, 6));
+        put(t, "</td></tr>\n");
+    }
+    if (r != SQLITE_DONE)
+        rc = store_fail(s, "report", e);
+    else if (rows)
+        put(t, "</table>\n</details>\n");
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void put_winners(text *t, const chart *c)
+{
+    if (!c->nwins)
+        return;
+    put(t, "<details><summary>winners</summary>\n<table>\n<tr><th>n</th><th>family</th>"
+        "<th>parameters</th><th>median us</th><th>GB/s</th><th>%% read</th>"
+        "<th>segments</th><th>mean length</th></tr>\n");
+    for (int i = 0; i < c->nwins; i++) {
+        const winner *w = &c->wins[i];
+        put(t, "<tr><td>%lld</td><td>", w->n);
+        put_esc(t, w->family);
+        put(t, "</td><td>");
+        put_esc(t, w->params);
+        put(t, "</td><td>%.2f</td><td>%.1f</td><td>%.1f</td><td>%lld</td><td>%.1f</td></tr>\n",
+            w->us, w->gbps, w->pct, w->nseg, w->seg_mean);
+    }
+    put(t, "</table>\n</details>\n");
+}
+
+/* One case: its heading, chart and tables. */
+static int put_case(text *t, store *s, long long dev, double read_gbps, const char *op,
+                    const char *type, const char *layout, int hot, rt_err *e)
+{
+    chart c;
+    int rc = load_chart(s, dev, op, type, layout, hot, &c, e);
+    if (rc)
+        return rc;
+    const char *colon = strchr(layout, ':');
+    put(t, "<section class=\"case\" data-case=\"");
+    put_esc(t, op);
+    put(t, " ");
+    put_esc(t, type);
+    put(t, " ");
+    put_esc(t, layout);
+    put(t, " %s\">\n<h3>", hot ? "hot" : "flush");
+    put_esc(t, op);
+    put(t, " ");
+    put_esc(t, type);
+    put(t, ", ");
+    if (colon) {
+        put(t, "segmented by %.*s, profile ", (int)(colon - layout), layout);
+        put_esc(t, colon + 1);
+    } else {
+        put_esc(t, layout);
+    }
+    put(t, ", L2 %s</h3>\n", hot ? "warm" : "flushed");
+    axes a = make_axes(&c, read_gbps);
+    put(t, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", W, H, W, H);
+    draw_axes(t, &a, read_gbps);
+    draw_bands(t, &c, &a);
+    draw_winners(t, &c, &a);
+    draw_legend(t, &c, read_gbps);
+    put(t, "</svg>\n");
+    put_winners(t, &c);
+    rc = put_params(t, s, dev, op, type, layout, hot, e);
+    put(t, "</section>\n");
+    chart_free(&c);
+    return rc;
+}
+
+/* One device: its heading and every case it has results for. */
+static int put_device(text *t, store *s, sqlite3_stmt *d, rt_err *e)
+{
+    static const char sql[] =
+        "SELECT op, type, layout, hot FROM (SELECT op, type, layout, hot FROM best "
+        "WHERE device_id = ?1 UNION SELECT op, type, layout, hot FROM measurements "
+        "WHERE device_id = ?1 AND status = 'ok' AND verified = 1) ORDER BY op, type, "
+        "layout, hot";
+    sqlite3_stmt *st = NULL;
+    long long dev = sqlite3_column_int64(d, 0);
+    double read_gbps = sqlite3_column_double(d, 4);
+    int rc = RT_OK, r;
+
+    put(t, "<section class=\"device\">\n<h2>");
+    put_esc(t, col_text(d, 1));
+    put(t, "</h2>\n<p>%s, %d SMs, measured read bandwidth ", col_text(d, 2),
+        sqlite3_column_int(d, 3));
+    if (read_gbps > 0)
+        put(t, "%.1f GB/s", read_gbps);
+    else
+        put(t, "not measured");
+    put(t, "; last seen %s.</p>\n", col_text(d, 5));
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+        || sqlite3_bind_int64(st, 1, dev) != SQLITE_OK) {
+        rc = store_fail(s, "report", e);
+        goto done;
+    }
+    while (rc == RT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+        /* The case's text is copied: put_case runs other statements meanwhile. */
+        char op[64], type[16], layout[64];
+        copy(op, sizeof op, col_text(st, 0));
+        copy(type, sizeof type, col_text(st, 1));
+        copy(layout, sizeof layout, col_text(st, 2));
+        rc = put_case(t, s, dev, read_gbps, op, type, layout, sqlite3_column_int(st, 3), e);
+    }
+    if (rc == RT_OK && r != SQLITE_DONE)
+        rc = store_fail(s, "report", e);
+    put(t, "</section>\n");
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static const char style[] =
+    "body{font-family:sans-serif;margin:1.5em;color:#222}"
+    "h2{border-bottom:1px solid #999}"
+    "table{border-collapse:collapse;font-size:12px}"
+    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+    "svg text{font-size:11px}"
+    ".plot{fill:#fff;stroke:#999}.grid{stroke:#eee}"
+    ".ytick{text-anchor:end}.xtick{text-anchor:middle}.xlabel{text-anchor:middle}"
+    ".ylabel{text-anchor:middle}"
+    ".read{stroke:#c00;stroke-dasharray:6 4;stroke-width:1.5}"
+    ".readlabel{text-anchor:end;fill:#c00}"
+    ".wlabel{font-size:9px}.legend{font-size:11px}";
+
+int cmd_report(const char *db_path, const char *device_match, const char *out, int force,
+               int *refused, rt_err *e)
+{
+    static const char sql[] =
+        "SELECT d.id, d.name, 'sm_' || d.cc_major || d.cc_minor, d.sm_count, d.read_gbps, "
+        "d.last_seen FROM devices d WHERE (?1 IS NULL OR instr(lower(d.name), lower(?1)) > 0) "
+        "AND (EXISTS (SELECT 1 FROM best b WHERE b.device_id = d.id) OR EXISTS (SELECT 1 "
+        "FROM measurements m WHERE m.device_id = d.id AND m.status = 'ok' AND m.verified = 1)) "
+        "ORDER BY d.name, d.ordinal, d.id";
+    store *s = NULL;
+    sqlite3_stmt *st = NULL;
+    text t = {0};
+    int rc, r, devices = 0;
+
+    *refused = 0;
+    if ((rc = store_check_output(out, force, &db_path, 1, e)))
+        return rc;
+    if ((rc = store_open(db_path, STORE_READ, &s, e))) {
+        *refused = rc == RT_EDB;
+        return rc;
+    }
+    put(&t, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+        "<title>redtune report: ");
+    put_esc(&t, db_path);
+    put(&t, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>redtune report: ", style);
+    put_esc(&t, db_path);
+    put(&t, "</h1>\n<p>GB/s (bytes a reduction must read per second) against n for every "
+        "tuned case. Black: the winner at each n, labelled by family. Shaded: each family's "
+        "verified configs from the slowest to the fastest at each n (hover for the counts), "
+        "its fastest as a line. Dashed red: the device's measured read bandwidth.</p>\n");
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+        || bind_text(st, 1, device_match) != SQLITE_OK) {
+        rc = store_fail(s, "report", e);
+        goto done;
+    }
+    while (rc == RT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+        rc = put_device(&t, s, st, e);
+        devices++;
+    }
+    if (rc)
+        goto done;
+    if (r != SQLITE_DONE) {
+        rc = store_fail(s, "report", e);
+        goto done;
+    }
+    if (!devices) {
+        rc = rt_seterr(e, RT_ENOTFOUND, "%s: no results to report%s", db_path,
+                       device_match ? " for that device" : "");
+        goto done;
+    }
+    put(&t, "</body>\n</html>\n");
+    if (t.oom) {
+        rc = rt_seterr(e, RT_ENOMEM, "report: out of memory");
+        goto done;
+    }
+    rc = store_write_output(out, t.p, t.len, force, &db_path, 1, e);
+done:
+    sqlite3_finalize(st);
+    store_close(s);
+    free(t.p);
+    return rc;
+}
