@@ -1065,6 +1065,7 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
     if ((rc = api_stream_key(s, &key, &e)) != RT_OK
         || (rc = api_lock_slot(ctx, key, 1, &sl, &e)) != RT_OK)
         goto done;
+    atomic_store_explicit(&sl->handle, (uintptr_t)s, memory_order_relaxed);
     if (sl->bytes < need) {
         double t = api_mono_ms();
         rc = api_grow(ctx, sl, need, s, &e);

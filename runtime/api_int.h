@@ -98,6 +98,9 @@ typedef struct slot {
     pthread_mutex_t lock;  /* held while the block is grown and the launches are enqueued */
     atomic_int used;
     atomic_ullong key;
+    atomic_uintptr_t handle; /* the stream handle of the last call outside a capture: how a
+                              * capturing stream finds its block (cuStreamGetId is refused
+                              * while a stream captures) */
     CUdeviceptr temp;
     size_t bytes;
     int captured;          /* a CUDA graph captured a launch on 'temp': never freed before

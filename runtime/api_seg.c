@@ -256,6 +256,7 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
     if ((rc = api_stream_key(s, &key, &e)) != RT_OK
         || (rc = api_lock_slot(ctx, key, 1, &sl, &e)) != RT_OK)
         goto done;
+    atomic_store_explicit(&sl->handle, (uintptr_t)s, memory_order_relaxed);
     if (sl->bytes < need)
         rc = api_grow(ctx, sl, need, s, &e);
     if (rc == RT_OK)

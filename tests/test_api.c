@@ -85,6 +85,8 @@ static char *slurp(const char *path, size_t *len)
         if (*len != (size_t)size) {
             free(buf);
             buf = NULL;
+        } else {
+            buf[*len] = '\0';
         }
     }
     fclose(fp);
