@@ -206,21 +206,19 @@ int api_capture_temp(rt_ctx *ctx, const char *fn, CUstream s, size_t need, const
     *out = NULL;
     if (need == 0)
         return RT_OK;
-    /* The driver refuses cuStreamGetId while the stream captures: the block is the one a
-     * call on this stream handle used last (a handle reused by a new stream finds the old
-     * stream's block, which is ours and idle once that stream's work is done). */
-    if (api_cx.StreamGetId && api_cx.StreamGetId(s, &key) != CUDA_SUCCESS) {
-        int n = atomic_load_explicit(&ctx->nslots, memory_order_acquire);
-        key = 0;
-        for (int i = n - 1; i >= 0 && !key; i--)
-            if (atomic_load_explicit(&ctx->slots[i].used, memory_order_acquire)
-                && atomic_load_explicit(&ctx->slots[i].handle, memory_order_relaxed)
-                       == (uintptr_t)s)
-                key = atomic_load_explicit(&ctx->slots[i].key, memory_order_relaxed);
-        rc = key ? api_lock_slot(ctx, key, 0, &sl, e) : RT_OK;
-    } else if ((rc = api_stream_key(s, &key, e)) == RT_OK) {
-        rc = api_lock_slot(ctx, key, 0, &sl, e);
-    }
+    /* No cuStreamGetId here: the driver refuses it while the stream captures, and the
+     * refusal invalidates the capture. The block is the one a call on this stream handle
+     * made last outside a capture (a handle reused by a new stream finds the old stream's
+     * block, which is ours and idle once that stream's work is done). */
+    int n = atomic_load_explicit(&ctx->nslots, memory_order_acquire), found = 0;
+    key = 0;
+    for (int i = n - 1; i >= 0 && !found; i--)
+        if (atomic_load_explicit(&ctx->slots[i].used, memory_order_acquire)
+            && atomic_load_explicit(&ctx->slots[i].handle, memory_order_relaxed) == (uintptr_t)s) {
+            key = atomic_load_explicit(&ctx->slots[i].key, memory_order_relaxed);
+            found = 1;
+        }
+    rc = found ? api_lock_slot(ctx, key, 0, &sl, e) : RT_OK;
     if (rc != RT_OK)
         return rc;
     if (sl && sl->bytes >= need) {
