@@ -2389,6 +2389,9 @@ static void api_gpu_graphs(void **state)
         if (r == 100)   /* the graph's block survives; direct calls allocate again */
             assert_int_equal(rt_release_temp(ctx), RT_OK);
         assert_int_equal(cu.MemsetD8(out_graph, 0xa5, outb), CUDA_SUCCESS);
+        /* The copy and the memset run on the legacy stream, which a non-blocking stream does
+         * not wait for (a replay once read 0xa5a5a5a5 where its result was). */
+        assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
         assert_int_equal(GR.Launch(exec, st), CUDA_SUCCESS);
         assert_int_equal(graph_calls(ctx, in, offsets, out_direct, temp, temp_bytes, st), RT_OK);
         assert_int_equal(cu.StreamSynchronize(st), CUDA_SUCCESS);

@@ -423,8 +423,9 @@ def test_threads(fw):
 
 def test_cuda_graph_torch():
     """redtune.sum, the torch custom op and a segmented call captured in torch.cuda.graph
-    after a warm-up, and replayed 100 times with new input: the results of direct calls. A
-    case not warmed up raises CaptureError inside the capture, which stays usable."""
+    after a warm-up, and replayed 100 times with new input: the results of direct calls. (The
+    refusal of a case not loaded yet is api_gpu_graphs'; here every op and dtype has been
+    loaded by the tests before, and prod f64 runs the built-in default that they loaded.)"""
     torch = _torch()
     custom = redtune.register_torch_ops()
     x = torch.rand(1 << 20, device="cuda")
@@ -453,8 +454,6 @@ def test_cuda_graph_torch():
         got = [redtune.sum(x), redtune.min(small)]
         if custom:
             got.append(torch.ops.redtune.reduce(x, "max"))
-        with pytest.raises(redtune.CaptureError, match="before the capture"):
-            redtune.prod(x[:777].double())   # prod f64: never loaded
     with torch.cuda.graph(seg, stream=warm):
         got_seg = redtune.reduce_offsets(x, offsets, "sum")
     for i in range(100):
