@@ -40,16 +40,29 @@ typedef enum rt_op {
     RT_MAX,
     RT_ARGMIN,     /* value and index of the least element; ties: the lowest index */
     RT_ARGMAX,     /* value and index of the greatest element; ties: the lowest index */
+    /* Fused operators (docs/types.md): a map of each element, the combine, a finalize. */
+    RT_AMAX,       /* max |x| (float types): the FP8/INT8 scaling reduction; NaN as RT_MAX;
+                      the element type; 0 for n == 0 */
+    RT_ASUM,       /* sum of |x| (float types), in the accumulator */
+    RT_SUMSQ,      /* sum of x*x (float types), in the accumulator */
+    RT_NORM2,      /* sqrt of the sum of x*x (float types), in the accumulator */
+    RT_MEAN,       /* sum / n (every type; f64 for integers); NaN for n == 0 */
+    RT_VAR_MEAN,   /* variance and mean (rt_var_mean_f32): population variance (divided by
+                      n); one pass, Chan's pairwise merge of (count, mean, M2); NaN for n == 0 */
+    RT_VAR_MEAN_SAMPLE,  /* the same with the sample variance (divided by n - 1; NaN for n < 2) */
+    RT_STD_MEAN,   /* standard deviation and mean: the square root of RT_VAR_MEAN's */
+    RT_STD_MEAN_SAMPLE,  /* standard deviation and mean of the sample variance */
     RT_OP_COUNT
 } rt_op;
 
-/* The result of RT_ARGMIN / RT_ARGMAX: 16 bytes, the value in the first 4 or 8 (the element
- * type), the index at offset 8. NaN elements are ignored; an input of only NaN gives the
+/* The result of RT_ARGMIN / RT_ARGMAX: 16 bytes, the value in the first 1, 2, 4 or 8 (the
+ * element type), the index at offset 8. NaN elements are ignored; an input of only NaN gives the
  * first NaN; n == 0 gives index -1. */
 typedef struct rt_arg_f32 { float value; int pad_; long long index; } rt_arg_f32;
 
-/* Element types. For sum, prod, min and max the result has the element type (integer sums and
- * products wrap modulo 2^bits; float min/max ignore NaN unless every element is NaN: an input,
+/* Element types. For sum, prod, min and max of the 32/64-bit types the result has the element
+ * type; f16, bf16, i8 and u8 sums and products have the wider accumulator's (type specs, below).
+ * Integer sums and products wrap modulo 2^bits of the accumulator; float min/max ignore NaN unless every element is NaN: an input,
  * or a segment, of only NaN gives NaN, as fmin and numpy.nanmin do; +inf (min) or -inf (max)
  * only for n == 0 or an empty segment). */
 typedef enum rt_type {
@@ -59,8 +72,37 @@ typedef enum rt_type {
     RT_U32,
     RT_I64,
     RT_U64,
-    RT_TYPE_COUNT
+    RT_F16,        /* IEEE binary16, as __half: 2 bytes */
+    RT_BF16,       /* bfloat16, as __nv_bfloat16: 2 bytes */
+    RT_I8,         /* signed char */
+    RT_U8,         /* unsigned char */
+    RT_TYPE_COUNT,
+    RT_TYPE_SPEC_MAX_ = 2147483647   /* rt_type also holds the type specs below */
 } rt_type;
+
+/*
+ * Type specs: the element type, the accumulator and the result. Where an rt_type is taken, a
+ * spec may be given instead:
+ *   RT_BF16                       the defaults of the operator;
+ *   RT_ACC(RT_BF16, RT_F64)       accumulate in f64 (the result is the accumulator);
+ *   RT_RESULT_ELEM(RT_BF16)       the result converted to the element type (rounded to
+ *                                 nearest even; integers wrap), RT_ACC(...) may be inside.
+ * Defaults (docs/types.md): sum, prod, asum, sumsq, norm2 and mean accumulate f16/bf16 in f32,
+ * i8 in i32, u8 in u32, the other types in themselves, and give the accumulator; mean of an
+ * integer type gives f64. min, max, argmin, argmax and amax keep the element type (an
+ * accumulator other than the element is RT_EINVAL). Accumulators: f32 or f64 for float
+ * elements (never narrower than the element), i32/i64 for i8 and i32, u32/u64 for u8 and u32.
+ * A pair the library does not define (var_mean of u8, a result of mean in i32) is RT_EINVAL
+ * naming it. rt_type_name() names plain types only.
+ */
+#define RT_ACC(type, acc) ((rt_type)((int)(type) | (((int)(acc) + 1) << 8)))
+#define RT_RESULT_ELEM(spec) ((rt_type)((int)(spec) | 0x10000))
+
+/* The result of RT_VAR_MEAN / RT_STD_MEAN (and _SAMPLE) in f32 and f64: the variance (or
+ * standard deviation) first, then the mean, as torch.var_mean returns them. A result in f16
+ * or bf16 (RT_RESULT_ELEM) is two 2-byte values in the same order. */
+typedef struct rt_var_mean_f32 { float var; float mean; } rt_var_mean_f32;
+typedef struct rt_var_mean_f64 { double var; double mean; } rt_var_mean_f64;
 
 /* The other result layouts of RT_ARGMIN / RT_ARGMAX, one per element type (same rules). */
 typedef struct rt_arg_f64 { double value; long long index; } rt_arg_f64;

@@ -7,172 +7,9 @@
 #include <string.h>
 #include "codegen.h"
 #include "embed.h"
+#include "glue.h"
 #include "optype.h"
-
-/* A growing string; on allocation failure 'failed' is set and appends stop. */
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    int failed;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->failed)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->failed = 1;
-            return;
-        }
-        if (b->s && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->failed = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-}
-
-static void sb_append(sbuf *b, const char *text, size_t len)
-{
-    if (b->failed)
-        return;
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = b->len + len + 1;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->failed = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, text, len);
-    b->len += len;
-    b->s[b->len] = '\0';
-}
-
-/* The identity element of 'op' over 'type', as a CUDA expression. */
-static const char *identity(rt_op op, rt_type t)
-{
-    static const char *const min_id[RT_TYPE_COUNT] = {
-        "__int_as_float(0x7f800000)", "__longlong_as_double(0x7ff0000000000000LL)",
-        "2147483647", "0xffffffffu", "9223372036854775807LL", "0xffffffffffffffffULL"};
-    static const char *const max_id[RT_TYPE_COUNT] = {
-        "__int_as_float(0xff800000)", "__longlong_as_double(0xfff0000000000000ULL)",
-        "(-2147483647 - 1)", "0u", "(-9223372036854775807LL - 1)", "0ULL"};
-    switch (op) {
-    case RT_SUM: return "0";
-    case RT_PROD: return "1";
-    case RT_MIN: case RT_ARGMIN: return min_id[t];
-    case RT_MAX: case RT_ARGMAX: return max_id[t];
-    default: return NULL;
-    }
-}
-
-/* The combine body; 'a' holds the lower indices. Integer sums and products go through the
- * unsigned type so that overflow wraps (signed overflow is undefined in C++). Float min/max
- * use fmin/fmax (a NaN is ignored unless every element is NaN) behind the empty marker: see
- * float_minmax_glue. */
-static void combine(sbuf *b, rt_op op, rt_type t)
-{
-    static const char *const utype[RT_TYPE_COUNT] = {
-        NULL, NULL, "unsigned int", "unsigned int", "unsigned long long", "unsigned long long"};
-    const char *ct = optype_cuda_type(t);
-    int fl = optype_is_float(t);
-    const char *fsuf = t == RT_F32 ? "f" : "";
-    switch (op) {
-    case RT_SUM:
-    case RT_PROD: {
-        char sym = op == RT_SUM ? '+' : '*';
-        if (fl)
-            sb_printf(b, "return a %c b;", sym);
-        else
-            sb_printf(b, "return (%s)((%s)a %c (%s)b);", ct, utype[t], sym, utype[t]);
-        break;
-    }
-    case RT_MIN:
-        if (fl)
-            sb_printf(b, "const rt_acc_t m = fmin%s(a, b); return rt_is_empty(a) ? b : rt_is_empty(b) ? a : m;", fsuf);
-        else
-            sb_printf(b, "return b < a ? b : a;");
-        break;
-    case RT_MAX:
-        if (fl)
-            sb_printf(b, "const rt_acc_t m = fmax%s(a, b); return rt_is_empty(a) ? b : rt_is_empty(b) ? a : m;", fsuf);
-        else
-            sb_printf(b, "return b > a ? b : a;");
-        break;
-    default:
-        break;
-    }
-}
-
-static void final_referenced(sbuf *b)
-{
-    /* referenced in an unevaluated operand: a unit that writes no result (a reference unit)
-     * draws no "declared but never referenced" warning */
-    sb_printf(b, "static_assert(sizeof(rt_final(rt_identity())) == sizeof(rt_acc_t), \"glue\");\n");
-}
-
-/* rt_final(acc): the finalize stage, applied by every template exactly where a result is
- * written to the caller's output (never to partials or carries that are combined again). It
- * is the identity here; float min/max map their empty marker to +-inf (float_minmax_glue).
- * RT_FINAL_IS_IDENTITY lets a template skip a pass that would only apply it. */
-static void final_identity(sbuf *b)
-{
-    sb_printf(b, "#define RT_FINAL_IS_IDENTITY 1\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) { return a; }\n");
-    final_referenced(b);
-}
-
-/* argmin/argmax: the accumulator is {value, index}; index -1 marks the empty accumulator
- * (the identity). Elements are ordered by (NaN last, value, index), a total order, so the
- * combine is associative and commutative and every tree gives the same winner: the least
- * (greatest) value at the lowest index, NaN only when nothing else is there. */
-static void arg_glue(sbuf *b, rt_op op, rt_type t)
-{
-    const char *better = op == RT_ARGMIN ? "<" : ">";
-    sb_printf(b, "struct __align__(8) rt_acc_t { rt_value_t v; long long i; };\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
-                 "{ rt_acc_t r; r.v = (rt_value_t)(%s); r.i = -1; return r; }\n", identity(op, t));
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
-                 "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n");
-    if (optype_is_float(t))
-        sb_printf(b, "    const bool an = a.v != a.v, bn = b.v != b.v;\n"
-                     "    if (an != bn) return an ? b : a;\n"
-                     "    if (!an && b.v != a.v) return b.v %s a.v ? b : a;\n", better);
-    else
-        sb_printf(b, "    if (b.v != a.v) return b.v %s a.v ? b : a;\n", better);
-    sb_printf(b, "    return b.i < a.i ? b : a;\n}\n");
-    final_identity(b);
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                 "{ rt_acc_t r; r.v = v; r.i = (long long)i; return r; }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
-                 "{ a.v = __shfl_down_sync(0xffffffffu, a.v, d); a.i = __shfl_down_sync(0xffffffffu, a.i, d); "
-                 "return a; }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
-                 "{ a.v = __shfl_up_sync(0xffffffffu, a.v, d); a.i = __shfl_up_sync(0xffffffffu, a.i, d); "
-                 "return a; }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) "
-                 "{ a.v = __shfl_sync(0xffffffffu, a.v, lane); a.i = __shfl_sync(0xffffffffu, a.i, lane); "
-                 "return a; }\n");    /* Not every template shuffles up or by lane: referenced here in an unevaluated operand,
-     * they draw no "declared but never referenced" warning. */
-    sb_printf(b, "static_assert(sizeof(rt_shfl_up(rt_identity(), 1u)) == sizeof(rt_shfl(rt_identity(), 0)), "
-                 "\"glue\");\n");
-}
+#include "sbuf.h"
 
 static void upper(char *dst, const char *src, size_t len)
 {
@@ -250,80 +87,9 @@ static int finish(sbuf *b, const char *file, const char *text, char **src, rt_er
     return RT_OK;
 }
 
-/* The lift of an element into the accumulator and the warp shuffles of a scalar accumulator.
- * With canon_nan (float min/max) an element that is NaN enters as the canonical NaN, so that
- * no element can forge the empty marker (float_minmax_glue). */
-static void lift_and_shuffle(sbuf *b, const char *canon_nan)
-{
-    if (canon_nan)
-        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                     "{ (void)i; return v != v ? %s : v; }\n", canon_nan);
-    else
-        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
-                     "{ (void)i; return v; }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
-                 "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
-                 "{ return __shfl_up_sync(0xffffffffu, a, d); }\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) "
-                 "{ return __shfl_sync(0xffffffffu, a, lane); }\n");    /* Not every template shuffles up or by lane: referenced here in an unevaluated operand,
-     * they draw no "declared but never referenced" warning. */
-    sb_printf(b, "static_assert(sizeof(rt_shfl_up(rt_identity(), 1u)) == sizeof(rt_shfl(rt_identity(), 0)), "
-                 "\"glue\");\n");
-}
-
-/* The glue of an operator whose accumulator is its element type: identity, combine body,
- * lift, shuffle, rt_final (the identity). */
-static void scalar_glue(sbuf *b, const char *ct, const char *ident, const char *body)
-{
-    sb_printf(b, "typedef %s rt_acc_t;\n", ct);
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
-              ident);
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { %s }\n",
-              body);
-    lift_and_shuffle(b, NULL);
-    final_identity(b);
-}
-
-/* Float min/max. fmin/fmax ignore a NaN, and their identity is +-inf, so with +-inf as the
- * accumulator's identity "no element" and "only NaN" both end as +-inf, while the documented
- * result of an all-NaN input (or segment) is NaN, as fmin and numpy.nanmin give. So the
- * accumulator's identity is a distinct empty marker E, a signalling NaN (f32 0x7fbfffff,
- * f64 0x7ff7ffffffffffff): the hardware makes only quiet NaNs, and the lift turns every NaN
- * element into the canonical quiet NaN, so no element or combine result can equal E. The
- * combine treats E as the identity and never hands it to fmin:
- *     combine(a, b) = is_empty(a) ? b : is_empty(b) ? a : fmin(a, b)
- * which is E adjoined as identity to fmin's monoid, so associativity, commutativity and
- * every tree shape are kept (fmin of two NaNs is NaN). rt_final maps E to +-inf where a
- * result is written to the caller's output (empty input or segment: the identity, as the host
- * writes for n = 0); any other value, NaN included, passes. The cost per element is one
- * integer compare and select more than fmin alone (the lift's NaN test was there before). */
-static void float_minmax_glue(sbuf *b, rt_op op, rt_type t, const char *body)
-{
-    const int f32 = t == RT_F32;
-    const char *empty = f32 ? "0x7fbfffffu" : "0x7ff7ffffffffffffULL";
-    const char *bits = f32 ? "__float_as_uint(a)" : "(unsigned long long)__double_as_longlong(a)";
-    const char *make = f32 ? "__uint_as_float" : "__longlong_as_double";
-    const char *cast = f32 ? "" : "(long long)";
-    sb_printf(b, "typedef %s rt_acc_t;\n", optype_cuda_type(t));
-    sb_printf(b, "#define RT_EMPTY_BITS %s\n", empty);
-    sb_printf(b, "static __device__ __forceinline__ bool rt_is_empty(rt_acc_t a) "
-                 "{ return %s == RT_EMPTY_BITS; }\n", bits);
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
-                 "{ return %s(%sRT_EMPTY_BITS); }\n", make, cast);
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { %s }\n",
-              body);
-    lift_and_shuffle(b, f32 ? "__uint_as_float(0x7fffffffu)"
-                            : "__longlong_as_double(0x7fffffffffffffffLL)");
-    sb_printf(b, "#define RT_FINAL_IS_IDENTITY 0\n");
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) "
-                 "{ return rt_is_empty(a) ? (rt_acc_t)(%s) : a; }\n", identity(op, t));
-    final_referenced(b);
-}
-
 /* The head of every unit: a comment, the op/type macros, commutativity, the value type. */
-static int begin(sbuf *b, const rt_config *c, const char *opname, int commutes, rt_type t,
-                 rt_err *e)
+static int begin(sbuf *b, const rt_config *c, const char *opname, int commutes, rt_op op,
+                 rt_type t, rt_err *e)
 {
     const rt_family *f = c->family;
     if (f->needs_commutative && !commutes)
@@ -331,8 +97,10 @@ static int begin(sbuf *b, const rt_config *c, const char *opname, int commutes, 
                          f->name, opname);
     char uop[RT_NAME_MAX], utype[16];
     upper(uop, opname, sizeof uop);
-    upper(utype, rt_type_name(t), sizeof utype);
-    sb_printf(b, "/* redtune: family %s, op %s, type %s */\n", f->name, opname, rt_type_name(t));
+    char text[96];
+    upper(utype, rt_type_name(optype_elem(t)), sizeof utype);
+    optype_spec_text(op, t, text, sizeof text);
+    sb_printf(b, "/* redtune: family %s, op %s, type %s */\n", f->name, opname, text);
     sb_printf(b, "#define RT_PRELUDE 1\n#define RT_OP_%s 1\n#define RT_TYPE_%s 1\n", uop, utype);
     sb_printf(b, "#define RT_COMMUTATIVE %d\n", commutes);
     sb_printf(b, "typedef %s rt_value_t;\n", optype_cuda_type(t));
@@ -350,23 +118,17 @@ static int end(sbuf *b, const rt_config *c, char **src, rt_err *e)
 int codegen_emit(const rt_config *c, rt_op op, rt_type t, char **src, rt_err *e)
 {
     *src = NULL;
-    if ((unsigned)op >= RT_OP_COUNT || (unsigned)t >= RT_TYPE_COUNT)
-        return rt_seterr(e, RT_EINVAL, "unknown operator %d or type %d", (int)op, (int)t);
+    optype_ts ts;
+    char why[160];
+    if ((unsigned)op >= RT_OP_COUNT)
+        return rt_seterr(e, RT_EINVAL, "unknown operator %d", (int)op);
+    if (optype_resolve(op, t, &ts, why, sizeof why))
+        return rt_seterr(e, RT_EINVAL, "%s", why);
     sbuf b = {0};
-    int rc = begin(&b, c, rt_op_name(op), optype_commutes(op), t, e);
+    int rc = begin(&b, c, rt_op_name(op), optype_commutes(op), op, ts.canon, e);
     if (rc)
         return rc;
-    if (optype_is_arg(op)) {
-        arg_glue(&b, op, t);
-    } else {
-        sbuf body = {0};
-        combine(&body, op, t);
-        if (optype_is_float(t) && (op == RT_MIN || op == RT_MAX))
-            float_minmax_glue(&b, op, t, body.s ? body.s : "");
-        else
-            scalar_glue(&b, optype_cuda_type(t), identity(op, t), body.s ? body.s : "");
-        free(body.s);
-    }
+    glue_builtin(&b, op, &ts);
     return end(&b, c, src, e);
 }
 
@@ -381,7 +143,7 @@ static void user_glue(sbuf *b, const rt_user_op *op)
               op->name, id);
     const char *ct = optype_cuda_type(op->type);
     if (!op->file[0]) {
-        scalar_glue(b, ct, op->identity, op->combine);
+        glue_scalar(b, ct, op->identity, op->combine);
         return;
     }
     sb_printf(b, "typedef %s rt_acc_t;\n", ct);
@@ -393,8 +155,8 @@ static void user_glue(sbuf *b, const rt_user_op *op)
     line_directive(b, op->combine_line, op->file);
     size_t len = strlen(op->combine);
     sb_printf(b, "%s%s}\n", op->combine, len && op->combine[len - 1] == '\n' ? "" : "\n");
-    lift_and_shuffle(b, NULL);
-    final_identity(b);
+    glue_lift_and_shuffle(b, NULL);
+    glue_final_identity(b);
 }
 
 /* ---- user CUDA text ---- */
@@ -570,7 +332,7 @@ int codegen_emit_user(const rt_config *c, const rt_user_op *op, char **src, rt_e
     if (rc)
         return rc;
     sbuf b = {0};
-    if ((rc = begin(&b, c, op->name, op->commutative, op->type, e)))
+    if ((rc = begin(&b, c, op->name, op->commutative, (rt_op)RT_OP_USER_FIRST, op->type, e)))
         return rc;
     user_glue(&b, op);
     return end(&b, c, src, e);

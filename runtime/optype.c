@@ -1,14 +1,24 @@
 /*
- * optype.c - operators and types: names, sizes and properties.
+ * optype.c - operators and types: names, sizes, properties, and type specs.
  */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "optype.h"
 
-static const char *const op_names[RT_OP_COUNT] = {"sum", "prod", "min", "max", "argmin", "argmax"};
-static const char *const type_names[RT_TYPE_COUNT] = {"f32", "f64", "i32", "u32", "i64", "u64"};
+static const char *const op_names[RT_OP_COUNT] = {
+    "sum", "prod", "min", "max", "argmin", "argmax", "amax", "asum", "sumsq", "norm2", "mean",
+    "var_mean", "var_mean_sample", "std_mean", "std_mean_sample"};
+static const char *const type_names[RT_TYPE_COUNT] = {
+    "f32", "f64", "i32", "u32", "i64", "u64", "f16", "bf16", "i8", "u8"};
 static const char *const cuda_types[RT_TYPE_COUNT] = {
-    "float", "double", "int", "unsigned int", "long long", "unsigned long long"};
-static const size_t sizes[RT_TYPE_COUNT] = {4, 8, 4, 4, 8, 8};
+    "float", "double", "int", "unsigned int", "long long", "unsigned long long",
+    "unsigned short", "unsigned short", "signed char", "unsigned char"};
+static const size_t sizes[RT_TYPE_COUNT] = {4, 8, 4, 4, 8, 8, 2, 2, 1, 1};
+
+#define SPEC_ACC(s) ((((unsigned)(s)) >> 8) & 0xffu)     /* the type + 1, or 0 */
+#define SPEC_RES_ELEM 0x10000u
 
 const char *rt_op_name(rt_op op)
 {
@@ -36,22 +46,285 @@ int optype_parse_type(const char *name)
     return -1;
 }
 
-size_t optype_size(rt_type t) { return (unsigned)t < RT_TYPE_COUNT ? sizes[t] : 0; }
-int optype_is_float(rt_type t) { return t == RT_F32 || t == RT_F64; }
-int optype_is_signed(rt_type t) { return t == RT_F32 || t == RT_F64 || t == RT_I32 || t == RT_I64; }
-int optype_commutes(rt_op op) { (void)op; return 1; }
-
-const char *optype_cuda_type(rt_type t)
+rt_type optype_elem(rt_type spec)
 {
-    return (unsigned)t < RT_TYPE_COUNT ? cuda_types[t] : NULL;
+    unsigned s = (unsigned)spec;
+    if (s & ~(SPEC_RES_ELEM | 0xffffu) || (s & 0xffu) >= RT_TYPE_COUNT ||
+        SPEC_ACC(s) > RT_TYPE_COUNT)
+        return RT_TYPE_COUNT;
+    return (rt_type)(s & 0xffu);
 }
 
-const char *optype_op_list(void) { return "sum, prod, min, max, argmin, argmax"; }
+size_t optype_size(rt_type spec)
+{
+    rt_type t = optype_elem(spec);
+    return t < RT_TYPE_COUNT ? sizes[t] : 0;
+}
+
+int optype_is_float(rt_type spec)
+{
+    rt_type t = optype_elem(spec);
+    return t == RT_F32 || t == RT_F64 || t == RT_F16 || t == RT_BF16;
+}
+
+int optype_is_signed(rt_type spec)
+{
+    rt_type t = optype_elem(spec);
+    return optype_is_float(t) || t == RT_I32 || t == RT_I64 || t == RT_I8;
+}
+
+int optype_is_half(rt_type spec)
+{
+    rt_type t = optype_elem(spec);
+    return t == RT_F16 || t == RT_BF16;
+}
+
+int optype_commutes(rt_op op) { (void)op; return 1; }
+
+const char *optype_cuda_type(rt_type spec)
+{
+    rt_type t = optype_elem(spec);
+    return t < RT_TYPE_COUNT ? cuda_types[t] : NULL;
+}
+
+const char *optype_op_list(void)
+{
+    return "sum, prod, min, max, argmin, argmax, amax, asum, sumsq, norm2, mean, var_mean, "
+           "var_mean_sample, std_mean, std_mean_sample";
+}
+
+const char *optype_type_list(void) { return "f32, f64, i32, u32, i64, u64, f16, bf16, i8, u8"; }
 
 int optype_is_arg(rt_op op) { return op == RT_ARGMIN || op == RT_ARGMAX; }
 
-size_t optype_acc_size(rt_op op, rt_type t)
+static int is_var(rt_op op)
 {
-    return optype_is_arg(op) ? 16 : optype_size(t);
+    return op == RT_VAR_MEAN || op == RT_VAR_MEAN_SAMPLE || op == RT_STD_MEAN ||
+           op == RT_STD_MEAN_SAMPLE;
 }
-const char *optype_type_list(void) { return "f32, f64, i32, u32, i64, u64"; }
+
+int optype_is_struct(rt_op op) { return op == RT_MEAN || is_var(op); }
+
+int optype_widens(rt_op op)
+{
+    return op == RT_SUM || op == RT_PROD || op == RT_ASUM || op == RT_SUMSQ || op == RT_NORM2 ||
+           op == RT_MEAN || is_var(op);
+}
+
+/* Operators defined for float elements only. */
+static int float_only(rt_op op)
+{
+    return op == RT_AMAX || op == RT_ASUM || op == RT_SUMSQ || op == RT_NORM2 || is_var(op);
+}
+
+/* The default accumulator of a widening operator over 't'. */
+static rt_type default_acc(rt_op op, rt_type t)
+{
+    if (op == RT_MEAN && !optype_is_float(t))
+        return t == RT_I64 || t == RT_U64 ? RT_F64 : optype_is_signed(t) ? RT_I64 : RT_U64;
+    switch (t) {
+    case RT_F16: case RT_BF16: return RT_F32;
+    case RT_I8: return RT_I32;
+    case RT_U8: return RT_U32;
+    default: return t;
+    }
+}
+
+/* Accumulators a caller may ask for over 't' (besides the default). */
+static int acc_allowed(rt_op op, rt_type t, rt_type acc)
+{
+    if (op == RT_MEAN && !optype_is_float(t))
+        return acc == RT_F64;
+    switch (t) {
+    case RT_F16: case RT_BF16: case RT_F32: return acc == RT_F32 || acc == RT_F64;
+    case RT_F64: return acc == RT_F64;
+    case RT_I8: case RT_I32: return acc == RT_I32 || acc == RT_I64;
+    case RT_U8: case RT_U32: return acc == RT_U32 || acc == RT_U64;
+    default: return acc == t;
+    }
+}
+
+int optype_resolve(rt_op op, rt_type spec, optype_ts *ts, char *why, size_t len)
+{
+    const char *on = rt_op_name(op) ? rt_op_name(op) : "this operator";
+    rt_type t = optype_elem(spec);
+    if (why && len)
+        why[0] = '\0';
+    if (t >= RT_TYPE_COUNT) {
+        if (why)
+            snprintf(why, len, "unknown type %d", (int)spec);
+        return -1;
+    }
+    unsigned acc_bits = SPEC_ACC(spec), res_elem = ((unsigned)spec & SPEC_RES_ELEM) != 0;
+    rt_type want_acc = acc_bits ? (rt_type)(acc_bits - 1) : RT_TYPE_COUNT;
+    memset(ts, 0, sizeof *ts);
+    ts->elem = t;
+    if ((unsigned)op >= RT_OP_COUNT) {
+        /* a user operator: element, accumulator and result share the type */
+        if (acc_bits || res_elem) {
+            if (why)
+                snprintf(why, len, "a user operator takes its own type, not a type spec");
+            return -1;
+        }
+        ts->acc = ts->res = ts->canon = t;
+        ts->slot = (int)t;
+        return 0;
+    }
+    if (float_only(op) && !optype_is_float(t)) {
+        if (why)
+            snprintf(why, len, "%s of %s is not defined: %s takes f16, bf16, f32, f64", on,
+                     type_names[t], on);
+        return -1;
+    }
+    int acc_alt = 0, res_alt = 0;
+    if (optype_widens(op)) {
+        rt_type dacc = default_acc(op, t);
+        ts->acc = dacc;
+        if (acc_bits && want_acc != dacc) {
+            if (!acc_allowed(op, t, want_acc)) {
+                if (why)
+                    snprintf(why, len, "%s of %s accumulating in %s is not defined", on,
+                             type_names[t], type_names[want_acc]);
+                return -1;
+            }
+            ts->acc = want_acc;
+            acc_alt = 1;
+        }
+        rt_type dres = op == RT_MEAN && !optype_is_float(t) ? RT_F64 : ts->acc;
+        ts->res = dres;
+        if (res_elem && dres != t) {
+            if (op == RT_MEAN && !optype_is_float(t)) {
+                if (why)
+                    snprintf(why, len, "mean of %s to %s is not defined: the mean of integers "
+                             "is f64", type_names[t], type_names[t]);
+                return -1;
+            }
+            ts->res = t;
+            res_alt = 1;
+        }
+    } else {
+        if (acc_bits && want_acc != t) {
+            if (why)
+                snprintf(why, len, "%s of %s accumulating in %s is not defined: %s keeps the "
+                         "element type", on, type_names[t], type_names[want_acc], on);
+            return -1;
+        }
+        ts->acc = ts->res = t;
+    }
+    ts->canon = (rt_type)((unsigned)t | (acc_alt ? ((unsigned)ts->acc + 1) << 8 : 0u) |
+                          (res_alt ? SPEC_RES_ELEM : 0u));
+    ts->slot = (int)t + RT_TYPE_COUNT * (acc_alt + 2 * res_alt);
+    return 0;
+}
+
+size_t optype_acc_size(rt_op op, rt_type spec)
+{
+    optype_ts ts;
+    if (optype_resolve(op, spec, &ts, NULL, 0))
+        return 0;
+    if (optype_is_arg(op) || op == RT_MEAN)
+        return 16;
+    if (is_var(op))
+        return 8 + 2 * sizes[ts.acc];
+    if (sizes[ts.acc] < 4)
+        return 4;   /* min/max/amax of f16, bf16, i8, u8 accumulate in a 32-bit value */
+    return sizes[ts.acc];
+}
+
+size_t optype_res_size(rt_op op, rt_type spec)
+{
+    optype_ts ts;
+    if (optype_resolve(op, spec, &ts, NULL, 0))
+        return 0;
+    if (optype_is_arg(op))
+        return 16;
+    return (is_var(op) ? 2 : 1) * sizes[ts.res];
+}
+
+/* Store 'v' (0, 1, +-inf, NaN or an integer's bounds) as one value of 't'. */
+static void put_value(rt_type t, double v, void *out)
+{
+    switch (t) {
+    case RT_F32: { float f = (float)v; memcpy(out, &f, 4); break; }
+    case RT_F64: memcpy(out, &v, 8); break;
+    case RT_F16: case RT_BF16: {
+        /* only the values put_value is given: 0, 1, +-inf, NaN */
+        int bf = t == RT_BF16;
+        uint16_t h = isnan(v) ? (bf ? 0x7fc0 : 0x7e00)
+                   : isinf(v) ? (uint16_t)((v < 0 ? 0x8000 : 0) | (bf ? 0x7f80 : 0x7c00))
+                   : v == 1.0 ? (bf ? 0x3f80 : 0x3c00) : 0;
+        memcpy(out, &h, 2);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* The identity of min (least = 0) or max (least = 1) as bytes of 't'. */
+static void put_extreme(rt_type t, int least, void *out)
+{
+    switch (t) {
+    case RT_I32: { int32_t x = least ? INT32_MIN : INT32_MAX; memcpy(out, &x, 4); break; }
+    case RT_U32: { uint32_t x = least ? 0 : UINT32_MAX; memcpy(out, &x, 4); break; }
+    case RT_I64: { int64_t x = least ? INT64_MIN : INT64_MAX; memcpy(out, &x, 8); break; }
+    case RT_U64: { uint64_t x = least ? 0 : UINT64_MAX; memcpy(out, &x, 8); break; }
+    case RT_I8: { int8_t x = least ? INT8_MIN : INT8_MAX; memcpy(out, &x, 1); break; }
+    case RT_U8: { uint8_t x = least ? 0 : UINT8_MAX; memcpy(out, &x, 1); break; }
+    default: put_value(t, least ? -INFINITY : INFINITY, out); break;
+    }
+}
+
+void optype_empty_result(rt_op op, rt_type spec, void *out)
+{
+    optype_ts ts;
+    size_t bytes = optype_res_size(op, spec);
+    if (!bytes || optype_resolve(op, spec, &ts, NULL, 0))
+        return;
+    memset(out, 0, bytes);
+    switch (op) {
+    case RT_PROD:
+        if (optype_is_float(ts.res))
+            put_value(ts.res, 1.0, out);
+        else
+            memset(out, 0, bytes), ((unsigned char *)out)[0] = 1;   /* little-endian 1 */
+        break;
+    case RT_MIN: case RT_ARGMIN:
+        put_extreme(ts.elem, 0, out);
+        break;
+    case RT_MAX: case RT_ARGMAX:
+        put_extreme(ts.elem, 1, out);
+        break;
+    case RT_MEAN:
+        put_value(ts.res, NAN, out);
+        break;
+    case RT_VAR_MEAN: case RT_VAR_MEAN_SAMPLE: case RT_STD_MEAN: case RT_STD_MEAN_SAMPLE:
+        put_value(ts.res, NAN, out);
+        put_value(ts.res, NAN, (char *)out + sizes[ts.res]);
+        break;
+    default:
+        break;   /* sum, amax, asum, sumsq, norm2: 0 */
+    }
+    if (optype_is_arg(op)) {
+        long long idx = -1;
+        memcpy((char *)out + 8, &idx, 8);
+    }
+}
+
+void optype_spec_text(rt_op op, rt_type spec, char *buf, size_t len)
+{
+    optype_ts ts;
+    if (optype_resolve(op, spec, &ts, NULL, 0)) {
+        snprintf(buf, len, "spec 0x%x", (unsigned)spec);
+        return;
+    }
+    unsigned c = (unsigned)ts.canon;
+    int acc_alt = SPEC_ACC(c) != 0, res_alt = (c & SPEC_RES_ELEM) != 0;
+    if (!acc_alt && !res_alt)
+        snprintf(buf, len, "%s", type_names[ts.elem]);
+    else if (!res_alt)
+        snprintf(buf, len, "%s (%s accumulator)", type_names[ts.elem], type_names[ts.acc]);
+    else
+        snprintf(buf, len, "%s (%s accumulator, %s result)", type_names[ts.elem],
+                 type_names[ts.acc], type_names[ts.res]);
+}

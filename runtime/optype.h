@@ -1,6 +1,12 @@
 /*
- * optype.h - the operator and type model: names, sizes, properties, and the CUDA C++ glue the
- * code generator puts in front of every template.
+ * optype.h - the operator and type model: names, sizes, properties, and the resolution of a
+ * type spec (element -> map -> accumulator, combined -> finalize -> result) for an operator.
+ *
+ * An rt_type argument is a spec (include/redtune.h): the element type in its low byte, an
+ * accumulator asked for in bits 8..15 (the type + 1; 0: the operator's default), and
+ * RT_RESULT_ELEM's bit 16 (the result in the element type). optype_resolve turns (op, spec)
+ * into the three types and a slot: the small index a context caches decisions under, equal
+ * for every spec that resolves alike.
  */
 #ifndef RT_OPTYPE_H
 #define RT_OPTYPE_H
@@ -12,20 +18,64 @@
 int optype_parse_op(const char *name);
 int optype_parse_type(const char *name);
 
-size_t optype_size(rt_type t);       /* bytes per element */
-int optype_is_float(rt_type t);
-int optype_is_signed(rt_type t);
-int optype_commutes(rt_op op);       /* all built-ins commute; user operators may not */
+/* The element type of a spec (its low byte); RT_TYPE_COUNT when the spec is malformed (bits
+ * other than the three fields, or a field out of range). */
+rt_type optype_elem(rt_type spec);
+
+size_t optype_size(rt_type spec);     /* bytes per element of the spec's element type */
+int optype_is_float(rt_type spec);    /* f16, bf16, f32, f64 */
+int optype_is_signed(rt_type spec);
+int optype_is_half(rt_type spec);     /* f16, bf16 */
+int optype_commutes(rt_op op);        /* all built-ins commute; user operators may not */
 
 /* 1 for argmin/argmax, whose accumulator is {value, index}. */
 int optype_is_arg(rt_op op);
 
-/* Bytes of the accumulator, the partials and the result: the element size, or 16 for
- * argmin/argmax (value in the first 8 bytes, index at offset 8). */
-size_t optype_acc_size(rt_op op, rt_type t);
+/* 1 for the operators whose accumulator is a struct of its own: mean {sum, count}, var_mean
+ * and std_mean {count, mean, M2}. */
+int optype_is_struct(rt_op op);
 
-/* CUDA C++ spelling of the element type ("float", "long long"). */
-const char *optype_cuda_type(rt_type t);
+/* 1 for the operators that accumulate in a wider type (sum, prod, asum, sumsq, norm2, mean,
+ * var/std_mean); min, max, argmin, argmax and amax keep the element type. */
+int optype_widens(rt_op op);
+
+/* A resolved (op, spec). */
+typedef struct optype_ts {
+    rt_type elem;     /* the element type */
+    rt_type acc;      /* the accumulator's scalar type (of its fields, for mean and var) */
+    rt_type res;      /* the result's scalar type */
+    rt_type canon;    /* the spec with only what differs from the defaults set */
+    int slot;         /* 0 .. OPTYPE_SLOTS - 1 */
+} optype_ts;
+
+#define OPTYPE_SLOTS (RT_TYPE_COUNT * 4)
+
+/* Resolve 'spec' for built-in 'op' (or a user operator, op >= RT_OP_USER_FIRST: the plain
+ * element type only). 0, or -1 with 'why' saying which pair is not defined ("var_mean of u8
+ * is not defined: var_mean takes f16, bf16, f32, f64"). */
+int optype_resolve(rt_op op, rt_type spec, optype_ts *ts, char *why, size_t len);
+
+/* Bytes of the accumulator (the partials and carries) and of one result, for a spec that
+ * resolves; 0 otherwise. The accumulator: the element size, the wider accumulator's, 16 for
+ * argmin/argmax {value, index at 8}, 16 for mean {sum, count}, 16 or 24 for var_mean
+ * {count, mean, M2}; min/max/amax of f16/bf16 and i8/u8 accumulate in 4 bytes. The result:
+ * the result type's size, 16 for argmin/argmax, twice the result type for var/std_mean. */
+size_t optype_acc_size(rt_op op, rt_type spec);
+size_t optype_res_size(rt_op op, rt_type spec);
+
+/* The result of an empty input (n == 0) into out[0 .. optype_res_size): the identity of sum,
+ * prod, min, max; 0 for amax, asum, sumsq, norm2; NaN for mean and var/std_mean; argmin and
+ * argmax the min/max identity and index -1. RT_EINVAL-free: the spec must resolve. */
+void optype_empty_result(rt_op op, rt_type spec, void *out);
+
+/* The spec as text, for messages and the tuner: "bf16", "bf16 (f64 accumulator)",
+ * "bf16 (f32 accumulator, bf16 result)" (the parts that differ from the operator's
+ * defaults). */
+void optype_spec_text(rt_op op, rt_type spec, char *buf, size_t len);
+
+/* CUDA C++ spelling of the element's storage type ("float", "long long"; f16 and bf16 are
+ * "unsigned short": units need no header, see codegen.c). */
+const char *optype_cuda_type(rt_type spec);
 
 /* A comma-separated list of the names, for usage messages ("sum, prod, min, max"). */
 const char *optype_op_list(void);

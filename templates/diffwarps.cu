@@ -177,7 +177,7 @@ static __device__ __forceinline__ rt_acc_t dw_block_tree(rt_acc_t v)
 /* in: n elements, any element-aligned address. out[0]: the result. partials: at least
  * gridDim.x accumulators. counter: 0 before the first launch; each launch leaves it 0. */
 extern "C" __global__ void __launch_bounds__(DW_B)
-rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned long long n,
+rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned long long n,
        rt_acc_t *__restrict__ partials, unsigned int *__restrict__ counter)
 {
     __shared__ rt_value_t buf[2][DW_H * DW_STRIDE];

@@ -121,7 +121,7 @@ static __device__ __forceinline__ rt_acc_t gs_block_reduce(rt_acc_t v)
 /* in: n elements, any element-aligned address. out[0]: the result. partials: at least
  * gridDim.x accumulators. counter: 0 before the first launch; each launch leaves it 0. */
 extern "C" __global__ void __launch_bounds__(RT_B)
-rt_one(const rt_value_t *__restrict__ in, rt_acc_t *__restrict__ out, unsigned long long n,
+rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned long long n,
        rt_acc_t *__restrict__ partials, unsigned int *__restrict__ counter)
 {
     const unsigned int tid = threadIdx.x;

@@ -170,7 +170,7 @@ static __device__ __forceinline__ void mx_block(const typename L::in_t *__restri
     __syncthreads();
     const rt_acc_t v = mx_rows<L>(s, base, n);
     if (threadIdx.x == 0)
-        out[blockIdx.x] = gridDim.x == 1 ? rt_final(v) : v;   /* rt_final: the last pass */
+        if (gridDim.x == 1) *reinterpret_cast<rt_res_t *>(out) = rt_final(v); else out[blockIdx.x] = v;   /* rt_final: the last pass */
 }
 
 extern "C" __global__ void __launch_bounds__(RT_B)

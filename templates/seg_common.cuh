@@ -83,6 +83,24 @@ static __device__ __forceinline__ void sc_ldv(const T *__restrict__ p, T *x)
     }
 }
 
+/* What a segmented kernel stores as a segment's result. Where the glue finalizes in place
+ * (rt_res_t is rt_acc_t, and a finalized value combines again: the six original operators),
+ * rt_final; otherwise the accumulator itself, and the host's last launch, rt_seg_final,
+ * finalizes out[0 .. nseg) into the caller's results once the carries are folded. */
+#if RT_FINAL_IN_PLACE
+#define rt_seg_out(x) rt_final(x)
+#else
+#define rt_seg_out(x) (x)
+extern "C" __global__ void rt_seg_final(const rt_acc_t *__restrict__ acc, rt_res_t *__restrict__ out,
+                                        unsigned long long nseg)
+{
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long s = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; s < nseg;
+         s += stride)
+        out[s] = rt_final(acc[s]);
+}
+#endif
+
 /* out[lo .. hi) = v, by all threads of the block (hi <= nseg by construction). */
 static __device__ __forceinline__ void sc_fill_with(rt_acc_t *out, unsigned long long lo, unsigned long long hi,
                                                     rt_acc_t v)
@@ -91,11 +109,11 @@ static __device__ __forceinline__ void sc_fill_with(rt_acc_t *out, unsigned long
         out[s] = v;
 }
 
-/* out[lo .. hi) = the result of an empty segment: rt_final(identity), which for float min/max
+/* out[lo .. hi) = the result of an empty segment: rt_seg_out(identity), which for float min/max
  * is +-inf, not the accumulator's empty marker. */
 static __device__ __forceinline__ void sc_fill(rt_acc_t *out, unsigned long long lo, unsigned long long hi)
 {
-    sc_fill_with(out, lo, hi, rt_final(rt_identity()));
+    sc_fill_with(out, lo, hi, rt_seg_out(rt_identity()));
 }
 
 /* seg_tb2 and seg_tb4warp fold pieces into out[s] by read-modify-write, so their fill stores
@@ -107,12 +125,12 @@ static __device__ __forceinline__ void sc_fill(rt_acc_t *out, unsigned long long
 static __device__ __forceinline__ void sc_finalize(rt_acc_t *out, unsigned long long lo, unsigned long long hi,
                                                    unsigned long long skip)
 {
-#if RT_FINAL_IS_IDENTITY
+#if RT_FINAL_IS_IDENTITY || !RT_FINAL_IN_PLACE
     (void)out, (void)lo, (void)hi, (void)skip;
 #else
     for (unsigned long long s = lo + threadIdx.x; s < hi; s += blockDim.x)
         if (s != skip)
-            out[s] = rt_final(out[s]);
+            out[s] = rt_seg_out(out[s]);
 #endif
 }
 
@@ -227,7 +245,7 @@ static __device__ __forceinline__ void sc_emit(rt_acc_t *out, rt_seg_carry *carr
         c.val = v;
         carry[t] = c;
     } else if (key < nseg) {
-        out[key] = rt_final(v);
+        out[key] = rt_seg_out(v);
     }
 }
 
@@ -343,7 +361,7 @@ struct sc_keys {
                     /* Segments pk+1 .. kk-1 have no element: the identity (rule 2: written by
                      * the tile of the first element with a larger key). */
                     for (long long s = pk + 1; s < (long long)kk; s++)
-                        out[s] = rt_final(rt_identity());
+                        out[s] = rt_seg_out(rt_identity());
                     if (i != a) {   /* the run of key pk ends at i-1 */
                         if (!w.flag) {
                             w.flag = true;
@@ -433,7 +451,7 @@ static __device__ __forceinline__ void sc_fold(rt_acc_t *out, unsigned long long
                                                rt_acc_t v)
 {
     if (key != RT_SEG_NONE && key < nseg)
-        out[key] = rt_final(rt_combine(out[key], v));   /* out[key] and v have elements: a no-op
+        out[key] = rt_seg_out(rt_combine(out[key], v));   /* out[key] and v have elements: a no-op
                                                          * but for the rule that results pass it */
 }
 

@@ -162,16 +162,16 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
     do {                                                                     \
         const unsigned long long k_ = (K_);                                 \
         if (k_ - kbase < ospan)                                              \
-            s_o[k_ - kbase] = rt_final(V_);                                   \
+            s_o[k_ - kbase] = rt_seg_out(V_);                                   \
         else if (k_ < nseg)                                                  \
-            out[k_] = rt_final(V_);                                           \
+            out[k_] = rt_seg_out(V_);                                           \
     } while (0)
 #else
 #define LB_PUT(K_, V_)                                                        \
     do {                                                                     \
         const unsigned long long k_ = (K_);                                 \
         if (k_ < nseg)                                                       \
-            out[k_] = rt_final(V_);                                           \
+            out[k_] = rt_seg_out(V_);                                           \
     } while (0)
 #endif
 #define LB_EMIT(K_, V_, F_)                                            \
@@ -554,7 +554,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         /* Empty segments that start in the tile (and, in the last tile, those at n). */
         {
             const unsigned long long fe = b == n ? nseg : L1 < nseg ? L1 : nseg;
-            const rt_acc_t id = rt_final(rt_identity());
+            const rt_acc_t id = rt_seg_out(rt_identity());
             for (unsigned long long s = L0 + tid; s < fe; s += RT_B)
                 if (sc_off(offs, s, n, nseg) >= sc_off(offs, s + 1, n, nseg))
                     out[s] = id;

@@ -157,7 +157,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             rt_acc_t w = lane < RT_B / 32 ? s_part[lane] : rt_identity();
             w = co_warp_tree<32>(w);
             if (lane == 0)
-                out[s] = rt_final(w);
+                out[s] = rt_seg_out(w);
         }
         __syncthreads();   /* s_part is rewritten by the next segment */
     }
@@ -190,7 +190,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             __syncwarp();
         }
         if (s < nseg)
-            out[s] = rt_final(acc);
+            out[s] = rt_seg_out(acc);
     }
 #else
     const unsigned int g = tid % PER_L;
@@ -206,7 +206,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             rounds = per_warp_max(rounds);
         const rt_acc_t v = per_group(in, lo, hi, g, rounds);
         if (g == 0 && s < nseg)
-            out[s] = rt_final(v);
+            out[s] = rt_seg_out(v);
     }
 #endif
 }

@@ -17,3 +17,5 @@ static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d
 static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) { return __shfl_sync(0xffffffffu, a, lane); }
 #define RT_FINAL_IS_IDENTITY 1
 static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) { return a; }
+#define RT_FINAL_IN_PLACE 1
+typedef rt_acc_t rt_res_t;

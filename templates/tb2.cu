@@ -179,7 +179,7 @@ static __device__ __forceinline__ void tb_block(const In *__restrict__ in,
             __syncwarp();
         }
         if (tid == 0)
-            out[blockIdx.x] = gridDim.x == 1 ? rt_final(s[0]) : s[0];   /* rt_final: the last pass */
+            if (gridDim.x == 1) *reinterpret_cast<rt_res_t *>(out) = rt_final(s[0]); else out[blockIdx.x] = s[0];   /* rt_final: the last pass */
     }
 }
 

@@ -112,7 +112,7 @@ static __device__ __forceinline__ void t4_block(const In *__restrict__ in,
 
 #if T4_WARPS == 1
     if (lane == 0)
-        out[blockIdx.x] = gridDim.x == 1 ? rt_final(acc) : acc;   /* rt_final: the last pass */
+        if (gridDim.x == 1) *reinterpret_cast<rt_res_t *>(out) = rt_final(acc); else out[blockIdx.x] = acc;   /* rt_final: the last pass */
 #else
     /* The warps' results in order, by warp 0's tree. (Not co_warps_tree: the store inside warp
      * 0's branch gives the compiler the shorter code.) */
@@ -123,7 +123,7 @@ static __device__ __forceinline__ void t4_block(const In *__restrict__ in,
     if (warp == 0) {
         acc = co_warp_tree<T4_WARPS>(lane < T4_WARPS ? s_result[lane] : rt_identity());
         if (lane == 0)
-            out[blockIdx.x] = gridDim.x == 1 ? rt_final(acc) : acc;
+            if (gridDim.x == 1) *reinterpret_cast<rt_res_t *>(out) = rt_final(acc); else out[blockIdx.x] = acc;
     }
 #endif
 }

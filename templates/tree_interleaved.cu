@@ -98,7 +98,7 @@ static __device__ __forceinline__ void ti_block(const In *__restrict__ in,
 #endif
 
     if (tid == 0)
-        out[blockIdx.x] = gridDim.x == 1 ? rt_final(sdata[0]) : sdata[0];   /* rt_final: the last pass */
+        if (gridDim.x == 1) *reinterpret_cast<rt_res_t *>(out) = rt_final(sdata[0]); else out[blockIdx.x] = sdata[0];   /* rt_final: the last pass */
 }
 
 extern "C" __global__ void __launch_bounds__(RT_B)

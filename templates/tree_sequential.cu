@@ -186,11 +186,11 @@ static __device__ __forceinline__ void ts_block(const In *__restrict__ in,
     if (tid < 32) {
         v = co_warp_halving<32>(v);   /* collectives.cuh: d = 16, 8, .. 1 */
         if (tid == 0)
-            out[blockIdx.x] = gridDim.x == 1 ? rt_final(v) : v;   /* rt_final: the last pass */
+            if (gridDim.x == 1) *reinterpret_cast<rt_res_t *>(out) = rt_final(v); else out[blockIdx.x] = v;   /* rt_final: the last pass */
     }
 #else
     if (tid == 0)
-        out[blockIdx.x] = gridDim.x == 1 ? rt_final(sdata[0]) : sdata[0];
+        if (gridDim.x == 1) *reinterpret_cast<rt_res_t *>(out) = rt_final(sdata[0]); else out[blockIdx.x] = sdata[0];
 #endif
 }
 

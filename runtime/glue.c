@@ -1,0 +1,517 @@
+/*
+ * glue.c - the operator glue of the prelude (glue.h): identities, combines, lifts, shuffles
+ * and finalizes of the built-in operators over every type spec.
+ *
+ * The 32/64-bit types with the six original operators and their default spec keep the glue
+ * they always had (scalar_glue, float_minmax_glue, arg_glue), byte for byte but for the
+ * declarations of rt_res_t and RT_FINAL_IN_PLACE. Everything else goes through wide_glue:
+ * f16 and bf16 are stored as unsigned short and converted with one instruction (no CUDA
+ * header enters a unit), narrow integers widen, and the fused operators map, combine and
+ * finalize as docs/types.md describes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "glue.h"
+
+/* The identity element of 'op' over 'type', as a CUDA expression. */
+static const char *identity(rt_op op, rt_type t)
+{
+    static const char *const min_id[RT_TYPE_COUNT] = {
+        "__int_as_float(0x7f800000)", "__longlong_as_double(0x7ff0000000000000LL)",
+        "2147483647", "0xffffffffu", "9223372036854775807LL", "0xffffffffffffffffULL",
+        "__int_as_float(0x7f800000)", "__int_as_float(0x7f800000)", "127", "255u"};
+    static const char *const max_id[RT_TYPE_COUNT] = {
+        "__int_as_float(0xff800000)", "__longlong_as_double(0xfff0000000000000ULL)",
+        "(-2147483647 - 1)", "0u", "(-9223372036854775807LL - 1)", "0ULL",
+        "__int_as_float(0xff800000)", "__int_as_float(0xff800000)", "(-128)", "0u"};
+    switch (op) {
+    case RT_SUM: return "0";
+    case RT_PROD: return "1";
+    case RT_MIN: case RT_ARGMIN: return min_id[t];
+    case RT_MAX: case RT_ARGMAX: return max_id[t];
+    default: return NULL;
+    }
+}
+
+/* The combine body; 'a' holds the lower indices. Integer sums and products go through the
+ * unsigned type so that overflow wraps (signed overflow is undefined in C++). Float min/max
+ * use fmin/fmax (a NaN is ignored unless every element is NaN) behind the empty marker: see
+ * float_minmax_glue. */
+static void combine(sbuf *b, rt_op op, rt_type t)
+{
+    static const char *const utype[RT_TYPE_COUNT] = {
+        NULL, NULL, "unsigned int", "unsigned int", "unsigned long long", "unsigned long long",
+        NULL, NULL, "unsigned int", "unsigned int"};
+    const char *ct = optype_cuda_type(t);
+    int fl = optype_is_float(t);
+    const char *fsuf = t == RT_F32 ? "f" : "";
+    switch (op) {
+    case RT_SUM:
+    case RT_PROD: {
+        char sym = op == RT_SUM ? '+' : '*';
+        if (fl)
+            sb_printf(b, "return a %c b;", sym);
+        else
+            sb_printf(b, "return (%s)((%s)a %c (%s)b);", ct, utype[t], sym, utype[t]);
+        break;
+    }
+    case RT_MIN:
+        if (fl)
+            sb_printf(b, "const rt_acc_t m = fmin%s(a, b); return rt_is_empty(a) ? b : rt_is_empty(b) ? a : m;", fsuf);
+        else
+            sb_printf(b, "return b < a ? b : a;");
+        break;
+    case RT_MAX:
+        if (fl)
+            sb_printf(b, "const rt_acc_t m = fmax%s(a, b); return rt_is_empty(a) ? b : rt_is_empty(b) ? a : m;", fsuf);
+        else
+            sb_printf(b, "return b > a ? b : a;");
+        break;
+    default:
+        break;
+    }
+}
+
+static void final_referenced(sbuf *b)
+{
+    /* referenced in an unevaluated operand: a unit that writes no result (a reference unit)
+     * draws no "declared but never referenced" warning */
+    sb_printf(b, "static_assert(sizeof(rt_final(rt_identity())) == sizeof(rt_res_t), \"glue\");\n");
+}
+
+/* rt_final(acc): the finalize stage, applied by every template exactly where a result is
+ * written to the caller's output (never to partials or carries that are combined again). It
+ * is the identity here; float min/max map their empty marker to +-inf (float_minmax_glue).
+ * RT_FINAL_IS_IDENTITY lets a template skip a pass that would only apply it. */
+void glue_final_identity(sbuf *b)
+{
+    sb_printf(b, "#define RT_FINAL_IS_IDENTITY 1\n#define RT_FINAL_IN_PLACE 1\ntypedef rt_acc_t rt_res_t;\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) { return a; }\n");
+    final_referenced(b);
+}
+
+/* argmin/argmax: the accumulator is {value, index}; index -1 marks the empty accumulator
+ * (the identity). Elements are ordered by (NaN last, value, index), a total order, so the
+ * combine is associative and commutative and every tree gives the same winner: the least
+ * (greatest) value at the lowest index, NaN only when nothing else is there. */
+static void arg_glue(sbuf *b, rt_op op, rt_type t)
+{
+    const char *better = op == RT_ARGMIN ? "<" : ">";
+    sb_printf(b, "struct __align__(8) rt_acc_t { rt_value_t v; long long i; };\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
+                 "{ rt_acc_t r; r.v = (rt_value_t)(%s); r.i = -1; return r; }\n", identity(op, t));
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
+                 "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n");
+    if (optype_is_float(t))
+        sb_printf(b, "    const bool an = a.v != a.v, bn = b.v != b.v;\n"
+                     "    if (an != bn) return an ? b : a;\n"
+                     "    if (!an && b.v != a.v) return b.v %s a.v ? b : a;\n", better);
+    else
+        sb_printf(b, "    if (b.v != a.v) return b.v %s a.v ? b : a;\n", better);
+    sb_printf(b, "    return b.i < a.i ? b : a;\n}\n");
+    glue_final_identity(b);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                 "{ rt_acc_t r; r.v = v; r.i = (long long)i; return r; }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
+                 "{ a.v = __shfl_down_sync(0xffffffffu, a.v, d); a.i = __shfl_down_sync(0xffffffffu, a.i, d); "
+                 "return a; }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
+                 "{ a.v = __shfl_up_sync(0xffffffffu, a.v, d); a.i = __shfl_up_sync(0xffffffffu, a.i, d); "
+                 "return a; }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) "
+                 "{ a.v = __shfl_sync(0xffffffffu, a.v, lane); a.i = __shfl_sync(0xffffffffu, a.i, lane); "
+                 "return a; }\n");    /* Not every template shuffles up or by lane: referenced here in an unevaluated operand,
+     * they draw no "declared but never referenced" warning. */
+    sb_printf(b, "static_assert(sizeof(rt_shfl_up(rt_identity(), 1u)) == sizeof(rt_shfl(rt_identity(), 0)), "
+                 "\"glue\");\n");
+}
+
+/* The lift of an element into the accumulator and the warp shuffles of a scalar accumulator.
+ * With canon_nan (float min/max) an element that is NaN enters as the canonical NaN, so that
+ * no element can forge the empty marker (float_minmax_glue). */
+void glue_lift_and_shuffle(sbuf *b, const char *canon_nan)
+{
+    if (canon_nan)
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                     "{ (void)i; return v != v ? %s : v; }\n", canon_nan);
+    else
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                     "{ (void)i; return v; }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
+                 "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
+                 "{ return __shfl_up_sync(0xffffffffu, a, d); }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) "
+                 "{ return __shfl_sync(0xffffffffu, a, lane); }\n");    /* Not every template shuffles up or by lane: referenced here in an unevaluated operand,
+     * they draw no "declared but never referenced" warning. */
+    sb_printf(b, "static_assert(sizeof(rt_shfl_up(rt_identity(), 1u)) == sizeof(rt_shfl(rt_identity(), 0)), "
+                 "\"glue\");\n");
+}
+
+/* The glue of an operator whose accumulator is its element type: identity, combine body,
+ * lift, shuffle, rt_final (the identity). */
+void glue_scalar(sbuf *b, const char *ct, const char *ident, const char *body)
+{
+    sb_printf(b, "typedef %s rt_acc_t;\n", ct);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
+              ident);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { %s }\n",
+              body);
+    glue_lift_and_shuffle(b, NULL);
+    glue_final_identity(b);
+}
+
+/* Float min/max. fmin/fmax ignore a NaN, and their identity is +-inf, so with +-inf as the
+ * accumulator's identity "no element" and "only NaN" both end as +-inf, while the documented
+ * result of an all-NaN input (or segment) is NaN, as fmin and numpy.nanmin give. So the
+ * accumulator's identity is a distinct empty marker E, a signalling NaN (f32 0x7fbfffff,
+ * f64 0x7ff7ffffffffffff): the hardware makes only quiet NaNs, and the lift turns every NaN
+ * element into the canonical quiet NaN, so no element or combine result can equal E. The
+ * combine treats E as the identity and never hands it to fmin:
+ *     combine(a, b) = is_empty(a) ? b : is_empty(b) ? a : fmin(a, b)
+ * which is E adjoined as identity to fmin's monoid, so associativity, commutativity and
+ * every tree shape are kept (fmin of two NaNs is NaN). rt_final maps E to +-inf where a
+ * result is written to the caller's output (empty input or segment: the identity, as the host
+ * writes for n = 0); any other value, NaN included, passes. The cost per element is one
+ * integer compare and select more than fmin alone (the lift's NaN test was there before). */
+static void float_minmax_glue(sbuf *b, rt_op op, rt_type t, const char *body)
+{
+    const int f32 = t == RT_F32;
+    const char *empty = f32 ? "0x7fbfffffu" : "0x7ff7ffffffffffffULL";
+    const char *bits = f32 ? "__float_as_uint(a)" : "(unsigned long long)__double_as_longlong(a)";
+    const char *make = f32 ? "__uint_as_float" : "__longlong_as_double";
+    const char *cast = f32 ? "" : "(long long)";
+    sb_printf(b, "typedef %s rt_acc_t;\n", optype_cuda_type(t));
+    sb_printf(b, "#define RT_EMPTY_BITS %s\n", empty);
+    sb_printf(b, "static __device__ __forceinline__ bool rt_is_empty(rt_acc_t a) "
+                 "{ return %s == RT_EMPTY_BITS; }\n", bits);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
+                 "{ return %s(%sRT_EMPTY_BITS); }\n", make, cast);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) { %s }\n",
+              body);
+    glue_lift_and_shuffle(b, f32 ? "__uint_as_float(0x7fffffffu)"
+                            : "__longlong_as_double(0x7fffffffffffffffLL)");
+    sb_printf(b, "#define RT_FINAL_IS_IDENTITY 0\n#define RT_FINAL_IN_PLACE 1\ntypedef rt_acc_t rt_res_t;\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) "
+                 "{ return rt_is_empty(a) ? (rt_acc_t)(%s) : a; }\n", identity(op, t));
+    final_referenced(b);
+}
+
+/* ---- the wider model: conversions, fused operators, struct accumulators ---- */
+
+/* Conversions a unit of a half, narrow or re-typed spec may need: f16/bf16 <-> f32 in one
+ * instruction (bf16 up is a shift; down rounds to nearest even by hand, so no sm_80 cvt is
+ * needed), f64 -> f32 with round-to-odd first when a half is the target (no double
+ * rounding: f32 keeps more than the half's precision + 2 bits). Unused ones cost nothing. */
+static void conversions(sbuf *b)
+{
+    sb_printf(b,
+        "static __device__ __forceinline__ float rt_h2f(unsigned short h) "
+        "{ float f; asm(\"cvt.f32.f16 %%0, %%1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"
+        "static __device__ __forceinline__ float rt_b2f(unsigned short h) "
+        "{ return __uint_as_float((unsigned int)h << 16); }\n"
+        "static __device__ __forceinline__ unsigned short rt_f2h(float f) "
+        "{ unsigned short h; asm(\"cvt.rn.f16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"
+        "static __device__ __forceinline__ unsigned short rt_f2b(float f) {\n"
+        "    unsigned int u = __float_as_uint(f);\n"
+        "    if (f != f) return (unsigned short)((u >> 16) | 0x40u);\n"
+        "    u += 0x7fffu + ((u >> 16) & 1u);\n"
+        "    return (unsigned short)(u >> 16);\n}\n"
+        "static __device__ __forceinline__ float rt_d2odd(double d) {\n"
+        "    const float r = __double2float_rz(d);\n"
+        "    return (double)r == d || r != r ? r : __uint_as_float(__float_as_uint(r) | 1u);\n}\n"
+        "static_assert(sizeof(rt_h2f(0)) + sizeof(rt_b2f(0)) + sizeof(rt_f2h(0.0f)) + sizeof(rt_f2b(0.0f)) "
+        "+ sizeof(rt_d2odd(0.0)) > 0, \"glue\");\n");
+}
+
+/* The CUDA type of an accumulator or result scalar. f16/bf16 results are their bits. */
+static const char *scalar_ct(rt_type t) { return optype_cuda_type(t); }
+
+/* rt_in(element) -> A: the element as the accumulator's scalar 'a'. */
+static void conv_in(sbuf *b, rt_type elem, rt_type a)
+{
+    const char *x = elem == RT_F16 ? "rt_h2f(v)" : elem == RT_BF16 ? "rt_b2f(v)" : "v";
+    sb_printf(b, "static __device__ __forceinline__ %s rt_in(rt_value_t v) { return (%s)(%s); }\n",
+              scalar_ct(a), scalar_ct(a), x);
+}
+
+/* rt_out(A) -> R: the accumulator's scalar as the result's; halves round to nearest even,
+ * integers wrap. */
+static void conv_out(sbuf *b, rt_type a, rt_type r)
+{
+    const char *body;
+    char tmp[128];
+    if (r == RT_F16 || r == RT_BF16) {
+        snprintf(tmp, sizeof tmp, "%s(%s)", r == RT_F16 ? "rt_f2h" : "rt_f2b",
+                 a == RT_F64 ? "rt_d2odd(x)" : "(float)x");
+        body = tmp;
+    } else {
+        snprintf(tmp, sizeof tmp, "(%s)x", scalar_ct(r));
+        body = tmp;
+    }
+    sb_printf(b, "static __device__ __forceinline__ %s rt_out(%s x) { return %s; }\n",
+              scalar_ct(r), scalar_ct(a), body);
+}
+
+/* Shuffles of a struct accumulator, a 32-bit word at a time. */
+static void struct_shuffles(sbuf *b)
+{
+    static const char *const names[3][2] = {{"rt_shfl_down", "unsigned int d"},
+                                            {"rt_shfl_up", "unsigned int d"},
+                                            {"rt_shfl", "int d"}};
+    static const char *const calls[3] = {"__shfl_down_sync", "__shfl_up_sync", "__shfl_sync"};
+    sb_printf(b, "static_assert(sizeof(rt_acc_t) %% 4 == 0, \"glue: accumulator of whole words\");\n");
+    for (int k = 0; k < 3; k++)
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t %s(rt_acc_t a, %s) {\n"
+                     "    unsigned int w[sizeof(rt_acc_t) / 4];\n    memcpy(w, &a, sizeof a);\n"
+                     "#pragma unroll\n"
+                     "    for (int k = 0; k < (int)(sizeof(rt_acc_t) / 4); k++) w[k] = %s(0xffffffffu, w[k], d);\n"
+                     "    memcpy(&a, w, sizeof a);\n    return a;\n}\n", names[k][0], names[k][1],
+                  calls[k]);
+    sb_printf(b, "static_assert(sizeof(rt_shfl_up(rt_identity(), 1u)) == sizeof(rt_shfl(rt_identity(), 0)), "
+                 "\"glue\");\n");
+}
+
+static void scalar_shuffles(sbuf *b)
+{
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
+                 "{ return __shfl_down_sync(0xffffffffu, a, d); }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_up(rt_acc_t a, unsigned int d) "
+                 "{ return __shfl_up_sync(0xffffffffu, a, d); }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl(rt_acc_t a, int lane) "
+                 "{ return __shfl_sync(0xffffffffu, a, lane); }\n");
+    sb_printf(b, "static_assert(sizeof(rt_shfl_up(rt_identity(), 1u)) == sizeof(rt_shfl(rt_identity(), 0)), "
+                 "\"glue\");\n");
+}
+
+/* The flags and the unevaluated reference of rt_final (final_referenced). */
+static void final_flags(sbuf *b, int is_identity, int in_place)
+{
+    sb_printf(b, "#define RT_FINAL_IS_IDENTITY %d\n#define RT_FINAL_IN_PLACE %d\n", is_identity,
+              in_place);
+}
+
+/* sum, prod, asum, sumsq, norm2 in a scalar accumulator 'a' with result 'r'. */
+static void wide_scalar(sbuf *b, rt_op op, const optype_ts *ts)
+{
+    static const char *const utype[RT_TYPE_COUNT] = {
+        NULL, NULL, "unsigned int", "unsigned int", "unsigned long long", "unsigned long long"};
+    rt_type a = ts->acc, r = ts->res;
+    const char *act = scalar_ct(a);
+    int fl = optype_is_float(a);
+    sb_printf(b, "typedef %s rt_acc_t;\ntypedef %s rt_res_t;\n", act, scalar_ct(r));
+    conv_in(b, ts->elem, a);
+    conv_out(b, a, r);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
+              op == RT_PROD ? "1" : "0");
+    char sym = op == RT_PROD ? '*' : '+';
+    if (fl)
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) "
+                     "{ return a %c b; }\n", sym);
+    else
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) "
+                     "{ return (%s)((%s)a %c (%s)b); }\n", act, utype[a], sym, utype[a]);
+    const char *lift = op == RT_ASUM ? "fabs(rt_in(v))"
+                     : op == RT_SUMSQ || op == RT_NORM2 ? "rt_in(v) * rt_in(v)" : "rt_in(v)";
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                 "{ (void)i; return %s; }\n", lift);
+    scalar_shuffles(b);
+    int ident = op != RT_NORM2 && r == a;
+    final_flags(b, ident, ident);
+    sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) { return rt_out(%s); }\n",
+              op == RT_NORM2 ? "sqrt(a)" : "a");
+    final_referenced(b);
+}
+
+/* min, max, amax where the accumulator is wider than the element (f16/bf16 in f32, i8/u8 in
+ * 32 bits), and amax of f32/f64. Floats use the empty marker of float_minmax_glue; amax lifts
+ * |x| and gives 0 for an empty input. The result is the element type: exact, since the
+ * winner is one of the elements. */
+static void narrow_minmax(sbuf *b, rt_op op, const optype_ts *ts)
+{
+    rt_type e = ts->elem;
+    int fl = optype_is_float(e);
+    rt_type a = !fl ? (optype_is_signed(e) ? RT_I32 : RT_U32) : e == RT_F64 ? RT_F64 : RT_F32;
+    sb_printf(b, "typedef %s rt_acc_t;\ntypedef rt_value_t rt_res_t;\n", scalar_ct(a));
+    conv_in(b, e, a);
+    conv_out(b, a, e);
+    rt_op cmp = op == RT_AMAX ? RT_MAX : op;
+    if (!fl) {
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() { return (rt_acc_t)(%s); }\n",
+                  identity(cmp, e));
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) "
+                     "{ return b %c a ? b : a; }\n", cmp == RT_MIN ? '<' : '>');
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                     "{ (void)i; return rt_in(v); }\n");
+        scalar_shuffles(b);
+        final_flags(b, 0, 0);
+        sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) { return rt_out(a); }\n");
+        final_referenced(b);
+        return;
+    }
+    const int f32 = a == RT_F32;
+    const char *empty = f32 ? "0x7fbfffffu" : "0x7ff7ffffffffffffULL";
+    const char *bits = f32 ? "__float_as_uint(a)" : "(unsigned long long)__double_as_longlong(a)";
+    const char *make = f32 ? "__uint_as_float" : "__longlong_as_double";
+    const char *cast = f32 ? "" : "(long long)";
+    const char *canon = f32 ? "__uint_as_float(0x7fffffffu)" : "__longlong_as_double(0x7fffffffffffffffLL)";
+    sb_printf(b, "#define RT_EMPTY_BITS %s\n", empty);
+    sb_printf(b, "static __device__ __forceinline__ bool rt_is_empty(rt_acc_t a) "
+                 "{ return %s == RT_EMPTY_BITS; }\n", bits);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
+                 "{ return %s(%sRT_EMPTY_BITS); }\n", make, cast);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) "
+                 "{ const rt_acc_t m = %s%s(a, b); return rt_is_empty(a) ? b : rt_is_empty(b) ? a : m; }\n",
+              cmp == RT_MIN ? "fmin" : "fmax", f32 ? "f" : "");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                 "{ (void)i; const rt_acc_t x = %s; return x != x ? %s : x; }\n",
+              op == RT_AMAX ? "fabs(rt_in(v))" : "rt_in(v)", canon);
+    scalar_shuffles(b);
+    /* amax of f32/f64 finalizes in place: 0 combines again as the identity would (|x| >= 0) */
+    int in_place = a == e;
+    final_flags(b, 0, in_place);
+    sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) "
+                 "{ return rt_out(rt_is_empty(a) ? (rt_acc_t)(%s) : a); }\n",
+              op == RT_AMAX ? "0" : identity(cmp, e));
+    final_referenced(b);
+}
+
+/* argmin/argmax of f16, bf16, i8, u8: arg_glue's order over the widened value; the result
+ * keeps the element's value at offset 0 and the index at 8. */
+static void narrow_arg(sbuf *b, rt_op op, const optype_ts *ts)
+{
+    rt_type e = ts->elem;
+    int fl = optype_is_float(e);
+    rt_type a = fl ? RT_F32 : optype_is_signed(e) ? RT_I32 : RT_U32;
+    const char *better = op == RT_ARGMIN ? "<" : ">";
+    sb_printf(b, "struct __align__(8) rt_acc_t { %s v; long long i; };\n", scalar_ct(a));
+    sb_printf(b, "struct __align__(8) rt_res_t { rt_value_t v; long long i; };\n");
+    conv_in(b, e, a);
+    conv_out(b, a, e);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
+                 "{ rt_acc_t r; r.v = (%s)(%s); r.i = -1; return r; }\n", scalar_ct(a),
+              identity(op, e));
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
+                 "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n");
+    if (fl)
+        sb_printf(b, "    const bool an = a.v != a.v, bn = b.v != b.v;\n"
+                     "    if (an != bn) return an ? b : a;\n"
+                     "    if (!an && b.v != a.v) return b.v %s a.v ? b : a;\n", better);
+    else
+        sb_printf(b, "    if (b.v != a.v) return b.v %s a.v ? b : a;\n", better);
+    sb_printf(b, "    return b.i < a.i ? b : a;\n}\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                 "{ rt_acc_t r; r.v = rt_in(v); r.i = (long long)i; return r; }\n");
+    struct_shuffles(b);
+    final_flags(b, 0, 0);
+    sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) "
+                 "{ rt_res_t r; r.v = rt_out(a.v); r.i = a.i; return r; }\n");
+    final_referenced(b);
+}
+
+/* mean: {sum, count}; the result sum / count (0 / 0 = NaN for an empty input). */
+static void mean_glue(sbuf *b, const optype_ts *ts)
+{
+    static const char *const utype[RT_TYPE_COUNT] = {
+        NULL, NULL, "unsigned int", "unsigned int", "unsigned long long", "unsigned long long"};
+    rt_type a = ts->acc, r = ts->res;
+    const char *act = scalar_ct(a);
+    sb_printf(b, "struct __align__(8) rt_acc_t { %s s; unsigned long long n; };\n", act);
+    sb_printf(b, "typedef %s rt_res_t;\n", scalar_ct(r));
+    conv_in(b, ts->elem, a);
+    /* the quotient is formed in the accumulator's float type (f64 for integers) */
+    rt_type q = optype_is_float(a) ? a : RT_F64;
+    conv_out(b, q, r);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
+                 "{ rt_acc_t r; r.s = (%s)0; r.n = 0; return r; }\n", act);
+    if (optype_is_float(a))
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) "
+                     "{ a.s = a.s + b.s; a.n += b.n; return a; }\n");
+    else
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) "
+                     "{ a.s = (%s)((%s)a.s + (%s)b.s); a.n += b.n; return a; }\n", act, utype[a],
+                  utype[a]);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                 "{ (void)i; rt_acc_t r; r.s = rt_in(v); r.n = 1; return r; }\n");
+    struct_shuffles(b);
+    final_flags(b, 0, 0);
+    sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) "
+                 "{ return rt_out((%s)a.s / (%s)a.n); }\n", scalar_ct(q), scalar_ct(q));
+    final_referenced(b);
+}
+
+/* var_mean / std_mean: {count, mean, M2} merged as Chan, Golub and LeVeque's pairwise update
+ * (docs/types.md gives its error bound): with d = mean_b - mean_a and n = n_a + n_b,
+ *     mean = mean_a + d * n_b / n,   M2 = M2_a + M2_b + d^2 * n_a * n_b / n.
+ * An element lifts to {1, x, 0}. The result {variance or deviation, mean}: M2 / (n - ddof). */
+static void var_glue(sbuf *b, rt_op op, const optype_ts *ts)
+{
+    rt_type a = ts->acc, r = ts->res;
+    const char *act = scalar_ct(a);
+    int ddof = op == RT_VAR_MEAN_SAMPLE || op == RT_STD_MEAN_SAMPLE;
+    int sd = op == RT_STD_MEAN || op == RT_STD_MEAN_SAMPLE;
+    const char *nan = a == RT_F32 ? "__int_as_float(0x7fc00000)"
+                                  : "__longlong_as_double(0x7ff8000000000000LL)";
+    sb_printf(b, "struct __align__(8) rt_acc_t { unsigned long long n; %s m; %s q; };\n", act, act);
+    sb_printf(b, "struct rt_res_t { %s v; %s m; };\n", scalar_ct(r), scalar_ct(r));
+    conv_in(b, ts->elem, a);
+    conv_out(b, a, r);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
+                 "{ rt_acc_t r; r.n = 0; r.m = 0; r.q = 0; return r; }\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
+                 "    if (b.n == 0) return a;\n    if (a.n == 0) return b;\n"
+                 "    rt_acc_t r;\n    r.n = a.n + b.n;\n"
+                 "    const %s d = b.m - a.m, f = (%s)b.n / (%s)r.n;\n"
+                 "    r.m = a.m + d * f;\n"
+                 "    r.q = a.q + b.q + d * d * (%s)a.n * f;\n"
+                 "    return r;\n}\n", act, act, act, act);
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
+                 "{ (void)i; rt_acc_t r; r.n = 1; r.m = rt_in(v); r.q = 0; return r; }\n");
+    struct_shuffles(b);
+    final_flags(b, 0, 0);
+    sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) {\n"
+                 "    const %s nan = %s;\n"
+                 "    const %s var = a.n > %d ? a.q / (%s)(a.n - %d) : nan;\n"
+                 "    rt_res_t r;\n    r.v = rt_out(%s);\n    r.m = rt_out(a.n ? a.m : nan);\n"
+                 "    return r;\n}\n", act, nan, act, ddof, act, ddof, sd ? "sqrt(var)" : "var");
+    final_referenced(b);
+}
+
+void glue_builtin(sbuf *b, rt_op op, const optype_ts *ts)
+{
+    rt_type t = ts->elem;
+    int classic = t <= RT_U64 && op <= RT_ARGMAX && ts->canon == t;
+    if (classic) {
+        if (optype_is_arg(op)) {
+            arg_glue(b, op, t);
+            return;
+        }
+        sbuf body = {0};
+        combine(&body, op, t);
+        if (optype_is_float(t) && (op == RT_MIN || op == RT_MAX))
+            float_minmax_glue(b, op, t, body.s ? body.s : "");
+        else
+            glue_scalar(b, optype_cuda_type(t), identity(op, t), body.s ? body.s : "");
+        free(body.s);
+        return;
+    }
+    conversions(b);
+    switch (op) {
+    case RT_MIN: case RT_MAX: case RT_AMAX:
+        narrow_minmax(b, op, ts);
+        break;
+    case RT_ARGMIN: case RT_ARGMAX:
+        narrow_arg(b, op, ts);
+        break;
+    case RT_MEAN:
+        mean_glue(b, ts);
+        break;
+    case RT_VAR_MEAN: case RT_VAR_MEAN_SAMPLE: case RT_STD_MEAN: case RT_STD_MEAN_SAMPLE:
+        var_glue(b, op, ts);
+        break;
+    default:
+        wide_scalar(b, op, ts);
+        break;
+    }
+}
