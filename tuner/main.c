@@ -30,8 +30,9 @@
 static opfile user_op;
 
 static const char usage_text[] =
-    "usage: redtune [--device N|LIST|all [--split]] (--op OP [--type T] | --op-file FILE) [--sizes LIST]\n"
-    "               [--space FILE] [--family LIST] [--db FILE] [--hot] [--deterministic]\n"
+    "usage: redtune [--device N|LIST|all [--split]] (--op OP [--type T] | --op-file FILE)\n"
+    "               [--sizes LIST] [--space FILE] [--family LIST] [--db FILE] [--hot]\n"
+    "               [--deterministic]\n"
     "               [--jobs N] [--seed S] [-v]\n"
     "               [--strategy NAME] [--budget N|Ns] [--strategy-seed S]\n"
     "               [--segmented keys|offsets [--profiles LIST] [--off64]]\n"
@@ -53,8 +54,9 @@ static const char usage_text[] =
     "               [--keys FILE | --offsets FILE [--off64]]\n"
     "               [--nseg N] [--db FILE] [--device N] [--check] [-o FILE [--force]]\n"
     "               [--explain]\n"
-    "       redtune --cases-from FILE [--device N] [--db FILE] [--space FILE] [--family LIST]\n"
-    "               [--hot] [--deterministic] [--jobs N] [--seed S] [-v]\n"
+    "       redtune --cases-from FILE [--device N|LIST|all [--split]] [--db FILE]\n"
+    "               [--space FILE] [--family LIST] [--hot] [--deterministic] [--jobs N]\n"
+    "               [--seed S] [-v]\n"
     "       redtune --help | --version\n"
     "\n"
     "Tunes GPU parallel reductions: every config of a Lua search space is generated from a\n"
