@@ -142,10 +142,11 @@ static const char usage_text[] =
     "corrupt, of a newer schema, or locked for over 10 s); 4 reduce's data was refused (an\n"
     "empty file, a size that is no whole number of elements, counts that disagree, or\n"
     "--check failed), or --cases-from's file was (unreadable, not a capture file, a bad\n"
-    "line: FILE:LINE names it; nothing is tuned). --device LIST|all: 2 for an ordinal that is\n"
-    "no GPU of this machine (nothing tuned); else the highest exit status of the GPUs' runs\n"
-    "(a run killed by a signal counts as 1): 0 when every GPU's run completed, 1 when one\n"
-    "failed (its lines and a closing line name it; the others ran to their end).\n";
+    "line: FILE:LINE names it; nothing is tuned). Tuning's --device: 2 for an ordinal that is\n"
+    "no GPU of this machine (nothing tuned); with a list or all, else the highest exit status\n"
+    "of the GPUs' runs (a run killed by a signal counts as 1): 0 when every GPU's run\n"
+    "completed, 1 when one failed (its lines and a closing line name it; the others ran to\n"
+    "their end).\n";
 
 /* The parsed command line; static, so that what it holds is reachable when exit() ends. */
 static cli_args args;
