@@ -32,6 +32,7 @@ int test_bench_pick_group(void);
 int test_bench_pick_gpu_group(void);
 int test_capture_group(void);
 int test_report_group(void);
+int test_devices_group(void);
 
 int main(int argc, char **argv)
 {
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
         failed += test_bench_pick_group();
         failed += test_capture_group();
         failed += test_report_group();
+        failed += test_devices_group();
     }
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();

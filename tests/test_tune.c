@@ -36,11 +36,43 @@ static double fake_median(const unsigned char *p, size_t len)
     return 10.0 + (double)(h % 2000) / 100.0;
 }
 
+/* The fake machine's GPU 'ordinal': REDTUNE_FAKE_DEVICES lists the names of its GPUs,
+ * comma-separated (unset: one, "Fake GPU"); the uuid differs by ordinal. 0: no such GPU. */
+static int fake_device(int ordinal, rt_device *d)
+{
+    const char *names = getenv("REDTUNE_FAKE_DEVICES");
+    char name[256] = "Fake GPU";
+    if (names) {
+        const char *p = names;
+        for (int i = 0; i < ordinal && p; i++)
+            if ((p = strchr(p, ',')))
+                p++;
+        if (!p)
+            return 0;
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+    } else if (ordinal != 0) {
+        return 0;
+    }
+    rt_err e;
+    memset(d, 0, sizeof *d);
+    device_for_arch("sm_90", d, &e);
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->ordinal = ordinal;
+    d->mem_clock_khz = 2619000;
+    d->bus_width_bits = 5120;
+    d->driver_version = 13000;
+    d->total_mem = 80LL << 30;
+    snprintf(d->uuid, sizeof d->uuid, "00112233445566778899aabbccddee%02x", 0xff - ordinal);
+    return 1;
+}
+
 /* The worker's loop: answers every request as a healthy GPU would. When the file named by
  * REDTUNE_FAKE_FAULT exists, the first MEASURE removes it and dies, as a faulting kernel
- * takes the worker down. */
+ * takes the worker down. The worker of the GPU whose ordinal REDTUNE_FAKE_DEAD names dies
+ * at every PREPARE, as a GPU that has fallen off the bus. */
 int test_tune_fake_worker(void)
 {
+    int ordinal = -1;
     for (;;) {
         uint32_t kind;
         void *data;
@@ -51,18 +83,22 @@ int test_tune_fake_worker(void)
         if (kind == MSG_QUIT) {
             free(data);
             return 0;
+        } else if (kind == MSG_DEVICES) {
+            devices_resp *r = calloc(1, sizeof *r);
+            if (!r)
+                return 1;
+            while (r->count < PROTO_MAX_DEVICES && fake_device(r->count, &r->dev[r->count]))
+                r->count++;
+            rc = proto_send(1, kind, r, sizeof *r, NULL, 0);
+            free(r);
         } else if (kind == MSG_HELLO) {
             hello_resp r;
             memset(&r, 0, sizeof r);
-            rt_err e;
-            device_for_arch("sm_90", &r.dev, &e);
-            snprintf(r.dev.name, sizeof r.dev.name, "Fake GPU");
-            r.dev.ordinal = 0;
-            r.dev.mem_clock_khz = 2619000;
-            r.dev.bus_width_bits = 5120;
-            r.dev.driver_version = 13000;
-            r.dev.total_mem = 80LL << 30;
-            snprintf(r.dev.uuid, sizeof r.dev.uuid, "00112233445566778899aabbccddeeff");
+            ordinal = ((const hello_req *)data)->device;
+            if (!fake_device(ordinal, &r.dev)) {
+                r.h.code = RT_EINVAL;
+                snprintf(r.h.msg, sizeof r.h.msg, "device %d does not exist", ordinal);
+            }
             rc = proto_send(1, kind, &r, sizeof r, NULL, 0);
         } else if (kind == MSG_BANDWIDTH) {
             bw_resp r;
@@ -76,6 +112,11 @@ int test_tune_fake_worker(void)
             rc = proto_send(1, kind, &r, sizeof r, NULL, 0);
         } else if (kind == MSG_PREPARE) {
             const prepare_req *q = data;
+            const char *dead = getenv("REDTUNE_FAKE_DEAD");
+            if (dead && atoi(dead) == ordinal) {
+                free(data);
+                return 3;
+            }
             prepare_resp r;
             memset(&r, 0, sizeof r);
             r.bytes = (double)q->n * optype_size((rt_type)q->type);

@@ -26,6 +26,7 @@ enum {
     O_IN, O_KEYS, O_OFFSETS, O_NSEG, O_CHECK, O_EXPLAIN, O_CASES,
     O_STRATEGY, O_BUDGET, O_STRATEGY_SEED,   /* the search (strategy.h) */
     O_FORMAT,
+    O_SPLIT,   /* --device all | LIST: identical GPUs split the cases (tuner/devices.c) */
     O_END
 };
 
@@ -77,6 +78,7 @@ static const cli_opt options[] = {
     {"budget", required_argument, O_BUDGET, C(TUNE), 0},
     {"strategy-seed", required_argument, O_STRATEGY_SEED, C(TUNE), 0},
     {"format", required_argument, O_FORMAT, RESULTS, 0},
+    {"split", no_argument, O_SPLIT, C(TUNE), 0},
     {"help", no_argument, 'h', ALL, 0},
 };
 #define NOPTIONS (int)(sizeof options / sizeof options[0])
@@ -336,6 +338,44 @@ static int parse_budget(cli_args *a, const char *as, const char *v, rt_err *e)
     return RT_OK;
 }
 
+/* Tuning's --device: all, or a comma-separated list of distinct GPU ordinals (one ordinal is
+ * a list of one). Whether they exist is the worker's to say (tuner/devices.c). */
+static int parse_devices(cli_args *a, const char *as, const char *v, rt_err *e)
+{
+    static const char want[] = "a GPU ordinal, a comma-separated list of them (0,2,3) or all";
+    a->device_arg = v;
+    if (!*v)
+        return usage(e, "--help", "%s: an empty value; it wants %s", as, want);
+    if (!strcmp(v, "all")) {
+        a->device_all = 1;
+        return RT_OK;
+    }
+    for (const char *p = v;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char item[32];
+        long long n;
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        if (len >= sizeof item || parse_int(item, 0, 1023, &n)) {
+            if (p == v && !end)
+                return usage(e, "--help", "%s wants %s, not '%s'", as, want, v);
+            return usage(e, "--help", "%s wants %s, not '%s' ('%.*s' is no GPU ordinal)", as,
+                         want, v, (int)len, p);
+        }
+        for (int i = 0; i < a->ndevices; i++)
+            if (a->devices[i] == (int)n)
+                return usage(e, "--help", "%s %s: GPU %lld is listed twice", as, v, n);
+        if (a->ndevices == CLI_MAX_DEVICES)
+            return usage(e, "--help", "%s %s: more than %d GPUs", as, v, CLI_MAX_DEVICES);
+        a->devices[a->ndevices++] = (int)n;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    a->tune.device = a->reduce.device = a->devices[0];
+    return RT_OK;
+}
+
 /* The value of one option into 'a', checked. 'as' is the option as given. */
 static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
 {
@@ -362,6 +402,8 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
             a->device_match = v;
             return RT_OK;
         }
+        if (a->cmd == CLI_TUNE)
+            return parse_devices(a, as, v, e);
         if (parse_int(v, 0, 1023, &n))
             return usage(e, "--help", "%s wants a GPU ordinal, not '%s'", as, v);
         a->tune.device = a->reduce.device = (int)n;
@@ -429,6 +471,7 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
     case O_CHECK: a->reduce.check = 1; return RT_OK;
     case O_EXPLAIN: a->reduce.explain = 1; return RT_OK;
     case O_CASES: a->cases_from = v; return RT_OK;
+    case O_SPLIT: a->split = 1; return RT_OK;
     case 'v': a->tune.verbose = 1; return RT_OK;
     case O_FORMAT:
         if ((a->format = results_parse_format(v)) < 0)
@@ -449,6 +492,9 @@ static int check_command(cli_args *a, rt_err *e)
             return usage(e, "--help", "emit needs a family (see redtune families)");
         return RT_OK;
     case CLI_TUNE:
+        if (a->split && !a->device_arg)
+            return usage(e, "--help", "--split goes with --device all or a list of GPUs "
+                         "(0,2,3): identical ones among them share the cases");
         if (a->cases_from && (a->have_op || a->op_file || a->type_name || a->tune.nsizes
                               || a->tune.layout || a->tune.nprofiles || a->tune.off64))
             return usage(e, "--help", "--cases-from takes the operators, types, sizes and "

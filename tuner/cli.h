@@ -26,6 +26,7 @@ typedef enum cli_cmd {
 } cli_cmd;
 
 #define CLI_MAX_SIZES 64
+#define CLI_MAX_DEVICES 64
 
 /*
  * Everything the command line says. Strings point into argv; 'files' and 'match' are
@@ -58,6 +59,11 @@ typedef struct cli_args {
     int nmatch;
     reduce_opts reduce;          /* reduce: all but user_op */
     const char *cases_from;      /* --cases-from: a capture file's cases (tuner/cases.c) */
+    const char *device_arg;      /* tuning's --device as given; NULL when absent */
+    int devices[CLI_MAX_DEVICES];   /* tuning's --device LIST: distinct ordinals, in order */
+    int ndevices;
+    int device_all;              /* --device all */
+    int split;                   /* --split: identical GPUs share the cases */
 } cli_args;
 
 /*

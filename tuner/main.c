@@ -18,6 +18,7 @@
 #include "../runtime/optype.h"
 #include "cases.h"
 #include "cli.h"
+#include "devices.h"
 #include "opfile.h"
 #include "pool.h"
 #include "proto.h"
@@ -29,8 +30,9 @@
 static opfile user_op;
 
 static const char usage_text[] =
-    "usage: redtune [--device N] (--op OP [--type T] | --op-file FILE) [--sizes LIST]\n"
-    "               [--space FILE] [--family LIST] [--db FILE] [--hot] [--deterministic]\n"
+    "usage: redtune [--device N|LIST|all [--split]] (--op OP [--type T] | --op-file FILE)\n"
+    "               [--sizes LIST] [--space FILE] [--family LIST] [--db FILE] [--hot]\n"
+    "               [--deterministic]\n"
     "               [--jobs N] [--seed S] [-v]\n"
     "               [--strategy NAME] [--budget N|Ns] [--strategy-seed S]\n"
     "               [--segmented keys|offsets [--profiles LIST] [--off64]]\n"
@@ -52,15 +54,21 @@ static const char usage_text[] =
     "               [--keys FILE | --offsets FILE [--off64]]\n"
     "               [--nseg N] [--db FILE] [--device N] [--check] [-o FILE [--force]]\n"
     "               [--explain]\n"
-    "       redtune --cases-from FILE [--device N] [--db FILE] [--space FILE] [--family LIST]\n"
-    "               [--hot] [--deterministic] [--jobs N] [--seed S] [-v]\n"
+    "       redtune --cases-from FILE [--device N|LIST|all [--split]] [--db FILE]\n"
+    "               [--space FILE] [--family LIST] [--hot] [--deterministic] [--jobs N]\n"
+    "               [--seed S] [-v]\n"
     "       redtune --help | --version\n"
     "\n"
     "Tunes GPU parallel reductions: every config of a Lua search space is generated from a\n"
     "template, compiled with NVRTC, verified against a CPU reference and timed on the GPU; every\n"
     "measurement and the best config per size go into an SQLite database.\n"
     "\n"
-    "  --device N     GPU ordinal (default 0)\n"
+    "  --device N     GPU ordinal (default 0); tuning also takes a list (0,2,3) or all:\n"
+    "                 each GPU tuned in its own process, concurrently, into the one\n"
+    "                 database, its output lines prefixed [gpu N] (docs/tuning.md)\n"
+    "  --split        with a list or all: identical GPUs (name, compute capability,\n"
+    "                 SMs, memory clock and bus width) share the cases, each taking\n"
+    "                 every k-th, its results under its own device\n"
     "  --op OP        operator: sum, prod, min, max, argmin, argmax\n"
     "  --type T       element type: f32 (default), f64, i32, u32, i64, u64\n"
     "  --op-file FILE a user-defined operator: a Lua file naming its type, identity, CUDA\n"
@@ -134,7 +142,11 @@ static const char usage_text[] =
     "corrupt, of a newer schema, or locked for over 10 s); 4 reduce's data was refused (an\n"
     "empty file, a size that is no whole number of elements, counts that disagree, or\n"
     "--check failed), or --cases-from's file was (unreadable, not a capture file, a bad\n"
-    "line: FILE:LINE names it; nothing is tuned).\n";
+    "line: FILE:LINE names it; nothing is tuned). Tuning's --device: 2 for an ordinal that is\n"
+    "no GPU of this machine (nothing tuned); with a list or all, else the highest exit status\n"
+    "of the GPUs' runs (a run killed by a signal counts as 1): 0 when every GPU's run\n"
+    "completed, 1 when one failed (its lines and a closing line name it; the others ran to\n"
+    "their end).\n";
 
 /* The parsed command line; static, so that what it holds is reachable when exit() ends. */
 static cli_args args;
@@ -335,6 +347,34 @@ static int tune_cases(cli_args *a, tune_opts *o, rt_err *e)
     return rc;
 }
 
+/* One GPU's run of `--device LIST|all`, in its child process (devices.c): its exit status. */
+static int run_one_device(tune_opts *o, void *arg, rt_err *e)
+{
+    cli_args *a = arg;
+    return (a->cases_from ? tune_cases(a, o, e) : tune_run(o, e)) ? 1 : 0;
+}
+
+/* --device LIST|all: the GPUs checked against the machine's (exit 2 for one it does not
+ * have, before anything is written), then one process per GPU; the exit status is the
+ * worst of theirs. A single ordinal is checked too, then left to this process to tune, as
+ * it always was (-1). */
+static int tune_devices(cli_args *a, tune_opts *o)
+{
+    static devices_plan plan;   /* 24 KiB of device records */
+    rt_err e;
+    int worst = 0;
+    rt_clearerr(&e);
+    int rc = devices_plan_make(o->self_exe, a->devices, a->ndevices, a->device_all, a->split,
+                               a->device_arg, &plan, &e);
+    if (rc)
+        die(rc == RT_EINVAL ? 2 : 1, "%s", e.msg);
+    if (!a->device_all && a->ndevices == 1)
+        return -1;   /* one GPU, named: this process tunes it */
+    if ((rc = devices_tune(o, &plan, run_one_device, a, &worst, &e)))
+        fail(&e);
+    return worst;
+}
+
 /* report: exit 3 when the database was refused. */
 static int main_report(cli_args *a)
 {
@@ -412,6 +452,10 @@ static int main_tune(cli_args *a, int argc, char **argv)
         }
         o->cmdline = cmdline;
         o->self_exe = self_exe(argv[0]);
+        if (a->device_arg && (rc = tune_devices(a, o)) >= 0) {
+            opfile_free(&user_op);
+            return rc;
+        }
         rc = a->cases_from ? tune_cases(a, o, &e) : tune_run(o, &e);
     }
     if (rc)

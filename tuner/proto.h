@@ -17,6 +17,7 @@ enum {
     MSG_MEASURE,       /* measure_req + cubin -> measure_resp */
     MSG_QUIT,
     MSG_OPERATOR,      /* operator_req + reference CUBIN + operator file text -> resp_head */
+    MSG_DEVICES,       /* nothing -> devices_resp: every GPU, queried without a context */
 };
 
 /* prepare_req.op of a user-defined operator: the one MSG_OPERATOR set up. */
@@ -29,6 +30,14 @@ typedef struct resp_head {
 
 typedef struct hello_req { int device; } hello_req;
 typedef struct hello_resp { resp_head h; rt_device dev; } hello_resp;
+
+/* The GPUs of the machine (`redtune --device all | LIST`): count of them, dev[0..count). */
+#define PROTO_MAX_DEVICES 64
+typedef struct devices_resp {
+    resp_head h;
+    int count;
+    rt_device dev[PROTO_MAX_DEVICES];
+} devices_resp;
 
 typedef struct bw_req { uint64_t bytes; int hot; int reps; } bw_req;
 typedef struct bw_resp { resp_head h; double median_us; double gbps; uint64_t bytes; } bw_resp;

@@ -107,7 +107,8 @@ int report_table(store *s, const tune_opts *o, const char *op, const char *type,
                "GB/s", "%read");
         table_arg ta = {layout, dev->name, o->hot, 0};
         for (int si = 0; si < o->nsizes && rc == RT_OK; si++)
-            rc = store_list_best(s, NULL, op, type, o->sizes[si], print_row, &ta, e);
+            if (TUNE_OWNS_CASE(o, pi * o->nsizes + si))   /* --split: this GPU's share */
+                rc = store_list_best(s, NULL, op, type, o->sizes[si], print_row, &ta, e);
     }
     return rc;
 }

@@ -196,6 +196,30 @@ int session_operator(session *w, const opfile *u, const char *arch, uint64_t see
     return session_prepare(w, &trial, "the operator's trial on 4099 elements", NULL, e);
 }
 
+int session_devices(const char *exe, rt_device *devs, int max, int *count, rt_err *e)
+{
+    session w = SESSION_INIT(-1, exe);
+    devices_resp *r = NULL;
+    size_t len;
+    *count = 0;
+    int rc = spawn(&w, e);
+    if (rc)
+        return rc;
+    int call = session_call(&w, MSG_DEVICES, NULL, 0, NULL, 0, (void **)&r, &len, 120000);
+    if (call)
+        rc = rt_seterr(e, RT_ECUDA, "the GPU worker %s listing the GPUs",
+                       call == -2 ? "timed out" : "died");
+    else if (len != sizeof *r || r->count < 0 || r->count > PROTO_MAX_DEVICES)
+        rc = rt_seterr(e, RT_ECUDA, "the GPU worker sent a malformed answer");
+    else if (r->h.code)
+        rc = rt_seterr(e, r->h.code, "%s", r->h.msg);
+    for (int i = 0; rc == RT_OK && i < r->count && i < max; i++)
+        devs[(*count)++] = r->dev[i];
+    free(r);
+    session_close(&w);
+    return rc;
+}
+
 void session_close(session *w)
 {
     if (w->pid > 0) {

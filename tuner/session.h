@@ -58,6 +58,12 @@ int session_operator(session *w, const opfile *u, const char *arch, uint64_t see
  * best in *gbps. The first stays loaded in the worker to flush the L2. */
 int session_bandwidth(session *w, const char *arch, double *gbps, rt_err *e);
 
+/* The GPUs of the machine, as the driver sees them (CUDA_VISIBLE_DEVICES applies): a worker
+ * of 'exe' started for the question alone (MSG_DEVICES; no context is made on any GPU), up
+ * to 'max' records into devs, *count of them. An error when the driver cannot be loaded or
+ * finds no GPU (the worker's message). */
+int session_devices(const char *exe, rt_device *devs, int max, int *count, rt_err *e);
+
 /* Ask the worker to quit and wait for it; free what the session holds. */
 void session_close(session *w);
 

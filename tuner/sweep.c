@@ -84,6 +84,8 @@ int sweep_run(const sweep *sw, rt_err *e)
         report_layout(o, pi, layout, sizeof layout);
         for (int si = 0; si < o->nsizes; si++) {
             long long n = o->sizes[si];
+            if (!TUNE_OWNS_CASE(o, pi * o->nsizes + si))
+                continue;   /* another GPU's share (--split): not counted in the total */
             char nbuf[32], what[160];
             report_fmt_n(n, nbuf, sizeof nbuf);
             if ((double)n * per_elem > 0.45 * (double)w->dev.total_mem) {

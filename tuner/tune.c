@@ -124,9 +124,14 @@ int tune_run(const tune_opts *o, rt_err *e)
         (rc = store_begin_run(s, device_id, o->cmdline, nvrtc_version(), &run_id, e)))
         goto done;
 
-    int nprof = o->layout == SEG_LAYOUT_FLAT ? 1 : o->nprofiles;
+    int nprof = o->layout == SEG_LAYOUT_FLAT ? 1 : o->nprofiles, owned = 0;
+    for (int ci = 0; ci < nprof * o->nsizes; ci++)
+        owned += TUNE_OWNS_CASE(o, ci);
+    if (o->split_count > 1)
+        printf("redtune: --split: %d of the %d cases here (share %d of %d), the others on "
+               "identical GPUs\n", owned, nprof * o->nsizes, o->split_index + 1, o->split_count);
     progress pg = {report_now(), 0, isatty(2), 0,
-                   (long)nprof * o->nsizes * search->planned(ncfg, o->budget), 0};
+                   (long)owned * search->planned(ncfg, o->budget), 0};
     sweep sw = {o, search, &w, s, c, ncfg, op, t, device_id, run_id, read_gbps, &pg};
     if ((rc = sweep_run(&sw, e)))
         goto done;

@@ -36,7 +36,13 @@ typedef struct tune_opts {
     double budget_s;          /* --budget Ns: seconds per case; 0: no limit */
     unsigned long long strategy_seed;   /* --strategy-seed (default 1): the draws of random
                                          * and halving, apart from the data's --seed */
+    int split_index, split_count;   /* --split (tuner/devices.c): of the cases (profiles x
+                                     * sizes, in order), only those whose index modulo
+                                     * split_count is split_index; split_count <= 1: all */
 } tune_opts;
+
+/* Whether case 'ci' (profile index x nsizes + size index) is this run's under --split. */
+#define TUNE_OWNS_CASE(o, ci) ((o)->split_count <= 1 || (ci) % (o)->split_count == (o)->split_index)
 
 /* The operator's name, the type and whether the operator commutes, for the case of 'o'. */
 void tune_case(const tune_opts *o, const char **op, rt_type *type, int *commutes);

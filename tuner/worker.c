@@ -76,6 +76,27 @@ static int start_device(int ordinal, rt_err *e)
     return RT_OK;
 }
 
+/* Every GPU's record, for the tuner's `--device all | LIST`. Queried without a context, so
+ * asking costs no GPU memory and disturbs no other process on the GPUs. */
+static void do_devices(void)
+{
+    devices_resp *resp = calloc(1, sizeof *resp);
+    if (!resp)
+        return;
+    rt_err e;
+    rt_clearerr(&e);
+    int count = 0, rc = driver_device_count(&count, &e);
+    if (rc == RT_OK && count > PROTO_MAX_DEVICES)
+        count = PROTO_MAX_DEVICES;
+    for (int i = 0; rc == RT_OK && i < count; i++)
+        rc = driver_device_query(i, &resp->dev[i], &e);
+    resp->h.code = rc;
+    resp->count = rc ? 0 : count;
+    snprintf(resp->h.msg, sizeof resp->h.msg, "%s", rc ? e.msg : "");
+    reply(MSG_DEVICES, resp, sizeof *resp);
+    free(resp);
+}
+
 /* Time fn(arg) with the shared method (measure.c) into m's median, min, max and reps. */
 static int time_reps(measure_enqueue_fn fn, void *arg, int hot, int min_reps, int max_reps,
                      double budget_s, measure_resp *m, rt_err *e)
@@ -643,6 +664,8 @@ int worker_main(void)
             snprintf(resp.h.msg, sizeof resp.h.msg, "%s", resp.h.code ? e.msg : "");
             resp.dev = W.gpu.dev;
             reply(MSG_HELLO, &resp, sizeof resp);
+        } else if (kind == MSG_DEVICES && len == 0) {
+            do_devices();
         } else if (kind == MSG_BANDWIDTH && len > sizeof(bw_req)) {
             do_bandwidth(buf, (char *)buf + sizeof(bw_req));
         } else if (kind == MSG_PREPARE && len == sizeof(prepare_req)) {
