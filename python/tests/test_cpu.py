@@ -478,7 +478,7 @@ class FakeTorch:
         monkeypatch.setitem(sys.modules, "torch", t)
         for mod, name, value in ((_core, "_fast", None), (_core, "_raw_stream", None),
                                  (_core, "_compiling", None), (_core, "_TORCH_DTYPES", {}),
-                                 (_arrays, "_TORCH_TYPES", {}),
+                                 (_arrays, "_TORCH_TYPES", {}), (_core, "_tensor", _core._Unseen),
                                  (_core, "library", lambda: Lib())):
             monkeypatch.setattr(mod, name, value)
         ctx = types.SimpleNamespace(_h=0xC7, device=0)
@@ -582,3 +582,126 @@ def test_torch_capture_gets_torch_storage(faketorch, monkeypatch):
         redtune.sum(x)
     assert ei.value.code == C.RT_ECAPTURE
     assert [c[0] for c in calls] == ["reduce", "temp"]
+
+
+def test_torch_fast_path_takes_the_common_calls(faketorch, monkeypatch):
+    """Once torch has been seen, a plain torch.Tensor with no dim, stream or temp goes from
+    the shortcut (or reduce) straight to the library: _reduce and describe are not run."""
+    T = faketorch.torch.Tensor
+    x = T((1024,))
+    redtune.sum(x)                        # the first call sets the fast path up
+    del faketorch.calls[:]
+
+    def boom(*a, **k):
+        raise AssertionError("the general path ran")
+    monkeypatch.setattr(_core, "_reduce", boom)
+    monkeypatch.setattr(_core, "describe", boom)
+    r = redtune.sum(x)
+    assert faketorch.calls[-1] == (0xC7, C.RT_SUM, C.RT_F32, 0x1000, 1024, r.ptr, 0x5000)
+    assert r.shape == () and r.dtype == "torch.float32"
+    for op, code in (("max", C.RT_MAX), (C.RT_PROD, C.RT_PROD)):
+        r = redtune.reduce(x, op)
+        assert faketorch.calls[-1] == (0xC7, code, C.RT_F32, 0x1000, 1024, r.ptr, 0x5000)
+    r = redtune.argmin(T((8,), dtype="torch.uint64"))
+    buf = faketorch.made[-1]
+    assert buf.shape == (2,) and buf.dtype == "torch.int64" and r == ("element", buf, 1)
+    assert faketorch.calls[-1] == (0xC7, C.RT_ARGMIN, C.RT_U64, 0x1000, 8, buf.ptr, 0x5000)
+    out = T((), ptr=0x4242)
+    assert redtune.min(x, out=out) is out
+    assert faketorch.calls[-1] == (0xC7, C.RT_MIN, C.RT_F32, 0x1000, 1024, 0x4242, 0x5000)
+    pair = T((2,), dtype="torch.int64", ptr=0x4343)
+    assert redtune.reduce(x, "argmax", out=pair) is pair
+    assert faketorch.calls[-1] == (0xC7, C.RT_ARGMAX, C.RT_F32, 0x1000, 1024, 0x4343, 0x5000)
+    assert len(faketorch.calls) == 6
+
+
+def test_torch_fast_path_passes_refusals_on(faketorch):
+    """Every call the fast path does not take reaches the general path's checks, with their
+    messages, and nothing is enqueued."""
+    T = faketorch.torch.Tensor
+    redtune.sum(T((4,)))                  # the fast path set up
+    del faketorch.calls[:]
+    cases = [
+        (lambda: redtune.sum(T((4,), cuda=False)), TypeError,
+         r"^redtune.sum: x is on device 'cpu'; a CUDA tensor is expected$"),
+        (lambda: redtune.max(T((4,), dtype="torch.float16")), TypeError,
+         r"^redtune.max: x has dtype torch.float16; redtune reduces float32, float64, int32, "
+         r"uint32, int64 or uint64$"),
+        (lambda: redtune.reduce(T((4, 4), contig=False), "sum"), ValueError,
+         r"^redtune.reduce: x is not contiguous"),
+        (lambda: redtune.argmax(T((4,), layout="sparse_coo")), TypeError,
+         r"^redtune.argmax: x is a sparse_coo tensor"),
+        (lambda: redtune.sum(T((4,)), out=T((), device=1)), ValueError,
+         r"^redtune.sum: out is on device 1 and x on device 0$"),
+        (lambda: redtune.sum(T((4,)), out=T((), dtype="torch.float64")), ValueError,
+         r"^redtune.sum: out must hold 1 element of f32; it has 1 of f64$"),
+        (lambda: redtune.sum(T((4,)), out=T((2,))), ValueError,
+         r"^redtune.sum: out must hold 1 element of f32; it has 2 of f32$"),
+        (lambda: redtune.sum(T((4,)), out=T((), contig=False)), ValueError,
+         r"^redtune.sum: out is not contiguous"),
+        (lambda: redtune.argmin(T((4,)), out=T((2,))), ValueError,
+         r"^redtune.argmin: out for argmin/argmax must hold 2 int64"),
+        (lambda: redtune.reduce(T((4,)), True), ValueError, r"^redtune.reduce: op is True"),
+        (lambda: redtune.reduce(T((4,)), ["sum"]), ValueError,
+         r"^redtune.reduce: op is \['sum'\]"),
+        (lambda: redtune.reduce(T((4,)), C.RT_OP_COUNT), ValueError,
+         r"^redtune.reduce: op is %d" % C.RT_OP_COUNT),
+    ]
+    for call, exc, text in cases:
+        with pytest.raises(exc, match=text):
+            call()
+    assert faketorch.calls == []
+
+
+def test_torch_fast_path_opens_a_context_through_the_general_path(faketorch, monkeypatch):
+    """A device whose context is not open yet: the general path opens it, later calls take
+    the fast path with it."""
+    import types
+    opened = []
+
+    def fake_context(device, db):
+        opened.append(device)
+        return types.SimpleNamespace(_h=0xD0 + device, device=device)
+    monkeypatch.setattr(_core, "Context", fake_context)
+    monkeypatch.delitem(_core._contexts, 3, raising=False)
+    T = faketorch.torch.Tensor
+    x = T((16,), device=3)
+    r1, r2 = redtune.sum(x), redtune.sum(x)
+    assert opened == [3]
+    assert faketorch.calls == [(0xD3, C.RT_SUM, C.RT_F32, 0x1000, 16, r.ptr, 0x5003)
+                               for r in (r1, r2)]
+    monkeypatch.delitem(_core._contexts, 3)
+
+
+def test_the_word_prototype_delivers_every_argument(tmp_path):
+    """The fast paths call rt_reduce with every argument a pointer-sized word (_lib's
+    WORD_ABI): a C stand-in records what arrives, ints and 64-bit values alike."""
+    from redtune import _lib
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    if not cc or not _lib.WORD_ABI:
+        pytest.skip("no C compiler" if not cc else "not a word-ABI platform")
+    src = tmp_path / "stub.c"
+    src.write_text(
+        "void *g_h, *g_out, *g_stream; const void *g_x; int g_op, g_type;\n"
+        "unsigned long long g_n;\n"
+        "int rt_reduce(void *h, int op, int type, const void *x, unsigned long long n,\n"
+        "              void *out, void *stream)\n"
+        "{\n    g_h = h; g_op = op; g_type = type; g_x = x; g_n = n; g_out = out;\n"
+        "    g_stream = stream;\n    return op == -7 ? -3 : 0;\n}\n")
+    so = tmp_path / "libstub.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(so), str(src)], check=True)
+    lib = ctypes.CDLL(str(so))
+    fn = _lib.reduce_function(lib)
+    assert fn is not lib.rt_reduce
+    big = 0xFFFF_8000_1234_5678
+    assert fn(0x7F00_DEAD_BEE0, 5, 3, big, 1 << 40, 0x10, 0) == 0
+
+    def val(ty, name):
+        return ty.in_dll(lib, name).value
+    assert val(ctypes.c_void_p, "g_h") == 0x7F00_DEAD_BEE0
+    assert (val(ctypes.c_int, "g_op"), val(ctypes.c_int, "g_type")) == (5, 3)
+    assert val(ctypes.c_void_p, "g_x") == big
+    assert val(ctypes.c_ulonglong, "g_n") == 1 << 40
+    assert val(ctypes.c_void_p, "g_out") == 0x10 and val(ctypes.c_void_p, "g_stream") is None
+    assert fn(1, -7, 0, 0, 0, 0, 0) == -3      # a negative int arrives, the code comes back
+    assert val(ctypes.c_int, "g_op") == -7
