@@ -7,7 +7,7 @@ import threading
 
 from . import _consts as C
 from . import _cuda
-from ._arrays import TYPE_NAMES, TYPE_TYPESTR, ArrayInfo, describe, _prod
+from ._arrays import TYPE_NAMES, TYPE_TYPESTR, TYPESTR, ArrayInfo, describe, _prod
 from ._lib import check, error, library, rt_op_desc
 
 
@@ -378,11 +378,12 @@ def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None):
     written to 'out' (for argmin/argmax: two int64, the value's bits then the index).
     'temp' gives the temporary storage (temp_bytes(x, op) bytes, 256-byte aligned) instead
     of the context's (rt_reduce_temp)."""
-    if type(x) is _tensor and dim is None and stream is None and temp is None and not keepdim:
+    fast = _fast_calls.get(type(x))
+    if fast is not None and dim is None and stream is None and temp is None and not keepdim:
         cls = op.__class__
         code = _FAST_OPS.get(op) if cls is str or cls is int else None
         if code is not None:
-            r = _torch_call(x, code, out)
+            r = fast(x, code, out)
             if r is not None:
                 return r
     return _reduce(x, op, dim, keepdim, out, stream, temp, "redtune.reduce")
@@ -395,8 +396,12 @@ class _Unseen:
     """What _tensor is until torch has been seen: a class no argument is an instance of."""
 
 
-# The torch fast path's constants, set once by _torch_fast (torch is never imported here:
-# it is found in sys.modules when a tensor comes). _fast is the marker that they are set.
+# The fast paths: the common call (the whole dense array into a new result or a given out=,
+# on the current stream) of a torch.Tensor or a cupy.ndarray, found by the argument's exact
+# class in _fast_calls (cls -> function(x, code, out)), which _torch_fast and _cupy_fast fill
+# when the general path first meets the framework's array; neither module is imported here.
+_fast_calls = {}
+# The torch path's constants, set once by _torch_fast; _fast is the marker that they are.
 _fast = None
 _tensor = _Unseen   # torch.Tensor
 _strided = _int64 = None
@@ -418,6 +423,7 @@ def _torch_fast(torch):
     _empty, _rt_reduce = torch.empty, reduce_function(library())
     _tensor = torch.Tensor
     _fast = True
+    _fast_calls[_tensor] = _torch_call
     return _fast
 
 
@@ -467,6 +473,59 @@ def _torch_call(x, code, out):
     return result
 
 
+_cupy = None   # (cupy.ndarray, cupy.empty, getDevice, get_current_stream) once CuPy is seen
+
+
+def _cupy_fast(cupy):
+    """The CuPy path's constants, looked up once."""
+    global _cupy, _rt_reduce
+    from ._lib import reduce_function
+    _rt_reduce = reduce_function(library())
+    _cupy = (cupy.ndarray, cupy.empty, cupy.cuda.runtime.getDevice,
+             cupy.cuda.get_current_stream)
+    _fast_calls[cupy.ndarray] = _cupy_call
+
+
+def _cupy_call(x, code, out):
+    """_torch_call's counterpart for a cupy.ndarray on the current device (CuPy allocates
+    there and its current stream is that device's): None for anything else."""
+    rt = TYPESTR.get(x.dtype.str)
+    if rt is None or not x.flags.c_contiguous:
+        return None
+    dev = x.device.id
+    ctx = _contexts.get(dev)
+    if ctx is None or _cupy[2]() != dev:
+        return None
+    if out is None:
+        if code not in ARG_OPS:
+            result = _cupy[1]((), dtype=x.dtype)
+            optr = result.data.ptr
+        else:
+            buf = _cupy[1](2, dtype="<i8")   # {value bits, index}
+            optr, result = buf.data.ptr, buf[1]
+    else:
+        if (out.__class__ is not _cupy[0] or out.device.id != dev or
+                not out.flags.c_contiguous):
+            return None
+        ort = TYPESTR.get(out.dtype.str)
+        if code not in ARG_OPS:
+            if ort != rt or out.size != 1:
+                return None
+        elif ort not in (C.RT_I64, C.RT_U64) or out.size != 2:
+            return None
+        result, optr = out, out.data.ptr
+    rc = _rt_reduce(ctx._h, code, rt, x.data.ptr, x.size, optr, _cupy[3]().ptr)
+    if rc:
+        check(rc, ctx._h)
+    return result
+
+
+def _fast_code(op):
+    """The rt_op of a built-in 'op' given by name or value, None for anything else."""
+    cls = op.__class__
+    return _FAST_OPS.get(op) if cls is str or cls is int else None
+
+
 def _reduce(x, op, dim, keepdim, out, stream, temp, what):
     torch = _modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
@@ -479,10 +538,19 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
             _torch_fast(torch)
         if ((fresh or type(x) is not _tensor) and stream is None and temp is None and
                 dim is None and not keepdim):
-            cls = op.__class__
-            code = _FAST_OPS.get(op) if cls is str or cls is int else None
+            code = _fast_code(op)
             if code is not None:
                 r = _torch_call(x, code, out)
+                if r is not None:
+                    return r
+    else:
+        cupy = _modules.get("cupy")
+        if (cupy is not None and type(x) is cupy.ndarray and cupy.ndarray not in _fast_calls):
+            _cupy_fast(cupy)    # the first CuPy array
+            code = _fast_code(op)
+            if (code is not None and stream is None and temp is None and dim is None and
+                    not keepdim):
+                r = _cupy_call(x, code, out)
                 if r is not None:
                     return r
     if isinstance(op, UserOp):
@@ -617,8 +685,9 @@ def temp_bytes(x, op):
 
 def sum(x, dim=None, keepdim=False, out=None, stream=None):
     """The sum of x's elements (integer sums wrap modulo 2^bits, as the library's)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
-        r = _torch_call(x, C.RT_SUM, out)
+    fast = _fast_calls.get(type(x))
+    if fast is not None and dim is None and stream is None and not keepdim:
+        r = fast(x, C.RT_SUM, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_SUM, dim, keepdim, out, stream, None, "redtune.sum")
@@ -626,8 +695,9 @@ def sum(x, dim=None, keepdim=False, out=None, stream=None):
 
 def prod(x, dim=None, keepdim=False, out=None, stream=None):
     """The product of x's elements (integer products wrap)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
-        r = _torch_call(x, C.RT_PROD, out)
+    fast = _fast_calls.get(type(x))
+    if fast is not None and dim is None and stream is None and not keepdim:
+        r = fast(x, C.RT_PROD, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_PROD, dim, keepdim, out, stream, None, "redtune.prod")
@@ -635,8 +705,9 @@ def prod(x, dim=None, keepdim=False, out=None, stream=None):
 
 def min(x, dim=None, keepdim=False, out=None, stream=None):
     """The least element (floats: NaN ignored unless every element is NaN, as nanmin)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
-        r = _torch_call(x, C.RT_MIN, out)
+    fast = _fast_calls.get(type(x))
+    if fast is not None and dim is None and stream is None and not keepdim:
+        r = fast(x, C.RT_MIN, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_MIN, dim, keepdim, out, stream, None, "redtune.min")
@@ -644,8 +715,9 @@ def min(x, dim=None, keepdim=False, out=None, stream=None):
 
 def max(x, dim=None, keepdim=False, out=None, stream=None):
     """The greatest element (floats: NaN ignored unless every element is NaN, as nanmax)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
-        r = _torch_call(x, C.RT_MAX, out)
+    fast = _fast_calls.get(type(x))
+    if fast is not None and dim is None and stream is None and not keepdim:
+        r = fast(x, C.RT_MAX, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_MAX, dim, keepdim, out, stream, None, "redtune.max")
@@ -653,8 +725,9 @@ def max(x, dim=None, keepdim=False, out=None, stream=None):
 
 def argmin(x, dim=None, keepdim=False, out=None, stream=None):
     """The flat index of the least element (ties: the lowest index; n == 0: -1)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
-        r = _torch_call(x, C.RT_ARGMIN, out)
+    fast = _fast_calls.get(type(x))
+    if fast is not None and dim is None and stream is None and not keepdim:
+        r = fast(x, C.RT_ARGMIN, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_ARGMIN, dim, keepdim, out, stream, None, "redtune.argmin")
@@ -662,8 +735,9 @@ def argmin(x, dim=None, keepdim=False, out=None, stream=None):
 
 def argmax(x, dim=None, keepdim=False, out=None, stream=None):
     """The flat index of the greatest element (ties: the lowest index; n == 0: -1)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
-        r = _torch_call(x, C.RT_ARGMAX, out)
+    fast = _fast_calls.get(type(x))
+    if fast is not None and dim is None and stream is None and not keepdim:
+        r = fast(x, C.RT_ARGMAX, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_ARGMAX, dim, keepdim, out, stream, None, "redtune.argmax")

@@ -479,7 +479,7 @@ class FakeTorch:
         for mod, name, value in ((_core, "_fast", None), (_core, "_raw_stream", None),
                                  (_core, "_compiling", None), (_core, "_TORCH_DTYPES", {}),
                                  (_arrays, "_TORCH_TYPES", {}), (_core, "_tensor", _core._Unseen),
-                                 (_core, "library", lambda: Lib())):
+                                 (_core, "_fast_calls", {}), (_core, "library", lambda: Lib())):
             monkeypatch.setattr(mod, name, value)
         ctx = types.SimpleNamespace(_h=0xC7, device=0)
         monkeypatch.setitem(_core._contexts, 0, ctx)
@@ -705,3 +705,111 @@ def test_the_word_prototype_delivers_every_argument(tmp_path):
     assert val(ctypes.c_void_p, "g_out") == 0x10 and val(ctypes.c_void_p, "g_stream") is None
     assert fn(1, -7, 0, 0, 0, 0, 0) == -3      # a negative int arrives, the code comes back
     assert val(ctypes.c_int, "g_op") == -7
+
+
+# ---------------------------------------------------------------- the CuPy fast path, faked
+
+class FakeCupy:
+    """A stand-in cupy module (what redtune reads) and library call."""
+
+    def __init__(self, monkeypatch):
+        import sys
+        import types
+        made = self.made = []
+        state = self.state = {"device": 0}
+
+        class ndarray:
+            def __init__(s, shape, dtype="<f4", ptr=0x2000, contig=True, device=0):
+                s.shape, s.ptr = tuple(shape), ptr
+                s.dtype = types.SimpleNamespace(str=dtype)
+                s.itemsize = int(dtype[2:])
+                s.flags = types.SimpleNamespace(c_contiguous=contig)
+                s.strides = tuple(s.itemsize * 2 for _ in shape)
+                s.device = types.SimpleNamespace(id=device)
+                s.data = types.SimpleNamespace(ptr=ptr)
+                s.size = 1
+                for d in shape:
+                    s.size *= d
+
+            def __getitem__(s, i):
+                return ("element", s, i)
+
+        def empty(shape, dtype="<f4"):
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            dt = dtype.str if hasattr(dtype, "str") else dtype
+            e = ndarray(shape, dt, ptr=0xA000 + 0x100 * len(made), device=state["device"])
+            made.append(e)
+            return e
+
+        class Device:
+            def __init__(s, i):
+                s.i = i
+
+            def __enter__(s):
+                s.old, state["device"] = state["device"], s.i
+
+            def __exit__(s, *a):
+                state["device"] = s.old
+
+        m = types.ModuleType("cupy")
+        m.ndarray, m.empty = ndarray, empty
+        m.cuda = types.SimpleNamespace(
+            runtime=types.SimpleNamespace(getDevice=lambda: state["device"]),
+            get_current_stream=lambda: types.SimpleNamespace(ptr=0x6000 + state["device"]),
+            Device=Device)
+        self.cupy = m
+        calls = self.calls = []
+
+        class Lib:
+            def rt_reduce(self, *args):
+                calls.append(args)
+                return 0
+
+        monkeypatch.setitem(sys.modules, "cupy", m)
+        monkeypatch.delitem(sys.modules, "torch", raising=False)
+        monkeypatch.setattr(_core, "_fast_calls", {})
+        monkeypatch.setattr(_core, "_cupy", None)
+        monkeypatch.setattr(_core, "library", lambda: Lib())
+        for dev in (0, 1):
+            monkeypatch.setitem(_core._contexts, dev, types.SimpleNamespace(_h=0xE0 + dev))
+
+
+def test_cupy_fast_path(monkeypatch):
+    fc = FakeCupy(monkeypatch)
+    A = fc.cupy.ndarray
+    x = A((64,))
+    r = redtune.sum(x)                    # the general path, which sets the fast one up
+    assert fc.calls == [(0xE0, C.RT_SUM, C.RT_F32, 0x2000, 64, r.ptr, 0x6000)]
+    assert r.shape == () and r.dtype.str == "<f4"
+
+    def boom(*a, **k):
+        raise AssertionError("the general path ran")
+    with monkeypatch.context() as m:
+        m.setattr(_core, "_reduce", boom)
+        r = redtune.max(A((4, 8), dtype="<i8"))
+        assert fc.calls[-1] == (0xE0, C.RT_MAX, C.RT_I64, 0x2000, 32, r.ptr, 0x6000)
+        assert r.dtype.str == "<i8"
+        r = redtune.reduce(x, "argmin")
+        buf = fc.made[-1]
+        assert buf.shape == (2,) and buf.dtype.str == "<i8" and r == ("element", buf, 1)
+        assert fc.calls[-1] == (0xE0, C.RT_ARGMIN, C.RT_F32, 0x2000, 64, buf.ptr, 0x6000)
+        out = A((), ptr=0x4444)
+        assert redtune.prod(x, out=out) is out
+        assert fc.calls[-1] == (0xE0, C.RT_PROD, C.RT_F32, 0x2000, 64, 0x4444, 0x6000)
+    n = len(fc.calls)
+    # not on the current device: the general path, which switches to x's device
+    y = A((8,), device=1)
+    r = redtune.sum(y)
+    assert fc.calls[-1] == (0xE1, C.RT_SUM, C.RT_F32, 0x2000, 8, r.ptr, 0x6001)
+    assert r.device.id == 1 and fc.state["device"] == 0
+    # refusals, with the general path's messages, nothing enqueued
+    with pytest.raises(ValueError, match=r"^redtune.sum: x is not contiguous"):
+        redtune.sum(A((4, 4), contig=False))
+    with pytest.raises(TypeError, match=r"^redtune.min: x has dtype .*; redtune reduces"):
+        redtune.min(A((4,), dtype="<f2"))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out must hold 1 element of f32; it "
+                       r"has 1 of f64$"):
+        redtune.sum(x, out=A((), dtype="<f8"))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out is on device 1 and x on device 0$"):
+        redtune.sum(x, out=A((), device=1))
+    assert len(fc.calls) == n + 1
