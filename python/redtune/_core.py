@@ -412,15 +412,24 @@ _empty = _rt_reduce = None
 _FAST_OPS = {**C.OPS, **{v: v for v in C.OPS.values()}}
 
 
+def _first_reduce(*args):
+    """_rt_reduce until the first fast call, which finds the library's function then (a
+    context is open, so the library is loaded; a missing library is reported by the general
+    path, after the arguments' checks)."""
+    global _rt_reduce
+    from ._lib import reduce_function
+    _rt_reduce = reduce_function(library())
+    return _rt_reduce(*args)
+
+
 def _torch_fast(torch):
     """The torch path's constants, looked up once."""
     global _fast, _tensor, _strided, _int64, _ttypes, _tdevice, _empty, _rt_reduce
     from ._arrays import _torch_types
-    from ._lib import reduce_function
     _current_stream(ArrayInfo(None, 0, (), None, 0, 0, "torch", 0))   # sets _raw_stream
     _torch_compiling()                                               # sets _compiling
     _strided, _int64, _ttypes, _tdevice = torch.strided, torch.int64, _torch_types(torch), {}
-    _empty, _rt_reduce = torch.empty, reduce_function(library())
+    _empty, _rt_reduce = torch.empty, _first_reduce
     _tensor = torch.Tensor
     _fast = True
     _fast_calls[_tensor] = _torch_call
@@ -479,8 +488,7 @@ _cupy = None   # (cupy.ndarray, cupy.empty, getDevice, get_current_stream) once 
 def _cupy_fast(cupy):
     """The CuPy path's constants, looked up once."""
     global _cupy, _rt_reduce
-    from ._lib import reduce_function
-    _rt_reduce = reduce_function(library())
+    _rt_reduce = _first_reduce
     _cupy = (cupy.ndarray, cupy.empty, cupy.cuda.runtime.getDevice,
              cupy.cuda.get_current_stream)
     _fast_calls[cupy.ndarray] = _cupy_call

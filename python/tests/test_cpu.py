@@ -813,3 +813,18 @@ def test_cupy_fast_path(monkeypatch):
     with pytest.raises(ValueError, match=r"^redtune.sum: out is on device 1 and x on device 0$"):
         redtune.sum(x, out=A((), device=1))
     assert len(fc.calls) == n + 1
+
+
+def test_fast_paths_set_up_without_the_library(faketorch, monkeypatch):
+    """Meeting a framework's first array loads nothing: a refusal is the argument check's,
+    not the library's absence; the library is looked up at the first fast call."""
+    def no_library():
+        raise OSError("redtune: libredtune not found")
+    monkeypatch.setattr(_core, "library", no_library)
+    T = faketorch.torch.Tensor
+    with pytest.raises(ValueError, match=r"^redtune.prod: x is not contiguous"):
+        redtune.prod(T((4, 4), contig=False))
+    fc = FakeCupy(monkeypatch)
+    monkeypatch.setattr(_core, "library", no_library)
+    with pytest.raises(ValueError, match=r"^redtune.sum: x is not contiguous"):
+        redtune.sum(fc.cupy.ndarray((4, 4), contig=False))
