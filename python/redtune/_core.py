@@ -378,12 +378,11 @@ def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None):
     written to 'out' (for argmin/argmax: two int64, the value's bits then the index).
     'temp' gives the temporary storage (temp_bytes(x, op) bytes, 256-byte aligned) instead
     of the context's (rt_reduce_temp)."""
-    fast = _fast_calls.get(type(x))
-    if fast is not None and dim is None and stream is None and temp is None and not keepdim:
+    if type(x) is _tensor and dim is None and stream is None and temp is None and not keepdim:
         cls = op.__class__
         code = _FAST_OPS.get(op) if cls is str or cls is int else None
         if code is not None:
-            r = fast(x, code, out)
+            r = _torch_call(x, code, out)
             if r is not None:
                 return r
     return _reduce(x, op, dim, keepdim, out, stream, temp, "redtune.reduce")
@@ -393,17 +392,20 @@ _modules = sys.modules
 
 
 class _Unseen:
-    """What _tensor is until torch has been seen: a class no argument is an instance of."""
+    """What _tensor and _cparray are until torch and CuPy have been seen: a class no argument
+    is an instance of."""
 
 
 # The fast paths: the common call (the whole dense array into a new result or a given out=,
-# on the current stream) of a torch.Tensor or a cupy.ndarray, found by the argument's exact
-# class in _fast_calls (cls -> function(x, code, out)), which _torch_fast and _cupy_fast fill
-# when the general path first meets the framework's array; neither module is imported here.
-_fast_calls = {}
+# on the current stream) of a torch.Tensor (tried first, by the shortcuts and reduce) or a
+# cupy.ndarray (tried first in _reduce), found by the argument's exact class: an identity
+# test, which torch.compile's tracer follows too (then _torch_call declines). _torch_fast and
+# _cupy_fast set the classes when the general path first meets the framework's array;
+# neither module is imported here.
+_tensor = _Unseen    # torch.Tensor
+_cparray = _Unseen   # cupy.ndarray
 # The torch path's constants, set once by _torch_fast; _fast is the marker that they are.
 _fast = None
-_tensor = _Unseen   # torch.Tensor
 _strided = _int64 = None
 _ttypes = {}        # torch dtype -> rt_type
 _tdevice = {}       # device ordinal -> torch.device("cuda", ordinal), made once
@@ -432,7 +434,6 @@ def _torch_fast(torch):
     _empty, _rt_reduce = torch.empty, _first_reduce
     _tensor = torch.Tensor
     _fast = True
-    _fast_calls[_tensor] = _torch_call
     return _fast
 
 
@@ -487,11 +488,11 @@ _cupy = None   # (cupy.ndarray, cupy.empty, getDevice, get_current_stream) once 
 
 def _cupy_fast(cupy):
     """The CuPy path's constants, looked up once."""
-    global _cupy, _rt_reduce
+    global _cupy, _cparray, _rt_reduce
     _rt_reduce = _first_reduce
     _cupy = (cupy.ndarray, cupy.empty, cupy.cuda.runtime.getDevice,
              cupy.cuda.get_current_stream)
-    _fast_calls[cupy.ndarray] = _cupy_call
+    _cparray = cupy.ndarray
 
 
 def _cupy_call(x, code, out):
@@ -535,6 +536,12 @@ def _fast_code(op):
 
 
 def _reduce(x, op, dim, keepdim, out, stream, temp, what):
+    if type(x) is _cparray and stream is None and temp is None and dim is None and not keepdim:
+        code = _fast_code(op)
+        if code is not None:
+            r = _cupy_call(x, code, out)
+            if r is not None:
+                return r
     torch = _modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
         if _torch_compiling():
@@ -553,7 +560,7 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
                     return r
     else:
         cupy = _modules.get("cupy")
-        if (cupy is not None and type(x) is cupy.ndarray and cupy.ndarray not in _fast_calls):
+        if cupy is not None and type(x) is cupy.ndarray and _cparray is not cupy.ndarray:
             _cupy_fast(cupy)    # the first CuPy array
             code = _fast_code(op)
             if (code is not None and stream is None and temp is None and dim is None and
@@ -693,9 +700,8 @@ def temp_bytes(x, op):
 
 def sum(x, dim=None, keepdim=False, out=None, stream=None):
     """The sum of x's elements (integer sums wrap modulo 2^bits, as the library's)."""
-    fast = _fast_calls.get(type(x))
-    if fast is not None and dim is None and stream is None and not keepdim:
-        r = fast(x, C.RT_SUM, out)
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_SUM, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_SUM, dim, keepdim, out, stream, None, "redtune.sum")
@@ -703,9 +709,8 @@ def sum(x, dim=None, keepdim=False, out=None, stream=None):
 
 def prod(x, dim=None, keepdim=False, out=None, stream=None):
     """The product of x's elements (integer products wrap)."""
-    fast = _fast_calls.get(type(x))
-    if fast is not None and dim is None and stream is None and not keepdim:
-        r = fast(x, C.RT_PROD, out)
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_PROD, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_PROD, dim, keepdim, out, stream, None, "redtune.prod")
@@ -713,9 +718,8 @@ def prod(x, dim=None, keepdim=False, out=None, stream=None):
 
 def min(x, dim=None, keepdim=False, out=None, stream=None):
     """The least element (floats: NaN ignored unless every element is NaN, as nanmin)."""
-    fast = _fast_calls.get(type(x))
-    if fast is not None and dim is None and stream is None and not keepdim:
-        r = fast(x, C.RT_MIN, out)
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_MIN, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_MIN, dim, keepdim, out, stream, None, "redtune.min")
@@ -723,9 +727,8 @@ def min(x, dim=None, keepdim=False, out=None, stream=None):
 
 def max(x, dim=None, keepdim=False, out=None, stream=None):
     """The greatest element (floats: NaN ignored unless every element is NaN, as nanmax)."""
-    fast = _fast_calls.get(type(x))
-    if fast is not None and dim is None and stream is None and not keepdim:
-        r = fast(x, C.RT_MAX, out)
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_MAX, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_MAX, dim, keepdim, out, stream, None, "redtune.max")
@@ -733,9 +736,8 @@ def max(x, dim=None, keepdim=False, out=None, stream=None):
 
 def argmin(x, dim=None, keepdim=False, out=None, stream=None):
     """The flat index of the least element (ties: the lowest index; n == 0: -1)."""
-    fast = _fast_calls.get(type(x))
-    if fast is not None and dim is None and stream is None and not keepdim:
-        r = fast(x, C.RT_ARGMIN, out)
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_ARGMIN, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_ARGMIN, dim, keepdim, out, stream, None, "redtune.argmin")
@@ -743,9 +745,8 @@ def argmin(x, dim=None, keepdim=False, out=None, stream=None):
 
 def argmax(x, dim=None, keepdim=False, out=None, stream=None):
     """The flat index of the greatest element (ties: the lowest index; n == 0: -1)."""
-    fast = _fast_calls.get(type(x))
-    if fast is not None and dim is None and stream is None and not keepdim:
-        r = fast(x, C.RT_ARGMAX, out)
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_ARGMAX, out)
         if r is not None:
             return r
     return _reduce(x, C.RT_ARGMAX, dim, keepdim, out, stream, None, "redtune.argmax")

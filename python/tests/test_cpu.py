@@ -479,7 +479,7 @@ class FakeTorch:
         for mod, name, value in ((_core, "_fast", None), (_core, "_raw_stream", None),
                                  (_core, "_compiling", None), (_core, "_TORCH_DTYPES", {}),
                                  (_arrays, "_TORCH_TYPES", {}), (_core, "_tensor", _core._Unseen),
-                                 (_core, "_fast_calls", {}), (_core, "library", lambda: Lib())):
+                                 (_core, "library", lambda: Lib())):
             monkeypatch.setattr(mod, name, value)
         ctx = types.SimpleNamespace(_h=0xC7, device=0)
         monkeypatch.setitem(_core._contexts, 0, ctx)
@@ -767,7 +767,7 @@ class FakeCupy:
 
         monkeypatch.setitem(sys.modules, "cupy", m)
         monkeypatch.delitem(sys.modules, "torch", raising=False)
-        monkeypatch.setattr(_core, "_fast_calls", {})
+        monkeypatch.setattr(_core, "_cparray", _core._Unseen)
         monkeypatch.setattr(_core, "_cupy", None)
         monkeypatch.setattr(_core, "library", lambda: Lib())
         for dev in (0, 1):
@@ -785,7 +785,8 @@ def test_cupy_fast_path(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the general path ran")
     with monkeypatch.context() as m:
-        m.setattr(_core, "_reduce", boom)
+        m.setattr(_core, "describe", boom)
+        m.setattr(_core, "_allocate", boom)
         r = redtune.max(A((4, 8), dtype="<i8"))
         assert fc.calls[-1] == (0xE0, C.RT_MAX, C.RT_I64, 0x2000, 32, r.ptr, 0x6000)
         assert r.dtype.str == "<i8"
