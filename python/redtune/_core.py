@@ -7,7 +7,7 @@ import threading
 
 from . import _consts as C
 from . import _cuda
-from ._arrays import TYPE_NAMES, TYPE_TYPESTR, ArrayInfo, describe, _prod
+from ._arrays import TYPE_NAMES, TYPE_TYPESTR, TYPESTR, ArrayInfo, describe, _prod
 from ._lib import check, error, library, rt_op_desc
 
 
@@ -378,53 +378,196 @@ def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None):
     written to 'out' (for argmin/argmax: two int64, the value's bits then the index).
     'temp' gives the temporary storage (temp_bytes(x, op) bytes, 256-byte aligned) instead
     of the context's (rt_reduce_temp)."""
+    if type(x) is _tensor and dim is None and stream is None and temp is None and not keepdim:
+        cls = op.__class__
+        code = _FAST_OPS.get(op) if cls is str or cls is int else None
+        if code is not None:
+            r = _torch_call(x, code, out)
+            if r is not None:
+                return r
     return _reduce(x, op, dim, keepdim, out, stream, temp, "redtune.reduce")
 
 
 _modules = sys.modules
-_fast = None   # (torch, strided, int64, {dtype: rt_type}, rt_reduce, raw stream) once torch is seen
+
+
+class _Unseen:
+    """What _tensor and _cparray are until torch and CuPy have been seen: a class no argument
+    is an instance of."""
+
+
+# The fast paths: the common call (the whole dense array into a new result or a given out=,
+# on the current stream) of a torch.Tensor (tried first, by the shortcuts and reduce) or a
+# cupy.ndarray (tried first in _reduce), found by the argument's exact class: an identity
+# test, which torch.compile's tracer follows too (then _torch_call declines). _torch_fast and
+# _cupy_fast set the classes when the general path first meets the framework's array;
+# neither module is imported here.
+_tensor = _Unseen    # torch.Tensor
+_cparray = _Unseen   # cupy.ndarray
+# The torch path's constants, set once by _torch_fast; _fast is the marker that they are.
+_fast = None
+_strided = _int64 = None
+_ttypes = {}        # torch dtype -> rt_type
+_tdevice = {}       # device ordinal -> torch.device("cuda", ordinal), made once
+_empty = _rt_reduce = None
+# The op codes the fast path takes from reduce(x, op): names and rt_op values.
+_FAST_OPS = {**C.OPS, **{v: v for v in C.OPS.values()}}
+
+
+def _first_reduce(*args):
+    """_rt_reduce until the first fast call, which finds the library's function then (a
+    context is open, so the library is loaded; a missing library is reported by the general
+    path, after the arguments' checks)."""
+    global _rt_reduce
+    from ._lib import reduce_function
+    _rt_reduce = reduce_function(library())
+    return _rt_reduce(*args)
 
 
 def _torch_fast(torch):
     """The torch path's constants, looked up once."""
-    global _fast
+    global _fast, _tensor, _strided, _int64, _ttypes, _tdevice, _empty, _rt_reduce
     from ._arrays import _torch_types
     _current_stream(ArrayInfo(None, 0, (), None, 0, 0, "torch", 0))   # sets _raw_stream
-    _fast = (torch, torch.strided, torch.int64, _torch_types(torch), library().rt_reduce,
-             _raw_stream)
+    _torch_compiling()                                               # sets _compiling
+    _strided, _int64, _ttypes, _tdevice = torch.strided, torch.int64, _torch_types(torch), {}
+    _empty, _rt_reduce = torch.empty, _first_reduce
+    _tensor = torch.Tensor
+    _fast = True
     return _fast
 
 
+def _torch_call(x, code, out):
+    """The common torch call in as few Python steps as possible (issue 11: its host cost is
+    compared with torch.sum's): the whole dense CUDA tensor 'x' reduced by built-in op 'code'
+    into a new 0-d result, or into 'out' (a tensor of the result's dtype and size on x's
+    device), on the current stream, with device's context open already. Returns the result,
+    or None for anything else, and for every refusal: the general path (_reduce) then checks
+    the call and raises its exceptions. Called only once _torch_fast has run."""
+    if _compiling():
+        return None
+    rt = _ttypes.get(x.dtype)
+    if rt is None or not x.is_cuda or x.layout is not _strided or not x.is_contiguous():
+        return None
+    dev = x.get_device()
+    ctx = _contexts.get(dev)
+    if ctx is None:
+        return None
+    if out is None:
+        d = _tdevice.get(dev)
+        if d is None:
+            d = _tdevice[dev] = x.device
+        if code not in ARG_OPS:
+            result = _empty((), dtype=x.dtype, device=d)
+            optr = result.data_ptr()
+        else:
+            buf = _empty(2, dtype=_int64, device=d)   # {value bits, index}
+            optr, result = buf.data_ptr(), buf[1]
+    else:
+        if (out.__class__ is not _tensor or not out.is_cuda or out.layout is not _strided or
+                out.get_device() != dev or not out.is_contiguous()):
+            return None
+        if code not in ARG_OPS:
+            if out.dtype is not x.dtype or out.numel() != 1:
+                return None
+        elif _ttypes.get(out.dtype) not in (C.RT_I64, C.RT_U64) or out.numel() != 2:
+            return None
+        result, optr = out, out.data_ptr()
+    work = _raw_stream(dev)
+    rc = _rt_reduce(ctx._h, code, rt, x.data_ptr(), x.numel(), optr, work)
+    if rc:
+        if rc == C.RT_ECAPTURE:
+            rc = _capture_retry(ctx, code, rt, x.data_ptr(), x.numel(), optr, work, x)
+        if rc:
+            check(rc, ctx._h)
+    return result
+
+
+_cupy = None   # (cupy.ndarray, cupy.empty, getDevice, get_current_stream) once CuPy is seen
+
+
+def _cupy_fast(cupy):
+    """The CuPy path's constants, looked up once."""
+    global _cupy, _cparray, _rt_reduce
+    _rt_reduce = _first_reduce
+    _cupy = (cupy.ndarray, cupy.empty, cupy.cuda.runtime.getDevice,
+             cupy.cuda.get_current_stream)
+    _cparray = cupy.ndarray
+
+
+def _cupy_call(x, code, out):
+    """_torch_call's counterpart for a cupy.ndarray on the current device (CuPy allocates
+    there and its current stream is that device's): None for anything else."""
+    rt = TYPESTR.get(x.dtype.str)
+    if rt is None or not x.flags.c_contiguous:
+        return None
+    dev = x.device.id
+    ctx = _contexts.get(dev)
+    if ctx is None or _cupy[2]() != dev:
+        return None
+    if out is None:
+        if code not in ARG_OPS:
+            result = _cupy[1]((), dtype=x.dtype)
+            optr = result.data.ptr
+        else:
+            buf = _cupy[1](2, dtype="<i8")   # {value bits, index}
+            optr, result = buf.data.ptr, buf[1]
+    else:
+        if (out.__class__ is not _cupy[0] or out.device.id != dev or
+                not out.flags.c_contiguous):
+            return None
+        ort = TYPESTR.get(out.dtype.str)
+        if code not in ARG_OPS:
+            if ort != rt or out.size != 1:
+                return None
+        elif ort not in (C.RT_I64, C.RT_U64) or out.size != 2:
+            return None
+        result, optr = out, out.data.ptr
+    rc = _rt_reduce(ctx._h, code, rt, x.data.ptr, x.size, optr, _cupy[3]().ptr)
+    if rc:
+        check(rc, ctx._h)
+    return result
+
+
+def _fast_code(op):
+    """The rt_op of a built-in 'op' given by name or value, None for anything else."""
+    cls = op.__class__
+    return _FAST_OPS.get(op) if cls is str or cls is int else None
+
+
 def _reduce(x, op, dim, keepdim, out, stream, temp, what):
+    if type(x) is _cparray and stream is None and temp is None and dim is None and not keepdim:
+        code = _fast_code(op)
+        if code is not None:
+            r = _cupy_call(x, code, out)
+            if r is not None:
+                return r
     torch = _modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
         if _torch_compiling():
             return _torch_route(x, op, dim, keepdim, out, stream, temp, what)
-        # The common call, a whole dense CUDA tensor into a new result on the current stream,
-        # in as few Python steps as possible (the host cost is compared with torch.sum's);
-        # anything else, and every refusal, takes the general path below.
-        f = _fast or _torch_fast(torch)
-        code = op if op.__class__ is int else C.OPS.get(op) if op.__class__ is str else None
-        rt = f[3].get(x.dtype)
-        if (code is not None and rt is not None and out is None and stream is None and
-                temp is None and dim is None and not keepdim and 0 <= code < C.RT_OP_COUNT and
-                x.is_cuda and x.layout is f[1] and x.is_contiguous()):
-            dev = x.get_device()
-            ctx = _contexts.get(dev)
-            if ctx is not None:
-                if code in ARG_OPS:
-                    buf = f[0].empty(2, dtype=f[2], device=x.device)
-                    optr, result = buf.data_ptr(), buf[1]
-                else:
-                    result = f[0].empty((), dtype=x.dtype, device=x.device)
-                    optr = result.data_ptr()
-                work = f[5](dev)
-                rc = f[4](ctx._h, code, rt, x.data_ptr(), x.numel(), optr, work)
-                if rc == C.RT_ECAPTURE:
-                    rc = _capture_retry(ctx, code, rt, x.data_ptr(), x.numel(), optr, work, x)
-                if rc != 0:
-                    check(rc, ctx._h)
-                return result
+        # The calls try _torch_call before coming here for a torch.Tensor once torch has
+        # been seen: try it for the first tensor and for subclasses (torch.nn.Parameter).
+        fresh = _fast is None or _tensor is not torch.Tensor
+        if fresh:
+            _torch_fast(torch)
+        if ((fresh or type(x) is not _tensor) and stream is None and temp is None and
+                dim is None and not keepdim):
+            code = _fast_code(op)
+            if code is not None:
+                r = _torch_call(x, code, out)
+                if r is not None:
+                    return r
+    else:
+        cupy = _modules.get("cupy")
+        if cupy is not None and type(x) is cupy.ndarray and _cparray is not cupy.ndarray:
+            _cupy_fast(cupy)    # the first CuPy array
+            code = _fast_code(op)
+            if (code is not None and stream is None and temp is None and dim is None and
+                    not keepdim):
+                r = _cupy_call(x, code, out)
+                if r is not None:
+                    return r
     if isinstance(op, UserOp):
         code, uop = None, op
     else:
@@ -557,31 +700,55 @@ def temp_bytes(x, op):
 
 def sum(x, dim=None, keepdim=False, out=None, stream=None):
     """The sum of x's elements (integer sums wrap modulo 2^bits, as the library's)."""
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_SUM, out)
+        if r is not None:
+            return r
     return _reduce(x, C.RT_SUM, dim, keepdim, out, stream, None, "redtune.sum")
 
 
 def prod(x, dim=None, keepdim=False, out=None, stream=None):
     """The product of x's elements (integer products wrap)."""
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_PROD, out)
+        if r is not None:
+            return r
     return _reduce(x, C.RT_PROD, dim, keepdim, out, stream, None, "redtune.prod")
 
 
 def min(x, dim=None, keepdim=False, out=None, stream=None):
     """The least element (floats: NaN ignored unless every element is NaN, as nanmin)."""
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_MIN, out)
+        if r is not None:
+            return r
     return _reduce(x, C.RT_MIN, dim, keepdim, out, stream, None, "redtune.min")
 
 
 def max(x, dim=None, keepdim=False, out=None, stream=None):
     """The greatest element (floats: NaN ignored unless every element is NaN, as nanmax)."""
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_MAX, out)
+        if r is not None:
+            return r
     return _reduce(x, C.RT_MAX, dim, keepdim, out, stream, None, "redtune.max")
 
 
 def argmin(x, dim=None, keepdim=False, out=None, stream=None):
     """The flat index of the least element (ties: the lowest index; n == 0: -1)."""
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_ARGMIN, out)
+        if r is not None:
+            return r
     return _reduce(x, C.RT_ARGMIN, dim, keepdim, out, stream, None, "redtune.argmin")
 
 
 def argmax(x, dim=None, keepdim=False, out=None, stream=None):
     """The flat index of the greatest element (ties: the lowest index; n == 0: -1)."""
+    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+        r = _torch_call(x, C.RT_ARGMAX, out)
+        if r is not None:
+            return r
     return _reduce(x, C.RT_ARGMAX, dim, keepdim, out, stream, None, "redtune.argmax")
 
 

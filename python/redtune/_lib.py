@@ -6,6 +6,8 @@ put there by `ninja python`), the file named by $REDTUNE_LIBRARY, then the syste
 """
 import ctypes
 import os
+import platform
+import sys
 import threading
 
 from . import _consts as C
@@ -177,6 +179,27 @@ def library():
         raise OSError("redtune: libredtune not found; tried: %s. Install the package built by "
                       "`ninja python`, or set REDTUNE_LIBRARY to build/libredtune.so"
                       % "; ".join(tried))
+
+
+# The hot call's second prototype: every argument one pointer-sized word. ctypes converts a
+# c_void_p argument faster than a c_int or c_ulonglong one (0.42 against 0.62 us for
+# rt_reduce's seven, python/bench_host_path.py's machine), and on the 64-bit ABIs CUDA runs on
+# (x86-64 System V and Windows, AArch64 Linux: little-endian, each argument in its own 64-bit
+# register or 8-byte stack slot) an int parameter reads the low 32 bits of its word, so the
+# values arrive unchanged. Elsewhere the declared prototype is used.
+WORD_ABI = (ctypes.sizeof(ctypes.c_void_p) == 8 and sys.byteorder == "little" and
+            sys.platform != "darwin" and
+            platform.machine().lower() in ("x86_64", "amd64", "aarch64", "arm64"))
+_WORDS7 = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_void_p] * 7)
+
+
+def reduce_function(lib):
+    """rt_reduce of 'lib' for the fast paths: called with seven ints (ctx, op, type, x, n,
+    out, stream), returning the RT_E* code; the word prototype where WORD_ABI holds. A
+    stand-in library (the tests', the benchmark's) gives its own rt_reduce."""
+    if WORD_ABI and isinstance(lib, ctypes.CDLL):
+        return _WORDS7(("rt_reduce", lib))
+    return lib.rt_reduce
 
 
 def library_path():

@@ -478,7 +478,7 @@ class FakeTorch:
         monkeypatch.setitem(sys.modules, "torch", t)
         for mod, name, value in ((_core, "_fast", None), (_core, "_raw_stream", None),
                                  (_core, "_compiling", None), (_core, "_TORCH_DTYPES", {}),
-                                 (_arrays, "_TORCH_TYPES", {}),
+                                 (_arrays, "_TORCH_TYPES", {}), (_core, "_tensor", _core._Unseen),
                                  (_core, "library", lambda: Lib())):
             monkeypatch.setattr(mod, name, value)
         ctx = types.SimpleNamespace(_h=0xC7, device=0)
@@ -582,3 +582,250 @@ def test_torch_capture_gets_torch_storage(faketorch, monkeypatch):
         redtune.sum(x)
     assert ei.value.code == C.RT_ECAPTURE
     assert [c[0] for c in calls] == ["reduce", "temp"]
+
+
+def test_torch_fast_path_takes_the_common_calls(faketorch, monkeypatch):
+    """Once torch has been seen, a plain torch.Tensor with no dim, stream or temp goes from
+    the shortcut (or reduce) straight to the library: _reduce and describe are not run."""
+    T = faketorch.torch.Tensor
+    x = T((1024,))
+    redtune.sum(x)                        # the first call sets the fast path up
+    del faketorch.calls[:]
+
+    def boom(*a, **k):
+        raise AssertionError("the general path ran")
+    monkeypatch.setattr(_core, "_reduce", boom)
+    monkeypatch.setattr(_core, "describe", boom)
+    r = redtune.sum(x)
+    assert faketorch.calls[-1] == (0xC7, C.RT_SUM, C.RT_F32, 0x1000, 1024, r.ptr, 0x5000)
+    assert r.shape == () and r.dtype == "torch.float32"
+    for op, code in (("max", C.RT_MAX), (C.RT_PROD, C.RT_PROD)):
+        r = redtune.reduce(x, op)
+        assert faketorch.calls[-1] == (0xC7, code, C.RT_F32, 0x1000, 1024, r.ptr, 0x5000)
+    r = redtune.argmin(T((8,), dtype="torch.uint64"))
+    buf = faketorch.made[-1]
+    assert buf.shape == (2,) and buf.dtype == "torch.int64" and r == ("element", buf, 1)
+    assert faketorch.calls[-1] == (0xC7, C.RT_ARGMIN, C.RT_U64, 0x1000, 8, buf.ptr, 0x5000)
+    out = T((), ptr=0x4242)
+    assert redtune.min(x, out=out) is out
+    assert faketorch.calls[-1] == (0xC7, C.RT_MIN, C.RT_F32, 0x1000, 1024, 0x4242, 0x5000)
+    pair = T((2,), dtype="torch.int64", ptr=0x4343)
+    assert redtune.reduce(x, "argmax", out=pair) is pair
+    assert faketorch.calls[-1] == (0xC7, C.RT_ARGMAX, C.RT_F32, 0x1000, 1024, 0x4343, 0x5000)
+    assert len(faketorch.calls) == 6
+
+
+def test_torch_fast_path_passes_refusals_on(faketorch):
+    """Every call the fast path does not take reaches the general path's checks, with their
+    messages, and nothing is enqueued."""
+    T = faketorch.torch.Tensor
+    redtune.sum(T((4,)))                  # the fast path set up
+    del faketorch.calls[:]
+    cases = [
+        (lambda: redtune.sum(T((4,), cuda=False)), TypeError,
+         r"^redtune.sum: x is on device 'cpu'; a CUDA tensor is expected$"),
+        (lambda: redtune.max(T((4,), dtype="torch.float16")), TypeError,
+         r"^redtune.max: x has dtype torch.float16; redtune reduces float32, float64, int32, "
+         r"uint32, int64 or uint64$"),
+        (lambda: redtune.reduce(T((4, 4), contig=False), "sum"), ValueError,
+         r"^redtune.reduce: x is not contiguous"),
+        (lambda: redtune.argmax(T((4,), layout="sparse_coo")), TypeError,
+         r"^redtune.argmax: x is a sparse_coo tensor"),
+        (lambda: redtune.sum(T((4,)), out=T((), device=1)), ValueError,
+         r"^redtune.sum: out is on device 1 and x on device 0$"),
+        (lambda: redtune.sum(T((4,)), out=T((), dtype="torch.float64")), ValueError,
+         r"^redtune.sum: out must hold 1 element of f32; it has 1 of f64$"),
+        (lambda: redtune.sum(T((4,)), out=T((2,))), ValueError,
+         r"^redtune.sum: out must hold 1 element of f32; it has 2 of f32$"),
+        (lambda: redtune.sum(T((4,)), out=T((), contig=False)), ValueError,
+         r"^redtune.sum: out is not contiguous"),
+        (lambda: redtune.argmin(T((4,)), out=T((2,))), ValueError,
+         r"^redtune.argmin: out for argmin/argmax must hold 2 int64"),
+        (lambda: redtune.reduce(T((4,)), True), ValueError, r"^redtune.reduce: op is True"),
+        (lambda: redtune.reduce(T((4,)), ["sum"]), ValueError,
+         r"^redtune.reduce: op is \['sum'\]"),
+        (lambda: redtune.reduce(T((4,)), C.RT_OP_COUNT), ValueError,
+         r"^redtune.reduce: op is %d" % C.RT_OP_COUNT),
+    ]
+    for call, exc, text in cases:
+        with pytest.raises(exc, match=text):
+            call()
+    assert faketorch.calls == []
+
+
+def test_torch_fast_path_opens_a_context_through_the_general_path(faketorch, monkeypatch):
+    """A device whose context is not open yet: the general path opens it, later calls take
+    the fast path with it."""
+    import types
+    opened = []
+
+    def fake_context(device, db):
+        opened.append(device)
+        return types.SimpleNamespace(_h=0xD0 + device, device=device)
+    monkeypatch.setattr(_core, "Context", fake_context)
+    monkeypatch.delitem(_core._contexts, 3, raising=False)
+    T = faketorch.torch.Tensor
+    x = T((16,), device=3)
+    r1, r2 = redtune.sum(x), redtune.sum(x)
+    assert opened == [3]
+    assert faketorch.calls == [(0xD3, C.RT_SUM, C.RT_F32, 0x1000, 16, r.ptr, 0x5003)
+                               for r in (r1, r2)]
+    monkeypatch.delitem(_core._contexts, 3)
+
+
+def test_the_word_prototype_delivers_every_argument(tmp_path):
+    """The fast paths call rt_reduce with every argument a pointer-sized word (_lib's
+    WORD_ABI): a C stand-in records what arrives, ints and 64-bit values alike."""
+    from redtune import _lib
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    if not cc or not _lib.WORD_ABI:
+        pytest.skip("no C compiler" if not cc else "not a word-ABI platform")
+    src = tmp_path / "stub.c"
+    src.write_text(
+        "void *g_h, *g_out, *g_stream; const void *g_x; int g_op, g_type;\n"
+        "unsigned long long g_n;\n"
+        "int rt_reduce(void *h, int op, int type, const void *x, unsigned long long n,\n"
+        "              void *out, void *stream)\n"
+        "{\n    g_h = h; g_op = op; g_type = type; g_x = x; g_n = n; g_out = out;\n"
+        "    g_stream = stream;\n    return op == -7 ? -3 : 0;\n}\n")
+    so = tmp_path / "libstub.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(so), str(src)], check=True)
+    lib = ctypes.CDLL(str(so))
+    fn = _lib.reduce_function(lib)
+    assert fn is not lib.rt_reduce
+    big = 0xFFFF_8000_1234_5678
+    assert fn(0x7F00_DEAD_BEE0, 5, 3, big, 1 << 40, 0x10, 0) == 0
+
+    def val(ty, name):
+        return ty.in_dll(lib, name).value
+    assert val(ctypes.c_void_p, "g_h") == 0x7F00_DEAD_BEE0
+    assert (val(ctypes.c_int, "g_op"), val(ctypes.c_int, "g_type")) == (5, 3)
+    assert val(ctypes.c_void_p, "g_x") == big
+    assert val(ctypes.c_ulonglong, "g_n") == 1 << 40
+    assert val(ctypes.c_void_p, "g_out") == 0x10 and val(ctypes.c_void_p, "g_stream") is None
+    assert fn(1, -7, 0, 0, 0, 0, 0) == -3      # a negative int arrives, the code comes back
+    assert val(ctypes.c_int, "g_op") == -7
+
+
+# ---------------------------------------------------------------- the CuPy fast path, faked
+
+class FakeCupy:
+    """A stand-in cupy module (what redtune reads) and library call."""
+
+    def __init__(self, monkeypatch):
+        import sys
+        import types
+        made = self.made = []
+        state = self.state = {"device": 0}
+
+        class ndarray:
+            def __init__(s, shape, dtype="<f4", ptr=0x2000, contig=True, device=0):
+                s.shape, s.ptr = tuple(shape), ptr
+                s.dtype = types.SimpleNamespace(str=dtype)
+                s.itemsize = int(dtype[2:])
+                s.flags = types.SimpleNamespace(c_contiguous=contig)
+                s.strides = tuple(s.itemsize * 2 for _ in shape)
+                s.device = types.SimpleNamespace(id=device)
+                s.data = types.SimpleNamespace(ptr=ptr)
+                s.size = 1
+                for d in shape:
+                    s.size *= d
+
+            def __getitem__(s, i):
+                return ("element", s, i)
+
+        def empty(shape, dtype="<f4"):
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            dt = dtype.str if hasattr(dtype, "str") else dtype
+            e = ndarray(shape, dt, ptr=0xA000 + 0x100 * len(made), device=state["device"])
+            made.append(e)
+            return e
+
+        class Device:
+            def __init__(s, i):
+                s.i = i
+
+            def __enter__(s):
+                s.old, state["device"] = state["device"], s.i
+
+            def __exit__(s, *a):
+                state["device"] = s.old
+
+        m = types.ModuleType("cupy")
+        m.ndarray, m.empty = ndarray, empty
+        m.cuda = types.SimpleNamespace(
+            runtime=types.SimpleNamespace(getDevice=lambda: state["device"]),
+            get_current_stream=lambda: types.SimpleNamespace(ptr=0x6000 + state["device"]),
+            Device=Device)
+        self.cupy = m
+        calls = self.calls = []
+
+        class Lib:
+            def rt_reduce(self, *args):
+                calls.append(args)
+                return 0
+
+        monkeypatch.setitem(sys.modules, "cupy", m)
+        monkeypatch.delitem(sys.modules, "torch", raising=False)
+        monkeypatch.setattr(_core, "_cparray", _core._Unseen)
+        monkeypatch.setattr(_core, "_cupy", None)
+        monkeypatch.setattr(_core, "library", lambda: Lib())
+        for dev in (0, 1):
+            monkeypatch.setitem(_core._contexts, dev, types.SimpleNamespace(_h=0xE0 + dev))
+
+
+def test_cupy_fast_path(monkeypatch):
+    fc = FakeCupy(monkeypatch)
+    A = fc.cupy.ndarray
+    x = A((64,))
+    r = redtune.sum(x)                    # the general path, which sets the fast one up
+    assert fc.calls == [(0xE0, C.RT_SUM, C.RT_F32, 0x2000, 64, r.ptr, 0x6000)]
+    assert r.shape == () and r.dtype.str == "<f4"
+
+    def boom(*a, **k):
+        raise AssertionError("the general path ran")
+    with monkeypatch.context() as m:
+        m.setattr(_core, "describe", boom)
+        m.setattr(_core, "_allocate", boom)
+        r = redtune.max(A((4, 8), dtype="<i8"))
+        assert fc.calls[-1] == (0xE0, C.RT_MAX, C.RT_I64, 0x2000, 32, r.ptr, 0x6000)
+        assert r.dtype.str == "<i8"
+        r = redtune.reduce(x, "argmin")
+        buf = fc.made[-1]
+        assert buf.shape == (2,) and buf.dtype.str == "<i8" and r == ("element", buf, 1)
+        assert fc.calls[-1] == (0xE0, C.RT_ARGMIN, C.RT_F32, 0x2000, 64, buf.ptr, 0x6000)
+        out = A((), ptr=0x4444)
+        assert redtune.prod(x, out=out) is out
+        assert fc.calls[-1] == (0xE0, C.RT_PROD, C.RT_F32, 0x2000, 64, 0x4444, 0x6000)
+    n = len(fc.calls)
+    # not on the current device: the general path, which switches to x's device
+    y = A((8,), device=1)
+    r = redtune.sum(y)
+    assert fc.calls[-1] == (0xE1, C.RT_SUM, C.RT_F32, 0x2000, 8, r.ptr, 0x6001)
+    assert r.device.id == 1 and fc.state["device"] == 0
+    # refusals, with the general path's messages, nothing enqueued
+    with pytest.raises(ValueError, match=r"^redtune.sum: x is not contiguous"):
+        redtune.sum(A((4, 4), contig=False))
+    with pytest.raises(TypeError, match=r"^redtune.min: x has dtype .*; redtune reduces"):
+        redtune.min(A((4,), dtype="<f2"))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out must hold 1 element of f32; it "
+                       r"has 1 of f64$"):
+        redtune.sum(x, out=A((), dtype="<f8"))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out is on device 1 and x on device 0$"):
+        redtune.sum(x, out=A((), device=1))
+    assert len(fc.calls) == n + 1
+
+
+def test_fast_paths_set_up_without_the_library(faketorch, monkeypatch):
+    """Meeting a framework's first array loads nothing: a refusal is the argument check's,
+    not the library's absence; the library is looked up at the first fast call."""
+    def no_library():
+        raise OSError("redtune: libredtune not found")
+    monkeypatch.setattr(_core, "library", no_library)
+    T = faketorch.torch.Tensor
+    with pytest.raises(ValueError, match=r"^redtune.prod: x is not contiguous"):
+        redtune.prod(T((4, 4), contig=False))
+    fc = FakeCupy(monkeypatch)
+    monkeypatch.setattr(_core, "library", no_library)
+    with pytest.raises(ValueError, match=r"^redtune.sum: x is not contiguous"):
+        redtune.sum(fc.cupy.ndarray((4, 4), contig=False))
