@@ -69,7 +69,8 @@ def render(header_name, ints, strs, enums):
     out.append('')
     out.append('ERROR_NAMES = {%s}' % ', '.join('%s: %r' % (n, n) for n in codes))
     for enum, table in (('rt_op', 'OPS'), ('rt_type', 'TYPES')):
-        members = [(n, v) for n, v in enums.get(enum, []) if not n.endswith('_COUNT')]
+        members = [(n, v) for n, v in enums.get(enum, [])
+                   if not n.endswith('_COUNT') and not n.endswith('_')]
         out.append('%s = {%s}' % (table, ', '.join('%r: %s' % (n[3:].lower(), n)
                                                    for n, _ in members)))
     return '\n'.join(out) + '\n'

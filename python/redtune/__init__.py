@@ -18,14 +18,15 @@ from ._lib import (Error, NoMemoryError, FileError, LuaError, CompileError, CUDA
                    KernelTimeoutError, KernelFaultError, CaptureError, error, library,
                    library_path)
 from ._core import (Context, UserOp, context, set_database, register_op, reduce, temp_bytes,
-                    sum, prod, min, max, argmin, argmax, reduce_offsets, reduce_keys, explain,
-                    stream_handle)
+                    sum, prod, min, max, argmin, argmax, amax, asum, sumsq, norm2, mean,
+                    var_mean, std_mean, reduce_offsets, reduce_keys, explain, stream_handle)
 
 __all__ = ["Error", "NoMemoryError", "FileError", "LuaError", "CompileError", "CUDAError",
            "DatabaseError", "NotFoundError", "InvalidArgumentError", "VerifyError",
            "KernelTimeoutError", "KernelFaultError", "CaptureError", "Context", "UserOp", "context",
            "set_database", "register_op", "reduce", "temp_bytes", "sum", "prod", "min", "max",
-           "argmin", "argmax", "reduce_offsets", "reduce_keys", "explain", "OPS", "TYPES",
+           "argmin", "argmax", "amax", "asum", "sumsq", "norm2", "mean", "var_mean", "std_mean",
+           "reduce_offsets", "reduce_keys", "explain", "OPS", "TYPES",
            "consts", "library", "library_path", "error", "stream_handle", "register_torch_ops",
            "__version__"]
 

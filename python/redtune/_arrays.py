@@ -15,20 +15,25 @@ from . import _consts as C
 # Element types by array-interface typestr (numpy's dtype.str). '=' and '|' are native order,
 # which is little-endian on every platform CUDA runs on.
 TYPESTR = {"<f4": C.RT_F32, "<f8": C.RT_F64, "<i4": C.RT_I32, "<u4": C.RT_U32,
-           "<i8": C.RT_I64, "<u8": C.RT_U64}
+           "<i8": C.RT_I64, "<u8": C.RT_U64, "<f2": C.RT_F16, "|i1": C.RT_I8, "|u1": C.RT_U8}
 for _k, _v in list(TYPESTR.items()):
     TYPESTR["=" + _k[1:]] = _v
 TYPE_TYPESTR = {C.RT_F32: "<f4", C.RT_F64: "<f8", C.RT_I32: "<i4", C.RT_U32: "<u4",
-                C.RT_I64: "<i8", C.RT_U64: "<u8"}
+                C.RT_I64: "<i8", C.RT_U64: "<u8", C.RT_F16: "<f2", C.RT_I8: "|i1",
+                C.RT_U8: "|u1"}
 TYPE_NAMES = {v: k for k, v in C.TYPES.items()}
-ITEMSIZE = {C.RT_F32: 4, C.RT_F64: 8, C.RT_I32: 4, C.RT_U32: 4, C.RT_I64: 8, C.RT_U64: 8}
-SUPPORTED = "float32, float64, int32, uint32, int64 or uint64"
+ITEMSIZE = {C.RT_F32: 4, C.RT_F64: 8, C.RT_I32: 4, C.RT_U32: 4, C.RT_I64: 8, C.RT_U64: 8,
+            C.RT_F16: 2, C.RT_BF16: 2, C.RT_I8: 1, C.RT_U8: 1}
+SUPPORTED = ("float32, float64, int32, uint32, int64, uint64, float16, bfloat16, int8 or "
+             "uint8")
 
 # DLPack (dlpack.h): device types and type codes.
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
-kDLInt, kDLUInt, kDLFloat = 0, 1, 2
+kDLInt, kDLUInt, kDLFloat, kDLBfloat = 0, 1, 2, 4
 DLPACK_TYPES = {(kDLFloat, 32): C.RT_F32, (kDLFloat, 64): C.RT_F64, (kDLInt, 32): C.RT_I32,
-                (kDLUInt, 32): C.RT_U32, (kDLInt, 64): C.RT_I64, (kDLUInt, 64): C.RT_U64}
+                (kDLUInt, 32): C.RT_U32, (kDLInt, 64): C.RT_I64, (kDLUInt, 64): C.RT_U64,
+                (kDLFloat, 16): C.RT_F16, (kDLBfloat, 16): C.RT_BF16, (kDLInt, 8): C.RT_I8,
+                (kDLUInt, 8): C.RT_U8}
 DLPACK_READ_ONLY = 1 << 0
 DEVICE_NAMES = {kDLCPU: "cpu", kDLCUDA: "cuda", kDLCUDAHost: "cuda_host (pinned host memory)",
                 kDLCUDAManaged: "cuda_managed"}
@@ -89,7 +94,9 @@ _TORCH_TYPES = {}
 def _torch_types(torch):
     if not _TORCH_TYPES:
         for name, rt in (("float32", C.RT_F32), ("float64", C.RT_F64), ("int32", C.RT_I32),
-                         ("uint32", C.RT_U32), ("int64", C.RT_I64), ("uint64", C.RT_U64)):
+                         ("uint32", C.RT_U32), ("int64", C.RT_I64), ("uint64", C.RT_U64),
+                         ("float16", C.RT_F16), ("bfloat16", C.RT_BF16), ("int8", C.RT_I8),
+                         ("uint8", C.RT_U8)):
             dt = getattr(torch, name, None)   # uint32/uint64 since PyTorch 2.3
             if dt is not None:
                 _TORCH_TYPES[dt] = rt
@@ -142,8 +149,8 @@ def from_cai(x, cai, name, what, framework=None):
                         % (what, name))
     rt = TYPESTR.get(typestr)
     if rt is None:
-        raise TypeError("%s: %s has typestr %r; redtune reduces %s (<f4 <f8 <i4 <u4 <i8 <u8)"
-                        % (what, name, typestr, SUPPORTED))
+        raise TypeError("%s: %s has typestr %r; redtune reduces %s "
+                        "(<f4 <f8 <i4 <u4 <i8 <u8 <f2 |i1 |u1)" % (what, name, typestr, SUPPORTED))
     size = _prod(shape)
     strides = cai.get("strides")
     if strides is not None:

@@ -8,6 +8,7 @@ import threading
 from . import _consts as C
 from . import _cuda
 from ._arrays import TYPE_NAMES, TYPE_TYPESTR, TYPESTR, ArrayInfo, describe, _prod
+from . import _types
 from ._lib import check, error, library, rt_op_desc
 
 
@@ -251,7 +252,9 @@ _TORCH_DTYPES = {}
 def _torch_dtype(torch, rtype):
     if not _TORCH_DTYPES:
         for rt, name in ((C.RT_F32, "float32"), (C.RT_F64, "float64"), (C.RT_I32, "int32"),
-                         (C.RT_U32, "uint32"), (C.RT_I64, "int64"), (C.RT_U64, "uint64")):
+                         (C.RT_U32, "uint32"), (C.RT_I64, "int64"), (C.RT_U64, "uint64"),
+                         (C.RT_F16, "float16"), (C.RT_BF16, "bfloat16"), (C.RT_I8, "int8"),
+                         (C.RT_U8, "uint8")):
             _TORCH_DTYPES[rt] = getattr(torch, name, None)
     return _TORCH_DTYPES[rtype]
 
@@ -320,6 +323,50 @@ def _out(out, device, rtype, count, what, stream, arg):
     return o
 
 
+_ACC_NAMES = {"float32": C.RT_F32, "float64": C.RT_F64, "int32": C.RT_I32, "int64": C.RT_I64,
+              "uint32": C.RT_U32, "uint64": C.RT_U64}
+
+
+def _acc_of(dtype, what):
+    """The rt_type of a dtype= argument: a torch dtype, a NumPy/CuPy dtype or its name, or
+    redtune's type name ("f64")."""
+    if dtype.__class__ is str:
+        if dtype in C.TYPES:
+            return C.TYPES[dtype]
+        if dtype in _ACC_NAMES:
+            return _ACC_NAMES[dtype]
+    else:
+        torch = _modules.get("torch")
+        tdt = getattr(torch, "dtype", None)
+        if tdt is not None and isinstance(dtype, tdt):
+            rt = _torch_types_of(torch).get(dtype)
+            if rt is not None:
+                return rt
+        st = getattr(dtype, "str", None)
+        if st is None and isinstance(dtype, type):
+            st = getattr(getattr(dtype, "dtype", None), "str", None)
+        if st in TYPESTR:
+            return TYPESTR[st]
+    raise TypeError("%s: dtype is %r; the accumulator and result type: float32, float64, "
+                    "int32, int64, uint32 or uint64 (a torch dtype, a NumPy dtype or a name)"
+                    % (what, dtype))
+
+
+def _torch_types_of(torch):
+    from ._arrays import _torch_types
+    return _torch_types(torch)
+
+
+def _spec(code, rtype, dtype, what):
+    """(spec, result type, values per result) of built-in 'code' over 'rtype' with dtype=
+    (the accumulator, which is also the result, as torch's dtype=)."""
+    acc = None if dtype is None else _acc_of(dtype, what)
+    try:
+        return _types.resolve(code, rtype, acc)
+    except ValueError as err:
+        raise TypeError("%s: %s" % (what, err)) from None
+
+
 def _wait_producer(info, device, work):
     """Order the work after the producer stream an array interface named."""
     if info.stream is not None and info.stream != work and not (
@@ -367,7 +414,7 @@ def _torch_compiling():
     return _compiling()
 
 
-def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None):
+def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None, dtype=None):
     """Reduce the CUDA array 'x' with 'op' ("sum", "prod", "min", "max", "argmin", "argmax",
     or a UserOp), asynchronously on 'stream' (default: the framework's current stream).
 
@@ -378,14 +425,15 @@ def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None):
     written to 'out' (for argmin/argmax: two int64, the value's bits then the index).
     'temp' gives the temporary storage (temp_bytes(x, op) bytes, 256-byte aligned) instead
     of the context's (rt_reduce_temp)."""
-    if type(x) is _tensor and dim is None and stream is None and temp is None and not keepdim:
+    if (type(x) is _tensor and dim is None and stream is None and temp is None and not keepdim
+            and dtype is None):
         cls = op.__class__
         code = _FAST_OPS.get(op) if cls is str or cls is int else None
         if code is not None:
             r = _torch_call(x, code, out)
             if r is not None:
                 return r
-    return _reduce(x, op, dim, keepdim, out, stream, temp, "redtune.reduce")
+    return _reduce(x, op, dim, keepdim, out, stream, temp, "redtune.reduce", dtype)
 
 
 _modules = sys.modules
@@ -408,6 +456,7 @@ _cparray = _Unseen   # cupy.ndarray
 _fast = None
 _strided = _int64 = None
 _ttypes = {}        # torch dtype -> rt_type
+_tres = {}          # (rt_op, rt_type) -> the torch dtype of its one-value result
 _tdevice = {}       # device ordinal -> torch.device("cuda", ordinal), made once
 _empty = _rt_reduce = None
 # The op codes the fast path takes from reduce(x, op): names and rt_op values.
@@ -431,6 +480,15 @@ def _torch_fast(torch):
     _current_stream(ArrayInfo(None, 0, (), None, 0, 0, "torch", 0))   # sets _raw_stream
     _torch_compiling()                                               # sets _compiling
     _strided, _int64, _ttypes, _tdevice = torch.strided, torch.int64, _torch_types(torch), {}
+    _tres.clear()
+    for dt, rt in _ttypes.items():
+        for code in C.OPS.values():
+            try:
+                spec, res, k = _types.resolve(code, rt)
+            except ValueError:
+                continue
+            if k == 1 and code not in ARG_OPS:
+                _tres[(code, rt)] = _torch_dtype(torch, res)
     _empty, _rt_reduce = torch.empty, _first_reduce
     _tensor = torch.Tensor
     _fast = True
@@ -458,7 +516,10 @@ def _torch_call(x, code, out):
         if d is None:
             d = _tdevice[dev] = x.device
         if code not in ARG_OPS:
-            result = _empty((), dtype=x.dtype, device=d)
+            rd = _tres.get((code, rt))
+            if rd is None:
+                return None
+            result = _empty((), dtype=rd, device=d)
             optr = result.data_ptr()
         else:
             buf = _empty(2, dtype=_int64, device=d)   # {value bits, index}
@@ -468,7 +529,7 @@ def _torch_call(x, code, out):
                 out.get_device() != dev or not out.is_contiguous()):
             return None
         if code not in ARG_OPS:
-            if out.dtype is not x.dtype or out.numel() != 1:
+            if out.dtype != _tres.get((code, rt)) or out.numel() != 1:
                 return None
         elif _ttypes.get(out.dtype) not in (C.RT_I64, C.RT_U64) or out.numel() != 2:
             return None
@@ -505,9 +566,16 @@ def _cupy_call(x, code, out):
     ctx = _contexts.get(dev)
     if ctx is None or _cupy[2]() != dev:
         return None
+    if code not in ARG_OPS:
+        try:
+            spec, res, k = _types.resolve(code, rt)
+        except ValueError:
+            return None
+        if k != 1 or spec != rt:
+            return None
     if out is None:
         if code not in ARG_OPS:
-            result = _cupy[1]((), dtype=x.dtype)
+            result = _cupy[1]((), dtype=TYPE_TYPESTR[res])
             optr = result.data.ptr
         else:
             buf = _cupy[1](2, dtype="<i8")   # {value bits, index}
@@ -518,7 +586,7 @@ def _cupy_call(x, code, out):
             return None
         ort = TYPESTR.get(out.dtype.str)
         if code not in ARG_OPS:
-            if ort != rt or out.size != 1:
+            if ort != res or out.size != 1:
                 return None
         elif ort not in (C.RT_I64, C.RT_U64) or out.size != 2:
             return None
@@ -535,8 +603,9 @@ def _fast_code(op):
     return _FAST_OPS.get(op) if cls is str or cls is int else None
 
 
-def _reduce(x, op, dim, keepdim, out, stream, temp, what):
-    if type(x) is _cparray and stream is None and temp is None and dim is None and not keepdim:
+def _reduce(x, op, dim, keepdim, out, stream, temp, what, dtype=None, raw_pair=False):
+    if (type(x) is _cparray and stream is None and temp is None and dim is None and not keepdim
+            and dtype is None and not raw_pair):
         code = _fast_code(op)
         if code is not None:
             r = _cupy_call(x, code, out)
@@ -545,14 +614,14 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
     torch = _modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
         if _torch_compiling():
-            return _torch_route(x, op, dim, keepdim, out, stream, temp, what)
+            return _torch_route(x, op, dim, keepdim, out, stream, temp, what, dtype)
         # The calls try _torch_call before coming here for a torch.Tensor once torch has
         # been seen: try it for the first tensor and for subclasses (torch.nn.Parameter).
         fresh = _fast is None or _tensor is not torch.Tensor
         if fresh:
             _torch_fast(torch)
         if ((fresh or type(x) is not _tensor) and stream is None and temp is None and
-                dim is None and not keepdim):
+                dim is None and not keepdim and dtype is None and not raw_pair):
             code = _fast_code(op)
             if code is not None:
                 r = _torch_call(x, code, out)
@@ -564,12 +633,15 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
             _cupy_fast(cupy)    # the first CuPy array
             code = _fast_code(op)
             if (code is not None and stream is None and temp is None and dim is None and
-                    not keepdim):
+                    not keepdim and dtype is None and not raw_pair):
                 r = _cupy_call(x, code, out)
                 if r is not None:
                     return r
     if isinstance(op, UserOp):
         code, uop = None, op
+        if dtype is not None:
+            raise ValueError("%s: dtype= is for the built-in operators; a UserOp reduces its "
+                             "own type" % what)
     else:
         code, name = _builtin_op(op, what)
         uop = None
@@ -581,6 +653,9 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
     if uop is not None and uop.rt_type != rtype:
         raise TypeError("%s: x has dtype %s and operator %r reduces %s"
                         % (what, TYPE_NAMES[rtype], uop.name, uop.type))
+    spec, res, k = rtype, rtype, 1
+    if uop is None:
+        spec, res, k = _spec(code, rtype, dtype, what)
     shape = _dims(dim, info.shape, keepdim, what) if (dim is not None or keepdim) else ()
     device = info.device
     if device is None:
@@ -588,13 +663,16 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
     arg = code in ARG_OPS
     work = s if s is not None else _current_stream(info)
     if out is not None:
-        o = _out(out, device, rtype, 1, what, work, arg)
+        o = _out(out, device, res, k, what, work, arg)
         result, optr = out, o.ptr
     elif arg:
         buf, optr = _allocate(info, shape + (2,), C.RT_I64, what, work)
         result = buf[..., 1]
+    elif k == 2:
+        buf, optr = _allocate(info, shape + (2,), res, what, work)
+        result = buf if raw_pair else (buf[..., 0], buf[..., 1])
     else:
-        result, optr = _allocate(info, shape, rtype, what, work)
+        result, optr = _allocate(info, shape, res, what, work)
     ctx = _contexts.get(device) or context(device)
     if uop is not None:
         code = ctx.op_handle(uop)
@@ -602,12 +680,12 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what):
         _wait_producer(info, device, work)
     lib = library()
     if temp is None:
-        rc = lib.rt_reduce(ctx._h, code, rtype, info.ptr, info.size, optr, work)
+        rc = lib.rt_reduce(ctx._h, code, spec, info.ptr, info.size, optr, work)
         if rc == C.RT_ECAPTURE and info.framework == "torch":
-            rc = _capture_retry(ctx, code, rtype, info.ptr, info.size, optr, work, info.obj)
+            rc = _capture_retry(ctx, code, spec, info.ptr, info.size, optr, work, info.obj)
     else:
         t = _raw(temp, "temp", what, device)
-        rc = lib.rt_reduce_temp(ctx._h, code, rtype, info.ptr, info.size, optr, t[0], t[1],
+        rc = lib.rt_reduce_temp(ctx._h, code, spec, info.ptr, info.size, optr, t[0], t[1],
                                 work)
     if rc != 0:
         check(rc, ctx._h)
@@ -669,11 +747,12 @@ def _contiguous(shape):
     return contiguous_strides(shape)
 
 
-def _torch_route(x, op, dim, keepdim, out, stream, temp, what):
+def _torch_route(x, op, dim, keepdim, out, stream, temp, what, dtype=None):
     """Inside torch.compile: the custom op, which the graph records (no graph break)."""
-    if isinstance(op, UserOp) or out is not None or stream is not None or temp is not None:
+    if (isinstance(op, UserOp) or out is not None or stream is not None or temp is not None
+            or dtype is not None):
         raise NotImplementedError("%s under torch.compile: a built-in op with no out=, "
-                                  "stream= or temp= (they are eager-mode only)" % what)
+                                  "stream=, temp= or dtype= (they are eager-mode only)" % what)
     torch = sys.modules["torch"]
     name = _builtin_op(op, what)[1]
     if not _torch_registered():
@@ -681,6 +760,10 @@ def _torch_route(x, op, dim, keepdim, out, stream, temp, what):
                            "import torch before redtune, or call redtune.register_torch_ops() "
                            "before compiling (it needs PyTorch 2.4+)" % what)
     r = torch.ops.redtune.reduce(x, name)
+    if r.dim() == 1:   # var/std_mean: the pair
+        if dim is not None or keepdim:
+            r = r.reshape(_dims(dim, tuple(x.shape), keepdim, what) + (2,))
+        return r[..., 0], r[..., 1]
     if dim is not None or keepdim:
         r = r.reshape(_dims(dim, tuple(x.shape), keepdim, what))
     return r
@@ -698,22 +781,24 @@ def temp_bytes(x, op):
     return context(dev).temp_bytes(op, info.type, info.size)
 
 
-def sum(x, dim=None, keepdim=False, out=None, stream=None):
-    """The sum of x's elements (integer sums wrap modulo 2^bits, as the library's)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+def sum(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
+    """The sum of x's elements (integer sums wrap modulo 2^bits of the accumulator, as the
+    library's): float16/bfloat16 accumulate in float32, int8 in int32, uint8 in uint32, and
+    the result has the accumulator's type; dtype= chooses another accumulator (float64)."""
+    if type(x) is _tensor and dim is None and stream is None and not keepdim and dtype is None:
         r = _torch_call(x, C.RT_SUM, out)
         if r is not None:
             return r
-    return _reduce(x, C.RT_SUM, dim, keepdim, out, stream, None, "redtune.sum")
+    return _reduce(x, C.RT_SUM, dim, keepdim, out, stream, None, "redtune.sum", dtype)
 
 
-def prod(x, dim=None, keepdim=False, out=None, stream=None):
-    """The product of x's elements (integer products wrap)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
+def prod(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
+    """The product of x's elements (integer products wrap; accumulator as sum)."""
+    if type(x) is _tensor and dim is None and stream is None and not keepdim and dtype is None:
         r = _torch_call(x, C.RT_PROD, out)
         if r is not None:
             return r
-    return _reduce(x, C.RT_PROD, dim, keepdim, out, stream, None, "redtune.prod")
+    return _reduce(x, C.RT_PROD, dim, keepdim, out, stream, None, "redtune.prod", dtype)
 
 
 def min(x, dim=None, keepdim=False, out=None, stream=None):
@@ -750,6 +835,64 @@ def argmax(x, dim=None, keepdim=False, out=None, stream=None):
         if r is not None:
             return r
     return _reduce(x, C.RT_ARGMAX, dim, keepdim, out, stream, None, "redtune.argmax")
+
+
+def _shortcut(x, code, dim, keepdim, out, stream, dtype, what):
+    if (type(x) is _tensor and dim is None and stream is None and not keepdim and
+            dtype is None):
+        r = _torch_call(x, code, out)
+        if r is not None:
+            return r
+    return _reduce(x, code, dim, keepdim, out, stream, None, what, dtype)
+
+
+def amax(x, dim=None, keepdim=False, out=None, stream=None):
+    """The greatest |x| of a float array, in x's dtype (the FP8/INT8 scaling reduction; NaN
+    ignored unless every element is NaN; 0 for an empty array)."""
+    return _shortcut(x, C.RT_AMAX, dim, keepdim, out, stream, None, "redtune.amax")
+
+
+def asum(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
+    """The sum of |x| of a float array, accumulated in float32 for float16/bfloat16 (or
+    dtype=)."""
+    return _shortcut(x, C.RT_ASUM, dim, keepdim, out, stream, dtype, "redtune.asum")
+
+
+def sumsq(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
+    """The sum of x*x of a float array in one pass (accumulator as asum)."""
+    return _shortcut(x, C.RT_SUMSQ, dim, keepdim, out, stream, dtype, "redtune.sumsq")
+
+
+def norm2(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
+    """The Euclidean norm sqrt(sum(x*x)) of a float array in one pass, in the accumulator
+    (float32 for float16/bfloat16, or dtype=), as torch.linalg.vector_norm."""
+    return _shortcut(x, C.RT_NORM2, dim, keepdim, out, stream, dtype, "redtune.norm2")
+
+
+def mean(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
+    """The mean, in the accumulator (float32 for float16/bfloat16; float64 for integer
+    arrays); NaN for an empty array."""
+    return _shortcut(x, C.RT_MEAN, dim, keepdim, out, stream, dtype, "redtune.mean")
+
+
+def _correction(correction, what):
+    if correction.__class__ is not int or correction not in (0, 1):
+        raise ValueError("%s: correction is %r; 0 (population) or 1 (sample, the default as "
+                         "torch's)" % (what, correction))
+    return correction
+
+
+def var_mean(x, dim=None, keepdim=False, correction=1, out=None, stream=None, dtype=None):
+    """(variance, mean) in one pass (Chan's pairwise merge), as torch.var_mean: correction=1
+    divides by n - 1, correction=0 by n. With out=, one array of two values {var, mean}."""
+    code = C.RT_VAR_MEAN_SAMPLE if _correction(correction, "redtune.var_mean") else C.RT_VAR_MEAN
+    return _reduce(x, code, dim, keepdim, out, stream, None, "redtune.var_mean", dtype)
+
+
+def std_mean(x, dim=None, keepdim=False, correction=1, out=None, stream=None, dtype=None):
+    """(standard deviation, mean) in one pass, as torch.std_mean."""
+    code = C.RT_STD_MEAN_SAMPLE if _correction(correction, "redtune.std_mean") else C.RT_STD_MEAN
+    return _reduce(x, code, dim, keepdim, out, stream, None, "redtune.std_mean", dtype)
 
 
 # ---------------------------------------------------------------- segmented
@@ -804,15 +947,21 @@ def _segmented(what, x, seg, segname, op, out, stream, validate, nseg, layout):
         raise ValueError("%s: %s is on device %d and x on device %d"
                          % (what, segname, sdev, device))
     arg = code in ARG_OPS
+    spec, res, k = rtype, rtype, 1
+    if uop is None:
+        spec, res, k = _spec(code, rtype, None, what)
     work = s if s is not None else _current_stream(info)
     if out is not None:
-        o = _out(out, device, rtype, nseg, what, work, arg)
+        o = _out(out, device, res, nseg * k, what, work, arg)
         result, optr = out, o.ptr
     elif arg:
         buf, optr = _allocate(info, (nseg, 2), C.RT_I64, what, work)
         result = buf[:, 1]
+    elif k == 2:
+        buf, optr = _allocate(info, (nseg, 2), res, what, work)
+        result = buf[:, 0], buf[:, 1]
     else:
-        result, optr = _allocate(info, (nseg,), rtype, what, work)
+        result, optr = _allocate(info, (nseg,), res, what, work)
     ctx = context(device)
     if uop is not None:
         code = ctx.op_handle(uop)
@@ -821,10 +970,10 @@ def _segmented(what, x, seg, segname, op, out, stream, validate, nseg, layout):
             _wait_producer(i, device, work)
     lib = library()
     if layout == C.RT_LAYOUT_OFFSETS:
-        rc = lib.rt_reduce_offsets(ctx._h, code, rtype, info.ptr, info.size, sinfo.ptr, nseg,
+        rc = lib.rt_reduce_offsets(ctx._h, code, spec, info.ptr, info.size, sinfo.ptr, nseg,
                                    optr, work, flags)
     else:
-        rc = lib.rt_reduce_keys(ctx._h, code, rtype, info.ptr, sinfo.ptr, info.size, nseg,
+        rc = lib.rt_reduce_keys(ctx._h, code, spec, info.ptr, sinfo.ptr, info.size, nseg,
                                 optr, work, flags)
     if rc != 0:
         check(rc, ctx._h)

@@ -26,14 +26,21 @@ def register(torch):
 
         @lib.custom_op("redtune::reduce", mutates_args=())
         def reduce_op(x: torch.Tensor, op: str) -> torch.Tensor:
-            r = _core._reduce(x, op, None, False, None, None, None, "torch.ops.redtune.reduce")
+            r = _core._reduce(x, op, None, False, None, None, None, "torch.ops.redtune.reduce",
+                              raw_pair=True)
             # argmin/argmax give a view of a {value, index} pair: the graph wants a tensor
             # of its own (a custom op's output may not be a view).
             return r.clone() if op in ARG_NAMES else r
 
         @reduce_op.register_fake
         def _(x, op):
-            return x.new_empty((), dtype=torch.int64 if op in ARG_NAMES else x.dtype)
+            if op in ARG_NAMES:
+                return x.new_empty((), dtype=torch.int64)
+            from . import _arrays, _types
+            from . import _consts as C
+            rt = _arrays._torch_types(torch)[x.dtype]
+            spec, res, k = _types.resolve(C.OPS[op], rt)
+            return x.new_empty(() if k == 1 else (2,), dtype=_core._torch_dtype(torch, res))
 
         _done = True
         return True

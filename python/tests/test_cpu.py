@@ -185,9 +185,9 @@ def test_cai_is_read():
 
 
 @pytest.mark.parametrize("obj, exc, text", [
-    (CAI(typestr="<f2"), TypeError,
-     "t: x has typestr '<f2'; redtune reduces float32, float64, int32, uint32, int64 or uint64"
-     " (<f4 <f8 <i4 <u4 <i8 <u8)"),
+    (CAI(typestr="<c8"), TypeError,
+     "t: x has typestr '<c8'; redtune reduces float32, float64, int32, uint32, int64, uint64, "
+     "float16, bfloat16, int8 or uint8 (<f4 <f8 <i4 <u4 <i8 <u8 <f2 |i1 |u1)"),
     (CAI(typestr=">f4"), TypeError, "t: x has typestr '>f4'"),
     (CAI(strides=(6,)), ValueError,
      "t: x has strides (6,) that are no whole number of 4-byte elements for shape (10,)"),
@@ -246,8 +246,8 @@ def test_dlpack_strides_and_read_only():
     (DLPack(device=(1, 0)), "t: x is on DLPack device cpu; a CUDA device array is expected"),
     (DLPack(device=(3, 0)), "t: x is on DLPack device cuda_host (pinned host memory); a CUDA "
      "device array is expected"),
-    (DLPack(bits=16), "t: x has DLPack dtype (code 2, 16 bits, 1 lanes); redtune reduces "
-     "float32, float64, int32, uint32, int64 or uint64"),
+    (DLPack(bits=8), "t: x has DLPack dtype (code 2, 8 bits, 1 lanes); redtune reduces "
+     "float32, float64, int32, uint32, int64, uint64, float16, bfloat16, int8 or uint8"),
     (DLPack(major=2), "t: x is a DLPack 2.0 tensor; this reader knows major version 1"),
 ])
 def test_bad_dlpack_is_refused(obj, text):
@@ -307,11 +307,12 @@ def test_a_valid_call_reaches_the_library():
 
 def test_ops_and_dims():
     x = DLPack(shape=(4, 5))
-    with pytest.raises(ValueError, match=r"^redtune.reduce: op is 'mean'; one of sum, prod, "
-                       r"min, max, argmin, argmax, or a redtune.UserOp$"):
-        redtune.reduce(x, "mean")
-    with pytest.raises(ValueError, match=r"op is 6"):
-        redtune.reduce(x, 6)
+    with pytest.raises(ValueError, match=r"^redtune.reduce: op is 'median'; one of sum, prod, "
+                       r"min, max, argmin, argmax, amax, asum, sumsq, norm2, mean, var_mean, "
+                       r"var_mean_sample, std_mean, std_mean_sample, or a redtune.UserOp$"):
+        redtune.reduce(x, "median")
+    with pytest.raises(ValueError, match=r"op is 15"):
+        redtune.reduce(x, 15)
     with pytest.raises(NotImplementedError) as ei:
         redtune.sum(x, dim=1)
     assert str(ei.value) == (
@@ -340,8 +341,8 @@ def test_user_op_type_must_match():
 
 
 def test_register_op_arguments():
-    with pytest.raises(ValueError, match=r"type is 'f16'"):
-        redtune.register_op(name="a", type="f16", identity="0", combine="return a;",
+    with pytest.raises(ValueError, match=r"type is 'f8'"):
+        redtune.register_op(name="a", type="f8", identity="0", combine="return a;",
                             commutative=True)
     with pytest.raises(TypeError, match=r"^redtune.register_op: missing combine, commutative$"):
         redtune.register_op(dict(name="a", type="f32", identity="0"))
@@ -423,7 +424,8 @@ class FakeTorch:
         import types
         t = types.ModuleType("torch")
         t.strided, t.sparse_coo = "strided", "sparse_coo"
-        for name in ("float32", "float64", "int32", "uint32", "int64", "uint64", "float16"):
+        for name in ("float32", "float64", "int32", "uint32", "int64", "uint64", "float16",
+                     "bfloat16", "int8", "uint8"):
             setattr(t, name, "torch." + name)
         made = self.made = []
 
@@ -502,6 +504,71 @@ def test_torch_fast_path_wiring(faketorch):
     assert faketorch.calls[-1] == (0xC7, C.RT_ARGMAX, C.RT_I64, 0x1000, 32, buf.ptr, 0x5000)
 
 
+def test_types_and_fused_ops_wiring(faketorch):
+    """The result type and the spec of the new types and operators (docs/types.md): a bf16
+    sum gives float32 and passes the plain type; dtype= passes RT_ACC's spec; var_mean gives
+    the pair as two views of one {var, mean} buffer; undefined pairs are refused before
+    anything is enqueued."""
+    T = faketorch.torch.Tensor
+    x = T((1024,), dtype="torch.bfloat16")
+    r = redtune.sum(x)
+    assert r.dtype == "torch.float32"
+    assert faketorch.calls[-1] == (0xC7, C.RT_SUM, C.RT_BF16, 0x1000, 1024, r.ptr, 0x5000)
+    r = redtune.sum(x)                       # the fast path, once set up
+    assert r.dtype == "torch.float32" and faketorch.calls[-1][2] == C.RT_BF16
+    r = redtune.sum(x, dtype="float64")
+    assert r.dtype == "torch.float64"
+    assert faketorch.calls[-1][1:3] == (C.RT_SUM, C.RT_BF16 | ((C.RT_F64 + 1) << 8))
+    assert redtune.amax(x).dtype == "torch.bfloat16"
+    assert redtune.norm2(T((8,), dtype="torch.float16")).dtype == "torch.float32"
+    assert redtune.mean(T((8,), dtype="torch.int8")).dtype == "torch.float64"
+    assert faketorch.calls[-1][1:3] == (C.RT_MEAN, C.RT_I8)
+    v, m = redtune.var_mean(T((8,)))
+    buf = faketorch.made[-1]
+    assert buf.shape == (2,) and buf.dtype == "torch.float32"
+    assert v == ("element", buf, (Ellipsis, 0)) and m == ("element", buf, (Ellipsis, 1))
+    assert faketorch.calls[-1][1:3] == (C.RT_VAR_MEAN_SAMPLE, C.RT_F32)
+    redtune.std_mean(T((8,)), correction=0)
+    assert faketorch.calls[-1][1] == C.RT_STD_MEAN
+    n = len(faketorch.calls)
+    with pytest.raises(TypeError, match=r"^redtune.var_mean: var_mean_sample of i8 is not "
+                       r"defined: var_mean_sample takes f16, bf16, f32, f64$"):
+        redtune.var_mean(T((8,), dtype="torch.int8"))
+    with pytest.raises(TypeError, match=r"^redtune.max: x has dtype"):
+        redtune.max(T((8,), dtype="torch.complex64"))
+    with pytest.raises(TypeError, match=r"^redtune.sum: sum of f64 accumulating in f32 is not "
+                       r"defined$"):
+        redtune.sum(T((8,), dtype="torch.float64"), dtype="f32")
+    with pytest.raises(TypeError, match=r"^redtune.reduce: min of bf16 accumulating in f32 is "
+                       r"not defined: min keeps the element type$"):
+        redtune.reduce(x, "min", dtype="f32")
+    with pytest.raises(TypeError, match=r"^redtune.sum: dtype is 'f128'"):
+        redtune.sum(x, dtype="f128")
+    with pytest.raises(ValueError, match=r"^redtune.var_mean: correction is 2; 0 "):
+        redtune.var_mean(x, correction=2)
+    with pytest.raises(ValueError, match=r"^redtune.sum: out must hold 1 element of f32; it "
+                       r"has 1 of bf16$"):
+        redtune.sum(x, out=T((), dtype="torch.bfloat16"))
+    assert len(faketorch.calls) == n
+
+
+def test_types_table():
+    from redtune import _types
+    R = _types.resolve
+    assert R(C.RT_SUM, C.RT_F16) == (C.RT_F16, C.RT_F32, 1)
+    assert R(C.RT_SUM, C.RT_U8) == (C.RT_U8, C.RT_U32, 1)
+    assert R(C.RT_SUM, C.RT_I8, C.RT_I64) == (C.RT_I8 | ((C.RT_I64 + 1) << 8), C.RT_I64, 1)
+    assert R(C.RT_SUM, C.RT_F32, C.RT_F32) == (C.RT_F32, C.RT_F32, 1)
+    assert R(C.RT_MEAN, C.RT_I32) == (C.RT_I32, C.RT_F64, 1)
+    assert R(C.RT_MEAN, C.RT_U64) == (C.RT_U64, C.RT_F64, 1)
+    assert R(C.RT_VAR_MEAN, C.RT_BF16) == (C.RT_BF16, C.RT_F32, 2)
+    assert R(C.RT_ARGMAX, C.RT_F16) == (C.RT_F16, C.RT_F16, 1)
+    assert R(C.RT_AMAX, C.RT_F64) == (C.RT_F64, C.RT_F64, 1)
+    for op, t in ((C.RT_AMAX, C.RT_I32), (C.RT_NORM2, C.RT_U8), (C.RT_VAR_MEAN, C.RT_U8)):
+        with pytest.raises(ValueError):
+            R(op, t)
+
+
 def test_torch_general_path_wiring(faketorch):
     T = faketorch.torch.Tensor
     x = T((1, 100), dtype="torch.uint32")
@@ -518,9 +585,10 @@ def test_torch_refusals(faketorch):
     with pytest.raises(TypeError, match=r"^redtune.sum: x is on device 'cpu'; a CUDA tensor is "
                        r"expected$"):
         redtune.sum(T((4,), cuda=False))
-    with pytest.raises(TypeError, match=r"^redtune.sum: x has dtype torch.float16; redtune "
-                       r"reduces float32, float64, int32, uint32, int64 or uint64$"):
-        redtune.sum(T((4,), dtype="torch.float16"))
+    with pytest.raises(TypeError, match=r"^redtune.sum: x has dtype torch.complex64; redtune "
+                       r"reduces float32, float64, int32, uint32, int64, uint64, float16, "
+                       r"bfloat16, int8 or uint8$"):
+        redtune.sum(T((4,), dtype="torch.complex64"))
     with pytest.raises(ValueError, match=r"^redtune.prod: x is not contiguous"):
         redtune.prod(T((4, 4), contig=False))
     with pytest.raises(TypeError, match=r"^redtune.sum: x is a sparse_coo tensor"):
@@ -536,7 +604,7 @@ def test_torch_compile_routes_to_the_custom_op(faketorch):
                        r"torch.ops.redtune.reduce is not defined"):
         redtune.sum(faketorch.torch.Tensor((4,)))
     with pytest.raises(NotImplementedError, match=r"^redtune.sum under torch.compile: a "
-                       r"built-in op with no out=, stream= or temp="):
+                       r"built-in op with no out=, stream=, temp= or dtype="):
         redtune.sum(faketorch.torch.Tensor((4,)), stream=3)
 
 
@@ -624,9 +692,9 @@ def test_torch_fast_path_passes_refusals_on(faketorch):
     cases = [
         (lambda: redtune.sum(T((4,), cuda=False)), TypeError,
          r"^redtune.sum: x is on device 'cpu'; a CUDA tensor is expected$"),
-        (lambda: redtune.max(T((4,), dtype="torch.float16")), TypeError,
-         r"^redtune.max: x has dtype torch.float16; redtune reduces float32, float64, int32, "
-         r"uint32, int64 or uint64$"),
+        (lambda: redtune.max(T((4,), dtype="torch.complex64")), TypeError,
+         r"^redtune.max: x has dtype torch.complex64; redtune reduces float32, float64, int32, "
+         r"uint32, int64, uint64, float16, bfloat16, int8 or uint8$"),
         (lambda: redtune.reduce(T((4, 4), contig=False), "sum"), ValueError,
          r"^redtune.reduce: x is not contiguous"),
         (lambda: redtune.argmax(T((4,), layout="sparse_coo")), TypeError,
@@ -807,7 +875,7 @@ def test_cupy_fast_path(monkeypatch):
     with pytest.raises(ValueError, match=r"^redtune.sum: x is not contiguous"):
         redtune.sum(A((4, 4), contig=False))
     with pytest.raises(TypeError, match=r"^redtune.min: x has dtype .*; redtune reduces"):
-        redtune.min(A((4,), dtype="<f2"))
+        redtune.min(A((4,), dtype="<c8"))
     with pytest.raises(ValueError, match=r"^redtune.sum: out must hold 1 element of f32; it "
                        r"has 1 of f64$"):
         redtune.sum(x, out=A((), dtype="<f8"))
