@@ -467,3 +467,57 @@ def test_cuda_graph_torch():
         assert torch.equal(got_seg, want[2]), i
         if custom:
             assert got[2].item() == want[3].item() == x.max().item(), i
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 1000, (1 << 20) + 3])
+def test_types_and_fused_ops_torch(dtype, n):
+    """The new types and fused operators (docs/types.md) against torch's own, computed in
+    float64 from the same elements: sums in f32 within n * 2^-23 * sum|x| (f64: 2^-50), amax
+    and argmax exact, var_mean against the two-pass f64 reference."""
+    torch = _torch()
+    g = torch.Generator(device="cuda").manual_seed(n)
+    x = (torch.rand(n, device="cuda", generator=g) * 8 - 4).to(getattr(torch, dtype))
+    x64 = x.double()
+    eps = 2.0 ** -50 if dtype == "float64" else 2.0 ** -23
+    tol = lambda ref: 4 * n * eps * ref + 1e-300   # noqa: E731
+    acc = torch.float64 if dtype == "float64" else torch.float32
+    s = redtune.sum(x)
+    assert s.dtype == acc
+    assert abs(s.item() - x64.sum().item()) <= tol(x64.abs().sum().item())
+    assert redtune.asum(x).item() == pytest.approx(x64.abs().sum().item(),
+                                                  abs=tol(x64.abs().sum().item()))
+    ss = x64.square().sum().item()
+    assert abs(redtune.sumsq(x).item() - ss) <= tol(ss)
+    assert abs(redtune.norm2(x).item() - ss ** 0.5) <= tol(ss) ** 0.5 + tol(ss ** 0.5)
+    assert redtune.amax(x).item() == x.abs().max().item()
+    assert redtune.amax(x).dtype == x.dtype
+    assert redtune.argmax(x).item() == torch.argmax(x64).item() or (
+        x64[redtune.argmax(x)].item() == x64.max().item())
+    assert abs(redtune.mean(x).item() - x64.mean().item()) <= tol(x64.abs().mean().item())
+    if n > 1:
+        v, m = redtune.var_mean(x)
+        rv, rm = torch.var_mean(x64)
+        assert abs(m.item() - rm.item()) <= tol(x64.abs().mean().item())
+        assert abs(v.item() - rv.item()) <= 64 * eps * rv.item() * max(1.0, (rm.item() ** 2) / rv.item())
+        sd, _ = redtune.std_mean(x, correction=0)
+        assert abs(sd.item() - torch.std(x64, correction=0).item()) <= 1e-3 * sd.item() + 1e-12
+    if dtype in ("float16", "bfloat16"):
+        # f32 accumulation: no overflow where the half type would overflow (f16: 65504)
+        big = torch.full((4096,), 60000.0 if dtype == "float16" else 3e38,
+                         device="cuda").to(x.dtype)
+        assert redtune.sum(big).item() == pytest.approx(big.double().sum().item(), rel=1e-6) \
+            or dtype == "bfloat16"
+        assert redtune.sum(x, dtype=torch.float64).dtype == torch.float64
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_narrow_integers_torch(dtype):
+    torch = _torch()
+    x = torch.randint(-128 if dtype == "int8" else 0, 128 if dtype == "int8" else 256,
+                      (100_003,), device="cuda", dtype=getattr(torch, dtype))
+    assert redtune.sum(x).item() == int(x.long().sum().item())
+    assert redtune.min(x).item() == x.min().item()
+    assert redtune.max(x).dtype == x.dtype
+    assert redtune.mean(x).item() == pytest.approx(x.double().mean().item(), rel=1e-12)
+    assert redtune.sum(x, dtype=torch.int64).item() == int(x.long().sum().item())
