@@ -4,7 +4,8 @@
  * read yardstick, the CSV and table helpers, and the verification of a flat result.
  *
  * The modes, one file each: flat.cu (redtune's pick against cub::DeviceReduce), seg.cu
- * (--segmented keys|offsets), paper_seg.cu (--paper-seg), api_check.cu (--api); seg_cases.cu
+ * (--segmented keys|offsets), paper_seg.cu (--paper-seg), api_check.cu (--api), types.cu
+ * (--type-cases); seg_cases.cu
  * holds the segmented cases, checks and CUB calls of the two segmented modes; main.cu picks
  * the mode.
  */
@@ -57,6 +58,7 @@ struct options {
     std::vector<int> paper_m;               /* N = m * 2^20 */
     std::vector<std::string> paper_configs; /* "family[:label] NAME=V ..." */
     bool api = false;                       /* --api: libredtune's checks (api_check.cu) */
+    bool type_cases = false;                /* --type-cases: issue 15's cases (types.cu) */
 };
 
 /* The options of argv, defaults filled in; --help and usage errors exit here. */
@@ -162,5 +164,6 @@ int flat_main(const options &o);        /* flat.cu */
 int seg_main(const options &o);         /* seg.cu: --segmented keys|offsets */
 int paper_main(const options &o);       /* paper_seg.cu: --paper-seg */
 int api_main(const options &o);         /* api_check.cu: --api */
+int types_main(const options &o);       /* types.cu: --type-cases */
 
 #endif

@@ -18,6 +18,8 @@ const char USAGE[] =
     "       redtune_bench --db FILE --segmented keys|offsets [--profiles LIST] [options above]\n"
     "       redtune_bench --paper-seg [--db FILE] [--paper-m LIST] [--paper-config SPEC ...]\n"
     "                     [--profiles LIST] [options above]\n"
+    "       redtune_bench --db FILE --type-cases [--ops LIST] [--types LIST] [--sizes LIST]\n"
+    "                     [--regimes LIST] [--reps N] [--csv FILE] [--seed S]\n"
     "\n"
     "Times the kernel libredtune picks from --db (rt_reduce, as an application runs it) against\n"
     "cub::DeviceReduce and the read-bandwidth limit, side by side, on one GPU (docs/bench.md).\n"
@@ -43,6 +45,13 @@ const char USAGE[] =
     "  --spin-cycles N  hot regime: cycles of rt_spin before the start event (default 20000, the\n"
     "                   tuner's; a diagnostic: a larger value shows whether a launch sequence's\n"
     "                   host work outlasts the spin)\n"
+    "\n"
+    "Types and fused operators (docs/bench.md, \"Types and fused operators\"):\n"
+    "  --type-cases     issue 15's cases, cold: sum bf16->f32 (2^28, 2^20), amax bf16 (2^28),\n"
+    "                   norm2 f16 and bf16 (2^24), var_mean f32 (population; 2^26), sumsq f32\n"
+    "                   and argmax f32 (2^26): rt_reduce against CUB's TransformReduce / ArgMax\n"
+    "                   (none for var_mean) and the read limit; --ops, --types (any names) and\n"
+    "                   --sizes choose among them; at least 20 repetitions\n"
     "\n"
     "Segmented (docs/bench.md, \"Segmented\"):\n"
     "  --segmented L    keys: rt_reduce_keys (the library's pick for n and the mean segment\n"
@@ -115,6 +124,7 @@ const char *need_arg(int argc, char **argv, int *i)
 options parse_args(int argc, char **argv)
 {
     options o;
+    std::vector<std::string> op_names, type_names;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -122,6 +132,8 @@ options parse_args(int argc, char **argv)
             exit(0);
         } else if (!strcmp(a, "--api")) {
             o.api = true;
+        } else if (!strcmp(a, "--type-cases")) {
+            o.type_cases = true;
         } else if (!strcmp(a, "--db")) {
             o.db = need_arg(argc, argv, &i);
         } else if (!strcmp(a, "--csv")) {
@@ -159,25 +171,13 @@ options parse_args(int argc, char **argv)
             if (o.sizes.empty())
                 usage_error("--sizes: empty list");
         } else if (!strcmp(a, "--ops")) {
-            o.ops.clear();
-            for (const std::string &t : split(need_arg(argc, argv, &i))) {
-                int op = optype_parse_op(t.c_str());
-                if (op != RT_MIN && op != RT_SUM && op != RT_MAX)
-                    usage_error("--ops: '%s' is not one of min, sum, max (CUB's DeviceReduce "
-                                "has those three)", t.c_str());
-                o.ops.push_back((rt_op)op);
-            }
-            if (o.ops.empty())
+            /* Checked after the loop: --type-cases, wherever it stands, takes every operator. */
+            op_names = split(need_arg(argc, argv, &i));
+            if (op_names.empty())
                 usage_error("--ops: empty list");
         } else if (!strcmp(a, "--types")) {
-            o.types.clear();
-            for (const std::string &t : split(need_arg(argc, argv, &i))) {
-                int ty = optype_parse_type(t.c_str());
-                if (ty < 0 || ty > RT_U64)
-                    usage_error("--types: '%s' is not one of f32, f64, i32, u32, i64, u64", t.c_str());
-                o.types.push_back((rt_type)ty);
-            }
-            if (o.types.empty())
+            type_names = split(need_arg(argc, argv, &i));
+            if (type_names.empty())
                 usage_error("--types: empty list");
         } else if (!strcmp(a, "--regimes")) {
             o.regimes.clear();
@@ -235,6 +235,37 @@ options parse_args(int argc, char **argv)
         } else {
             usage_error("unknown argument '%s'", a);
         }
+    }
+    for (const std::string &t : op_names) {
+        int op = optype_parse_op(t.c_str());
+        if (o.type_cases && op < 0)
+            usage_error("--ops: '%s' is not an operator (%s)", t.c_str(), optype_op_list());
+        if (!o.type_cases && op != RT_MIN && op != RT_SUM && op != RT_MAX)
+            usage_error("--ops: '%s' is not one of min, sum, max (CUB's DeviceReduce "
+                        "has those three)", t.c_str());
+        o.ops.push_back((rt_op)op);
+    }
+    for (const std::string &t : type_names) {
+        int ty = optype_parse_type(t.c_str());
+        if (o.type_cases && ty < 0)
+            usage_error("--types: '%s' is not a type (%s)", t.c_str(), optype_type_list());
+        if (!o.type_cases && (ty < 0 || ty > RT_U64))
+            usage_error("--types: '%s' is not one of f32, f64, i32, u32, i64, u64", t.c_str());
+        o.types.push_back((rt_type)ty);
+    }
+    if (o.type_cases) {
+        /* Its own cases (types.cu); --ops, --types and --sizes only choose among them. */
+        if (o.paper_seg || o.layout != SEG_LAYOUT_FLAT || o.api)
+            usage_error("--type-cases is a mode of its own: not with --paper-seg, --segmented "
+                        "or --api");
+        if (o.keep_nan || !o.profiles.empty() || !o.paper_m.empty() || !o.paper_configs.empty())
+            usage_error("--keep-nan, --profiles, --paper-m and --paper-config do not go with "
+                        "--type-cases");
+        if (!o.db)
+            usage_error("--db FILE is required: the redtune database whose picks are timed");
+        if (o.regimes.empty())
+            o.regimes = {0};
+        return o;
     }
     if (o.paper_seg && o.layout != SEG_LAYOUT_FLAT)
         usage_error("--paper-seg and --segmented are two runs: give one of them");
