@@ -9,11 +9,15 @@
 #   bench     redtune_bench before/after, flat (same cases, interleaved A B A B)
 #   bench2    redtune_bench before/after, segmented offsets and keys (A B), then --api
 #   python    the Python package's host cost against torch.sum (python/bench_host_cost.py)
+#   types     issue 15's cases: redtune_bench --type-cases (CUB, the limit), then
+#             bench/torch_types.py (PyTorch eager, torch.compile, libredtune) at the same
+#             read bandwidth
+#   devall    `redtune --device all` on the lent machine, and a GPU that is not there
 # The GPU machines have no pytest: where build/pyt holds a copy of Debian's (pytest, pluggy,
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB, bench, bench2 or python}
+step=${1:?step: tests, sanA, sanB, bench, bench2, python, types or devall}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -78,5 +82,29 @@ python)
         python/bench_host_cost.py > "$out/host_cost.log" 2>&1
     echo "python host cost: exit $?"
     tail -n 15 "$out/host_cost.log"
+    ;;
+types)
+    t0=$(date +%s)
+    timeout 200 build/bench/redtune_bench --db build/redtune.db --type-cases \
+        --csv "$out/types.csv" > "$out/types.log" 2> "$out/types.err"
+    echo "bench --type-cases: exit $? ($(( $(date +%s) - t0 )) s)"
+    gbps=$(sed -n 's/^redtune_bench: read bandwidth \([0-9.]*\) GB\/s.*/\1/p' "$out/types.log")
+    sed -n '/^case /,$p' "$out/types.log" | head -30
+    t0=$(date +%s)
+    PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout ${TORCH_TIMEOUT:-400} \
+        python3 -P bench/torch_types.py --db build/redtune.db ${gbps:+--read-gbps $gbps} \
+        --csv "$out/torch_types.csv" > "$out/torch_types.log" 2> "$out/torch_types.err"
+    echo "torch_types.py: exit $? ($(( $(date +%s) - t0 )) s)"
+    tail -n 14 "$out/torch_types.log"
+    ;;
+devall)
+    rm -f /tmp/all.db /tmp/none.db
+    timeout 200 build/redtune --device all --op sum --type f32 --sizes 2^20,2^24 --db /tmp/all.db \
+        > "$out/devall.log" 2>&1
+    echo "--device all: exit $?"
+    tail -n 5 "$out/devall.log"
+    build/redtune best --db /tmp/all.db 2>&1 | head -8
+    build/redtune --device 1 --op sum --db /tmp/none.db > "$out/devnone.log" 2>&1
+    echo "--device 1: exit $? ($(head -c 200 "$out/devnone.log")); db: $(ls /tmp/none.db 2>&1)"
     ;;
 esac
