@@ -1005,17 +1005,18 @@ static int launch(const kernel *k, const void *d_in, void *d_out, unsigned long 
 }
 
 /* n == 0: the empty input's result (optype_empty_result; a user operator's identity), by
- * memsets on the stream (no host buffer to outlive the call, no kernel): 32-bit runs where
- * the result is made of 4-byte words, else 16- or 8-bit ones (d_out is aligned to the
- * result's scalar). */
+ * memsets on the stream (no host buffer to outlive the call, no kernel): runs of 32-, 16- or
+ * 8-bit words (d_out is aligned to the result's scalar). */
 static int write_empty(const rt_ctx *ctx, rt_op op, rt_type type, void *d_out, CUstream s,
                        rt_err *e)
 {
     unsigned char v[32];
     const user_op *u = api_user_of(ctx, op);
     size_t bytes = u ? optype_size(type) : optype_res_size(op, type);
-    size_t w = bytes % 4 == 0 ? 4 : bytes % 2 == 0 ? 2 : 1, words = bytes / w;
     CUdeviceptr out = (CUdeviceptr)(uintptr_t)d_out;
+    /* the widest word that divides both the size and d_out's alignment (two halves of a
+     * var_mean result are 4 bytes at a 2-byte boundary) */
+    size_t w = (bytes | out) % 4 == 0 ? 4 : (bytes | out) % 2 == 0 ? 2 : 1, words = bytes / w;
 
     if (u && !u->identity_known)
         return rt_seterr(e, RT_ENVRTC, "operator '%s', n = 0: its identity is only known "

@@ -50,6 +50,7 @@
 #include "tuner/opfile.h"
 #include "tuner/segdata.h"
 #include "tests/affine.h"
+#include "tests/typeref.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -334,6 +335,35 @@ static void api_type_specs(void **state)
         if (strcmp(rt_errmsg(NULL), "rt_reduce: the context is NULL"))
             fail_msg("good case %zu: '%s'", i, rt_errmsg(NULL));
     }
+}
+
+/* tests/typeref.h's host conversions, which the GPU tests of the halves trust: every half
+ * survives the round trip through f32, and f32 rounds to nearest even, to inf from 65520 on
+ * and through the subnormals. */
+static void api_typeref_halves(void **state)
+{
+    (void)state;
+    for (unsigned h = 0; h < 0x10000; h++) {
+        float f = tr_f16_to_f32((uint16_t)h), b = tr_bf16_to_f32((uint16_t)h);
+        if (f == f && tr_f32_to_f16(f) != h)
+            fail_msg("f16 0x%04x -> %g -> 0x%04x", h, f, tr_f32_to_f16(f));
+        if (b == b && tr_f32_to_bf16(b) != h)
+            fail_msg("bf16 0x%04x -> %g -> 0x%04x", h, b, tr_f32_to_bf16(b));
+    }
+    assert_int_equal(tr_f32_to_f16(65504.0f), 0x7bff);
+    assert_int_equal(tr_f32_to_f16(65519.0f), 0x7bff);
+    assert_int_equal(tr_f32_to_f16(65520.0f), 0x7c00);
+    assert_int_equal(tr_f32_to_f16(-1e9f), 0xfc00);
+    assert_int_equal(tr_f32_to_f16(0x1p-25f), 0);          /* a tie: to even, 0 */
+    assert_int_equal(tr_f32_to_f16(0x1.8p-25f), 1);
+    assert_int_equal(tr_f32_to_f16(0x1.8p-24f), 2);        /* 1.5 units: to even, 2 */
+    assert_int_equal(tr_f32_to_f16(0x1.ffcp-15f), 0x400);  /* rounds up to the least normal */
+    assert_int_equal(tr_f32_to_f16(1.0f + 0x1p-11f), 0x3c00);
+    assert_int_equal(tr_f32_to_f16(1.0f + 0x1.8p-11f), 0x3c01);
+    assert_true(tr_f16_to_f32(0x7e00) != tr_f16_to_f32(0x7e00));
+    assert_int_equal(tr_f32_to_bf16(1.0f + 0x1p-8f), 0x3f80);
+    assert_int_equal(tr_f32_to_bf16(1.0f + 0x1.8p-8f), 0x3f81);
+    assert_true(tr_f16_to_f32(0x8000) == 0 && signbit(tr_f16_to_f32(0x8000)));
 }
 
 /* Pointers: d_in aligned to the element, d_out to the result (its scalar; 8 for argmin and
@@ -2587,6 +2617,7 @@ int test_api_group(void)
         cmocka_unit_test(api_register_op_args),
         cmocka_unit_test(api_type_specs),
         cmocka_unit_test(api_result_alignment),
+        cmocka_unit_test(api_typeref_halves),
         cmocka_unit_test(api_messages_per_thread),
         cmocka_unit_test(api_refuses_databases),
         cmocka_unit_test(api_refuses_corrupt_pages),

@@ -372,6 +372,14 @@ static void gpu_types_builtin(void **state)
     assert_int_equal(cu.StreamSynchronize(stream), CUDA_SUCCESS);
     assert_int_equal(cu.MemcpyDtoH(&f, out, 4), CUDA_SUCCESS);
     assert_true(isfinite(f) && f > 65504.0f * 900);
+    /* n = 0 at a 2-byte boundary: the two f16 NaN of var_mean by 16-bit memsets */
+    uint16_t two[2] = {0, 0};
+    assert_int_equal(rt_reduce(ctx, RT_VAR_MEAN, RT_RESULT_ELEM(RT_F16), NULL, 0,
+                               (void *)(uintptr_t)(out + 2), stream), RT_OK);
+    assert_int_equal(cu.StreamSynchronize(stream), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyDtoH(two, out + 2, 4), CUDA_SUCCESS);
+    assert_int_equal(two[0], 0x7e00);
+    assert_int_equal(two[1], 0x7e00);
     /* rt_explain names the spec and its types */
     char buf[2048];
     assert_int_equal(rt_explain(ctx, RT_VAR_MEAN, RT_ACC(RT_BF16, RT_F64), 1000, buf, sizeof buf),
