@@ -136,6 +136,8 @@ static void cx_load(void)
         {"cuCtxPushCurrent_v2", offsetof(__typeof__(api_cx), CtxPushCurrent), 0},
         {"cuCtxPopCurrent_v2", offsetof(__typeof__(api_cx), CtxPopCurrent), 0},
         {"cuStreamGetId", offsetof(__typeof__(api_cx), StreamGetId), 1},
+        {"cuMemsetD8Async", offsetof(__typeof__(api_cx), MemsetD8Async), 0},
+        {"cuMemsetD16Async", offsetof(__typeof__(api_cx), MemsetD16Async), 0},
     };
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         void *p = dlsym(h, syms[i].name);
@@ -238,9 +240,13 @@ static void destroy(rt_ctx *ctx)
         free(d);
     }
     for (int l = 0; l < 3; l++)
-        for (int o = 0; o < NOPS; o++)
-            for (int t = 0; t < RT_TYPE_COUNT; t++)
+        for (int o = 0; o < NOPS; o++) {
+            for (int t = 0; ctx->choices[l][o] && t < OPTYPE_SLOTS; t++)
                 free(ctx->choices[l][o][t].rows);
+            free(ctx->choices[l][o]);
+        }
+    for (int o = 0; o < NOPS; o++)
+        free(atomic_load_explicit(&ctx->cache[o], memory_order_relaxed));
     store_close(ctx->db);
     if (ctx->locks) {
         pthread_mutex_destroy(&ctx->lock);
@@ -367,9 +373,7 @@ int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t
     }
     atomic_init(&ctx->nslots, 0);
     for (int o = 0; o < NOPS; o++)
-        for (int t = 0; t < RT_TYPE_COUNT; t++)
-            for (int b = 0; b < NBUCKETS; b++)
-                atomic_init(&ctx->cache[o][t][b], NULL);
+        atomic_init(&ctx->cache[o], NULL);
     atomic_init(&ctx->nuops, 0);
     capture_init(&ctx->cap, stderr);
     ctx->locks = 1;
@@ -433,11 +437,19 @@ const char *api_opname(const rt_ctx *ctx, rt_op op)
  * context a user handle passes here, for api_check_ctx to report. */
 int api_check_op_type(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type, rt_err *e)
 {
-    if ((unsigned)type >= RT_TYPE_COUNT)
+    char why[160];
+    optype_ts ts;
+    if (((unsigned)type & 0xffu) >= RT_TYPE_COUNT)
         return rt_seterr(e, RT_EINVAL, "%s: unknown type %d (known: %s)", fn, (int)type,
                          optype_type_list());
+    if (optype_elem(type) >= RT_TYPE_COUNT)
+        return rt_seterr(e, RT_EINVAL, "%s: type spec 0x%x is malformed: bits 0..7 hold the "
+                         "element type, 8..15 RT_ACC's accumulator + 1 (at most %d), bit 16 "
+                         "RT_RESULT_ELEM, and no other bit is set", fn, (unsigned)type,
+                         RT_TYPE_COUNT);
     if ((unsigned)op < RT_OP_COUNT)
-        return RT_OK;
+        return optype_resolve(op, type, &ts, why, sizeof why)
+            ? rt_seterr(e, RT_EINVAL, "%s: %s", fn, why) : RT_OK;
     if ((int)op >= RT_OP_USER_FIRST && (int)op < RT_OP_USER_FIRST + RT_USER_OPS_MAX && !ctx)
         return RT_OK;
     const user_op *u = api_user_of(ctx, op);
@@ -451,8 +463,23 @@ int api_check_op_type(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type,
                          optype_op_list());
     if (u->op.type != type)
         return rt_seterr(e, RT_EINVAL, "%s: operator '%s' is registered for %s, not %s", fn,
-                         u->op.name, rt_type_name(u->op.type), rt_type_name(type));
+                         u->op.name, rt_type_name(u->op.type),
+                         api_typename(RT_SUM, type, why, sizeof why));
     return RT_OK;
+}
+
+const char *api_typename(rt_op op, rt_type type, char *buf, size_t len)
+{
+    if (rt_type_name(type))
+        return rt_type_name(type);
+    optype_spec_text((unsigned)op < RT_OP_COUNT ? op : RT_SUM, type, buf, len);
+    return buf;
+}
+
+int api_slot(rt_op op, rt_type type)
+{
+    optype_ts ts;
+    return optype_resolve(op, type, &ts, NULL, 0) ? 0 : ts.slot;
 }
 
 /* The unit of config 'c' for (op, type): a built-in operator's, or a user operator's. */
@@ -471,17 +498,23 @@ int api_check_ctx(const char *fn, const rt_ctx *ctx, rt_err *e)
 int api_check_pointers(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type,
                           const void *d_in, unsigned long long n, const void *d_out, rt_err *e)
 {
-    size_t es = optype_size(type), oa = optype_is_arg(op) ? 8 : es;
+    /* d_in by the element; d_out by the result: 8 for argmin/argmax ({value, index}), else
+     * its scalar (var/std_mean's pair is two scalars, as rt_var_mean_f32 is laid out). */
+    char tn[96];
+    optype_ts ts;
+    size_t es = optype_size(type), oa = es;
+    if (!api_user_of(ctx, op) && optype_resolve(op, type, &ts, NULL, 0) == 0)
+        oa = optype_is_arg(op) ? 8 : optype_size(ts.res);
     if (!d_out)
         return rt_seterr(e, RT_EINVAL, "%s: d_out is NULL", fn);
     if (!d_in && n > 0)
         return rt_seterr(e, RT_EINVAL, "%s: d_in is NULL with n = %llu", fn, n);
     if ((uintptr_t)d_in % es)
         return rt_seterr(e, RT_EINVAL, "%s: d_in %p is not aligned to its %zu-byte %s "
-                         "elements", fn, d_in, es, rt_type_name(type));
+                         "elements", fn, d_in, es, rt_type_name(optype_elem(type)));
     if ((uintptr_t)d_out % oa)
         return rt_seterr(e, RT_EINVAL, "%s: d_out %p is not aligned to %zu bytes (%s %s)", fn,
-                         d_out, oa, api_opname(ctx, op), rt_type_name(type));
+                         d_out, oa, api_opname(ctx, op), api_typename(op, type, tn, sizeof tn));
     return RT_OK;
 }
 
@@ -516,13 +549,30 @@ static const char *const layout_names[3] = {LAYOUT, "keys", "offsets"};
 
 int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e)
 {
-    choice *c = &ctx->choices[layout][op_index(op)][type];
-    const char *on = api_opname(ctx, op), *tn = rt_type_name(type);
+    choice **row = &ctx->choices[layout][op_index(op)];
+    optype_ts ts;
     int rc = RT_OK;
+
+    *out = NULL;
+    if (optype_resolve(op, type, &ts, NULL, 0))
+        return rt_seterr(e, RT_EINVAL, "api_get_choice: type spec 0x%x of %s does not "
+                         "resolve", (unsigned)type, api_opname(ctx, op));
+    if (!*row && !(*row = calloc(OPTYPE_SLOTS, sizeof **row)))
+        return rt_seterr(e, RT_ENOMEM, "out of memory");
+    choice *c = &(*row)[ts.slot];
+    const char *on = api_opname(ctx, op), *tn = rt_type_name(ts.elem);
 
     *out = c;
     if (c->resolved)
         return RT_OK;
+    /* The database keys its winners by (op, element type), tuned with the operator's default
+     * accumulator and result: another spec runs the built-in default until the store can
+     * look winners up by accumulator and result too. */
+    if (ts.canon != ts.elem) {
+        c->level = LEVEL_BUILTIN;
+        c->resolved = 1;
+        return RT_OK;
+    }
     rc = store_find_device(ctx->db, &ctx->dev, on, tn, layout_names[layout], HOT, &c->dev, e);
     if (rc == RT_ENOTFOUND) {
         rt_clearerr(e);
@@ -598,7 +648,7 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
     kernel *k;
     store_binary b;
     nvrtc_output o;
-    char *stored_src = NULL, name[RT_NAME_MAX + 8];
+    char *stored_src = NULL, name[RT_NAME_MAX + 8], tn[96];
     const char *path = store_path(ctx->db);
     rt_err *nv = NULL;            /* why NVRTC cannot be used, or how it failed */
     int rc = RT_OK, ver = 0, kind;
@@ -683,12 +733,12 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
             rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s has no winner for this GPU (%s, %s) "
                            "or one of its architecture, and the built-in default "
                            "(%s %s) has to be compiled: %s", api_opname(ctx, op),
-                           rt_type_name(type), path, ctx->dev.name, ctx->arch, family,
+                           api_typename(op, type, tn, sizeof tn), path, ctx->dev.name, ctx->arch, family,
                            params, nv->msg);
         else
             rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s holds no CUBIN for %s of kernel %.12s "
                            "(%s %s) and it cannot be compiled here: %s", api_opname(ctx, op),
-                           rt_type_name(type), path, ctx->arch, hash, family, params,
+                           api_typename(op, type, tn, sizeof tn), path, ctx->arch, hash, family, params,
                            nv->msg);
         goto done;
     }
@@ -728,9 +778,10 @@ int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
     return rc;
 }
 
-/* The built-in default for (op, type): gridstride B=256 V=16/size (at most 4) U=4 G=4,
- * legal for every built-in operator (they all commute) and type and for a commutative user
- * operator; a user operator that does not commute gets diffwarps with its defaults (P=8
+/* The built-in default for (op, type): gridstride B=256 V=16/size U=min(4, 16/V) G=4
+ * (16-byte loads; U*V at most 16 accumulators a thread, so the halves' V=8 and the bytes'
+ * V=16 do not spill; the 32/64-bit types keep V=4/2 U=4), legal for every built-in operator
+ * (they all commute) and type and for a commutative user operator; a user operator that does not commute gets diffwarps with its defaults (P=8
  * C=1 W=32 PAD=1), which keeps the order of the elements. */
 static int builtin_kernel(rt_ctx *ctx, rt_op op, rt_type type, kernel **out, rt_err *e)
 {
@@ -738,7 +789,7 @@ static int builtin_kernel(rt_ctx *ctx, rt_op op, rt_type type, kernel **out, rt_
     const char *fam = u && !u->op.commutative ? "diffwarps" : "gridstride";
     const rt_family *f = family_find(fam);
     rt_config cfg;
-    long long v = (long long)(16 / optype_size(type));
+    long long v = (long long)(16 / optype_size(type)), unroll = 16 / v < 4 ? 16 / v : 4;
     int rc = RT_OK;
 
     *out = NULL;
@@ -749,8 +800,8 @@ static int builtin_kernel(rt_ctx *ctx, rt_op op, rt_type type, kernel **out, rt_
     config_default(f, &cfg);
     if (f->needs_commutative
         && ((rc = config_set(&cfg, "B", 256, e)) != RT_OK
-            || (rc = config_set(&cfg, "V", v > 4 ? 4 : v, e)) != RT_OK
-            || (rc = config_set(&cfg, "U", 4, e)) != RT_OK
+            || (rc = config_set(&cfg, "V", v, e)) != RT_OK
+            || (rc = config_set(&cfg, "U", unroll, e)) != RT_OK
             || (rc = config_set(&cfg, "G", 4, e)) != RT_OK))
         return rc;
     return api_config_kernel(ctx, op, type, &cfg, 1, out, e);
@@ -809,17 +860,31 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     choice *c;
     kernel *k = NULL;
     const best_entry *row = NULL;
-    int rc = RT_OK;
+    decision_row *drow;
+    char tn[96];
+    int rc = RT_OK, si = api_slot(op, type);
 
     pthread_mutex_lock(&ctx->lock);
-    d = atomic_load_explicit(&ctx->cache[op_index(op)][type][b], memory_order_acquire);
+    drow = atomic_load_explicit(&ctx->cache[op_index(op)], memory_order_acquire);
+    if (!drow) {
+        if (!(drow = calloc(1, sizeof *drow))) {
+            d = NULL;
+            rc = rt_seterr(e, RT_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (int t = 0; t < OPTYPE_SLOTS; t++)
+            for (int i = 0; i < NBUCKETS; i++)
+                atomic_init(&drow->d[t][i], NULL);
+        atomic_store_explicit(&ctx->cache[op_index(op)], drow, memory_order_release);
+    }
+    d = atomic_load_explicit(&drow->d[si][b], memory_order_acquire);
     if (d)
         goto done;   /* another thread decided meanwhile */
     double t = api_mono_ms();
     if ((rc = api_get_choice(ctx, 0, op, type, &c, e)) != RT_OK)
         goto done;
     api_trace(ctx, &t, "%s %s: winners read from the database", api_opname(ctx, op),
-          rt_type_name(type));
+          api_typename(op, type, tn, sizeof tn));
     if (c->level != LEVEL_BUILTIN) {
         row = pick(c, b);
         rc = winner_kernel(ctx, op, type, row, &k, e);
@@ -838,11 +903,11 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     d->row = row;
     d->next = ctx->decisions;
     ctx->decisions = d;
-    atomic_store_explicit(&ctx->cache[op_index(op)][type][b], d, memory_order_release);
+    atomic_store_explicit(&drow->d[si][b], d, memory_order_release);
     if (ctx->cap.log) {
-        char what[RT_NAME_MAX + 64];
+        char what[RT_NAME_MAX + 128];
         snprintf(what, sizeof what, "%s %s n in [2^%u, 2^%u)", api_opname(ctx, op),
-                 rt_type_name(type), b, b + 1);
+                 api_typename(op, type, tn, sizeof tn), b, b + 1);
         api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, k);
     }
 done:
@@ -859,8 +924,9 @@ unsigned api_bucket_of(unsigned long long n)
 /* Whether the decision for n >= 1 is made (its kernel loaded): nothing to load. */
 int api_decided(const rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n)
 {
-    return atomic_load_explicit(&ctx->cache[op_index(op)][type][api_bucket_of(n)],
-                                memory_order_acquire) != NULL;
+    decision_row *row = atomic_load_explicit(&ctx->cache[op_index(op)], memory_order_acquire);
+    return row && atomic_load_explicit(&row->d[api_slot(op, type)][api_bucket_of(n)],
+                                       memory_order_acquire) != NULL;
 }
 
 /* The decision for n >= 1: a lock-free lookup once made. */
@@ -868,7 +934,9 @@ int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
                         decision **out, rt_err *e)
 {
     unsigned b = api_bucket_of(n);
-    *out = atomic_load_explicit(&ctx->cache[op_index(op)][type][b], memory_order_acquire);
+    decision_row *row = atomic_load_explicit(&ctx->cache[op_index(op)], memory_order_acquire);
+    *out = row ? atomic_load_explicit(&row->d[api_slot(op, type)][b], memory_order_acquire)
+               : NULL;
     return *out ? RT_OK : resolve(ctx, op, type, b, out, e);
 }
 
@@ -907,7 +975,12 @@ void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long
 {
     static const char *const fallbacks[] = {"?", "nearest", "same-cc", "same-major", "builtin"};
     static const char *const layouts[] = {"flat", "keys", "offsets"};
+    optype_ts ts;
     if (!ctx->cap.active)
+        return;
+    /* A spec other than the default is not a case the tuner's database can hold yet (its
+     * winners are keyed by the element type): not recorded. */
+    if (optype_resolve(op, type, &ts, NULL, 0) || ts.canon != ts.elem)
         return;
     int exact = 0;
     int mb = layout ? mean_bucket((double)n / (double)(nseg ? nseg : 1)) : 0;
@@ -915,7 +988,7 @@ void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long
         exact = (unsigned long long)c->rows[i].n == n
                 && (!layout || mean_bucket(c->rows[i].seg_mean) == mb);
     const user_op *u = api_user_of(ctx, op);
-    capture_case cs = {api_opname(ctx, op), rt_type_name(type), layouts[layout], n,
+    capture_case cs = {api_opname(ctx, op), rt_type_name(ts.elem), layouts[layout], n,
                        layout ? nseg : 0, exact ? NULL : fallbacks[level], u ? u->id : NULL,
                        ctx->dev.name};
     capture_case_met(&ctx->cap, &cs);
@@ -931,61 +1004,48 @@ static int launch(const kernel *k, const void *d_in, void *d_out, unsigned long 
                        base, s, e);
 }
 
-/* The identity of op over type, in the result's layout (argmin/argmax: index -1). */
-static void identity_bytes(rt_op op, rt_type type, unsigned char v[16])
+/* n == 0: the empty input's result (optype_empty_result; a user operator's identity), by
+ * memsets on the stream (no host buffer to outlive the call, no kernel): runs of 32-, 16- or
+ * 8-bit words (d_out is aligned to the result's scalar). */
+static int write_empty(const rt_ctx *ctx, rt_op op, rt_type type, void *d_out, CUstream s,
+                       rt_err *e)
 {
-    rt_op base = op == RT_ARGMIN ? RT_MIN : op == RT_ARGMAX ? RT_MAX : op;
-    int k = base == RT_SUM ? 0 : base == RT_PROD ? 1 : base == RT_MIN ? 2 : 3;
-    static const float f32[] = {0.0f, 1.0f, INFINITY, -INFINITY};
-    static const double f64[] = {0.0, 1.0, INFINITY, -INFINITY};
-    static const int i32[] = {0, 1, 2147483647, -2147483647 - 1};
-    static const unsigned u32[] = {0, 1, 0xffffffffu, 0};
-    static const long long i64[] = {0, 1, 9223372036854775807LL, -9223372036854775807LL - 1};
-    static const unsigned long long u64[] = {0, 1, 0xffffffffffffffffULL, 0};
-
-    memset(v, 0, 16);
-    switch (type) {
-    case RT_F32: memcpy(v, &f32[k], 4); break;
-    case RT_F64: memcpy(v, &f64[k], 8); break;
-    case RT_I32: memcpy(v, &i32[k], 4); break;
-    case RT_U32: memcpy(v, &u32[k], 4); break;
-    case RT_I64: memcpy(v, &i64[k], 8); break;
-    default: memcpy(v, &u64[k], 8); break;
-    }
-    if (optype_is_arg(op)) {
-        long long none = -1;
-        memcpy(v + 8, &none, 8);
-    }
-}
-
-/* n == 0: the identity, by 32-bit memsets on the stream (no host buffer to outlive the
- * call, no kernel). */
-static int write_identity(const rt_ctx *ctx, rt_op op, rt_type type, void *d_out, CUstream s,
-                          rt_err *e)
-{
-    unsigned char v[16];
-    size_t words = optype_acc_size(op, type) / 4;
-    CUdeviceptr out = (CUdeviceptr)(uintptr_t)d_out;
+    unsigned char v[32];
     const user_op *u = api_user_of(ctx, op);
+    size_t bytes = u ? optype_size(type) : optype_res_size(op, type);
+    CUdeviceptr out = (CUdeviceptr)(uintptr_t)d_out;
+    /* the widest word that divides both the size and d_out's alignment (two halves of a
+     * var_mean result are 4 bytes at a 2-byte boundary) */
+    size_t w = (bytes | out) % 4 == 0 ? 4 : (bytes | out) % 2 == 0 ? 2 : 1, words = bytes / w;
 
     if (u && !u->identity_known)
         return rt_seterr(e, RT_ENVRTC, "operator '%s', n = 0: its identity is only known "
                          "compiled, and NVRTC was not usable when it was registered",
                          u->op.name);
+    memset(v, 0, sizeof v);
     if (u)
-        memcpy(v, u->identity, sizeof v);
+        memcpy(v, u->identity, sizeof u->identity);
     else
-        identity_bytes(op, type, v);
-    for (size_t w = 0; w < words;) {
-        unsigned int word;
+        optype_empty_result(op, type, v);
+    for (size_t i = 0; i < words;) {
         size_t run = 1;
-        memcpy(&word, v + 4 * w, 4);
-        while (w + run < words && !memcmp(v + 4 * (w + run), &word, 4))
+        while (i + run < words && !memcmp(v + w * (i + run), v + w * i, w))
             run++;
-        CUresult r = cu.MemsetD32Async(out + 4 * w, word, run, s);
+        CUresult r;
+        if (w == 4) {
+            unsigned int x;
+            memcpy(&x, v + 4 * i, 4);
+            r = cu.MemsetD32Async(out + 4 * i, x, run, s);
+        } else if (w == 2) {
+            unsigned short x;
+            memcpy(&x, v + 2 * i, 2);
+            r = api_cx.MemsetD16Async(out + 2 * i, x, run, s);
+        } else {
+            r = api_cx.MemsetD8Async(out + i, v[i], run, s);
+        }
         if (r != CUDA_SUCCESS)
-            return driver_fail(r, "writing the identity (cuMemsetD32Async)", e);
-        w += run;
+            return driver_fail(r, "writing the empty input's result (cuMemsetD*Async)", e);
+        i += run;
     }
     return RT_OK;
 }
@@ -1000,6 +1060,7 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
     slot *sl = NULL;
     unsigned long long key;
     int rc, pushed = 0, capturing = 0;
+    char tn[96];
 
     api_begin(ctx);
     if ((rc = api_check_op_type(fn, ctx, op, type, &e)) != RT_OK
@@ -1011,7 +1072,7 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
     if ((rc = api_capturing(s, fn, &capturing, &e)) != RT_OK)
         goto done;
     if (n == 0) {
-        rc = write_identity(ctx, op, type, d_out, s, &e);   /* memsets: captured as nodes */
+        rc = write_empty(ctx, op, type, d_out, s, &e);   /* memsets: captured as nodes */
         goto done;
     }
     if (capturing && !api_decided(ctx, op, type, n)) {
@@ -1020,7 +1081,8 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
                        "graph, and the kernel for n in [2^%u, 2^%u) is not loaded yet "
                        "(loading it is synchronous and would break the capture): make one "
                        "call of this case before the capture (a warm-up), or call "
-                       "rt_temp_bytes for it", fn, api_opname(ctx, op), rt_type_name(type), n,
+                       "rt_temp_bytes for it", fn, api_opname(ctx, op),
+                       api_typename(op, type, tn, sizeof tn), n,
                        b, b + 1);
         goto done;
     }
@@ -1033,7 +1095,8 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
         CUresult r;
         if (temp_bytes < need || (need && !d_temp)) {
             rc = rt_seterr(&e, RT_EINVAL, "%s: %s %s n = %llu needs %zu bytes of temporary "
-                           "storage, %zu given", fn, api_opname(ctx, op), rt_type_name(type), n,
+                           "storage, %zu given", fn, api_opname(ctx, op),
+                           api_typename(op, type, tn, sizeof tn), n,
                            need, d_temp ? temp_bytes : 0);
             goto done;
         }
@@ -1115,10 +1178,18 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
         return api_finish(rc, &e);
     if (!buf || !len)
         return api_finish(rt_seterr(&e, RT_EINVAL, "rt_explain: no buffer"), &e);
-    const char *on = api_opname(ctx, op), *tn = rt_type_name(type);
+    char tnb[96], types[256];
+    const char *on = api_opname(ctx, op), *tn = api_typename(op, type, tnb, sizeof tnb);
+    optype_ts ts;
+    if (api_user_of(ctx, op) || optype_resolve(op, type, &ts, NULL, 0))
+        snprintf(types, sizeof types, "%s throughout", rt_type_name(optype_elem(type)));
+    else
+        snprintf(types, sizeof types, "element %s, accumulator %s (%zu-byte partials), result "
+                 "%s (%zu bytes)", rt_type_name(ts.elem), rt_type_name(ts.acc),
+                 optype_acc_size(op, type), rt_type_name(ts.res), optype_res_size(op, type));
     if (n == 0) {
-        snprintf(buf, len, "%s %s, n = 0: no kernel; the identity is written to d_out by "
-                 "memsets on the stream\n", on, tn);
+        snprintf(buf, len, "%s %s, n = 0: no kernel; the empty input's result is written to "
+                 "d_out by memsets on the stream\n  types: %s\n", on, tn, types);
         return RT_OK;
     }
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
@@ -1127,7 +1198,7 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
         goto done;
 
     const kernel *k = d->k;
-    char entry[768], ver[16];
+    char entry[1024], ver[16];
     unsigned b = api_bucket_of(n);
     nvrtc_text(k->nvrtc_version, ver, sizeof ver);
     if (d->row)
@@ -1139,6 +1210,10 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
         snprintf(entry, sizeof entry, "none: the %d winners for %s %s in %s are of another "
                  "definition than the registered one (%s), so none is used", d->c->foreign,
                  on, tn, store_path(ctx->db), api_user_of(ctx, op) ? api_user_of(ctx, op)->id : "?");
+    else if (!api_user_of(ctx, op) && ts.canon != ts.elem)
+        snprintf(entry, sizeof entry, "none: the database's winners are of the operator's "
+                 "default accumulator and result (%s %s), so %s runs the built-in default", on,
+                 rt_type_name(ts.elem), tn);
     else
         snprintf(entry, sizeof entry, "none: %s holds no winner for %s %s (%s, cold L2) on "
                  "a GPU of compute capability %d.x", store_path(ctx->db), on, tn, LAYOUT,
@@ -1148,12 +1223,13 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
         snprintf(who, sizeof who, " (user operator, definition %s)", api_user_of(ctx, op)->id);
     snprintf(buf, len,
              "%s %s%s, n = %llu (decided for n in [2^%u, 2^%u)):\n"
+             "  types: %s\n"
              "  kernel: %s %s (%s plan, hash %.12s)\n"
              "  database entry: %s\n"
              "  fallback level: %s (this GPU: \"%s\", %s, %d SMs)\n"
              "  CUBIN: %s%s%s\n"
              "  database: %s (%s)\n",
-             on, tn, who, n, b, b + 1, k->family, k->params, family_plan_name(k->p.kind), k->hash,
+             on, tn, who, n, b, b + 1, types, k->family, k->params, family_plan_name(k->p.kind), k->hash,
              entry, api_level_names[d->level], ctx->dev.name, ctx->arch, ctx->dev.sm_count,
              k->from_db ? "from the database (made by NVRTC " : "compiled here by NVRTC ",
              ver,

@@ -38,4 +38,10 @@ struct rt_ctx;
 int api_kernel_of(struct rt_ctx *ctx, int op, int type, unsigned long long n,
                   const plan **p, char hash[RT_HASH_HEX], rt_err *e);
 
+/* The pointer checks of every reduction call (api.c; declared in api_int.h too): d_in
+ * aligned to the element, d_out to the result (8 for argmin/argmax, else the result's
+ * scalar). 'ctx' may be NULL for a built-in operator. For the tests, with no GPU. */
+int api_check_pointers(const char *fn, const struct rt_ctx *ctx, rt_op op, rt_type type,
+                       const void *d_in, unsigned long long n, const void *d_out, rt_err *e);
+
 #endif

@@ -75,13 +75,18 @@ typedef struct decision {
     const best_entry *row; /* NULL for the built-in default */
 } decision;
 
+/* The decisions of one operator: by type spec slot (optype_resolve's ts.slot) and bucket. */
+typedef struct decision_row {
+    _Atomic(decision *) d[OPTYPE_SLOTS][NBUCKETS];
+} decision_row;
+
 /* What runs for one segmented case: layout, offset width, whether the pointers allow vector
  * loads, op, type, size bucket and mean-length bucket. Kept in a list under ctx->lock. */
 typedef struct seg_decision {
     struct seg_decision *next;
     int layout, off64, aligned;
     rt_op op;
-    rt_type type;
+    rt_type type;            /* the canonical spec (ts.canon) */
     unsigned nb;
     int mb;
     kernel *k;
@@ -132,8 +137,11 @@ struct rt_ctx {
     int locks;                      /* the mutexes are initialised */
     pthread_mutex_t lock;           /* choices, decisions, kernels, the store, compiles */
     pthread_mutex_t slot_lock;      /* claiming and recycling slots */
-    _Atomic(decision *) cache[NOPS][RT_TYPE_COUNT][NBUCKETS];
-    choice choices[3][NOPS][RT_TYPE_COUNT];   /* by layout: flat, keys, offsets */
+    /* By operator row, allocated at the row's first decision (a full table of specs by
+     * buckets for every operator would be ~470 KB a context): lock-free lookups once set. */
+    _Atomic(decision_row *) cache[NOPS];
+    choice *choices[3][NOPS];       /* by layout (flat, keys, offsets), then OPTYPE_SLOTS
+                                     * choices by ts.slot; allocated under 'lock' at first use */
     user_op uops[RT_USER_OPS_MAX];            /* written under 'lock' before nuops counts them */
     atomic_int nuops;
     decision *decisions;
@@ -156,6 +164,8 @@ extern struct api_cx {
     CUresult (*CtxPushCurrent)(CUcontext);
     CUresult (*CtxPopCurrent)(CUcontext *);
     CUresult (*StreamGetId)(CUstream, unsigned long long *);   /* NULL before CUDA 12.0 */
+    CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+    CUresult (*MemsetD16Async)(CUdeviceptr, unsigned short, size_t, CUstream);
 } api_cx;
 
 extern const char *const api_level_names[];   /* by STORE_MATCH_* and LEVEL_BUILTIN */
@@ -172,6 +182,11 @@ int api_cuda_fail(CUresult r, const char *what, rt_err *e);
 
 /* api.c: arguments. */
 const char *api_opname(const rt_ctx *ctx, rt_op op);
+/* The type spec's name for messages: the plain type's name ("bf16"), or the spec's text
+ * ("bf16 (f64 accumulator)") written into buf. */
+const char *api_typename(rt_op op, rt_type type, char *buf, size_t len);
+/* The cache slot of a spec that api_check_op_type accepted. */
+int api_slot(rt_op op, rt_type type);
 int api_check_op_type(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type, rt_err *e);
 int api_check_ctx(const char *fn, const rt_ctx *ctx, rt_err *e);
 int api_check_pointers(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type,

@@ -67,11 +67,16 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op,
     double mean = nseg ? (double)n / (double)nseg : 1;
     int mb = mean > 1 ? (int)floor(2 * log2(mean)) : 0;
     seg_decision *d;
+    optype_ts ts;
+    char tn[96];
     int rc = RT_OK;
+    /* Specs that resolve alike share a decision: keyed by the canonical spec. */
+    rt_type canon = optype_resolve(op, type, &ts, NULL, 0) ? type : ts.canon;
+    api_typename(op, type, tn, sizeof tn);
     pthread_mutex_lock(&ctx->lock);
     for (d = ctx->seg_decisions; d; d = d->next)
         if (d->layout == layout && d->off64 == off64 && d->aligned == aligned && d->op == op
-            && d->type == type && d->nb == nb && d->mb == mb)
+            && d->type == canon && d->nb == nb && d->mb == mb)
             goto done;
     if (capturing) {
         rc = rt_seterr(e, RT_ECAPTURE, "%s: %s %s n = %llu nseg = %llu: the stream is "
@@ -79,7 +84,7 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op,
                        "2^%u), mean segment length bucket %d%s) is not loaded yet (loading "
                        "it is synchronous and would break the capture): make one call of "
                        "this case before the capture (a warm-up)", capturing,
-                       api_opname(ctx, op), rt_type_name(type), n, nseg, nb, nb + 1, mb,
+                       api_opname(ctx, op), tn, n, nseg, nb, nb + 1, mb,
                        aligned ? "" : ", unaligned pointers");
         goto done;
     }
@@ -109,14 +114,14 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op,
         rc = rt_seterr(e, RT_ENOMEM, "out of memory");
         goto done;
     }
-    *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, op, type, nb, mb, k,
+    *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, op, canon, nb, mb, k,
                         c->level, row, c->dev.name, changed, c};
     ctx->seg_decisions = d;
     if (ctx->cap.log) {
-        char what[RT_NAME_MAX + 96];
+        char what[RT_NAME_MAX + 160];
         snprintf(what, sizeof what, "%s %s %s n in [2^%u, 2^%u), mean segment length in "
                  "[2^%.1f, 2^%.1f)", layout == 1 ? "keys" : "offsets", api_opname(ctx, op),
-                 rt_type_name(type), nb, nb + 1, mb / 2.0, (mb + 1) / 2.0);
+                 tn, nb, nb + 1, mb / 2.0, (mb + 1) / 2.0);
         api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, k);
     }
 done:
@@ -311,10 +316,18 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
                      "alignment)" : "");
         else
             snprintf(from, sizeof from, "no tuned entry");
+        char tn[96], types[256] = "";
+        optype_ts ts;
+        if (!api_user_of(ctx, op) && optype_resolve(op, type, &ts, NULL, 0) == 0)
+            snprintf(types, sizeof types, "types: element %s, accumulator %s (%zu bytes), "
+                     "result %s (%zu bytes)%s\n", rt_type_name(ts.elem), rt_type_name(ts.acc),
+                     optype_acc_size(op, type), rt_type_name(ts.res), optype_res_size(op, type),
+                     k->p.seg_final ? "; a last launch, rt_seg_final, writes the results from "
+                     "the segments' accumulators" : "");
         snprintf(buf, len, "%s %s %s n=%llu nseg=%llu: %s %s (plan segmented, kernel %.12s)\n"
-                 "from: %s\nlevel: %s\nbinary: %s\n", layout == 1 ? "keys" : "offsets",
-                 api_opname(ctx, op), rt_type_name(type), n, nseg, k->family, k->params, k->hash,
-                 from, api_level_names[d->level], k->from_db ? "CUBIN from the database"
+                 "%sfrom: %s\nlevel: %s\nbinary: %s\n", layout == 1 ? "keys" : "offsets",
+                 api_opname(ctx, op), api_typename(op, type, tn, sizeof tn), n, nseg, k->family,
+                 k->params, k->hash, types, from, api_level_names[d->level], k->from_db ? "CUBIN from the database"
                  : "compiled by NVRTC here");
     }
     api_leave(pushed);

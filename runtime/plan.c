@@ -51,6 +51,12 @@ int plan_load(plan *p, const void *cubin, rt_plan_kind kind, size_t acc_size, in
         r = cu.ModuleGetFunction(&p->one, p->mod, "rt_seg");
         if (r == CUDA_SUCCESS && p->unit != PLAN_UNIT_SEGMENTS)
             r = cu.ModuleGetFunction(&p->next, p->mod, "rt_seg_fix");
+        /* Only the units that do not finalize in place have it (templates/seg_common.cuh). */
+        if (r == CUDA_SUCCESS
+            && (r = cu.ModuleGetFunction(&p->seg_final, p->mod, "rt_seg_final")) != CUDA_SUCCESS) {
+            p->seg_final = NULL;
+            r = r == CUDA_ERROR_NOT_FOUND ? CUDA_SUCCESS : r;
+        }
     } else if (kind == PLAN_ONELAUNCH)
         r = cu.ModuleGetFunction(&p->one, p->mod, "rt_one");
     else if ((r = cu.ModuleGetFunction(&p->first, p->mod, "rt_first")) == CUDA_SUCCESS)
@@ -171,18 +177,27 @@ size_t plan_seg_carry_size(const plan *p)
     return 8 + (p->acc_size + 7) / 8 * 8;
 }
 
-size_t plan_seg_temp_bytes(const plan *p, unsigned long long n, unsigned long long nseg)
+/* Bytes of the carries, at the start of the temporary storage. */
+static size_t seg_carry_bytes(const plan *p, unsigned long long n, unsigned long long nseg)
 {
     if (p->unit == PLAN_UNIT_SEGMENTS || nseg == 0)
         return 0;
     return align_up(plan_seg_tiles(p, n, nseg) * plan_seg_carry_size(p));
 }
 
+size_t plan_seg_temp_bytes(const plan *p, unsigned long long n, unsigned long long nseg)
+{
+    if (nseg == 0)
+        return 0;
+    return seg_carry_bytes(p, n, nseg) + (p->seg_final ? align_up(nseg * p->acc_size) : 0);
+}
+
 int plan_seg_launch_count(const plan *p, unsigned long long n, unsigned long long nseg)
 {
     if (nseg == 0)
         return 0;
-    return 1 + (p->unit != PLAN_UNIT_SEGMENTS && plan_seg_tiles(p, n, nseg) > 1);
+    return 1 + (p->unit != PLAN_UNIT_SEGMENTS && plan_seg_tiles(p, n, nseg) > 1)
+             + (p->seg_final != NULL);
 }
 
 int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned long long n,
@@ -201,11 +216,20 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
     }
     if (grid > 0x7fffffffULL)
         return rt_seterr(e, RT_EINVAL, "%llu tiles do not fit one grid", tiles);
-    void *args[] = {&in, &seg, &n, &nseg, &out, &temp, &tiles};
+    /* With rt_seg_final the segments' accumulators go to the temporary storage after the
+     * carries, and its launch writes the results. */
+    CUdeviceptr acc = p->seg_final ? temp + seg_carry_bytes(p, n, nseg) : out;
+    void *args[] = {&in, &seg, &n, &nseg, &acc, &temp, &tiles};
     int rc = launch(p->one, grid, p->threads, s, args, e);
     if (rc == RT_OK && p->unit != PLAN_UNIT_SEGMENTS && tiles > 1) {
-        void *fargs[] = {&temp, &tiles, &out, &nseg};
+        void *fargs[] = {&temp, &tiles, &acc, &nseg};
         rc = launch(p->next, 1, p->threads, s, fargs, e);
+    }
+    if (rc == RT_OK && p->seg_final) {
+        unsigned long long fgrid = ceil_div(nseg, 256), cap = 4ULL * (unsigned)p->sm_count;
+        fgrid = fgrid > cap && cap ? cap : fgrid;
+        void *fargs[] = {&acc, &out, &nseg};
+        rc = launch(p->seg_final, fgrid, 256, s, fargs, e);
     }
     return rc;
 }

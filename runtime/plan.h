@@ -6,7 +6,10 @@
  *            sets a cap), then rt_next over the partials until one block is left; the last
  *            launch writes out[0].
  * segmented: rt_seg over the tiles (of elements, merge-path items or segments, rt_meta[3]),
- *            then rt_seg_fix in one block over the tiles' carries (docs/segmented.md).
+ *            then rt_seg_fix in one block over the tiles' carries (docs/segmented.md); a
+ *            unit whose results are not its accumulators (mean, var_mean, a result in
+ *            another type) has rt_seg_final too: the two write nseg accumulators into the
+ *            temporary storage, and rt_seg_final turns them into out[0 .. nseg).
  * onelaunch: rt_one with grid min(ceil(n/tile), grid_per_sm * SMs); partials and a counter in
  *            the temporary storage; the last block done writes out[0].
  */
@@ -25,6 +28,8 @@ typedef struct plan {
     CUmodule mod;
     rt_plan_kind kind;
     CUfunction first, next, one;
+    CUfunction seg_final;                      /* segmented: rt_seg_final, NULL when the
+                                                * unit finalizes in place */
     unsigned int threads, tile, grid_per_sm;   /* from the module's rt_meta; grid_per_sm is
                                                 * the occupancy for PLAN_GRID_OCCUPANCY */
     unsigned int unit;                         /* segmented: what a tile counts (rt_meta[3]) */
@@ -61,12 +66,13 @@ int plan_launch_count(const plan *p, unsigned long long n);
 /* Tiles of rt_seg for n elements in nseg segments (at least 1). */
 unsigned long long plan_seg_tiles(const plan *p, unsigned long long n, unsigned long long nseg);
 
-/* Bytes of one carry (key + accumulator) and of the temporary storage (one carry per tile;
- * 0 for families that need none). */
+/* Bytes of one carry (key + accumulator) and of the temporary storage: one carry per tile
+ * (none for families that need none), then, with rt_seg_final, nseg accumulators (each part
+ * rounded up to 256 bytes); 0 when nseg is 0. */
 size_t plan_seg_carry_size(const plan *p);
 size_t plan_seg_temp_bytes(const plan *p, unsigned long long n, unsigned long long nseg);
 
-/* Launches the sequence issues (0 when nseg is 0). */
+/* Launches the sequence issues (0 when nseg is 0; rt_seg_final counts). */
 int plan_seg_launch_count(const plan *p, unsigned long long n, unsigned long long nseg);
 
 /* Enqueue rt_seg (and rt_seg_fix) on 's': out[0..nseg) receives the segment reductions.

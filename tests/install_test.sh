@@ -44,7 +44,7 @@ fi
 cmake -S examples/cmake -B "$work/app" -DCMAKE_PREFIX_PATH="$p" -DCMAKE_BUILD_TYPE=Release \
     > "$work/cmake.log" 2>&1 && cmake --build "$work/app" >> "$work/cmake.log" 2>&1 &&
     "$work/app/redtune_example" > "$work/app.out" 2>&1 &&
-    grep -q "^redtune .*: sum prod min max argmin argmax; f32 f64 i32 u32 i64 u64$" "$work/app.out"
+    grep -q "^redtune .*: sum prod min max argmin argmax amax asum sumsq norm2 mean var_mean var_mean_sample std_mean std_mean_sample; f32 f64 i32 u32 i64 u64 f16 bf16 i8 u8$" "$work/app.out"
 st=$?
 [ $st -eq 0 ] || { tail -20 "$work/cmake.log"; cat "$work/app.out" 2>/dev/null; }
 tap $st "examples/cmake builds with find_package(redtune) against the staged prefix and runs"

@@ -3,8 +3,9 @@
  * op and type, every segment profile, at n = 0, 1, 31, 1000, 4097 and 2^20 + 3 (not a multiple
  * of any tile), with guard outputs after the last segment; nseg = 0; order kept with a
  * non-commutative operator (affine maps); the tuner end to end with --segmented; `redtune
- * reduce` on files (flat, keys, offsets) against a CPU reference. Skipped, and counted, with no
- * GPU.
+ * reduce` on files (flat, keys, offsets) against a CPU reference; the new types and operators
+ * through rt_reduce_keys and rt_reduce_offsets with the built-in default (rt_seg_final), with
+ * empty segments, against tests/typeref.h. Skipped, and counted, with no GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,8 +27,11 @@
 #include "tuner/pool.h"
 #include "tuner/segdata.h"
 #include "tuner/tuner.h"
+#include "runtime/store.h"
+#include "tuner/store_tune.h"
 #include "tests/affine.h"
 #include "tests/gpu_util.h"
+#include "tests/typeref.h"
 
 static rt_device dev;
 static char arch[16];
@@ -628,6 +632,152 @@ static void seg_reduce_command(void **state)
     assert_int_equal(system(args), 0);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* nseg segments over n elements: random cuts, with every seventh segment forced empty. */
+static void types_segments(unsigned long long n, unsigned long long nseg, unsigned *offs,
+                           unsigned *keys, unsigned seed)
+{
+    unsigned long long x = seed * 2654435761ull + 1;
+    offs[0] = 0;
+    offs[nseg] = (unsigned)n;
+    for (unsigned long long s = 1; s < nseg; s++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        offs[s] = (unsigned)((x >> 20) % (n + 1));
+    }
+    qsort(offs + 1, nseg - 1, sizeof *offs, cmp_u32);
+    for (unsigned long long s = 1; s < nseg; s++)
+        if (s % 7 == 3)
+            offs[s] = offs[s - 1];
+    for (unsigned long long s = 0; s < nseg; s++)
+        for (unsigned i = offs[s]; i < offs[s + 1]; i++)
+            keys[i] = (unsigned)s;
+}
+
+/* One segmented case by keys (layout 1) or offsets (2); 0 when right, else 1 (printed). A
+ * guard result after the last segment must stay untouched. */
+static int types_seg_one(rt_ctx *ctx, int layout, rt_op op, rt_type spec, int kind,
+                         unsigned long long n, unsigned long long nseg, unsigned char *host,
+                         unsigned *offs, unsigned *keys, unsigned char *got, CUdeviceptr in,
+                         CUdeviceptr seg, CUdeviceptr out)
+{
+    size_t es = optype_size(spec), rs = optype_res_size(op, spec);
+    char why[512], tn[96];
+    int bad = 0;
+    optype_spec_text(op, spec, tn, sizeof tn);
+    tr_fill(optype_elem(spec), kind, host, n, (unsigned)(n + nseg * 3 + op * 7 + kind));
+    types_segments(n, nseg, offs, keys, (unsigned)(n ^ nseg));
+    if ((n && cu.MemcpyHtoD(in, host, n * es) != CUDA_SUCCESS)
+        || cu.MemcpyHtoD(seg, layout == 1 ? keys : offs,
+                         (layout == 1 ? n : nseg + 1) * 4 + 4) != CUDA_SUCCESS
+        || cu.MemsetD8(out, 0xa5, (nseg + 1) * rs) != CUDA_SUCCESS
+        || cu.CtxSynchronize() != CUDA_SUCCESS)
+        return print_error("upload failed\n"), 1;
+    const void *din = (const void *)(uintptr_t)in;
+    void *dout = (void *)(uintptr_t)out;
+    int rc = layout == 1
+        ? rt_reduce_keys(ctx, op, spec, din, (const unsigned *)(uintptr_t)seg, n, nseg, dout,
+                         stream, 0)
+        : rt_reduce_offsets(ctx, op, spec, din, n, (const void *)(uintptr_t)seg, nseg, dout,
+                            stream, 0);
+    if (rc) {
+        print_error("%s %s %s n=%llu nseg=%llu: %s: %s\n", layout == 1 ? "keys" : "offsets",
+                    rt_op_name(op), tn, n, nseg, rt_strerror(rc), rt_errmsg(ctx));
+        return 1;
+    }
+    if (cu.StreamSynchronize(stream) != CUDA_SUCCESS
+        || cu.MemcpyDtoH(got, out, (nseg + 1) * rs) != CUDA_SUCCESS)
+        return print_error("CUDA error after the reduction\n"), 1;
+    for (unsigned long long s = 0; s < nseg && bad < 5; s++)
+        if (!tr_check(op, spec, host + (size_t)offs[s] * es, offs[s + 1] - offs[s], offs[s], 0,
+                      got + s * rs, why, sizeof why)) {
+            print_error("%s %s %s n=%llu nseg=%llu data %d, segment %llu [%u, %u): %s\n",
+                        layout == 1 ? "keys" : "offsets", rt_op_name(op), tn, n, nseg, kind, s,
+                        offs[s], offs[s + 1], why);
+            bad++;
+        }
+    for (size_t i = 0; i < rs; i++)
+        if (got[nseg * rs + i] != 0xa5) {
+            print_error("%s %s: the guard after segment %llu was written\n", rt_op_name(op), tn,
+                        nseg - 1);
+            return 1;
+        }
+    return bad != 0;
+}
+
+/* The operators of issue 15 (as gpu_types_builtin in test_gpu.c) by keys and by offsets:
+ * the built-in default seg_lb, whose units for these operators finalize in rt_seg_final. */
+static void seg_types_builtin(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char dir[64] = "/tmp/redtune_segtypes_XXXXXX", db[128];
+    rt_err e;
+    store *st = NULL;
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/empty.db", dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &st, &e), RT_OK);
+    store_close(st);
+    rt_ctx *ctx = NULL;
+    assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
+    const struct { unsigned long long n, nseg; } shapes[] = {
+        {0, 5}, {1, 1}, {1000, 37}, {1000, 1000}, {(1u << 20) + 3, 1000}, {(1u << 20) + 3, 50000},
+    };
+    unsigned long long nmax = (1u << 20) + 4, smax = 50001;
+    unsigned char *host = malloc(nmax * 2), *got = malloc((smax + 1) * 16);
+    unsigned *offs = malloc((smax + 2) * 4), *keys = malloc(nmax * 4);
+    CUdeviceptr in, seg, out;
+    assert_true(host && got && offs && keys);
+    assert_int_equal(cu.MemAlloc(&in, nmax * 2), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&seg, nmax * 4 + 16), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, (smax + 1) * 16), CUDA_SUCCESS);
+    const rt_op half_ops[] = {RT_SUM, RT_AMAX, RT_NORM2, RT_MEAN, RT_VAR_MEAN, RT_ARGMAX};
+    const rt_op byte_ops[] = {RT_SUM, RT_MIN, RT_MEAN};
+    const rt_type types[] = {RT_F16, RT_BF16, RT_I8, RT_U8};
+    int failures = 0;
+    for (int layout = 1; layout <= 2; layout++)
+        for (int ti = 0; ti < 4; ti++) {
+            rt_type t = types[ti];
+            int half = optype_is_half(t);
+            const rt_op *ops = half ? half_ops : byte_ops;
+            for (int oi = 0; oi < (half ? 6 : 3); oi++)
+                for (int kind = TR_PLAIN; kind <= TR_NAN; kind++) {
+                    rt_op op = ops[oi];
+                    if (kind == TR_SUBNORMAL || (kind != TR_PLAIN && !half)
+                        || (kind == TR_BIG && (t != RT_F16 || op != RT_SUM))
+                        || (kind == TR_NAN && op != RT_AMAX && op != RT_ARGMAX))
+                        continue;
+                    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                        if (gpu_util_small() && shapes[k].n > 5000)
+                            continue;
+                        failures += types_seg_one(ctx, layout, op, t, kind, shapes[k].n,
+                                                  shapes[k].nseg, host, offs, keys, got, in,
+                                                  seg, out);
+                    }
+                }
+        }
+    char buf[2048];
+    assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MEAN, RT_F16, 1000, 10, 0,
+                                          buf, sizeof buf), RT_OK);
+    assert_non_null(strstr(buf, "types: element f16, accumulator f32 (16 bytes), result f32 "
+                                "(4 bytes); a last launch, rt_seg_final"));
+    rt_close(ctx);
+    cu.MemFree(in);
+    cu.MemFree(seg);
+    cu.MemFree(out);
+    free(host);
+    free(got);
+    free(offs);
+    free(keys);
+    unlink(db);
+    rmdir(dir);
+    assert_int_equal(failures, 0);
+}
+
 #define T(op) cmocka_unit_test(seg_##op##_RT_F32), cmocka_unit_test(seg_##op##_RT_F64), \
     cmocka_unit_test(seg_##op##_RT_I32), cmocka_unit_test(seg_##op##_RT_U32),          \
     cmocka_unit_test(seg_##op##_RT_I64), cmocka_unit_test(seg_##op##_RT_U64)
@@ -639,6 +789,7 @@ int test_gpu_seg_group(void)
         cmocka_unit_test(seg_all_nan_RT_MIN_RT_F32), cmocka_unit_test(seg_all_nan_RT_MAX_RT_F32),
         cmocka_unit_test(seg_all_nan_RT_MIN_RT_F64), cmocka_unit_test(seg_all_nan_RT_MAX_RT_F64),
         cmocka_unit_test(seg_order_kept),
+        cmocka_unit_test(seg_types_builtin),
         cmocka_unit_test(seg_tuner_end_to_end),
         cmocka_unit_test(seg_reduce_command),
     };
