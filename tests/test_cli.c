@@ -54,8 +54,26 @@ static void usage_errors(void **state)
 {
     (void)state;
     EXPECT("", 2, "--op is required");
-    EXPECT("--op median", 2, "unknown operator 'median' (known: sum, prod, min, max, argmin, argmax)");
-    EXPECT("--op min --type f16", 2, "unknown type 'f16'");
+    EXPECT("--op median", 2, "unknown operator 'median' (known: sum, prod, min, max, argmin, "
+           "argmax, amax, asum, sumsq, norm2, mean, var_mean, var_mean_sample, std_mean, "
+           "std_mean_sample)");
+    EXPECT("--op min --type f17", 2, "unknown type 'f17' (known: f32, f64, i32, u32, i64, u64, "
+           "f16, bf16, i8, u8)");
+    /* The type spec (--acc, --result): a pair the operator does not define is a usage
+     * error naming it, before any database is opened. */
+    EXPECT("--op var_mean --type u8 --db /nonexistent/x.db", 2,
+           "var_mean of u8 is not defined: var_mean takes f16, bf16, f32, f64\n(see redtune --help)");
+    EXPECT("--op sum --type bf16 --acc i32 --db /nonexistent/x.db", 2,
+           "sum of bf16 accumulating in i32 is not defined");
+    EXPECT("--op sum --acc f33", 2, "--acc: unknown type 'f33' (known: f32, f64");
+    EXPECT("--op sum --result elem", 2, "--result wants acc (the accumulator's type, the "
+           "default) or element (the element type), not 'elem'");
+    EXPECT("--op sum --acc f64 --acc f32", 2, "--acc given twice ('f64', then 'f32')");
+    EXPECT("--op-file lua/ops/affine.lua --acc f64", 2, "--acc and --result go with the built-in "
+           "operators (--op)");
+    EXPECT("--cases-from x.log --acc f64", 2, "--cases-from takes the operators, types, sizes "
+           "and layouts from its file: --op, --op-file, --type, --acc, --result,");
+    EXPECT("best --acc f64", 2, "unknown option '--acc'");
     EXPECT("--op min --frobnicate", 2, "unknown option '--frobnicate'");
     EXPECT("--op", 2, "option --op needs a value");
     EXPECT("--op min --sizes 2^50", 2, "--sizes: '2^50' is not a size");
@@ -396,8 +414,14 @@ static void reduce_usage_errors(void **state)
     (void)state;
     EXPECT("reduce", 2, "reduce: which operator? --op is required");
     EXPECT("reduce --op sum", 2, "reduce: which data? --in FILE is required");
-    EXPECT("reduce --op mean --in v.bin", 2, "unknown operator 'mean' (known: sum, prod");
-    EXPECT("reduce --op sum --type f16 --in v.bin", 2, "unknown type 'f16' (known: f32");
+    EXPECT("reduce --op median --in v.bin", 2, "unknown operator 'median' (known: sum, prod");
+    EXPECT("reduce --op sum --type f17 --in v.bin", 2, "unknown type 'f17' (known: f32");
+    EXPECT("reduce --op amax --type i8 --in v.bin", 2, "amax of i8 is not defined");
+    EXPECT("reduce --op sum --type f32 --acc f16 --in v.bin", 2,
+           "sum of f32 accumulating in f16 is not defined");
+    EXPECT("reduce --op sum --result all --in v.bin", 2, "--result wants acc");
+    EXPECT("reduce --op-file lua/ops/affine.lua --result element --in v.bin", 2,
+           "--acc and --result go with the built-in operators (--op)");
     EXPECT("reduce --op sum --in v.bin --keys k.bin --offsets o.bin", 2,
            "reduce: --keys and --offsets exclude each other");
     EXPECT("reduce --op sum --in v.bin --off64", 2, "reduce: --off64 goes with --offsets");
@@ -420,7 +444,8 @@ static void reduce_usage_errors(void **state)
     EXPECT("reduce --op-file lua/ops/affine.lua --type f32 --in v.bin", 2,
            "--type f32: the operator file lua/ops/affine.lua says type u64");
     EXPECT("reduce --op-file tests/ops/no_such_op.lua --in v.bin", 1, "no_such_op.lua");
-    EXPECT("--help", 0, "redtune reduce (--op OP [--type T] | --op-file FILE) --in FILE");
+    EXPECT("--help", 0, "redtune reduce (--op OP [--type T] | --op-file FILE) --in FILE\n"
+           "               [--acc T] [--result acc|element]\n");
 }
 
 /* The data files: unreadable (exit 1), empty, sizes and counts that do not fit (exit 4); the
