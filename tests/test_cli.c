@@ -290,8 +290,37 @@ static void ship_commands(void **state)
     snprintf(args, sizeof args, "dump %s -o %s", p[3], p[4]);
     EXPECT(args, 0, "dumped into");
     snprintf(args, sizeof args, "dump %s", p[1]);
-    EXPECT(args, 0, "-- redtune dump: schema version 2\n");
-    assert_non_null(strstr(out, "VALUES (1, 'min', 'f32', 'flat', 1048576, 0, '" K1 "', 6.91, 6.8,"));
+    EXPECT(args, 0, "-- redtune dump: schema version 3\n");
+    /* The version 1 dump's best row: acc and result are its type. */
+    assert_non_null(strstr(out, "VALUES (1, 'min', 'f32', 'f32', 'f32', 'flat', 1048576, 0, '"
+                                K1 "', 6.91, 6.8,"));
+
+    /* Version 2 inputs (tests/db/v2.db, its dump v2.sql, both made by the redtune of that
+     * schema): loaded, merged, exported as version 3, acc = result = type; a dump of the
+     * version 2 file says version 2 and reads back. */
+    snprintf(args, sizeof args, "load tests/db/v2.sql -o %s/v2.db", dir);
+    EXPECT(args, 0, "1 device, 2 best entries, 2 kernels, 1 CUBINs, 3 measurements, 1 runs");
+    snprintf(args, sizeof args, "merge tests/db/v2.db %s/v2.db %s -o %s/m.db", dir, p[1], dir);
+    EXPECT(args, 0, "2 devices, 3 best entries, 3 kernels, 2 CUBINs, 3 measurements, 1 runs");
+    snprintf(args, sizeof args, "dump %s/m.db", dir);
+    EXPECT(args, 0, "-- redtune dump: schema version 3\n");
+    assert_non_null(strstr(out, "VALUES (1, 1, 1, 'ed310f81c58e626766d849dc48547e02e42ce523617e"
+                                "d4c8f9562af83c7f47c7', 'sum', 'f64', 'f64', 'f64', 'keys:len3',"));
+    EXPECT("dump tests/db/v2.db", 0, "-- redtune dump: schema version 2\n");
+    assert_non_null(strstr(out, "INSERT INTO best (device_id, op, type, layout,"));
+    snprintf(args, sizeof args, "export --db tests/db/v2.db --match h100 --with-measurements "
+             "-o %s/e.db", dir);
+    EXPECT(args, 0, "exported into");
+    snprintf(args, sizeof args, "best --db tests/db/v2.db --format csv");
+    EXPECT(args, 0, "NVIDIA H100 80GB HBM3,sm_90,min,f32,f32,f32,flat,");
+    assert_false(file_exists("tests/db/v2.db-wal"));
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/v2.db", dir);
+    unlink(sub);
+    snprintf(sub, sizeof sub, "%s/m.db", dir);
+    unlink(sub);
+    snprintf(sub, sizeof sub, "%s/e.db", dir);
+    unlink(sub);
 
     /* Refused inputs: exit 3, the file named, nothing written. */
     snprintf(args, sizeof args, "merge %s tests/db/foreign.db -o %s/x.db", p[1], dir);

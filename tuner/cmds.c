@@ -119,14 +119,15 @@ static int best_row(const store_best_row *r, void *arg)
 {
     best_arg *b = arg;
     if (b->rows++ == 0)
-        printf("%-28s %-6s %-8s %-4s %-17s %-5s %12s  %-18s %-30s %10s %9s %7s %5s %10s\n",
-               "device", "arch", "op", "type", "layout", "L2", "n", "family", "params",
-               "time(us)", "GB/s", "%read", "det", "seg.mean");
+        printf("%-28s %-6s %-8s %-4s %-4s %-6s %-17s %-5s %12s  %-18s %-30s %10s %9s %7s %5s "
+               "%10s\n", "device", "arch", "op", "type", "acc", "result", "layout", "L2", "n",
+               "family", "params", "time(us)", "GB/s", "%read", "det", "seg.mean");
     char mean[32] = "";
     if (r->nseg)
         snprintf(mean, sizeof mean, "%.1f", r->seg_mean);
-    printf("%-28.28s %-6s %-8s %-4s %-17s %-5s %12lld  %-18s %-30s %10.2f %9.1f %6.1f%% %5s %10s\n",
-           r->device_name, r->arch, r->op, r->type, r->layout, r->hot ? "hot" : "flush", r->n,
+    printf("%-28.28s %-6s %-8s %-4s %-4s %-6s %-17s %-5s %12lld  %-18s %-30s %10.2f %9.1f %6.1f%% "
+           "%5s %10s\n", r->device_name, r->arch, r->op, r->type, r->acc, r->result, r->layout,
+           r->hot ? "hot" : "flush", r->n,
            r->family, r->params, r->median_us, r->gbps, 100 * r->frac_bw,
            r->deterministic < 0 ? "?" : r->deterministic ? "yes" : "no", mean);
     return 0;
