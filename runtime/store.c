@@ -529,21 +529,6 @@ int store_inspect(const char *path, int mode, int *kind, int *version, rt_err *e
 }
 
 
-/*
- * A version 2 file, read as version 3: temporary views named as the two tables that gained
- * acc and result shadow them (an unqualified name finds temp first), with acc = result =
- * type, which is what every row of a version 2 file measured. The views live in the
- * connection's own temp schema: the file is not written. Made before query_only is set.
- */
-static int read_v2_as_v3(sqlite3 *db, const char *path, rt_err *e)
-{
-    return store_exec(db, path,
-                      "CREATE TEMP VIEW measurements AS SELECT *, type AS acc, type AS result "
-                      "FROM main.measurements;"
-                      "CREATE TEMP VIEW best AS SELECT *, type AS acc, type AS result "
-                      "FROM main.best;", "read schema version 2", e);
-}
-
 /* store_open's argument checks, shared with the tuner's store_open. */
 int store_open_args(const char *path, int mode, store **out, rt_err *e)
 {
@@ -590,8 +575,9 @@ int store_open_read(const char *path, store **out, rt_err *e)
         rc = kind == DB_OLDER ? refuse_older(path, version, e) : RT_EDB;
         goto done;
     }
-    if ((kind == DB_OLDER && (rc = read_v2_as_v3(db, path, e)))
-        || (rc = store_exec(db, path, "PRAGMA query_only = ON", "set query_only", e)))
+    /* A version 2 file is read as it is: the lookup's queries have a form for it
+     * (store_lookup.c), and the tuner's readers give it views (tuner/store_open.c). */
+    if ((rc = store_exec(db, path, "PRAGMA query_only = ON", "set query_only", e)))
         goto done;
     s->version = version;
     s->db = db;

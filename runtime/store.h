@@ -35,8 +35,8 @@ typedef struct store store;
  * writing, STORE_WRITE, is the redtune program's store_open in tuner/store_tune.h). A file
  * that is not an SQLite database, or one without redtune's schema or of a newer schema
  * version or older than STORE_READ_MIN_VERSION, is refused with RT_EDB and left untouched;
- * nothing is created. A version 2 file is read through views that give its rows acc =
- * result = type (store_version says which it is). *out is NULL on error. Close with
+ * nothing is created. A version 2 file is read as it is: the lookup below reads its rows as
+ * acc = result = type (store_version says which it is). *out is NULL on error. Close with
  * store_close().
  */
 int store_open_read(const char *path, store **out, rt_err *e);

@@ -835,15 +835,20 @@ static void test_read_and_migrate_v2(void **state)
     assert_non_null(want);
     copy_file("tests/db/v2.db", f->db);
 
-    /* Read-only, as libredtune opens it. */
+    /* Read-only by the tuner (best, measurements, report, shipping: views). */
     store *s = NULL;
-    assert_int_equal(store_open_read(f->db, &s, &e), RT_OK);
+    assert_int_equal(store_open(f->db, STORE_READ, &s, &e), RT_OK);
     assert_int_equal(store_version(s), 2);
     collected c = {0};
     assert_int_equal(store_list_best(s, NULL, NULL, NULL, 0, collect_spec, &c, &e), RT_OK);
     assert_int_equal(c.count, 2);
     assert_string_equal(c.lines[0], "min f32 f32 f32 flat 1048576");
     assert_string_equal(c.lines[1], "sum f64 f64 f64 keys:len3 16384");
+    store_close(s);
+
+    /* Read-only as libredtune opens it: the lookup's queries read acc = result = type. */
+    assert_int_equal(store_open_read(f->db, &s, &e), RT_OK);
+    assert_int_equal(store_version(s), 2);
     rt_device me = make_device("NVIDIA H100 80GB HBM3", "zz", 0, 9, 0);
     store_device_match dm;
     assert_int_equal(store_find_device_spec(s, &me, "min", "f32", "f32", "f32", "flat", 0, &dm,

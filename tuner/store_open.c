@@ -313,6 +313,24 @@ done:
     return rc;
 }
 
+/*
+ * A version 2 file opened STORE_READ, read by the tuner's queries as version 3: temporary
+ * views named as the two tables that gained acc and result shadow them (an unqualified name
+ * finds temp first), with acc = result = type, what every row of a version 2 file measured.
+ * They live in the connection's own temp schema: the file is not written. Queries that name
+ * main's tables (shipping) see the file as it is.
+ */
+static int read_v2_as_v3(store *s, rt_err *e)
+{
+    return store_exec(s->db, s->path,
+                      "PRAGMA query_only = OFF;"
+                      "CREATE TEMP VIEW measurements AS SELECT *, type AS acc, type AS result "
+                      "FROM main.measurements;"
+                      "CREATE TEMP VIEW best AS SELECT *, type AS acc, type AS result "
+                      "FROM main.best;"
+                      "PRAGMA query_only = ON;", "read schema version 2", e);
+}
+
 /* STORE_READ as libredtune opens (store_open_read), STORE_WRITE here. */
 int store_open(const char *path, int mode, store **out, rt_err *e)
 {
@@ -320,5 +338,12 @@ int store_open(const char *path, int mode, store **out, rt_err *e)
 
     if (rc != RT_OK)
         return rc;
-    return mode == STORE_READ ? store_open_read(path, out, e) : open_write(path, out, e);
+    if (mode == STORE_WRITE)
+        return open_write(path, out, e);
+    if ((rc = store_open_read(path, out, e)) == RT_OK && store_version(*out) < 3
+        && (rc = read_v2_as_v3(*out, e)) != RT_OK) {
+        store_close(*out);
+        *out = NULL;
+    }
+    return rc;
 }
