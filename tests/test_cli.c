@@ -304,15 +304,15 @@ static void ship_commands(void **state)
     EXPECT(args, 0, "2 devices, 3 best entries, 3 kernels, 2 CUBINs, 3 measurements, 1 runs");
     snprintf(args, sizeof args, "dump %s/m.db", dir);
     EXPECT(args, 0, "-- redtune dump: schema version 3\n");
-    assert_non_null(strstr(out, "VALUES (1, 1, 1, 'ed310f81c58e626766d849dc48547e02e42ce523617e"
-                                "d4c8f9562af83c7f47c7', 'sum', 'f64', 'f64', 'f64', 'keys:len3',"));
+    assert_non_null(strstr(out, "c7f47c7', 'sum', 'f64', 'f64', 'f64', 'keys:len3', 16384, 0, "
+                                "'ok', '', 5.25,"));
     EXPECT("dump tests/db/v2.db", 0, "-- redtune dump: schema version 2\n");
     assert_non_null(strstr(out, "INSERT INTO best (device_id, op, type, layout,"));
     snprintf(args, sizeof args, "export --db tests/db/v2.db --match h100 --with-measurements "
              "-o %s/e.db", dir);
     EXPECT(args, 0, "exported into");
     snprintf(args, sizeof args, "best --db tests/db/v2.db --format csv");
-    EXPECT(args, 0, "NVIDIA H100 80GB HBM3,sm_90,min,f32,f32,f32,flat,");
+    EXPECT(args, 0, "NVIDIA H100 80GB HBM3,sm_90,a1b2,3000.0,min,f32,f32,f32,1048576,flat,");
     assert_false(file_exists("tests/db/v2.db-wal"));
     char sub[300];
     snprintf(sub, sizeof sub, "%s/v2.db", dir);
@@ -371,10 +371,11 @@ static void ship_refusals(void **state)
                                   "regs_per_sm, l2_bytes, mem_clock_khz, bus_width_bits, "
                                   "driver_version, total_mem) VALUES (1, 'NVIDIA H100', 0, 9, "
                                   "0, 132, 32, 1024, 2048, 32, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1); "
-                                  "INSERT INTO best (device_id, op, type, layout, n, hot, "
-                                  "kernel_hash, median_us, min_us, max_us, reps, gbps, "
-                                  "frac_bw, deterministic) VALUES (1, 'min', 'f32', 'flat', "
-                                  "1024, 0, 'nowhere', 1, 1, 1, 1, 1, 1, 1)", NULL, NULL,
+                                  "INSERT INTO best (device_id, op, type, acc, result, "
+                                  "layout, n, hot, kernel_hash, median_us, min_us, max_us, "
+                                  "reps, gbps, frac_bw, deterministic) VALUES (1, 'min', 'f32', "
+                                  "'f32', 'f32', 'flat', 1024, 0, 'nowhere', 1, 1, 1, 1, 1, 1, "
+                                  "1)", NULL, NULL,
                                   NULL), SQLITE_OK);
     sqlite3_close(raw);
     snprintf(args, sizeof args, "export --db %s --match H100 -o %s/x.db", db, dir);

@@ -1495,10 +1495,10 @@ static void test_merge(void **state)
     ship_db(c, "NVIDIA H100 80GB HBM3", "aa", "k_c", 1.0, 0);
     store *s = open_ok(c, STORE_WRITE);
     char sql[512];
-    snprintf(sql, sizeof sql, "INSERT INTO best (device_id, op, type, layout, n, hot, "
-             "kernel_hash, median_us, min_us, max_us, reps, gbps, frac_bw, deterministic) "
-             "VALUES (1, 'min', 'f32', 'flat', 1048576, 0, '%s', 1.0, 1.0, 1.0, 9, 1.0, 0.5, "
-             "1)", ship_hash("k_c"));
+    snprintf(sql, sizeof sql, "INSERT INTO best (device_id, op, type, acc, result, layout, n, "
+             "hot, kernel_hash, median_us, min_us, max_us, reps, gbps, frac_bw, deterministic) "
+             "VALUES (1, 'min', 'f32', 'f32', 'f32', 'flat', 1048576, 0, '%s', 1.0, 1.0, 1.0, 9, "
+             "1.0, 0.5, 1)", ship_hash("k_c"));
     assert_int_equal(sqlite3_exec(store_db(s), sql, NULL, NULL, NULL), SQLITE_OK);
     store_close(s);
     char *ba = read_file(a, &la), *bb = read_file(b, &lb);
