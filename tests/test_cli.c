@@ -73,7 +73,8 @@ static void usage_errors(void **state)
            "operators (--op)");
     EXPECT("--cases-from x.log --acc f64", 2, "--cases-from takes the operators, types, sizes "
            "and layouts from its file: --op, --op-file, --type, --acc, --result,");
-    EXPECT("best --acc f64", 2, "unknown option '--acc'");
+    EXPECT("report --acc f64 -o x.html", 2, "unknown option '--acc'");
+    EXPECT("best --acc f65", 2, "--acc: unknown type 'f65'");
     EXPECT("--op min --frobnicate", 2, "unknown option '--frobnicate'");
     EXPECT("--op", 2, "option --op needs a value");
     EXPECT("--op min --sizes 2^50", 2, "--sizes: '2^50' is not a size");

@@ -191,6 +191,14 @@ static void best_formats(void **state)
     assert_null(strstr(out, "Fake"));
     EXPECT(0, "\"rows\":[]}", "best --db %s --format json --op max", db);
     EXPECT(1, "nothing stored as best for that filter", "best --db %s --op max", db);
+    /* --acc: the rows accumulated in that type. */
+    EXPECT(0, " sum      bf16 f32  f32    flat ", "best --db %s --type bf16 --acc f32", db);
+    assert_null(strstr(out, " min "));
+    EXPECT(1, "nothing stored as best for that filter", "best --db %s --type bf16 --acc f64", db);
+    EXPECT(0, "\"rows\":[{", "measurements --db %s --acc f32 --type bf16 --format json", db);
+    assert_non_null(strstr(out, "\"acc\":\"f32\""));
+    assert_null(strstr(out, "\"type\":\"f32\""));
+    EXPECT(0, "\"rows\":[]", "measurements --db %s --acc f64 --type bf16 --format json", db);
     if (!have_python())
         skip();
     assert_int_equal(run("best --db %s --format csv > %s/b.csv", db, dir), 0);

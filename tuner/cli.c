@@ -80,7 +80,7 @@ static const cli_opt options[] = {
     {"strategy-seed", required_argument, O_STRATEGY_SEED, C(TUNE), 0},
     {"format", required_argument, O_FORMAT, RESULTS, 0},
     {"split", no_argument, O_SPLIT, C(TUNE), 0},
-    {"acc", required_argument, O_ACC, C(TUNE) | C(REDUCE), 0},
+    {"acc", required_argument, O_ACC, C(TUNE) | C(REDUCE) | RESULTS, 0},
     {"result", required_argument, O_RESULT, C(TUNE) | C(REDUCE), 0},
     {"help", no_argument, 'h', ALL, 0},
 };

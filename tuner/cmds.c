@@ -113,11 +113,14 @@ done:
 
 typedef struct best_arg {
     int rows;
+    const char *acc;   /* --acc: only rows accumulated in it; NULL: any */
 } best_arg;
 
 static int best_row(const store_best_row *r, void *arg)
 {
     best_arg *b = arg;
+    if (b->acc && strcmp(r->acc, b->acc))
+        return 0;
     if (b->rows++ == 0)
         printf("%-28s %-6s %-8s %-4s %-4s %-6s %-17s %-5s %12s  %-18s %-30s %10s %9s %7s %5s "
                "%10s\n", "device", "arch", "op", "type", "acc", "result", "layout", "L2", "n",
@@ -134,18 +137,18 @@ static int best_row(const store_best_row *r, void *arg)
 }
 
 int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
-             long long n, int *refused, rt_err *e)
+             const char *acc, long long n, int *refused, rt_err *e)
 {
     store *s;
     int rc = store_open(db_path, STORE_READ, &s, e);
     *refused = rc == RT_EDB;
     if (rc)
         return rc;
-    best_arg b = {0};
+    best_arg b = {0, acc};
     rc = store_list_best(s, device_match, op, type, n, best_row, &b, e);
     if (rc == RT_OK && b.rows == 0)
         rc = rt_seterr(e, RT_ENOTFOUND, "%s: nothing stored as best%s", db_path,
-                       op || type || n > 0 || device_match ? " for that filter" : "");
+                       op || type || acc || n > 0 || device_match ? " for that filter" : "");
     store_close(s);
     return rc;
 }

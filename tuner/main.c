@@ -41,10 +41,10 @@ static const char usage_text[] =
     "       redtune compile [--arch sm_XY] [--space FILE] [--family LIST] [--op OP] [--type T]\n"
     "               [--op-file FILE] [--segmented keys|offsets] [--jobs N] [--db FILE] [-v]\n"
     "       redtune families\n"
-    "       redtune best [--db FILE] [--op NAME | --op-file FILE] [--type T] [--n N]\n"
+    "       redtune best [--db FILE] [--op NAME | --op-file FILE] [--type T] [--acc T] [--n N]\n"
     "               [--device NAME] [--format table|csv|json]\n"
-    "       redtune measurements [--db FILE] [--op NAME | --op-file FILE] [--type T] [--n N]\n"
-    "               [--device NAME] [--format table|csv|json]\n"
+    "       redtune measurements [--db FILE] [--op NAME | --op-file FILE] [--type T] [--acc T]\n"
+    "               [--n N] [--device NAME] [--format table|csv|json]\n"
     "       redtune report [--db FILE] [--device NAME] -o FILE.html [--force]\n"
     "       redtune export [--db FILE] --match NAME [--match NAME ...] [--with-measurements]\n"
     "                      -o FILE [--force]\n"
@@ -125,6 +125,7 @@ static const char usage_text[] =
     "\n"
     "  best           the winner of each case; measurements: every measurement (failed\n"
     "                 ones too); --device NAME a part of the device name (any case);\n"
+    "                 --acc T the rows accumulated in T;\n"
     "                 --format table (default), csv (RFC 4180, a header row) or json\n"
     "                 (docs/results-format.md)\n"
     "  report         an HTML file with inline SVG charts per device and case: GB/s\n"
@@ -432,10 +433,11 @@ static int main_tune(cli_args *a, int argc, char **argv)
         rc = cmd_compile(a->arch, o, a->db, &e);
     } else if (a->cmd == CLI_BEST || a->cmd == CLI_MEASUREMENTS) {
         int refused = 0;
-        results_filter f = {a->device_match, a->op_name, a->type_name, a->n_filter};
+        results_filter f = {a->device_match, a->op_name, a->type_name, a->n_filter,
+                            a->acc_name};
         if (a->cmd == CLI_BEST && a->format == RESULTS_TABLE)
-            rc = cmd_best(o->db_path, a->device_match, a->op_name, a->type_name, a->n_filter,
-                          &refused, &e);
+            rc = cmd_best(o->db_path, a->device_match, a->op_name, a->type_name, a->acc_name,
+                          a->n_filter, &refused, &e);
         else
             rc = cmd_results(o->db_path, a->cmd == CLI_BEST, &f, (results_format)a->format,
                              stdout, &refused, &e);

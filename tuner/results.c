@@ -67,6 +67,7 @@ int results_parse_format(const char *name)
     "LEFT JOIN runs ru ON ru.id = r.run_id "                                                  \
     "WHERE (?1 IS NULL OR instr(lower(d.name), lower(?1)) > 0) "                              \
     "AND (?2 IS NULL OR r.op = ?2) AND (?3 IS NULL OR r.type = ?3) AND (?4 <= 0 OR r.n = ?4) " \
+    "AND (?7 IS NULL OR r.acc = ?7) "                                                         \
     "ORDER BY d.name, d.ordinal, d.id, r.op, r.type, r.acc, r.result, r.layout, r.hot, r.n, " \
     "k.family, "                                                                              \
     "k.params, r.hash) "
@@ -200,7 +201,8 @@ int cmd_results(const char *db_path, int best, const results_filter *f, results_
         || bind_text(st, 1, f->device_match) != SQLITE_OK || bind_text(st, 2, f->op) != SQLITE_OK
         || bind_text(st, 3, f->type) != SQLITE_OK || sqlite3_bind_int64(st, 4, f->n) != SQLITE_OK
         || bind_text(st, 5, fams) != SQLITE_OK
-        || (fmt == RESULTS_JSON && bind_text(st, 6, what) != SQLITE_OK)) {
+        || (fmt == RESULTS_JSON && bind_text(st, 6, what) != SQLITE_OK)
+        || bind_text(st, 7, f->acc) != SQLITE_OK) {
         rc = store_fail(s, what, e);
         goto done;
     }
@@ -222,7 +224,8 @@ int cmd_results(const char *db_path, int best, const results_filter *f, results_
     if (fmt == RESULTS_TABLE && rows == 0)
         rc = rt_seterr(e, RT_ENOTFOUND, "%s: nothing %s%s", db_path,
                        best ? "stored as best" : "measured",
-                       f->op || f->type || f->n > 0 || f->device_match ? " for that filter" : "");
+                       f->op || f->type || f->acc || f->n > 0 || f->device_match
+                       ? " for that filter" : "");
     if (fflush(out) != 0 && rc == RT_OK)
         rc = rt_seterr(e, RT_EIO, "stdout: cannot write");
 done:
