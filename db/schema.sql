@@ -8,7 +8,7 @@
 -- Times are UTC text, "2025-01-31T12:00:00Z". Durations are microseconds, bandwidths GB/s
 -- (1e9 bytes a second). NULL means unknown.
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- One row per GPU seen. Keyed by its UUID; a device whose driver gives no UUID is keyed by
 -- name and ordinal instead.
@@ -85,7 +85,13 @@ CREATE TABLE measurements (
     run_id                INTEGER REFERENCES runs (id),  -- NULL when made outside a run
     kernel_hash           TEXT    NOT NULL REFERENCES kernels (hash),
     op                    TEXT    NOT NULL,             -- "min"
-    type                  TEXT    NOT NULL,             -- "f32"
+    type                  TEXT    NOT NULL,             -- "f32": the element type
+    -- The type spec resolved (version 3): the accumulator's and the result's scalar types
+    -- ("bf16" summed in "f32" into an "f32" result); both equal type for the original six
+    -- operators on 32/64-bit types, for min/max/argmin/argmax/amax, and in rows migrated
+    -- from version 2.
+    acc                   TEXT    NOT NULL,             -- "f32"
+    result                TEXT    NOT NULL,             -- "f32"
     layout                TEXT    NOT NULL,             -- "flat", or "keys:PROFILE" /
                                                         -- "offsets:PROFILE" (segmented)
     n                     INTEGER NOT NULL CHECK (n > 0),
@@ -106,10 +112,11 @@ CREATE TABLE measurements (
     nseg                  INTEGER NOT NULL DEFAULT 0,   -- segments
     seg_mean              REAL    NOT NULL DEFAULT 0,   -- mean segment length, n / nseg
     seg_spread            REAL    NOT NULL DEFAULT 0,   -- standard deviation of the lengths
-    UNIQUE (device_id, kernel_hash, op, type, layout, n, hot)
+    UNIQUE (device_id, kernel_hash, op, type, acc, result, layout, n, hot)
 );
 -- The candidates of one case, fastest first: what store_update_best reads.
-CREATE INDEX measurements_case ON measurements (device_id, op, type, layout, n, hot, median_us)
+CREATE INDEX measurements_case ON measurements (device_id, op, type, acc, result, layout, n, hot,
+                                               median_us)
     WHERE status = 'ok' AND verified = 1;
 CREATE INDEX measurements_kernel ON measurements (kernel_hash);
 CREATE INDEX measurements_run ON measurements (run_id);
@@ -119,6 +126,8 @@ CREATE TABLE best (
     device_id             INTEGER NOT NULL REFERENCES devices (id),
     op                    TEXT    NOT NULL,
     type                  TEXT    NOT NULL,
+    acc                   TEXT    NOT NULL,             -- as in measurements (version 3)
+    result                TEXT    NOT NULL,
     layout                TEXT    NOT NULL,
     n                     INTEGER NOT NULL CHECK (n > 0),
     hot                   INTEGER NOT NULL CHECK (hot IN (0, 1)),
@@ -134,6 +143,6 @@ CREATE TABLE best (
     nseg                  INTEGER NOT NULL DEFAULT 0,   -- as in measurements (version 2)
     seg_mean              REAL    NOT NULL DEFAULT 0,
     seg_spread            REAL    NOT NULL DEFAULT 0,
-    PRIMARY KEY (device_id, op, type, layout, n, hot)
+    PRIMARY KEY (device_id, op, type, acc, result, layout, n, hot)
 );
 CREATE INDEX best_kernel ON best (kernel_hash);

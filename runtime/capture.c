@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "optype.h"
 
 #define LINE_MAX_BYTES 1024      /* well under PIPE_BUF (4096 on Linux, 512 by POSIX) */
 
@@ -86,6 +87,20 @@ static size_t put_field(char *buf, size_t len, size_t at, const char *s, int las
     if (at < len)
         buf[at++] = last ? '\n' : '\t';
     return at;
+}
+
+const char *capture_type_text(int op, int spec, char *buf, size_t len)
+{
+    optype_ts ts;
+    if (optype_resolve((rt_op)op, (rt_type)spec, &ts, NULL, 0)) {
+        snprintf(buf, len, "?");
+        return buf;
+    }
+    unsigned canon = (unsigned)ts.canon, acc = (canon >> 8) & 0xffu;   /* redtune.h's fields */
+    snprintf(buf, len, "%s%s%s%s%s", rt_type_name(ts.elem), acc ? ":acc=" : "",
+             acc ? rt_type_name(ts.acc) : "", canon & 0x10000u ? ":result=" : "",
+             canon & 0x10000u ? rt_type_name(ts.elem) : "");
+    return buf;
 }
 
 size_t capture_format(const capture_case *cs, char *buf, size_t len)

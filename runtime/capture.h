@@ -33,9 +33,17 @@ typedef struct capture {
     size_t nseen, cap;
 } capture;
 
+/* The type field of a capture line for (op, spec): the element type's name, then the parts
+ * of the spec that differ from the operator's defaults (optype_resolve's canon):
+ * "bf16", "bf16:acc=f64", "bf16:acc=f32:result=bf16" (result=, when present, is the element
+ * type: RT_RESULT_ELEM). A version 1 reader that knows only plain types refuses the longer
+ * ones by name. "?" for a spec that does not resolve. Returns buf. */
+const char *capture_type_text(int op, int spec, char *buf, size_t len);
+
 /* One case of a call. 'fingerprint' is a user operator's definition id, else NULL. */
 typedef struct capture_case {
-    const char *op, *type, *layout;   /* layout: flat, keys or offsets */
+    const char *op, *type, *layout;   /* layout: flat, keys or offsets; type: a spec's text
+                                       * (capture_type_text) */
     unsigned long long n, nseg;       /* nseg 0 for flat */
     const char *fallback;             /* NULL: an exact tuned entry (not written) */
     const char *fingerprint;

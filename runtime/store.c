@@ -44,6 +44,18 @@ const char *const store_tables[STORE_NTABLES] = {
 };
 
 
+const char *store_type_text(const char *type, const char *acc, const char *result, char *buf,
+                            size_t len)
+{
+    acc = acc ? acc : type;
+    result = result ? result : type;
+    if (!strcmp(acc, type) && !strcmp(result, type))
+        snprintf(buf, len, "%s", type);
+    else
+        snprintf(buf, len, "%s acc=%s result=%s", type, acc, result);
+    return buf;
+}
+
 int store_db_fail(sqlite3 *db, const char *path, const char *what, rt_err *e)
 {
     return rt_seterr(e, RT_EDB, "%s: %s: %s", path, what, sqlite3_errmsg(db));
@@ -509,7 +521,8 @@ int store_inspect(const char *path, int mode, int *kind, int *version, rt_err *e
         rc = inspect_sqlite(path, mode == STORE_WRITE, kind, version, e);
         if (rc == RT_OK && *kind == DB_REFUSED)
             rc = RT_EDB;
-        if (rc == RT_OK && *kind == DB_OLDER && mode == STORE_READ)
+        if (rc == RT_OK && *kind == DB_OLDER && mode == STORE_READ
+            && *version < STORE_READ_MIN_VERSION)
             rc = refuse_older(path, *version, e);
         return rc;
     }
@@ -556,13 +569,17 @@ int store_open_read(const char *path, store **out, rt_err *e)
     if ((rc = open_reader(path, &db, &how, &before, e)) != RT_OK)
         goto done;
     /* Look again on this connection: the file may have changed since store_inspect(). */
-    if ((rc = store_exec(db, path, "PRAGMA query_only = ON", "set query_only", e))
-        || (rc = store_classify(db, path, 0, &kind, &version, e)))
+    if ((rc = store_classify(db, path, 0, &kind, &version, e)))
         goto done;
-    if (kind != DB_CURRENT) {
+    if (kind != DB_CURRENT && !(kind == DB_OLDER && version >= STORE_READ_MIN_VERSION)) {
         rc = kind == DB_OLDER ? refuse_older(path, version, e) : RT_EDB;
         goto done;
     }
+    /* A version 2 file is read as it is: the lookup's queries have a form for it
+     * (store_lookup.c), and the tuner's readers give it views (tuner/store_open.c). */
+    if ((rc = store_exec(db, path, "PRAGMA query_only = ON", "set query_only", e)))
+        goto done;
+    s->version = version;
     s->db = db;
     db = NULL;
     *out = s;
@@ -587,6 +604,11 @@ void store_close(store *s)
 const char *store_path(const store *s)
 {
     return s->path;
+}
+
+int store_version(const store *s)
+{
+    return s->version;
 }
 
 /* The connection, for tests that inspect it. */

@@ -15,7 +15,13 @@
 #include "device.h"
 #include "hash.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
+
+/* The oldest schema version libredtune reads (read-only, never migrating): a version 2 file
+ * (before acc and result) reads as if each row's acc and result were its type, which is what
+ * every row made before version 3 measured. Older files are refused: open them for writing
+ * once (the redtune program migrates). */
+#define STORE_READ_MIN_VERSION 2
 
 typedef struct store store;
 
@@ -28,8 +34,10 @@ typedef struct store store;
  * Open the existing redtune database 'path' read-only (what libredtune does; opening for
  * writing, STORE_WRITE, is the redtune program's store_open in tuner/store_tune.h). A file
  * that is not an SQLite database, or one without redtune's schema or of a newer schema
- * version, is refused with RT_EDB and left untouched; nothing is created. *out is NULL on
- * error. Close with store_close().
+ * version or older than STORE_READ_MIN_VERSION, is refused with RT_EDB and left untouched;
+ * nothing is created. A version 2 file is read as it is: the lookup below reads its rows as
+ * acc = result = type (store_version says which it is). *out is NULL on error. Close with
+ * store_close().
  */
 int store_open_read(const char *path, store **out, rt_err *e);
 
@@ -43,6 +51,10 @@ void store_close(store *s);
 
 /* The path the store was opened with. */
 const char *store_path(const store *s);
+
+/* The schema version of the file as opened (STORE_SCHEMA_VERSION, or an older one that
+ * STORE_READ read as it is). */
+int store_version(const store *s);
 
 /* The generated source of a kernel; *source is malloc'd, caller frees. RT_ENOTFOUND if absent. */
 int store_get_kernel_source(store *s, const char *hash, char **source, rt_err *e);
@@ -79,6 +91,7 @@ typedef struct store_best_row {
     long long n;
     int hot;
     const char *kernel_hash;
+    const char *acc, *result; /* the accumulator's and the result's scalar types ("f32") */
     const char *family;
     const char *params;      /* "B=256 V=4" */
     double median_us, min_us, max_us;
@@ -115,16 +128,32 @@ typedef struct store_device_match {
 } store_device_match;
 
 /*
- * The device row closest to 'd' that has at least one row of table best for (op, type,
- * layout, hot): the best level first, then the nearest SM count, then the most best rows,
- * then the most recently seen. RT_ENOTFOUND when no row of the same major architecture has
- * one (the caller falls back to its built-in default).
+ * The device row closest to 'd' that has at least one row of table best for (op, type, acc,
+ * result, layout, hot): the best level first, then the nearest SM count, then the most best
+ * rows, then the most recently seen. RT_ENOTFOUND when no row of the same major architecture
+ * has one (the caller falls back to its built-in default).
+ *
+ * 'type' is the element type's name, 'acc' and 'result' the names of the resolved
+ * accumulator and result scalar types (optype_resolve's ts.acc and ts.res, through
+ * rt_type_name): "bf16", "f32", "f32" for a sum of bf16 by default. NULL acc or result stands
+ * for 'type' (the original six operators on 32/64-bit types, min/max/argmin/argmax/amax).
  */
+int store_find_device_spec(store *s, const rt_device *d, const char *op, const char *type,
+                           const char *acc, const char *result, const char *layout, int hot,
+                           store_device_match *m, rt_err *e);
+
+/* The rows of table best of one device for (op, type, acc, result, layout, hot), ordered by
+ * n, joined with their kernel (as store_list_best); a non-zero return from 'cb' stops the
+ * walk. acc and result as in store_find_device_spec. */
+int store_list_best_for_device_spec(store *s, long long device_id, const char *op,
+                                    const char *type, const char *acc, const char *result,
+                                    const char *layout, int hot,
+                                    int (*cb)(const store_best_row *row, void *arg),
+                                    void *arg, rt_err *e);
+
+/* The two above with acc = result = type: the rows of the original operators. */
 int store_find_device(store *s, const rt_device *d, const char *op, const char *type,
                       const char *layout, int hot, store_device_match *m, rt_err *e);
-
-/* The rows of table best of one device for (op, type, layout, hot), ordered by n, joined with
- * their kernel (as store_list_best); a non-zero return from 'cb' stops the walk. */
 int store_list_best_for_device(store *s, long long device_id, const char *op,
                                const char *type, const char *layout, int hot,
                                int (*cb)(const store_best_row *row, void *arg), void *arg,

@@ -16,6 +16,7 @@
 struct store {
     sqlite3 *db;
     char *path;
+    int version;   /* the file's schema version (store_version) */
 };
 
 /* The tables that make a file redtune's, in dependency order. */
@@ -42,6 +43,11 @@ static inline const char *col_text(sqlite3_stmt *st, int i)
     const unsigned char *t = sqlite3_column_text(st, i);
     return t ? (const char *)t : "";
 }
+
+/* A case's types for messages: "f32" when acc and result are NULL or the type itself, else
+ * "bf16 acc=f32 result=f32". Returns buf. */
+const char *store_type_text(const char *type, const char *acc, const char *result, char *buf,
+                            size_t len);
 
 /* RT_EDB "path: what: SQLite's message"; store_fail for a store's connection. */
 int store_db_fail(sqlite3 *db, const char *path, const char *what, rt_err *e);

@@ -178,6 +178,8 @@ int store_walk_best_rows(store *s, sqlite3_stmt *st, const char *what,
             .deterministic = sqlite3_column_int(st, 15),
             .nseg = sqlite3_column_int64(st, 16),
             .seg_mean = sqlite3_column_double(st, 17),
+            .acc = col_text(st, 18),
+            .result = col_text(st, 19),
         };
         if (cb(&row, arg) != 0)
             return RT_OK;
@@ -185,31 +187,37 @@ int store_walk_best_rows(store *s, sqlite3_stmt *st, const char *what,
     return r == SQLITE_DONE ? RT_OK : store_fail(s, what, e);
 }
 
-int store_find_device(store *s, const rt_device *d, const char *op, const char *type,
-                      const char *layout, int hot, store_device_match *m, rt_err *e)
+int store_find_device_spec(store *s, const rt_device *d, const char *op, const char *type,
+                           const char *acc, const char *result, const char *layout, int hot,
+                           store_device_match *m, rt_err *e)
 {
     /* Only rows of the same major architecture qualify; the level ranks them. */
-    static const char sql[] =
-        "SELECT d.id, d.name, d.cc_major, d.cc_minor, d.sm_count, count(*) AS nbest, "
-        "CASE WHEN d.name = ?5 AND d.sm_count = ?6 AND d.cc_minor = ?8 THEN 1 "
-        "     WHEN d.cc_minor = ?8 THEN 2 ELSE 3 END AS level "
-        "FROM best b JOIN devices d ON d.id = b.device_id "
-        "WHERE b.op = ?1 AND b.type = ?2 AND (b.layout = ?3 OR b.layout LIKE ?3 || ':%') AND b.hot = ?4 "
-        "AND d.cc_major = ?7 "
-        "GROUP BY d.id "
-        "ORDER BY level, abs(d.sm_count - ?6), nbest DESC, d.last_seen DESC, d.id "
-        "LIMIT 1";
+#define FIND_SQL(ACC, RESULT)                                                                 \
+        "SELECT d.id, d.name, d.cc_major, d.cc_minor, d.sm_count, count(*) AS nbest, "      \
+        "CASE WHEN d.name = ?5 AND d.sm_count = ?6 AND d.cc_minor = ?8 THEN 1 "             \
+        "     WHEN d.cc_minor = ?8 THEN 2 ELSE 3 END AS level "                             \
+        "FROM best b JOIN devices d ON d.id = b.device_id "                                 \
+        "WHERE b.op = ?1 AND b.type = ?2 AND (b.layout = ?3 OR b.layout LIKE ?3 || ':%') "  \
+        "AND b.hot = ?4 AND " ACC " = coalesce(?9, ?2) AND " RESULT " = coalesce(?10, ?2) " \
+        "AND d.cc_major = ?7 "                                                              \
+        "GROUP BY d.id "                                                                    \
+        "ORDER BY level, abs(d.sm_count - ?6), nbest DESC, d.last_seen DESC, d.id "         \
+        "LIMIT 1"
+    static const char sql[] = FIND_SQL("b.acc", "b.result"),
+                      sql_v2[] = FIND_SQL("b.type", "b.type");   /* STORE_READ_MIN_VERSION */
+#undef FIND_SQL
     sqlite3_stmt *st = NULL;
     int rc = RT_OK, r, found = 0;
 
     memset(m, 0, sizeof *m);
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+    if (sqlite3_prepare_v2(s->db, s->version >= 3 ? sql : sql_v2, -1, &st, NULL) != SQLITE_OK
         || bind_text(st, 1, op) != SQLITE_OK || bind_text(st, 2, type) != SQLITE_OK
         || bind_text(st, 3, layout) != SQLITE_OK || sqlite3_bind_int(st, 4, hot) != SQLITE_OK
         || bind_text(st, 5, d->name) != SQLITE_OK
         || sqlite3_bind_int(st, 6, d->sm_count) != SQLITE_OK
         || sqlite3_bind_int(st, 7, d->cc_major) != SQLITE_OK
-        || sqlite3_bind_int(st, 8, d->cc_minor) != SQLITE_OK) {
+        || sqlite3_bind_int(st, 8, d->cc_minor) != SQLITE_OK
+        || bind_text(st, 9, acc) != SQLITE_OK || bind_text(st, 10, result) != SQLITE_OK) {
         rc = store_fail(s, "find device", e);
         goto done;
     }
@@ -227,10 +235,13 @@ int store_find_device(store *s, const rt_device *d, const char *op, const char *
         rc = store_fail(s, "find device", e);
         goto done;
     }
-    if (!found)
+    if (!found) {
+        char tt[64];
         rc = rt_seterr(e, RT_ENOTFOUND, "%s: no device of compute capability %d.x has a "
-                       "winner for %s %s %s %s", store_path(s), d->cc_major, op, type, layout,
+                       "winner for %s %s %s %s", store_path(s), d->cc_major, op,
+                       store_type_text(type, acc, result, tt, sizeof tt), layout,
                        hot ? "hot" : "cold");
+    }
 done:
     sqlite3_finalize(st);
     if (rc != RT_OK)
@@ -238,29 +249,35 @@ done:
     return rc;
 }
 
-int store_list_best_for_device(store *s, long long device_id, const char *op,
-                               const char *type, const char *layout, int hot,
-                               int (*cb)(const store_best_row *row, void *arg), void *arg,
-                               rt_err *e)
+int store_list_best_for_device_spec(store *s, long long device_id, const char *op,
+                                    const char *type, const char *acc, const char *result,
+                                    const char *layout, int hot,
+                                    int (*cb)(const store_best_row *row, void *arg),
+                                    void *arg, rt_err *e)
 {
-    static const char sql[] =
-        "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "
-        "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, "
-        "b.frac_bw, b.deterministic, b.nseg, b.seg_mean "
-        "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "
-        "JOIN devices d ON d.id = b.device_id "
-        "WHERE b.device_id = ?1 AND b.op = ?2 AND b.type = ?3 AND (b.layout = ?4 OR b.layout LIKE ?4 || ':%') "
-        "AND b.hot = ?5 "
-        "ORDER BY b.n";
+#define LIST_SQL(ACC, RESULT)                                                                 \
+        "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "   \
+        "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, " \
+        "b.frac_bw, b.deterministic, b.nseg, b.seg_mean, " ACC ", " RESULT " "              \
+        "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "                             \
+        "JOIN devices d ON d.id = b.device_id "                                             \
+        "WHERE b.device_id = ?1 AND b.op = ?2 AND b.type = ?3 "                             \
+        "AND (b.layout = ?4 OR b.layout LIKE ?4 || ':%') "                                  \
+        "AND b.hot = ?5 AND " ACC " = coalesce(?6, ?3) AND " RESULT " = coalesce(?7, ?3) "  \
+        "ORDER BY b.n"
+    static const char sql[] = LIST_SQL("b.acc", "b.result"),
+                      sql_v2[] = LIST_SQL("b.type", "b.type");   /* STORE_READ_MIN_VERSION */
+#undef LIST_SQL
     sqlite3_stmt *st = NULL;
     int rc = RT_OK;
 
     if (!cb)
         return rt_seterr(e, RT_EINVAL, "%s: list best for device: no callback", store_path(s));
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
+    if (sqlite3_prepare_v2(s->db, s->version >= 3 ? sql : sql_v2, -1, &st, NULL) != SQLITE_OK
         || sqlite3_bind_int64(st, 1, device_id) != SQLITE_OK
         || bind_text(st, 2, op) != SQLITE_OK || bind_text(st, 3, type) != SQLITE_OK
-        || bind_text(st, 4, layout) != SQLITE_OK || sqlite3_bind_int(st, 5, hot) != SQLITE_OK) {
+        || bind_text(st, 4, layout) != SQLITE_OK || sqlite3_bind_int(st, 5, hot) != SQLITE_OK
+        || bind_text(st, 6, acc) != SQLITE_OK || bind_text(st, 7, result) != SQLITE_OK) {
         rc = store_fail(s, "list best for device", e);
         goto done;
     }
@@ -268,6 +285,21 @@ int store_list_best_for_device(store *s, long long device_id, const char *op,
 done:
     sqlite3_finalize(st);
     return rc;
+}
+
+int store_find_device(store *s, const rt_device *d, const char *op, const char *type,
+                      const char *layout, int hot, store_device_match *m, rt_err *e)
+{
+    return store_find_device_spec(s, d, op, type, NULL, NULL, layout, hot, m, e);
+}
+
+int store_list_best_for_device(store *s, long long device_id, const char *op,
+                               const char *type, const char *layout, int hot,
+                               int (*cb)(const store_best_row *row, void *arg), void *arg,
+                               rt_err *e)
+{
+    return store_list_best_for_device_spec(s, device_id, op, type, NULL, NULL, layout, hot, cb,
+                                           arg, e);
 }
 
 int store_get_binary_any(store *s, const char *hash, const char *arch, store_binary *b,

@@ -12,7 +12,7 @@ import json
 import sys
 import xml.etree.ElementTree as ET
 
-HEADER = ("device,arch,uuid,read_gbps,op,type,n,layout,hot,segments,seg_mean,seg_spread,"
+HEADER = ("device,arch,uuid,read_gbps,op,type,acc,result,n,layout,hot,segments,seg_mean,seg_spread,"
           "family,params,kernel,median_us,min_us,max_us,reps,gbps,read_pct,status,message,"
           "verified,deterministic,deterministic_checked,run_id,run_started_at,run_ended_at,"
           "measured_at").split(",")
@@ -53,7 +53,8 @@ def check_json(path, what, rows):
         if set(r) != ROW_KEYS:
             fail(f"{path}: keys {sorted(r)}")
         if set(r["device"]) != {"name", "arch", "uuid", "read_gbps"} \
-                or set(r["case"]) != {"op", "type", "n", "layout", "hot", "segmentation"}:
+                or set(r["case"]) != {"op", "type", "acc", "result", "n", "layout", "hot",
+                                     "segmentation"}:
             fail(f"{path}: device or case {r['device']} {r['case']}")
         if not isinstance(r["parameters"], dict) or not isinstance(r["verified"], bool) \
                 or not isinstance(r["case"]["hot"], bool):

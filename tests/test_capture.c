@@ -2,7 +2,8 @@
  * test_capture.c - REDTUNE_CAPTURE and REDTUNE_LOG (runtime/capture.c) and `redtune
  * --cases-from` (tuner/cases.c): the writer with a made-up case, two processes appending at
  * once, a file that cannot be opened, a bad log level; the reader on the files of
- * tests/capture/ (a good one, a truncated last line, a bad header, a bad operator or type);
+ * tests/capture/ (a good one, a truncated last line, a bad header, a bad operator or type;
+ * type specs, an undefined pair, a bad spec);
  * the runs planned from them; the command line. All on the CPU.
  */
 #include <stdarg.h>
@@ -260,11 +261,22 @@ static void cases_bad_files(void **state)
                         "does not read (it reads v1)");
     assert_int_equal(parse_err("tests/capture/bad_op.tsv", msg, sizeof msg), RT_EINVAL);
     assert_string_equal(msg, "tests/capture/bad_op.tsv:3: unknown operator 'median' (known: "
-                        "sum, prod, min, max, argmin, argmax; a user operator has its "
-                        "fingerprint in field 7)");
+                        "sum, prod, min, max, argmin, argmax, amax, asum, sumsq, norm2, mean, "
+                        "var_mean, var_mean_sample, std_mean, std_mean_sample; a user operator "
+                        "has its fingerprint in field 7)");
     assert_int_equal(parse_err("tests/capture/bad_type.tsv", msg, sizeof msg), RT_EINVAL);
-    assert_string_equal(msg, "tests/capture/bad_type.tsv:2: unknown type 'f16' (known: f32, "
-                        "f64, i32, u32, i64, u64)");
+    assert_string_equal(msg, "tests/capture/bad_type.tsv:2: unknown type 'f17' (known: f32, "
+                        "f64, i32, u32, i64, u64, f16, bf16, i8, u8)");
+    assert_int_equal(parse_err("tests/capture/bad_pair.tsv", msg, sizeof msg), RT_EINVAL);
+    assert_string_equal(msg, "tests/capture/bad_pair.tsv:3: var_mean of u8 is not defined: "
+                        "var_mean takes f16, bf16, f32, f64");
+    assert_int_equal(parse_err("tests/capture/bad_spec.tsv", msg, sizeof msg), RT_EINVAL);
+    assert_string_equal(msg, "tests/capture/bad_spec.tsv:2: type 'bf16:acc=f64:acc=f32': "
+                        "'acc=f32' is neither acc=TYPE nor result=bf16 (the element type), "
+                        "once each");
+    assert_int_equal(parse_err("tests/capture/bad_user_spec.tsv", msg, sizeof msg), RT_EINVAL);
+    assert_string_equal(msg, "tests/capture/bad_user_spec.tsv:2: type 'f32:acc=f64': a user "
+                        "operator's type is plain (no acc= or result=)");
     assert_int_equal(parse_err("tests/capture/bad_fields.tsv", msg, sizeof msg), RT_EINVAL);
     assert_string_equal(msg, "tests/capture/bad_fields.tsv:2: 5 fields, a capture line has 8 "
                         "(op, type, layout, n, nseg, fallback, fingerprint, device, "
@@ -340,8 +352,9 @@ static void cases_cli(void **state)
     char *bad[] = {"redtune", "--cases-from", "app.tsv", "--sizes", "1000"};
     assert_int_equal(cli_parse(5, bad, &a, &e), RT_EINVAL);
     assert_string_equal(e.msg, "--cases-from takes the operators, types, sizes and layouts "
-                        "from its file: --op, --op-file, --type, --sizes, --segmented, "
-                        "--profiles and --off64 do not go with it\n(see redtune --help)");
+                        "from its file: --op, --op-file, --type, --acc, --result, --sizes, "
+                        "--segmented, --profiles and --off64 do not go with it\n(see redtune "
+                        "--help)");
     cli_free(&a);
     char *empty[] = {"redtune", "--cases-from="};
     assert_int_equal(cli_parse(2, empty, &a, &e), RT_EINVAL);
@@ -371,8 +384,9 @@ static void cases_program(void **state)
     snprintf(args, sizeof args, "--cases-from tests/capture/bad_op.tsv --db %s", db);
     assert_int_equal(run(args, out, sizeof out), 4);
     assert_string_equal(out, "redtune: tests/capture/bad_op.tsv:3: unknown operator 'median' "
-                        "(known: sum, prod, min, max, argmin, argmax; a user operator has its "
-                        "fingerprint in field 7)\n");
+                        "(known: sum, prod, min, max, argmin, argmax, amax, asum, sumsq, norm2, "
+                        "mean, var_mean, var_mean_sample, std_mean, std_mean_sample; a user "
+                        "operator has its fingerprint in field 7)\n");
     assert_int_equal(access(db, F_OK), -1);
     snprintf(args, sizeof args, "--cases-from tests/capture/truncated.tsv --db %s", db);
     assert_int_equal(run(args, out, sizeof out), 1);
@@ -382,6 +396,52 @@ static void cases_program(void **state)
                            "runs\nredtune: run 1 of 3: redtune --op sum --type f32 --sizes "
                            "256,4096,1000000\n"));
     assert_int_equal(access(db, F_OK), -1);
+}
+
+/* Type specs: written as "bf16:acc=f64" (only what differs from the operator's defaults),
+ * read back into the spec; a run per spec, whose options make it. */
+static void cases_type_specs(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(capture_type_text(RT_SUM, RT_F32, buf, sizeof buf), "f32");
+    assert_string_equal(capture_type_text(RT_SUM, RT_BF16, buf, sizeof buf), "bf16");
+    assert_string_equal(capture_type_text(RT_SUM, RT_ACC(RT_BF16, RT_F32), buf, sizeof buf),
+                        "bf16");   /* the default accumulator */
+    assert_string_equal(capture_type_text(RT_SUM, RT_ACC(RT_BF16, RT_F64), buf, sizeof buf),
+                        "bf16:acc=f64");
+    assert_string_equal(capture_type_text(RT_SUM, RT_RESULT_ELEM(RT_BF16), buf, sizeof buf),
+                        "bf16:result=bf16");
+    assert_string_equal(capture_type_text(RT_VAR_MEAN, RT_U8, buf, sizeof buf), "?");
+    cases_line *l = NULL;
+    char *notes = NULL, text[512];
+    int n = 0;
+    rt_err e;
+    cases_plan p;
+    assert_int_equal(cases_parse("tests/capture/spec.tsv", &l, &n, &notes, &e), RT_OK);
+    assert_int_equal(n, 5);
+    assert_int_equal(l[0].type, RT_BF16);
+    assert_int_equal(l[1].type, RT_ACC(RT_BF16, RT_F64));
+    assert_int_equal(l[2].type, RT_RESULT_ELEM(RT_ACC(RT_BF16, RT_F32)));
+    assert_int_equal(cases_plan_make(l, n, &p, &notes, &e), RT_OK);
+    free(l);
+    assert_int_equal(p.nruns, 4);
+    const char *want[] = {
+        "--op sum --type bf16 --sizes 4096",
+        "--op sum --type bf16 --acc f64 --sizes 1024,4096",
+        "--op sum --type bf16 --result element --sizes 1024",
+        "--op var_mean --type f16 --result element --sizes 65536 --segmented keys --profiles "
+        "len3",
+    };
+    for (int r = 0; r < 4; r++) {
+        cases_run_text(&p.runs[r], text, sizeof text);
+        assert_string_equal(text, want[r]);
+    }
+    assert_string_equal(notes, "line 7: keys var_mean f16:result=f16 n = 65536, nseg = 20000 "
+                        "(mean segment length 3.3): tuned as profile len3, the nearest in "
+                        "mean length\n");
+    free(notes);
+    cases_plan_free(&p);
 }
 
 int test_capture_group(void)
@@ -396,6 +456,7 @@ int test_capture_group(void)
         cmocka_unit_test(cases_plan_runs),
         cmocka_unit_test(cases_cli),
         cmocka_unit_test(cases_program),
+        cmocka_unit_test(cases_type_specs),
     };
     return cmocka_run_group_tests_name("capture", tests, setup, teardown);
 }

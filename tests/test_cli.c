@@ -54,8 +54,27 @@ static void usage_errors(void **state)
 {
     (void)state;
     EXPECT("", 2, "--op is required");
-    EXPECT("--op median", 2, "unknown operator 'median' (known: sum, prod, min, max, argmin, argmax)");
-    EXPECT("--op min --type f16", 2, "unknown type 'f16'");
+    EXPECT("--op median", 2, "unknown operator 'median' (known: sum, prod, min, max, argmin, "
+           "argmax, amax, asum, sumsq, norm2, mean, var_mean, var_mean_sample, std_mean, "
+           "std_mean_sample)");
+    EXPECT("--op min --type f17", 2, "unknown type 'f17' (known: f32, f64, i32, u32, i64, u64, "
+           "f16, bf16, i8, u8)");
+    /* The type spec (--acc, --result): a pair the operator does not define is a usage
+     * error naming it, before any database is opened. */
+    EXPECT("--op var_mean --type u8 --db /nonexistent/x.db", 2,
+           "var_mean of u8 is not defined: var_mean takes f16, bf16, f32, f64\n(see redtune --help)");
+    EXPECT("--op sum --type bf16 --acc i32 --db /nonexistent/x.db", 2,
+           "sum of bf16 accumulating in i32 is not defined");
+    EXPECT("--op sum --acc f33", 2, "--acc: unknown type 'f33' (known: f32, f64");
+    EXPECT("--op sum --result elem", 2, "--result wants acc (the accumulator's type, the "
+           "default) or element (the element type), not 'elem'");
+    EXPECT("--op sum --acc f64 --acc f32", 2, "--acc given twice ('f64', then 'f32')");
+    EXPECT("--op-file lua/ops/affine.lua --acc f64", 2, "--acc and --result go with the built-in "
+           "operators (--op)");
+    EXPECT("--cases-from x.log --acc f64", 2, "--cases-from takes the operators, types, sizes "
+           "and layouts from its file: --op, --op-file, --type, --acc, --result,");
+    EXPECT("report --acc f64 -o x.html", 2, "unknown option '--acc'");
+    EXPECT("best --acc f65", 2, "--acc: unknown type 'f65'");
     EXPECT("--op min --frobnicate", 2, "unknown option '--frobnicate'");
     EXPECT("--op", 2, "option --op needs a value");
     EXPECT("--op min --sizes 2^50", 2, "--sizes: '2^50' is not a size");
@@ -272,8 +291,37 @@ static void ship_commands(void **state)
     snprintf(args, sizeof args, "dump %s -o %s", p[3], p[4]);
     EXPECT(args, 0, "dumped into");
     snprintf(args, sizeof args, "dump %s", p[1]);
-    EXPECT(args, 0, "-- redtune dump: schema version 2\n");
-    assert_non_null(strstr(out, "VALUES (1, 'min', 'f32', 'flat', 1048576, 0, '" K1 "', 6.91, 6.8,"));
+    EXPECT(args, 0, "-- redtune dump: schema version 3\n");
+    /* The version 1 dump's best row: acc and result are its type. */
+    assert_non_null(strstr(out, "VALUES (1, 'min', 'f32', 'f32', 'f32', 'flat', 1048576, 0, '"
+                                K1 "', 6.91, 6.8,"));
+
+    /* Version 2 inputs (tests/db/v2.db, its dump v2.sql, both made by the redtune of that
+     * schema): loaded, merged, exported as version 3, acc = result = type; a dump of the
+     * version 2 file says version 2 and reads back. */
+    snprintf(args, sizeof args, "load tests/db/v2.sql -o %s/v2.db", dir);
+    EXPECT(args, 0, "1 device, 2 best entries, 2 kernels, 1 CUBINs, 3 measurements, 1 runs");
+    snprintf(args, sizeof args, "merge tests/db/v2.db %s/v2.db %s -o %s/m.db", dir, p[1], dir);
+    EXPECT(args, 0, "2 devices, 3 best entries, 3 kernels, 2 CUBINs, 3 measurements, 1 runs");
+    snprintf(args, sizeof args, "dump %s/m.db", dir);
+    EXPECT(args, 0, "-- redtune dump: schema version 3\n");
+    assert_non_null(strstr(out, "c7f47c7', 'sum', 'f64', 'f64', 'f64', 'keys:len3', 16384, 0, "
+                                "'ok', '', 5.25,"));
+    EXPECT("dump tests/db/v2.db", 0, "-- redtune dump: schema version 2\n");
+    assert_non_null(strstr(out, "INSERT INTO best (device_id, op, type, layout,"));
+    snprintf(args, sizeof args, "export --db tests/db/v2.db --match h100 --with-measurements "
+             "-o %s/e.db", dir);
+    EXPECT(args, 0, "exported into");
+    snprintf(args, sizeof args, "best --db tests/db/v2.db --format csv");
+    EXPECT(args, 0, "NVIDIA H100 80GB HBM3,sm_90,a1b2,3000.0,min,f32,f32,f32,1048576,flat,");
+    assert_false(file_exists("tests/db/v2.db-wal"));
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/v2.db", dir);
+    unlink(sub);
+    snprintf(sub, sizeof sub, "%s/m.db", dir);
+    unlink(sub);
+    snprintf(sub, sizeof sub, "%s/e.db", dir);
+    unlink(sub);
 
     /* Refused inputs: exit 3, the file named, nothing written. */
     snprintf(args, sizeof args, "merge %s tests/db/foreign.db -o %s/x.db", p[1], dir);
@@ -324,10 +372,11 @@ static void ship_refusals(void **state)
                                   "regs_per_sm, l2_bytes, mem_clock_khz, bus_width_bits, "
                                   "driver_version, total_mem) VALUES (1, 'NVIDIA H100', 0, 9, "
                                   "0, 132, 32, 1024, 2048, 32, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1); "
-                                  "INSERT INTO best (device_id, op, type, layout, n, hot, "
-                                  "kernel_hash, median_us, min_us, max_us, reps, gbps, "
-                                  "frac_bw, deterministic) VALUES (1, 'min', 'f32', 'flat', "
-                                  "1024, 0, 'nowhere', 1, 1, 1, 1, 1, 1, 1)", NULL, NULL,
+                                  "INSERT INTO best (device_id, op, type, acc, result, "
+                                  "layout, n, hot, kernel_hash, median_us, min_us, max_us, "
+                                  "reps, gbps, frac_bw, deterministic) VALUES (1, 'min', 'f32', "
+                                  "'f32', 'f32', 'flat', 1024, 0, 'nowhere', 1, 1, 1, 1, 1, 1, "
+                                  "1)", NULL, NULL,
                                   NULL), SQLITE_OK);
     sqlite3_close(raw);
     snprintf(args, sizeof args, "export --db %s --match H100 -o %s/x.db", db, dir);
@@ -396,8 +445,14 @@ static void reduce_usage_errors(void **state)
     (void)state;
     EXPECT("reduce", 2, "reduce: which operator? --op is required");
     EXPECT("reduce --op sum", 2, "reduce: which data? --in FILE is required");
-    EXPECT("reduce --op mean --in v.bin", 2, "unknown operator 'mean' (known: sum, prod");
-    EXPECT("reduce --op sum --type f16 --in v.bin", 2, "unknown type 'f16' (known: f32");
+    EXPECT("reduce --op median --in v.bin", 2, "unknown operator 'median' (known: sum, prod");
+    EXPECT("reduce --op sum --type f17 --in v.bin", 2, "unknown type 'f17' (known: f32");
+    EXPECT("reduce --op amax --type i8 --in v.bin", 2, "amax of i8 is not defined");
+    EXPECT("reduce --op sum --type f32 --acc f16 --in v.bin", 2,
+           "sum of f32 accumulating in f16 is not defined");
+    EXPECT("reduce --op sum --result all --in v.bin", 2, "--result wants acc");
+    EXPECT("reduce --op-file lua/ops/affine.lua --result element --in v.bin", 2,
+           "--acc and --result go with the built-in operators (--op)");
     EXPECT("reduce --op sum --in v.bin --keys k.bin --offsets o.bin", 2,
            "reduce: --keys and --offsets exclude each other");
     EXPECT("reduce --op sum --in v.bin --off64", 2, "reduce: --off64 goes with --offsets");
@@ -420,7 +475,8 @@ static void reduce_usage_errors(void **state)
     EXPECT("reduce --op-file lua/ops/affine.lua --type f32 --in v.bin", 2,
            "--type f32: the operator file lua/ops/affine.lua says type u64");
     EXPECT("reduce --op-file tests/ops/no_such_op.lua --in v.bin", 1, "no_such_op.lua");
-    EXPECT("--help", 0, "redtune reduce (--op OP [--type T] | --op-file FILE) --in FILE");
+    EXPECT("--help", 0, "redtune reduce (--op OP [--type T] | --op-file FILE) --in FILE\n"
+           "               [--acc T] [--result acc|element]\n");
 }
 
 /* The data files: unreadable (exit 1), empty, sizes and counts that do not fit (exit 4); the

@@ -95,8 +95,9 @@ static void put(store *s, long long dev, long long run, const char *hash, const 
 /*
  * Two devices. The first (a name that CSV must quote and HTML escape): min f32 flat at two
  * sizes, three kernels of two families, one wrong result; sum f64 keys:len3 at one size.
+ * sum bf16 (accumulated in f32, an f32 result) flat at one size.
  * The second: one measurement of min f32 flat, no read bandwidth.
- * 8 measurements, 4 best rows.
+ * 9 measurements, 5 best rows.
  */
 static int make_db(void **state)
 {
@@ -132,6 +133,12 @@ static int make_db(void **state)
     put(s, dev, run, "k3", "min", "f32", "flat", 1 << 20, "ok", 1.6, 2600);
     put(s, dev, run, "k1", "sum", "f64", "keys:len3", 1 << 14, "ok", 5.0, 30);
     put(s, dev2, 0, "k1", "min", "f32", "flat", 1 << 20, "ok", 2.2, 1900);
+    /* A type spec: bf16 summed in f32 into an f32 result (schema version 3's acc, result). */
+    store_measurement m = {dev, run, "k2", "sum", "bf16", "flat", 1 << 20, 0, "ok", "", 3.0,
+                           2.9, 3.5, 50, 700, 0.23, 1, 1, 0, 0, 0, "f32", "f32"};
+    assert_int_equal(store_put_measurement(s, &m, &e), RT_OK);
+    assert_int_equal(store_update_best_spec(s, dev, "sum", "bf16", "f32", "f32", "flat", 1 << 20,
+                                            0, &e), RT_OK);
     assert_int_equal(store_update_best(s, dev, "min", "f32", "flat", 1024, 0, &e), RT_OK);
     assert_int_equal(store_update_best(s, dev, "min", "f32", "flat", 1 << 20, 0, &e), RT_OK);
     assert_int_equal(store_update_best(s, dev, "sum", "f64", "keys:len3", 1 << 14, 0, &e),
@@ -159,13 +166,15 @@ static int have_python(void)
 static void best_formats(void **state)
 {
     (void)state;
-    EXPECT(0, "device                       arch   op       type layout", "best --db %s", db);
-    EXPECT(0, "device,arch,uuid,read_gbps,op,type,n,layout,hot,segments,seg_mean,seg_spread,"
+    EXPECT(0, "device                       arch   op       type acc  result layout", "best --db %s",
+           db);
+    assert_non_null(strstr(out, " sum      bf16 f32  f32    flat "));
+    EXPECT(0, "device,arch,uuid,read_gbps,op,type,acc,result,n,layout,hot,segments,seg_mean,seg_spread,"
               "family,params,kernel,median_us,min_us,max_us,reps,gbps,read_pct,status,message,"
               "verified,deterministic,deterministic_checked,run_id,run_started_at,run_ended_at,"
               "measured_at\r\n", "best --db %s --format csv", db);
     assert_non_null(strstr(out, "\r\n\"Fake \"\"GPU\"\", <rev> & 2\",sm_90,feedface,3000.0,min,"
-                                "f32,1048576,flat,0,0,0.0,0.0,tb2,B=256 R=2 PAD=1 "
+                                "f32,f32,f32,1048576,flat,0,0,0.0,0.0,tb2,B=256 R=2 PAD=1 "
                                 "PAD_PERIOD=32,k3,1.6,"));
     EXPECT(0, "{\"format\":\"redtune-results\",\"version\":1,\"what\":\"best\",\"rows\":[",
            "best --db %s --format json", db);
@@ -173,6 +182,8 @@ static void best_formats(void **state)
     assert_non_null(strstr(out, "\"segmentation\":{\"layout\":\"keys\",\"profile\":\"len3\","
                                 "\"segments\":5461,\"mean_length\":3.0,\"spread\":0.5}"));
     assert_non_null(strstr(out, "\"deterministic\":true"));
+    assert_non_null(strstr(out, "\"case\":{\"op\":\"sum\",\"type\":\"bf16\",\"acc\":\"f32\","
+                                "\"result\":\"f32\",\"n\":1048576,"));
     assert_non_null(strstr(out, "\"run\":{\"id\":1,\"started_at\":\""));
     /* The filters as best has them. */
     EXPECT(0, "\"rows\":[{\"device\":{\"name\":\"Other GPU\",\"arch\":\"sm_90\",\"uuid\":"
@@ -180,12 +191,20 @@ static void best_formats(void **state)
     assert_null(strstr(out, "Fake"));
     EXPECT(0, "\"rows\":[]}", "best --db %s --format json --op max", db);
     EXPECT(1, "nothing stored as best for that filter", "best --db %s --op max", db);
+    /* --acc: the rows accumulated in that type. */
+    EXPECT(0, " sum      bf16 f32  f32    flat ", "best --db %s --type bf16 --acc f32", db);
+    assert_null(strstr(out, " min "));
+    EXPECT(1, "nothing stored as best for that filter", "best --db %s --type bf16 --acc f64", db);
+    EXPECT(0, "\"rows\":[{", "measurements --db %s --acc f32 --type bf16 --format json", db);
+    assert_non_null(strstr(out, "\"acc\":\"f32\""));
+    assert_null(strstr(out, "\"type\":\"f32\""));
+    EXPECT(0, "\"rows\":[]", "measurements --db %s --acc f64 --type bf16 --format json", db);
     if (!have_python())
         skip();
     assert_int_equal(run("best --db %s --format csv > %s/b.csv", db, dir), 0);
-    check("csv %s/b.csv 4", dir);
+    check("csv %s/b.csv 5", dir);
     assert_int_equal(run("best --db %s --format json > %s/b.json", db, dir), 0);
-    check("json %s/b.json best 4", dir);
+    check("json %s/b.json best 5", dir);
 }
 
 /* measurements: every row, failed ones too, in the three formats and with the filters. */
@@ -206,9 +225,9 @@ static void measurements_formats(void **state)
     if (!have_python())
         skip();
     assert_int_equal(run("measurements --db %s --format csv > %s/m.csv", db, dir), 0);
-    check("csv %s/m.csv 8", dir);
+    check("csv %s/m.csv 9", dir);
     assert_int_equal(run("measurements --db %s --format json > %s/m.json", db, dir), 0);
-    check("json %s/m.json measurements 8", dir);
+    check("json %s/m.json measurements 9", dir);
     assert_int_equal(run("measurements --db %s --format csv --op max > %s/e.csv", db, dir), 0);
     check("csv %s/e.csv 0", dir);
 }
@@ -245,7 +264,11 @@ static void report_html(void **state)
     assert_int_equal(sh(cmd), 0);
     assert_string_equal(out, "2\n");
     if (have_python())
-        check("report %s 'min f32 flat flush' 'sum f64 keys:len3 flush'", html);
+        check("report %s 'min f32 flat flush' 'sum f64 keys:len3 flush' "
+              "'sum bf16:acc=f32:result=f32 flat flush'", html);
+    snprintf(cmd, sizeof cmd, "grep -c '<h3>sum bf16 (f32 accumulator, f32 result), flat' %s",
+             html);
+    assert_int_equal(sh(cmd), 0);
     /* One device, by a part of its name. */
     EXPECT(0, "written into", "report --db %s --device OTHER -o %s --force", db, html);
     snprintf(cmd, sizeof cmd, "grep -c 'Fake' %s", html);

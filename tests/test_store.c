@@ -13,6 +13,12 @@
  *                       "PRAGMA user_version = 99;"
  *   partial.db      sqlite3 partial.db "PRAGMA page_size = 512;" ".read ../../db/schema.sql"
  *                       "DROP TABLE best;"
+ *   v2.db           a version 2 file (before acc and result), made by the redtune of that
+ *                   schema: sqlite3 v2.db "PRAGMA page_size = 512;" ".read SCHEMA_V2" and
+ *                   INSERTs of 1 device, 1 run, 2 kernels (hashes the SHA-256 of their
+ *                   sources "// v2 fixture kernel 1" and "... 2"), 1 CUBIN, 3 measurements
+ *                   (one segmented) and 2 best rows; SCHEMA_V2 is db/schema.sql of commit
+ *                   9466524. v2.sql is its `redtune dump` by that redtune.
  *   corrupt.db      sqlite3 corrupt.db "PRAGMA page_size = 512;" ".read ../../db/schema.sql"
  *                       "WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i
  *                       WHERE x < 40) INSERT INTO kernels (hash, family, params, source)
@@ -299,8 +305,8 @@ static void test_roundtrip(void **state)
     assert_string_equal(got.log, "ptxas info: 32 registers");
     store_binary_free(&got);
     int found = 0;
-    assert_int_equal(store_has_measurement(s, dev, "aaaa", "min", "f32", "flat", 1 << 20, 0,
-                                           &found, &e), RT_OK);
+    assert_int_equal(store_has_measurement(s, dev, "aaaa", "min", "f32", NULL, NULL, "flat",
+                                           1 << 20, 0, &found, &e), RT_OK);
     assert_int_equal(found, 1);
     collected c = { 0 };
     assert_int_equal(store_list_best(s, NULL, NULL, NULL, 0, collect, &c, &e), RT_OK);
@@ -481,28 +487,35 @@ static void test_has_measurement(void **state)
 
     assert_int_equal(store_put_device(s, &d, 0, &dev, &e), RT_OK);
     put_kernel(s, "aaaa", "gridstride", "B=256");
-    assert_int_equal(store_has_measurement(s, dev, "aaaa", "min", "f32", "flat", 1 << 20, 0,
-                                           &found, &e), RT_OK);
+    assert_int_equal(store_has_measurement(s, dev, "aaaa", "min", "f32", NULL, NULL, "flat",
+                                           1 << 20, 0, &found, &e), RT_OK);
     assert_int_equal(found, 0);
     store_measurement m = meas(dev, "aaaa", "timeout", 0, 0);   /* any status counts */
     put_meas(s, &m);
-    assert_int_equal(store_has_measurement(s, dev, "aaaa", "min", "f32", "flat", 1 << 20, 0,
-                                           &found, &e), RT_OK);
+    assert_int_equal(store_has_measurement(s, dev, "aaaa", "min", "f32", NULL, NULL, "flat",
+                                           1 << 20, 0, &found, &e), RT_OK);
     assert_int_equal(found, 1);
-    struct { long long dev; const char *k, *op, *type, *layout; long long n; int hot; } miss[] = {
-        { dev + 1, "aaaa", "min", "f32", "flat", 1 << 20, 0 },
-        { dev, "bbbb", "min", "f32", "flat", 1 << 20, 0 },
-        { dev, "aaaa", "max", "f32", "flat", 1 << 20, 0 },
-        { dev, "aaaa", "min", "f64", "flat", 1 << 20, 0 },
-        { dev, "aaaa", "min", "f32", "seg", 1 << 20, 0 },
-        { dev, "aaaa", "min", "f32", "flat", 1 << 21, 0 },
-        { dev, "aaaa", "min", "f32", "flat", 1 << 20, 1 },
+    assert_int_equal(store_has_measurement(s, dev, "aaaa", "min", "f32", "f32", "f32", "flat",
+                                           1 << 20, 0, &found, &e), RT_OK);
+    assert_int_equal(found, 1);   /* NULL acc and result are the type's */
+    struct { long long dev; const char *k, *op, *type, *acc, *res, *layout; long long n; int hot; }
+    miss[] = {
+        { dev + 1, "aaaa", "min", "f32", NULL, NULL, "flat", 1 << 20, 0 },
+        { dev, "bbbb", "min", "f32", NULL, NULL, "flat", 1 << 20, 0 },
+        { dev, "aaaa", "max", "f32", NULL, NULL, "flat", 1 << 20, 0 },
+        { dev, "aaaa", "min", "f64", NULL, NULL, "flat", 1 << 20, 0 },
+        { dev, "aaaa", "min", "f32", "f64", NULL, "flat", 1 << 20, 0 },
+        { dev, "aaaa", "min", "f32", NULL, "f64", "flat", 1 << 20, 0 },
+        { dev, "aaaa", "min", "f32", NULL, NULL, "seg", 1 << 20, 0 },
+        { dev, "aaaa", "min", "f32", NULL, NULL, "flat", 1 << 21, 0 },
+        { dev, "aaaa", "min", "f32", NULL, NULL, "flat", 1 << 20, 1 },
     };
     for (size_t i = 0; i < sizeof miss / sizeof miss[0]; i++) {
         found = 7;
         assert_int_equal(store_has_measurement(s, miss[i].dev, miss[i].k, miss[i].op,
-                                               miss[i].type, miss[i].layout, miss[i].n,
-                                               miss[i].hot, &found, &e), RT_OK);
+                                               miss[i].type, miss[i].acc, miss[i].res,
+                                               miss[i].layout, miss[i].n, miss[i].hot, &found,
+                                               &e), RT_OK);
         assert_int_equal(found, 0);
     }
     store_close(s);
@@ -746,21 +759,16 @@ static void test_refuse_newer(void **state)
     refuse(*state, "newer.db", phrase);
 }
 
-/* A version 1 file (before the segmented columns) is migrated in place and keeps its rows;
- * the segmentation of a segmented measurement reaches table best. */
+/* A version 1 file (before the segmented columns): tests/db/v2.db without them. It is
+ * refused read-only (libredtune reads version 2 and later) and migrated in place, through
+ * version 2, when opened for writing; its rows are kept and the segmentation of a segmented
+ * measurement reaches table best. */
 static void test_migrate_v1(void **state)
 {
     fixture *f = *state;
     rt_err e;
-    rt_device d = make_device("GPU", "u1", 0, 9, 0);
-    long long dev;
-    store *s = open_ok(f->db, STORE_WRITE);
-    assert_int_equal(store_put_device(s, &d, 0, &dev, &e), RT_OK);
-    put_kernel(s, "k1", "fam", "P=1");
-    store_measurement m = meas(dev, "k1", "ok", 5.0, 1);
-    put_meas(s, &m);
-    assert_int_equal(store_update_best(s, dev, "min", "f32", "flat", 1 << 20, 0, &e), RT_OK);
-    store_close(s);
+    store *s = NULL;
+    copy_file("tests/db/v2.db", f->db);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
     static const char *const cols[] = {"nseg", "seg_mean", "seg_spread"};
@@ -774,17 +782,209 @@ static void test_migrate_v1(void **state)
     assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
 
+    rt_clearerr(&e);
+    assert_int_equal(store_open(f->db, STORE_READ, &s, &e), RT_EDB);
+    assert_null(s);
+    assert_non_null(strstr(e.msg, ": schema version 1 is older than this redtune (3): open it "
+                                  "for writing once to migrate it"));
+
     s = open_ok(f->db, STORE_WRITE);
+    assert_int_equal(store_version(s), STORE_SCHEMA_VERSION);
     assert_int_equal(raw_int(f->db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements WHERE nseg = 0"), 1);
-    assert_string_equal(best_of(s), "k1");
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements WHERE nseg = 0 "
+                                    "AND acc = type AND result = type"), 3);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM best WHERE nseg = 0"), 2);
+    store_measurement m = meas(1, "ed310f81c58e626766d849dc48547e02e42ce523617ed4c8f9562af83c7f47c7",
+                               "ok", 5.0, 1);
     m.layout = "keys:len3";
     m.nseg = 1000;
     m.seg_mean = 3.0;
     put_meas(s, &m);
-    assert_int_equal(store_update_best(s, dev, "min", "f32", "keys:len3", 1 << 20, 0, &e), RT_OK);
-    assert_int_equal(raw_int(f->db, "SELECT nseg FROM best WHERE layout = 'keys:len3'"), 1000);
-    assert_int_equal(raw_int(f->db, "SELECT seg_mean FROM best WHERE layout = 'keys:len3'"), 3);
+    assert_int_equal(store_update_best(s, 1, "min", "f32", "keys:len3", 1 << 20, 0, &e), RT_OK);
+    assert_int_equal(raw_int(f->db, "SELECT nseg FROM best WHERE op = 'min' AND layout = "
+                                    "'keys:len3'"), 1000);
+    assert_int_equal(raw_int(f->db, "SELECT seg_mean FROM best WHERE op = 'min' AND layout = "
+                                    "'keys:len3'"), 3);
+    store_close(s);
+}
+
+/* The best rows of a store as "op type acc result layout n" lines. */
+static int collect_spec(const store_best_row *r, void *arg)
+{
+    collected *c = arg;
+    if (c->count < (int)(sizeof c->lines / sizeof c->lines[0]))
+        snprintf(c->lines[c->count], sizeof c->lines[0], "%s %s %s %s %s %lld", r->op, r->type,
+                 r->acc, r->result, r->layout, r->n);
+    c->count++;
+    return 0;
+}
+
+/*
+ * tests/db/v2.db, a version 2 file made by the redtune before acc and result (the fixture's
+ * rows: 1 device, 1 run, 2 kernels, 1 CUBIN, 3 measurements, 2 best rows). libredtune reads
+ * it as it is, read-only, its rows with acc = result = type, and leaves it byte-identical
+ * with nothing beside it; opened for writing it is migrated to version 3 in one transaction,
+ * every row kept with acc = result = type.
+ */
+static void test_read_and_migrate_v2(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    size_t want_len = 0, got_len = 0;
+    char *want = read_file("tests/db/v2.db", &want_len);
+    assert_non_null(want);
+    copy_file("tests/db/v2.db", f->db);
+
+    /* Read-only by the tuner (best, measurements, report, shipping: views). */
+    store *s = NULL;
+    assert_int_equal(store_open(f->db, STORE_READ, &s, &e), RT_OK);
+    assert_int_equal(store_version(s), 2);
+    collected c = {0};
+    assert_int_equal(store_list_best(s, NULL, NULL, NULL, 0, collect_spec, &c, &e), RT_OK);
+    assert_int_equal(c.count, 2);
+    assert_string_equal(c.lines[0], "min f32 f32 f32 flat 1048576");
+    assert_string_equal(c.lines[1], "sum f64 f64 f64 keys:len3 16384");
+    store_close(s);
+
+    /* Read-only as libredtune opens it: the lookup's queries read acc = result = type. */
+    assert_int_equal(store_open_read(f->db, &s, &e), RT_OK);
+    assert_int_equal(store_version(s), 2);
+    rt_device me = make_device("NVIDIA H100 80GB HBM3", "zz", 0, 9, 0);
+    store_device_match dm;
+    assert_int_equal(store_find_device_spec(s, &me, "min", "f32", "f32", "f32", "flat", 0, &dm,
+                                            &e), RT_OK);
+    assert_int_equal(dm.id, 1);
+    assert_int_equal(store_find_device_spec(s, &me, "min", "f32", NULL, NULL, "flat", 0, &dm,
+                                            &e), RT_OK);
+    assert_int_equal(store_find_device_spec(s, &me, "min", "f32", "f64", "f64", "flat", 0, &dm,
+                                            &e), RT_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "has a winner for min f32 acc=f64 result=f64 flat cold"));
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best_for_device_spec(s, 1, "sum", "f64", NULL, "f64", "keys", 0,
+                                                     collect_spec, &c, &e), RT_OK);
+    assert_int_equal(c.count, 1);
+    assert_string_equal(c.lines[0], "sum f64 f64 f64 keys:len3 16384");
+    store_close(s);
+    char *got = read_file(f->db, &got_len);
+    assert_non_null(got);
+    assert_int_equal(got_len, want_len);
+    assert_memory_equal(got, want, want_len);
+    free(got);
+    assert_int_equal(dir_entries(f->dir), 1);
+
+    /* For writing: migrated, every row kept. */
+    s = open_ok(f->db, STORE_WRITE);
+    assert_int_equal(store_version(s), 3);
+    assert_int_equal(raw_int(f->db, "PRAGMA user_version"), 3);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM devices"), 1);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM runs"), 1);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM kernels"), 2);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM binaries"), 1);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements WHERE acc = type AND "
+                                    "result = type"), 3);
+    assert_int_equal(raw_int(f->db, "SELECT sum(id) FROM measurements"), 6);
+    assert_int_equal(raw_int(f->db, "SELECT nseg FROM measurements WHERE id = 3"), 5461);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM best WHERE acc = type AND "
+                                    "result = type"), 2);
+    assert_int_equal(raw_int(f->db, "SELECT seg_spread * 10 FROM best WHERE op = 'sum'"), 5);
+    /* The same tables and indexes as a new file's. */
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM sqlite_master WHERE name IN "
+                                    "('measurements_case', 'measurements_kernel', "
+                                    "'measurements_run', 'best_kernel')"), 4);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM sqlite_master WHERE name LIKE "
+                                    "'%_v3'"), 0);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best(s, NULL, NULL, NULL, 0, collect_spec, &c, &e), RT_OK);
+    assert_int_equal(c.count, 2);
+    assert_string_equal(c.lines[0], "min f32 f32 f32 flat 1048576");
+    store_close(s);
+    free(want);
+}
+
+/* A migration that fails halfway (here a table of the step's name is there already) leaves
+ * the file at version 2 with its rows: the step runs in one transaction. */
+static void test_migrate_v2_atomic(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    store *s = NULL;
+    copy_file("tests/db/v2.db", f->db);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE best_v3 (x)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    rt_clearerr(&e);
+    assert_int_equal(store_open(f->db, STORE_WRITE, &s, &e), RT_EDB);
+    assert_null(s);
+    assert_non_null(strstr(e.msg, "migrate schema version 2 to 3: table best_v3 already "
+                                  "exists"));
+    assert_int_equal(raw_int(f->db, "PRAGMA user_version"), 2);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements"), 3);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM pragma_table_info('measurements') "
+                                    "WHERE name = 'acc'"), 0);
+}
+
+/* Rows of one case that differ in acc or result are apart: each has its own winner. */
+static void test_best_by_spec(void **state)
+{
+    fixture *f = *state;
+    rt_err e;
+    rt_device d = make_device("GPU", "u1", 0, 9, 0);
+    long long dev;
+    store *s = open_ok(f->db, STORE_WRITE);
+    assert_int_equal(store_put_device(s, &d, 0, &dev, &e), RT_OK);
+    put_kernel(s, "k1", "gridstride", "B=256");
+    put_kernel(s, "k2", "gridstride", "B=512");
+    store_measurement m = meas(dev, "k1", "ok", 5.0, 1);
+    m.op = "sum";
+    m.type = "bf16";
+    m.acc = "f32";
+    m.result = "f32";
+    put_meas(s, &m);
+    m.kernel_hash = "k2";
+    m.acc = "f64";
+    m.result = "f64";
+    m.median_us = 4.0;   /* faster, but another spec */
+    put_meas(s, &m);
+    m.result = "bf16";
+    m.median_us = 3.0;
+    put_meas(s, &m);
+    assert_int_equal(raw_int(f->db, "SELECT count(*) FROM measurements"), 3);
+    int found = 0;
+    assert_int_equal(store_has_measurement(s, dev, "k1", "sum", "bf16", "f32", "f32", "flat",
+                                           1 << 20, 0, &found, &e), RT_OK);
+    assert_int_equal(found, 1);
+    assert_int_equal(store_has_measurement(s, dev, "k1", "sum", "bf16", NULL, NULL, "flat",
+                                           1 << 20, 0, &found, &e), RT_OK);
+    assert_int_equal(found, 0);
+    assert_int_equal(store_update_best_spec(s, dev, "sum", "bf16", "f32", "f32", "flat",
+                                            1 << 20, 0, &e), RT_OK);
+    assert_int_equal(store_update_best_spec(s, dev, "sum", "bf16", "f64", "f64", "flat",
+                                            1 << 20, 0, &e), RT_OK);
+    assert_int_equal(store_update_best_spec(s, dev, "sum", "bf16", "f64", "bf16", "flat",
+                                            1 << 20, 0, &e), RT_OK);
+    assert_int_equal(store_update_best(s, dev, "sum", "bf16", "flat", 1 << 20, 0, &e),
+                     RT_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "no verified ok measurement of sum bf16 flat n=1048576"));
+    assert_int_equal(store_update_best_spec(s, dev, "sum", "bf16", "f16", "f16", "flat",
+                                            1 << 20, 0, &e), RT_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "no verified ok measurement of sum bf16 acc=f16 result=f16 "
+                                  "flat n=1048576"));
+    collected c = {0};
+    assert_int_equal(store_list_best(s, NULL, NULL, NULL, 0, collect_spec, &c, &e), RT_OK);
+    assert_int_equal(c.count, 3);
+    assert_string_equal(c.lines[0], "sum bf16 f32 f32 flat 1048576");
+    assert_string_equal(c.lines[1], "sum bf16 f64 bf16 flat 1048576");
+    assert_string_equal(c.lines[2], "sum bf16 f64 f64 flat 1048576");
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best_for_device_spec(s, dev, "sum", "bf16", "f32", "f32", "flat",
+                                                     0, collect_spec, &c, &e), RT_OK);
+    assert_int_equal(c.count, 1);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(store_list_best_for_device(s, dev, "sum", "bf16", "flat", 0, collect_spec,
+                                                &c, &e), RT_OK);
+    assert_int_equal(c.count, 0);   /* acc = result = bf16: none */
     store_close(s);
 }
 
@@ -1295,10 +1495,10 @@ static void test_merge(void **state)
     ship_db(c, "NVIDIA H100 80GB HBM3", "aa", "k_c", 1.0, 0);
     store *s = open_ok(c, STORE_WRITE);
     char sql[512];
-    snprintf(sql, sizeof sql, "INSERT INTO best (device_id, op, type, layout, n, hot, "
-             "kernel_hash, median_us, min_us, max_us, reps, gbps, frac_bw, deterministic) "
-             "VALUES (1, 'min', 'f32', 'flat', 1048576, 0, '%s', 1.0, 1.0, 1.0, 9, 1.0, 0.5, "
-             "1)", ship_hash("k_c"));
+    snprintf(sql, sizeof sql, "INSERT INTO best (device_id, op, type, acc, result, layout, n, "
+             "hot, kernel_hash, median_us, min_us, max_us, reps, gbps, frac_bw, deterministic) "
+             "VALUES (1, 'min', 'f32', 'f32', 'f32', 'flat', 1048576, 0, '%s', 1.0, 1.0, 1.0, 9, "
+             "1.0, 0.5, 1)", ship_hash("k_c"));
     assert_int_equal(sqlite3_exec(store_db(s), sql, NULL, NULL, NULL), SQLITE_OK);
     store_close(s);
     char *ba = read_file(a, &la), *bb = read_file(b, &lb);
@@ -1814,6 +2014,9 @@ int test_store_group(void)
         cmocka_unit_test_setup_teardown(test_refuse_foreign_wal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_and_migrate_v2, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_v2_atomic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_best_by_spec, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_partial, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_dir, setup, teardown),

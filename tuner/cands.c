@@ -61,8 +61,8 @@ int cands_expand(const char *space_path, const char *families, int deterministic
     const char *name, *deftext = space_for_layout(layout, &name);
     if (space_path)
         name = space_path;
-    space_case cs = {op, rt_type_name(type), (int)optype_size(type), commutative, skipped,
-                     skipped_len, segdata_layout_name(layout)};
+    space_case cs = {op, rt_type_name(optype_elem(type)), (int)optype_size(type), commutative,
+                     skipped, skipped_len, segdata_layout_name(layout)};
     rc = space_expand(text ? text : deftext, text ? len : strlen(deftext), name, dev, &cs, cfgs,
                       n, e);
     free(text);
@@ -82,7 +82,7 @@ int cands_expand(const char *space_path, const char *families, int deterministic
     free(*cfgs);
     *cfgs = NULL;
     rc = rt_seterr(e, RT_EINVAL, "%s: the space has no %sconfig for %s %s%s%s on %s%s%s",
-                   name, deterministic ? "deterministic " : "", op, rt_type_name(type),
+                   name, deterministic ? "deterministic " : "", op, rt_type_name(optype_elem(type)),
                    layout ? " layout " : "", layout ? segdata_layout_name(layout) : "",
                    dev->name, families ? " in the families " : "", families ? families : "");
     if (skipped && skipped[0]) {

@@ -51,6 +51,54 @@ static int parse_count(const char *s, long long lo, long long hi, long long *out
     return 0;
 }
 
+/*
+ * The type field: a plain type ("bf16"), or a spec as capture_type_text writes it
+ * ("bf16:acc=f64", "bf16:acc=f32:result=bf16"), which must resolve for a built-in operator
+ * (a user operator's cases have plain types). *spec receives it.
+ */
+static int parse_type(const char *path, int no, const cases_line *l, const char *text,
+                      rt_type *spec, rt_err *e)
+{
+    char elem[16], why[256];
+    size_t k = strcspn(text, ":");
+    int t;
+
+    snprintf(elem, sizeof elem, "%.*s", (int)(k < sizeof elem ? k : sizeof elem - 1), text);
+    if (k >= sizeof elem || (t = optype_parse_type(elem)) < 0)
+        return rt_seterr(e, RT_EINVAL, "%s:%d: unknown type '%s' (known: %s)", path, no, text,
+                         optype_type_list());
+    *spec = (rt_type)t;
+    if (!l->builtin && text[k])
+        return rt_seterr(e, RT_EINVAL, "%s:%d: type '%s': a user operator's type is plain "
+                         "(no acc= or result=)", path, no, text);
+    int res_elem = 0, acc = -1;
+    for (const char *p = text + k; *p == ':'; ) {
+        char part[40];
+        size_t n = strcspn(p + 1, ":");
+        snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), p + 1);
+        int v = -1;
+        if (n < sizeof part && !strncmp(part, "acc=", 4) && acc < 0
+            && (v = optype_parse_type(part + 4)) >= 0)
+            acc = v;
+        else if (n < sizeof part && !strncmp(part, "result=", 7) && !res_elem
+                 && !strcmp(part + 7, elem))
+            res_elem = 1;
+        else
+            return rt_seterr(e, RT_EINVAL, "%s:%d: type '%s': '%s' is neither acc=TYPE nor "
+                             "result=%s (the element type), once each", path, no, text, part,
+                             elem);
+        p += 1 + n;
+    }
+    if (acc >= 0)
+        *spec = RT_ACC(*spec, acc);
+    if (res_elem)
+        *spec = RT_RESULT_ELEM(*spec);
+    optype_ts ts;
+    if (l->builtin && optype_resolve(l->op_id, *spec, &ts, why, sizeof why))
+        return rt_seterr(e, RT_EINVAL, "%s:%d: %s", path, no, why);
+    return RT_OK;
+}
+
 /* One case line (its fields split at tabs in place) into *l. */
 static int parse_line(const char *path, int no, char *text, cases_line *l, rt_err *e)
 {
@@ -92,10 +140,9 @@ static int parse_line(const char *path, int no, char *text, cases_line *l, rt_er
                              "hex digits", path, no, fp, RT_USER_OP_ID - 1);
         snprintf(l->fingerprint, sizeof l->fingerprint, "%s", fp);
     }
-    if (optype_parse_type(f[1]) < 0)
-        return rt_seterr(e, RT_EINVAL, "%s:%d: unknown type '%s' (known: %s)", path, no, f[1],
-                         optype_type_list());
-    l->type = (rt_type)optype_parse_type(f[1]);
+    int rc = parse_type(path, no, l, f[1], &l->type, e);
+    if (rc != RT_OK)
+        return rc;
     if ((l->layout = segdata_parse_layout(f[2])) < 0)
         return rt_seterr(e, RT_EINVAL, "%s:%d: unknown layout '%s' (known: flat, keys, "
                          "offsets)", path, no, f[2]);
@@ -261,10 +308,26 @@ static int cmp_ll(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* "bf16", or "bf16 --acc f64 --result element": the options that make the spec. */
+static void spec_options(rt_op op, rt_type spec, char *buf, size_t len)
+{
+    optype_ts ts;
+    rt_type elem = optype_elem(spec);
+    if (optype_resolve(op, spec, &ts, NULL, 0)) {
+        snprintf(buf, len, "%s", rt_type_name(elem) ? rt_type_name(elem) : "?");
+        return;
+    }
+    unsigned canon = (unsigned)ts.canon, acc = (canon >> 8) & 0xffu;   /* redtune.h's fields */
+    snprintf(buf, len, "%s%s%s%s", rt_type_name(elem), acc ? " --acc " : "",
+             acc ? rt_type_name(ts.acc) : "", canon & 0x10000u ? " --result element" : "");
+}
+
 void cases_run_text(const cases_run *r, char *buf, size_t len)
 {
+    char type[64];
+    spec_options(r->op, r->type, type, sizeof type);
     size_t at = (size_t)snprintf(buf, len, "--op %s --type %s --sizes ", rt_op_name(r->op),
-                                 rt_type_name(r->type));
+                                 type);
     for (int i = 0; i < r->nsizes && at < len; i++)
         at += (size_t)snprintf(buf + at, len - at, "%s%lld", i ? "," : "", r->sizes[i]);
     if (r->layout != SEG_LAYOUT_FLAT && at < len) {
@@ -315,11 +378,13 @@ int cases_plan_make(const cases_line *lines, int count, cases_plan *p, char **no
             r->profiles[r->nprofiles++] = prof;
         if (l->layout == SEG_LAYOUT_OFFSETS && l->n > 0x7fffffffLL)
             r->off64 = 1;
+        char tt[64];
         if (l->builtin)
             note(notes, "line %d: %s %s %s n = %lld, nseg = %lld (mean segment length %.1f): "
                  "tuned as profile %s, the nearest in mean length", l->line,
-                 segdata_layout_name(l->layout), l->op, rt_type_name(l->type), l->n, l->nseg,
-                 mean, segdata_profile_name(prof));
+                 segdata_layout_name(l->layout), l->op,
+                 capture_type_text(l->op_id, l->type, tt, sizeof tt), l->n, l->nseg, mean,
+                 segdata_profile_name(prof));
     }
     if (ng && !(p->runs = calloc((size_t)ng, sizeof *p->runs))) {
         rc = rt_seterr(e, RT_ENOMEM, "--cases-from: out of memory");

@@ -27,6 +27,7 @@ enum {
     O_STRATEGY, O_BUDGET, O_STRATEGY_SEED,   /* the search (strategy.h) */
     O_FORMAT,
     O_SPLIT,   /* --device all | LIST: identical GPUs split the cases (tuner/devices.c) */
+    O_ACC, O_RESULT,   /* the type spec: accumulator and result (optype.h) */
     O_END
 };
 
@@ -79,6 +80,8 @@ static const cli_opt options[] = {
     {"strategy-seed", required_argument, O_STRATEGY_SEED, C(TUNE), 0},
     {"format", required_argument, O_FORMAT, RESULTS, 0},
     {"split", no_argument, O_SPLIT, C(TUNE), 0},
+    {"acc", required_argument, O_ACC, C(TUNE) | C(REDUCE) | RESULTS, 0},
+    {"result", required_argument, O_RESULT, C(TUNE) | C(REDUCE), 0},
     {"help", no_argument, 'h', ALL, 0},
 };
 #define NOPTIONS (int)(sizeof options / sizeof options[0])
@@ -396,6 +399,18 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
         a->type_name = v;
         a->tune.type = a->reduce.type = (rt_type)optype_parse_type(v);
         return RT_OK;
+    case O_ACC:
+        if (optype_parse_type(v) < 0)
+            return usage(e, "--help", "--acc: unknown type '%s' (known: %s)", v,
+                         optype_type_list());
+        a->acc_name = v;
+        return RT_OK;
+    case O_RESULT:
+        if (strcmp(v, "acc") && strcmp(v, "element"))
+            return usage(e, "--help", "--result wants acc (the accumulator's type, the "
+                         "default) or element (the element type), not '%s'", v);
+        a->result_name = v;
+        return RT_OK;
     case O_OPFILE: a->op_file = v; return RT_OK;
     case O_DEVICE:
         if (a->cmd == CLI_BEST || a->cmd == CLI_MEASUREMENTS || a->cmd == CLI_REPORT) {
@@ -481,9 +496,37 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
     }
 }
 
+/*
+ * The type spec of tuning and reduce: --type with --acc and --result (RT_ACC,
+ * RT_RESULT_ELEM), which must resolve for the operator (optype_resolve): a pair that is not
+ * defined ("var_mean of u8", "sum of bf16 accumulated in i32") is a usage error naming it.
+ */
+static int check_spec(cli_args *a, rt_err *e)
+{
+    char why[256];
+    optype_ts ts;
+    rt_type spec = a->tune.type;
+
+    if ((a->acc_name || a->result_name) && a->op_file)
+        return usage(e, "--help", "--acc and --result go with the built-in operators (--op); "
+                     "a user operator (--op-file) accumulates in its own type");
+    if (a->op_file || !a->have_op)
+        return RT_OK;
+    if (a->acc_name)
+        spec = RT_ACC(spec, optype_parse_type(a->acc_name));
+    if (a->result_name && !strcmp(a->result_name, "element"))
+        spec = RT_RESULT_ELEM(spec);
+    if (optype_resolve(a->tune.op, spec, &ts, why, sizeof why) != 0)
+        return usage(e, "--help", "%s", why);
+    a->tune.type = a->reduce.type = spec;
+    return RT_OK;
+}
+
 /* What the options say together, per command. */
 static int check_command(cli_args *a, rt_err *e)
 {
+    int rc;
+
     if (a->op_file && a->op_name)
         return usage(e, "--help", "--op-file and --op exclude each other");
     switch (a->cmd) {
@@ -496,21 +539,22 @@ static int check_command(cli_args *a, rt_err *e)
             return usage(e, "--help", "--split goes with --device all or a list of GPUs "
                          "(0,2,3): identical ones among them share the cases");
         if (a->cases_from && (a->have_op || a->op_file || a->type_name || a->tune.nsizes
-                              || a->tune.layout || a->tune.nprofiles || a->tune.off64))
+                              || a->tune.layout || a->tune.nprofiles || a->tune.off64
+                              || a->acc_name || a->result_name))
             return usage(e, "--help", "--cases-from takes the operators, types, sizes and "
-                         "layouts from its file: --op, --op-file, --type, --sizes, "
-                         "--segmented, --profiles and --off64 do not go with it");
+                         "layouts from its file: --op, --op-file, --type, --acc, --result, "
+                         "--sizes, --segmented, --profiles and --off64 do not go with it");
         if (a->cases_from)
             return RT_OK;
         if (!a->have_op && !a->op_file)
-            return usage(e, "--help", "which operator? --op is required (sum, prod, min, max, "
-                         "argmin, argmax), or --op-file FILE");
+            return usage(e, "--help", "which operator? --op is required (%s), or --op-file "
+                         "FILE", optype_op_list());
         if ((a->tune.nprofiles || a->tune.off64) && a->tune.layout == SEG_LAYOUT_FLAT)
             return usage(e, "--help", "--profiles and --off64 go with --segmented keys|offsets");
         if (a->op_file && a->tune.layout != SEG_LAYOUT_FLAT)
             return usage(e, "--help", "--segmented tunes the built-in operators; user "
                          "operators (--op-file) are tuned unsegmented");
-        return RT_OK;
+        return check_spec(a, e);
     case CLI_COMPILE:
         if (!a->have_op && !a->op_file) {
             a->tune.op = RT_MIN;
@@ -540,8 +584,8 @@ static int check_command(cli_args *a, rt_err *e)
     case CLI_REDUCE: {
         reduce_opts *o = &a->reduce;
         if (!a->have_op && !a->op_file)
-            return usage(e, "--help", "reduce: which operator? --op is required (sum, prod, "
-                         "min, max, argmin, argmax), or --op-file FILE");
+            return usage(e, "--help", "reduce: which operator? --op is required (%s), or "
+                         "--op-file FILE", optype_op_list());
         if (!o->in)
             return usage(e, "--help", "reduce: which data? --in FILE is required (raw "
                          "little-endian values of --type)");
@@ -553,6 +597,8 @@ static int check_command(cli_args *a, rt_err *e)
                          "u32)");
         if (o->nseg >= 0 && !o->keys && !o->offsets)
             return usage(e, "--help", "reduce: --nseg goes with --keys or --offsets");
+        if ((rc = check_spec(a, e)) != RT_OK)
+            return rc;
         o->db = a->db;
         return RT_OK;
     }

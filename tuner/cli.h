@@ -39,6 +39,10 @@ typedef struct cli_args {
     int have_op;                 /* --op given (or compile's default, min) */
     const char *op_name;         /* --op as given; best: any name, a user operator's too */
     const char *type_name;       /* --type as given; NULL when absent */
+    const char *acc_name;        /* tuning, reduce: --acc TYPE as given; NULL when absent */
+    const char *result_name;     /* --result acc|element as given; NULL when absent; the
+                                  * spec they make with --type is in tune.type and
+                                  * reduce.type (checked with optype_resolve) */
     const char *op_file;         /* --op-file; NULL when absent */
     tune_opts tune;              /* tuning and compile: all but user, sizes, jobs when 0 (all
                                   * cores), seed unless have_seed, cmdline, self_exe */

@@ -113,38 +113,42 @@ done:
 
 typedef struct best_arg {
     int rows;
+    const char *acc;   /* --acc: only rows accumulated in it; NULL: any */
 } best_arg;
 
 static int best_row(const store_best_row *r, void *arg)
 {
     best_arg *b = arg;
+    if (b->acc && strcmp(r->acc, b->acc))
+        return 0;
     if (b->rows++ == 0)
-        printf("%-28s %-6s %-8s %-4s %-17s %-5s %12s  %-18s %-30s %10s %9s %7s %5s %10s\n",
-               "device", "arch", "op", "type", "layout", "L2", "n", "family", "params",
-               "time(us)", "GB/s", "%read", "det", "seg.mean");
+        printf("%-28s %-6s %-8s %-4s %-4s %-6s %-17s %-5s %12s  %-18s %-30s %10s %9s %7s %5s "
+               "%10s\n", "device", "arch", "op", "type", "acc", "result", "layout", "L2", "n",
+               "family", "params", "time(us)", "GB/s", "%read", "det", "seg.mean");
     char mean[32] = "";
     if (r->nseg)
         snprintf(mean, sizeof mean, "%.1f", r->seg_mean);
-    printf("%-28.28s %-6s %-8s %-4s %-17s %-5s %12lld  %-18s %-30s %10.2f %9.1f %6.1f%% %5s %10s\n",
-           r->device_name, r->arch, r->op, r->type, r->layout, r->hot ? "hot" : "flush", r->n,
+    printf("%-28.28s %-6s %-8s %-4s %-4s %-6s %-17s %-5s %12lld  %-18s %-30s %10.2f %9.1f %6.1f%% "
+           "%5s %10s\n", r->device_name, r->arch, r->op, r->type, r->acc, r->result, r->layout,
+           r->hot ? "hot" : "flush", r->n,
            r->family, r->params, r->median_us, r->gbps, 100 * r->frac_bw,
            r->deterministic < 0 ? "?" : r->deterministic ? "yes" : "no", mean);
     return 0;
 }
 
 int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
-             long long n, int *refused, rt_err *e)
+             const char *acc, long long n, int *refused, rt_err *e)
 {
     store *s;
     int rc = store_open(db_path, STORE_READ, &s, e);
     *refused = rc == RT_EDB;
     if (rc)
         return rc;
-    best_arg b = {0};
+    best_arg b = {0, acc};
     rc = store_list_best(s, device_match, op, type, n, best_row, &b, e);
     if (rc == RT_OK && b.rows == 0)
         rc = rt_seterr(e, RT_ENOTFOUND, "%s: nothing stored as best%s", db_path,
-                       op || type || n > 0 || device_match ? " for that filter" : "");
+                       op || type || acc || n > 0 || device_match ? " for that filter" : "");
     store_close(s);
     return rc;
 }

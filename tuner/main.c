@@ -31,6 +31,7 @@ static opfile user_op;
 
 static const char usage_text[] =
     "usage: redtune [--device N|LIST|all [--split]] (--op OP [--type T] | --op-file FILE)\n"
+    "               [--acc T] [--result acc|element]\n"
     "               [--sizes LIST] [--space FILE] [--family LIST] [--db FILE] [--hot]\n"
     "               [--deterministic]\n"
     "               [--jobs N] [--seed S] [-v]\n"
@@ -40,10 +41,10 @@ static const char usage_text[] =
     "       redtune compile [--arch sm_XY] [--space FILE] [--family LIST] [--op OP] [--type T]\n"
     "               [--op-file FILE] [--segmented keys|offsets] [--jobs N] [--db FILE] [-v]\n"
     "       redtune families\n"
-    "       redtune best [--db FILE] [--op NAME | --op-file FILE] [--type T] [--n N]\n"
+    "       redtune best [--db FILE] [--op NAME | --op-file FILE] [--type T] [--acc T] [--n N]\n"
     "               [--device NAME] [--format table|csv|json]\n"
-    "       redtune measurements [--db FILE] [--op NAME | --op-file FILE] [--type T] [--n N]\n"
-    "               [--device NAME] [--format table|csv|json]\n"
+    "       redtune measurements [--db FILE] [--op NAME | --op-file FILE] [--type T] [--acc T]\n"
+    "               [--n N] [--device NAME] [--format table|csv|json]\n"
     "       redtune report [--db FILE] [--device NAME] -o FILE.html [--force]\n"
     "       redtune export [--db FILE] --match NAME [--match NAME ...] [--with-measurements]\n"
     "                      -o FILE [--force]\n"
@@ -51,6 +52,7 @@ static const char usage_text[] =
     "       redtune dump [FILE] [-o FILE.sql] [--force]\n"
     "       redtune load [FILE.sql ...] -o FILE [--force]\n"
     "       redtune reduce (--op OP [--type T] | --op-file FILE) --in FILE\n"
+    "               [--acc T] [--result acc|element]\n"
     "               [--keys FILE | --offsets FILE [--off64]]\n"
     "               [--nseg N] [--db FILE] [--device N] [--check] [-o FILE [--force]]\n"
     "               [--explain]\n"
@@ -69,8 +71,14 @@ static const char usage_text[] =
     "  --split        with a list or all: identical GPUs (name, compute capability,\n"
     "                 SMs, memory clock and bus width) share the cases, each taking\n"
     "                 every k-th, its results under its own device\n"
-    "  --op OP        operator: sum, prod, min, max, argmin, argmax\n"
-    "  --type T       element type: f32 (default), f64, i32, u32, i64, u64\n"
+    "  --op OP        operator: sum, prod, min, max, argmin, argmax, amax, asum, sumsq,\n"
+    "                 norm2, mean, var_mean, var_mean_sample, std_mean, std_mean_sample\n"
+    "                 (docs/ops.md)\n"
+    "  --type T       element type: f32 (default), f64, i32, u32, i64, u64, f16, bf16, i8, u8\n"
+    "  --acc T        accumulate in type T (default: the operator's, e.g. f32 for a sum of\n"
+    "                 bf16); a pair the operator does not define is a usage error\n"
+    "  --result R     acc (default: the result in the accumulator's type) or element (the\n"
+    "                 result converted to the element type)\n"
     "  --op-file FILE a user-defined operator: a Lua file naming its type, identity, CUDA\n"
     "                 combine and whether it commutes (docs/ops.md)\n"
     "  --sizes LIST   comma-separated sizes: 1000, 2^20, 4M, 1G (default 2^10,2^12,...,2^30)\n"
@@ -117,6 +125,7 @@ static const char usage_text[] =
     "\n"
     "  best           the winner of each case; measurements: every measurement (failed\n"
     "                 ones too); --device NAME a part of the device name (any case);\n"
+    "                 --acc T the rows accumulated in T;\n"
     "                 --format table (default), csv (RFC 4180, a header row) or json\n"
     "                 (docs/results-format.md)\n"
     "  report         an HTML file with inline SVG charts per device and case: GB/s\n"
@@ -130,9 +139,11 @@ static const char usage_text[] =
     "                 ($REDTUNE_DB, ./redtune.db, beside the program, installed); --check\n"
     "                 validates keys or offsets on the host first (else bad ones give\n"
     "                 unspecified results, never a fault); -o FILE writes the raw results\n"
-    "                 (whole or not at all; an existing FILE only with --force), else one\n"
-    "                 per line on stdout (argmin/argmax: value index); --explain prints\n"
-    "                 which kernel and why first\n"
+    "                 (whole or not at all; an existing FILE only with --force), each of\n"
+    "                 the result type (--acc, --result; argmin/argmax 16 bytes, value and\n"
+    "                 index at 8; var/std_mean two values), else one per line on stdout\n"
+    "                 (argmin/argmax: value index; var/std_mean: var-or-std mean);\n"
+    "                 --explain prints which kernel and why first\n"
     "\n"
     "Exit status, the same for every command: 0 success; 1 failure (a bad space or operator\n"
     "file, a data file that cannot be read, an output that exists without --force or cannot\n"
@@ -422,10 +433,11 @@ static int main_tune(cli_args *a, int argc, char **argv)
         rc = cmd_compile(a->arch, o, a->db, &e);
     } else if (a->cmd == CLI_BEST || a->cmd == CLI_MEASUREMENTS) {
         int refused = 0;
-        results_filter f = {a->device_match, a->op_name, a->type_name, a->n_filter};
+        results_filter f = {a->device_match, a->op_name, a->type_name, a->n_filter,
+                            a->acc_name};
         if (a->cmd == CLI_BEST && a->format == RESULTS_TABLE)
-            rc = cmd_best(o->db_path, a->device_match, a->op_name, a->type_name, a->n_filter,
-                          &refused, &e);
+            rc = cmd_best(o->db_path, a->device_match, a->op_name, a->type_name, a->acc_name,
+                          a->n_filter, &refused, &e);
         else
             rc = cmd_results(o->db_path, a->cmd == CLI_BEST, &f, (results_format)a->format,
                              stdout, &refused, &e);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,10 +188,34 @@ static int check_offsets(const char *file, const void *offs, int off64, unsigned
     return broken;
 }
 
+/* An IEEE half (f16) or bfloat16 (bf16) as a float: both convert exactly. */
+static float half_value(rt_type type, const void *p)
+{
+    uint16_t h;
+    uint32_t bits;
+    float f;
+    memcpy(&h, p, 2);
+    if (type == RT_BF16) {
+        bits = (uint32_t)h << 16;
+        memcpy(&f, &bits, 4);
+        return f;
+    }
+    int exp = (h >> 10) & 31, man = h & 1023;
+    f = exp == 0 ? ldexpf((float)man, -24)
+      : exp == 31 ? (man ? NAN : INFINITY)
+      : ldexpf((float)(man | 1024), exp - 25);
+    return h & 0x8000 ? -f : f;
+}
+
 /* One value of 'type' as text that reads back to the same value. */
 static void format_value(rt_type type, const void *p, char *buf, size_t len)
 {
     switch (type) {
+    case RT_F16: case RT_BF16:
+        snprintf(buf, len, "%.9g", (double)half_value(type, p));
+        break;
+    case RT_I8: { int8_t v; memcpy(&v, p, 1); snprintf(buf, len, "%d", v); break; }
+    case RT_U8: { uint8_t v; memcpy(&v, p, 1); snprintf(buf, len, "%u", v); break; }
     case RT_F32: { float v; memcpy(&v, p, 4); snprintf(buf, len, "%.9g", (double)v); break; }
     case RT_F64: { double v; memcpy(&v, p, 8); snprintf(buf, len, "%.17g", v); break; }
     case RT_I32: { int32_t v; memcpy(&v, p, 4); snprintf(buf, len, "%" PRId32, v); break; }
@@ -200,20 +225,31 @@ static void format_value(rt_type type, const void *p, char *buf, size_t len)
     }
 }
 
-/* The results as text on stdout, one per line: the value, or value and index. */
+/* The results as text on stdout, one per line: the value; argmin/argmax: value and index;
+ * var/std_mean: the variance (or deviation) and the mean. Results are optype_res_size bytes
+ * apart, their values of the resolved result type (the element type's for argmin/argmax). */
 static int print_results(const reduce_opts *o, const unsigned char *res, unsigned long long count,
                          rt_err *e)
 {
-    size_t acc = optype_acc_size(o->op, o->type);
-    char v[64];
+    size_t rs = optype_res_size(o->op, o->type);
+    optype_ts ts;
+    char v[64], w[64];
+    if (optype_resolve(o->op, o->type, &ts, NULL, 0))
+        return rt_seterr(e, RT_EINVAL, "reduce: the type spec does not resolve");
     for (unsigned long long s = 0; s < count; s++) {
-        const unsigned char *r = res + s * acc;
-        format_value(o->type, r, v, sizeof v);
+        const unsigned char *r = res + s * rs;
         if (optype_is_arg(o->op)) {
             long long index;
+            format_value(ts.elem, r, v, sizeof v);
             memcpy(&index, r + 8, 8);
             printf("%s %lld\n", v, index);
+        } else if (rs == 2 * optype_size(ts.res) && o->op < RT_OP_COUNT
+                   && optype_is_struct(o->op) && o->op != RT_MEAN) {
+            format_value(ts.res, r, v, sizeof v);
+            format_value(ts.res, r + optype_size(ts.res), w, sizeof w);
+            printf("%s %s\n", v, w);
         } else {
+            format_value(ts.res, r, v, sizeof v);
             printf("%s\n", v);
         }
     }
@@ -332,7 +368,7 @@ int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e)
 
     *refused = REDUCE_FAILED;
     char what[64];
-    snprintf(what, sizeof what, "%s values", rt_type_name(o->type));
+    snprintf(what, sizeof what, "%s values", rt_type_name(optype_elem(o->type)));
     if ((rc = load_array(o->in, optype_size(o->type), what, &vals, &n, &bad, e)))
         goto done;
     if (o->keys) {
@@ -424,7 +460,8 @@ int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e)
             fputc('\n', stdout);
         fflush(stdout);
     }
-    size_t acc = optype_acc_size(o->op, o->type), res_bytes = (size_t)nseg * acc;
+    /* What the library writes per result: the resolved result type (optype.h). */
+    size_t res_bytes = (size_t)nseg * optype_res_size(o->op, o->type);
     if (!(res = malloc(res_bytes ? res_bytes : 1))) {
         rc = rt_seterr(e, RT_ENOMEM, "reduce: out of memory for %llu results", nseg);
         goto done;

@@ -5,7 +5,7 @@
  * file is also well-formed XML (every element closed, only XML's own entities, no
  * namespace URI), so that a test can check it with any XML parser.
  *
- * Per device, per case (op, type, layout, L2): a chart of GB/s against n on a log2 axis with
+ * Per device, per case (op, type, acc, result, layout, L2): a chart of GB/s against n on a log2 axis with
  * the device's measured read bandwidth as a dashed line, each family's configs as a band from
  * the slowest to the fastest at each n (with the fastest as a line), and the winners labelled
  * by family; then the winners as a table, and per family how much each parameter matters.
@@ -121,19 +121,25 @@ static void copy(char *dst, size_t size, const char *src)
 }
 
 #define CASE_WHERE " WHERE m.device_id = ?1 AND m.op = ?2 AND m.type = ?3 AND m.layout = ?4 " \
-                   "AND m.hot = ?5"
+                   "AND m.hot = ?5 AND m.acc = ?6 AND m.result = ?7"
 
-/* Bind a case (device, op, type, layout, hot) as ?1..?5. */
-static int bind_case(sqlite3_stmt *st, long long dev, const char *op, const char *type,
-                     const char *layout, int hot)
+/* A case of a device: the operator, the types (element, accumulator, result), the layout and
+ * the L2 treatment. */
+typedef struct rcase {
+    char op[64], type[16], acc[16], result[16], layout[64];
+    int hot;
+} rcase;
+
+/* Bind a case (device, op, type, layout, hot, acc, result) as ?1..?7. */
+static int bind_case(sqlite3_stmt *st, long long dev, const rcase *k)
 {
-    return sqlite3_bind_int64(st, 1, dev) != SQLITE_OK || bind_text(st, 2, op) != SQLITE_OK
-           || bind_text(st, 3, type) != SQLITE_OK || bind_text(st, 4, layout) != SQLITE_OK
-           || sqlite3_bind_int(st, 5, hot) != SQLITE_OK;
+    return sqlite3_bind_int64(st, 1, dev) != SQLITE_OK || bind_text(st, 2, k->op) != SQLITE_OK
+           || bind_text(st, 3, k->type) != SQLITE_OK || bind_text(st, 4, k->layout) != SQLITE_OK
+           || sqlite3_bind_int(st, 5, k->hot) != SQLITE_OK
+           || bind_text(st, 6, k->acc) != SQLITE_OK || bind_text(st, 7, k->result) != SQLITE_OK;
 }
 
-static int load_chart(store *s, long long dev, const char *op, const char *type,
-                      const char *layout, int hot, chart *c, rt_err *e)
+static int load_chart(store *s, long long dev, const rcase *k, chart *c, rt_err *e)
 {
     static const char bands_sql[] =
         "SELECT k.family, m.n, min(m.gbps), max(m.gbps), count(*) FROM measurements m "
@@ -149,7 +155,7 @@ static int load_chart(store *s, long long dev, const char *op, const char *type,
     memset(c, 0, sizeof *c);
     for (int pass = 0; pass < 2; pass++) {
         if (sqlite3_prepare_v2(s->db, pass ? wins_sql : bands_sql, -1, &st, NULL) != SQLITE_OK
-            || bind_case(st, dev, op, type, layout, hot)) {
+            || bind_case(st, dev, k)) {
             rc = store_fail(s, "report", e);
             goto done;
         }
@@ -395,8 +401,7 @@ static void draw_legend(text *t, const chart *c, double read_gbps)
 
 /* How much each parameter matters per family: at the family's largest n, the fastest config
  * with each value of the parameter; a wide range says the value matters. */
-static int put_params(text *t, store *s, long long dev, const char *op, const char *type,
-                      const char *layout, int hot, rt_err *e)
+static int put_params(text *t, store *s, long long dev, const rcase *k, rt_err *e)
 {
     static const char sql[] =
         "WITH RECURSIVE m AS (SELECT k.family, k.params, m.n, m.gbps FROM measurements m "
@@ -418,7 +423,7 @@ static int put_params(text *t, store *s, long long dev, const char *op, const ch
     int rc = RT_OK, r, rows = 0;
 
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
-        || bind_case(st, dev, op, type, layout, hot)) {
+        || bind_case(st, dev, k)) {
         rc = store_fail(s, "report", e);
         goto done;
     }
@@ -464,25 +469,42 @@ static void put_winners(text *t, const chart *c)
     put(t, "</table>\n</details>\n");
 }
 
-/* One case: its heading, chart and tables. */
-static int put_case(text *t, store *s, long long dev, double read_gbps, const char *op,
-                    const char *type, const char *layout, int hot, rt_err *e)
+/* One case: its heading, chart and tables. A case whose accumulator or result is not its
+ * element type says so: data-case "sum bf16:acc=f32:result=f32 flat flush", heading
+ * "sum bf16 (f32 accumulator, f32 result)". */
+static int put_case(text *t, store *s, long long dev, double read_gbps, const rcase *k,
+                    rt_err *e)
 {
     chart c;
-    int rc = load_chart(s, dev, op, type, layout, hot, &c, e);
+    const char *layout = k->layout;
+    int hot = k->hot, plain = !strcmp(k->acc, k->type) && !strcmp(k->result, k->type);
+    int rc = load_chart(s, dev, k, &c, e);
     if (rc)
         return rc;
     const char *colon = strchr(layout, ':');
     put(t, "<section class=\"case\" data-case=\"");
-    put_esc(t, op);
+    put_esc(t, k->op);
     put(t, " ");
-    put_esc(t, type);
+    put_esc(t, k->type);
+    if (!plain) {
+        put(t, ":acc=");
+        put_esc(t, k->acc);
+        put(t, ":result=");
+        put_esc(t, k->result);
+    }
     put(t, " ");
     put_esc(t, layout);
     put(t, " %s\">\n<h3>", hot ? "hot" : "flush");
-    put_esc(t, op);
+    put_esc(t, k->op);
     put(t, " ");
-    put_esc(t, type);
+    put_esc(t, k->type);
+    if (!plain) {
+        put(t, " (");
+        put_esc(t, k->acc);
+        put(t, " accumulator, ");
+        put_esc(t, k->result);
+        put(t, " result)");
+    }
     put(t, ", ");
     if (colon) {
         put(t, "segmented by %.*s, profile ", (int)(colon - layout), layout);
@@ -499,7 +521,7 @@ static int put_case(text *t, store *s, long long dev, double read_gbps, const ch
     draw_legend(t, &c, read_gbps);
     put(t, "</svg>\n");
     put_winners(t, &c);
-    rc = put_params(t, s, dev, op, type, layout, hot, e);
+    rc = put_params(t, s, dev, k, e);
     put(t, "</section>\n");
     chart_free(&c);
     return rc;
@@ -509,10 +531,10 @@ static int put_case(text *t, store *s, long long dev, double read_gbps, const ch
 static int put_device(text *t, store *s, sqlite3_stmt *d, rt_err *e)
 {
     static const char sql[] =
-        "SELECT op, type, layout, hot FROM (SELECT op, type, layout, hot FROM best "
-        "WHERE device_id = ?1 UNION SELECT op, type, layout, hot FROM measurements "
-        "WHERE device_id = ?1 AND status = 'ok' AND verified = 1) ORDER BY op, type, "
-        "layout, hot";
+        "SELECT op, type, layout, hot, acc, result FROM (SELECT op, type, layout, hot, acc, "
+        "result FROM best WHERE device_id = ?1 UNION SELECT op, type, layout, hot, acc, result "
+        "FROM measurements WHERE device_id = ?1 AND status = 'ok' AND verified = 1) "
+        "ORDER BY op, type, acc, result, layout, hot";
     sqlite3_stmt *st = NULL;
     long long dev = sqlite3_column_int64(d, 0);
     double read_gbps = sqlite3_column_double(d, 4);
@@ -534,11 +556,14 @@ static int put_device(text *t, store *s, sqlite3_stmt *d, rt_err *e)
     }
     while (rc == RT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
         /* The case's text is copied: put_case runs other statements meanwhile. */
-        char op[64], type[16], layout[64];
-        copy(op, sizeof op, col_text(st, 0));
-        copy(type, sizeof type, col_text(st, 1));
-        copy(layout, sizeof layout, col_text(st, 2));
-        rc = put_case(t, s, dev, read_gbps, op, type, layout, sqlite3_column_int(st, 3), e);
+        rcase k;
+        copy(k.op, sizeof k.op, col_text(st, 0));
+        copy(k.type, sizeof k.type, col_text(st, 1));
+        copy(k.layout, sizeof k.layout, col_text(st, 2));
+        k.hot = sqlite3_column_int(st, 3);
+        copy(k.acc, sizeof k.acc, col_text(st, 4));
+        copy(k.result, sizeof k.result, col_text(st, 5));
+        rc = put_case(t, s, dev, read_gbps, &k, e);
     }
     if (rc == RT_OK && r != SQLITE_DONE)
         rc = store_fail(s, "report", e);

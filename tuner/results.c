@@ -39,21 +39,25 @@ int results_parse_format(const char *name)
 
 /* The row sources: every measurement, or each winner with its measurement's run. */
 #define RESULTS_MEASUREMENTS                                                                  \
-    "SELECT device_id AS dev, op, type, layout, n, hot, kernel_hash AS hash, status, message, " \
+    "SELECT device_id AS dev, op, type, acc, result, layout, n, hot, kernel_hash AS hash, "  \
+    "status, message, "                                                                       \
     "median_us, min_us, max_us, reps, gbps, frac_bw, verified, deterministic AS det_checked, "  \
     "nseg, seg_mean, seg_spread, run_id, measured_at AS at FROM measurements"
 #define RESULTS_BEST                                                                          \
-    "SELECT b.device_id AS dev, b.op, b.type, b.layout, b.n, b.hot, b.kernel_hash AS hash, "  \
+    "SELECT b.device_id AS dev, b.op, b.type, b.acc, b.result, b.layout, b.n, b.hot, "        \
+    "b.kernel_hash AS hash, "                                                                 \
     "'ok' AS status, '' AS message, b.median_us, b.min_us, b.max_us, b.reps, b.gbps, "        \
     "b.frac_bw, 1 AS verified, b.deterministic AS det_checked, b.nseg, b.seg_mean, "          \
     "b.seg_spread, m.run_id, coalesce(m.measured_at, b.updated_at) AS at FROM best b "        \
     "LEFT JOIN measurements m ON m.device_id = b.device_id AND m.kernel_hash = b.kernel_hash " \
-    "AND m.op = b.op AND m.type = b.type AND m.layout = b.layout AND m.n = b.n AND m.hot = b.hot"
+    "AND m.op = b.op AND m.type = b.type AND m.acc = b.acc AND m.result = b.result "          \
+    "AND m.layout = b.layout AND m.n = b.n AND m.hot = b.hot"
 
 /* The rows, filtered and ordered; the columns of the CSV header below, in its order. */
 #define RESULTS_ROWS(source)                                                                  \
     "x AS (SELECT d.name AS device, 'sm_' || d.cc_major || d.cc_minor AS arch, d.uuid, "      \
-    "d.read_gbps, r.op, r.type, r.n, r.layout, r.hot, r.nseg, r.seg_mean, r.seg_spread, "     \
+    "d.read_gbps, r.op, r.type, r.acc, r.result, r.n, r.layout, r.hot, r.nseg, r.seg_mean, "  \
+    "r.seg_spread, "                                                                          \
     "k.family, k.params, r.hash, r.median_us, r.min_us, r.max_us, r.reps, r.gbps, "           \
     "100 * r.frac_bw AS read_pct, r.status, r.message, r.verified, fam.det, "                 \
     "nullif(r.det_checked, -1) AS det_checked, r.run_id, ru.started_at, ru.ended_at, r.at, "  \
@@ -63,12 +67,15 @@ int results_parse_format(const char *name)
     "LEFT JOIN runs ru ON ru.id = r.run_id "                                                  \
     "WHERE (?1 IS NULL OR instr(lower(d.name), lower(?1)) > 0) "                              \
     "AND (?2 IS NULL OR r.op = ?2) AND (?3 IS NULL OR r.type = ?3) AND (?4 <= 0 OR r.n = ?4) " \
-    "ORDER BY d.name, d.ordinal, d.id, r.op, r.type, r.layout, r.hot, r.n, k.family, "        \
+    "AND (?7 IS NULL OR r.acc = ?7) "                                                         \
+    "ORDER BY d.name, d.ordinal, d.id, r.op, r.type, r.acc, r.result, r.layout, r.hot, r.n, " \
+    "k.family, "                                                                              \
     "k.params, r.hash) "
 
-#define RESULTS_NCOLS 30
+#define RESULTS_NCOLS 32
 static const char *const csv_header[RESULTS_NCOLS] = {
-    "device", "arch", "uuid", "read_gbps", "op", "type", "n", "layout", "hot", "segments",
+    "device", "arch", "uuid", "read_gbps", "op", "type", "acc", "result", "n", "layout", "hot",
+    "segments",
     "seg_mean", "seg_spread", "family", "params", "kernel", "median_us", "min_us", "max_us",
     "reps", "gbps", "read_pct", "status", "message", "verified", "deterministic",
     "deterministic_checked", "run_id", "run_started_at", "run_ended_at", "measured_at"};
@@ -80,7 +87,8 @@ static const char *const csv_header[RESULTS_NCOLS] = {
 #define RESULTS_OBJECT                                                                        \
     "json_object('device', json_object('name', device, 'arch', arch, 'uuid', uuid, "          \
     "  'read_gbps', read_gbps), "                                                             \
-    "'case', json_object('op', op, 'type', type, 'n', n, 'layout', layout, "                  \
+    "'case', json_object('op', op, 'type', type, 'acc', acc, 'result', result, 'n', n, "      \
+    "  'layout', layout, "                                                                    \
     "  'hot', " JBOOL("hot") ", 'segmentation', json(CASE WHEN instr(layout, ':') = 0 "       \
     "  THEN 'null' ELSE json_object('layout', substr(layout, 1, instr(layout, ':') - 1), "    \
     "  'profile', substr(layout, instr(layout, ':') + 1), 'segments', nseg, "                 \
@@ -158,16 +166,16 @@ static void csv_row(FILE *out, sqlite3_stmt *st)
 static void table_row(FILE *out, sqlite3_stmt *st, int first)
 {
     if (first)
-        fprintf(out, "%-28s %-6s %-8s %-4s %-17s %-5s %12s  %-18s %-30s %10s %9s %7s %-7s %3s\n",
-                "device", "arch", "op", "type", "layout", "L2", "n", "family", "params",
-                "time(us)", "GB/s", "%read", "status", "det");
-    int det = sqlite3_column_type(st, 25) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 25);
-    fprintf(out, "%-28.28s %-6s %-8s %-4s %-17s %-5s %12lld  %-18s %-30s %10.2f %9.1f %6.1f%% "
-            "%-7s %3s\n", col_text(st, 0), col_text(st, 1), col_text(st, 4), col_text(st, 5),
-            col_text(st, 7), sqlite3_column_int(st, 8) ? "hot" : "flush",
-            sqlite3_column_int64(st, 6), col_text(st, 12), col_text(st, 13),
-            sqlite3_column_double(st, 15), sqlite3_column_double(st, 19),
-            sqlite3_column_double(st, 20), col_text(st, 21),
+        fprintf(out, "%-28s %-6s %-8s %-4s %-4s %-6s %-17s %-5s %12s  %-18s %-30s %10s %9s %7s "
+                "%-7s %3s\n", "device", "arch", "op", "type", "acc", "result", "layout", "L2",
+                "n", "family", "params", "time(us)", "GB/s", "%read", "status", "det");
+    int det = sqlite3_column_type(st, 27) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 27);
+    fprintf(out, "%-28.28s %-6s %-8s %-4s %-4s %-6s %-17s %-5s %12lld  %-18s %-30s %10.2f %9.1f "
+            "%6.1f%% %-7s %3s\n", col_text(st, 0), col_text(st, 1), col_text(st, 4),
+            col_text(st, 5), col_text(st, 6), col_text(st, 7), col_text(st, 9),
+            sqlite3_column_int(st, 10) ? "hot" : "flush", sqlite3_column_int64(st, 8),
+            col_text(st, 14), col_text(st, 15), sqlite3_column_double(st, 17),
+            sqlite3_column_double(st, 21), sqlite3_column_double(st, 22), col_text(st, 23),
             det < 0 ? "?" : det ? "yes" : "no");
 }
 
@@ -193,7 +201,8 @@ int cmd_results(const char *db_path, int best, const results_filter *f, results_
         || bind_text(st, 1, f->device_match) != SQLITE_OK || bind_text(st, 2, f->op) != SQLITE_OK
         || bind_text(st, 3, f->type) != SQLITE_OK || sqlite3_bind_int64(st, 4, f->n) != SQLITE_OK
         || bind_text(st, 5, fams) != SQLITE_OK
-        || (fmt == RESULTS_JSON && bind_text(st, 6, what) != SQLITE_OK)) {
+        || (fmt == RESULTS_JSON && bind_text(st, 6, what) != SQLITE_OK)
+        || bind_text(st, 7, f->acc) != SQLITE_OK) {
         rc = store_fail(s, what, e);
         goto done;
     }
@@ -215,7 +224,8 @@ int cmd_results(const char *db_path, int best, const results_filter *f, results_
     if (fmt == RESULTS_TABLE && rows == 0)
         rc = rt_seterr(e, RT_ENOTFOUND, "%s: nothing %s%s", db_path,
                        best ? "stored as best" : "measured",
-                       f->op || f->type || f->n > 0 || f->device_match ? " for that filter" : "");
+                       f->op || f->type || f->acc || f->n > 0 || f->device_match
+                       ? " for that filter" : "");
     if (fflush(out) != 0 && rc == RT_OK)
         rc = rt_seterr(e, RT_EIO, "stdout: cannot write");
 done:

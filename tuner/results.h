@@ -25,6 +25,7 @@ typedef struct results_filter {
     const char *op;
     const char *type;
     long long n;
+    const char *acc;     /* the accumulator's type name (column acc) */
 } results_filter;
 
 /*

@@ -169,11 +169,12 @@ int ship_key_cols(sqlite3 *db, const char *path, const char *table, int unique, 
                   rt_err *e)
 {
     static const char by_unique[] =
-        "SELECT ii.name FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii "
-        "WHERE il.origin = 'u' AND il.seq = (SELECT min(seq) FROM pragma_index_list(?1) "
+        "SELECT ii.name FROM pragma_index_list(?1, 'main') AS il, "
+        "pragma_index_info(il.name, 'main') AS ii "
+        "WHERE il.origin = 'u' AND il.seq = (SELECT min(seq) FROM pragma_index_list(?1, 'main') "
         "WHERE origin = 'u') ORDER BY ii.seqno";
     static const char by_pk[] =
-        "SELECT name FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk";
+        "SELECT name FROM pragma_table_info(?1, 'main') WHERE pk > 0 ORDER BY pk";
     sqlite3_stmt *st = NULL;
     int rc;
     if (sqlite3_prepare_v2(db, unique ? by_unique : by_pk, -1, &st, NULL) != SQLITE_OK
@@ -398,8 +399,42 @@ int ship_attach_image(sqlite3 *dst, const char *path, unsigned char *img,
     return rc;
 }
 
+/* An image of a database of schema 'version' (older than this redtune's) migrated in
+ * memory, as store_open would migrate the file: *img (sqlite3_malloc'd) is replaced. The
+ * input file is not touched. */
+static int upgrade_image(const char *path, int version, unsigned char **img,
+                         sqlite3_int64 *size, rt_err *e)
+{
+    sqlite3 *m = NULL;
+    int rc = RT_OK;
+
+    if (*size >= 100)
+        (*img)[18] = (*img)[19] = 1;   /* rollback mode: the in-memory reader does no WAL */
+    if (sqlite3_open_v2(":memory:", &m, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        sqlite3_free(*img);
+        *img = NULL;
+        rc = rt_seterr(e, RT_ENOMEM, "%s: cannot open an in-memory database", path);
+        goto done;
+    }
+    int r = sqlite3_deserialize(m, "main", *img, *size, *size,
+                                SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE);
+    *img = NULL;   /* the connection's now, freed by SQLite when this fails too */
+    if (r != SQLITE_OK) {
+        rc = store_db_fail(m, path, "read whole", e);
+        goto done;
+    }
+    if ((rc = store_migrate_db(m, path, version, e)) != RT_OK)
+        goto done;
+    if (!(*img = sqlite3_serialize(m, "main", size, 0)))
+        rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory migrating it", path);
+done:
+    sqlite3_close(m);
+    return rc;
+}
+
 /* Open the redtune database 'path' read-only, check it and attach it whole as "src"; a
- * refused input (missing, foreign, corrupt, newer) is named in st->refused. */
+ * refused input (missing, foreign, corrupt, newer) is named in st->refused. An older one
+ * (store_open reads version 2) is migrated in memory first. */
 static int attach_db(sqlite3 *dst, const char *path, store_ship_stats *st, rt_err *e)
 {
     store *s = NULL;
@@ -416,6 +451,9 @@ static int attach_db(sqlite3 *dst, const char *path, store_ship_stats *st, rt_er
     if (!(img = sqlite3_serialize(s->db, "main", &size, 0))) {
         rc = rt_seterr(e, RT_EDB, "%s: corrupt database or out of memory reading it whole: %s",
                        path, sqlite3_errmsg(s->db));
+        st->refused = path;
+    } else if (store_version(s) < STORE_SCHEMA_VERSION
+               && (rc = upgrade_image(path, store_version(s), &img, &size, e)) != RT_OK) {
         st->refused = path;
     } else {
         rc = ship_attach_image(dst, path, img, size, e);

@@ -144,7 +144,7 @@ int store_dump(const char *in, char **text, size_t *len, store_ship_stats *st, r
                 "-- The rows of a redtune database, ordered by key, one INSERT a row: the "
                 "schema is\n"
                 "-- db/schema.sql. `redtune load FILE -o DB` makes the database again.\n",
-                STORE_SCHEMA_VERSION);
+                store_version(s));   /* an older file's rows as they are: load migrates */
     for (int i = 0; rc == RT_OK && i < STORE_NTABLES; i++)
         rc = dump_table(s->db, in, store_tables[i], &out, e);
     if (rc == RT_OK)
@@ -162,16 +162,64 @@ done:
     return rc;
 }
 
-/* The authorizer of a load: INSERT into redtune's tables, nothing else. */
+/* The authorizer of a load: INSERT into redtune's tables, nothing else; 'arg' non-NULL: an
+ * older dump's rows of measurements and best go into the temp tables that stand for them
+ * (older_begin). */
 static int load_auth(void *arg, int action, const char *a, const char *b, const char *db,
                      const char *trigger)
 {
-    (void)arg, (void)b, (void)trigger;
-    if (action == SQLITE_INSERT && db && !strcmp(db, "main"))
+    (void)b, (void)trigger;
+    if (action != SQLITE_INSERT || !db)
+        return SQLITE_DENY;
+    if (arg && !strcmp(db, "temp"))
+        return !strcmp(a, "measurements") || !strcmp(a, "best") ? SQLITE_OK : SQLITE_DENY;
+    if (!strcmp(db, "main"))
         for (int i = 0; i < STORE_NTABLES; i++)
-            if (!strcmp(a, store_tables[i]))
+            if (!strcmp(a, store_tables[i]) && !(arg && (!strcmp(a, "measurements")
+                                                         || !strcmp(a, "best"))))
                 return SQLITE_OK;
     return SQLITE_DENY;
+}
+
+/*
+ * A dump of an older schema version names the columns it had: version 1 has no nseg,
+ * seg_mean, seg_spread, version 2 no acc and result, which are keys now and have no default.
+ * Its rows of measurements and best go first into temp tables of the same names, without
+ * constraints (an unqualified name finds temp first), then into main with what the migration
+ * steps give the missing columns: 0 for the segmentation, the type for acc and result.
+ */
+static int older_begin(sqlite3 *db, const char *path, rt_err *e)
+{
+    return store_exec(db, path, "CREATE TEMP TABLE measurements AS SELECT * FROM "
+                      "main.measurements WHERE 0; CREATE TEMP TABLE best AS SELECT * FROM "
+                      "main.best WHERE 0;", "load an older dump", e);
+}
+
+static int older_end(sqlite3 *db, const char *path, rt_err *e)
+{
+    static const char *const map[][2] = {
+        {"acc", "coalesce(acc, type)"}, {"result", "coalesce(result, type)"},
+        {"nseg", "coalesce(nseg, 0)"}, {"seg_mean", "coalesce(seg_mean, 0)"},
+        {"seg_spread", "coalesce(seg_spread, 0)"}, {NULL, NULL}};
+    static const char *const tables[] = {"measurements", "best"};
+    int rc = RT_OK;
+
+    for (int i = 0; rc == RT_OK && i < 2; i++) {
+        cols c;
+        sbuf q = {0};
+        if ((rc = ship_table_cols(db, path, "main", tables[i], &c, e)) != RT_OK)
+            break;
+        ship_sb_add(&q, "INSERT INTO main.%s (", tables[i]);
+        ship_sb_cols(&q, &c, "", NULL, NULL);
+        ship_sb_add(&q, ") SELECT ");
+        ship_sb_cols(&q, &c, "", NULL, map);
+        ship_sb_add(&q, " FROM temp.%s ORDER BY rowid; DROP TABLE temp.%s;", tables[i],
+                    tables[i]);
+        rc = q.oom ? rt_seterr(e, RT_ENOMEM, "%s: out of memory", path)
+                   : store_exec(db, path, q.p, "load an older dump", e);
+        free(q.p);
+    }
+    return rc;
 }
 
 /* The line of text[off], from 1. */
@@ -199,9 +247,14 @@ static int load_text(sqlite3 *db, const char *path, const char *text, rt_err *e)
     if (v > STORE_SCHEMA_VERSION)
         return rt_seterr(e, RT_EDB, "%s: schema version %ld is newer than this redtune (%d): "
                          "upgrade redtune", path, v, STORE_SCHEMA_VERSION);
+    int older = v < STORE_SCHEMA_VERSION;
     if ((rc = store_exec(db, path, "BEGIN", "begin transaction", e)) != RT_OK)
         return rc;
-    sqlite3_set_authorizer(db, load_auth, NULL);
+    if (older && (rc = older_begin(db, path, e)) != RT_OK) {
+        store_tx_rollback(db);
+        return rc;
+    }
+    sqlite3_set_authorizer(db, load_auth, older ? db : NULL);
     while (rc == RT_OK) {
         sqlite3_stmt *st = NULL;
         const char *tail = p;
@@ -228,10 +281,16 @@ static int load_text(sqlite3 *db, const char *path, const char *text, rt_err *e)
         p = tail;
     }
     sqlite3_set_authorizer(db, NULL, NULL);
+    if (rc == RT_OK && older)
+        rc = older_end(db, path, e);
     if (rc == RT_OK)
         rc = store_exec(db, path, "COMMIT", "commit", e);
-    if (rc != RT_OK)
+    if (rc != RT_OK) {
         store_tx_rollback(db);
+        if (older)   /* temp tables made in the transaction went with it; these are not */
+            sqlite3_exec(db, "DROP TABLE IF EXISTS temp.measurements; DROP TABLE IF EXISTS "
+                         "temp.best", NULL, NULL, NULL);
+    }
     return rc;
 }
 

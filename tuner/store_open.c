@@ -37,6 +37,69 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
           "ALTER TABLE best ADD COLUMN nseg INTEGER NOT NULL DEFAULT 0;"
           "ALTER TABLE best ADD COLUMN seg_mean REAL NOT NULL DEFAULT 0;"
           "ALTER TABLE best ADD COLUMN seg_spread REAL NOT NULL DEFAULT 0;",
+    /* 2 -> 3: the type spec resolved, acc and result, joins the key of measurements and
+     * best. A key cannot be altered, so both tables are made again as db/schema.sql has them
+     * (same columns, same order: a migrated file and a new one are alike) and their rows
+     * copied with acc = result = type, what every version 2 row measured. Nothing refers to
+     * either table, so dropping the old ones checks no foreign key. */
+    [2] = "CREATE TABLE measurements_v3 ("
+          " id INTEGER PRIMARY KEY,"
+          " device_id INTEGER NOT NULL REFERENCES devices (id),"
+          " run_id INTEGER REFERENCES runs (id),"
+          " kernel_hash TEXT NOT NULL REFERENCES kernels (hash),"
+          " op TEXT NOT NULL, type TEXT NOT NULL, acc TEXT NOT NULL, result TEXT NOT NULL,"
+          " layout TEXT NOT NULL,"
+          " n INTEGER NOT NULL CHECK (n > 0),"
+          " hot INTEGER NOT NULL CHECK (hot IN (0, 1)),"
+          " status TEXT NOT NULL CONSTRAINT status_valid"
+          "  CHECK (status IN ('ok', 'wrong', 'fault', 'timeout', 'error')),"
+          " message TEXT NOT NULL DEFAULT '',"
+          " median_us REAL NOT NULL, min_us REAL NOT NULL, max_us REAL NOT NULL,"
+          " reps INTEGER NOT NULL CHECK (reps >= 0),"
+          " gbps REAL NOT NULL, frac_bw REAL NOT NULL,"
+          " verified INTEGER NOT NULL CHECK (verified IN (0, 1)),"
+          " deterministic INTEGER NOT NULL CHECK (deterministic IN (-1, 0, 1)),"
+          " measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),"
+          " nseg INTEGER NOT NULL DEFAULT 0,"
+          " seg_mean REAL NOT NULL DEFAULT 0,"
+          " seg_spread REAL NOT NULL DEFAULT 0,"
+          " UNIQUE (device_id, kernel_hash, op, type, acc, result, layout, n, hot));"
+          "INSERT INTO measurements_v3 (id, device_id, run_id, kernel_hash, op, type, acc,"
+          " result, layout, n, hot, status, message, median_us, min_us, max_us, reps, gbps,"
+          " frac_bw, verified, deterministic, measured_at, nseg, seg_mean, seg_spread)"
+          " SELECT id, device_id, run_id, kernel_hash, op, type, type, type, layout, n, hot,"
+          " status, message, median_us, min_us, max_us, reps, gbps, frac_bw, verified,"
+          " deterministic, measured_at, nseg, seg_mean, seg_spread FROM measurements;"
+          "DROP TABLE measurements;"
+          "ALTER TABLE measurements_v3 RENAME TO measurements;"
+          "CREATE INDEX measurements_case ON measurements (device_id, op, type, acc, result,"
+          " layout, n, hot, median_us) WHERE status = 'ok' AND verified = 1;"
+          "CREATE INDEX measurements_kernel ON measurements (kernel_hash);"
+          "CREATE INDEX measurements_run ON measurements (run_id);"
+          "CREATE TABLE best_v3 ("
+          " device_id INTEGER NOT NULL REFERENCES devices (id),"
+          " op TEXT NOT NULL, type TEXT NOT NULL, acc TEXT NOT NULL, result TEXT NOT NULL,"
+          " layout TEXT NOT NULL,"
+          " n INTEGER NOT NULL CHECK (n > 0),"
+          " hot INTEGER NOT NULL CHECK (hot IN (0, 1)),"
+          " kernel_hash TEXT NOT NULL REFERENCES kernels (hash),"
+          " median_us REAL NOT NULL, min_us REAL NOT NULL, max_us REAL NOT NULL,"
+          " reps INTEGER NOT NULL, gbps REAL NOT NULL, frac_bw REAL NOT NULL,"
+          " deterministic INTEGER NOT NULL CHECK (deterministic IN (-1, 0, 1)),"
+          " updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),"
+          " nseg INTEGER NOT NULL DEFAULT 0,"
+          " seg_mean REAL NOT NULL DEFAULT 0,"
+          " seg_spread REAL NOT NULL DEFAULT 0,"
+          " PRIMARY KEY (device_id, op, type, acc, result, layout, n, hot));"
+          "INSERT INTO best_v3 (device_id, op, type, acc, result, layout, n, hot, kernel_hash,"
+          " median_us, min_us, max_us, reps, gbps, frac_bw, deterministic, updated_at, nseg,"
+          " seg_mean, seg_spread)"
+          " SELECT device_id, op, type, type, type, layout, n, hot, kernel_hash, median_us,"
+          " min_us, max_us, reps, gbps, frac_bw, deterministic, updated_at, nseg, seg_mean,"
+          " seg_spread FROM best;"
+          "DROP TABLE best;"
+          "ALTER TABLE best_v3 RENAME TO best;"
+          "CREATE INDEX best_kernel ON best (kernel_hash);",
 };
 
 /* A new file will be made at 'path': its directory must exist and be writable. */
@@ -123,6 +186,19 @@ static int migrate(sqlite3 *db, const char *path, int version, rt_err *e)
             return rc;
     }
     return RT_OK;
+}
+
+int store_migrate_db(sqlite3 *db, const char *path, int version, rt_err *e)
+{
+    int rc = store_exec(db, path, "BEGIN IMMEDIATE", "begin transaction", e);
+
+    if (rc != RT_OK)
+        return rc;
+    if ((rc = migrate(db, path, version, e)) == RT_OK)
+        rc = store_exec(db, path, "COMMIT", "commit schema", e);
+    if (rc != RT_OK)
+        store_tx_rollback(db);
+    return rc;
 }
 
 /*
@@ -223,6 +299,7 @@ static int open_write(const char *path, store **out, rt_err *e)
         goto done;
     if (kind != DB_CURRENT && (rc = setup_schema(db, path, e)) != RT_OK)
         goto done;
+    s->version = STORE_SCHEMA_VERSION;
     s->db = db;
     db = NULL;
     *out = s;
@@ -236,6 +313,24 @@ done:
     return rc;
 }
 
+/*
+ * A version 2 file opened STORE_READ, read by the tuner's queries as version 3: temporary
+ * views named as the two tables that gained acc and result shadow them (an unqualified name
+ * finds temp first), with acc = result = type, what every row of a version 2 file measured.
+ * They live in the connection's own temp schema: the file is not written. Queries that name
+ * main's tables (shipping) see the file as it is.
+ */
+static int read_v2_as_v3(store *s, rt_err *e)
+{
+    return store_exec(s->db, s->path,
+                      "PRAGMA query_only = OFF;"
+                      "CREATE TEMP VIEW measurements AS SELECT *, type AS acc, type AS result "
+                      "FROM main.measurements;"
+                      "CREATE TEMP VIEW best AS SELECT *, type AS acc, type AS result "
+                      "FROM main.best;"
+                      "PRAGMA query_only = ON;", "read schema version 2", e);
+}
+
 /* STORE_READ as libredtune opens (store_open_read), STORE_WRITE here. */
 int store_open(const char *path, int mode, store **out, rt_err *e)
 {
@@ -243,5 +338,12 @@ int store_open(const char *path, int mode, store **out, rt_err *e)
 
     if (rc != RT_OK)
         return rc;
-    return mode == STORE_READ ? store_open_read(path, out, e) : open_write(path, out, e);
+    if (mode == STORE_WRITE)
+        return open_write(path, out, e);
+    if ((rc = store_open_read(path, out, e)) == RT_OK && store_version(*out) < 3
+        && (rc = read_v2_as_v3(*out, e)) != RT_OK) {
+        store_close(*out);
+        *out = NULL;
+    }
+    return rc;
 }

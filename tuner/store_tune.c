@@ -266,8 +266,9 @@ int store_put_measurement(store *s, const store_measurement *m, rt_err *e)
     static const char sql[] =
         "INSERT OR REPLACE INTO measurements (device_id, run_id, kernel_hash, op, type, "
         "layout, n, hot, status, message, median_us, min_us, max_us, reps, gbps, frac_bw, "
-        "verified, deterministic, nseg, seg_mean, seg_spread) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-        "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
+        "verified, deterministic, nseg, seg_mean, seg_spread, acc, result) VALUES (?1, ?2, ?3, "
+        "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+        "?22, ?23)";
     sqlite3_stmt *st = NULL;
     int rc = RT_OK;
 
@@ -293,18 +294,26 @@ int store_put_measurement(store *s, const store_measurement *m, rt_err *e)
         || sqlite3_bind_int64(st, 19, m->nseg) != SQLITE_OK
         || sqlite3_bind_double(st, 20, m->seg_mean) != SQLITE_OK
         || sqlite3_bind_double(st, 21, m->seg_spread) != SQLITE_OK
+        || bind_text(st, 22, m->acc ? m->acc : m->type) != SQLITE_OK
+        || bind_text(st, 23, m->result ? m->result : m->type) != SQLITE_OK
         || sqlite3_step(st) != SQLITE_DONE)
         rc = store_fail(s, "put measurement", e);
     sqlite3_finalize(st);
     return rc;
 }
 
-/* Bind the case (device, op, type, layout, n, hot) to ?1..?6. */
+/* Bind the case (device, op, type, layout, n, hot) to ?1..?6 and (acc, result) to ?8, ?9,
+ * each the type when NULL (?7 is the kernel's, where there is one). */
 static int bind_case(sqlite3_stmt *st, long long device_id, const char *op, const char *type,
-                     const char *layout, long long n, int hot)
+                     const char *acc, const char *result, const char *layout, long long n,
+                     int hot)
 {
     int r = sqlite3_bind_int64(st, 1, device_id);
 
+    if (r == SQLITE_OK)
+        r = bind_text(st, 8, acc ? acc : type);
+    if (r == SQLITE_OK)
+        r = bind_text(st, 9, result ? result : type);
     if (r == SQLITE_OK)
         r = bind_text(st, 2, op);
     if (r == SQLITE_OK)
@@ -319,18 +328,20 @@ static int bind_case(sqlite3_stmt *st, long long device_id, const char *op, cons
 }
 
 int store_has_measurement(store *s, long long device_id, const char *kernel_hash,
-                          const char *op, const char *type, const char *layout, long long n,
-                          int hot, int *found, rt_err *e)
+                          const char *op, const char *type, const char *acc,
+                          const char *result, const char *layout, long long n, int hot,
+                          int *found, rt_err *e)
 {
     static const char sql[] =
         "SELECT 1 FROM measurements WHERE device_id = ?1 AND op = ?2 AND type = ?3 "
-        "AND layout = ?4 AND n = ?5 AND hot = ?6 AND kernel_hash = ?7";
+        "AND acc = ?8 AND result = ?9 AND layout = ?4 AND n = ?5 AND hot = ?6 "
+        "AND kernel_hash = ?7";
     sqlite3_stmt *st = NULL;
     int rc = RT_OK, r;
 
     *found = 0;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
-        || bind_case(st, device_id, op, type, layout, n, hot) != SQLITE_OK
+        || bind_case(st, device_id, op, type, acc, result, layout, n, hot) != SQLITE_OK
         || bind_text(st, 7, kernel_hash) != SQLITE_OK) {
         rc = store_fail(s, "has measurement", e);
         goto done;
@@ -347,19 +358,20 @@ done:
 }
 
 int store_get_measurement(store *s, long long device_id, const char *kernel_hash,
-                          const char *op, const char *type, const char *layout, long long n,
-                          int hot, store_measurement *m, char status[16], int *found, rt_err *e)
+                          const char *op, const char *type, const char *acc,
+                          const char *result, const char *layout, long long n, int hot,
+                          store_measurement *m, char status[16], int *found, rt_err *e)
 {
     static const char sql[] =
         "SELECT status, median_us, min_us, max_us, reps, verified FROM measurements "
-        "WHERE device_id = ?1 AND op = ?2 AND type = ?3 AND layout = ?4 AND n = ?5 "
-        "AND hot = ?6 AND kernel_hash = ?7";
+        "WHERE device_id = ?1 AND op = ?2 AND type = ?3 AND acc = ?8 AND result = ?9 "
+        "AND layout = ?4 AND n = ?5 AND hot = ?6 AND kernel_hash = ?7";
     sqlite3_stmt *st = NULL;
     int rc = RT_OK, r;
 
     *found = 0;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
-        || bind_case(st, device_id, op, type, layout, n, hot) != SQLITE_OK
+        || bind_case(st, device_id, op, type, acc, result, layout, n, hot) != SQLITE_OK
         || bind_text(st, 7, kernel_hash) != SQLITE_OK) {
         rc = store_fail(s, "get measurement", e);
         goto done;
@@ -414,16 +426,17 @@ done:
 }
 
 static int delete_best(store *s, long long device_id, const char *op, const char *type,
-                       const char *layout, long long n, int hot, rt_err *e)
+                       const char *acc, const char *result, const char *layout, long long n,
+                       int hot, rt_err *e)
 {
     static const char sql[] =
-        "DELETE FROM best WHERE device_id = ?1 AND op = ?2 AND type = ?3 AND layout = ?4 "
-        "AND n = ?5 AND hot = ?6";
+        "DELETE FROM best WHERE device_id = ?1 AND op = ?2 AND type = ?3 AND acc = ?8 "
+        "AND result = ?9 AND layout = ?4 AND n = ?5 AND hot = ?6";
     sqlite3_stmt *st = NULL;
     int rc = RT_OK;
 
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
-        || bind_case(st, device_id, op, type, layout, n, hot) != SQLITE_OK
+        || bind_case(st, device_id, op, type, acc, result, layout, n, hot) != SQLITE_OK
         || sqlite3_step(st) != SQLITE_DONE)
         rc = store_fail(s, "update best", e);
     sqlite3_finalize(st);
@@ -432,14 +445,18 @@ static int delete_best(store *s, long long device_id, const char *op, const char
 
 /* Copy the fastest verified "ok" measurement of the case into best; *found = rows copied. */
 static int insert_best(store *s, long long device_id, const char *op, const char *type,
-                       const char *layout, long long n, int hot, int *found, rt_err *e)
+                       const char *acc, const char *result, const char *layout, long long n,
+                       int hot, int *found, rt_err *e)
 {
     static const char sql[] =
-        "INSERT INTO best (device_id, op, type, layout, n, hot, kernel_hash, median_us, "
-        "min_us, max_us, reps, gbps, frac_bw, deterministic, nseg, seg_mean, seg_spread) "
-        "SELECT device_id, op, type, layout, n, hot, kernel_hash, median_us, min_us, max_us, "
-        "reps, gbps, frac_bw, deterministic, nseg, seg_mean, seg_spread FROM measurements "
-        "WHERE device_id = ?1 AND op = ?2 AND type = ?3 AND layout = ?4 AND n = ?5 "
+        "INSERT INTO best (device_id, op, type, acc, result, layout, n, hot, kernel_hash, "
+        "median_us, min_us, max_us, reps, gbps, frac_bw, deterministic, nseg, seg_mean, "
+        "seg_spread) "
+        "SELECT device_id, op, type, acc, result, layout, n, hot, kernel_hash, median_us, "
+        "min_us, max_us, reps, gbps, frac_bw, deterministic, nseg, seg_mean, seg_spread "
+        "FROM measurements "
+        "WHERE device_id = ?1 AND op = ?2 AND type = ?3 AND acc = ?8 AND result = ?9 "
+        "AND layout = ?4 AND n = ?5 "
         "AND hot = ?6 AND status = 'ok' AND verified = 1 AND reps >= " STORE_FULL_REPS_SQL " "
         "ORDER BY median_us, min_us, kernel_hash LIMIT 1";
     sqlite3_stmt *st = NULL;
@@ -447,7 +464,7 @@ static int insert_best(store *s, long long device_id, const char *op, const char
 
     *found = 0;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
-        || bind_case(st, device_id, op, type, layout, n, hot) != SQLITE_OK
+        || bind_case(st, device_id, op, type, acc, result, layout, n, hot) != SQLITE_OK
         || sqlite3_step(st) != SQLITE_DONE) {
         rc = store_fail(s, "update best", e);
         goto done;
@@ -463,20 +480,24 @@ done:
  * measurements no longer hold a verified "ok" row loses its stale entry (and RT_ENOTFOUND
  * is returned) rather than keeping a winner that was measured wrong since.
  */
-int store_update_best(store *s, long long device_id, const char *op, const char *type,
-                      const char *layout, long long n, int hot, rt_err *e)
+int store_update_best_spec(store *s, long long device_id, const char *op, const char *type,
+                           const char *acc, const char *result, const char *layout,
+                           long long n, int hot, rt_err *e)
 {
     int found = 0, rc;
+    char tt[64];
 
     if ((rc = tx_begin(s, e)) != RT_OK)
         return rc;
-    if ((rc = delete_best(s, device_id, op, type, layout, n, hot, e)) != RT_OK
-        || (rc = insert_best(s, device_id, op, type, layout, n, hot, &found, e)) != RT_OK
+    if ((rc = delete_best(s, device_id, op, type, acc, result, layout, n, hot, e)) != RT_OK
+        || (rc = insert_best(s, device_id, op, type, acc, result, layout, n, hot, &found,
+                             e)) != RT_OK
         || (rc = tx_commit(s, e)) != RT_OK)
         goto done;
     if (!found)
         rc = rt_seterr(e, RT_ENOTFOUND, "%s: no verified ok measurement of %s %s %s n=%lld "
-                       "%s on device %lld", s->path, op, type, layout, n,
+                       "%s on device %lld", s->path, op,
+                       store_type_text(type, acc, result, tt, sizeof tt), layout, n,
                        hot ? "hot" : "cold", device_id);
 done:
     if (rc != RT_OK)
@@ -484,6 +505,11 @@ done:
     return rc;
 }
 
+int store_update_best(store *s, long long device_id, const char *op, const char *type,
+                      const char *layout, long long n, int hot, rt_err *e)
+{
+    return store_update_best_spec(s, device_id, op, type, NULL, NULL, layout, n, hot, e);
+}
 
 int store_list_best(store *s, const char *device_match, const char *op, const char *type,
                     long long n, int (*cb)(const store_best_row *row, void *arg), void *arg,
@@ -493,13 +519,14 @@ int store_list_best(store *s, const char *device_match, const char *op, const ch
     static const char sql[] =
         "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "
         "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, "
-        "b.frac_bw, b.deterministic, b.nseg, b.seg_mean "
+        "b.frac_bw, b.deterministic, b.nseg, b.seg_mean, b.acc, b.result "
         "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "
         "JOIN devices d ON d.id = b.device_id "
         "WHERE (?1 IS NULL OR instr(lower(d.name), lower(?1)) > 0) "
         "AND (?2 IS NULL OR b.op = ?2) AND (?3 IS NULL OR b.type = ?3) "
         "AND (?4 <= 0 OR b.n = ?4) "
-        "ORDER BY d.name, d.ordinal, d.id, b.op, b.type, b.layout, b.hot, b.n";
+        "ORDER BY d.name, d.ordinal, d.id, b.op, b.type, b.acc, b.result, b.layout, b.hot, "
+        "b.n";
     sqlite3_stmt *st = NULL;
     int rc = RT_OK;
 

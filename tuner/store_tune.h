@@ -63,16 +63,21 @@ typedef struct store_measurement {
     long long nseg;          /* segmented layouts: segments, mean and spread of their */
     double seg_mean;         /* lengths; 0 for flat */
     double seg_spread;
+    const char *acc;         /* the resolved accumulator and result scalar types ("f32"); */
+    const char *result;      /* NULL: the type itself */
 } store_measurement;
 
-/* Insert (or replace, for the same device, kernel, op, type, layout, n, hot) one measurement,
- * committed at once. */
+/* Insert (or replace, for the same device, kernel, op, type, acc, result, layout, n, hot) one
+ * measurement, committed at once. */
 int store_put_measurement(store *s, const store_measurement *m, rt_err *e);
 
-/* *found = 1 when a measurement exists for that key, whatever its status. */
+/* *found = 1 when a measurement exists for that key, whatever its status. Here and below,
+ * acc and result are the resolved accumulator and result scalar types' names; NULL stands
+ * for 'type'. */
 int store_has_measurement(store *s, long long device_id, const char *kernel_hash,
-                          const char *op, const char *type, const char *layout, long long n,
-                          int hot, int *found, rt_err *e);
+                          const char *op, const char *type, const char *acc,
+                          const char *result, const char *layout, long long n, int hot,
+                          int *found, rt_err *e);
 
 /* A kernel measured for 'op' (on any device) whose source does not contain 'marker': how the
  * tuner finds measurements of another operator of the same name (a user operator's units
@@ -83,8 +88,9 @@ int store_op_kernel_without(store *s, const char *op, const char *marker,
 /* The measurement of that key, when there is one: *found = 1 and m's status (copied into
  * 'status'), median_us, min_us, max_us, reps and verified set; m's other fields untouched. */
 int store_get_measurement(store *s, long long device_id, const char *kernel_hash,
-                          const char *op, const char *type, const char *layout, long long n,
-                          int hot, store_measurement *m, char status[16], int *found, rt_err *e);
+                          const char *op, const char *type, const char *acc,
+                          const char *result, const char *layout, long long n, int hot,
+                          store_measurement *m, char status[16], int *found, rt_err *e);
 
 /* The fewest timed repetitions of a measurement that best considers: the full repetition
  * rule's floor (strategy.h's STRATEGY_FULL_MIN). Successive halving stores its brief rounds'
@@ -93,11 +99,21 @@ int store_get_measurement(store *s, long long device_id, const char *kernel_hash
 #define STORE_FULL_REPS 10
 #define STORE_FULL_REPS_SQL "10"
 
-/* Recompute the winner for (device, op, type, layout, n, hot) from the verified "ok"
- * measurements of at least STORE_FULL_REPS repetitions (lowest median) and store it in table
- * best. RT_ENOTFOUND if there is none. */
+/* Recompute the winner for (device, op, type, acc, result, layout, n, hot) from the verified
+ * "ok" measurements of at least STORE_FULL_REPS repetitions (lowest median) and store it in
+ * table best. RT_ENOTFOUND if there is none. */
+int store_update_best_spec(store *s, long long device_id, const char *op, const char *type,
+                           const char *acc, const char *result, const char *layout,
+                           long long n, int hot, rt_err *e);
+
+/* store_update_best_spec with acc = result = type. */
 int store_update_best(store *s, long long device_id, const char *op, const char *type,
                       const char *layout, long long n, int hot, rt_err *e);
+
+/* Migrate the database on 'db' (no store: an in-memory image a shipping command reads) from
+ * schema 'version' to STORE_SCHEMA_VERSION, in one transaction; 'path' names it in
+ * messages. */
+int store_migrate_db(struct sqlite3 *db, const char *path, int version, rt_err *e);
 
 /* Filters: NULL op/type/device_match (substring of the device name) and n <= 0 mean any.
  * Calls 'cb' for each row ordered by device, op, type, layout, hot, n; a non-zero return

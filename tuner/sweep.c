@@ -39,6 +39,19 @@ static int known_row(const store_best_row *r, void *arg)
     return 0;
 }
 
+/* The names of the case's element, accumulator and result types, as the database keys it
+ * (optype_resolve's elem, acc and res); a user operator's are its type's. */
+static void case_types(const sweep *sw, const char **type, const char **acc,
+                       const char **result)
+{
+    optype_ts ts;
+    *type = *acc = *result = rt_type_name(optype_elem(sw->t));
+    if (!sw->o->user && optype_resolve(sw->o->op, sw->t, &ts, NULL, 0) == 0) {
+        *acc = rt_type_name(ts.acc);
+        *result = rt_type_name(ts.res);
+    }
+}
+
 /* The best known candidate for the case, for the local search to start from: the best row
  * at the nearest size of this device, else of the most similar device the database holds
  * (store_find_device's fallback chain); -1 when there is none. */
@@ -47,13 +60,15 @@ static int known_best(const sweep *sw, const char *layout, long long n, int *sta
     known k = {sw->c, sw->ncfg, n, 0, -1};
     store_device_match dm;
     *start = -1;
-    int rc = store_find_device(sw->s, &sw->w->dev, sw->op, rt_type_name(sw->t), layout,
-                               sw->o->hot, &dm, e);
+    const char *type, *acc, *result;
+    case_types(sw, &type, &acc, &result);
+    int rc = store_find_device_spec(sw->s, &sw->w->dev, sw->op, type, acc, result, layout,
+                                    sw->o->hot, &dm, e);
     if (rc == RT_ENOTFOUND)
         return RT_OK;
     if (rc == RT_OK)
-        rc = store_list_best_for_device(sw->s, dm.id, sw->op, rt_type_name(sw->t), layout,
-                                        sw->o->hot, known_row, &k, e);
+        rc = store_list_best_for_device_spec(sw->s, dm.id, sw->op, type, acc, result, layout,
+                                             sw->o->hot, known_row, &k, e);
     if (rc == RT_OK)
         *start = k.start;
     return rc;
@@ -68,7 +83,13 @@ int sweep_run(const sweep *sw, rt_err *e)
     int ncfg = sw->ncfg;
     const char *op = sw->op;
     rt_type t = sw->t;
-    const char *type = rt_type_name(t);
+    const char *type, *acc, *result;
+    char spec[96];
+    case_types(sw, &type, &acc, &result);
+    if (o->user)
+        snprintf(spec, sizeof spec, "%s", type);
+    else
+        optype_spec_text(o->op, t, spec, sizeof spec);
     long long device_id = sw->device_id, run_id = sw->run_id;
     double read_gbps = sw->read_gbps;
     progress *pg = sw->pg;
@@ -109,7 +130,7 @@ int sweep_run(const sweep *sw, rt_err *e)
                                 &pick); pg->done += picks++ < planned) {
                 int i = pick.cand;
                 strategy_result res = {i, STRATEGY_UNCOMPILED, NULL};
-                snprintf(what, sizeof what, "[%s %s %s] n=%s %s", op, type, layout, nbuf,
+                snprintf(what, sizeof what, "[%s %s %s] n=%s %s", op, spec, layout, nbuf,
                          c[i].cfg.family->name);
                 report_progress(pg, what, 0);
                 if (c[i].rc) {
@@ -121,8 +142,9 @@ int sweep_run(const sweep *sw, rt_err *e)
                 int found = 0;
                 char stored_status[16];
                 store_measurement stored = {0};
-                if ((rc = store_get_measurement(s, device_id, c[i].hash, op, type, layout, n,
-                                                o->hot, &stored, stored_status, &found, e)))
+                if ((rc = store_get_measurement(s, device_id, c[i].hash, op, type, acc, result,
+                                                layout, n, o->hot, &stored, stored_status,
+                                                &found, e)))
                     goto done;
                 if (found && (strcmp(stored.status, "ok") || stored.reps >= pick.min_reps)) {
                     res.outcome = STRATEGY_STORED;
@@ -153,7 +175,7 @@ int sweep_run(const sweep *sw, rt_err *e)
                                     (void **)&mr, &len, timeout_ms);
                 store_measurement m = {device_id, run_id, c[i].hash, op, type, layout, n, o->hot,
                                        "ok", "", 0, 0, 0, 0, 0, 0, 0, -1, (long long)seg.nseg,
-                                       seg.mean, seg.spread};
+                                       seg.mean, seg.spread, acc, result};
                 if (r == 0) {
                     m.status = mr->status;
                     m.message = mr->h.msg;
@@ -198,7 +220,8 @@ int sweep_run(const sweep *sw, rt_err *e)
             if (picks < planned)   /* a search that ended early: the case is done */
                 pg->done += planned - picks;
             st.ops->fini(&st);
-            rc = store_update_best(s, device_id, op, type, layout, n, o->hot, e);
+            rc = store_update_best_spec(s, device_id, op, type, acc, result, layout, n, o->hot,
+                                        e);
             if (rc == RT_ENOTFOUND) {
                 fprintf(stderr, "redtune: %s n=%s: no config passed verification\n", layout, nbuf);
                 rc = RT_OK;

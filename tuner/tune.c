@@ -68,7 +68,7 @@ int tune_run(const tune_opts *o, rt_err *e)
     int commutes;
     char skipped[1024] = "";
     tune_case(o, &op, &t, &commutes);
-    const char *type = rt_type_name(t);
+    const char *type = rt_type_name(optype_elem(t));   /* the element type: a spec has no name */
 
     /* The search strategy: the one seam where another plugs in (strategy.h). */
     const strategy_ops *search = strategy_find(o->strategy ? o->strategy : "exhaustive");

@@ -27,7 +27,7 @@ int cmd_compile(const char *arch, const tune_opts *o, const char *db, rt_err *e)
 /* *refused is set when the database itself was refused (missing, not redtune's, corrupt,
  * newer): RT_EDB from store_open. */
 int cmd_best(const char *db_path, const char *device_match, const char *op, const char *type,
-             long long n, int *refused, rt_err *e);
+             const char *acc, long long n, int *refused, rt_err *e);
 
 /* export, merge, dump, load (tuner/ship.h's store_export ...): each prints what it wrote;
  * st->refused names an input that was refused. dump writes to stdout when 'out' is NULL. */
