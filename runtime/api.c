@@ -565,15 +565,11 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     *out = c;
     if (c->resolved)
         return RT_OK;
-    /* The database keys its winners by (op, element type), tuned with the operator's default
-     * accumulator and result: another spec runs the built-in default until the store can
-     * look winners up by accumulator and result too. */
-    if (ts.canon != ts.elem) {
-        c->level = LEVEL_BUILTIN;
-        c->resolved = 1;
-        return RT_OK;
-    }
-    rc = store_find_device(ctx->db, &ctx->dev, on, tn, layout_names[layout], HOT, &c->dev, e);
+    /* The database keys its winners by (op, element type, accumulator, result): schema
+     * version 3; a version 2 file reads as accumulator = result = type. */
+    const char *an = rt_type_name(ts.acc), *rn = rt_type_name(ts.res);
+    rc = store_find_device_spec(ctx->db, &ctx->dev, on, tn, an, rn, layout_names[layout], HOT,
+                                &c->dev, e);
     if (rc == RT_ENOTFOUND) {
         rt_clearerr(e);
         c->level = LEVEL_BUILTIN;
@@ -584,8 +580,8 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
         return rc;
     c->nrows = 0;
     c->oom = 0;
-    rc = store_list_best_for_device(ctx->db, c->dev.id, on, tn, layout_names[layout], HOT,
-                                    collect_row, c, e);
+    rc = store_list_best_for_device_spec(ctx->db, c->dev.id, on, tn, an, rn,
+                                         layout_names[layout], HOT, collect_row, c, e);
     if (rc == RT_OK && c->oom)
         rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory reading the winners of %s %s",
                        store_path(ctx->db), on, tn);
@@ -978,17 +974,17 @@ void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long
     optype_ts ts;
     if (!ctx->cap.active)
         return;
-    /* A spec other than the default is not a case the tuner's database can hold yet (its
-     * winners are keyed by the element type): not recorded. */
-    if (optype_resolve(op, type, &ts, NULL, 0) || ts.canon != ts.elem)
+    if (optype_resolve(op, type, &ts, NULL, 0))
         return;
+    char spec[64];
     int exact = 0;
     int mb = layout ? mean_bucket((double)n / (double)(nseg ? nseg : 1)) : 0;
     for (int i = 0; level == STORE_MATCH_EXACT && c && i < c->nrows && !exact; i++)
         exact = (unsigned long long)c->rows[i].n == n
                 && (!layout || mean_bucket(c->rows[i].seg_mean) == mb);
     const user_op *u = api_user_of(ctx, op);
-    capture_case cs = {api_opname(ctx, op), rt_type_name(ts.elem), layouts[layout], n,
+    capture_case cs = {api_opname(ctx, op), capture_type_text(op, ts.canon, spec, sizeof spec),
+                       layouts[layout], n,
                        layout ? nseg : 0, exact ? NULL : fallbacks[level], u ? u->id : NULL,
                        ctx->dev.name};
     capture_case_met(&ctx->cap, &cs);
@@ -1210,10 +1206,6 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
         snprintf(entry, sizeof entry, "none: the %d winners for %s %s in %s are of another "
                  "definition than the registered one (%s), so none is used", d->c->foreign,
                  on, tn, store_path(ctx->db), api_user_of(ctx, op) ? api_user_of(ctx, op)->id : "?");
-    else if (!api_user_of(ctx, op) && ts.canon != ts.elem)
-        snprintf(entry, sizeof entry, "none: the database's winners are of the operator's "
-                 "default accumulator and result (%s %s), so %s runs the built-in default", on,
-                 rt_type_name(ts.elem), tn);
     else
         snprintf(entry, sizeof entry, "none: %s holds no winner for %s %s (%s, cold L2) on "
                  "a GPU of compute capability %d.x", store_path(ctx->db), on, tn, LAYOUT,
