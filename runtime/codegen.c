@@ -332,6 +332,7 @@ int codegen_layout_parse(const char *text, codegen_layout *l, int *line, char *w
     }
     l->size = (off + 7) / 8 * 8;   /* struct __align__(8) */
     if (l->size > CODEGEN_STRUCT_MAX) {
+        *line = 1;
         snprintf(why, len, "the struct is %zu bytes long (8-byte aligned); at most %d",
                  l->size, CODEGEN_STRUCT_MAX);
         return RT_EINVAL;
@@ -366,7 +367,7 @@ int codegen_user_fields(const rt_user_op *op, codegen_layout *acc, codegen_layou
     *field = "map";
     *line = 1;
     if (acc->scalar < 0 && !op->map[0]) {
-        snprintf(why, len, "is missing: a struct accumulator needs a map from the element");
+        snprintf(why, len, "missing: a struct accumulator needs a map from the element into it");
         return RT_EINVAL;
     }
     *field = "result";
@@ -375,7 +376,8 @@ int codegen_user_fields(const rt_user_op *op, codegen_layout *acc, codegen_layou
             return RT_EINVAL;
         if (!op->finalize[0]) {
             *line = 1;
-            snprintf(why, len, "needs a finalize (the default finalize returns the accumulator)");
+            snprintf(why, len, "given without a finalize (the default finalize returns the "
+                     "accumulator itself)");
             return RT_EINVAL;
         }
     } else {

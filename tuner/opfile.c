@@ -65,14 +65,14 @@ static void get_optional(lua_State *L, parse *p, const char *key, const char *wh
         get_string(L, p, key, what, dst, size);
 }
 
-/* The scalar type an accumulator or result text names (f32 ... u64), or -1 (a struct, or
- * text that codegen_user_fields refuses later with its line). */
+/* The scalar type an accumulator or result text names (f32 ... u64), -1 for a struct, -2
+ * for text that codegen_user_fields refuses later, with its line. */
 static int scalar_of(const char *text)
 {
     codegen_layout l;
     int line;
     char why[160];
-    return codegen_layout_parse(text, &l, &line, why, sizeof why) ? -1 : l.scalar;
+    return codegen_layout_parse(text, &l, &line, why, sizeof why) ? -2 : l.scalar;
 }
 
 /* The identity: a CUDA expression, or a Lua number written as one (of a scalar
@@ -88,6 +88,8 @@ static void get_identity(lua_State *L, parse *p)
         return;
     }
     int at = op->acc[0] ? scalar_of(op->acc) : (int)op->type;
+    if (at == -2)
+        at = (int)op->type;   /* the accumulator's own error comes later */
     if (at < 0)
         sandbox_fail(L, RT_EINVAL, "%s: field 'identity' must be a CUDA expression or brace "
                      "initializer of the accumulator struct, not a number", p->chunkname);
