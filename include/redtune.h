@@ -267,17 +267,34 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
  * equal to the operator's. The fields are those of the tuner's operator file
  * (`redtune --op-file myop.lua`, docs/ops.md), so a database tuned with that file serves the
  * registered operator: its winners are used when their definition fingerprint (a hash of type,
- * identity, combine and commutative, docs/ops.md) equals the registered one, which needs
+ * identity, combine and commutative, and of map, acc, finalize and result where given,
+ * docs/ops.md) equals the registered one, which needs
  * identity and combine to be the very bytes Lua read from the file. Winners of another
  * definition under the same name are never used (rt_explain says so).
  */
 typedef struct rt_op_desc {
     const char *name;      /* [a-z0-9_]+, at most 47 characters, not a built-in's name */
-    rt_type type;          /* element, accumulator and result type */
-    const char *identity;  /* a CUDA expression of the identity (at most 255 bytes) */
+    rt_type type;          /* the element type (and the accumulator's and the result's
+                              unless acc and result say otherwise) */
+    const char *identity;  /* a CUDA expression of the identity (at most 255 bytes); a brace
+                              initializer or an expression of a struct accumulator */
     const char *combine;   /* the body of rt_combine(rt_acc_t a, rt_acc_t b), which must
                               return the result; a covers the lower indices (< 4096 bytes) */
     int commutative;       /* 1 when combine(a, b) == combine(b, a), else 0 */
+    /* Optional, appended later: NULL (or "") for the default. ABI note: zero-initialise the
+     * description (rt_op_desc d = {0}; or = {"name", ...} with the rest left out) so that a
+     * program written before these fields existed, recompiled, keeps the defaults. */
+    const char *map;       /* the body of rt_acc_t rt_lift(rt_value_t x, unsigned long long i):
+                              element x at index i into the accumulator (< 4096 bytes);
+                              default: x (f16/bf16 widened when acc is a float) */
+    const char *acc;       /* the accumulator: "f32" "f64" "i32" "u32" "i64" "u64" or
+                              "struct { float m; float s; unsigned n; }" (scalar CUDA fields,
+                              at most 32 bytes, laid out 8-byte aligned); default: type.
+                              A struct needs a map; f16, bf16, i8, u8 elements need an acc */
+    const char *finalize;  /* the body of rt_res_t rt_final(rt_acc_t a): the accumulator into
+                              one result (< 4096 bytes); default: a */
+    const char *result;    /* the result type, as acc; default: the accumulator. Only with a
+                              finalize. rt_reduce writes one result of this type */
 } rt_op_desc;
 
 #define RT_OP_USER_FIRST 256   /* the first handle rt_register_op gives */

@@ -122,7 +122,8 @@ typedef struct kept_block {
 typedef struct user_op {
     rt_user_op op;
     char id[RT_USER_OP_ID];          /* its definition fingerprint */
-    unsigned char identity[16];      /* rt_identity(), evaluated on the GPU */
+    unsigned char identity[CODEGEN_STRUCT_MAX];   /* rt_final(rt_identity()), evaluated on
+                                                     the GPU: the n == 0 result */
     int identity_known;              /* 0 when NVRTC was missing at registration */
 } user_op;
 

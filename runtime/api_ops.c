@@ -98,6 +98,29 @@ static int check_desc(const char *fn, const rt_op_desc *d, rt_user_op *u, rt_err
                          fn, u->name, d->commutative);
     u->type = d->type;
     u->commutative = d->commutative;
+    /* The optional fields: NULL or "" is the default. map and finalize have lines of their
+     * own in a unit; acc and result are read, and declared from what was read. */
+    const struct { const char *what, *v; char *dst; size_t size; int expr; } opt[] = {
+        {"map", d->map, u->map, sizeof u->map, 0},
+        {"acc", d->acc, u->acc, sizeof u->acc, 1},
+        {"finalize", d->finalize, u->finalize, sizeof u->finalize, 0},
+        {"result", d->result, u->result, sizeof u->result, 1},
+    };
+    for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++) {
+        if (!opt[k].v || !opt[k].v[0])
+            continue;
+        if ((rc = desc_field(fn, opt[k].what, opt[k].v, opt[k].dst, opt[k].size, e)))
+            return rc;
+        if (codegen_check_fragment(opt[k].dst, opt[k].expr, &line, &why))
+            return rt_seterr(e, RT_EINVAL, "%s: operator '%s': desc->%s, line %d: %s", fn,
+                             u->name, opt[k].what, line, why);
+    }
+    codegen_layout acc, res;
+    const char *field;
+    char rule[160];
+    if (codegen_user_fields(u, &acc, &res, &field, &line, rule, sizeof rule))
+        return rt_seterr(e, RT_EINVAL, "%s: operator '%s': desc->%s, line %d: %s", fn, u->name,
+                         field, line, rule);
     return RT_OK;
 }
 
@@ -127,11 +150,17 @@ static int eval_identity(rt_ctx *ctx, user_op *u, rt_err *e)
     free(nv);
     if (rc != RT_OK)
         goto done;
-    size_t size = optype_size(u->op.type);
+    /* one result (rt_final of the identity): its size from the layout the check read */
+    codegen_layout acc, res;
+    const char *field;
+    int line;
+    char why[160];
+    size_t size = codegen_user_fields(&u->op, &acc, &res, &field, &line, why, sizeof why)
+                      ? optype_size(u->op.type) : res.size;
     void *args[] = {&dv};
     if ((r = cu.ModuleLoadData(&mod, o.cubin)) != CUDA_SUCCESS
         || (r = cu.ModuleGetFunction(&f, mod, "rt_ref_identity_value")) != CUDA_SUCCESS
-        || (r = cu.MemAlloc(&dv, 16)) != CUDA_SUCCESS
+        || (r = cu.MemAlloc(&dv, sizeof u->identity)) != CUDA_SUCCESS
         || (r = cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL)) != CUDA_SUCCESS
         || (r = cu.CtxSynchronize()) != CUDA_SUCCESS
         || (r = cu.MemcpyDtoH(u->identity, dv, size)) != CUDA_SUCCESS) {

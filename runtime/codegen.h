@@ -32,7 +32,48 @@ typedef struct rt_user_op {
     char file[256];              /* where identity and combine were written; "" for nowhere */
     int identity_line;           /* their first lines in 'file' (1-based) */
     int combine_line;
+    /* Optional, "" for the default (docs/ops.md); a definition that gives none of them is
+     * emitted exactly as before they existed. */
+    char map[4096];              /* body of rt_acc_t rt_lift(rt_value_t x, unsigned long long
+                                    i); default: the element itself */
+    char acc[512];               /* the accumulator: f32 f64 i32 u32 i64 u64, or
+                                    "struct { T name; ... }" of at most 32 bytes; default: the
+                                    element type */
+    char finalize[4096];         /* body of rt_res_t rt_final(rt_acc_t a); default: a */
+    char result[512];            /* the result type, as acc; default: the accumulator */
+    int map_line, acc_line, finalize_line, result_line;
 } rt_user_op;
+
+/* The layout of an accumulator or result type as the host computes it (natural alignment,
+ * the struct aligned to 8 bytes, as `struct __align__(8)` on the device). */
+#define CODEGEN_FIELDS_MAX 16
+#define CODEGEN_STRUCT_MAX 32    /* bytes of the largest accumulator or result */
+typedef struct codegen_layout {
+    int scalar;                  /* the rt_type of a scalar, -1 for a struct */
+    int nfields;
+    size_t size;
+    struct {
+        char name[32];
+        const char *ct;          /* the canonical CUDA type ("unsigned int") */
+        size_t off, size;
+        int is_float;
+    } f[CODEGEN_FIELDS_MAX];
+} codegen_layout;
+
+/* Read an accumulator or result type (rt_user_op.acc / .result): a type name (f32 f64 i32
+ * u32 i64 u64) or `struct { T a; T b, c; }` whose T are float, double, [signed|unsigned]
+ * char, short, int, long long (and their `int` spellings), with comments allowed. RT_OK with
+ * *l filled, or RT_EINVAL with *line (1-based in text) and why[0..len) saying what is wrong
+ * (a struct over CODEGEN_STRUCT_MAX bytes included). */
+int codegen_layout_parse(const char *text, codegen_layout *l, int *line, char *why, size_t len);
+
+/* The rules between a user operator's optional fields (docs/ops.md), after each has passed
+ * codegen_check_fragment: acc and result parse (codegen_layout_parse); a struct accumulator
+ * needs a map; a 1- or 2-byte element (f16, bf16, i8, u8) needs an acc; a result needs a
+ * finalize. RT_OK with *acc and *res the layouts (defaults applied), or RT_EINVAL with
+ * *field the field at fault ("acc"), *line the line in its text and why[0..len) the rule. */
+int codegen_user_fields(const rt_user_op *op, codegen_layout *acc, codegen_layout *res,
+                        const char **field, int *line, char *why, size_t len);
 
 /* Check user CUDA text (an operator's identity or combine) before it enters a unit, so that
  * it stays inside the function it is written into and reads nothing from the host: no
@@ -46,7 +87,9 @@ int codegen_check_fragment(const char *text, int expr, int *line, const char **w
 #define RT_USER_OP_ID 17         /* 16 hex digits and the NUL */
 
 /* The definition's fingerprint: 16 hex digits of the SHA-256 of its type, identity, combine
- * body and commutativity (not its name, file or lines). Every unit of a user operator carries
+ * body and commutativity, and of map, acc, finalize and result where given (a definition
+ * without them keeps the fingerprint it had before they existed); not its name, file or
+ * lines. Every unit of a user operator carries
  * it in a comment, `/\* redtune: user operator NAME, definition ID *\/`. */
 void codegen_user_op_id(const rt_user_op *op, char out[RT_USER_OP_ID]);
 
@@ -59,12 +102,14 @@ int codegen_emit_user(const rt_config *c, const rt_user_op *op, char **src, rt_e
  *   rt_ref_chunks(const rt_value_t *in, u64 n, u64 chunk, rt_acc_t *out): thread t folds
  *       elements [t*chunk, min(n, (t+1)*chunk)) left to right, starting from the first
  *       element (not the identity), into out[t];
- *   rt_ref_fold(const rt_acc_t *in, u64 m, rt_acc_t *out): one thread folds in[0..m) left
- *       to right into out[0];
+ *   rt_ref_fold(const rt_acc_t *in, u64 m, rt_res_t *out): one thread folds in[0..m) left
+ *       to right and writes the finalized result rt_final(fold) into out[0];
  *   rt_ref_identity(const rt_value_t *in, u64 n, u64 *first_bad): atomicMin of the index of
- *       each element x with combine(identity, x) or combine(x, identity) other than x (== for
- *       floats, so -0 matches 0 and NaN matches NaN);
- *   rt_ref_identity_value(rt_acc_t *out): out[0] = rt_identity() (libredtune's n == 0).
+ *       each element i whose x = map(in[i], i) has combine(identity, x) or combine(x,
+ *       identity) other than x (== for floats, field by field in a struct, so -0 matches 0
+ *       and NaN matches NaN);
+ *   rt_ref_identity_value(rt_res_t *out): out[0] = rt_final(rt_identity()) (libredtune's
+ *       n == 0).
  * The reference is a left fold of left folds: correct for any associative combine, whether it
  * commutes or not. */
 int codegen_emit_user_check(const rt_user_op *op, char **src, rt_err *e);

@@ -285,6 +285,11 @@ static void scalar_shuffles(sbuf *b)
                  "\"glue\");\n");
 }
 
+/* For user operators' units (codegen.c): the same text as the built-in operators get. */
+void glue_conversions(sbuf *b) { conversions(b); }
+void glue_struct_shuffles(sbuf *b) { struct_shuffles(b); }
+void glue_scalar_shuffles(sbuf *b) { scalar_shuffles(b); }
+
 /* The flags and the unevaluated reference of rt_final (final_referenced). */
 static void final_flags(sbuf *b, int is_identity, int in_place)
 {

@@ -26,5 +26,10 @@ void glue_builtin(sbuf *b, rt_op op, const optype_ts *ts);
 void glue_scalar(sbuf *b, const char *ct, const char *ident, const char *body);
 void glue_lift_and_shuffle(sbuf *b, const char *canon_nan);
 void glue_final_identity(sbuf *b);
+/* rt_h2f, rt_b2f, rt_f2h, rt_f2b, rt_d2odd; the word-wise shuffles of a struct accumulator
+ * (a size of whole words); the shuffles of a 4- or 8-byte scalar accumulator. */
+void glue_conversions(sbuf *b);
+void glue_struct_shuffles(sbuf *b);
+void glue_scalar_shuffles(sbuf *b);
 
 #endif

@@ -434,7 +434,7 @@ static void api_register_op_args(void **state)
         {{"", RT_U32, "0", "return a ^ b;", 1}, "rt_register_op: desc->name is empty"},
         {{"Xor", RT_U32, "0", "return a ^ b;", 1}, "desc->name 'Xor': use a-z, 0-9 and _"},
         {{"min", RT_U32, "0", "return a ^ b;", 1}, "desc->name 'min' is a built-in operator"},
-        {{"xor", (rt_type)10, "0", "return a ^ b;", 1}, "operator 'xor': desc->type 10 is not"},
+        {{"xor", (rt_type)42, "0", "return a ^ b;", 1}, "operator 'xor': desc->type 42 is not"},
         {{"xor", RT_U32, NULL, "return a ^ b;", 1}, "rt_register_op: desc->identity is NULL"},
         {{"xor", RT_U32, "0", "", 1}, "rt_register_op: desc->combine is empty"},
         {{"xor", RT_U32, "0", long_combine, 1}, "desc->combine is 4999 bytes long, at most 4095"},
@@ -450,6 +450,25 @@ static void api_register_op_args(void **state)
         {{"xor", RT_U32, "0", "return a ^ b; // xor", 1},
          "rt_register_op: operator 'xor': desc->combine, line 1: a // comment runs to the end of "
          "the text"},
+        /* map, acc, finalize, result (docs/ops.md) */
+        {{"xor", RT_U32, "0", "return a ^ b;", 1, "return x;\n#pragma once\n"},
+         "rt_register_op: operator 'xor': desc->map, line 2: a preprocessor directive ('#') is "
+         "not allowed"},
+        {{"xor", RT_U32, "{0}", "return a;", 1, "rt_acc_t r = {x}; return r;",
+          "struct { double a, b, c, d, e; }"},
+         "rt_register_op: operator 'xor': desc->acc, line 1: the struct is 40 bytes long "
+         "(8-byte aligned); at most 32"},
+        {{"xor", RT_U32, "{0}", "return a;", 1, NULL, "struct { unsigned v; }"},
+         "rt_register_op: operator 'xor': desc->map, line 1: missing: a struct accumulator "
+         "needs a map from the element into it"},
+        {{"xor", RT_U32, "0", "return a ^ b;", 1, NULL, NULL, NULL, "u64"},
+         "rt_register_op: operator 'xor': desc->result, line 1: given without a finalize"},
+        {{"xor", RT_U32, "0", "return a ^ b;", 1, NULL, NULL, "return a; } {"},
+         "rt_register_op: operator 'xor': desc->finalize, line 1: a '}' closes nothing open "
+         "here"},
+        {{"xor", RT_BF16, "0", "return a ^ b;", 1},
+         "rt_register_op: operator 'xor': desc->acc, line 1: a bf16 element needs an "
+         "accumulator of 4 or 8 bytes"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(rt_register_op(NULL, &bad[i].d, &op), RT_EINVAL);

@@ -13,6 +13,7 @@
 #include "runtime/family.h"
 #include "runtime/hash.h"
 #include "tests/affine.h"
+#include "tuner/opfile.h"
 
 static void families_parse(void **state)
 {
@@ -255,6 +256,198 @@ static void line_names_escaped(void **state)
     free(src);
 }
 
+/* The fingerprint covers each of map, acc, finalize and result; a definition without them
+ * keeps the one it had before they existed (units in databases carry it). */
+static void user_fields_fingerprint(void **state)
+{
+    (void)state;
+    char base[RT_USER_OP_ID], ids[4][RT_USER_OP_ID];
+    rt_user_op *op = malloc(sizeof *op);
+    assert_non_null(op);
+    codegen_user_op_id(&affine_op, base);
+    assert_string_equal(base, "d3e628a858fc5fde");   /* as before map, acc... existed */
+    for (int k = 0; k < 4; k++) {
+        *op = affine_op;
+        char *field = k == 0 ? op->map : k == 1 ? op->acc : k == 2 ? op->finalize : op->result;
+        snprintf(field, 16, "f64");
+        codegen_user_op_id(op, ids[k]);
+        assert_string_not_equal(ids[k], base);
+        for (int j = 0; j < k; j++)
+            assert_string_not_equal(ids[k], ids[j]);
+        /* the lines of a field are not part of the definition */
+        op->map_line = op->acc_line = op->finalize_line = op->result_line = 7;
+        char again[RT_USER_OP_ID];
+        codegen_user_op_id(op, again);
+        assert_string_equal(again, ids[k]);
+    }
+    /* text moved between fields is another definition */
+    *op = affine_op;
+    snprintf(op->map, sizeof op->map, "return x;");
+    codegen_user_op_id(op, ids[0]);
+    *op = affine_op;
+    snprintf(op->finalize, sizeof op->finalize, "return x;");
+    codegen_user_op_id(op, ids[1]);
+    assert_string_not_equal(ids[0], ids[1]);
+    free(op);
+}
+
+/* The three examples of lua/ops/ emit for gridstride (when they commute), diffwarps and
+ * seg_lb, with their accumulator declared as the host laid it out, map and finalize under
+ * #line into their files; the reference units too. */
+static void user_examples_emit(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path, *acc, *res, *final;
+        int commutes;
+    } ex[] = {
+        {"lua/ops/matmul2.lua",
+         "struct __align__(8) rt_acc_t { unsigned short a; unsigned short b; unsigned short c; "
+         "unsigned short d; };\nstatic_assert(sizeof(rt_acc_t) == 8 && sizeof(rt_acc_t) <= 32",
+         "typedef rt_acc_t rt_res_t;", "{ return a; }", 0},
+        {"lua/ops/minmax.lua",
+         "struct __align__(8) rt_acc_t { float lo; float hi; };\n"
+         "static_assert(sizeof(rt_acc_t) == 8 && sizeof(rt_acc_t) <= 32",
+         "typedef rt_acc_t rt_res_t;", "{ return a; }", 1},
+        {"lua/ops/kahan.lua",
+         "struct __align__(8) rt_acc_t { float s; float c; };\n"
+         "static_assert(sizeof(rt_acc_t) == 8 && sizeof(rt_acc_t) <= 32",
+         "typedef float rt_res_t;", "#line 33 \"lua/ops/kahan.lua\"\n    return a.s + a.c;", 1},
+    };
+    static const char *const fams[] = {"gridstride", "diffwarps", "seg_lb"};
+    rt_err e;
+    for (size_t k = 0; k < sizeof ex / sizeof ex[0]; k++) {
+        opfile o;
+        if (opfile_load(ex[k].path, &o, &e))
+            fail_msg("%s", e.msg);
+        for (size_t f = 0; f < 3; f++) {
+            rt_config c;
+            char *src;
+            config_default(family_find(fams[f]), &c);
+            int rc = codegen_emit_user(&c, &o.op, &src, &e);
+            if (f == 0 && !ex[k].commutes) {
+                assert_int_equal(rc, RT_EINVAL);
+                continue;
+            }
+            if (rc)
+                fail_msg("%s %s: %s", ex[k].path, fams[f], e.msg);
+            assert_non_null(strstr(src, ex[k].acc));
+            assert_non_null(strstr(src, ex[k].res));
+            assert_non_null(strstr(src, ex[k].final));
+            assert_non_null(strstr(src, "rt_lift(rt_value_t x, unsigned long long i) {\n"
+                                        "(void)x; (void)i;\n#line "));
+            assert_non_null(strstr(src, "#define RT_OP_USER 1\n"));
+            free(src);
+        }
+        char *src;
+        assert_int_equal(codegen_emit_user_check(&o.op, &src, &e), RT_OK);
+        assert_non_null(strstr(src, "out[0] = rt_final(acc);"));
+        assert_non_null(strstr(src, "static __device__ __forceinline__ bool rt_same(rt_acc_t x, "
+                                    "rt_acc_t y)\n{\n    return true &&\n"));
+        free(src);
+        opfile_free(&o);
+    }
+    /* a definition without the new fields is emitted as before: no conversions, no struct */
+    rt_config c;
+    char *src;
+    config_default(family_find("diffwarps"), &c);
+    assert_int_equal(codegen_emit_user(&c, &affine_op, &src, &e), RT_OK);
+    assert_null(strstr(src, "rt_h2f"));
+    assert_non_null(strstr(src, "typedef unsigned long long rt_acc_t;\n"));
+    free(src);
+}
+
+/* Layouts as the host computes them, and what is refused. */
+static void user_layouts(void **state)
+{
+    (void)state;
+    codegen_layout l;
+    int line;
+    char why[160];
+    assert_int_equal(codegen_layout_parse(" f64 ", &l, &line, why, sizeof why), RT_OK);
+    assert_int_equal(l.scalar, RT_F64);
+    assert_int_equal(l.size, 8);
+    assert_int_equal(codegen_layout_parse("struct {\n  char c; /* a note */ double d;\n"
+                                          "  unsigned short int s, t; // two\n"
+                                          "  signed char x;\n}", &l, &line, why, sizeof why),
+                     RT_OK);
+    assert_int_equal(l.scalar, -1);
+    assert_int_equal(l.nfields, 5);
+    assert_int_equal(l.f[1].off, 8);
+    assert_string_equal(l.f[2].ct, "unsigned short");
+    assert_int_equal(l.f[3].off, 18);
+    assert_int_equal(l.f[4].off, 20);
+    assert_int_equal(l.size, 24);
+    assert_int_equal(codegen_layout_parse("struct { float m; float s; unsigned n; };", &l, &line,
+                                          why, sizeof why), RT_OK);
+    assert_int_equal(l.size, 16);
+    assert_string_equal(l.f[2].ct, "unsigned int");
+    assert_int_equal(codegen_layout_parse("struct { long long a, b, c, d; }", &l, &line, why,
+                                          sizeof why), RT_OK);
+    assert_int_equal(l.size, 32);
+    assert_int_equal(codegen_layout_parse("struct { long long a, b, c, d; char e; }", &l,
+                                          &line, why, sizeof why), RT_EINVAL);
+    assert_string_equal(why, "the struct is 40 bytes long (8-byte aligned); at most 32");
+    assert_int_equal(codegen_layout_parse("struct {\n int a;\n unsigned signed b;\n}", &l,
+                                          &line, why, sizeof why), RT_EINVAL);
+    assert_int_equal(line, 3);
+    assert_string_equal(why, "'unsigned signed' is not a field type: use float, double, "
+                             "[unsigned] char, short, int or long long");
+    assert_int_equal(codegen_layout_parse("struct { long double q; }", &l, &line, why,
+                                          sizeof why), RT_EINVAL);
+    assert_int_equal(codegen_layout_parse("struct { int float; }", &l, &line, why, sizeof why),
+                     RT_EINVAL);
+    assert_int_equal(codegen_layout_parse("struct { int struct; }", &l, &line, why, sizeof why),
+                     RT_EINVAL);
+    assert_string_equal(why, "a field name is expected after 'int'");
+    assert_int_equal(codegen_layout_parse("f16", &l, &line, why, sizeof why), RT_EINVAL);
+    assert_int_equal(codegen_layout_parse("struct { int a;", &l, &line, why, sizeof why),
+                     RT_EINVAL);
+    assert_string_equal(why, "the struct's '}' is missing");
+}
+
+/* The rules between the fields, for a description with no file (rt_register_op's path). */
+static void user_field_rules(void **state)
+{
+    (void)state;
+    rt_err e;
+    char *src;
+    rt_config c;
+    config_default(family_find("diffwarps"), &c);
+    rt_user_op *op = malloc(sizeof *op);
+    assert_non_null(op);
+    *op = affine_op;
+    op->type = RT_BF16;
+    assert_int_equal(codegen_emit_user(&c, op, &src, &e), RT_EINVAL);
+    assert_string_equal(e.msg, "operator 'affine': acc, line 1: a bf16 element needs an "
+                               "accumulator of 4 or 8 bytes: give acc (and a map)");
+    snprintf(op->acc, sizeof op->acc, "u64");
+    assert_int_equal(codegen_emit_user(&c, op, &src, &e), RT_OK);
+    /* no map: the element widened (bf16 through rt_b2f) */
+    assert_non_null(strstr(src, "{ (void)i; return (rt_acc_t)(rt_b2f(x)); }"));
+    assert_non_null(strstr(src, "#define RT_FINAL_IN_PLACE 1\n"));
+    free(src);
+    snprintf(op->result, sizeof op->result, "u32");
+    assert_int_equal(codegen_emit_user(&c, op, &src, &e), RT_EINVAL);
+    assert_string_equal(e.msg, "operator 'affine': result, line 1: given without a finalize "
+                               "(the default finalize returns the accumulator itself)");
+    snprintf(op->finalize, sizeof op->finalize, "return (unsigned)a; // low half");
+    assert_int_equal(codegen_emit_user(&c, op, &src, &e), RT_OK);
+    assert_non_null(strstr(src, "typedef unsigned int rt_res_t;\n#define RT_FINAL_IS_IDENTITY 0\n"
+                                "#define RT_FINAL_IN_PLACE 0\n"));
+    free(src);
+    snprintf(op->map, sizeof op->map, "return x; #");
+    assert_int_equal(codegen_emit_user(&c, op, &src, &e), RT_EINVAL);
+    assert_string_equal(e.msg, "operator 'affine': map, line 1: a preprocessor directive ('#') "
+                               "is not allowed");
+    op->map[0] = '\0';
+    snprintf(op->acc, sizeof op->acc, "struct { float a; }");
+    assert_int_equal(codegen_emit_user_check(op, &src, &e), RT_EINVAL);
+    assert_string_equal(e.msg, "operator 'affine': map, line 1: missing: a struct accumulator "
+                               "needs a map from the element into it");
+    free(op);
+}
+
 int test_codegen_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +459,10 @@ int test_codegen_group(void)
         cmocka_unit_test(user_operator_legality),
         cmocka_unit_test(user_text_checked),
         cmocka_unit_test(line_names_escaped),
+        cmocka_unit_test(user_fields_fingerprint),
+        cmocka_unit_test(user_examples_emit),
+        cmocka_unit_test(user_layouts),
+        cmocka_unit_test(user_field_rules),
     };
     return cmocka_run_group_tests_name("codegen", tests, NULL, NULL);
 }

@@ -138,6 +138,9 @@ static void user_reference_compiles(void **state)
         u.op.type = (rt_type)t;
         snprintf(u.op.identity, sizeof u.op.identity, "0");
         snprintf(u.op.combine, sizeof u.op.combine, "return a + b;");
+        /* 1- and 2-byte elements need a wider accumulator; the default map widens them */
+        if (optype_size((rt_type)t) < 4)
+            snprintf(u.op.acc, sizeof u.op.acc, "%s", optype_is_float((rt_type)t) ? "f32" : "i32");
         int rc = cands_compile_reference(&u, "sm_90", &o, &e);
         if (rc)
             print_error("%s\n", e.msg);
@@ -156,6 +159,57 @@ static void user_reference_compiles(void **state)
                                   "for sm_90:\n"));
     assert_non_null(strstr(e.msg, "tests/ops/bad_compile.lua(10): error: identifier "
                                   "\"undefined_variable\" is undefined"));
+    nvrtc_output_free(&o);
+    opfile_free(&u);
+}
+
+/* The examples of lua/ops/ with map, struct accumulators and finalize compile with NVRTC,
+ * without warnings, in every family that takes them at its defaults (V narrowed to 16
+ * bytes) and as reference units; a map that does not compile is reported at its line. */
+static void user_examples_compile(void **state)
+{
+    (void)state;
+    static const char *const paths[] = {"lua/ops/matmul2.lua", "lua/ops/minmax.lua",
+                                        "lua/ops/kahan.lua"};
+    rt_err e;
+    nvrtc_output o;
+    for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+        opfile u;
+        if (opfile_load(paths[k], &u, &e))
+            fail_msg("%s", e.msg);
+        int rc = cands_compile_reference(&u, "sm_90", &o, &e);
+        if (rc)
+            fail_msg("%s", e.msg);
+        assert_true(!o.log || !strstr(o.log, "warning"));
+        nvrtc_output_free(&o);
+        for (int i = 0; i < family_count(); i++) {
+            if (family_at(i)->needs_commutative && !u.op.commutative)
+                continue;
+            rt_config c;
+            config_default(family_at(i), &c);
+            long long vmax = 16 / (long long)optype_size(u.op.type);
+            for (int p = 0; p < family_at(i)->nparams; p++)
+                if (!strcmp(family_at(i)->params[p].name, "V") && c.values[p] > vmax)
+                    c.values[p] = vmax;
+            char *src;
+            assert_int_equal(codegen_emit_user(&c, &u.op, &src, &e), RT_OK);
+            rc = nvrtc_compile(src, family_at(i)->name, "sm_90", &o, &e);
+            if (rc)
+                fail_msg("%s %s: %s", paths[k], family_at(i)->name, e.msg);
+            if (o.log && strstr(o.log, "warning"))
+                fail_msg("%s %s: %s", paths[k], family_at(i)->name, o.log);
+            free(src);
+            nvrtc_output_free(&o);
+        }
+        opfile_free(&u);
+    }
+    opfile u;
+    assert_int_equal(opfile_load("tests/ops/bad_map_compile.lua", &u, &e), RT_OK);
+    assert_int_equal(cands_compile_reference(&u, "sm_90", &o, &e), RT_ENVRTC);
+    assert_non_null(strstr(e.msg, "tests/ops/bad_map_compile.lua: operator 'typo' does not "
+                                  "compile for sm_90:\n"));
+    assert_non_null(strstr(e.msg, "tests/ops/bad_map_compile.lua(9): error: identifier \"y\" "
+                                  "is undefined"));
     nvrtc_output_free(&o);
     opfile_free(&u);
 }
@@ -212,6 +266,7 @@ int test_nvrtc_group(void)
         cmocka_unit_test(every_family_op_type),
         cmocka_unit_test(user_operator_compiles),
         cmocka_unit_test(user_reference_compiles),
+        cmocka_unit_test(user_examples_compile),
         cmocka_unit_test(failure_carries_log),
         cmocka_unit_test(no_source_include),
     };

@@ -91,7 +91,8 @@ static void bad_files(void **state)
                       "operator a name of its own");
     expect_file_error("tests/ops/bad_field.lua", RT_EINVAL,
                       "tests/ops/bad_field.lua: unknown field 'commutes' (fields: name type "
-                      "identity combine commutative sample tolerance)");
+                      "identity combine commutative sample tolerance map acc finalize "
+                      "result)");
     expect_file_error("tests/ops/bad_io.lua", RT_ELUA,
                       "tests/ops/bad_io.lua:2: attempt to index a nil value (global 'io')");
     expect_file_error("tests/ops/bad_loop.lua", RT_ELUA,
@@ -104,6 +105,25 @@ static void bad_files(void **state)
     expect_file_error("tests/ops/bad_kernel.lua", RT_EINVAL,
                       "tests/ops/bad_kernel.lua:4: field 'identity': a ')' closes nothing open "
                       "here (docs/ops.md)");
+    /* map, acc, finalize, result: each checked as strictly, at its line in the file */
+    expect_file_error("tests/ops/bad_acc_big.lua", RT_EINVAL,
+                      "tests/ops/bad_acc_big.lua:6: field 'acc': the struct is 40 bytes long "
+                      "(8-byte aligned); at most 32 (docs/ops.md)");
+    expect_file_error("tests/ops/bad_acc_type.lua", RT_EINVAL,
+                      "tests/ops/bad_acc_type.lua:8: field 'acc': 'float3' is not a field type: "
+                      "use float, double, [unsigned] char, short, int or long long (docs/ops.md)");
+    expect_file_error("tests/ops/bad_map.lua", RT_EINVAL,
+                      "tests/ops/bad_map.lua:9: field 'map': a preprocessor directive ('#') is "
+                      "not allowed (docs/ops.md)");
+    expect_file_error("tests/ops/bad_finalize.lua", RT_EINVAL,
+                      "tests/ops/bad_finalize.lua:11: field 'finalize': a '}' closes nothing "
+                      "open here (docs/ops.md)");
+    expect_file_error("tests/ops/bad_result.lua", RT_EINVAL,
+                      "tests/ops/bad_result.lua:9: field 'result': given without a finalize "
+                      "(the default finalize returns the accumulator itself) (docs/ops.md)");
+    expect_file_error("tests/ops/bad_nomap.lua", RT_EINVAL,
+                      "tests/ops/bad_nomap.lua: field 'map': missing: a struct accumulator "
+                      "needs a map from the element into it (docs/ops.md)");
     expect_file_error("tests/ops/nonexistent.lua", RT_EIO,
                       "tests/ops/nonexistent.lua: No such file or directory");
 }
@@ -117,18 +137,18 @@ static const struct {
     const char *msg;
 } bad_inline[] = {
     {"return 42", RT_EINVAL, "op.lua: the operator file must return a table "
-     "(fields: name type identity combine commutative sample tolerance), not a "
-     "number"},
+     "(fields: name type identity combine commutative sample tolerance map acc finalize "
+     "result), not a number"},
     {"return { type = 'i32', identity = 0, combine = 'return a;', "
      "commutative = true }", RT_EINVAL,
      "op.lua: field 'name' is missing (the operator's name: a-z, 0-9 and _)"},
     {"return { name = 'Big', type = 'i32', identity = 0, "
      "combine = 'return a;', commutative = true }", RT_EINVAL,
      "op.lua: name 'Big': use a-z, 0-9 and _"},
-    {"return { name = 'x', type = 'f16', identity = 0, combine = 'return a;', "
+    {"return { name = 'x', type = 'f8', identity = 0, combine = 'return a;', "
      "commutative = true }", RT_EINVAL,
-     "op.lua: field 'type': unknown type 'f16' (known: f32, f64, i32, u32, i64, "
-     "u64)"},
+     "op.lua: field 'type': unknown type 'f8' (known: f32, f64, i32, u32, i64, "
+     "u64, f16, bf16, i8, u8)"},
     {"return { name = 'x', type = 'i32', identity = 0.5, "
      "combine = 'return a;', commutative = true }", RT_EINVAL,
      "op.lua: field 'identity' must be an integer for i32, not 0.5"},
@@ -156,7 +176,7 @@ static const struct {
      "number"},
     {"return { " FIELDS_OK "combine = 'return a;', [1] = 2 }", RT_EINVAL,
      "op.lua: unknown field '1' (fields: name type identity combine "
-     "commutative sample tolerance)"},
+     "commutative sample tolerance map acc finalize result)"},
     {"local t = {} setmetatable(t, {__gc = print}) return t", RT_ELUA,
      "op.lua:1: __gc metamethods are not allowed in a sandboxed script"},
     /* CUDA text that would leave its function or reach the preprocessor */
@@ -189,6 +209,50 @@ static const struct {
     {"return { name = 'x', type = 'i32', commutative = true, combine = 'return a;', "
      "identity = '\\0400' }", RT_EINVAL,
      "op.lua:1: field 'identity': a '(' is not closed (docs/ops.md)"},
+    /* the new fields */
+    {"return { name = 'x', type = 'f16', identity = 0, combine = 'return a;', "
+     "commutative = true }", RT_EINVAL,
+     "op.lua: field 'acc': a f16 element needs an accumulator of 4 or 8 bytes: give acc (and "
+     "a map) (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = 'return a;', map = 5 }", RT_EINVAL,
+     "op.lua: field 'map' must be a string (the CUDA body of rt_lift(x, i): element x at "
+     "index i into the accumulator), not a number"},
+    {"return { " FIELDS_OK "combine = 'return a;', finalize = '' }", RT_EINVAL,
+     "op.lua: field 'finalize' is empty (the CUDA body of rt_final(a): the accumulator into "
+     "the result)"},
+    {"return { " FIELDS_OK "combine = 'return a;', acc = 'i128' }", RT_EINVAL,
+     "op.lua:1: field 'acc': 'i128' is not a type: write f32, f64, i32, u32, i64, u64 or "
+     "struct { T name; ... } (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = 'return a;', acc = 'struct { int a; long b; }' }",
+     RT_EINVAL, "op.lua:1: field 'acc': 'long' is not a field type: use float, double, "
+     "[unsigned] char, short, int or long long (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = 'return a;', acc = 'struct { int a; int a; }' }",
+     RT_EINVAL, "op.lua:1: field 'acc': field 'a' is declared twice (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = 'return a;', acc = 'struct { int a }' }",
+     RT_EINVAL, "op.lua:1: field 'acc': ';' expected after field 'a' (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = 'return a;', acc = 'struct { }' }",
+     RT_EINVAL, "op.lua:1: field 'acc': the struct has no fields (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = 'return a;', acc = 'struct { int a; } x' }",
+     RT_EINVAL, "op.lua:1: field 'acc': text after the struct's '}' (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = 'return a;', acc = 'struct { int a; }; int k() {' }",
+     RT_EINVAL, "op.lua:1: field 'acc': a '{' is not closed (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = 'return a;', acc = 'struct { int a; }', map = 'x' }",
+     RT_EINVAL, "op.lua: field 'identity' must be a CUDA expression or brace initializer of "
+     "the accumulator struct, not a number"},
+    {"return { " FIELDS_OK "combine = 'return a;', result = 'struct { unsigned char c[2]; }', "
+     "finalize = 'return a;' }", RT_EINVAL,
+     "op.lua:1: field 'result': ';' expected after field 'c' (docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = 'return a;', finalize = 'return a;', result = "
+     "'struct { double a, b, c, d, e; }' }", RT_EINVAL,
+     "op.lua:1: field 'result': the struct is 40 bytes long (8-byte aligned); at most 32 "
+     "(docs/ops.md)"},
+    {"return { " FIELDS_OK "combine = 'return a;', acc = 'f64', tolerance = 0.1, "
+     "finalize = 'return (int)a;', result = 'i32' }", RT_EINVAL,
+     "op.lua: field 'tolerance' applies to f32 and f64 only; i32 results are compared bit for "
+     "bit"},
+    {"return { " FIELDS_OK "combine = 'return a;', acc = 'f64', map = 'return x;', "
+     "finalize = [[\nreturn a; /* ]] }", RT_EINVAL,
+     "op.lua:2: field 'finalize': a /* comment is not closed (docs/ops.md)"},
     {"local t = { name = 'x', type = 'i32', commutative = true, identity = '0' }\n"
      "t['combine'] = '\\n{ return a; '\nreturn t", RT_EINVAL,
      "op.lua: field 'combine', line 2: a '{' is not closed (docs/ops.md)"},
@@ -312,6 +376,60 @@ static void sample_function(void **state)
 
 /* The unit of a file's operator points into the file, and its fingerprint ignores where the
  * operator was written but not what it says. */
+/* The examples with map, acc, finalize and result: the fields and their lines, the
+ * tolerance of the result's type (none for a struct), and samples of narrow element types. */
+static void new_fields(void **state)
+{
+    (void)state;
+    opfile o;
+    expect_op("lua/ops/matmul2.lua", "matmul2", RT_U64, 0, "{1, 0, 0, 1}", 27, 31, &o);
+    assert_string_equal(o.op.acc, "struct { unsigned short a, b, c, d; }");
+    assert_int_equal(o.op.acc_line, 15);
+    assert_int_equal(o.op.map_line, 18);
+    assert_int_equal(o.op.finalize[0], 0);
+    assert_true(o.tolerance == 0);
+    opfile_free(&o);
+    load_ok("lua/ops/minmax.lua", &o);
+    assert_int_equal(o.op.type, RT_F16);
+    assert_true(o.tolerance == 0);
+    opfile_free(&o);
+    load_ok("lua/ops/kahan.lua", &o);
+    assert_string_equal(o.op.result, "f32");
+    assert_int_equal(o.op.finalize_line, 33);
+    assert_true(o.tolerance == 1e-5);
+    opfile_free(&o);
+    /* an f64 result from an f32 element: f64's default tolerance */
+    const char *text = "return { name = 'q', type = 'f32', identity = 0, commutative = true,\n"
+                       "  acc = 'f64', combine = 'return a + b;' }\n";
+    assert_int_equal(opfile_parse(text, strlen(text), "q.lua", &o, &err), RT_OK);
+    assert_true(o.tolerance == OPFILE_TOL_F64);
+    assert_string_equal(o.op.identity, "0");
+    opfile_free(&o);
+
+    /* samples of 2- and 1-byte elements: f16 and bf16 rounded to nearest even, i8 wrapped */
+    static const char f16s[] =
+        "local v = {1.0, -2.0, 65504, 1e6, 2^-24, 0.1, 0/0}\n"
+        "return { sample = function(i, r) return v[i + 1] end }\n";
+    uint16_t h[7];
+    assert_int_equal(opfile_sample(f16s, strlen(f16s), "h.lua", RT_F16, h, 7, 1, 2, &err),
+                     RT_OK);
+    static const uint16_t want_h[7] = {0x3c00, 0xc000, 0x7bff, 0x7c00, 0x0001, 0x2e66};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(h[i], want_h[i]);
+    assert_true((h[6] & 0x7c00) == 0x7c00 && (h[6] & 0x3ff) != 0);
+    assert_int_equal(opfile_sample(f16s, strlen(f16s), "h.lua", RT_BF16, h, 6, 1, 2, &err),
+                     RT_OK);
+    assert_int_equal(h[0], 0x3f80);
+    assert_int_equal(h[1], 0xc000);
+    assert_int_equal(h[5], 0x3dcd);
+    static const char i8s[] = "return { sample = function(i, r) return i * 100 - 150 end }\n";
+    unsigned char c[4];
+    assert_int_equal(opfile_sample(i8s, strlen(i8s), "c.lua", RT_I8, c, 4, 1, 1, &err), RT_OK);
+    assert_int_equal((signed char)c[0], -150 + 256);
+    assert_int_equal((signed char)c[1], -50);
+    assert_int_equal((signed char)c[3], 150 - 256);
+}
+
 static void emitted_unit(void **state)
 {
     (void)state;
@@ -350,6 +468,7 @@ int test_opfile_group(void)
         cmocka_unit_test(big_files),
         cmocka_unit_test(sample_function),
         cmocka_unit_test(emitted_unit),
+        cmocka_unit_test(new_fields),
     };
     return cmocka_run_group_tests_name("opfile", tests, NULL, NULL);
 }

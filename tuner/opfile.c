@@ -17,7 +17,7 @@
 #include "pool.h"
 #include "sandbox.h"
 
-#define FIELDS "name type identity combine commutative sample tolerance"
+#define FIELDS "name type identity combine commutative sample tolerance map acc finalize result"
 
 /* One parse: inputs and the result, shared with the protected body. */
 typedef struct parse {
@@ -53,7 +53,30 @@ static void get_string(lua_State *L, parse *p, const char *key, const char *what
     lua_pop(L, 1);
 }
 
-/* The identity: a CUDA expression, or a Lua number written as one. */
+/* An optional string field: "" when absent, else as get_string. */
+static void get_optional(lua_State *L, parse *p, const char *key, const char *what, char *dst,
+                         size_t size)
+{
+    int absent = lua_getfield(L, 1, key) == LUA_TNIL;   /* stack: t value */
+    lua_pop(L, 1);
+    if (absent)
+        dst[0] = '\0';
+    else
+        get_string(L, p, key, what, dst, size);
+}
+
+/* The scalar type an accumulator or result text names (f32 ... u64), -1 for a struct, -2
+ * for text that codegen_user_fields refuses later, with its line. */
+static int scalar_of(const char *text)
+{
+    codegen_layout l;
+    int line;
+    char why[160];
+    return codegen_layout_parse(text, &l, &line, why, sizeof why) ? -2 : l.scalar;
+}
+
+/* The identity: a CUDA expression, or a Lua number written as one (of a scalar
+ * accumulator's type). */
 static void get_identity(lua_State *L, parse *p)
 {
     rt_user_op *op = &p->o->op;
@@ -64,18 +87,25 @@ static void get_identity(lua_State *L, parse *p)
                    sizeof op->identity);
         return;
     }
+    int at = op->acc[0] ? scalar_of(op->acc) : (int)op->type;
+    if (at == -2)
+        at = (int)op->type;   /* the accumulator's own error comes later */
+    if (at < 0)
+        sandbox_fail(L, RT_EINVAL, "%s: field 'identity' must be a CUDA expression or brace "
+                     "initializer of the accumulator struct, not a number", p->chunkname);
+    rt_type t = (rt_type)at;
     int isint;
     lua_Integer i = lua_tointegerx(L, -1, &isint);
     double d = lua_tonumber(L, -1);
-    if (optype_is_float(op->type)) {
+    if (optype_is_float(t)) {
         if (!isfinite(d))
             sandbox_fail(L, RT_EINVAL, "%s: field 'identity' is %g; write an infinity or NaN "
                          "as a CUDA expression string", p->chunkname, d);
         snprintf(op->identity, sizeof op->identity, "%.17g", d);
     } else if (!isint) {
         sandbox_fail(L, RT_EINVAL, "%s: field 'identity' must be an integer for %s, not %g",
-                     p->chunkname, rt_type_name(op->type), d);
-    } else if (optype_is_signed(op->type)) {
+                     p->chunkname, rt_type_name(t), d);
+    } else if (optype_is_signed(t)) {
         snprintf(op->identity, sizeof op->identity, "(%lldLL)", (long long)i);
     } else {
         snprintf(op->identity, sizeof op->identity, "%lluULL", (unsigned long long)i);
@@ -87,7 +117,8 @@ static void get_identity(lua_State *L, parse *p)
 static int is_field(lua_State *L, int idx)
 {
     static const char *const fields[] = {"name", "type", "identity", "combine", "commutative",
-                                         "sample", "tolerance"};
+                                         "sample", "tolerance", "map", "acc", "finalize",
+                                         "result"};
     if (lua_type(L, idx) != LUA_TSTRING)
         return 0;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
@@ -125,16 +156,24 @@ static int pparse(lua_State *L)
     if (optype_parse_op(o->op.name) >= 0)
         return sandbox_fail(L, RT_EINVAL, "%s: name '%s' is a built-in operator; give the "
                             "operator a name of its own", p->chunkname, o->op.name);
-    get_string(L, p, "type", "the element type: f32, f64, i32, u32, i64 or u64", type,
-               sizeof type);
+    get_string(L, p, "type", "the element type: f32, f64, i32, u32, i64, u64, f16, bf16, i8 "
+               "or u8", type, sizeof type);
     int t = optype_parse_type(type);
     if (t < 0)
         return sandbox_fail(L, RT_EINVAL, "%s: field 'type': unknown type '%s' (known: %s)",
                             p->chunkname, type, optype_type_list());
     o->op.type = (rt_type)t;
+    get_optional(L, p, "acc", "the accumulator: f32, f64, i32, u32, i64, u64 or struct { ... }",
+                 o->op.acc, sizeof o->op.acc);
     get_identity(L, p);
     get_string(L, p, "combine", "the CUDA body of rt_combine(a, b), a the lower indices",
                o->op.combine, sizeof o->op.combine);
+    get_optional(L, p, "map", "the CUDA body of rt_lift(x, i): element x at index i into the "
+                 "accumulator", o->op.map, sizeof o->op.map);
+    get_optional(L, p, "finalize", "the CUDA body of rt_final(a): the accumulator into the "
+                 "result", o->op.finalize, sizeof o->op.finalize);
+    get_optional(L, p, "result", "the result: f32, f64, i32, u32, i64, u64 or struct { ... }",
+                 o->op.result, sizeof o->op.result);
 
     lua_getfield(L, 1, "commutative");              /* stack: t commutative */
     if (!lua_isboolean(L, -1))
@@ -152,14 +191,16 @@ static int pparse(lua_State *L)
     o->has_sample = lua_isfunction(L, -1);
     lua_pop(L, 1);
 
-    o->tolerance = o->op.type == RT_F32   ? OPFILE_TOL_F32
-                   : o->op.type == RT_F64 ? OPFILE_TOL_F64
-                                          : 0;
+    /* the result's type decides: a float scalar is compared with a tolerance */
+    const char *res = o->op.result[0] ? o->op.result : o->op.acc[0] ? o->op.acc : type;
+    int rt = scalar_of(res);
+    o->tolerance = rt == RT_F32 ? OPFILE_TOL_F32 : rt == RT_F64 ? OPFILE_TOL_F64 : 0;
     lua_getfield(L, 1, "tolerance");                /* stack: t tolerance */
     if (!lua_isnil(L, -1)) {
-        if (!optype_is_float(o->op.type))
+        if (rt != RT_F32 && rt != RT_F64)
             return sandbox_fail(L, RT_EINVAL, "%s: field 'tolerance' applies to f32 and f64 "
-                                "only; %s results are compared bit for bit", p->chunkname, type);
+                                "only; %s results are compared bit for bit", p->chunkname,
+                                rt >= 0 ? rt_type_name((rt_type)rt) : "struct");
         if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) ||
             !isfinite(lua_tonumber(L, -1)))
             return sandbox_fail(L, RT_EINVAL, "%s: field 'tolerance' must be a number >= 0 (the "
@@ -236,11 +277,40 @@ int opfile_parse(const char *text, size_t len, const char *chunkname, opfile *o,
     o->text[len] = '\0';
     o->len = len;
     snprintf(o->op.file, sizeof o->op.file, "%s", chunkname);
-    o->op.identity_line = find_line(text, len, "identity", o->op.identity);
-    o->op.combine_line = find_line(text, len, "combine", o->op.combine);
-    if ((rc = check_cuda(o, "identity", o->op.identity, o->op.identity_line, 1, e)) ||
-        (rc = check_cuda(o, "combine", o->op.combine, o->op.combine_line, 0, e)))
+    rt_user_op *op = &o->op;
+    op->identity_line = find_line(text, len, "identity", op->identity);
+    op->combine_line = find_line(text, len, "combine", op->combine);
+    op->map_line = op->map[0] ? find_line(text, len, "map", op->map) : 0;
+    op->acc_line = op->acc[0] ? find_line(text, len, "acc", op->acc) : 0;
+    op->finalize_line = op->finalize[0] ? find_line(text, len, "finalize", op->finalize) : 0;
+    op->result_line = op->result[0] ? find_line(text, len, "result", op->result) : 0;
+    if ((rc = check_cuda(o, "identity", op->identity, op->identity_line, 1, e)) ||
+        (rc = check_cuda(o, "combine", op->combine, op->combine_line, 0, e)) ||
+        (op->map[0] && (rc = check_cuda(o, "map", op->map, op->map_line, 0, e))) ||
+        (op->acc[0] && (rc = check_cuda(o, "acc", op->acc, op->acc_line, 1, e))) ||
+        (op->finalize[0] &&
+         (rc = check_cuda(o, "finalize", op->finalize, op->finalize_line, 0, e))) ||
+        (op->result[0] && (rc = check_cuda(o, "result", op->result, op->result_line, 1, e)))) {
         opfile_free(o);
+        return rc;
+    }
+    /* the rules between the fields, at the line of the field at fault */
+    codegen_layout acc, res;
+    const char *field;
+    int line;
+    char why[160];
+    if (codegen_user_fields(op, &acc, &res, &field, &line, why, sizeof why)) {
+        int at = strcmp(field, "acc") == 0 ? op->acc_line
+               : strcmp(field, "result") == 0 ? op->result_line
+               : strcmp(field, "map") == 0 ? op->map_line : 0;
+        if (at > 0)
+            rc = rt_seterr(e, RT_EINVAL, "%s:%d: field '%s': %s (docs/ops.md)", op->file,
+                           at + line - 1, field, why);
+        else
+            rc = rt_seterr(e, RT_EINVAL, "%s: field '%s': %s (docs/ops.md)", op->file, field,
+                           why);
+        opfile_free(o);
+    }
     return rc;
 }
 
@@ -277,6 +347,40 @@ typedef struct sample_job {
     rt_err err;
 } sample_job;
 
+/* A sample as bf16 and f16 bits, rounded to nearest even through f32 (a double rounding
+ * that test data can live with); NaN stays NaN, overflow goes to infinity. */
+static uint16_t to_bf16(double d)
+{
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if (f != f)
+        return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static uint16_t to_f16(double d)
+{
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    uint32_t a = u & 0x7fffffffu;
+    if (a > 0x7f800000u)
+        return sign | 0x7e00u;
+    if (a >= 0x477ff000u)                  /* 65520 and up round to infinity */
+        return sign | 0x7c00u;
+    if (a < 0x38800000u) {                 /* below 2^-14: a subnormal of 2^-24 units */
+        float v;
+        memcpy(&v, &a, 4);
+        return sign | (uint16_t)lrintf(v * 16777216.0f);
+    }
+    uint32_t r = a - 0x38000000u;          /* exponent bias 127 -> 15 */
+    r += 0xfffu + ((r >> 13) & 1u);
+    return sign | (uint16_t)(r >> 13);
+}
+
 /* The protected body of one thread's share. Stack on entry: the job. */
 static int psample(lua_State *L)
 {
@@ -306,6 +410,9 @@ static int psample(lua_State *L)
         switch (j->type) {
         case RT_F32: ((float *)j->buf)[i] = (float)lua_tonumber(L, 3); break;
         case RT_F64: ((double *)j->buf)[i] = (double)lua_tonumber(L, 3); break;
+        case RT_F16: ((uint16_t *)j->buf)[i] = to_f16(lua_tonumber(L, 3)); break;
+        case RT_BF16: ((uint16_t *)j->buf)[i] = to_bf16(lua_tonumber(L, 3)); break;
+        case RT_I8: case RT_U8: ((uint8_t *)j->buf)[i] = (uint8_t)v; break;
         case RT_I32: case RT_U32: ((uint32_t *)j->buf)[i] = (uint32_t)v; break;
         default: ((uint64_t *)j->buf)[i] = (uint64_t)v; break;
         }

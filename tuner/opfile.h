@@ -6,12 +6,16 @@
  *
  *   return {
  *     name = "affine",              -- [a-z0-9_]+, not a built-in operator's name
- *     type = "u64",                 -- f32 f64 i32 u32 i64 u64: the element and the result
+ *     type = "u64",                 -- f32 f64 i32 u32 i64 u64 f16 bf16 i8 u8: the element
  *     identity = "0x100000000ULL",  -- a CUDA expression (or a Lua number)
  *     combine = [[ ... ]],          -- the CUDA body of rt_combine(a, b), a the lower indices
  *     commutative = false,          -- whether combine(a, b) == combine(b, a)
  *     sample = function(i, r) ... end,   -- optional: element i of the test data
- *     tolerance = 1e-6,             -- optional, f32/f64 only: relative error allowed
+ *     tolerance = 1e-6,             -- optional, f32/f64 results only: relative error allowed
+ *     map = [[ ... ]],              -- optional: the body of rt_lift(x, i), element -> acc
+ *     acc = "struct { float s; float c; }",   -- optional: f32 .. u64 or a struct <= 32 bytes
+ *     finalize = [[ ... ]],         -- optional: the body of rt_final(a), acc -> result
+ *     result = "f32",               -- optional, with finalize: f32 .. u64 or a struct
  *   }
  */
 #ifndef RT_OPFILE_H
@@ -29,11 +33,11 @@
 #define OPFILE_TOL_F64 1e-9
 
 typedef struct opfile {
-    rt_user_op op;        /* with op.file the file's path, and the lines of identity, combine */
+    rt_user_op op;        /* with op.file the file's path, and the lines of its fragments */
     char *text;           /* the file, malloc'd: the worker runs its sample function from it */
     size_t len;
     int has_sample;
-    double tolerance;     /* f32/f64: |got - want| <= tolerance * max(|got|, |want|) */
+    double tolerance;     /* f32/f64 results: |got - want| <= tolerance * max(|got|, |want|) */
 } opfile;
 
 /* Read and check the operator file 'path'. RT_EIO when it cannot be read; RT_ELUA

@@ -50,6 +50,9 @@ typedef struct worker {
     CUmodule uop_mod;
     CUfunction ref_chunks, ref_fold, ref_identity;
     CUdeviceptr ref_parts, ref_out;
+    size_t uacc, ures;       /* bytes of its accumulator and of one result */
+    int ures_type;           /* the result's rt_type, -1 for a struct (compared bytewise) */
+    unsigned char uref[CODEGEN_STRUCT_MAX];   /* its reference at the tuning size */
     /* scratch */
     CUdeviceptr fresh;
     void *fresh_host;
@@ -163,13 +166,30 @@ static int load_operator(const operator_req *q, const char *payload, rt_err *e)
     W.uop_text[q->text_len] = '\0';
     W.uop = *q;
     CUresult r;
+    /* the accumulator's and the result's layouts, read from the file as the tuner did */
+    opfile of;
+    codegen_layout acc, res;
+    const char *field;
+    int line;
+    char why[160];
+    int rc = opfile_parse(W.uop_text, q->text_len, q->file, &of, e);
+    if (rc)
+        return rc;
+    rc = codegen_user_fields(&of.op, &acc, &res, &field, &line, why, sizeof why);
+    opfile_free(&of);
+    if (rc)
+        return rt_seterr(e, RT_EINVAL, "%s: field '%s': %s", q->file, field, why);
+    W.uacc = acc.size;
+    W.ures = res.size;
+    W.ures_type = res.scalar;
     if ((r = cu.ModuleLoadData(&W.uop_mod, payload)) != CUDA_SUCCESS ||
         (r = cu.ModuleGetFunction(&W.ref_chunks, W.uop_mod, "rt_ref_chunks")) != CUDA_SUCCESS ||
         (r = cu.ModuleGetFunction(&W.ref_fold, W.uop_mod, "rt_ref_fold")) != CUDA_SUCCESS ||
         (r = cu.ModuleGetFunction(&W.ref_identity, W.uop_mod, "rt_ref_identity")) != CUDA_SUCCESS)
         return driver_fail(r, "loading the operator's reference kernels", e);
-    if (!W.ref_parts && ((r = cu.MemAlloc(&W.ref_parts, (size_t)REF_PARTS * 8)) != CUDA_SUCCESS ||
-                         (r = cu.MemAlloc(&W.ref_out, 16)) != CUDA_SUCCESS))
+    if (!W.ref_parts && ((r = cu.MemAlloc(&W.ref_parts, (size_t)REF_PARTS * CODEGEN_STRUCT_MAX)) !=
+                             CUDA_SUCCESS ||
+                         (r = cu.MemAlloc(&W.ref_out, CODEGEN_STRUCT_MAX)) != CUDA_SUCCESS))
         return driver_fail(r, "allocating the reference buffers", e);
     return RT_OK;
 }
@@ -205,7 +225,7 @@ static int user_reference(CUdeviceptr in, uint64_t m, void *result, rt_err *e)
         (r = cu.LaunchKernel(W.ref_fold, 1, 1, 1, 1, 1, 1, 0, W.gpu.stream, a2, NULL)) !=
             CUDA_SUCCESS ||
         (r = cu.StreamSynchronize(W.gpu.stream)) != CUDA_SUCCESS ||
-        (r = cu.MemcpyDtoH(result, W.ref_out, optype_size(W.type))) != CUDA_SUCCESS)
+        (r = cu.MemcpyDtoH(result, W.ref_out, W.ures)) != CUDA_SUCCESS)
         return driver_fail(r, "computing the operator's reference", e);
     return RT_OK;
 }
@@ -352,7 +372,7 @@ static void do_prepare(const prepare_req *q)
         goto done;
     }
     if (W.op == OP_USER && ((rc = check_identity(W.data, host, q->n, &e)) ||
-                            (rc = user_reference(W.data, q->n, W.ref.value, &e))))
+                            (rc = user_reference(W.data, q->n, W.uref, &e))))
         goto done;
     W.n = q->n;
     W.data_bytes = bytes;
@@ -377,12 +397,23 @@ static int run_enqueue(void *arg, rt_err *e)
     return plan_launch(a->p, a->in, W.gpu.out, a->n, W.gpu.temp, W.gpu.stream, e);
 }
 
+/* Bytes of the accumulator (partials) and of one result written to the output. */
+static size_t acc_bytes(void)
+{
+    return W.op == OP_USER ? W.uacc : optype_acc_size(W.op, W.type);
+}
+
+static size_t res_bytes(void)
+{
+    return W.op == OP_USER ? W.ures : optype_acc_size(W.op, W.type);
+}
+
 /* Run once on 'in' and fetch the result (poisoned first, so an unwritten output shows). */
 static int run_once(plan *p, CUdeviceptr in, uint64_t n, void *result, rt_err *e)
 {
     CUresult r;
-    size_t acc = optype_acc_size(W.op, W.type);
-    if ((r = cu.MemsetD8(W.gpu.out, 0xa5, 16)) != CUDA_SUCCESS)
+    size_t acc = res_bytes();
+    if ((r = cu.MemsetD8(W.gpu.out, 0xa5, CODEGEN_STRUCT_MAX)) != CUDA_SUCCESS)
         return driver_fail(r, "poisoning the output", e);
     int rc = measure_ensure_temp(&W.gpu, plan_temp_bytes(p, n), e);
     if (rc)
@@ -397,11 +428,26 @@ static int run_once(plan *p, CUdeviceptr in, uint64_t n, void *result, rt_err *e
     return RT_OK;
 }
 
-/* The check of a result against a reference (for a user operator: ref->value only). */
-static int check(const void *got, const data_ref *ref, uint64_t m, char *why, size_t len)
+/* The check of a result against a reference (for a user operator: uref, its finalized
+ * result; a scalar with data_check_user, a struct byte for byte). */
+static int check(const void *got, const data_ref *ref, const void *uref, uint64_t m, char *why,
+                 size_t len)
 {
-    if (W.op == OP_USER)
-        return data_check_user(got, ref->value, W.type, W.uop.tolerance, W.uop.name, m, why, len);
+    if (W.op == OP_USER && W.ures_type >= 0)
+        return data_check_user(got, uref, (rt_type)W.ures_type, W.uop.tolerance, W.uop.name, m,
+                               why, len);
+    if (W.op == OP_USER) {
+        if (memcmp(got, uref, W.ures) == 0)
+            return 1;
+        char a[2 * CODEGEN_STRUCT_MAX + 1], b[2 * CODEGEN_STRUCT_MAX + 1];
+        for (size_t i = 0; i < W.ures; i++) {
+            snprintf(a + 2 * i, 3, "%02x", ((const unsigned char *)got)[i]);
+            snprintf(b + 2 * i, 3, "%02x", ((const unsigned char *)uref)[i]);
+        }
+        snprintf(why, len, "%s over %llu %s: expected the bytes %s, got %s", W.uop.name,
+                 (unsigned long long)m, rt_type_name(W.type), b, a);
+        return 0;
+    }
     return data_check(got, ref, W.type, W.op, m, why, len);
 }
 
@@ -419,12 +465,13 @@ static int check_fresh(plan *p, uint64_t m, uint64_t seed, uint64_t plant, char 
     CUresult r = cu.MemcpyHtoD(W.fresh, W.fresh_host, bytes);
     if (r != CUDA_SUCCESS)
         return driver_fail(r, "copying fresh input", e);
-    if (W.op == OP_USER && (rc = user_reference(W.fresh, m, ref.value, e)))
+    unsigned char uref[CODEGEN_STRUCT_MAX];
+    if (W.op == OP_USER && (rc = user_reference(W.fresh, m, uref, e)))
         return rc;
-    unsigned char got[16];
+    unsigned char got[CODEGEN_STRUCT_MAX];
     if ((rc = run_once(p, W.fresh, m, got, e)))
         return rc;
-    *ok = check(got, &ref, m, why, len);
+    *ok = check(got, &ref, uref, m, why, len);
     return RT_OK;
 }
 
@@ -581,7 +628,7 @@ static void do_measure(const measure_req *q, const void *cubin)
         rc = rt_seterr(&e, RT_EINVAL, "measure before prepare");
         goto done;
     }
-    rc = plan_load(&p, cubin, (rt_plan_kind)q->plan, optype_acc_size(W.op, W.type), W.gpu.dev.sm_count, &e);
+    rc = plan_load(&p, cubin, (rt_plan_kind)q->plan, acc_bytes(), W.gpu.dev.sm_count, &e);
     if (rc)
         goto done;
     loaded = 1;
@@ -615,20 +662,20 @@ static void do_measure(const measure_req *q, const void *cubin)
         goto done;
     if ((rc = check_fresh(&p, m2, rnd(&s), rnd(&s), why, sizeof why, &ok, &e)) || !ok)
         goto done;
-    unsigned char first[16], last[16];
+    unsigned char first[CODEGEN_STRUCT_MAX], last[CODEGEN_STRUCT_MAX];
     if ((rc = run_once(&p, W.data, W.n, first, &e)) != RT_OK)
         goto done;
-    if (!(ok = check(first, &W.ref, W.n, why, sizeof why)))
+    if (!(ok = check(first, &W.ref, W.uref, W.n, why, sizeof why)))
         goto done;
     run_arg a = {&p, W.data, W.n};
     if ((rc = time_reps(run_enqueue, &a, q->hot, q->min_reps, q->max_reps, q->budget_s, &resp, &e)))
         goto done;
     /* Same input, every repetition: the result must not move if the family is deterministic. */
-    if ((r = cu.MemcpyDtoH(last, W.gpu.out, optype_acc_size(W.op, W.type))) != CUDA_SUCCESS) {
+    if ((r = cu.MemcpyDtoH(last, W.gpu.out, res_bytes())) != CUDA_SUCCESS) {
         rc = driver_fail(r, "reading the result", &e);
         goto done;
     }
-    resp.deterministic = memcmp(first, last, optype_acc_size(W.op, W.type)) == 0;
+    resp.deterministic = memcmp(first, last, res_bytes()) == 0;
 done:
     if (loaded)
         plan_unload(&p);

@@ -21,7 +21,10 @@ c_size_p = ctypes.POINTER(ctypes.c_size_t)
 class rt_op_desc(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int),
                 ("identity", ctypes.c_char_p), ("combine", ctypes.c_char_p),
-                ("commutative", ctypes.c_int)]
+                ("commutative", ctypes.c_int),
+                # appended in include/redtune.h; None (NULL) is the default
+                ("map", ctypes.c_char_p), ("acc", ctypes.c_char_p),
+                ("finalize", ctypes.c_char_p), ("result", ctypes.c_char_p)]
 
 
 # name: (restype, argtypes); the prototypes of include/redtune.h.
