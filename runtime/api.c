@@ -693,7 +693,7 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
     rc = store_get_binary_any(ctx->db, hash, ctx->arch, &b, &ver, e);
     api_trace(ctx, &t, "kernel %.12s: CUBIN looked up in the database", hash);
     if (rc == RT_OK) {
-        rc = plan_load(&k->p, b.cubin, (rt_plan_kind)kind, optype_acc_size(op, type),
+        rc = plan_load(&k->p, b.cubin, (rt_plan_kind)kind, api_acc_size(ctx, op, type),
                        ctx->dev.sm_count, e);
         if (rc == RT_OK) {
             k->from_db = 1;
@@ -739,7 +739,7 @@ static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
         goto done;
     }
     k->nvrtc_version = nvrtc_version();
-    rc = plan_load(&k->p, o.cubin, (rt_plan_kind)kind, optype_acc_size(op, type),
+    rc = plan_load(&k->p, o.cubin, (rt_plan_kind)kind, api_acc_size(ctx, op, type),
                    ctx->dev.sm_count, e);
     if (rc != RT_OK)
         goto done;
@@ -1008,7 +1008,7 @@ static int write_empty(const rt_ctx *ctx, rt_op op, rt_type type, void *d_out, C
 {
     unsigned char v[32];
     const user_op *u = api_user_of(ctx, op);
-    size_t bytes = u ? optype_size(type) : optype_res_size(op, type);
+    size_t bytes = api_res_size(ctx, op, type);
     CUdeviceptr out = (CUdeviceptr)(uintptr_t)d_out;
     /* the widest word that divides both the size and d_out's alignment (two halves of a
      * var_mean result are 4 bytes at a 2-byte boundary) */
@@ -1182,7 +1182,7 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
     else
         snprintf(types, sizeof types, "element %s, accumulator %s (%zu-byte partials), result "
                  "%s (%zu bytes)", rt_type_name(ts.elem), rt_type_name(ts.acc),
-                 optype_acc_size(op, type), rt_type_name(ts.res), optype_res_size(op, type));
+                 api_acc_size(ctx, op, type), rt_type_name(ts.res), api_res_size(ctx, op, type));
     if (n == 0) {
         snprintf(buf, len, "%s %s, n = 0: no kernel; the empty input's result is written to "
                  "d_out by memsets on the stream\n  types: %s\n", on, tn, types);

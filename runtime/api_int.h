@@ -125,6 +125,7 @@ typedef struct user_op {
     unsigned char identity[CODEGEN_STRUCT_MAX];   /* rt_final(rt_identity()), evaluated on
                                                      the GPU: the n == 0 result */
     int identity_known;              /* 0 when NVRTC was missing at registration */
+    size_t acc_size, res_size;       /* its accumulator's and result's bytes (the layouts) */
 } user_op;
 
 struct rt_ctx {
@@ -222,6 +223,11 @@ int api_capture_temp(rt_ctx *ctx, const char *fn, CUstream s, size_t need, const
 
 /* api_ops.c: user-defined operators. */
 const user_op *api_user_of(const rt_ctx *ctx, rt_op op);
+
+/* Bytes of op's accumulator (partials, carries) and of one result: optype's for a built-in,
+ * the layouts of a user operator's acc and result. */
+size_t api_acc_size(const rt_ctx *ctx, rt_op op, rt_type type);
+size_t api_res_size(const rt_ctx *ctx, rt_op op, rt_type type);
 int api_keep_definition(rt_ctx *ctx, const user_op *u, choice *c, rt_err *e);
 
 #endif

@@ -217,6 +217,18 @@ int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op)
     memset(u, 0, sizeof *u);
     u->op = uop;
     memcpy(u->id, id, sizeof id);
+    {
+        codegen_layout acc, res;
+        const char *field;
+        int line;
+        char why[160];
+        if (codegen_user_fields(&u->op, &acc, &res, &field, &line, why, sizeof why)) {
+            u->acc_size = u->res_size = optype_size(uop.type);   /* checked before: unreached */
+        } else {
+            u->acc_size = acc.size;
+            u->res_size = res.size;
+        }
+    }
     rt_err nv;
     if (nvrtc_load(&nv) == RT_OK && (rc = eval_identity(ctx, u, &e)) != RT_OK)
         goto done;   /* not counted: the slot is taken again by the next registration */
@@ -228,3 +240,14 @@ done:
     return api_finish(rc, &e);
 }
 
+size_t api_acc_size(const rt_ctx *ctx, rt_op op, rt_type type)
+{
+    const user_op *u = api_user_of(ctx, op);
+    return u ? u->acc_size : optype_acc_size(op, type);
+}
+
+size_t api_res_size(const rt_ctx *ctx, rt_op op, rt_type type)
+{
+    const user_op *u = api_user_of(ctx, op);
+    return u ? u->res_size : optype_res_size(op, type);
+}

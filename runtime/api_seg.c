@@ -321,7 +321,7 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
         if (!api_user_of(ctx, op) && optype_resolve(op, type, &ts, NULL, 0) == 0)
             snprintf(types, sizeof types, "types: element %s, accumulator %s (%zu bytes), "
                      "result %s (%zu bytes)%s\n", rt_type_name(ts.elem), rt_type_name(ts.acc),
-                     optype_acc_size(op, type), rt_type_name(ts.res), optype_res_size(op, type),
+                     api_acc_size(ctx, op, type), rt_type_name(ts.res), api_res_size(ctx, op, type),
                      k->p.seg_final ? "; a last launch, rt_seg_final, writes the results from "
                      "the segments' accumulators" : "");
         snprintf(buf, len, "%s %s %s n=%llu nseg=%llu: %s %s (plan segmented, kernel %.12s)\n"
