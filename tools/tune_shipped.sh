@@ -5,6 +5,7 @@
 #
 #     OUT=dir bash tools/tune_shipped.sh        # CASES="min:f32 sum:i32 ..." to choose
 #
+# SIZES="2^20,2^24" tunes only those sizes (flat; default: the tuner's).
 # Tunes each (op, type) of CASES (default: min, max, sum x f32, f64, i32; flat, L2 flushed,
 # the default sizes and space; with SEGMENTED=1, as tools/tune_shipped_seg.sh sets it, both
 # segmented layouts instead) into a database made fresh in a scratch folder, so nothing
@@ -59,7 +60,9 @@ for c in $cases; do
         t0=$(date +%s)
         log=$work/tune_${op}_${type}_${layout}.log
         if [ "$layout" = flat ]; then
-            build/redtune --device 0 --op "$op" --type "$type" --db "$db" > "$log" 2>&1
+            # shellcheck disable=SC2086  # SIZES: one word
+            build/redtune --device 0 --op "$op" --type "$type" ${SIZES:+--sizes $SIZES} \
+                --db "$db" > "$log" 2>&1
         else
             # shellcheck disable=SC2086  # seg_args is a list of words
             build/redtune --device 0 --op "$op" --type "$type" --segmented "$layout" $seg_args \
