@@ -697,8 +697,10 @@ static void float_sum_ref(const job *m, unsigned long long n, data_ref *ref)
             v = sqrtl(t);
             tol = (t > 0 ? tol_s / (2 * v) : sqrtl(tol_s)) + 2 * u * v;
         } else if (op == RT_MEAN) {
+            /* the quotient's rounding: relative, or half the least subnormal */
+            long double den = ldexpl(1.0L, ts->acc == RT_F32 ? -149 : -1074);
             v = t / (long double)n;
-            tol = tol_s / (long double)n + 2 * u * fabsl(v);
+            tol = tol_s / (long double)n + 2 * u * fabsl(v) + den;
         } else {
             v = t;
             tol = tol_s;

@@ -44,7 +44,8 @@
  * - float sum, asum, sumsq otherwise: |got - ref| <= D u S (a reduction tree of depth D; the
  *   data keep partial sums of random sign small, which per-thread chains rely on);
  * - norm2: tol_s / (2 sqrt(s)) + 2 u sqrt(s) (sqrt(tol_s) when s is 0), tol_s that of sumsq;
- * - mean: tol_s / n + 2 u |mean| (the count rounded to the accumulator, the quotient);
+ * - mean: tol_s / n + 2 u |mean| + 2^-149 (f64 2^-1074: the count rounded to the
+ *   accumulator, the quotient's rounding, subnormal quotients);
  *   integer means (exact i64/u64 sum, f64 quotient): 2 u64 |mean|;
  * - var/std_mean, against the two-pass reference var = M2 / (n - ddof), sd its root, with
  *   D' = D + 1, the mean's bound e = D' u max|x| + D' * 2^-149 (f64: 2^-1074):
