@@ -260,6 +260,282 @@ static void identities(void **state)
     assert_true(u == 1);
 }
 
+/* ---- the new types and operators (issue 15) ---- */
+
+#define NW 20011
+
+/* The float value of 'r' after v (one ulp up; -0 counts as +0). */
+static void ulp_up(unsigned char *v, rt_type r)
+{
+    if (r == RT_F32) {
+        float f;
+        memcpy(&f, v, 4);
+        f = nextafterf(f == 0 ? 0.0f : f, INFINITY);
+        memcpy(v, &f, 4);
+    } else if (r == RT_F64) {
+        double f;
+        memcpy(&f, v, 8);
+        f = nextafter(f == 0 ? 0.0 : f, INFINITY);
+        memcpy(v, &f, 8);
+    } else {
+        uint16_t h;
+        memcpy(&h, v, 2);
+        if (h == 0x8000)
+            h = 0;
+        h = (h & 0x8000) ? (uint16_t)(h - 1) : (uint16_t)(h + 1);
+        memcpy(v, &h, 2);
+    }
+}
+
+/* The largest value of 'r' at most x (x finite). */
+static void at_most(unsigned char *v, rt_type r, long double x)
+{
+    data_store(v, r, x);
+    if (data_load(v, r) > x) {
+        /* one ulp down: the ulp up of the negation, negated */
+        data_store(v, r, -data_load(v, r));
+        ulp_up(v, r);
+        data_store(v, r, -data_load(v, r));
+    }
+}
+
+/* Every defined pair: the fill is deterministic and thread-independent, the reference too,
+ * and its own value passes its check; plain data and every stress kind. */
+static void new_pairs_reference_is_stable(void **state)
+{
+    (void)state;
+    unsigned char *a = malloc(NW * 8), *b = malloc(NW * 8);
+    assert_non_null(a);
+    assert_non_null(b);
+    int pairs = 0;
+    for (int op = 0; op < RT_OP_COUNT; op++)
+        for (int t = 0; t < RT_TYPE_COUNT; t++) {
+            optype_ts ts;
+            if (optype_resolve((rt_op)op, (rt_type)t, &ts, NULL, 0))
+                continue;
+            for (int kind = -1; kind < DATA_STRESS_KINDS; kind++) {
+                if (kind < 0) {
+                    data_fill(a, (rt_type)t, (rt_op)op, NW, 11, 77, 1);
+                    data_fill(b, (rt_type)t, (rt_op)op, NW, 11, 77, 5);
+                } else {
+                    data_fill_stress(a, (rt_type)t, (rt_op)op, NW, 11 + kind, kind, 1);
+                    data_fill_stress(b, (rt_type)t, (rt_op)op, NW, 11 + kind, kind, 5);
+                }
+                assert_memory_equal(a, b, NW * optype_size((rt_type)t));
+                data_ref r1, r5;
+                data_reference(a, (rt_type)t, (rt_op)op, NW, &r1, 1);
+                data_reference(a, (rt_type)t, (rt_op)op, NW, &r5, 5);
+                size_t rs = optype_res_size((rt_op)op, (rt_type)t);
+                assert_memory_equal(r1.value, r5.value, rs);
+                char why[512] = "";
+                if (!data_check(r1.value, &r1, (rt_type)t, (rt_op)op, NW, why, sizeof why))
+                    print_error("%s %s kind %d: %s\n", rt_op_name((rt_op)op),
+                                rt_type_name((rt_type)t), kind, why);
+                assert_true(data_check(r1.value, &r1, (rt_type)t, (rt_op)op, NW, why, sizeof why));
+                assert_true(fabs(r1.tolerance - r5.tolerance) <= 1e-6 * r1.tolerance);
+                pairs++;
+            }
+        }
+    assert_true(pairs > 100);
+    free(a);
+    free(b);
+}
+
+/* One op over one spec: the exact ops refuse a result one ulp off; the bounded ones accept
+ * the largest value within the bound and refuse the next one up (both fields of var/std). */
+static void bound_edges(rt_op op, rt_type spec, int kind)
+{
+    optype_ts ts;
+    assert_int_equal(optype_resolve(op, spec, &ts, NULL, 0), 0);
+    size_t es = optype_size(spec);
+    unsigned char *buf = malloc(NW * es);
+    assert_non_null(buf);
+    if (kind < 0)
+        data_fill(buf, spec, op, NW, 5, 123, 2);
+    else
+        data_fill_stress(buf, spec, op, NW, 6, kind, 2);
+    data_ref ref;
+    data_reference(buf, spec, op, NW, &ref, 2);
+    unsigned char got[16];
+    char why[512];
+    int fields = op >= RT_VAR_MEAN ? 2 : 1;
+    size_t rs = optype_size(ts.res);
+    for (int f = 0; f < fields; f++) {
+        long double approx = f ? ref.approx2 : ref.approx;
+        double tol = f ? ref.tolerance2 : ref.tolerance;
+        if (isnan(approx))
+            continue;
+        memcpy(got, ref.value, 16);
+        unsigned char *v = got + f * rs;
+        if (isinf(data_load(v, ts.res))) {   /* the result overflows its type: only inf */
+            assert_true(data_check(got, &ref, spec, op, NW, NULL, 0));
+            data_store(v, ts.res, 0);
+            assert_false(data_check(got, &ref, spec, op, NW, NULL, 0));
+            continue;
+        }
+        if (tol > 0)
+            at_most(v, ts.res, approx + tol);
+        if (!data_check(got, &ref, spec, op, NW, why, sizeof why))
+            print_error("%s (kind %d): %s\n", rt_op_name(op), kind, why);
+        assert_true(data_check(got, &ref, spec, op, NW, NULL, 0));
+        ulp_up(v, ts.res);
+        assert_false(data_check(got, &ref, spec, op, NW, why, sizeof why));
+        assert_non_null(strstr(why, rt_op_name(op)));
+        if (tol > 0) {   /* the lower edge too */
+            memcpy(got, ref.value, 16);
+            data_store(v, ts.res, -(approx - tol));
+            at_most(v, ts.res, -(approx - tol));
+            data_store(v, ts.res, -data_load(v, ts.res));   /* the least value >= approx - tol */
+            assert_true(data_check(got, &ref, spec, op, NW, NULL, 0));
+            data_store(v, ts.res, -data_load(v, ts.res));
+            ulp_up(v, ts.res);
+            data_store(v, ts.res, -data_load(v, ts.res));
+            assert_false(data_check(got, &ref, spec, op, NW, NULL, 0));
+        }
+    }
+    free(buf);
+}
+
+static void new_ops_bounds(void **state)
+{
+    (void)state;
+    const rt_type floats[] = {RT_F16, RT_BF16, RT_F32, RT_F64};
+    const rt_op ops[] = {RT_AMAX, RT_ASUM, RT_SUMSQ, RT_NORM2, RT_MEAN, RT_VAR_MEAN,
+                         RT_VAR_MEAN_SAMPLE, RT_STD_MEAN, RT_STD_MEAN_SAMPLE};
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (size_t t = 0; t < 4; t++) {
+            bound_edges(ops[o], floats[t], -1);
+            bound_edges(ops[o], floats[t], DATA_STRESS_LARGE);
+            bound_edges(ops[o], floats[t], DATA_STRESS_MEANVAR);
+            bound_edges(ops[o], RT_RESULT_ELEM(floats[t]), DATA_STRESS_LARGE);
+        }
+    /* the new types through the original operators, and integer means */
+    const rt_type narrow[] = {RT_F16, RT_BF16, RT_I8, RT_U8};
+    for (int op = RT_SUM; op <= RT_ARGMAX; op++)
+        for (size_t t = 0; t < 4; t++)
+            bound_edges((rt_op)op, narrow[t], -1);
+    for (int t = 0; t < RT_TYPE_COUNT; t++)
+        bound_edges(RT_MEAN, (rt_type)t, -1);
+    bound_edges(RT_SUM, RT_ACC(RT_BF16, RT_F64), DATA_STRESS_LARGE);
+    bound_edges(RT_SUM, RT_RESULT_ELEM(RT_F16), -1);
+}
+
+/* The stress inputs catch what they are for: an f16 accumulator overflows on the large
+ * halves (the f32 sum is exact, inf is refused); the one-pass textbook variance of a large
+ * mean with a small spread (f32) is refused, the exact one passes. */
+static void stress_inputs_catch(void **state)
+{
+    (void)state;
+    uint16_t *h = malloc(NW * 2);
+    float *f = malloc(NW * 4);
+    assert_non_null(h);
+    assert_non_null(f);
+    data_fill_stress(h, RT_F16, RT_SUM, NW, 3, DATA_STRESS_LARGE, 2);
+    long double run = 0;
+    int overflow = 0;
+    for (int i = 0; i < NW; i++) {
+        long double x = data_load(&h[i], RT_F16);
+        assert_true(fabsl(x) >= 32768 && fabsl(x) <= 65504);
+        run += x;
+        overflow |= fabsl(run) > 65504;
+    }
+    assert_true(overflow);
+    data_ref ref;
+    data_reference(h, RT_F16, RT_SUM, NW, &ref, 2);
+    float inf = INFINITY;
+    assert_false(data_check(&inf, &ref, RT_F16, RT_SUM, NW, NULL, 0));
+    float want = (float)run;
+    assert_true(data_check(&want, &ref, RT_F16, RT_SUM, NW, NULL, 0));
+
+    data_fill_stress(f, RT_F32, RT_VAR_MEAN, NW, 4, DATA_STRESS_MEANVAR, 2);
+    data_reference(f, RT_F32, RT_VAR_MEAN, NW, &ref, 2);
+    assert_true(ref.approx > 1e-5 && ref.approx < 1e-3 && fabsl(ref.approx2 - 1e4) < 1);
+    float s = 0, q = 0;
+    for (int i = 0; i < NW; i++) {
+        s += f[i];
+        q += f[i] * f[i];
+    }
+    float naive[2] = {q / NW - (s / NW) * (s / NW), s / NW};
+    char why[512];
+    assert_false(data_check(naive, &ref, RT_F32, RT_VAR_MEAN, NW, why, sizeof why));
+    assert_non_null(strstr(why, "var_mean over 20011 f32: expected {"));
+    float good[2] = {(float)ref.approx, (float)ref.approx2};
+    assert_true(data_check(good, &ref, RT_F32, RT_VAR_MEAN, NW, NULL, 0));
+    free(h);
+    free(f);
+}
+
+/* NaN: amax ignores it unless every element is NaN; sums and var_mean give NaN. The empty
+ * input's result is optype_empty_result's (mean NaN, amax 0). */
+static void new_ops_nan_and_empty(void **state)
+{
+    (void)state;
+    uint16_t h[4] = {0x7e00, 0xbc00 /* -1 */, 0x7e00, 0x3800 /* 0.5 */};
+    data_ref ref;
+    data_reference(h, RT_F16, RT_AMAX, 4, &ref, 1);
+    uint16_t one = 0x3c00, nan = 0x7e00;
+    assert_true(data_check(&one, &ref, RT_F16, RT_AMAX, 4, NULL, 0));
+    assert_false(data_check(&nan, &ref, RT_F16, RT_AMAX, 4, NULL, 0));
+    uint16_t all[3] = {0x7fc0, 0xffc0, 0x7fc1}, bnan = 0x7fc0, bone = 0x3f80;
+    data_reference(all, RT_BF16, RT_AMAX, 3, &ref, 1);
+    assert_true(data_check(&bnan, &ref, RT_BF16, RT_AMAX, 3, NULL, 0));
+    assert_false(data_check(&bone, &ref, RT_BF16, RT_AMAX, 3, NULL, 0));
+    data_reference(h, RT_F16, RT_SUMSQ, 4, &ref, 1);
+    float fnan = NAN, fone = 1;
+    assert_true(data_check(&fnan, &ref, RT_F16, RT_SUMSQ, 4, NULL, 0));
+    assert_false(data_check(&fone, &ref, RT_F16, RT_SUMSQ, 4, NULL, 0));
+    data_reference(NULL, RT_F32, RT_MEAN, 0, &ref, 1);
+    assert_true(data_check(&fnan, &ref, RT_F32, RT_MEAN, 0, NULL, 0));
+    float zero = 0;
+    data_reference(NULL, RT_F32, RT_AMAX, 0, &ref, 1);
+    assert_true(data_check(&zero, &ref, RT_F32, RT_AMAX, 0, NULL, 0));
+    double vm[2] = {NAN, NAN};
+    data_reference(NULL, RT_F64, RT_VAR_MEAN_SAMPLE, 0, &ref, 1);
+    assert_true(data_check(vm, &ref, RT_F64, RT_VAR_MEAN_SAMPLE, 0, NULL, 0));
+    /* one element: the sample variance is NaN, the mean the element */
+    double x = 3, vm1[2] = {NAN, 3};
+    data_reference(&x, RT_F64, RT_VAR_MEAN_SAMPLE, 1, &ref, 1);
+    assert_true(data_check(vm1, &ref, RT_F64, RT_VAR_MEAN_SAMPLE, 1, NULL, 0));
+    vm1[0] = 0;
+    assert_false(data_check(vm1, &ref, RT_F64, RT_VAR_MEAN_SAMPLE, 1, NULL, 0));
+}
+
+/* i8/u8 sums and products wrap in their 32-bit accumulators; RT_RESULT_ELEM keeps the low
+ * byte; min/max results are one byte. */
+static void narrow_integers(void **state)
+{
+    (void)state;
+    int8_t *v = malloc(NW);
+    assert_non_null(v);
+    for (int op = RT_SUM; op <= RT_MAX; op++) {
+        data_fill(v, RT_I8, (rt_op)op, NW, 9, 17, 2);
+        uint32_t acc = op == RT_SUM ? 0 : 1;
+        int ext = v[0];
+        for (int i = 0; i < NW; i++) {
+            if (op == RT_SUM) acc += (uint32_t)(int32_t)v[i];
+            if (op == RT_PROD) acc *= (uint32_t)(int32_t)v[i];
+            if (op == RT_MIN && v[i] < ext) ext = v[i];
+            if (op == RT_MAX && v[i] > ext) ext = v[i];
+        }
+        data_ref ref;
+        data_reference(v, RT_I8, (rt_op)op, NW, &ref, 3);
+        if (op <= RT_PROD) {
+            assert_memory_equal(ref.value, &acc, 4);
+            uint32_t off = acc + 1;
+            assert_false(data_check(&off, &ref, RT_I8, (rt_op)op, NW, NULL, 0));
+            data_reference(v, RT_RESULT_ELEM(RT_I8), (rt_op)op, NW, &ref, 3);
+            int8_t low = (int8_t)acc;
+            assert_true(data_check(&low, &ref, RT_RESULT_ELEM(RT_I8), (rt_op)op, NW, NULL, 0));
+        } else {
+            int8_t want = (int8_t)ext, off = (int8_t)(ext + 1);
+            assert_true(want == (op == RT_MIN ? -120 : 120) && v[17] == want);
+            assert_true(data_check(&want, &ref, RT_I8, (rt_op)op, NW, NULL, 0));
+            assert_false(data_check(&off, &ref, RT_I8, (rt_op)op, NW, NULL, 0));
+        }
+    }
+    free(v);
+}
+
 int test_data_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +547,11 @@ int test_data_group(void)
         cmocka_unit_test(arg_reference_matches_loop),
         cmocka_unit_test(all_nan_min_max),
         cmocka_unit_test(identities),
+        cmocka_unit_test(new_pairs_reference_is_stable),
+        cmocka_unit_test(new_ops_bounds),
+        cmocka_unit_test(stress_inputs_catch),
+        cmocka_unit_test(new_ops_nan_and_empty),
+        cmocka_unit_test(narrow_integers),
     };
     return cmocka_run_group_tests_name("data", tests, NULL, NULL);
 }

@@ -151,6 +151,54 @@ static void reference_and_check(void **state)
     segdata_free(&d);
 }
 
+/* The outputs are results, optype_res_size apart (var_mean of f16 to f16: 4 bytes, not the
+ * 16-byte accumulator); an empty segment's is the empty result (NaN, NaN). */
+static void results_of_new_ops(void **state)
+{
+    (void)state;
+    seg_data d;
+    assert_int_equal(segdata_make(segdata_parse_profile("heavy"), 5000, 3, &d), RT_OK);
+    rt_type spec = RT_RESULT_ELEM(RT_F16);
+    uint16_t *v = malloc(5000 * 2);
+    assert_non_null(v);
+    data_fill(v, spec, RT_VAR_MEAN, 5000, 8, 0, 2);
+    seg_ref *refs;
+    assert_int_equal(segdata_reference(v, spec, RT_VAR_MEAN, &d, &refs, 2), RT_OK);
+    size_t res = optype_res_size(RT_VAR_MEAN, spec);
+    assert_int_equal(res, 4);
+    unsigned char *got = calloc(d.nseg, res);
+    unsigned long long empty = d.nseg, full = d.nseg;
+    for (unsigned long long s = 0; s < d.nseg; s++) {
+        memcpy(got + s * res, refs[s].value, res);
+        if (d.off[s + 1] == d.off[s])
+            empty = s;
+        else if (d.off[s + 1] - d.off[s] > 3)
+            full = s;
+    }
+    assert_true(empty < d.nseg && full < d.nseg);
+    uint16_t nan2[2] = {0x7e00, 0x7e00}, one = 0x3c00;
+    assert_true(isnan((double)data_load(got + empty * res, RT_F16)));
+    char why[1024] = "";
+    assert_true(segdata_check(got, refs, spec, RT_VAR_MEAN, &d, why, sizeof why));
+    memcpy(got + empty * res + 2, &one, 2);   /* an empty segment's mean is NaN */
+    assert_false(segdata_check(got, refs, spec, RT_VAR_MEAN, &d, why, sizeof why));
+    assert_non_null(strstr(why, ", empty)"));
+    memcpy(got + empty * res, nan2, 4);
+    uint16_t m;
+    memcpy(&m, got + full * res + 2, 2);
+    m ^= 0x0100;   /* the mean far off */
+    memcpy(got + full * res + 2, &m, 2);
+    assert_false(segdata_check(got, refs, spec, RT_VAR_MEAN, &d, why, sizeof why));
+    char want[64];
+    snprintf(want, sizeof want, "segment %llu of %llu", full, d.nseg);
+    if (!strstr(why, want))
+        fail_msg("'%s' does not name %s", why, want);
+    free(got);
+    free(refs);
+    free(v);
+    segdata_free(&d);
+}
+
 int test_segdata_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +206,7 @@ int test_segdata_group(void)
         cmocka_unit_test(profile_shapes),
         cmocka_unit_test(keys_and_offsets_agree),
         cmocka_unit_test(reference_and_check),
+        cmocka_unit_test(results_of_new_ops),
     };
     return cmocka_run_group_tests_name("segdata", tests, NULL, NULL);
 }

@@ -12,7 +12,9 @@
 # the others must refuse twice: in the generator (`redtune emit` says so) and in the template
 # (its #error, behind the min/f32 prelude with RT_COMMUTATIVE 0); and the illegal shapes each
 # family's static_asserts must refuse, with their message. The yardstick (templates/
-# bandwidth.cu, a helper with parameters and no glue) alone and with its parameters.
+# bandwidth.cu, a helper with parameters and no glue) alone and with its parameters. The new
+# types (f16 bf16 i8 u8) and operators (argmax, amax, asum, sumsq, norm2, mean, var/std_mean):
+# every pair optype defines at each family's defaults.
 # Fails on any error or warning, and on local memory (spills or a stack frame) in a family's
 # default configuration (elsewhere it is noted); prints registers of min on f32 at the defaults.
 #
@@ -22,7 +24,8 @@
 #
 # --quick: a reduced matrix (what `ninja test` runs): per family the template alone, its
 # defaults for eight operator/type pairs that cover every operator and type, every parameter
-# set on min/f32, argmin, affine and the refused shapes. --tap: one TAP line per family
+# set on min/f32, argmin, affine and the refused shapes; and fourteen new pairs (every new type
+# and fused operator) on gridstride and seg_lb, half of them on tree_sequential and seg_per. --tap: one TAP line per family
 # ("ok N - ..." / "not ok N - ..."; "# SKIP" when nvcc is missing), details as # comments,
 # for tests/run.sh. VERBOSE=1 prints a line per unit; KEEP=1 keeps the sources and logs.
 # Exit status: 0 when everything passed, 1 when something failed, 2 when nvcc or redtune is
@@ -93,7 +96,7 @@ needs_commutative() {   # family -> true when `redtune families` says so
 }
 
 tsize() {   # type -> bytes
-    case $1 in f32|i32|u32) echo 4 ;; *) echo 8 ;; esac
+    case $1 in f32|i32|u32) echo 4 ;; f16|bf16) echo 2 ;; i8|u8) echo 1 ;; *) echo 8 ;; esac
 }
 
 defaults_of() {   # family -> its @param defaults, NAME=value separated by spaces
@@ -109,8 +112,9 @@ defaults_of() {   # family -> its @param defaults, NAME=value separated by space
 # types; the first two also for the 16-byte argmin accumulator).
 
 params_for() {   # family type -> one parameter set per line, NAME=value separated by spaces
-    local vmax
+    local vmax vmin
     vmax=$((16 / $(tsize "$2")))
+    vmin=$(( $(tsize "$2") == 1 ? 2 : 1 ))   # gridstride has no 1-byte load
     case $1 in
     tree_interleaved)
         echo "B=256 DIVERGENT=0"
@@ -127,7 +131,7 @@ params_for() {   # family type -> one parameter set per line, NAME=value separat
         ;;
     gridstride)
         echo "B=256 V=$vmax U=4 G=4"
-        echo "B=32 V=1 U=1 G=1"
+        echo "B=32 V=$vmin U=1 G=1"
         echo "B=1024 V=$vmax U=8 G=16"
         echo "B=128 V=2 U=3 G=2"
         ;;
@@ -200,6 +204,19 @@ ops="sum prod min max"
 types="f32 f64 i32 u32 i64 u64"
 # --quick: every operator and every type at least once, floats and integers for each operator.
 quick_pairs="sum/f32 prod/f64 min/f32 max/f64 min/i32 max/u32 sum/i64 prod/u64"
+# The new types and operators (docs/types.md), at each family's defaults: the full matrix runs
+# every pair optype defines through every family; --quick the pairs below through a few
+# families (every plan kind), each new type and fused operator at least once.
+new_ops="amax asum sumsq norm2 mean var_mean var_mean_sample std_mean std_mean_sample"
+new_types="f16 bf16 i8 u8"
+quick_new_pairs="sum/bf16 amax/f16 norm2/bf16 mean/i8 var_mean_sample/f16 std_mean/f64 min/u8 argmax/i8 asum/f32 sumsq/f16 var_mean/bf16 mean/u8 prod/i8 std_mean_sample/f32"
+quick_new_families="gridstride tree_sequential seg_lb seg_per"
+defined_pair() {   # op type -> status 0 when optype defines it (float-only operators)
+    case $1 in
+    amax|asum|sumsq|norm2|var_mean*|std_mean*) case $2 in f*|bf16) return 0 ;; *) return 1 ;; esac ;;
+    esac
+    return 0
+}
 
 # ---------------------------------------------------------------------------------------------
 # Generate the units: NNNN.desc ("family what params"), NNNN.expect ("ok", "fail:TEXT" (nvcc
@@ -280,6 +297,27 @@ for f in $families; do
     while read -r ps; do
         unit_emit "$f" "argmin/f32" "$ps" ok --op argmin --type f32
     done < <(params_for "$f" f32 | head -n $([ "$quick" = 1 ] && echo 1 || echo 2))
+    if [ "$quick" = 1 ]; then
+        case " $quick_new_families " in
+        *" $f "*)
+            # half of the pairs on the multipass and offsets families, all on the others
+            k=0
+            for pair in $quick_new_pairs; do
+                k=$((k + 1))
+                case $f in tree_sequential|seg_per) [ $((k % 2)) = 0 ] && continue ;; esac
+                unit_emit "$f" "$pair" "$(params_for "$f" "${pair#*/}" | head -n 1)" ok \
+                    --op "${pair%/*}" --type "${pair#*/}"
+            done ;;
+        esac
+    else
+        for op in $ops argmin argmax $new_ops; do
+            for ty in $types $new_types; do
+                case " $ops argmin argmax " in *" $op "*) case " $types " in *" $ty "*) continue ;; esac ;; esac
+                defined_pair "$op" "$ty" || continue
+                unit_emit "$f" "$op/$ty" "$(params_for "$f" "$ty" | head -n 1)" ok --op "$op" --type "$ty"
+            done
+        done
+    fi
     if needs_commutative "$f"; then
         unit_refused_emit "$f"
         # The template's own guard: the generator's min/f32 glue, said to be non-commutative.

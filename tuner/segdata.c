@@ -183,28 +183,33 @@ typedef struct ref_job {
     int threads;                   /* for big segments */
 } ref_job;
 
+/* A tolerance as a float, rounded up (a positive one never becomes 0). */
+static float tol_up(double t)
+{
+    float f = (float)t;
+    return (double)f < t ? nextafterf(f, INFINITY) : f;
+}
+
 static void ref_one(const ref_job *j, unsigned long long s, int threads)
 {
     unsigned long long a = j->d->off[s], len = j->d->off[s + 1] - a;
     seg_ref *r = &j->refs[s];
     memset(r, 0, sizeof *r);
-    if (len == 0) {
-        data_identity(j->type, j->op, r->value);
-        r->approx = j->op == RT_SUM ? 0 : j->op == RT_PROD ? 1 : 0;
-        return;
-    }
     data_ref dr;
+    /* an empty segment's reference is the empty result (data_reference with n = 0) */
     data_reference((const char *)j->vals + a * optype_size(j->type), j->type, j->op, len, &dr,
                    threads);
     memcpy(r->value, dr.value, sizeof r->value);
-    if (optype_is_arg(j->op)) {   /* the index is within the slice: make it global */
+    if (optype_is_arg(j->op) && len) {   /* the index is within the slice: make it global */
         long long i;
         memcpy(&i, r->value + 8, 8);
         i += (long long)a;
         memcpy(r->value + 8, &i, 8);
     }
     r->approx = (double)dr.approx;
-    r->tolerance = (float)dr.tolerance;
+    r->approx2 = (double)dr.approx2;
+    r->tolerance = tol_up(dr.tolerance);
+    r->tolerance2 = tol_up(dr.tolerance2);
 }
 
 static void *ref_range(void *arg)
@@ -257,16 +262,18 @@ int segdata_reference(const void *vals, rt_type type, rt_op op, const seg_data *
 int segdata_check(const void *got, const seg_ref *refs, rt_type type, rt_op op,
                   const seg_data *d, char *why, size_t len)
 {
-    size_t acc = optype_acc_size(op, type);
+    size_t res = optype_res_size(op, type);   /* the outputs are results (rt_seg_final) */
     for (unsigned long long s = 0; s < d->nseg; s++) {
         data_ref r;
         memset(&r, 0, sizeof r);
         memcpy(r.value, refs[s].value, sizeof r.value);
         r.approx = refs[s].approx;
+        r.approx2 = refs[s].approx2;
         r.tolerance = refs[s].tolerance;
+        r.tolerance2 = refs[s].tolerance2;
         unsigned long long a = d->off[s], b = d->off[s + 1];
         char inner[512];
-        if (!data_check((const char *)got + s * acc, &r, type, op, b - a, inner, sizeof inner)) {
+        if (!data_check((const char *)got + s * res, &r, type, op, b - a, inner, sizeof inner)) {
             if (why)
                 snprintf(why, len, "segment %llu of %llu (elements %llu..%llu%s): %s", s,
                          d->nseg, a, b, b > a ? "" : ", empty", inner);
@@ -276,9 +283,9 @@ int segdata_check(const void *got, const seg_ref *refs, rt_type type, rt_op op,
     return 1;
 }
 
-double segdata_bytes(const seg_data *d, int layout, int off64, size_t esize, size_t acc_size)
+double segdata_bytes(const seg_data *d, int layout, int off64, size_t esize, size_t res_size)
 {
-    double b = (double)d->n * esize + (double)d->nseg * acc_size;
+    double b = (double)d->n * esize + (double)d->nseg * res_size;
     if (layout == SEG_LAYOUT_KEYS)
         b += (double)d->n * 4;
     else if (layout == SEG_LAYOUT_OFFSETS)

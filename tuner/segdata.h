@@ -49,24 +49,27 @@ void segdata_offsets(const seg_data *d, void *off, int off64);
  * size in *bytes (at least 4: n = 0 keys still get a valid pointer); NULL when out of memory. */
 void *segdata_descriptor(const seg_data *d, int layout, int off64, size_t *bytes);
 
-/* The reference of one segment, compact: the accumulator bytes, the value as a number for
- * float sums, and the tolerance (0: bitwise). */
+/* The reference of one segment, compact (data_ref's fields): the result bytes, the value as
+ * a number (var/std_mean: and the mean), and the tolerances rounded up to floats (0:
+ * bitwise). */
 typedef struct seg_ref {
     unsigned char value[16];
-    double approx;
-    float tolerance;
+    double approx, approx2;
+    float tolerance, tolerance2;
 } seg_ref;
 
 /* References of every segment of 'vals' (*refs malloc'd, nseg entries), on 'threads' threads. */
 int segdata_reference(const void *vals, rt_type type, rt_op op, const seg_data *d,
                       seg_ref **refs, int threads);
 
-/* Check nseg accumulators 'got' (acc_size each) against the references; 1 when all match,
+/* Check nseg results 'got' (optype_res_size each: the segmented plan finalizes them)
+ * against the references; 1 when all match,
  * else 0 and 'why' names the first wrong segment, its elements and both values. */
 int segdata_check(const void *got, const seg_ref *refs, rt_type type, rt_op op,
                   const seg_data *d, char *why, size_t len);
 
-/* Bytes a segmented reduction must move: values, keys or offsets, and outputs. */
-double segdata_bytes(const seg_data *d, int layout, int off64, size_t esize, size_t acc_size);
+/* Bytes a segmented reduction must move: values, keys or offsets, and outputs (res_size
+ * each). */
+double segdata_bytes(const seg_data *d, int layout, int off64, size_t esize, size_t res_size);
 
 #endif

@@ -194,11 +194,15 @@ static int load_operator(const operator_req *q, const char *payload, rt_err *e)
     return RT_OK;
 }
 
-/* Test data of m elements: the operator's, or the built-in generator's. */
-static int fill(void *host, uint64_t m, uint64_t seed, uint64_t plant, rt_err *e)
+/* Test data of m elements: the operator's, or the built-in generator's ('stress' >= 0: the
+ * stress inputs of that kind, data.h). */
+static int fill(void *host, uint64_t m, uint64_t seed, uint64_t plant, int stress, rt_err *e)
 {
     if (W.op != OP_USER) {
-        data_fill(host, W.type, W.op, m, seed, plant, W.gpu.host_threads);
+        if (stress >= 0)
+            data_fill_stress(host, W.type, W.op, m, seed, stress, W.gpu.host_threads);
+        else
+            data_fill(host, W.type, W.op, m, seed, plant, W.gpu.host_threads);
         return RT_OK;
     }
     if (W.uop.has_sample)
@@ -300,8 +304,8 @@ static int prepare_seg(const prepare_req *q, const void *host, prepare_resp *res
     if ((rc = segdata_reference(host, q->type, q->op, &W.sd, &W.refs, W.gpu.host_threads)))
         return rt_seterr(e, rc, "out of host memory for %llu segment references",
                          (unsigned long long)W.sd.nseg);
-    size_t acc = optype_acc_size(q->op, q->type);
-    W.segout_bytes = (W.sd.nseg + GUARD) * acc;
+    size_t res = optype_res_size(q->op, q->type);   /* the plan finalizes every segment */
+    W.segout_bytes = (W.sd.nseg + GUARD) * res;
     if (!(W.host_out = malloc(W.segout_bytes)))
         return rt_seterr(e, RT_ENOMEM, "out of host memory for %llu outputs", (unsigned long long)W.sd.nseg);
     CUresult r = cu.MemAlloc(&W.segout, W.segout_bytes);
@@ -315,7 +319,7 @@ static int prepare_seg(const prepare_req *q, const void *host, prepare_resp *res
     resp->nseg = W.sd.nseg;
     resp->mean = W.sd.mean;
     resp->spread = W.sd.spread;
-    resp->bytes = segdata_bytes(&W.sd, q->layout, q->off64, optype_size(q->type), acc);
+    resp->bytes = segdata_bytes(&W.sd, q->layout, q->off64, optype_size(q->type), res);
     return RT_OK;
 }
 
@@ -355,7 +359,7 @@ static void do_prepare(const prepare_req *q)
         rc = rt_seterr(&e, RT_EINVAL, "segmented layouts are tuned for the built-in operators only");
         goto done;
     }
-    if ((rc = fill(host, q->n, q->seed, q->seed % q->n, &e)))
+    if ((rc = fill(host, q->n, q->seed, q->seed % q->n, -1, &e)))
         goto done;
     if (q->layout != SEG_LAYOUT_FLAT) {
         if ((rc = prepare_seg(q, host, &resp, &e)) != RT_OK) {
@@ -385,6 +389,12 @@ done:
 
 /* ---- measure one candidate ---- */
 
+/* Bytes of one result (a user operator's: its result layout). */
+static size_t result_size(void)
+{
+    return W.op == OP_USER ? W.ures : optype_res_size(W.op, W.type);
+}
+
 typedef struct run_arg {
     plan *p;
     CUdeviceptr in;
@@ -403,16 +413,12 @@ static size_t acc_bytes(void)
     return W.op == OP_USER ? W.uacc : optype_acc_size(W.op, W.type);
 }
 
-static size_t res_bytes(void)
-{
-    return W.op == OP_USER ? W.ures : optype_acc_size(W.op, W.type);
-}
-
-/* Run once on 'in' and fetch the result (poisoned first, so an unwritten output shows). */
+/* Run once on 'in' and fetch the result (poisoned first, so an unwritten output shows): the
+ * result's bytes (optype_res_size, a user operator's result layout), not the accumulator's. */
 static int run_once(plan *p, CUdeviceptr in, uint64_t n, void *result, rt_err *e)
 {
     CUresult r;
-    size_t acc = res_bytes();
+    size_t res = result_size();
     if ((r = cu.MemsetD8(W.gpu.out, 0xa5, CODEGEN_STRUCT_MAX)) != CUDA_SUCCESS)
         return driver_fail(r, "poisoning the output", e);
     int rc = measure_ensure_temp(&W.gpu, plan_temp_bytes(p, n), e);
@@ -423,7 +429,7 @@ static int run_once(plan *p, CUdeviceptr in, uint64_t n, void *result, rt_err *e
         return rc;
     if ((r = cu.StreamSynchronize(W.gpu.stream)) != CUDA_SUCCESS)
         return driver_fail(r, "running the kernel", e);
-    if ((r = cu.MemcpyDtoH(result, W.gpu.out, acc)) != CUDA_SUCCESS)
+    if ((r = cu.MemcpyDtoH(result, W.gpu.out, res)) != CUDA_SUCCESS)
         return driver_fail(r, "reading the result", e);
     return RT_OK;
 }
@@ -451,12 +457,13 @@ static int check(const void *got, const data_ref *ref, const void *uref, uint64_
     return data_check(got, ref, W.type, W.op, m, why, len);
 }
 
-/* Check on fresh data of size m with the extreme planted at 'plant'. */
-static int check_fresh(plan *p, uint64_t m, uint64_t seed, uint64_t plant, char *why,
+/* Check on fresh data of size m with the extreme planted at 'plant' ('stress' >= 0: the
+ * stress inputs of that kind instead). */
+static int check_fresh(plan *p, uint64_t m, uint64_t seed, uint64_t plant, int stress, char *why,
                        size_t len, int *ok, rt_err *e)
 {
     size_t bytes = m * optype_size(W.type);
-    int rc = fill(W.fresh_host, m, seed, plant, e);
+    int rc = fill(W.fresh_host, m, seed, plant, stress, e);
     if (rc)
         return rc;
     data_ref ref;
@@ -472,7 +479,20 @@ static int check_fresh(plan *p, uint64_t m, uint64_t seed, uint64_t plant, char 
     if ((rc = run_once(p, W.fresh, m, got, e)))
         return rc;
     *ok = check(got, &ref, uref, m, why, len);
+    if (!*ok && stress >= 0) {
+        size_t used = strlen(why);
+        snprintf(why + used, len - used, " (%s stress input)", data_stress_name(stress));
+    }
     return RT_OK;
+}
+
+/* The stress kind for a candidate's extra check, from its seed; -1 where there is none (a
+ * user operator, integer elements: data.h). */
+static int stress_kind(uint64_t seed)
+{
+    if (W.op == OP_USER || !optype_is_float(W.type))
+        return -1;
+    return (int)(data_mix(seed) % DATA_STRESS_KINDS);
 }
 
 static uint64_t rnd(uint64_t *s)
@@ -499,7 +519,7 @@ static int seg_enqueue(void *arg, rt_err *e)
  * them into 'host'; *stray = 1 when a guard accumulator was written. */
 static int seg_run_once(seg_arg *a, void *host, int *stray, rt_err *e)
 {
-    size_t acc = optype_acc_size(W.op, W.type), bytes = (a->d->nseg + GUARD) * acc;
+    size_t res = result_size(), bytes = (a->d->nseg + GUARD) * res;
     CUresult r;
     if ((r = cu.MemsetD8(a->out, POISON, bytes)) != CUDA_SUCCESS)
         return driver_fail(r, "poisoning the outputs", e);
@@ -511,14 +531,15 @@ static int seg_run_once(seg_arg *a, void *host, int *stray, rt_err *e)
     if ((r = cu.MemcpyDtoH(host, a->out, bytes)) != CUDA_SUCCESS)
         return driver_fail(r, "reading the outputs", e);
     *stray = 0;
-    for (size_t i = a->d->nseg * acc; i < bytes; i++)
+    for (size_t i = a->d->nseg * res; i < bytes; i++)
         if (((unsigned char *)host)[i] != POISON)
             *stray = 1;
     return RT_OK;
 }
 
-/* Check on a fresh segmentation of m elements with 'profile'. */
-static int seg_check_fresh(plan *p, int profile, uint64_t m, uint64_t seed, char *why,
+/* Check on a fresh segmentation of m elements with 'profile' ('stress' >= 0: the stress
+ * inputs of that kind). */
+static int seg_check_fresh(plan *p, int profile, uint64_t m, uint64_t seed, int stress, char *why,
                            size_t len, int *ok, rt_err *e)
 {
     seg_data d;
@@ -528,14 +549,17 @@ static int seg_check_fresh(plan *p, int profile, uint64_t m, uint64_t seed, char
     int rc = segdata_make(profile, m, seed, &d);
     if (rc)
         return rt_seterr(e, rc, "out of host memory for a segmentation");
-    size_t acc = optype_acc_size(W.op, W.type);
-    data_fill(W.fresh_host, W.type, W.op, m, seed, m ? seed % m : 0, W.gpu.host_threads);
+    size_t res = result_size();
+    if (stress >= 0)
+        data_fill_stress(W.fresh_host, W.type, W.op, m, seed, stress, W.gpu.host_threads);
+    else
+        data_fill(W.fresh_host, W.type, W.op, m, seed, m ? seed % m : 0, W.gpu.host_threads);
     CUresult r;
     if ((rc = segdata_reference(W.fresh_host, W.type, W.op, &d, &refs, W.gpu.host_threads)))
         rc = rt_seterr(e, rc, "out of host memory for the references");
-    else if (!(host = malloc((d.nseg + GUARD) * acc)))
+    else if (!(host = malloc((d.nseg + GUARD) * res)))
         rc = rt_seterr(e, RT_ENOMEM, "out of host memory for the outputs");
-    else if ((r = cu.MemAlloc(&out, (d.nseg + GUARD) * acc)) != CUDA_SUCCESS)
+    else if ((r = cu.MemAlloc(&out, (d.nseg + GUARD) * res)) != CUDA_SUCCESS)
         rc = driver_fail(r, "allocating fresh outputs", e);
     else if (m && (r = cu.MemcpyHtoD(W.fresh, W.fresh_host, m * optype_size(W.type))) != CUDA_SUCCESS)
         rc = driver_fail(r, "copying fresh input", e);
@@ -548,8 +572,10 @@ static int seg_check_fresh(plan *p, int profile, uint64_t m, uint64_t seed, char
             char inner[900] = "";
             *ok = !stray && segdata_check(host, refs, W.type, W.op, &d, inner, sizeof inner);
             if (!*ok)
-                snprintf(why, len, "%s, %llu elements in %llu segments: %s", segdata_profile_name(profile),
-                         (unsigned long long)m, d.nseg,
+                snprintf(why, len, "%s, %llu elements in %llu segments%s%s: %s",
+                         segdata_profile_name(profile), (unsigned long long)m, d.nseg,
+                         stress >= 0 ? ", stress input " : "",
+                         stress >= 0 ? data_stress_name(stress) : "",
                          stray ? "wrote past the last output" : inner);
         }
     }
@@ -567,7 +593,7 @@ static void do_measure_seg(const measure_req *q, plan *p, measure_resp *resp, ch
                            size_t wlen, rt_err *e, int *rcp)
 {
     int rc, ok = 1;
-    size_t acc = optype_acc_size(W.op, W.type);
+    size_t res = result_size();
     resp->launches = plan_seg_launch_count(p, W.sd.n, W.sd.nseg);
     uint64_t s = q->seed, tile = p->tile;
     uint64_t m1 = 1 + rnd(&s) % (4 * tile + 3);
@@ -576,13 +602,20 @@ static void do_measure_seg(const measure_req *q, plan *p, measure_resp *resp, ch
     uint64_t m2 = (1u << 20) + 1 + rnd(&s) % (1u << 19);
     /* Empty segments at both ends and in runs; the tuning profile at a ragged 1.5M; one
      * segment over a few tiles; no elements at all (every segment the identity). */
-    if ((rc = seg_check_fresh(p, 5, m1, rnd(&s), why, wlen, &ok, e)) || !ok)
+    if ((rc = seg_check_fresh(p, 5, m1, rnd(&s), -1, why, wlen, &ok, e)) || !ok)
         goto done;
-    if ((rc = seg_check_fresh(p, W.profile, m2, rnd(&s), why, wlen, &ok, e)) || !ok)
+    if ((rc = seg_check_fresh(p, W.profile, m2, rnd(&s), -1, why, wlen, &ok, e)) || !ok)
         goto done;
-    if ((rc = seg_check_fresh(p, 0, 3 * tile + 1 + rnd(&s) % tile, rnd(&s), why, wlen, &ok, e)) || !ok)
+    if ((rc = seg_check_fresh(p, 0, 3 * tile + 1 + rnd(&s) % tile, rnd(&s), -1, why, wlen, &ok, e)) || !ok)
         goto done;
-    if ((rc = seg_check_fresh(p, 5, 0, rnd(&s), why, wlen, &ok, e)) || !ok)
+    if ((rc = seg_check_fresh(p, 5, 0, rnd(&s), -1, why, wlen, &ok, e)) || !ok)
+        goto done;
+    /* Float elements: a stress input (data.h) over one segment of a few tiles. */
+    int stress = stress_kind(q->seed);
+    uint64_t m3 = 1 + rnd(&s) % (4 * tile + 3);
+    if (m3 > FRESH_MAX / 2)
+        m3 = FRESH_MAX / 2;
+    if (stress >= 0 && ((rc = seg_check_fresh(p, 0, m3, rnd(&s), stress, why, wlen, &ok, e)) || !ok))
         goto done;
     seg_arg a = {p, W.data, W.seg, W.segout, &W.sd};
     int stray = 0;
@@ -598,16 +631,16 @@ static void do_measure_seg(const measure_req *q, plan *p, measure_resp *resp, ch
     if ((rc = time_reps(seg_enqueue, &a, q->hot, q->min_reps, q->max_reps, q->budget_s, resp, e)))
         goto done;
     /* Same input, every repetition: compare every output of the last run with the first. */
-    void *last = malloc(W.sd.nseg * acc + 1);
+    void *last = malloc(W.sd.nseg * res + 1);
     CUresult r;
     if (!last) {
         rc = rt_seterr(e, RT_ENOMEM, "out of host memory");
         goto done;
     }
-    if ((r = cu.MemcpyDtoH(last, W.segout, W.sd.nseg * acc)) != CUDA_SUCCESS)
+    if ((r = cu.MemcpyDtoH(last, W.segout, W.sd.nseg * res)) != CUDA_SUCCESS)
         rc = driver_fail(r, "reading the outputs", e);
     else
-        resp->deterministic = memcmp(last, W.host_out, W.sd.nseg * acc) == 0;
+        resp->deterministic = memcmp(last, W.host_out, W.sd.nseg * res) == 0;
     free(last);
 done:
     *rcp = rc;
@@ -658,9 +691,16 @@ static void do_measure(const measure_req *q, const void *cubin)
         m1 = FRESH_MAX - 1 - rnd(&s) % 1000;
     uint64_t m2 = (1u << 20) + 1 + rnd(&s) % (1u << 19);
     int ok = 1;
-    if ((rc = check_fresh(&p, m1, rnd(&s), m1 - 1, why, sizeof why, &ok, &e)) || !ok)
+    if ((rc = check_fresh(&p, m1, rnd(&s), m1 - 1, -1, why, sizeof why, &ok, &e)) || !ok)
         goto done;
-    if ((rc = check_fresh(&p, m2, rnd(&s), rnd(&s), why, sizeof why, &ok, &e)) || !ok)
+    if ((rc = check_fresh(&p, m2, rnd(&s), rnd(&s), -1, why, sizeof why, &ok, &e)) || !ok)
+        goto done;
+    /* Float elements: a stress input (data.h) of a few tiles, its kind from the seed. */
+    int stress = stress_kind(q->seed);
+    uint64_t m3 = 1 + rnd(&s) % (4 * tile + 3);
+    if (m3 > FRESH_MAX)
+        m3 = FRESH_MAX;
+    if (stress >= 0 && ((rc = check_fresh(&p, m3, rnd(&s), 0, stress, why, sizeof why, &ok, &e)) || !ok))
         goto done;
     unsigned char first[CODEGEN_STRUCT_MAX], last[CODEGEN_STRUCT_MAX];
     if ((rc = run_once(&p, W.data, W.n, first, &e)) != RT_OK)
@@ -671,11 +711,11 @@ static void do_measure(const measure_req *q, const void *cubin)
     if ((rc = time_reps(run_enqueue, &a, q->hot, q->min_reps, q->max_reps, q->budget_s, &resp, &e)))
         goto done;
     /* Same input, every repetition: the result must not move if the family is deterministic. */
-    if ((r = cu.MemcpyDtoH(last, W.gpu.out, res_bytes())) != CUDA_SUCCESS) {
+    if ((r = cu.MemcpyDtoH(last, W.gpu.out, result_size())) != CUDA_SUCCESS) {
         rc = driver_fail(r, "reading the result", &e);
         goto done;
     }
-    resp.deterministic = memcmp(first, last, res_bytes()) == 0;
+    resp.deterministic = memcmp(first, last, result_size()) == 0;
 done:
     if (loaded)
         plan_unload(&p);

@@ -30,15 +30,17 @@ return {
     params = { B = pow2(128, 1024), R = {1, 4, 16}, LOAD_ADD = 1, WARP = 1, UNROLL = 1 },
     constraint = fits },
 
-  -- Grid-stride loads: the widest vector (16 bytes) against scalar loads, 1..8 loads in
-  -- flight per thread, and grids of G blocks per SM.
+  -- Grid-stride loads: the widest vector (16 bytes: 8 halves, 16 bytes of i8/u8) against
+  -- scalar loads, 1..8 loads in flight per thread, and grids of G blocks per SM.
   { family = "gridstride",
-    params = { B = pow2(128, 1024), V = {1, 2, 4}, U = {1, 2, 4, 8}, G = pow2(1, 8) },
+    params = { B = pow2(128, 1024), V = {1, 2, 4, 8, 16}, U = {1, 2, 4, 8}, G = pow2(1, 8) },
     constraint = function(c, dev, case)
       local bytes = c.V * case.type_size
+      -- the template has no 1-byte load (gs_raw): i8/u8 load at least two elements
+      local scalar = case.type_size == 1 and 2 or 1
       local threads = c.B * c.G                  -- threads the grid puts on each SM
       return c.B <= dev.max_threads_per_block
-        and (c.V == 1 or bytes == 16)            -- scalar, or the widest legal vector
+        and (c.V == scalar or bytes == 16)       -- scalar, or the widest legal vector
         and bytes <= 16
         and bytes * c.U <= 64                    -- at most 64 bytes in flight per thread
         and threads >= dev.max_threads_per_sm // 2   -- at least half the SM's threads busy

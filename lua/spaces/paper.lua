@@ -20,12 +20,17 @@ local function smem_fits(bytes, dev)
   return bytes <= math.min(dev.smem_per_block, 48 * 1024)
 end
 
--- Bytes of an accumulator: the element's, or a value and a 64-bit index for argmin/argmax
--- (runtime/codegen.c: struct __align__(8) { value; long long }). tb2 keeps accumulators in
--- shared memory, and so does matrix's second pass (rt_next); the others keep elements.
+-- Bytes of an accumulator (runtime/optype.c, optype_acc_size): the element's, at least 4
+-- (halves and bytes widen), or a value and a 64-bit index for argmin/argmax (struct
+-- __align__(8) { value; long long }), {sum, count} for mean, {count, mean, M2} for var/std_mean.
+-- tb2 keeps accumulators in shared memory, and so does matrix's second pass (rt_next); the
+-- others keep elements.
 local function acc_size(case)
-  if case.op == "argmin" or case.op == "argmax" then return 16 end
-  return case.type_size
+  if case.op == "argmin" or case.op == "argmax" or case.op == "mean" then return 16 end
+  if case.op:find("^var_mean") or case.op:find("^std_mean") then
+    return case.type_size == 8 and 24 or 16
+  end
+  return math.max(case.type_size, 4)
 end
 
 return {

@@ -30,6 +30,12 @@ local function lb_fits(c, dev, case)
   return fits(c, dev) and bytes <= SMEM and c.R % c.V == 0 and c.V * case.type_size <= 16
 end
 
+-- seg_lb's widest vector: 16 bytes, at most 4 elements (the template takes V = 1, 2, 4):
+-- 4 for 4-byte types, 2 for 8-byte ones, 4 for halves and bytes.
+local function lb_vec(case)
+  return math.min(4, 16 // case.type_size)
+end
+
 return {
   -- Load-balanced tiles (reduce-by-key for keys, merge path for offsets). Keys: the register
   -- path (STAGE = 0) with 16-byte vector loads (V = 4; V = 2 for 8-byte types) and long
@@ -39,14 +45,14 @@ return {
     params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0 },
     constraint = function(c, dev, case)
       return lb_fits(c, dev, case) and case.layout == "keys" and c.B * c.R <= 8192
-             and (c.V * case.type_size == 16)
+             and c.V == lb_vec(case)
     end },
   -- Keys with the tile's outputs staged in shared memory and stored coalesced (OST = 1):
   -- many small segments.
   { family = "seg_lb",
     params = { B = {256, 512}, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = 1 },
     constraint = function(c, dev, case)
-      return lb_fits(c, dev, case) and case.layout == "keys" and c.V * case.type_size == 16
+      return lb_fits(c, dev, case) and case.layout == "keys" and c.V == lb_vec(case)
              and not (c.B == 256 and c.R == 8)
     end },
   { family = "seg_lb",
@@ -57,28 +63,28 @@ return {
   { family = "seg_lb",
     params = { B = {128, 256}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 1 },
     constraint = function(c, dev, case)
-      return case.layout == "offsets" and lb_fits(c, dev, case) and c.V * case.type_size == 16
+      return case.layout == "offsets" and lb_fits(c, dev, case) and c.V == lb_vec(case)
     end },
   -- Offsets in element tiles (MP = 0): the keys path's register/vector loads, the tile's
   -- segment starts from two warp searches; for long segments (no scan when a tile lies in one).
   { family = "seg_lb",
     params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 0 },
     constraint = function(c, dev, case)
-      return case.layout == "offsets" and lb_fits(c, dev, case) and c.V * case.type_size == 16
+      return case.layout == "offsets" and lb_fits(c, dev, case) and c.V == lb_vec(case)
              and c.B * c.R <= 8192
     end },
   { family = "seg_lb",
     params = { B = 256, R = 16, V = {2, 4}, STAGE = 0, PERSIST = 1 },
     constraint = function(c, dev, case)
-      return lb_fits(c, dev, case) and c.V * case.type_size == 16
+      return lb_fits(c, dev, case) and c.V == lb_vec(case)
     end },
 
   -- A group of LANES threads per segment (offsets): a thread, a quarter warp, a warp, or
   -- the whole block (LANES = B, CUB's DeviceSegmentedReduce scheme).
   { family = "seg_per",
-    params = { B = 256, LANES = {1, 4, 32, 256}, V = {1, 2, 4, 8} },
+    params = { B = 256, LANES = {1, 4, 32, 256}, V = {1, 2, 4, 8, 16} },
     constraint = function(c, dev, case)
-      -- V = 1, or whole 16-byte vectors (two of them: V = 8 on 4-byte types)
+      -- V = 1, or whole 16-byte vectors (two of them: V = 8 on 4-byte types, 16 on halves)
       return fits(c, dev) and ((c.V == 1 and c.LANES <= 4) or c.V * case.type_size == 16
                                or (c.V * case.type_size == 32 and c.LANES >= 32))
     end },

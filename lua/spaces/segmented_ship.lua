@@ -7,6 +7,8 @@
 -- row of its own in db/tuned/h100.sql).
 
 local function vec(case) return 16 // case.type_size end   -- one 16-byte load
+-- seg_lb takes V = 1, 2, 4: its widest vector is 16 bytes of at most 4 elements
+local function lb_vec(case) return math.min(4, vec(case)) end
 
 return {
   -- Keys: load-balanced tiles, register path, 16-byte loads; OST = 1 stores the outputs of
@@ -14,17 +16,17 @@ return {
   { family = "seg_lb",
     params = { B = 512, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = {0, 1}, MP = 1 },
     constraint = function(c, dev, case)
-      return case.layout == "keys" and c.V == vec(case) and c.B <= dev.max_threads_per_block
+      return case.layout == "keys" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
     end },
   -- Offsets: element tiles (MP = 0) for long segments and the heavy mix.
   { family = "seg_lb",
     params = { B = 512, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 0 },
     constraint = function(c, dev, case)
-      return case.layout == "offsets" and c.V == vec(case) and c.B <= dev.max_threads_per_block
+      return case.layout == "offsets" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
     end },
   -- Offsets: a group of LANES threads per segment, for short and medium segments.
   { family = "seg_per",
-    params = { B = 256, LANES = {1, 4, 32, 256}, V = {1, 2, 4, 8} },
+    params = { B = 256, LANES = {1, 4, 32, 256}, V = {1, 2, 4, 8, 16} },
     constraint = function(c, dev, case)
       return (c.LANES == 1 and (c.V == 1 or c.V == vec(case)))
              or (c.LANES == 4 and c.V == vec(case))
