@@ -1057,8 +1057,13 @@ static void put_entries(store *s, entry *en, int count)
         double us = en[i].median_us;
         store_measurement m = {en[i].device_id, 0, en[i].hash, op, type, "flat", en[i].n, 0,
                                "ok", "", us, us, us, 10, 1.0, 0.5, 1, 1};
+        optype_ts ts;   /* the spec the library resolves the call to: the row's key */
+        assert_int_equal(optype_resolve(en[i].op, en[i].type, &ts, NULL, 0), 0);
+        m.acc = rt_type_name(ts.acc);
+        m.result = rt_type_name(ts.res);
         assert_int_equal(store_put_measurement(s, &m, &e), RT_OK);
-        if (store_update_best(s, en[i].device_id, op, type, "flat", en[i].n, 0, &e))
+        if (store_update_best_spec(s, en[i].device_id, op, type, m.acc, m.result, "flat",
+                                   en[i].n, 0, &e))
             print_error("%s\n", e.msg);
         free(en[i].src);
         en[i].src = NULL;

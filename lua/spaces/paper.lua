@@ -27,7 +27,8 @@ end
 -- others keep elements.
 local function acc_size(case)
   if case.op == "argmin" or case.op == "argmax" or case.op == "mean" then return 16 end
-  if case.op:find("^var_mean") or case.op:find("^std_mean") then
+  local o = case.op
+  if o == "var_mean" or o == "var_mean_sample" or o == "std_mean" or o == "std_mean_sample" then
     return case.type_size == 8 and 24 or 16
   end
   return math.max(case.type_size, 4)
