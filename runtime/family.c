@@ -102,7 +102,8 @@ static int parse_family(const rt_embedded *emb, rt_family *f)
             else if (strcmp(key, "plan") == 0)
                 f->plan = strcmp(val, "multipass") == 0 ? PLAN_MULTIPASS
                         : strcmp(val, "onelaunch") == 0 ? PLAN_ONELAUNCH
-                        : strcmp(val, "segmented") == 0 ? PLAN_SEGMENTED : (bad = 1, -1);
+                        : strcmp(val, "segmented") == 0 ? PLAN_SEGMENTED
+                        : strcmp(val, "axis") == 0 ? PLAN_AXIS : (bad = 1, -1);
             else if (strcmp(key, "layout") == 0)
                 bad = parse_layouts(f, val) != 0;
             else if (strcmp(key, "commutative") == 0)
@@ -188,7 +189,8 @@ const char *family_error(void)
 
 const char *family_plan_name(rt_plan_kind p)
 {
-    return p == PLAN_ONELAUNCH ? "onelaunch" : p == PLAN_SEGMENTED ? "segmented" : "multipass";
+    return p == PLAN_ONELAUNCH ? "onelaunch" : p == PLAN_SEGMENTED ? "segmented"
+         : p == PLAN_AXIS ? "axis" : "multipass";
 }
 
 void config_default(const rt_family *f, rt_config *c)

@@ -4,7 +4,7 @@
  *
  *   // @family      gridstride
  *   // @summary     one line saying what the kernel does
- *   // @plan        multipass | onelaunch | segmented
+ *   // @plan        multipass | onelaunch | segmented | axis
  *   // @layout      keys offsets   (segmented families only: the layouts they implement)
  *   // @commutative required | not-required
  *   // @deterministic yes | no
@@ -18,7 +18,7 @@
 #define RT_MAX_PARAMS 16
 #define RT_NAME_MAX 48
 
-typedef enum { PLAN_MULTIPASS = 0, PLAN_ONELAUNCH = 1, PLAN_SEGMENTED = 2 } rt_plan_kind;
+typedef enum { PLAN_MULTIPASS = 0, PLAN_ONELAUNCH = 1, PLAN_SEGMENTED = 2, PLAN_AXIS = 3 } rt_plan_kind;
 
 /* Bits of rt_family.layouts: the segmented layouts a family implements (docs/segmented.md). */
 #define FAMILY_LAYOUT_KEYS 1

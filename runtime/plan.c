@@ -1,5 +1,5 @@
 /*
- * plan.c - the launch sequences of the two plans.
+ * plan.c - the launch sequences of the plans (multipass, onelaunch, segmented, axis).
  */
 #include <string.h>
 #include "plan.h"
@@ -39,6 +39,10 @@ int plan_load(plan *p, const void *cubin, rt_plan_kind kind, size_t acc_size, in
     p->tile = m[1];
     p->grid_per_sm = m[2];
     p->unit = m[3];
+    if (kind == PLAN_AXIS && p->unit > PLAN_AXIS_TILE_INNER) {
+        plan_unload(p);
+        return rt_seterr(e, RT_EINVAL, "rt_meta[3] = %u is not an axis tile unit (0, 1)", m[3]);
+    }
     if (kind == PLAN_SEGMENTED && p->unit > PLAN_UNIT_SEGMENTS) {
         plan_unload(p);
         return rt_seterr(e, RT_EINVAL, "rt_meta[3] = %u is not a segmented tile unit (0, 1, 2)", m[3]);
@@ -59,12 +63,30 @@ int plan_load(plan *p, const void *cubin, rt_plan_kind kind, size_t acc_size, in
         }
     } else if (kind == PLAN_ONELAUNCH)
         r = cu.ModuleGetFunction(&p->one, p->mod, "rt_one");
+    else if (kind == PLAN_AXIS)
+        r = cu.ModuleGetFunction(&p->one, p->mod, "rt_axis");
     else if ((r = cu.ModuleGetFunction(&p->first, p->mod, "rt_first")) == CUDA_SUCCESS)
         r = cu.ModuleGetFunction(&p->next, p->mod, "rt_next");
     if (r != CUDA_SUCCESS) {
         plan_unload(p);
         return driver_fail(r, kind == PLAN_ONELAUNCH ? "rt_one"
-                              : kind == PLAN_SEGMENTED ? "rt_seg/rt_seg_fix" : "rt_first/rt_next", e);
+                              : kind == PLAN_SEGMENTED ? "rt_seg/rt_seg_fix"
+                              : kind == PLAN_AXIS ? "rt_axis" : "rt_first/rt_next", e);
+    }
+    if (kind == PLAN_AXIS) {
+        /* rt_meta[2] is the split chunk, not a grid cap; the splits fill the blocks that are
+         * resident at once. */
+        p->axis_chunk = p->grid_per_sm;
+        p->grid_per_sm = 0;
+        int per_sm = 0;
+        r = cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, p->one, (int)p->threads, 0);
+        if (r != CUDA_SUCCESS || per_sm < 1) {
+            plan_unload(p);
+            return r != CUDA_SUCCESS ? driver_fail(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor", e)
+                                     : rt_seterr(e, RT_EINVAL, "the kernel cannot be resident (occupancy 0)");
+        }
+        p->axis_fit = (unsigned long long)per_sm * (unsigned)sm_count;
+        return RT_OK;
     }
     if (p->grid_per_sm == PLAN_GRID_OCCUPANCY) {
         /* Persistent: blocks per SM from the occupancy of the compiled kernel (registers and
@@ -232,4 +254,66 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
         rc = launch(p->seg_final, fgrid, 256, s, fargs, e);
     }
     return rc;
+}
+
+/* ---- axis (docs/axis.md) ---- */
+
+unsigned long long plan_axis_tiles(const plan *p, unsigned long long outer, unsigned long long inner)
+{
+    if (p->unit == PLAN_AXIS_TILE_INNER)
+        return outer * ceil_div(inner, p->tile);
+    return ceil_div(outer * inner, p->tile);
+}
+
+unsigned int plan_axis_splits(const plan *p, unsigned long long outer, unsigned long long len,
+                              unsigned long long inner)
+{
+    unsigned long long tiles = plan_axis_tiles(p, outer, inner);
+    if (p->axis_chunk == 0 || len <= p->axis_chunk || tiles == 0 || tiles > PLAN_AXIS_MAX_TILES
+        || tiles >= p->axis_fit)
+        return 1;
+    /* Enough blocks to fill the GPU once, no split shorter than the chunk. */
+    unsigned long long s = ceil_div(p->axis_fit, tiles), most = len / p->axis_chunk;
+    if (s > most)
+        s = most;
+    if (s > PLAN_AXIS_MAX_SPLITS)
+        s = PLAN_AXIS_MAX_SPLITS;
+    return s < 1 ? 1 : (unsigned)s;
+}
+
+size_t plan_axis_counter_bytes(const plan *p, unsigned long long outer, unsigned long long len,
+                               unsigned long long inner)
+{
+    if (plan_axis_splits(p, outer, len, inner) <= 1)
+        return 0;
+    return align_up(plan_axis_tiles(p, outer, inner) * sizeof(unsigned int));
+}
+
+size_t plan_axis_temp_bytes(const plan *p, unsigned long long outer, unsigned long long len,
+                            unsigned long long inner)
+{
+    unsigned int splits = plan_axis_splits(p, outer, len, inner);
+    if (splits <= 1)
+        return 0;
+    return plan_axis_counter_bytes(p, outer, len, inner)
+         + align_up((size_t)splits * outer * inner * p->acc_size);
+}
+
+int plan_axis_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned long long outer,
+                     unsigned long long len, unsigned long long inner, CUdeviceptr temp,
+                     CUstream s, rt_err *e)
+{
+    if (p->kind != PLAN_AXIS)
+        return rt_seterr(e, RT_EINVAL, "plan_axis_launch: not an axis plan");
+    if (outer == 0 || inner == 0)
+        return RT_OK;
+    unsigned long long tiles = plan_axis_tiles(p, outer, inner);
+    unsigned int splits = plan_axis_splits(p, outer, len, inner);
+    unsigned long long grid = tiles > 0x7fffffffULL ? 0x7fffffffULL : tiles;
+    CUdeviceptr counter = temp, part = splits > 1 ? temp + plan_axis_counter_bytes(p, outer, len, inner) : 0;
+    if (splits <= 1)
+        counter = 0;
+    void *args[] = {&in, &out, &part, &counter, &outer, &len, &inner};
+    CUresult r = cu.LaunchKernel(p->one, (unsigned)grid, splits, 1, p->threads, 1, 1, 0, s, args, NULL);
+    return r == CUDA_SUCCESS ? RT_OK : driver_fail(r, "cuLaunchKernel (rt_axis)", e);
 }

@@ -12,6 +12,10 @@
  *            temporary storage, and rt_seg_final turns them into out[0 .. nseg).
  * onelaunch: rt_one with grid min(ceil(n/tile), grid_per_sm * SMs); partials and a counter in
  *            the temporary storage; the last block done writes out[0].
+ * axis:      rt_axis over an [outer, len, inner] tensor reduced along len into [outer, inner]
+ *            (docs/axis.md): grid.x the tiles of outputs, grid.y the splits of len; with
+ *            more than one split, partials and a counter per tile in the temporary storage,
+ *            and the last block of a tile folds its splits in order and writes its outputs.
  */
 #ifndef RT_PLAN_H
 #define RT_PLAN_H
@@ -32,7 +36,12 @@ typedef struct plan {
                                                 * unit finalizes in place */
     unsigned int threads, tile, grid_per_sm;   /* from the module's rt_meta; grid_per_sm is
                                                 * the occupancy for PLAN_GRID_OCCUPANCY */
-    unsigned int unit;                         /* segmented: what a tile counts (rt_meta[3]) */
+    unsigned int unit;                         /* segmented: what a tile counts (rt_meta[3]);
+                                                * axis: PLAN_AXIS_TILE_FLAT or _INNER */
+    unsigned int axis_chunk;                   /* axis: rt_meta[2], the fewest elements of
+                                                * len per split (0: never split) */
+    unsigned long long axis_fit;               /* axis: blocks resident at once (SMs x the
+                                                * occupancy of rt_axis as compiled) */
     int sm_count;
     size_t acc_size;
 } plan;
@@ -80,5 +89,56 @@ int plan_seg_launch_count(const plan *p, unsigned long long n, unsigned long lon
 int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned long long n,
                     unsigned long long nseg, CUdeviceptr out, CUdeviceptr temp, CUstream s,
                     rt_err *e);
+
+/* ---- axis plans (docs/axis.md); 'one' is rt_axis ----
+ *
+ * Kernel ABI of a family with `@plan axis`:
+ *   rt_meta[4] = { threads, tile, chunk, unit }
+ *     tile:  outputs per block; unit PLAN_AXIS_TILE_FLAT: `tile` consecutive outputs of the
+ *            flattened [outer * inner] (rows families: a tile may span several outer rows);
+ *            PLAN_AXIS_TILE_INNER: `tile` consecutive inner indices of one outer index (a
+ *            tile never crosses an outer boundary; columns families).
+ *     chunk: the fewest elements of len a split may get; 0: the family never splits len.
+ *   extern "C" __global__ void rt_axis(const rt_value_t *in, rt_res_t *out, rt_acc_t *part,
+ *                                      unsigned int *counter, unsigned long long outer,
+ *                                      unsigned long long len, unsigned long long inner);
+ *   grid = (min(tiles, 2^31 - 1), splits, 1); a block loops over tiles x, x + gridDim.x, ...
+ *   splits == 1: out[o * inner + i] = rt_final(the in-order fold over l of
+ *                rt_lift(in[(o * len + l) * inner + i], l)); part and counter unused.
+ *   splits > 1 (then tiles <= PLAN_AXIS_MAX_TILES and grid.x == tiles): block (x, s) folds
+ *                its part of len (split s of the kernel's own contiguous cut, in order) into
+ *                part[s * outer * inner + m] for the tile's outputs m, then counts itself in
+ *                counter[x]; the last block of tile x folds part[0 .. splits) in order, writes
+ *                rt_final of it to out, and sets counter[x] back to 0.
+ *   len == 0 writes rt_final(rt_identity()) to every output; outer * inner == 0 launches
+ *   nothing. The index given to rt_lift is the position along the axis (argmin/argmax
+ *   return it, as torch's dim reductions do).
+ */
+
+#define PLAN_AXIS_TILE_FLAT  0u
+#define PLAN_AXIS_TILE_INNER 1u
+#define PLAN_AXIS_MAX_TILES  4096u     /* counters of a split launch: 16 KiB */
+#define PLAN_AXIS_MAX_SPLITS 65535u
+
+/* Tiles of outputs (grid.x before the cap) and splits of len (grid.y) for a shape. */
+unsigned long long plan_axis_tiles(const plan *p, unsigned long long outer, unsigned long long inner);
+unsigned int plan_axis_splits(const plan *p, unsigned long long outer, unsigned long long len,
+                              unsigned long long inner);
+
+/* Bytes of the counters at the start of the temporary storage (0 without splits): they must
+ * be zero before the launch, and the kernel leaves them zero. */
+size_t plan_axis_counter_bytes(const plan *p, unsigned long long outer, unsigned long long len,
+                               unsigned long long inner);
+
+/* Bytes of temporary storage: the counters, then splits x outer x inner accumulators; 0
+ * without splits. */
+size_t plan_axis_temp_bytes(const plan *p, unsigned long long outer, unsigned long long len,
+                            unsigned long long inner);
+
+/* Enqueue rt_axis on 's' (nothing when outer * inner == 0; the caller checks that the
+ * products do not overflow). */
+int plan_axis_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned long long outer,
+                     unsigned long long len, unsigned long long inner, CUdeviceptr temp,
+                     CUstream s, rt_err *e);
 
 #endif
