@@ -481,6 +481,7 @@ def _torch_fast(torch):
     _torch_compiling()                                               # sets _compiling
     _strided, _int64, _ttypes, _tdevice = torch.strided, torch.int64, _torch_types(torch), {}
     _tres.clear()
+    _rpool.clear()
     for dt, rt in _ttypes.items():
         for code in C.OPS.values():
             try:
@@ -493,6 +494,25 @@ def _torch_fast(torch):
     _tensor = torch.Tensor
     _fast = True
     return _fast
+
+
+# New 0-d results of the torch fast path, made in batches (issue 11: torch.empty from Python
+# costs ~3.6 us a call on the H100 machines, more than the reduction's launch): a batch is one
+# allocation of _BATCH values on the stream that will write them, handed out as its 0-d views
+# (Tensor.unbind, one C++ call), so each result is a tensor of its own value, alive as long as
+# the caller keeps it (the batch's memory goes back to torch's allocator when its last view
+# dies). Keyed by the result dtype and the raw stream, as torch's allocator keys its blocks,
+# so that no view is written on a stream other than its block's.
+_BATCH = 128
+_rpool = {}         # (torch dtype, raw stream) -> list of unused 0-d views
+
+
+def _refill(rd, d, work):
+    """A fresh batch of results for (dtype rd, device d, stream work)."""
+    if len(_rpool) > 64:
+        _rpool.clear()    # many streams over time: drop the unused views of the old ones
+    pool = _rpool[(rd, work)] = list(_empty(_BATCH, dtype=rd, device=d).unbind())
+    return pool
 
 
 def _torch_call(x, code, out):
@@ -511,6 +531,7 @@ def _torch_call(x, code, out):
     ctx = _contexts.get(dev)
     if ctx is None:
         return None
+    work = _raw_stream(dev)
     if out is None:
         d = _tdevice.get(dev)
         if d is None:
@@ -519,7 +540,10 @@ def _torch_call(x, code, out):
             rd = _tres.get((code, rt))
             if rd is None:
                 return None
-            result = _empty((), dtype=rd, device=d)
+            pool = _rpool.get((rd, work))
+            if not pool:
+                pool = _refill(rd, d, work)
+            result = pool.pop()
             optr = result.data_ptr()
         else:
             buf = _empty(2, dtype=_int64, device=d)   # {value bits, index}
@@ -534,7 +558,6 @@ def _torch_call(x, code, out):
         elif _ttypes.get(out.dtype) not in (C.RT_I64, C.RT_U64) or out.numel() != 2:
             return None
         result, optr = out, out.data_ptr()
-    work = _raw_stream(dev)
     rc = _rt_reduce(ctx._h, code, rt, x.data_ptr(), x.numel(), optr, work)
     if rc:
         if rc == C.RT_ECAPTURE:

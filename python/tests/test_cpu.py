@@ -457,6 +457,10 @@ class FakeTorch:
             def __getitem__(s, i):
                 return ("element", s, i)
 
+            def unbind(s):
+                size = 8 if s.dtype in ("torch.float64", "torch.int64", "torch.uint64") else 4
+                return tuple(Tensor((), s.dtype, ptr=s.ptr + size * k) for k in range(s.shape[0]))
+
         def empty(shape, dtype=None, device=None):
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
             e = Tensor(shape, dtype, ptr=0x9000 + 0x100 * len(made))
@@ -502,6 +506,22 @@ def test_torch_fast_path_wiring(faketorch):
     buf = faketorch.made[-1]
     assert buf.shape == (2,) and buf.dtype == "torch.int64" and r == ("element", buf, 1)
     assert faketorch.calls[-1] == (0xC7, C.RT_ARGMAX, C.RT_I64, 0x1000, 32, buf.ptr, 0x5000)
+
+
+def test_torch_fast_path_results_come_in_batches(faketorch, monkeypatch):
+    """New 0-d results are views of a batch allocated once per (dtype, stream): each call a
+    distinct value, one allocation for _BATCH calls, a new batch for another stream."""
+    T = faketorch.torch.Tensor
+    x = T((1024,))
+    rs = [redtune.sum(x) for _ in range(_core._BATCH + 1)]
+    assert len({r.ptr for r in rs}) == len(rs)
+    batches = [m for m in faketorch.made if m.shape == (_core._BATCH,)]
+    assert len(batches) == 2 and all(m.dtype == "torch.float32" for m in batches)
+    assert {c[5] for c in faketorch.calls} == {r.ptr for r in rs}
+    monkeypatch.setattr(_core, "_raw_stream", lambda d: 0x7000)
+    r = redtune.sum(x)
+    assert faketorch.calls[-1][6] == 0x7000 and len(faketorch.made) == len(batches) + 1
+    assert r.ptr == faketorch.made[-1].ptr + 4 * (_core._BATCH - 1)
 
 
 def test_types_and_fused_ops_wiring(faketorch):
@@ -801,6 +821,10 @@ class FakeCupy:
 
             def __getitem__(s, i):
                 return ("element", s, i)
+
+            def unbind(s):
+                size = 8 if s.dtype in ("torch.float64", "torch.int64", "torch.uint64") else 4
+                return tuple(Tensor((), s.dtype, ptr=s.ptr + size * k) for k in range(s.shape[0]))
 
         def empty(shape, dtype="<f4"):
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
