@@ -159,7 +159,7 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
         if (m < M) {
             unsigned long long base = m * len, stride = 1;
             if (inner != 1) {
-                /* (o, i) = (m / inner, m % inner) (ax_div: no call) */
+                /* (o, i) = (m / inner, m % inner) */
                 const unsigned long long o = m / inner, i = m - o * inner;
                 base = o * len * inner + i;
                 stride = inner;
