@@ -38,10 +38,11 @@ static int axis_bucket(unsigned long long x)
     return x ? 64 - __builtin_clzll(x) : 0;
 }
 
-/* The centre of a bucket in log2 (bucket 0, an empty extent, stands with 1). */
+/* The centre of a bucket in log2: b - 0.5 for [2^(b-1), 2^b); bucket 1 holds 1 alone, and
+ * bucket 0 (an empty extent) stands with it. */
 static double bucket_centre(int b)
 {
-    return b ? b - 0.5 : 0;
+    return b > 1 ? b - 0.5 : 0;
 }
 
 static double log2_extent(unsigned long long x)

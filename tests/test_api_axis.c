@@ -35,6 +35,7 @@
 #include "runtime/store.h"
 #include "tuner/store_tune.h"
 #include "tests/affine.h"
+#include "tests/gpu_util.h"
 #include "tests/typeref.h"
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -452,6 +453,27 @@ static int check_axis(rt_op op, rt_type t, const unsigned char *in, unsigned lon
     return bad == 0;
 }
 
+/* Small exact values (k/8) for every type of the tests: tr_fill's for the halves and bytes,
+ * written here for f32 and f64 (tr_put leaves those alone). */
+static void fill(rt_type t, void *p, unsigned long long n, unsigned seed)
+{
+    if (t != RT_F32 && t != RT_F64) {
+        tr_fill(t, TR_PLAIN, p, n, seed);
+        return;
+    }
+    unsigned long long x = 0x9e3779b97f4a7c15ull ^ seed;
+    for (unsigned long long i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        double v = ((int)((x >> 33) % 129) - 64) / 8.0;
+        if (t == RT_F32) {
+            float f = (float)v;
+            memcpy((char *)p + 4 * i, &f, 4);
+        } else {
+            memcpy((char *)p + 8 * i, &v, 8);
+        }
+    }
+}
+
 static const unsigned long long shapes[][3] = {
     {3, 1, 17}, {2, 4099, 3}, {5, 333, 1}, {1, 1000, 17}, {4, 0, 5}, {1, 70001, 1},
     {7, 513, 33}, {1000, 64, 1}, {1, 65536, 16}, {64, 2048, 4}, {8, 300000, 1},
@@ -469,7 +491,7 @@ static void axis_call(rt_ctx *ctx, rt_op op, rt_type t, unsigned long long o,
     unsigned char *h = malloc((n + 1) * es), *got = malloc(m * rs + 1);
     assert_non_null(h);
     assert_non_null(got);
-    tr_fill(t, TR_PLAIN, h, n + 1, (unsigned)(n + 31 * op));
+    fill(t, h, n + 1, (unsigned)(n + 31 * op));
     CUdeviceptr in, out, temp = 0;
     assert_int_equal(cu.MemAlloc(&in, (n + 1) * es), CUDA_SUCCESS);
     assert_int_equal(cu.MemAlloc(&out, m * rs + 16), CUDA_SUCCESS);
@@ -801,6 +823,54 @@ static void axis_gpu_graph(void **state)
     free(h);
 }
 
+/* redtune reduce --shape: text and raw results of rt_reduce_axis, --explain's text. */
+static void axis_gpu_cli(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char in[128], outp[128], args[1024], out[8192], want[512] = "";
+    float v[24];
+    for (int k = 0; k < 24; k++)
+        v[k] = (float)((k * 7) % 24);
+    snprintf(in, sizeof in, "%s/v.bin", G.dir);
+    snprintf(outp, sizeof outp, "%s/out.bin", G.dir);
+    FILE *f = fopen(in, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(v, 4, 24, f), 24);
+    fclose(f);
+    snprintf(args, sizeof args, "reduce --op sum --in %s --shape 3,4,2 --db %s", in, G.empty_db);
+    if (gpu_util_run(args, out, sizeof out))
+        fail_msg("%s", out);
+    for (int o = 0; o < 3; o++)
+        for (int i = 0; i < 2; i++) {
+            float s = 0;
+            for (int l = 0; l < 4; l++)
+                s += v[(o * 4 + l) * 2 + i];
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%.9g\n", s);
+        }
+    assert_string_equal(out, want);
+    snprintf(args, sizeof args, "reduce --op argmax --in %s --shape 4,6,1 --db %s -o %s --force "
+             "--explain", in, G.empty_db, outp);
+    if (gpu_util_run(args, out, sizeof out))
+        fail_msg("%s", out);
+    if (!strstr(out, "axis argmax f32, outer = 4 len = 6 inner = 1"))
+        fail_msg("%s", out);
+    unsigned char raw[4 * 16];
+    f = fopen(outp, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(raw, 1, sizeof raw + 1, f), sizeof raw);
+    fclose(f);
+    for (int o = 0; o < 4; o++) {
+        long long idx, best = 0;
+        memcpy(&idx, raw + 16 * o + 8, 8);
+        for (int l = 1; l < 6; l++)
+            if (v[o * 6 + l] > v[o * 6 + best])
+                best = l;
+        if (idx != best || memcmp(raw + 16 * o, &v[o * 6 + best], 4))
+            fail_msg("row %d: index %lld, want %lld", o, idx, best);
+    }
+}
+
 int test_api_axis_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -821,6 +891,7 @@ int test_api_axis_gpu_group(void)
         cmocka_unit_test(axis_gpu_user_op),
         cmocka_unit_test(axis_gpu_database),
         cmocka_unit_test(axis_gpu_graph),
+        cmocka_unit_test(axis_gpu_cli),
     };
     return cmocka_run_group_tests_name("api_axis_gpu", tests, gpu_setup, gpu_teardown);
 }
