@@ -823,6 +823,49 @@ static void axis_gpu_graph(void **state)
     free(h);
 }
 
+/* REDTUNE_CAPTURE: one line per distinct axis shape without an exact entry (layout
+ * axis:OxLxI, n the elements, nseg the outputs); len == 0 and empty outputs not recorded. */
+static void axis_gpu_capture(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char path[128], want[1024];
+    snprintf(path, sizeof path, "%s/cases.tsv", G.dir);
+    setenv("REDTUNE_CAPTURE", path, 1);
+    rt_ctx *ctx = NULL;
+    int rc = rt_open(G.empty_db, 0, &ctx);
+    unsetenv("REDTUNE_CAPTURE");
+    assert_int_equal(rc, RT_OK);
+    CUdeviceptr in, out;
+    assert_int_equal(cu.MemAlloc(&in, 5 * 333 * 4 * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 4096), CUDA_SUCCESS);
+    const void *x = (const void *)(uintptr_t)in;
+    void *y = (void *)(uintptr_t)out;
+    assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, x, 5, 333, 1, y, NULL), RT_OK);
+    assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, x, 5, 333, 1, y, NULL), RT_OK);
+    assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, x, 5, 330, 1, y, NULL), RT_OK);
+    assert_int_equal(rt_reduce_axis(ctx, RT_ARGMAX, RT_BF16, x, 1, 333, 4, y, NULL), RT_OK);
+    assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, x, 4, 0, 5, y, NULL), RT_OK);
+    assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, NULL, 0, 7, 5, NULL, NULL), RT_OK);
+    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+    rt_close(ctx);
+    snprintf(want, sizeof want, "# redtune capture v1\n"
+             "# op\ttype\tlayout\tn\tnseg\tfallback\tfingerprint\tdevice\n"
+             "sum\tf32\taxis:5x333x1\t1665\t5\tbuiltin\t-\t%s\n"
+             "sum\tf32\taxis:5x330x1\t1650\t5\tbuiltin\t-\t%s\n"
+             "argmax\tbf16\taxis:1x333x4\t1332\t4\tbuiltin\t-\t%s\n",
+             G.dev.name, G.dev.name, G.dev.name);
+    char got[2048] = "";
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t len = fread(got, 1, sizeof got - 1, f);
+    got[len] = '\0';
+    fclose(f);
+    assert_string_equal(got, want);
+    cu.MemFree(in);
+    cu.MemFree(out);
+}
+
 /* redtune reduce --shape: text and raw results of rt_reduce_axis, --explain's text. */
 static void axis_gpu_cli(void **state)
 {
@@ -891,6 +934,7 @@ int test_api_axis_gpu_group(void)
         cmocka_unit_test(axis_gpu_user_op),
         cmocka_unit_test(axis_gpu_database),
         cmocka_unit_test(axis_gpu_graph),
+        cmocka_unit_test(axis_gpu_capture),
         cmocka_unit_test(axis_gpu_cli),
     };
     return cmocka_run_group_tests_name("api_axis_gpu", tests, gpu_setup, gpu_teardown);
