@@ -353,8 +353,8 @@ static void cases_cli(void **state)
     assert_int_equal(cli_parse(5, bad, &a, &e), RT_EINVAL);
     assert_string_equal(e.msg, "--cases-from takes the operators, types, sizes and layouts "
                         "from its file: --op, --op-file, --type, --acc, --result, --sizes, "
-                        "--segmented, --profiles and --off64 do not go with it\n(see redtune "
-                        "--help)");
+                        "--segmented, --profiles, --off64, --axis and --shapes do not go with "
+                        "it\n(see redtune --help)");
     cli_free(&a);
     char *empty[] = {"redtune", "--cases-from="};
     assert_int_equal(cli_parse(2, empty, &a, &e), RT_EINVAL);
