@@ -22,6 +22,7 @@ int test_cli_group(void);
 int test_segdata_group(void);
 int test_gpu_group(void);
 int test_gpu_seg_group(void);
+int test_gpu_axis_group(void);
 int test_api_group(void);
 int test_api_gpu_group(void);
 int test_measure_group(void);
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();
         failed += test_gpu_seg_group();
+        failed += test_gpu_axis_group();
         failed += test_api_gpu_group();
         failed += test_measure_gpu_group();
         failed += test_bench_pick_gpu_group();
