@@ -136,7 +136,7 @@ static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(RT_B)
+extern "C" __global__ void __launch_bounds__(RT_B, ax_min_blocks(RT_B, RT_U * RT_CV * sizeof(rt_value_t), RT_U * RT_CV, RT_U * RT_CV + RT_CV))
 rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t *__restrict__ part,
         unsigned int *__restrict__ counter, unsigned long long outer, unsigned long long len,
         unsigned long long inner)
@@ -158,7 +158,9 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
     __shared__ bool s_last;
 
     for (unsigned long long x = blockIdx.x; x < tiles; x += gridDim.x) {
-        const unsigned long long o = x / per_outer, i0 = (x - o * per_outer) * AC_T;
+        /* Tile x is (o, t) = (x / per_outer, x % per_outer). */
+        const unsigned long long o = ax_div(x, per_outer), t = x - o * per_outer;
+        const unsigned long long i0 = t * AC_T;
         const unsigned long long c = i0 + (unsigned long long)tx * RT_CV;   /* first column */
         const unsigned int w = c < inner ? (inner - c < RT_CV ? (unsigned int)(inner - c) : RT_CV) : 0;
         rt_acc_t acc[RT_CV];
@@ -218,19 +220,19 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
                     if (k < w)
                         out[m + k] = rt_final(acc[k]);
             }
-            continue;
-        }
-        /* Split: raw partials, then the last block of the tile folds them in split order
-         * (grid.x is the number of tiles: this is the block's only tile). */
-        if (tid < RT_TX) {
+        } else {
+            /* Split: raw partials, then the last block of the tile folds them in split order
+             * (grid.x is the number of tiles: this is the block's only tile). */
+            if (tid < RT_TX) {
 #pragma unroll
-            for (unsigned int k = 0; k < RT_CV; k++)
-                if (k < w)
-                    part[blockIdx.y * M + m + k] = acc[k];
-        }
-        if (ax_last_split(counter + x, s_last)) {
-            const unsigned long long m0 = o * inner + i0;
-            ax_fold_splits<RT_B, AC_T>(part, out, M, m0, (unsigned int)(inner - i0 < AC_T ? inner - i0 : AC_T));
+                for (unsigned int k = 0; k < RT_CV; k++)
+                    if (k < w)
+                        part[blockIdx.y * M + m + k] = acc[k];
+            }
+            if (ax_last_split(counter + x, s_last)) {
+                const unsigned long long m0 = o * inner + i0;
+                ax_fold_splits<RT_B, AC_T>(part, out, M, m0, (unsigned int)(inner - i0 < AC_T ? inner - i0 : AC_T));
+            }
         }
     }
 }

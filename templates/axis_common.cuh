@@ -16,6 +16,22 @@ static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
               "axis: the prelude's glue has the wrong signatures");
 static_assert(sizeof(rt_final(rt_identity())) == sizeof(rt_res_t), "axis: rt_final's type");
 
+/* The second __launch_bounds__ argument of rt_axis: blocks of B threads that must fit on an
+ * SM at once, from an estimate of the registers a thread needs (48, the loads in flight and
+ * their 64-bit addresses, and the accumulators they are lifted into: nacc of them), within
+ * 1 .. 2048 / B. Without it ptxas picks its own register target and spills a word or two to
+ * reach it (in cold code); with 1 it takes 120 registers for a sum; with a flat 1024 threads
+ * it spills wide accumulators (argmax of 16 bytes x 32). */
+__host__ __device__ constexpr unsigned int ax_min_blocks_of(unsigned int b, unsigned int regs)
+{
+    return 65536u / (regs * b) < 1u ? 1u : 65536u / (regs * b) > 2048u / b ? 2048u / b : 65536u / (regs * b);
+}
+__host__ __device__ constexpr unsigned int ax_min_blocks(unsigned int b, unsigned int load_bytes,
+                                                         unsigned int nloads, unsigned int nacc)
+{
+    return ax_min_blocks_of(b, 48u + load_bytes / 4u + 2u * nloads + nacc * (unsigned int)sizeof(rt_acc_t) / 4u);
+}
+
 /* A split's part of len starts at a multiple of AX_ALIGN elements: with len a multiple of the
  * vector width (at most 16 elements) every part of a row is whole vectors. */
 #define AX_ALIGN 16ull
@@ -59,6 +75,13 @@ __device__ __forceinline__ rt_acc_t ax_tree(rt_acc_t (&a)[N])
     return a[0];
 }
 
+/* a / b: an inline 32-bit division where both fit (the common case), else the 64-bit one
+ * (a subroutine call in SASS). */
+__device__ __forceinline__ unsigned long long ax_div(unsigned long long a, unsigned long long b)
+{
+    return ((a | b) >> 32) == 0 ? (unsigned long long)((unsigned int)a / (unsigned int)b) : a / b;
+}
+
 /* Split s of S's part [lo, hi) of len: consecutive parts of equal size (a multiple of
  * AX_ALIGN), the last one shorter or empty. S == 1: all of len. */
 __device__ __forceinline__ void ax_part(unsigned long long len, unsigned int s, unsigned int S,
@@ -69,7 +92,7 @@ __device__ __forceinline__ void ax_part(unsigned long long len, unsigned int s, 
         hi = len;
         return;
     }
-    const unsigned long long per = ((len + S - 1) / S + AX_ALIGN - 1) / AX_ALIGN * AX_ALIGN;
+    const unsigned long long per = (((len + S - 1) / S) + AX_ALIGN - 1) / AX_ALIGN * AX_ALIGN;
     lo = per * s < len ? per * s : len;
     hi = len - lo < per ? len : lo + per;
 }

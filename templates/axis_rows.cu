@@ -86,21 +86,24 @@ static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restric
                                                      unsigned long long stride, unsigned long long lo,
                                                      unsigned long long hi, unsigned int j)
 {
-    constexpr unsigned long long STEP = (unsigned long long)RT_L * VV;   /* between a lane's loads */
-    constexpr unsigned long long ROUND = STEP * RT_U;
+    constexpr unsigned int STEP = RT_L * VV;   /* elements between a lane's loads */
+    constexpr unsigned int ROUND = STEP * RT_U;
     rt_acc_t acc = rt_identity();
     if (hi <= lo)
         return acc;
     const unsigned long long nfull = (hi - lo) / ROUND;
     unsigned long long l = lo + (unsigned long long)j * VV;
-    for (unsigned long long r = 0; r < nfull; r++, l += ROUND) {
+    /* p: the lane's next load; the index l is only for rt_lift (dead code for most ops). */
+    const rt_value_t *p = in + base + l * stride;
+    const unsigned long long pstep = STEP * stride;
+    for (unsigned long long r = 0; r < nfull; r++, l += ROUND, p += ROUND * stride) {
         rt_value_t x[RT_U][VV];
 #pragma unroll
         for (unsigned int u = 0; u < RT_U; u++) {
             if constexpr (VV > 1)
-                ax_ldv<rt_value_t, VV>(in + base + l + u * STEP, x[u]);
+                ax_ldv<rt_value_t, VV>(p + u * STEP, x[u]);
             else
-                x[u][0] = __ldg(in + base + (l + u * STEP) * stride);
+                x[u][0] = __ldg(p + u * pstep);
         }
         rt_acc_t a[RT_U * VV];
 #pragma unroll
@@ -132,7 +135,7 @@ static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restric
     return acc;
 }
 
-extern "C" __global__ void __launch_bounds__(RT_B)
+extern "C" __global__ void __launch_bounds__(RT_B, ax_min_blocks(RT_B, RT_U * RT_V * sizeof(rt_value_t), RT_U, RT_U * RT_V))
 rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t *__restrict__ part,
         unsigned int *__restrict__ counter, unsigned long long outer, unsigned long long len,
         unsigned long long inner)
@@ -156,6 +159,7 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
         if (m < M) {
             unsigned long long base = m * len, stride = 1;
             if (inner != 1) {
+                /* (o, i) = (m / inner, m % inner) */
                 const unsigned long long o = m / inner, i = m - o * inner;
                 base = o * len * inner + i;
                 stride = inner;
@@ -180,15 +184,15 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
         if (gridDim.y == 1) {
             if (j == 0 && m < M)
                 out[m] = rt_final(v);
-            continue;
-        }
-        /* Split: raw partials, then the last block of the tile folds them in order (grid.x
-         * is the number of tiles: this is the block's only tile). */
-        if (j == 0 && m < M)
-            part[blockIdx.y * M + m] = v;
-        if (ax_last_split(counter + x, s_last)) {
-            const unsigned long long m0 = x * AR_T;
-            ax_fold_splits<RT_B, AR_T>(part, out, M, m0, (unsigned int)(M - m0 < AR_T ? M - m0 : AR_T));
+        } else {
+            /* Split: raw partials, then the last block of the tile folds them in order
+             * (grid.x is the number of tiles: this is the block's only tile). */
+            if (j == 0 && m < M)
+                part[blockIdx.y * M + m] = v;
+            if (ax_last_split(counter + x, s_last)) {
+                const unsigned long long m0 = x * AR_T;
+                ax_fold_splits<RT_B, AR_T>(part, out, M, m0, (unsigned int)(M - m0 < AR_T ? M - m0 : AR_T));
+            }
         }
     }
 }

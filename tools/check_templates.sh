@@ -25,7 +25,7 @@
 # --quick: a reduced matrix (what `ninja test` runs): per family the template alone, its
 # defaults for eight operator/type pairs that cover every operator and type, every parameter
 # set on min/f32, argmin, affine and the refused shapes; and fourteen new pairs (every new type
-# and fused operator) on gridstride and seg_lb, half of them on tree_sequential and seg_per. --tap: one TAP line per family
+# and fused operator) on gridstride, seg_lb and the axis families, half of them on tree_sequential and seg_per. --tap: one TAP line per family
 # ("ok N - ..." / "not ok N - ..."; "# SKIP" when nvcc is missing), details as # comments,
 # for tests/run.sh. VERBOSE=1 prints a line per unit; KEEP=1 keeps the sources and logs.
 # Exit status: 0 when everything passed, 1 when something failed, 2 when nvcc or redtune is
@@ -55,7 +55,7 @@ done
 
 # The family list: the flat families, the paper's, then the yardstick (not a family).
 all_families="tree_interleaved tree_sequential gridstride tb2 tb4warp matrix persistent_matrix
-    diffwarps diffwarps_async bandwidth"
+    diffwarps diffwarps_async axis_rows axis_cols bandwidth"
 if [ ${#want[@]} -gt 0 ]; then families="${want[*]}"; else families=$(echo $all_families); fi
 
 say() {   # a line of the report; a TAP comment with --tap
@@ -171,6 +171,22 @@ params_for() {   # family type -> one parameter set per line, NAME=value separat
         echo "P=24 C=8 W=8 STAGES=2 BULK=0"
         echo "P=1 C=1 W=16 STAGES=8 BULK=1"
         ;;
+    axis_rows)   # V at most 16 bytes; the defaults with V narrowed first
+        v4=$((vmax < 4 ? vmax : 4))
+        echo "B=256 L=32 V=$v4 U=2 CHUNK=0"
+        echo "B=64 L=1 V=$vmax U=8 CHUNK=8192"
+        echo "B=1024 L=1024 V=$vmax U=4 CHUNK=131072"
+        echo "B=192 L=64 V=1 U=1 CHUNK=0"
+        echo "B=512 L=8 V=$vmax U=4 CHUNK=32768"
+        ;;
+    axis_cols)   # CV at most 8 and 16 bytes
+        cvmax=$((vmax < 8 ? vmax : 8))
+        echo "B=256 TX=32 CV=2 U=4 CHUNK=0"
+        echo "B=64 TX=1 CV=1 U=8 CHUNK=8192"
+        echo "B=1024 TX=1024 CV=$cvmax U=8 CHUNK=131072"
+        echo "B=1024 TX=8 CV=$cvmax U=8 CHUNK=0"
+        echo "B=128 TX=4 CV=$cvmax U=1 CHUNK=32768"
+        ;;
     bandwidth)
         echo "B=512 U=4 G=4"
         echo "B=32 U=1 G=1"
@@ -193,6 +209,14 @@ refused_for() {   # family -> "params|expected text" per line
     matrix) echo "B=32 H=64|H must be a multiple of 32, at most B" ;;
     persistent_matrix) echo "H=96 W=256|at most 64 loads per thread" ;;
     diffwarps) echo "P=30 C=3|P + C at most 32" ;;
+    axis_rows)
+        echo "L=48|L must be 1, 2, 4, 8, 16, 32 or a multiple of 32 dividing B"
+        echo "V=8|a vector is at most 16 bytes"
+        ;;
+    axis_cols)
+        echo "TX=3|TX must be a power of two dividing B"
+        echo "CV=8|a vector is at most 16 bytes"
+        ;;
     diffwarps_async)
         echo "W=12|multiple of 32 bytes"
         echo "STAGES=1|STAGES must be in 2..8"
@@ -210,7 +234,7 @@ quick_pairs="sum/f32 prod/f64 min/f32 max/f64 min/i32 max/u32 sum/i64 prod/u64"
 new_ops="amax asum sumsq norm2 mean var_mean var_mean_sample std_mean std_mean_sample"
 new_types="f16 bf16 i8 u8"
 quick_new_pairs="sum/bf16 amax/f16 norm2/bf16 mean/i8 var_mean_sample/f16 std_mean/f64 min/u8 argmax/i8 asum/f32 sumsq/f16 var_mean/bf16 mean/u8 prod/i8 std_mean_sample/f32"
-quick_new_families="gridstride tree_sequential seg_lb seg_per"
+quick_new_families="gridstride tree_sequential seg_lb seg_per axis_rows axis_cols"
 defined_pair() {   # op type -> status 0 when optype defines it (float-only operators)
     case $1 in
     amax|asum|sumsq|norm2|var_mean*|std_mean*) case $2 in f*|bf16) return 0 ;; *) return 1 ;; esac ;;
