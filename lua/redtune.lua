@@ -10,8 +10,10 @@
 --         smem_per_block, smem_per_sm, regs_per_sm, l2_bytes, ...; plus cc = 10*major + minor
 --         and max_threads (= max_threads_per_block)
 --   case  op ("min", or a user operator's name), type ("f32"), type_size (bytes),
---         commutative (a boolean), layout ("flat", or "keys" / "offsets" for --segmented:
---         families that cannot run the layout are left out)
+--         commutative (a boolean), layout ("flat", or "keys" / "offsets" for --segmented,
+--         "axis" for --axis: families that cannot run the layout are left out); an axis
+--         case also has outer, len and inner (the shape [outer, len, inner] reduced along
+--         len) and n (their product)
 -- The same two tables are passed to derive and constraint functions.
 --
 -- The script returns a list of family entries:

@@ -20,6 +20,7 @@ int test_store_group(void);
 int test_data_group(void);
 int test_cli_group(void);
 int test_segdata_group(void);
+int test_axisdata_group(void);
 int test_gpu_group(void);
 int test_gpu_seg_group(void);
 int test_gpu_axis_group(void);
@@ -57,6 +58,7 @@ int main(int argc, char **argv)
         failed += test_store_group();
         failed += test_data_group();
         failed += test_segdata_group();
+        failed += test_axisdata_group();
         failed += test_cli_group();
         failed += test_api_group();
         failed += test_api_axis_group();

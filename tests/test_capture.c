@@ -339,6 +339,49 @@ static void cases_plan_runs(void **state)
     }
 }
 
+
+/* Axis capture lines (layout axis:OxLxI, n = O*L*I, nseg = O*I): planned into an axis run per
+ * operator and type with the shapes met, each once; a bad shape or a count that does not
+ * match it is refused naming the line. */
+static void cases_axis(void **state)
+{
+    (void)state;
+    cases_line *l = NULL;
+    char *notes = NULL, text[512], msg[512];
+    int n = 0;
+    rt_err e;
+    cases_plan p;
+    assert_int_equal(cases_parse("tests/capture/axis.tsv", &l, &n, &notes, &e), RT_OK);
+    assert_int_equal(n, 5);
+    assert_int_equal(l[0].layout, SEG_LAYOUT_AXIS);
+    assert_true(l[0].shape.outer == 65536 && l[0].shape.len == 128 && l[0].shape.inner == 1);
+    assert_int_equal(cases_plan_make(l, n, &p, &notes, &e), RT_OK);
+    free(l);
+    assert_int_equal(p.nruns, 3);
+    assert_int_equal(p.ncases, 5);
+    const char *want[] = {
+        "--op sum --type f32 --axis --shapes '65536x128x1;64x2048x512'",
+        "--op sum --type f32 --sizes 4096",
+        "--op argmax --type bf16 --axis --shapes '1x4096x4096'",
+    };
+    for (int r = 0; r < 3; r++) {
+        cases_run_text(&p.runs[r], text, sizeof text);
+        assert_string_equal(text, want[r]);
+    }
+    assert_int_equal(p.runs[0].layout, SEG_LAYOUT_AXIS);
+    assert_int_equal(p.runs[0].nshapes, 2);
+    assert_true(p.runs[0].shapes[1].outer == 64 && p.runs[0].shapes[1].inner == 512);
+    assert_null(notes);
+    cases_plan_free(&p);
+
+    assert_int_equal(parse_err("tests/capture/bad_axis_shape.tsv", msg, sizeof msg), RT_EINVAL);
+    assert_string_equal(msg, "tests/capture/bad_axis_shape.tsv:2: layout 'axis:64x0x512' is not "
+                        "axis:OxLxI (three positive integers whose product fits 64 bits)");
+    assert_int_equal(parse_err("tests/capture/bad_axis_n.tsv", msg, sizeof msg), RT_EINVAL);
+    assert_string_equal(msg, "tests/capture/bad_axis_n.tsv:2: n '67108864' and nseg '64' are "
+                        "not 67108864 and 32768, the elements and outputs of axis:64x2048x512");
+}
+
 static void cases_cli(void **state)
 {
     (void)state;
@@ -353,8 +396,8 @@ static void cases_cli(void **state)
     assert_int_equal(cli_parse(5, bad, &a, &e), RT_EINVAL);
     assert_string_equal(e.msg, "--cases-from takes the operators, types, sizes and layouts "
                         "from its file: --op, --op-file, --type, --acc, --result, --sizes, "
-                        "--segmented, --profiles and --off64 do not go with it\n(see redtune "
-                        "--help)");
+                        "--segmented, --profiles, --off64, --axis and --shapes do not go with "
+                        "it\n(see redtune --help)");
     cli_free(&a);
     char *empty[] = {"redtune", "--cases-from="};
     assert_int_equal(cli_parse(2, empty, &a, &e), RT_EINVAL);
@@ -455,6 +498,7 @@ int test_capture_group(void)
         cmocka_unit_test(cases_bad_files),
         cmocka_unit_test(cases_plan_runs),
         cmocka_unit_test(cases_cli),
+        cmocka_unit_test(cases_axis),
         cmocka_unit_test(cases_program),
         cmocka_unit_test(cases_type_specs),
     };

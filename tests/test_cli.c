@@ -18,6 +18,7 @@
 #include "runtime/store.h"
 #include "tuner/store_tune.h"
 #include "tuner/cli.h"
+#include "tuner/segdata.h"
 
 static char out[1 << 20];
 
@@ -939,6 +940,83 @@ static void strategy_options(void **state)
     cli_free(&a);
 }
 
+
+/* --axis and --shapes: the shapes parsed (O,L,I or OxLxI, ';' between them), the default set
+ * when none is given, and every bad shape or combination a usage error naming it. */
+static void axis_options(void **state)
+{
+    (void)state;
+    cli_args a;
+    rt_err e;
+    char *ok[] = {"redtune", "--op", "sum", "--axis", "--shapes", "3,1,17;2x4099x3;5,333,1", NULL};
+    assert_int_equal(cli_parse(6, ok, &a, &e), RT_OK);
+    assert_int_equal(a.tune.layout, SEG_LAYOUT_AXIS);
+    assert_int_equal(a.tune.nshapes, 3);
+    assert_true(a.tune.shapes[1].outer == 2 && a.tune.shapes[1].len == 4099
+                && a.tune.shapes[1].inner == 3);
+    assert_true(a.tune.shapes[2].outer == 5 && a.tune.shapes[2].inner == 1);
+    cli_free(&a);
+    char *plain[] = {"redtune", "--op", "min", "--axis", NULL};
+    assert_int_equal(cli_parse(4, plain, &a, &e), RT_OK);
+    assert_int_equal(a.tune.layout, SEG_LAYOUT_AXIS);
+    assert_int_equal(a.tune.nshapes, 0);   /* main.c takes the default shapes */
+    cli_free(&a);
+    axis_shape d[TUNE_MAX_SHAPES];
+    assert_int_equal(axisdata_default_shapes(d, TUNE_MAX_SHAPES), 11);
+    assert_true(d[0].outer == 1048576 && d[0].len == 16 && d[0].inner == 1);
+    assert_true(d[10].outer == 64 && d[10].len == 2048 && d[10].inner == 512);
+
+    static const char *const bad[][2] = {
+        {"1,2", "--shapes: '1,2' is not a shape (three positive integers O,L,I: outer, len, "
+                "inner; shapes separated by ';')"},
+        {"1,0,3", "--shapes: '1,0,3' is not a shape"},
+        {"1,2,3,4", "--shapes: '1,2,3,4' is not a shape"},
+        {"1x2,3", "--shapes: '1x2,3' is not a shape"},
+        {"-1,2,3", "--shapes: '-1,2,3' is not a shape"},
+        {"1,2,3;", "--shapes: '' is not a shape"},
+        {"1,2,3;a,b,c", "--shapes: 'a,b,c' is not a shape"},
+        {" 1,2,3", "--shapes: ' 1,2,3' is not a shape"},
+        {"99999999999999999999,1,1", "--shapes: '99999999999999999999,1,1' is not a shape"},
+        {"4294967296,4294967296,1", "--shapes: '4294967296,4294967296,1': outer x len x inner "
+                                    "overflows 64 bits\n(see redtune --help)"},
+        {"2097152,2097152,2097152", "--shapes: '2097152,2097152,2097152': outer x len x inner "
+                                    "overflows 64 bits"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "--op sum --axis --shapes '%s'", bad[i][0]);
+        EXPECT(args, 2, bad[i][1]);
+    }
+    char many[1024] = "--op sum --axis --shapes '";
+    for (int i = 0; i <= TUNE_MAX_SHAPES; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "%s1,%d,1", i ? ";" : "", i + 1);
+    strcat(many, "'");
+    EXPECT(many, 2, "--shapes: more than 32 shapes\n(see redtune --help)");
+    EXPECT("--op sum --shapes 1,2,3", 2, "redtune: --shapes goes with --axis\n");
+    EXPECT("--op sum --axis --sizes 1000", 2, "--axis takes its cases from --shapes: --sizes, "
+           "--segmented, --profiles and --off64 do not go with it\n(see redtune --help)");
+    EXPECT("--op sum --axis --segmented keys", 2, "--axis takes its cases from --shapes:");
+    EXPECT("--op sum --axis --profiles one", 2, "--axis takes its cases from --shapes:");
+    EXPECT("--op sum --axis --off64", 2, "--axis takes its cases from --shapes:");
+    EXPECT("--op-file lua/ops/affine.lua --axis", 2, "--axis tunes the built-in operators; user "
+           "operators (--op-file) are tuned unsegmented");
+    EXPECT("--segmented axis --op sum", 2, "--segmented: 'axis' is not a layout (keys, offsets)");
+    EXPECT("--cases-from x.log --axis", 2, "--cases-from takes the operators, types, sizes and "
+           "layouts from its file: --op, --op-file, --type, --acc, --result, --sizes, "
+           "--segmented, --profiles, --off64, --axis and --shapes do not go with it");
+    EXPECT("--op sum --axis --shapes 1,2,3 --shapes 4,5,6", 2, "--shapes given twice");
+    EXPECT("best --axis", 2, "unknown option '--axis'");
+    EXPECT("--help", 0, "  --shapes LIST  the shapes of --axis, O,L,I (or OxLxI) separated by ';'");
+    /* compile: the space expanded for each shape, the configs compiled once. */
+    EXPECT("compile --arch sm_90 --axis --shapes '65536,128,1;64x2048x512;5,333,1' --op sum "
+           "--space tests/lua/axis_small.lua --jobs 2", 0,
+           "compiled 3 configs of tests/lua/axis_small.lua for sm_90 (sum f32");
+    EXPECT("compile --arch sm_90 --axis --shapes 64,2048,512 --op sum --space "
+           "tests/lua/axis_small.lua --family axis_rows", 1, "tests/lua/axis_small.lua: the "
+           "space has no config for sum f32 layout axis:64x2048x512 on (no GPU: generic sm_90) "
+           "in the families axis_rows");
+}
+
 static int reset_run_env(void **state)
 {
     (void)state;
@@ -970,6 +1048,7 @@ int test_cli_group(void)
         cmocka_unit_test(locked_database_says_it_waits),
         cmocka_unit_test(cli_parse_in_process),
         cmocka_unit_test(strategy_options),
+        cmocka_unit_test(axis_options),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "runtime/store.h"
+#include "tuner/axisdata.h"
 #include "tuner/store_tune.h"
 
 static char out[1 << 20];
@@ -84,7 +85,11 @@ static void put(store *s, long long dev, long long run, const char *hash, const 
                            ok ? "" : "result 1 differs, \"x\"", ok ? us : 0, ok ? us * 0.9 : 0,
                            ok ? us * 1.2 : 0, ok ? 50 : 0, ok ? gbps : 0, ok ? gbps / 3000 : 0,
                            ok, ok ? 1 : -1, 0, 0, 0};
-    if (strchr(layout, ':')) {
+    axis_shape sh;
+    if (axisdata_parse_layout(layout, &sh) == 0) {   /* as tuning stores an axis case */
+        m.nseg = (long long)axisdata_outputs(&sh);
+        m.seg_mean = (double)sh.len;
+    } else if (strchr(layout, ':')) {
         m.nseg = n / 3;
         m.seg_mean = 3;
         m.seg_spread = 0.5;
@@ -96,8 +101,9 @@ static void put(store *s, long long dev, long long run, const char *hash, const 
  * Two devices. The first (a name that CSV must quote and HTML escape): min f32 flat at two
  * sizes, three kernels of two families, one wrong result; sum f64 keys:len3 at one size.
  * sum bf16 (accumulated in f32, an f32 result) flat at one size.
+ * sum f32 along an axis (axis:64x2048x512).
  * The second: one measurement of min f32 flat, no read bandwidth.
- * 9 measurements, 5 best rows.
+ * 10 measurements, 6 best rows.
  */
 static int make_db(void **state)
 {
@@ -132,6 +138,12 @@ static int make_db(void **state)
     put(s, dev, run, "k2", "min", "f32", "flat", 1 << 20, "wrong", 0, 0);
     put(s, dev, run, "k3", "min", "f32", "flat", 1 << 20, "ok", 1.6, 2600);
     put(s, dev, run, "k1", "sum", "f64", "keys:len3", 1 << 14, "ok", 5.0, 30);
+    assert_int_equal(store_put_kernel(s, "k4", "axis_cols", "B=256 TX=32 CV=4 U=4 CHUNK=0",
+                                      "//", &e), RT_OK);
+    put(s, dev, run, "k4", "sum", "f32", "axis:64x2048x512", 64LL * 2048 * 512, "ok", 100.0,
+        2700);
+    assert_int_equal(store_update_best(s, dev, "sum", "f32", "axis:64x2048x512",
+                                       64LL * 2048 * 512, 0, &e), RT_OK);
     put(s, dev2, 0, "k1", "min", "f32", "flat", 1 << 20, "ok", 2.2, 1900);
     /* A type spec: bf16 summed in f32 into an f32 result (schema version 3's acc, result). */
     store_measurement m = {dev, run, "k2", "sum", "bf16", "flat", 1 << 20, 0, "ok", "", 3.0,
@@ -182,6 +194,9 @@ static void best_formats(void **state)
     assert_non_null(strstr(out, "\"segmentation\":{\"layout\":\"keys\",\"profile\":\"len3\","
                                 "\"segments\":5461,\"mean_length\":3.0,\"spread\":0.5}"));
     assert_non_null(strstr(out, "\"deterministic\":true"));
+    assert_non_null(strstr(out, "\"layout\":\"axis:64x2048x512\",\"hot\":false,"
+                                "\"segmentation\":{\"layout\":\"axis\",\"shape\":"
+                                "\"64x2048x512\",\"outputs\":32768,\"len\":2048}"));
     assert_non_null(strstr(out, "\"case\":{\"op\":\"sum\",\"type\":\"bf16\",\"acc\":\"f32\","
                                 "\"result\":\"f32\",\"n\":1048576,"));
     assert_non_null(strstr(out, "\"run\":{\"id\":1,\"started_at\":\""));
@@ -199,12 +214,14 @@ static void best_formats(void **state)
     assert_non_null(strstr(out, "\"acc\":\"f32\""));
     assert_null(strstr(out, "\"type\":\"f32\""));
     EXPECT(0, "\"rows\":[]", "measurements --db %s --acc f64 --type bf16 --format json", db);
+    EXPECT(0, " sum      f32  f32  f32    axis:64x2048x512  flush     67108864  axis_cols",
+           "best --db %s --type f32 --op sum", db);
     if (!have_python())
         skip();
     assert_int_equal(run("best --db %s --format csv > %s/b.csv", db, dir), 0);
-    check("csv %s/b.csv 5", dir);
+    check("csv %s/b.csv 6", dir);
     assert_int_equal(run("best --db %s --format json > %s/b.json", db, dir), 0);
-    check("json %s/b.json best 5", dir);
+    check("json %s/b.json best 6", dir);
 }
 
 /* measurements: every row, failed ones too, in the three formats and with the filters. */
@@ -225,9 +242,9 @@ static void measurements_formats(void **state)
     if (!have_python())
         skip();
     assert_int_equal(run("measurements --db %s --format csv > %s/m.csv", db, dir), 0);
-    check("csv %s/m.csv 9", dir);
+    check("csv %s/m.csv 10", dir);
     assert_int_equal(run("measurements --db %s --format json > %s/m.json", db, dir), 0);
-    check("json %s/m.json measurements 9", dir);
+    check("json %s/m.json measurements 10", dir);
     assert_int_equal(run("measurements --db %s --format csv --op max > %s/e.csv", db, dir), 0);
     check("csv %s/e.csv 0", dir);
 }
@@ -265,9 +282,13 @@ static void report_html(void **state)
     assert_string_equal(out, "2\n");
     if (have_python())
         check("report %s 'min f32 flat flush' 'sum f64 keys:len3 flush' "
+              "'sum f32 axis:64x2048x512 flush' "
               "'sum bf16:acc=f32:result=f32 flat flush'", html);
     snprintf(cmd, sizeof cmd, "grep -c '<h3>sum bf16 (f32 accumulator, f32 result), flat' %s",
              html);
+    assert_int_equal(sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "grep -c '<h3>sum f32, along an axis, shape 64x2048x512 (outer "
+             "x len x inner), L2 flushed</h3>' %s", html);
     assert_int_equal(sh(cmd), 0);
     /* One device, by a part of its name. */
     EXPECT(0, "written into", "report --db %s --device OTHER -o %s --force", db, html);

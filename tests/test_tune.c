@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "runtime/optype.h"
+#include "tuner/axisdata.h"
 #include "tuner/proto.h"
 #include "tuner/segdata.h"
 #include "tuner/strategy.h"
@@ -120,7 +121,17 @@ int test_tune_fake_worker(void)
             prepare_resp r;
             memset(&r, 0, sizeof r);
             r.bytes = (double)q->n * optype_size((rt_type)q->type);
-            if (q->layout != SEG_LAYOUT_FLAT) {
+            if (q->layout == SEG_LAYOUT_AXIS) {   /* as worker.c's prepare_axis answers */
+                axis_shape sh = {q->outer, q->len, q->inner};
+                if (axisdata_n(&sh) != q->n) {
+                    free(data);
+                    return 4;
+                }
+                r.nseg = axisdata_outputs(&sh);
+                r.mean = (double)q->len;
+                r.bytes = axisdata_bytes(&sh, optype_size((rt_type)q->type),
+                                         optype_res_size((rt_op)q->op, (rt_type)q->type));
+            } else if (q->layout != SEG_LAYOUT_FLAT) {
                 r.nseg = q->n / 100 + 1;
                 r.mean = (double)q->n / r.nseg;
                 r.bytes += (double)q->n * 4;
@@ -447,6 +458,77 @@ static void tune_random_budget(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+
+/* An axis run: a case per shape, each with the configs its own expansion of the space gives
+ * (rows configs only where inner == 1), stored under layout axis:OxLxI with n = O*L*I,
+ * nseg = O*I, seg_mean = L, seg_spread = 0 and GB/s from O*L*I elements and O*I results; a
+ * rerun measures nothing; --split takes every other shape. */
+static void tune_axis_cases(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    tune_opts o = fake_opts(db);
+    o.layout = SEG_LAYOUT_AXIS;
+    o.sizes = NULL;
+    o.nsizes = 0;
+    o.space_path = "tests/lua/axis_small.lua";
+    o.shapes[0] = (axis_shape){65536, 128, 1};
+    o.shapes[1] = (axis_shape){64, 2048, 512};
+    o.shapes[2] = (axis_shape){5, 333, 1};
+    o.nshapes = 3;
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(&o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "redtune: 3 configs from tests/lua/axis_small.lua: compiled 3"));
+    assert_non_null(strstr(out_text, "7 configs measured in this run"));
+    assert_non_null(strstr(out_text, "best for sum f32 axis:65536x128x1 on Fake GPU"));
+    assert_non_null(strstr(out_text, "best for sum f32 axis:64x2048x512 on Fake GPU"));
+    assert_non_null(strstr(err_text, "redtune: n=2^23 axis_rows "));
+    db_text(db, "SELECT group_concat(x, ' ') FROM (SELECT m.layout || '/' || m.n || '/' || "
+                "m.nseg || '/' || m.seg_mean || '/' || m.seg_spread || '/' || k.family AS x "
+                "FROM measurements m JOIN kernels k ON k.hash = m.kernel_hash ORDER BY m.id)",
+            got, sizeof got);
+    assert_string_equal(got, "axis:65536x128x1/8388608/65536/128.0/0.0/axis_rows "
+                             "axis:65536x128x1/8388608/65536/128.0/0.0/axis_rows "
+                             "axis:65536x128x1/8388608/65536/128.0/0.0/axis_cols "
+                             "axis:64x2048x512/67108864/32768/2048.0/0.0/axis_cols "
+                             "axis:5x333x1/1665/5/333.0/0.0/axis_rows "
+                             "axis:5x333x1/1665/5/333.0/0.0/axis_rows "
+                             "axis:5x333x1/1665/5/333.0/0.0/axis_cols");
+    /* GB/s of bytes moved: O*L*I elements of 4 bytes and O*I results of 4 bytes. */
+    db_text(db, "SELECT count(*) FROM measurements WHERE layout = 'axis:64x2048x512' AND "
+                "abs(gbps - (64.0 * 2048 * 512 * 4 + 64 * 512 * 4) / (median_us * 1e-6) / 1e9) "
+                "< 1e-6 * gbps", got, sizeof got);
+    assert_string_equal(got, "1");
+    db_text(db, "SELECT group_concat(layout || '/' || n, ' ') FROM (SELECT layout, n FROM best "
+                "ORDER BY n)", got, sizeof got);
+    assert_string_equal(got, "axis:5x333x1/1665 axis:65536x128x1/8388608 "
+                             "axis:64x2048x512/67108864");
+
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "0 configs measured in this run"));
+
+    /* --split: of the three cases, the second GPU of two takes the second. */
+    db_exec(db, "DELETE FROM best; DELETE FROM measurements");
+    o.split_index = 1;
+    o.split_count = 2;
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "--split: 1 of the 3 cases here"));
+    assert_non_null(strstr(out_text, "1 configs measured in this run"));
+    db_text(db, "SELECT group_concat(layout, ' ') FROM measurements", got, sizeof got);
+    assert_string_equal(got, "axis:64x2048x512");
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- the exhaustive strategy over a fake candidate list ---- */
 
 /* Every candidate once, in the space's order, whatever is observed; the candidates that did
@@ -742,6 +824,7 @@ int test_tune_group(void)
         cmocka_unit_test(tune_fault_restarts_worker),
         cmocka_unit_test(tune_halving_resume_and_local_start),
         cmocka_unit_test(tune_random_budget),
+        cmocka_unit_test(tune_axis_cases),
     };
     return cmocka_run_group_tests_name("tune", tests, NULL, NULL);
 }

@@ -46,10 +46,102 @@ int cands_make_user(const rt_config *cfgs, int n, const rt_user_op *user, cand *
     return make(cfgs, n, RT_SUM, user->type, user, out, e);
 }
 
+static int expand_case(const char *space_path, const char *families, int deterministic,
+                       const rt_device *dev, const char *op, rt_type type, int commutative,
+                       int layout, int off64, const axis_shape *shape, rt_config **cfgs,
+                       int *n, char *skipped, size_t skipped_len, rt_err *e);
+
 int cands_expand(const char *space_path, const char *families, int deterministic,
                  const rt_device *dev, const char *op, rt_type type, int commutative,
                  int layout, int off64, rt_config **cfgs, int *n, char *skipped,
                  size_t skipped_len, rt_err *e)
+{
+    return expand_case(space_path, families, deterministic, dev, op, type, commutative, layout,
+                       off64, NULL, cfgs, n, skipped, skipped_len, e);
+}
+
+static int same_config(const rt_config *a, const rt_config *b)
+{
+    return a->family == b->family
+           && !memcmp(a->values, b->values, (size_t)a->family->nparams * sizeof a->values[0]);
+}
+
+int cands_expand_axis(const char *space_path, const char *families, int deterministic,
+                      const rt_device *dev, const char *op, rt_type type, int commutative,
+                      const axis_shape *shapes, int nshapes, rt_config **cfgs, int *n,
+                      int **idx, int *nidx, char *skipped, size_t skipped_len, rt_err *e)
+{
+    rt_config *all = NULL, *one = NULL;
+    int nall = 0, cap = 0, rc = RT_OK, g = 0;
+    *cfgs = NULL;
+    *n = 0;
+    for (g = 0; g < nshapes; g++)
+        idx[g] = NULL, nidx[g] = 0;
+    if (skipped && skipped_len)
+        skipped[0] = '\0';
+    for (g = 0; g < nshapes; g++) {
+        int k;
+        char left[1024] = "";
+        if ((rc = expand_case(space_path, families, deterministic, dev, op, type, commutative,
+                              SEG_LAYOUT_AXIS, 0, &shapes[g], &one, &k, left, sizeof left, e)))
+            goto done;
+        /* the families left out of any shape, once each */
+        char *save = NULL;
+        for (char *t = strtok_r(left, " ", &save); skipped && t; t = strtok_r(NULL, " ", &save)) {
+            size_t used = strlen(skipped);
+            char pad[1100];
+            snprintf(pad, sizeof pad, " %s ", t);
+            char have[1100];
+            snprintf(have, sizeof have, " %s ", skipped);
+            if (!strstr(have, pad) && used < skipped_len)
+                snprintf(skipped + used, skipped_len - used, "%s%s", used ? " " : "", t);
+        }
+        if (!(idx[g] = malloc((size_t)k * sizeof *idx[g]))) {
+            rc = rt_seterr(e, RT_ENOMEM, "out of memory for the configs");
+            goto done;
+        }
+        for (int i = 0; i < k; i++) {
+            int j = 0;   /* a few hundred configs per shape: a linear search will do */
+            while (j < nall && !same_config(&all[j], &one[i]))
+                j++;
+            if (j == nall) {
+                if (nall == cap) {
+                    int ncap = cap ? 2 * cap : 256;
+                    rt_config *v = realloc(all, (size_t)ncap * sizeof *v);
+                    if (!v) {
+                        rc = rt_seterr(e, RT_ENOMEM, "out of memory for the configs");
+                        goto done;
+                    }
+                    all = v;
+                    cap = ncap;
+                }
+                all[nall++] = one[i];
+            }
+            idx[g][nidx[g]++] = j;
+        }
+        free(one);
+        one = NULL;
+    }
+done:
+    free(one);
+    if (rc) {
+        for (int i = 0; i < nshapes; i++) {
+            free(idx[i]);
+            idx[i] = NULL;
+            nidx[i] = 0;
+        }
+        free(all);
+        return rc;
+    }
+    *cfgs = all;
+    *n = nall;
+    return RT_OK;
+}
+
+static int expand_case(const char *space_path, const char *families, int deterministic,
+                       const rt_device *dev, const char *op, rt_type type, int commutative,
+                       int layout, int off64, const axis_shape *shape, rt_config **cfgs,
+                       int *n, char *skipped, size_t skipped_len, rt_err *e)
 {
     char *text = NULL;
     size_t len = 0;
@@ -62,7 +154,12 @@ int cands_expand(const char *space_path, const char *families, int deterministic
     if (space_path)
         name = space_path;
     space_case cs = {op, rt_type_name(optype_elem(type)), (int)optype_size(type), commutative,
-                     skipped, skipped_len, segdata_layout_name(layout)};
+                     skipped, skipped_len, segdata_layout_name(layout), 0, 0, 0};
+    if (shape) {
+        cs.outer = shape->outer;
+        cs.len = shape->len;
+        cs.inner = shape->inner;
+    }
     rc = space_expand(text ? text : deftext, text ? len : strlen(deftext), name, dev, &cs, cfgs,
                       n, e);
     free(text);
@@ -81,10 +178,15 @@ int cands_expand(const char *space_path, const char *families, int deterministic
         return RT_OK;
     free(*cfgs);
     *cfgs = NULL;
+    char lay[96] = "";
+    if (shape)
+        axisdata_layout(shape, lay, sizeof lay);
+    else if (layout)
+        snprintf(lay, sizeof lay, "%s", segdata_layout_name(layout));
     rc = rt_seterr(e, RT_EINVAL, "%s: the space has no %sconfig for %s %s%s%s on %s%s%s",
                    name, deterministic ? "deterministic " : "", op, rt_type_name(optype_elem(type)),
-                   layout ? " layout " : "", layout ? segdata_layout_name(layout) : "",
-                   dev->name, families ? " in the families " : "", families ? families : "");
+                   lay[0] ? " layout " : "", lay, dev->name, families ? " in the families " : "",
+                   families ? families : "");
     if (skipped && skipped[0]) {
         size_t used = strlen(e->msg);
         snprintf(e->msg + used, sizeof e->msg - used, " (left out, since '%s' does not "

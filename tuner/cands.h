@@ -12,6 +12,7 @@
 #include "../runtime/hash.h"
 #include "../runtime/nvrtc.h"
 #include "../runtime/store.h"
+#include "axisdata.h"
 #include "opfile.h"
 
 /* One config of a space, ready for the GPU: its generated source, hash and CUBIN. */
@@ -44,6 +45,16 @@ int cands_expand(const char *space_path, const char *families, int deterministic
                  const rt_device *dev, const char *op, rt_type type, int commutative,
                  int layout, int off64, rt_config **cfgs, int *n, char *skipped,
                  size_t skipped_len, rt_err *e);
+
+/* An axis run (SEG_LAYOUT_AXIS): the space expanded for each of the nshapes shapes (Lua
+ * sees each as case.outer, case.len, case.inner), the union of their configs in first-seen
+ * order in *cfgs, and in idx[g] (malloc'd, nidx[g] entries) the indices into *cfgs of shape
+ * g's configs, in the order of its expansion. A shape without any config is an error naming
+ * it. On failure nothing is left allocated. */
+int cands_expand_axis(const char *space_path, const char *families, int deterministic,
+                      const rt_device *dev, const char *op, rt_type type, int commutative,
+                      const axis_shape *shapes, int nshapes, rt_config **cfgs, int *n,
+                      int **idx, int *nidx, char *skipped, size_t skipped_len, rt_err *e);
 
 /* 1 when 'name' is one of the comma-separated 'list'. */
 int family_listed(const char *list, const char *name);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include "../runtime/capture.h"
 #include "../runtime/optype.h"
+#include "axisdata.h"
 #include "cases.h"
 #include "segdata.h"
 
@@ -143,12 +144,27 @@ static int parse_line(const char *path, int no, char *text, cases_line *l, rt_er
     int rc = parse_type(path, no, l, f[1], &l->type, e);
     if (rc != RT_OK)
         return rc;
-    if ((l->layout = segdata_parse_layout(f[2])) < 0)
+    if (!strncmp(f[2], "axis:", 5)) {
+        if (axisdata_parse_layout(f[2], &l->shape))
+            return rt_seterr(e, RT_EINVAL, "%s:%d: layout '%s' is not axis:OxLxI (three "
+                             "positive integers whose product fits 64 bits)", path, no, f[2]);
+        l->layout = SEG_LAYOUT_AXIS;
+    } else if ((l->layout = segdata_parse_layout(f[2])) < 0) {
         return rt_seterr(e, RT_EINVAL, "%s:%d: unknown layout '%s' (known: flat, keys, "
-                         "offsets)", path, no, f[2]);
+                         "offsets, axis:OxLxI)", path, no, f[2]);
+    }
     if (parse_count(f[3], 1, MAX_N, &l->n))
         return rt_seterr(e, RT_EINVAL, "%s:%d: n '%s' is not a size from 1 to 2^40", path, no,
                          f[3]);
+    if (l->layout == SEG_LAYOUT_AXIS) {
+        if ((unsigned long long)l->n != axisdata_n(&l->shape)
+            || parse_count(f[4], 0, MAX_N, &l->nseg)
+            || (unsigned long long)l->nseg != axisdata_outputs(&l->shape))
+            return rt_seterr(e, RT_EINVAL, "%s:%d: n '%s' and nseg '%s' are not %llu and %llu, "
+                             "the elements and outputs of %s", path, no, f[3], f[4],
+                             axisdata_n(&l->shape), axisdata_outputs(&l->shape), f[2]);
+        return RT_OK;
+    }
     if (l->layout == SEG_LAYOUT_FLAT ? parse_count(f[4], 0, 0, &l->nseg)
                                      : parse_count(f[4], 1, MAX_N, &l->nseg))
         return rt_seterr(e, RT_EINVAL, "%s:%d: nseg '%s' is not %s", path, no, f[4],
@@ -302,6 +318,25 @@ static int same_group(const cases_line *a, const cases_line *b)
                           : !strcmp(a->op, b->op) && !strcmp(a->fingerprint, b->fingerprint));
 }
 
+/* The index of shape 's' in run r, or -1. */
+static int shape_at(const cases_run *r, const axis_shape *s)
+{
+    for (int i = 0; i < r->nshapes; i++)
+        if (r->shapes[i].outer == s->outer && r->shapes[i].len == s->len
+            && r->shapes[i].inner == s->inner)
+            return i;
+    return -1;
+}
+
+/* Group g takes line l: the same run, and for axis cases room for its shape (a run holds
+ * up to TUNE_MAX_SHAPES; the next ones open another run). */
+static int takes(const group *g, const cases_line *l)
+{
+    return same_group(g->first, l)
+           && (l->layout != SEG_LAYOUT_AXIS || g->run.nshapes < TUNE_MAX_SHAPES
+               || shape_at(&g->run, &l->shape) >= 0);
+}
+
 static int cmp_ll(const void *a, const void *b)
 {
     long long x = *(const long long *)a, y = *(const long long *)b;
@@ -326,8 +361,16 @@ void cases_run_text(const cases_run *r, char *buf, size_t len)
 {
     char type[64];
     spec_options(r->op, r->type, type, sizeof type);
-    size_t at = (size_t)snprintf(buf, len, "--op %s --type %s --sizes ", rt_op_name(r->op),
-                                 type);
+    size_t at = (size_t)snprintf(buf, len, "--op %s --type %s --%s", rt_op_name(r->op), type,
+                                 r->layout == SEG_LAYOUT_AXIS ? "axis --shapes '" : "sizes ");
+    if (r->layout == SEG_LAYOUT_AXIS) {   /* quoted: ';' separates the shapes */
+        for (int i = 0; i < r->nshapes && at < len; i++)
+            at += (size_t)snprintf(buf + at, len - at, "%s%llux%llux%llu", i ? ";" : "",
+                                   r->shapes[i].outer, r->shapes[i].len, r->shapes[i].inner);
+        if (at < len)
+            snprintf(buf + at, len - at, "'");
+        return;
+    }
     for (int i = 0; i < r->nsizes && at < len; i++)
         at += (size_t)snprintf(buf + at, len - at, "%s%lld", i ? "," : "", r->sizes[i]);
     if (r->layout != SEG_LAYOUT_FLAT && at < len) {
@@ -352,10 +395,11 @@ int cases_plan_make(const cases_line *lines, int count, cases_plan *p, char **no
     for (int i = 0; i < count; i++) {
         const cases_line *l = &lines[i];
         int k = 0;
-        while (k < ng && !same_group(g[k].first, l))
+        while (k < ng && !takes(&g[k], l))
             k++;
         if (k == ng)
-            g[ng++] = (group){l, {l->op_id, l->type, l->layout, 0, {0}, 0, NULL, 0}, 0};
+            g[ng++] = (group){l, {l->op_id, l->type, l->layout, 0, {0}, 0, NULL, 0, {{0}}, 0},
+                              0};
         cases_run *r = &g[k].run;
         if (r->nsizes == g[k].cap) {
             int cap = g[k].cap ? 2 * g[k].cap : 8;
@@ -368,7 +412,9 @@ int cases_plan_make(const cases_line *lines, int count, cases_plan *p, char **no
             g[k].cap = cap;
         }
         r->sizes[r->nsizes++] = l->n;
-        if (l->layout == SEG_LAYOUT_FLAT)
+        if (l->layout == SEG_LAYOUT_AXIS && shape_at(r, &l->shape) < 0)
+            r->shapes[r->nshapes++] = l->shape;
+        if (l->layout == SEG_LAYOUT_FLAT || l->layout == SEG_LAYOUT_AXIS)
             continue;
         double mean;
         int prof = nearest_profile(l->n, l->nseg, &mean), have = 0;

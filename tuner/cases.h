@@ -17,12 +17,13 @@ typedef struct cases_line {
     rt_op op_id;
     rt_type type;
     int layout;                    /* SEG_LAYOUT_* */
-    long long n, nseg;             /* nseg 0 for flat */
+    long long n, nseg;             /* nseg 0 for flat; axis: n = O*L*I, nseg = O*I */
+    axis_shape shape;              /* layout axis: the shape of "axis:OxLxI" */
     char fingerprint[RT_USER_OP_ID];   /* a user operator's definition; "" for built-ins */
 } cases_line;
 
 /* One tuning run, as `redtune --op OP --type T --sizes LIST [--segmented L --profiles P
- * [--off64]]` would make it. */
+ * [--off64]]` or `redtune --op OP --type T --axis --shapes LIST` would make it. */
 typedef struct cases_run {
     rt_op op;
     rt_type type;
@@ -32,6 +33,8 @@ typedef struct cases_run {
     int nprofiles;
     long long *sizes;              /* ascending, distinct; malloc'd */
     int nsizes;
+    axis_shape shapes[TUNE_MAX_SHAPES];   /* layout axis: the shapes, distinct, as met */
+    int nshapes;
 } cases_run;
 
 typedef struct cases_plan {
@@ -54,7 +57,7 @@ int cases_parse(const char *path, cases_line **lines, int *count, char **notes, 
 
 /*
  * The runs that tune these cases: one per (op, type, layout), the sizes merged and made
- * distinct; a segmented case tunes the profile nearest to its mean segment length (heavy,
+ * distinct (axis cases: the shapes, up to TUNE_MAX_SHAPES a run, more in further runs); a segmented case tunes the profile nearest to its mean segment length (heavy,
  * told apart by its spread, which a capture does not see, is never chosen), offsets of
  * n >= 2^31 with 64-bit offsets. A user operator's cases need its file (--op-file): they are
  * counted in nskipped and named in *notes with the command that tunes them. Notes say how

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../runtime/optype.h"
+#include "axisdata.h"
 #include "cli.h"
 #include "results.h"
 #include "segdata.h"
@@ -29,6 +30,7 @@ enum {
     O_SPLIT,   /* --device all | LIST: identical GPUs split the cases (tuner/devices.c) */
     O_ACC, O_RESULT,   /* the type spec: accumulator and result (optype.h) */
     O_SHAPE,   /* reduce --shape O,L,I: a reduction along an axis (docs/axis.md) */
+    O_AXIS, O_SHAPES,  /* tuning reductions along an axis (docs/axis.md) */
     O_END
 };
 
@@ -84,6 +86,8 @@ static const cli_opt options[] = {
     {"split", no_argument, O_SPLIT, C(TUNE), 0},
     {"acc", required_argument, O_ACC, C(TUNE) | C(REDUCE) | RESULTS, 0},
     {"result", required_argument, O_RESULT, C(TUNE) | C(REDUCE), 0},
+    {"axis", no_argument, O_AXIS, C(TUNE) | C(COMPILE), 0},
+    {"shapes", required_argument, O_SHAPES, C(TUNE) | C(COMPILE), 0},
     {"help", no_argument, 'h', ALL, 0},
 };
 #define NOPTIONS (int)(sizeof options / sizeof options[0])
@@ -221,6 +225,34 @@ static int parse_list(cli_args *a, int opt, const char *list, rt_err *e)
 done:
     free(copy);
     return rc;
+}
+
+/* --shapes LIST: shapes O,L,I (or OxLxI) separated by ';' into a->tune.shapes. */
+static int parse_shapes(cli_args *a, const char *as, const char *list, rt_err *e)
+{
+    int n = 0;
+    a->axis_shapes_given = 1;
+    for (const char *p = list;;) {
+        size_t len = strcspn(p, ";");
+        char item[128];
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        axis_shape sh;
+        int r = len >= sizeof item ? -1 : axisdata_parse_shape(item, &sh);
+        if (r == -1)
+            return usage(e, "--help", "%s: '%.*s' is not a shape (three positive integers "
+                         "O,L,I: outer, len, inner; shapes separated by ';')", as, (int)len, p);
+        if (r == -2)
+            return usage(e, "--help", "%s: '%s': outer x len x inner overflows 64 bits", as,
+                         item);
+        if (n == TUNE_MAX_SHAPES)
+            return usage(e, "--help", "%s: more than %d shapes", as, TUNE_MAX_SHAPES);
+        a->tune.shapes[n++] = sh;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    a->tune.nshapes = n;
+    return RT_OK;
 }
 
 /* --arch: sm_XY with a major the tuner knows (Maxwell, 5, to Hopper, 9). */
@@ -463,10 +495,14 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
         a->arch = v;
         return check_arch(v, e);
     case O_SEGMENTED:
+        a->segmented = 1;
         a->tune.layout = segdata_parse_layout(v);
-        if (a->tune.layout <= SEG_LAYOUT_FLAT)
+        if (a->tune.layout != SEG_LAYOUT_KEYS && a->tune.layout != SEG_LAYOUT_OFFSETS)
             return usage(e, "--help", "%s: '%s' is not a layout (keys, offsets)", as, v);
         return RT_OK;
+    case O_AXIS: a->axis = 1; return RT_OK;
+    case O_SHAPES:
+        return parse_shapes(a, as, v, e);
     case O_OFF64: a->tune.off64 = a->reduce.off64 = 1; return RT_OK;
     case O_N:
         if (parse_size(v, &a->n_filter))
@@ -542,6 +578,23 @@ static int check_spec(cli_args *a, rt_err *e)
     return RT_OK;
 }
 
+/* --axis and --shapes against the other options of tuning and compile; the layout set. */
+static int check_axis(cli_args *a, rt_err *e)
+{
+    if (a->axis_shapes_given && !a->axis)
+        return usage(e, "--help", "--shapes goes with --axis");
+    if (!a->axis)
+        return RT_OK;
+    if (a->segmented || a->tune.nprofiles || a->tune.nsizes || a->tune.off64)
+        return usage(e, "--help", "--axis takes its cases from --shapes: --sizes, --segmented, "
+                     "--profiles and --off64 do not go with it");
+    if (a->op_file)
+        return usage(e, "--help", "--axis tunes the built-in operators; user operators "
+                     "(--op-file) are tuned unsegmented");
+    a->tune.layout = SEG_LAYOUT_AXIS;
+    return RT_OK;
+}
+
 /* What the options say together, per command. */
 static int check_command(cli_args *a, rt_err *e)
 {
@@ -560,12 +613,16 @@ static int check_command(cli_args *a, rt_err *e)
                          "(0,2,3): identical ones among them share the cases");
         if (a->cases_from && (a->have_op || a->op_file || a->type_name || a->tune.nsizes
                               || a->tune.layout || a->tune.nprofiles || a->tune.off64
-                              || a->acc_name || a->result_name))
+                              || a->acc_name || a->result_name || a->axis
+                              || a->axis_shapes_given))
             return usage(e, "--help", "--cases-from takes the operators, types, sizes and "
                          "layouts from its file: --op, --op-file, --type, --acc, --result, "
-                         "--sizes, --segmented, --profiles and --off64 do not go with it");
+                         "--sizes, --segmented, --profiles, --off64, --axis and --shapes do not "
+                         "go with it");
         if (a->cases_from)
             return RT_OK;
+        if ((rc = check_axis(a, e)))
+            return rc;
         if (!a->have_op && !a->op_file)
             return usage(e, "--help", "which operator? --op is required (%s), or --op-file "
                          "FILE", optype_op_list());
@@ -576,6 +633,8 @@ static int check_command(cli_args *a, rt_err *e)
                          "operators (--op-file) are tuned unsegmented");
         return check_spec(a, e);
     case CLI_COMPILE:
+        if ((rc = check_axis(a, e)))
+            return rc;
         if (!a->have_op && !a->op_file) {
             a->tune.op = RT_MIN;
             a->have_op = 1;

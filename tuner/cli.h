@@ -68,6 +68,9 @@ typedef struct cli_args {
     int ndevices;
     int device_all;              /* --device all */
     int split;                   /* --split: identical GPUs share the cases */
+    int axis;                    /* --axis: reductions along an axis (tune.shapes) */
+    int axis_shapes_given;       /* --shapes (tune.nshapes of them; none: main.c's defaults) */
+    int segmented;               /* --segmented given */
 } cli_args;
 
 /*

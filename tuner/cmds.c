@@ -68,8 +68,17 @@ int cmd_compile(const char *arch, const tune_opts *o, const char *db, rt_err *e)
     int n = 0;
     cand *c = NULL;
     char skipped[1024];
-    rc = cands_expand(o->space_path, o->families, o->deterministic, &dev, op, type, commutes,
-                      o->layout, 0, &cfgs, &n, skipped, sizeof skipped, e);
+    if (o->layout == SEG_LAYOUT_AXIS) {   /* every shape's configs, compiled once */
+        int *idx[TUNE_MAX_SHAPES], nidx[TUNE_MAX_SHAPES];
+        rc = cands_expand_axis(o->space_path, o->families, o->deterministic, &dev, op, type,
+                               commutes, o->shapes, o->nshapes, &cfgs, &n, idx, nidx, skipped,
+                               sizeof skipped, e);
+        for (int g = 0; rc == RT_OK && g < o->nshapes; g++)
+            free(idx[g]);
+    } else {
+        rc = cands_expand(o->space_path, o->families, o->deterministic, &dev, op, type,
+                          commutes, o->layout, 0, &cfgs, &n, skipped, sizeof skipped, e);
+    }
     if (rc)
         goto done;
     if (skipped[0])

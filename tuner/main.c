@@ -37,9 +37,11 @@ static const char usage_text[] =
     "               [--jobs N] [--seed S] [-v]\n"
     "               [--strategy NAME] [--budget N|Ns] [--strategy-seed S]\n"
     "               [--segmented keys|offsets [--profiles LIST] [--off64]]\n"
+    "               [--axis [--shapes O,L,I;O,L,I...]]\n"
     "       redtune emit FAMILY [NAME=VALUE ...] [--op OP] [--type T] [--op-file FILE]\n"
     "       redtune compile [--arch sm_XY] [--space FILE] [--family LIST] [--op OP] [--type T]\n"
     "               [--op-file FILE] [--segmented keys|offsets] [--jobs N] [--db FILE] [-v]\n"
+    "               [--axis [--shapes O,L,I;...]]\n"
     "       redtune families\n"
     "       redtune best [--db FILE] [--op NAME | --op-file FILE] [--type T] [--acc T] [--n N]\n"
     "               [--device NAME] [--format table|csv|json]\n"
@@ -96,6 +98,13 @@ static const char usage_text[] =
     "  --profiles P   segment profiles to tune, comma-separated (default all: one, rand10_50,\n"
     "                 len3, len1, len1000, heavy)\n"
     "  --off64        64-bit offsets (default 32-bit)\n"
+    "  --axis         tune reductions along an axis: [outer, len, inner] reduced along len\n"
+    "                 (docs/axis.md); default space lua/spaces/axis.lua; not with --sizes,\n"
+    "                 --segmented, --profiles, --off64 or --op-file\n"
+    "  --shapes LIST  the shapes of --axis, O,L,I (or OxLxI) separated by ';' (quote it),\n"
+    "                 up to 32; default rows 1048576x16x1, 65536x128x1, 4096x4096x1,\n"
+    "                 16x4194304x1, 32768x1024x1, columns 1x1048576x16, 1x65536x128,\n"
+    "                 1x4096x4096, 1x16x4194304, 1x32768x1024 and 3-D 64x2048x512\n"
     "  -v             print every measurement\n"
     "  --cases-from FILE  tune the cases a capture file of libredtune lists (REDTUNE_CAPTURE,\n"
     "                 docs/api.md): one run per operator, type and layout, sizes merged;\n"
@@ -354,6 +363,8 @@ static int tune_cases(cli_args *a, tune_opts *o, rt_err *e)
         memcpy(o->profiles, r->profiles, sizeof o->profiles);
         o->sizes = r->sizes;
         o->nsizes = r->nsizes;
+        o->nshapes = r->nshapes;
+        memcpy(o->shapes, r->shapes, sizeof o->shapes);
         rc = tune_run(o, e);
     }
     cases_plan_free(&plan);
@@ -431,6 +442,8 @@ static int main_tune(cli_args *a, int argc, char **argv)
         store_close(s);
     }
 
+    if (o->layout == SEG_LAYOUT_AXIS && o->nshapes == 0)
+        o->nshapes = axisdata_default_shapes(o->shapes, TUNE_MAX_SHAPES);
     if (a->cmd == CLI_COMPILE) {
         rc = cmd_compile(a->arch, o, a->db, &e);
     } else if (a->cmd == CLI_BEST || a->cmd == CLI_MEASUREMENTS) {

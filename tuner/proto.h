@@ -49,9 +49,11 @@ typedef struct prepare_req {
     int layout;             /* SEG_LAYOUT_*: flat, keys, offsets */
     int profile;            /* segment profile (segdata.h) when segmented */
     int off64;              /* offsets are 64-bit */
+    uint64_t outer, len, inner;   /* SEG_LAYOUT_AXIS: the shape (n = outer * len * inner) */
 } prepare_req;
 
-/* The answer to MSG_PREPARE: for segmented layouts, the segmentation made. */
+/* The answer to MSG_PREPARE: for segmented layouts, the segmentation made; for the axis
+ * layout nseg = outer * inner (the outputs), mean = len, spread = 0. */
 typedef struct prepare_resp {
     resp_head h;
     uint64_t nseg;

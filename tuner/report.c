@@ -88,6 +88,8 @@ void report_layout(const tune_opts *o, int pi, char *buf, size_t len)
 {
     if (o->layout == SEG_LAYOUT_FLAT)
         snprintf(buf, len, "flat");
+    else if (o->layout == SEG_LAYOUT_AXIS)
+        axisdata_layout(&o->shapes[pi], buf, len);
     else
         snprintf(buf, len, "%s:%s", segdata_layout_name(o->layout),
                  segdata_profile_name(o->profiles[pi]));
@@ -97,18 +99,18 @@ int report_table(store *s, const tune_opts *o, const char *op, const char *type,
                  const rt_device *dev, const char *arch, double read_gbps, rt_err *e)
 {
     int rc = RT_OK;
-    int nprof = o->layout == SEG_LAYOUT_FLAT ? 1 : o->nprofiles;
+    int nprof = tune_groups(o), nsz = tune_nsizes(o);
     for (int pi = 0; pi < nprof && rc == RT_OK; pi++) {
-        char layout[64];
+        char layout[96];
         report_layout(o, pi, layout, sizeof layout);
         printf("\nbest for %s %s %s on %s (%s, L2 %s), read bandwidth %.1f GB/s:\n", op, type,
                layout, dev->name, arch, o->hot ? "hot" : "flushed", read_gbps);
         printf("%12s %6s  %-18s %-30s %10s %9s %8s\n", "n", "", "family", "params", "time(us)",
                "GB/s", "%read");
         table_arg ta = {layout, dev->name, o->hot, 0};
-        for (int si = 0; si < o->nsizes && rc == RT_OK; si++)
-            if (TUNE_OWNS_CASE(o, pi * o->nsizes + si))   /* --split: this GPU's share */
-                rc = store_list_best(s, NULL, op, type, o->sizes[si], print_row, &ta, e);
+        for (int si = 0; si < nsz && rc == RT_OK; si++)
+            if (TUNE_OWNS_CASE(o, pi * nsz + si))   /* --split: this GPU's share */
+                rc = store_list_best(s, NULL, op, type, tune_size(o, pi, si), print_row, &ta, e);
     }
     return rc;
 }

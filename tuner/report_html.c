@@ -126,7 +126,7 @@ static void copy(char *dst, size_t size, const char *src)
 /* A case of a device: the operator, the types (element, accumulator, result), the layout and
  * the L2 treatment. */
 typedef struct rcase {
-    char op[64], type[16], acc[16], result[16], layout[64];
+    char op[64], type[16], acc[16], result[16], layout[96];
     int hot;
 } rcase;
 
@@ -506,7 +506,11 @@ static int put_case(text *t, store *s, long long dev, double read_gbps, const rc
         put(t, " result)");
     }
     put(t, ", ");
-    if (colon) {
+    if (colon && !strncmp(layout, "axis:", 5)) {
+        put(t, "along an axis, shape ");
+        put_esc(t, colon + 1);
+        put(t, " (outer x len x inner)");
+    } else if (colon) {
         put(t, "segmented by %.*s, profile ", (int)(colon - layout), layout);
         put_esc(t, colon + 1);
     } else {

@@ -90,7 +90,9 @@ static const char *const csv_header[RESULTS_NCOLS] = {
     "'case', json_object('op', op, 'type', type, 'acc', acc, 'result', result, 'n', n, "      \
     "  'layout', layout, "                                                                    \
     "  'hot', " JBOOL("hot") ", 'segmentation', json(CASE WHEN instr(layout, ':') = 0 "       \
-    "  THEN 'null' ELSE json_object('layout', substr(layout, 1, instr(layout, ':') - 1), "    \
+    "  THEN 'null' WHEN layout LIKE 'axis:%' THEN json_object('layout', 'axis', 'shape', "    \
+    "  substr(layout, 6), 'outputs', nseg, 'len', CAST(seg_mean AS INTEGER)) "                \
+    "  ELSE json_object('layout', substr(layout, 1, instr(layout, ':') - 1), "                \
     "  'profile', substr(layout, instr(layout, ':') + 1), 'segments', nseg, "                 \
     "  'mean_length', seg_mean, 'spread', seg_spread) END)), "                                \
     "'family', family, 'params', params, 'parameters', json(pobj), 'kernel', hash, "          \

@@ -30,7 +30,8 @@ int segdata_parse_layout(const char *name)
 
 const char *segdata_layout_name(int layout)
 {
-    return layout == SEG_LAYOUT_KEYS ? "keys" : layout == SEG_LAYOUT_OFFSETS ? "offsets" : "flat";
+    return layout == SEG_LAYOUT_KEYS ? "keys" : layout == SEG_LAYOUT_OFFSETS ? "offsets"
+         : layout == SEG_LAYOUT_AXIS ? "axis" : "flat";
 }
 
 int segdata_profile_count(void) { return NPROFILES; }

@@ -18,8 +18,10 @@
 #define SEG_LAYOUT_FLAT    0
 #define SEG_LAYOUT_KEYS    1
 #define SEG_LAYOUT_OFFSETS 2
+#define SEG_LAYOUT_AXIS    3   /* reductions along an axis (axisdata.h): "axis:OxLxI" */
 
-/* "flat", "keys", "offsets"; -1 when unknown. */
+/* "flat", "keys", "offsets" (not "axis": its layout text carries the shape, axisdata.h);
+ * -1 when unknown. The name of SEG_LAYOUT_AXIS is "axis". */
 int segdata_parse_layout(const char *name);
 const char *segdata_layout_name(int layout);
 

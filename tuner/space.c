@@ -330,14 +330,26 @@ static void push_case(lua_State *L, const space_case *cs)
     lua_setfield(L, -2, "commutative");
     lua_pushstring(L, cs->layout ? cs->layout : "flat");
     lua_setfield(L, -2, "layout");
+    if (cs->layout && !strcmp(cs->layout, "axis")) {
+        lua_pushinteger(L, (lua_Integer)cs->outer);
+        lua_setfield(L, -2, "outer");
+        lua_pushinteger(L, (lua_Integer)cs->len);
+        lua_setfield(L, -2, "len");
+        lua_pushinteger(L, (lua_Integer)cs->inner);
+        lua_setfield(L, -2, "inner");
+        lua_pushinteger(L, (lua_Integer)(cs->outer * cs->len * cs->inner));
+        lua_setfield(L, -2, "n");
+    }
 }
 
 /* The family can run the case's layout: unsegmented families the flat one, segmented ones
- * the layouts their @layout line names. */
+ * the layouts their @layout line names, axis families (@plan axis) the axis layout alone. */
 static int layout_fits(const rt_family *f, const char *layout)
 {
     if (!layout || !strcmp(layout, "flat"))
-        return f->plan != PLAN_SEGMENTED;
+        return f->plan != PLAN_SEGMENTED && f->plan != PLAN_AXIS;
+    if (!strcmp(layout, "axis"))
+        return f->plan == PLAN_AXIS;
     int bit = !strcmp(layout, "keys") ? FAMILY_LAYOUT_KEYS
             : !strcmp(layout, "offsets") ? FAMILY_LAYOUT_OFFSETS : 0;
     return f->plan == PLAN_SEGMENTED && (f->layouts & bit);
@@ -465,7 +477,8 @@ const char *space_default_text(void)
 
 const char *space_for_layout(int layout, const char **name)
 {
-    *name = layout == SEG_LAYOUT_FLAT ? "lua/spaces/default.lua" : "lua/spaces/segmented.lua";
+    *name = layout == SEG_LAYOUT_FLAT ? "lua/spaces/default.lua"
+          : layout == SEG_LAYOUT_AXIS ? "lua/spaces/axis.lua" : "lua/spaces/segmented.lua";
     const rt_embedded *d = embed_find_tuner(*name);
     return d ? d->text : "";
 }

@@ -17,8 +17,11 @@ typedef struct space_case {
     char *skipped;           /* NULL, or a buffer that receives the names of the families
                               * left out for want of a commutative operator ("a b") */
     size_t skipped_len;
-    const char *layout;      /* "flat" (NULL), "keys" or "offsets": families that cannot run
-                              * it are left out */
+    const char *layout;      /* "flat" (NULL), "keys", "offsets" or "axis": families that
+                              * cannot run it are left out (flat and segmented cases never
+                              * get @plan axis families, axis cases only those) */
+    unsigned long long outer, len, inner;   /* layout "axis": the shape (case.outer, case.len,
+                                             * case.inner and case.n = their product) */
 } space_case;
 
 /* The largest space script run, in bytes. */
@@ -41,8 +44,8 @@ int space_expand(const char *text, size_t len, const char *chunkname, const rt_d
 /* The embedded default space (lua/spaces/default.lua) and helpers (lua/redtune.lua). */
 const char *space_default_text(void);
 
-/* The embedded default space for a layout: default.lua (flat) or segmented.lua, with its
- * name for messages. */
+/* The embedded default space for a layout: default.lua (flat), segmented.lua or axis.lua,
+ * with its name for messages. */
 const char *space_for_layout(int layout, const char **name);
 
 /* Force the layout parameters of a segmented config (LAYOUT, OFF64). */

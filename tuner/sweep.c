@@ -55,9 +55,10 @@ static void case_types(const sweep *sw, const char **type, const char **acc,
 /* The best known candidate for the case, for the local search to start from: the best row
  * at the nearest size of this device, else of the most similar device the database holds
  * (store_find_device's fallback chain); -1 when there is none. */
-static int known_best(const sweep *sw, const char *layout, long long n, int *start, rt_err *e)
+static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layout, long long n,
+                      int *start, rt_err *e)
 {
-    known k = {sw->c, sw->ncfg, n, 0, -1};
+    known k = {c, ncfg, n, 0, -1};
     store_device_match dm;
     *start = -1;
     const char *type, *acc, *result;
@@ -79,8 +80,6 @@ int sweep_run(const sweep *sw, rt_err *e)
     const tune_opts *o = sw->o;
     session *w = sw->w;
     store *s = sw->s;
-    const cand *c = sw->c;
-    int ncfg = sw->ncfg;
     const char *op = sw->op;
     rt_type t = sw->t;
     const char *type, *acc, *result;
@@ -95,21 +94,40 @@ int sweep_run(const sweep *sw, rt_err *e)
     progress *pg = sw->pg;
     strategy st = {sw->strategy, NULL};
     int rc = RT_OK;
-    int nprof = o->layout == SEG_LAYOUT_FLAT ? 1 : o->nprofiles;
+    int nprof = tune_groups(o), nsz = tune_nsizes(o);
+    cand *cc = NULL;   /* an axis case's candidates: copies of sw->c's, owned there */
     size_t esize = optype_size(t);
     size_t acc_size = o->user ? esize : optype_acc_size(o->op, t);
     /* Bytes per element that must fit on the GPU: the input, the keys or offsets, outputs. */
-    double per_elem = esize + (o->layout == SEG_LAYOUT_FLAT ? 0 : 4 + (double)acc_size);
+    int segmented = o->layout == SEG_LAYOUT_KEYS || o->layout == SEG_LAYOUT_OFFSETS;
+    double per_elem = esize + (segmented ? 4 + (double)acc_size : 0);
     for (int pi = 0; pi < nprof; pi++) {
-        char layout[64];
+        char layout[96];
         report_layout(o, pi, layout, sizeof layout);
-        for (int si = 0; si < o->nsizes; si++) {
-            long long n = o->sizes[si];
-            if (!TUNE_OWNS_CASE(o, pi * o->nsizes + si))
+        /* The case's candidates: all of them, or those of the shape's own expansion. */
+        const cand *c = sw->c;
+        int ncfg = sw->ncfg;
+        if (sw->group_cands) {
+            free(cc);
+            ncfg = sw->group_ncands[pi];
+            if (!(cc = malloc((size_t)(ncfg ? ncfg : 1) * sizeof *cc))) {
+                rc = rt_seterr(e, RT_ENOMEM, "out of memory for the candidates of %s", layout);
+                goto done;
+            }
+            for (int k = 0; k < ncfg; k++)
+                cc[k] = sw->c[sw->group_cands[pi][k]];
+            c = cc;
+        }
+        for (int si = 0; si < nsz; si++) {
+            long long n = tune_size(o, pi, si);
+            if (!TUNE_OWNS_CASE(o, pi * nsz + si))
                 continue;   /* another GPU's share (--split): not counted in the total */
+            /* An axis case's outputs, and their partials when len is split. */
+            double extra = o->layout == SEG_LAYOUT_AXIS
+                         ? (double)axisdata_outputs(&o->shapes[pi]) * (double)(acc_size + 16) : 0;
             char nbuf[32], what[160];
             report_fmt_n(n, nbuf, sizeof nbuf);
-            if ((double)n * per_elem > 0.45 * (double)w->dev.total_mem) {
+            if ((double)n * per_elem + extra > 0.45 * (double)w->dev.total_mem) {
                 fprintf(stderr, "redtune: skipping n = %s: %.1f GiB of input does not fit beside "
                         "the buffers on this GPU\n", nbuf, n * (double)esize / (1 << 30));
                 pg->done += st.ops->planned(ncfg, o->budget);
@@ -118,7 +136,8 @@ int sweep_run(const sweep *sw, rt_err *e)
             int prepared = 0;
             prepare_resp seg = {0};
             strategy_case sc = {c, ncfg, n, o->strategy_seed, o->budget, -1};
-            if (st.ops == &strategy_local && (rc = known_best(sw, layout, n, &sc.start, e)))
+            if (st.ops == &strategy_local
+                && (rc = known_best(sw, c, ncfg, layout, n, &sc.start, e)))
                 goto done;
             if ((rc = st.ops->init(&st, &sc, e)))
                 goto done;
@@ -155,8 +174,13 @@ int sweep_run(const sweep *sw, rt_err *e)
                 if (!prepared) {
                     w->prepared = (prepare_req){t, o->user ? OP_USER : (int)o->op, (uint64_t)n,
                                                 o->seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL,
-                                                o->layout, o->nprofiles ? o->profiles[pi] : 0,
-                                                o->off64};
+                                                o->layout, segmented ? o->profiles[pi] : 0,
+                                                o->off64, 0, 0, 0};
+                    if (o->layout == SEG_LAYOUT_AXIS) {
+                        w->prepared.outer = o->shapes[pi].outer;
+                        w->prepared.len = o->shapes[pi].len;
+                        w->prepared.inner = o->shapes[pi].inner;
+                    }
                     w->has_prepared = 1;
                     char size[96];
                     snprintf(size, sizeof size, "n = %s (%s)", nbuf, layout);
@@ -170,7 +194,7 @@ int sweep_run(const sweep *sw, rt_err *e)
                 measure_resp *mr = NULL;
                 size_t len;
                 /* Generous: verification of fresh inputs, 200 repetitions, and the flushes. */
-                int timeout_ms = 60000 + (int)(n * per_elem / 1000000);
+                int timeout_ms = 60000 + (int)((n * per_elem + extra) / 1000000);
                 int r = session_call(w, MSG_MEASURE, &q, sizeof q, c[i].cubin, c[i].cubin_size,
                                     (void **)&mr, &len, timeout_ms);
                 store_measurement m = {device_id, run_id, c[i].hash, op, type, layout, n, o->hot,
@@ -232,5 +256,6 @@ int sweep_run(const sweep *sw, rt_err *e)
     }
 done:
     st.ops->fini(&st);
+    free(cc);
     return rc;
 }

@@ -27,6 +27,10 @@ typedef struct sweep {
     long long device_id, run_id;
     double read_gbps;           /* the yardstick: measurements' share of it */
     progress *pg;               /* done, measured: counted here */
+    int *const *group_cands;    /* axis runs: shape g's candidates are c[group_cands[g][k]],
+                                 * k < group_ncands[g] (the space expanded for the shape);
+                                 * NULL: every case has all of c */
+    const int *group_ncands;
 } sweep;
 
 /* Run every case. RT_OK, or the first error that stops the run (the store, a worker that

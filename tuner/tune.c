@@ -67,6 +67,8 @@ int tune_run(const tune_opts *o, rt_err *e)
     rt_type t;
     int commutes;
     char skipped[1024] = "";
+    int *gidx[TUNE_MAX_SHAPES] = {0}, gn[TUNE_MAX_SHAPES] = {0};   /* axis: each shape's */
+    int axis = o->layout == SEG_LAYOUT_AXIS;
     tune_case(o, &op, &t, &commutes);
     const char *type = rt_type_name(optype_elem(t));   /* the element type: a spec has no name */
 
@@ -82,9 +84,13 @@ int tune_run(const tune_opts *o, rt_err *e)
         goto done;
     char arch[16];
     device_arch(&w.dev, arch);
-    if ((rc = cands_expand(o->space_path, o->families, o->deterministic, &w.dev, op, t,
-                           commutes, o->layout, o->off64, &cfgs, &ncfg, skipped, sizeof skipped,
-                           e)) ||
+    /* An axis run expands the space per shape (Lua sees the shape) and compiles the union. */
+    if ((rc = axis ? cands_expand_axis(o->space_path, o->families, o->deterministic, &w.dev, op,
+                                       t, commutes, o->shapes, o->nshapes, &cfgs, &ncfg, gidx,
+                                       gn, skipped, sizeof skipped, e)
+                   : cands_expand(o->space_path, o->families, o->deterministic, &w.dev, op, t,
+                                  commutes, o->layout, o->off64, &cfgs, &ncfg, skipped,
+                                  sizeof skipped, e)) ||
         (rc = nvrtc_load(e)))
         goto done;
     if (o->user && (rc = session_operator(&w, o->user, arch, o->seed, e)))
@@ -124,15 +130,19 @@ int tune_run(const tune_opts *o, rt_err *e)
         (rc = store_begin_run(s, device_id, o->cmdline, nvrtc_version(), &run_id, e)))
         goto done;
 
-    int nprof = o->layout == SEG_LAYOUT_FLAT ? 1 : o->nprofiles, owned = 0;
-    for (int ci = 0; ci < nprof * o->nsizes; ci++)
-        owned += TUNE_OWNS_CASE(o, ci);
+    int ncases = tune_groups(o) * tune_nsizes(o), owned = 0;
+    long planned = 0;
+    for (int ci = 0; ci < ncases; ci++)
+        if (TUNE_OWNS_CASE(o, ci)) {
+            owned++;
+            planned += search->planned(axis ? gn[ci / tune_nsizes(o)] : ncfg, o->budget);
+        }
     if (o->split_count > 1)
         printf("redtune: --split: %d of the %d cases here (share %d of %d), the others on "
-               "identical GPUs\n", owned, nprof * o->nsizes, o->split_index + 1, o->split_count);
-    progress pg = {report_now(), 0, isatty(2), 0,
-                   (long)owned * search->planned(ncfg, o->budget), 0};
-    sweep sw = {o, search, &w, s, c, ncfg, op, t, device_id, run_id, read_gbps, &pg};
+               "identical GPUs\n", owned, ncases, o->split_index + 1, o->split_count);
+    progress pg = {report_now(), 0, isatty(2), 0, planned, 0};
+    sweep sw = {o, search, &w, s, c, ncfg, op, t, device_id, run_id, read_gbps, &pg,
+                axis ? gidx : NULL, gn};
     if ((rc = sweep_run(&sw, e)))
         goto done;
     report_progress(&pg, "done", 1);
@@ -149,6 +159,8 @@ done:
     session_close(&w);
     cands_free(c, ncfg);
     free(cfgs);
+    for (int g = 0; g < TUNE_MAX_SHAPES; g++)
+        free(gidx[g]);
     store_close(s);
     return rc;
 }

@@ -6,9 +6,11 @@
 
 #include "../runtime/err.h"
 #include "../runtime/optype.h"
+#include "axisdata.h"
 #include "opfile.h"
 
 #define TUNE_MAX_PROFILES 8
+#define TUNE_MAX_SHAPES 32    /* --axis --shapes: shapes of one run */
 
 typedef struct tune_opts {
     int device;
@@ -27,10 +29,13 @@ typedef struct tune_opts {
     unsigned long long seed;
     const char *cmdline;
     const char *self_exe;     /* the program to exec as the worker */
-    int layout;               /* SEG_LAYOUT_FLAT, _KEYS, _OFFSETS (segdata.h) */
+    int layout;               /* SEG_LAYOUT_FLAT, _KEYS, _OFFSETS, _AXIS (segdata.h) */
     int profiles[TUNE_MAX_PROFILES];   /* segmented: the segment profiles to tune */
     int nprofiles;
     int off64;                /* segmented offsets: 64-bit */
+    axis_shape shapes[TUNE_MAX_SHAPES];   /* --axis: the shapes to tune, a case each (the
+                                           * sizes are unused: n = outer * len * inner) */
+    int nshapes;
     const char *strategy;     /* --strategy (strategy.h); NULL: exhaustive */
     long budget;              /* --budget N: configs per case; 0: no limit */
     double budget_s;          /* --budget Ns: seconds per case; 0: no limit */
@@ -43,6 +48,25 @@ typedef struct tune_opts {
 
 /* Whether case 'ci' (profile index x nsizes + size index) is this run's under --split. */
 #define TUNE_OWNS_CASE(o, ci) ((o)->split_count <= 1 || (ci) % (o)->split_count == (o)->split_index)
+
+/* The cases of a run are groups (one for flat, the profiles of a segmented run, the shapes
+ * of an axis run) x sizes (one per axis shape: its n); case ci = group x tune_nsizes + size. */
+static inline int tune_groups(const tune_opts *o)
+{
+    return o->layout == SEG_LAYOUT_FLAT ? 1 : o->layout == SEG_LAYOUT_AXIS ? o->nshapes
+                                                                         : o->nprofiles;
+}
+
+static inline int tune_nsizes(const tune_opts *o)
+{
+    return o->layout == SEG_LAYOUT_AXIS ? 1 : o->nsizes;
+}
+
+/* The n of case (group gi, size si). */
+static inline long long tune_size(const tune_opts *o, int gi, int si)
+{
+    return o->layout == SEG_LAYOUT_AXIS ? (long long)axisdata_n(&o->shapes[gi]) : o->sizes[si];
+}
 
 /* The operator's name, the type and whether the operator commutes, for the case of 'o'. */
 void tune_case(const tune_opts *o, const char **op, rt_type *type, int *commutes);

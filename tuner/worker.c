@@ -19,6 +19,7 @@
 #include "../runtime/driver.h"
 #include "../runtime/optype.h"
 #include "../runtime/plan.h"
+#include "axisdata.h"
 #include "data.h"
 #include "measure.h"
 #include "opfile.h"
@@ -44,6 +45,8 @@ typedef struct worker {
     CUdeviceptr seg, segout;
     size_t segout_bytes;
     void *host_out;          /* nseg + guard accumulators */
+    /* the prepared axis case (layout axis): refs, segout and host_out hold its outputs */
+    axis_shape ax;
     /* a user operator (MSG_OPERATOR) */
     operator_req uop;
     char *uop_text;
@@ -323,6 +326,37 @@ static int prepare_seg(const prepare_req *q, const void *host, prepare_resp *res
     return RT_OK;
 }
 
+/* An axis case: the references of every output, the outputs (and guards) on the GPU. */
+static int prepare_axis(const prepare_req *q, const void *host, prepare_resp *resp, rt_err *e)
+{
+    axis_shape sh = {q->outer, q->len, q->inner};
+    unsigned long long n;
+    if (!sh.outer || !sh.len || !sh.inner || __builtin_mul_overflow(sh.outer, sh.len, &n)
+        || __builtin_mul_overflow(n, sh.inner, &n) || n != q->n)
+        return rt_seterr(e, RT_EINVAL, "axis shape %llux%llux%llu does not make n = %llu",
+                         (unsigned long long)q->outer, (unsigned long long)q->len,
+                         (unsigned long long)q->inner, (unsigned long long)q->n);
+    int rc = axisdata_reference(host, q->type, q->op, &sh, &W.refs, W.gpu.host_threads);
+    if (rc)
+        return rt_seterr(e, rc, "out of host memory for %llu output references",
+                         axisdata_outputs(&sh));
+    size_t res = optype_res_size(q->op, q->type);
+    W.segout_bytes = (axisdata_outputs(&sh) + GUARD) * res;
+    if (!(W.host_out = malloc(W.segout_bytes)))
+        return rt_seterr(e, RT_ENOMEM, "out of host memory for %llu outputs",
+                         axisdata_outputs(&sh));
+    CUresult r = cu.MemAlloc(&W.segout, W.segout_bytes);
+    if (r != CUDA_SUCCESS)
+        return driver_fail(r, "allocating the axis outputs", e);
+    W.layout = SEG_LAYOUT_AXIS;
+    W.ax = sh;
+    resp->nseg = axisdata_outputs(&sh);
+    resp->mean = (double)sh.len;
+    resp->spread = 0;
+    resp->bytes = axisdata_bytes(&sh, optype_size(q->type), res);
+    return RT_OK;
+}
+
 static void do_prepare(const prepare_req *q)
 {
     prepare_resp resp;
@@ -356,12 +390,18 @@ static void do_prepare(const prepare_req *q)
         goto done;
     }
     if (W.op == OP_USER && q->layout != SEG_LAYOUT_FLAT) {
-        rc = rt_seterr(&e, RT_EINVAL, "segmented layouts are tuned for the built-in operators only");
+        rc = rt_seterr(&e, RT_EINVAL, "segmented and axis layouts are tuned for the built-in "
+                       "operators only");
         goto done;
     }
     if ((rc = fill(host, q->n, q->seed, q->seed % q->n, -1, &e)))
         goto done;
-    if (q->layout != SEG_LAYOUT_FLAT) {
+    if (q->layout == SEG_LAYOUT_AXIS) {
+        if ((rc = prepare_axis(q, host, &resp, &e)) != RT_OK) {
+            seg_release();
+            goto done;
+        }
+    } else if (q->layout != SEG_LAYOUT_FLAT) {
         if ((rc = prepare_seg(q, host, &resp, &e)) != RT_OK) {
             seg_release();
             goto done;
@@ -646,6 +686,184 @@ done:
     *rcp = rc;
 }
 
+/* ---- measure one axis candidate ---- */
+
+/* The ragged shapes every axis candidate is checked on before it is timed (docs/axis.md):
+ * tails of tiles and vectors, an odd inner, an empty axis, a long row. */
+static const axis_shape ragged[] = {
+    {3, 1, 17}, {2, 4099, 3}, {5, 333, 1}, {1, 1000, 17}, {4, 0, 5}, {1, 70001, 1}, {7, 513, 33},
+};
+#define NRAGGED (sizeof ragged / sizeof ragged[0])
+
+typedef struct axis_arg {
+    plan *p;
+    CUdeviceptr in, out;
+    axis_shape sh;
+} axis_arg;
+
+static int axis_enqueue(void *arg, rt_err *e)
+{
+    axis_arg *a = arg;
+    return plan_axis_launch(a->p, a->in, a->out, a->sh.outer, a->sh.len, a->sh.inner, W.gpu.temp,
+                            W.gpu.stream, e);
+}
+
+/* Run once with the outputs (and GUARD results after them) poisoned and fetch all of them
+ * into 'host'; *stray = 1 when a guard was written. The temporary storage was made large
+ * enough and its counters zeroed before (the kernel leaves them zero). */
+static int axis_run_once(axis_arg *a, void *host, int *stray, rt_err *e)
+{
+    size_t res = result_size(), nout = axisdata_outputs(&a->sh), bytes = (nout + GUARD) * res;
+    CUresult r;
+    if ((r = cu.MemsetD8(a->out, POISON, bytes)) != CUDA_SUCCESS)
+        return driver_fail(r, "poisoning the outputs", e);
+    int rc = axis_enqueue(a, e);
+    if (rc)
+        return rc;
+    if ((r = cu.StreamSynchronize(W.gpu.stream)) != CUDA_SUCCESS)
+        return driver_fail(r, "running the kernel", e);
+    if ((r = cu.MemcpyDtoH(host, a->out, bytes)) != CUDA_SUCCESS)
+        return driver_fail(r, "reading the outputs", e);
+    *stray = 0;
+    for (size_t i = nout * res; i < bytes; i++)
+        if (((unsigned char *)host)[i] != POISON)
+            *stray = 1;
+    return RT_OK;
+}
+
+/* Check on fresh data of shape 'sh' ('stress' >= 0: the stress inputs of that kind). */
+static int axis_check_fresh(plan *p, const axis_shape *sh, uint64_t seed, int stress, char *why,
+                            size_t len, int *ok, rt_err *e)
+{
+    seg_ref *refs = NULL;
+    void *host = NULL;
+    CUdeviceptr out = 0;
+    CUresult r;
+    int rc = RT_OK;
+    uint64_t m = axisdata_n(sh), nout = axisdata_outputs(sh);
+    size_t res = result_size();
+    if (stress >= 0)
+        data_fill_stress(W.fresh_host, W.type, W.op, m, seed, stress, W.gpu.host_threads);
+    else
+        data_fill(W.fresh_host, W.type, W.op, m, seed, m ? seed % m : 0, W.gpu.host_threads);
+    if ((rc = axisdata_reference(W.fresh_host, W.type, W.op, sh, &refs, W.gpu.host_threads)))
+        rc = rt_seterr(e, rc, "out of host memory for the references");
+    else if (!(host = malloc((nout + GUARD) * res)))
+        rc = rt_seterr(e, RT_ENOMEM, "out of host memory for the outputs");
+    else if ((r = cu.MemAlloc(&out, (nout + GUARD) * res)) != CUDA_SUCCESS)
+        rc = driver_fail(r, "allocating fresh outputs", e);
+    else if (m && (r = cu.MemcpyHtoD(W.fresh, W.fresh_host, m * optype_size(W.type))) != CUDA_SUCCESS)
+        rc = driver_fail(r, "copying fresh input", e);
+    if (rc == RT_OK) {
+        axis_arg a = {p, W.fresh, out, *sh};
+        int stray = 0;
+        if ((rc = axis_run_once(&a, host, &stray, e)) == RT_OK) {
+            char inner[900] = "";
+            *ok = !stray && axisdata_check(host, refs, W.type, W.op, sh, inner, sizeof inner);
+            if (!*ok)
+                snprintf(why, len, "shape %llux%llux%llu%s%s: %s", sh->outer, sh->len, sh->inner,
+                         stress >= 0 ? ", stress input " : "",
+                         stress >= 0 ? data_stress_name(stress) : "",
+                         stray ? "wrote past the last output" : inner);
+        }
+    }
+    if (out)
+        cu.MemFree(out);
+    free(host);
+    free(refs);
+    return rc;
+}
+
+/* The counters of a launch of shape 'sh' are zero again (the kernel's contract). */
+static int axis_counters_zero(const plan *p, const axis_shape *sh, int *zero, rt_err *e)
+{
+    size_t bytes = plan_axis_counter_bytes(p, sh->outer, sh->len, sh->inner);
+    *zero = 1;
+    if (!bytes)
+        return RT_OK;
+    unsigned char *h = malloc(bytes);
+    if (!h)
+        return rt_seterr(e, RT_ENOMEM, "out of host memory");
+    CUresult r = cu.MemcpyDtoH(h, W.gpu.temp, bytes);
+    int rc = r == CUDA_SUCCESS ? RT_OK : driver_fail(r, "reading the counters", e);
+    for (size_t i = 0; rc == RT_OK && i < bytes; i++)
+        if (h[i])
+            *zero = 0;
+    free(h);
+    return rc;
+}
+
+static void do_measure_axis(const measure_req *q, plan *p, measure_resp *resp, char *why,
+                            size_t wlen, rt_err *e, int *rcp)
+{
+    int rc, ok = 1, zero = 1;
+    size_t res = result_size(), nout = axisdata_outputs(&W.ax);
+    CUresult r;
+    resp->launches = 1;
+    /* Temporary storage for the largest of the shapes, its counters zeroed once: a correct
+     * kernel leaves them zero, which is checked after the tuning shape's runs. */
+    size_t temp = plan_axis_temp_bytes(p, W.ax.outer, W.ax.len, W.ax.inner), counters = 0;
+    for (size_t k = 0; k < NRAGGED; k++) {
+        const axis_shape *sh = &ragged[k];
+        size_t t = plan_axis_temp_bytes(p, sh->outer, sh->len, sh->inner);
+        size_t c = plan_axis_counter_bytes(p, sh->outer, sh->len, sh->inner);
+        temp = t > temp ? t : temp;
+        counters = c > counters ? c : counters;
+    }
+    size_t c0 = plan_axis_counter_bytes(p, W.ax.outer, W.ax.len, W.ax.inner);
+    counters = c0 > counters ? c0 : counters;
+    if ((rc = measure_ensure_temp(&W.gpu, temp, e)))
+        goto done;
+    if (counters && (r = cu.MemsetD8(W.gpu.temp, 0, counters)) != CUDA_SUCCESS) {
+        rc = driver_fail(r, "clearing the counters", e);
+        goto done;
+    }
+    uint64_t s = q->seed;
+    for (size_t k = 0; k < NRAGGED; k++)
+        if ((rc = axis_check_fresh(p, &ragged[k], rnd(&s), -1, why, wlen, &ok, e)) || !ok)
+            goto done;
+    /* Float elements: a stress input (data.h) on the last ragged shape. */
+    int stress = stress_kind(q->seed);
+    if (stress >= 0 && ((rc = axis_check_fresh(p, &ragged[NRAGGED - 1], rnd(&s), stress, why, wlen,
+                                               &ok, e)) || !ok))
+        goto done;
+    axis_arg a = {p, W.data, W.segout, W.ax};
+    int stray = 0;
+    if ((rc = axis_run_once(&a, W.host_out, &stray, e)))
+        goto done;
+    char inner[900] = "";
+    if (stray || !axisdata_check(W.host_out, W.refs, W.type, W.op, &W.ax, inner, sizeof inner)) {
+        snprintf(why, wlen, "shape %llux%llux%llu: %s", W.ax.outer, W.ax.len, W.ax.inner,
+                 stray ? "wrote past the last output" : inner);
+        goto done;
+    }
+    if ((rc = axis_counters_zero(p, &W.ax, &zero, e)))
+        goto done;
+    if (!zero) {
+        snprintf(why, wlen, "shape %llux%llux%llu: the kernel left its split counters nonzero",
+                 W.ax.outer, W.ax.len, W.ax.inner);
+        goto done;
+    }
+    if ((rc = time_reps(axis_enqueue, &a, q->hot, q->min_reps, q->max_reps, q->budget_s, resp, e)))
+        goto done;
+    /* Same input, every repetition: compare every output of the last run with the first. */
+    void *last = malloc(nout * res + 1);
+    if (!last) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of host memory");
+        goto done;
+    }
+    if ((r = cu.MemcpyDtoH(last, W.segout, nout * res)) != CUDA_SUCCESS)
+        rc = driver_fail(r, "reading the outputs", e);
+    else
+        resp->deterministic = memcmp(last, W.host_out, nout * res) == 0;
+    free(last);
+    if (rc == RT_OK && (rc = axis_counters_zero(p, &W.ax, &zero, e)) == RT_OK && !zero)
+        snprintf(why, wlen, "shape %llux%llux%llu: the kernel left its split counters nonzero "
+                 "after the timed runs", W.ax.outer, W.ax.len, W.ax.inner);
+done:
+    *rcp = rc;
+}
+
 static void do_measure(const measure_req *q, const void *cubin)
 {
     measure_resp resp;
@@ -667,9 +885,16 @@ static void do_measure(const measure_req *q, const void *cubin)
     loaded = 1;
     CUfunction f = p.kind == PLAN_MULTIPASS ? p.first : p.one;
     cu.FuncGetAttribute(&resp.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
-    if ((p.kind == PLAN_SEGMENTED) != (W.layout != SEG_LAYOUT_FLAT)) {
+    int want_kind = W.layout == SEG_LAYOUT_AXIS ? PLAN_AXIS
+                  : W.layout != SEG_LAYOUT_FLAT ? PLAN_SEGMENTED : -1;
+    if (want_kind >= 0 ? (int)p.kind != want_kind
+                       : p.kind == PLAN_SEGMENTED || p.kind == PLAN_AXIS) {
         rc = rt_seterr(&e, RT_EINVAL, "a %s plan cannot run the %s layout",
                        family_plan_name(p.kind), segdata_layout_name(W.layout));
+        goto done;
+    }
+    if (p.kind == PLAN_AXIS) {
+        do_measure_axis(q, &p, &resp, why, sizeof why, &e, &rc);
         goto done;
     }
     if (p.kind == PLAN_SEGMENTED) {
