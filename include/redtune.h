@@ -370,6 +370,42 @@ int rt_reduce_offsets(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
 int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,
                          unsigned long long nseg, unsigned flags, char *buf, size_t len);
 
+/*
+ * Reductions along an axis (docs/axis.md). d_in is a contiguous row-major tensor viewed as
+ * [outer, len, inner]; it is reduced along len into d_out[outer * inner] (row-major
+ * [outer, inner]), one result of the op's result type per output (RT_RESULT_ELEM and the
+ * type spec as rt_reduce). Rows of a matrix are inner = 1, its columns outer = 1; the middle
+ * axis of a 3-D tensor has both. argmin/argmax give the position along the axis (0 .. len - 1),
+ * as torch's dim reductions do; len == 0 gives every output the empty result of rt_reduce
+ * (the identity; -1 for the index); outer * inner == 0 writes nothing. Asynchronous on
+ * 'stream' as rt_reduce, with the same temporary storage, thread safety and CUDA-graph rules.
+ *
+ * The kernel is the database's winner for this GPU, op and type whose tuned shape is nearest
+ * to (outer, len, inner) on a log scale (among shapes of the same kind: inner == 1 or not),
+ * with the fallbacks of rt_reduce; else a built-in default chosen by the shape.
+ *
+ * Returns RT_OK or the codes of rt_reduce; RT_EINVAL also when outer * len * inner (or
+ * outer * inner) overflows 64 bits, names NULL pointers for a non-empty shape, or a pointer
+ * not aligned to its element (or result) size.
+ */
+int rt_reduce_axis(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
+                   unsigned long long outer, unsigned long long len, unsigned long long inner,
+                   void *d_out, void *stream);
+
+/* Bytes of temporary storage rt_reduce_axis_temp needs for the case (0 when none). */
+int rt_axis_temp_bytes(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long outer,
+                       unsigned long long len, unsigned long long inner, size_t *bytes);
+
+/* rt_reduce_axis with temporary storage the caller owns, as rt_reduce_temp. */
+int rt_reduce_axis_temp(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
+                        unsigned long long outer, unsigned long long len,
+                        unsigned long long inner, void *d_out, void *d_temp,
+                        size_t temp_bytes, void *stream);
+
+/* rt_explain for an axis reduction: the kernel, the tuned shape it comes from, the fallback. */
+int rt_explain_axis(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long outer,
+                    unsigned long long len, unsigned long long inner, char *buf, size_t len_buf);
+
 #ifdef __cplusplus
 }
 #endif
