@@ -205,7 +205,7 @@ static void destroy(rt_ctx *ctx)
                 cu.CtxSynchronize();
             for (int i = 0; i < NSLOTS; i++)
                 if (ctx->slots[i].temp)
-                    cu.MemFree(ctx->slots[i].temp);
+                    cu.MemFree(ctx->slots[i].temp - BLOCK_PAD);
             for (kept_block *k = ctx->kept; k; k = k->next)
                 cu.MemFree(k->temp);
             for (kernel *k = ctx->kernels; k; k = k->next)
@@ -234,12 +234,17 @@ static void destroy(rt_ctx *ctx)
         ctx->decisions = d->next;
         free(d);
     }
+    for (axis_decision *d = atomic_load_explicit(&ctx->axis_decisions, memory_order_relaxed),
+         *next; d; d = next) {
+        next = d->next;
+        free(d);
+    }
     while (ctx->seg_decisions) {
         struct seg_decision *d = ctx->seg_decisions;
         ctx->seg_decisions = d->next;
         free(d);
     }
-    for (int l = 0; l < 3; l++)
+    for (int l = 0; l < NLAYOUTS; l++)
         for (int o = 0; o < NOPS; o++) {
             for (int t = 0; ctx->choices[l][o] && t < OPTYPE_SLOTS; t++)
                 free(ctx->choices[l][o][t].rows);
@@ -375,6 +380,7 @@ int rt_open_err(const char *db_path, int device, rt_ctx **out, char *msg, size_t
     for (int o = 0; o < NOPS; o++)
         atomic_init(&ctx->cache[o], NULL);
     atomic_init(&ctx->nuops, 0);
+    atomic_init(&ctx->axis_decisions, NULL);
     capture_init(&ctx->cap, stderr);
     ctx->locks = 1;
     ctx->db_how = how;
@@ -540,12 +546,17 @@ static int collect_row(const store_best_row *row, void *arg)
     snprintf(b->params, sizeof b->params, "%s", row->params);
     b->median_us = row->median_us;
     b->seg_mean = row->seg_mean;
+    memset(b->axis, 0, sizeof b->axis);
+    if (row->layout && !strncmp(row->layout, "axis:", 5)
+        && sscanf(row->layout + 5, "%llux%llux%llu", &b->axis[0], &b->axis[1], &b->axis[2]) != 3)
+        memset(b->axis, 0, sizeof b->axis);
     return 0;
 }
 
 /* The database's answer for (layout, op, type), read once; layout 0 is flat, 1 keys, 2
- * offsets (every profile of the layout). Caller holds ctx->lock. */
-static const char *const layout_names[3] = {LAYOUT, "keys", "offsets"};
+ * offsets (every profile of the layout), API_AXIS_ROWS / _COLS the `axis:OxLxI` rows of
+ * inner == 1 / inner > 1. Caller holds ctx->lock. */
+static const char *const layout_names[NLAYOUTS] = {LAYOUT, "keys", "offsets", "axis", "axis"};
 
 int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e)
 {
@@ -568,8 +579,10 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     /* The database keys its winners by (op, element type, accumulator, result): schema
      * version 3; a version 2 file reads as accumulator = result = type. */
     const char *an = rt_type_name(ts.acc), *rn = rt_type_name(ts.res);
-    rc = store_find_device_spec(ctx->db, &ctx->dev, on, tn, an, rn, layout_names[layout], HOT,
-                                &c->dev, e);
+    /* axis_kind: 1 rows of inner == 1, 0 of inner > 1, -1 any row of the layout */
+    int axis_kind = layout == API_AXIS_ROWS ? 1 : layout == API_AXIS_COLS ? 0 : -1;
+    rc = store_find_device_kind(ctx->db, &ctx->dev, on, tn, an, rn, layout_names[layout],
+                                axis_kind, HOT, &c->dev, e);
     if (rc == RT_ENOTFOUND) {
         rt_clearerr(e);
         c->level = LEVEL_BUILTIN;
@@ -580,8 +593,9 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
         return rc;
     c->nrows = 0;
     c->oom = 0;
-    rc = store_list_best_for_device_spec(ctx->db, c->dev.id, on, tn, an, rn,
-                                         layout_names[layout], HOT, collect_row, c, e);
+    rc = store_list_best_for_device_kind(ctx->db, c->dev.id, on, tn, an, rn,
+                                         layout_names[layout], axis_kind, HOT, collect_row, c,
+                                         e);
     if (rc == RT_OK && c->oom)
         rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory reading the winners of %s %s",
                        store_path(ctx->db), on, tn);
@@ -628,6 +642,8 @@ static int source_plan(const char *src)
         return PLAN_MULTIPASS;
     if (!strncmp(p, "segmented", 9))
         return PLAN_SEGMENTED;
+    if (!strncmp(p, "axis", 4))
+        return PLAN_AXIS;
     return -1;
 }
 
@@ -830,8 +846,8 @@ int api_params_config(const rt_family *f, const char *params, rt_config *cfg, rt
  * compiled. Only a family this library does not know (a database from a newer redtune) is
  * run from its stored source, which get_kernel checks against its hash.
  */
-static int winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row,
-                         kernel **out, rt_err *e)
+int api_winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row,
+                      kernel **out, rt_err *e)
 {
     const rt_family *f = family_find(row->family);
     rt_config cfg;
@@ -883,7 +899,7 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
           api_typename(op, type, tn, sizeof tn));
     if (c->level != LEVEL_BUILTIN) {
         row = pick(c, b);
-        rc = winner_kernel(ctx, op, type, row, &k, e);
+        rc = api_winner_kernel(ctx, op, type, row, &k, e);
     } else {
         rc = builtin_kernel(ctx, op, type, &k, e);
     }

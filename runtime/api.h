@@ -44,4 +44,18 @@ int api_kernel_of(struct rt_ctx *ctx, int op, int type, unsigned long long n,
 int api_check_pointers(const char *fn, const struct rt_ctx *ctx, rt_op op, rt_type type,
                        const void *d_in, unsigned long long n, const void *d_out, rt_err *e);
 
+/* The argument checks of the axis calls (api_axis.c): outer * inner and outer * len * inner
+ * within 64 bits, d_in not NULL with elements, d_out not NULL with outputs, the alignments
+ * of api_check_pointers. 'ctx' may be NULL for a built-in operator. For the tests. */
+int api_check_axis(const char *fn, const struct rt_ctx *ctx, rt_op op, rt_type type,
+                   const void *d_in, unsigned long long outer, unsigned long long len,
+                   unsigned long long inner, const void *d_out, rt_err *e);
+
+/* The built-in default of an axis case with nothing tuned: its family and "NAME=V ..."
+ * parameters (docs/axis.md, "The library"). Rows (inner == 1) of a commutative operator:
+ * axis_rows with 16-byte loads and L from len; else axis_cols with CV and TX from inner. */
+void api_axis_builtin(int commutative, size_t elem_size, unsigned long long outer,
+                      unsigned long long len, unsigned long long inner, char *family,
+                      size_t family_len, char *params, size_t params_len);
+
 #endif

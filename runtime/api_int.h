@@ -32,6 +32,19 @@
 
 #define LEVEL_BUILTIN 4          /* after STORE_MATCH_EXACT, _CC, _MAJOR */
 
+/* Layouts of ctx->choices: flat, keys, offsets, then the two kinds of axis rows (inner == 1:
+ * rows of a matrix; inner > 1: columns and the middle axis of 3-D tensors). */
+#define API_AXIS_ROWS 3
+#define API_AXIS_COLS 4
+#define NLAYOUTS 5
+
+/* A context's temporary block per stream starts with BLOCK_PAD zero bytes before 'temp', so
+ * that the block's zero head, the pad and the one-launch counter, holds the counters of a
+ * split axis launch (PLAN_AXIS_MAX_TILES of them, 16 KiB): the axis counters end where the
+ * one-launch counter ends, and every plan's partials start at temp + COUNTER_BYTES
+ * (api_axis.c). The allocation is temp - BLOCK_PAD. */
+#define BLOCK_PAD (PLAN_AXIS_MAX_TILES * 4u - COUNTER_BYTES)
+
 /* A loaded kernel, shared by every decision that chose it; keyed by its source hash. */
 typedef struct kernel {
     struct kernel *next;
@@ -53,6 +66,7 @@ typedef struct best_entry {
     char params[256];
     double median_us;
     double seg_mean;       /* segmented: the mean segment length it was tuned at */
+    unsigned long long axis[3];   /* axis: the tuned shape (outer, len, inner) of its layout */
 } best_entry;
 
 /* The database's answer for one (op, type): a device row and its winners, or none. */
@@ -96,6 +110,21 @@ typedef struct seg_decision {
     int respecialized;       /* the stored config with OFF64 or V changed, compiled here */
     const choice *c;         /* the winners it was picked from (capture.c's exact check) */
 } seg_decision;
+
+/* What runs for one axis case: op, canonical type spec and the shape's class, the log2
+ * buckets of outer, len and inner (0 for 0, else floor(log2 x) + 1). Published at the head of
+ * ctx->axis_decisions (insert only, under ctx->lock), so a call finds its decision with no
+ * lock. */
+typedef struct axis_decision {
+    struct axis_decision *next;
+    rt_op op;
+    rt_type type;            /* the canonical spec (ts.canon) */
+    int bo, bl, bi;
+    kernel *k;
+    int level;
+    const best_entry *row;   /* NULL for the built-in default */
+    const choice *c;
+} axis_decision;
 
 /* Temporary storage of one stream. 'key' identifies the stream (its driver id); 'used' and
  * 'key' are read without the lock to find the slot, and checked again under it. */
@@ -142,12 +171,14 @@ struct rt_ctx {
     /* By operator row, allocated at the row's first decision (a full table of specs by
      * buckets for every operator would be ~470 KB a context): lock-free lookups once set. */
     _Atomic(decision_row *) cache[NOPS];
-    choice *choices[3][NOPS];       /* by layout (flat, keys, offsets), then OPTYPE_SLOTS
+    choice *choices[NLAYOUTS][NOPS]; /* by layout (flat, keys, offsets, axis rows, axis
+                                     * columns: API_AXIS_*), then OPTYPE_SLOTS
                                      * choices by ts.slot; allocated under 'lock' at first use */
     user_op uops[RT_USER_OPS_MAX];            /* written under 'lock' before nuops counts them */
     atomic_int nuops;
     decision *decisions;
     struct seg_decision *seg_decisions;   /* segmented choices, under 'lock' */
+    _Atomic(axis_decision *) axis_decisions;   /* axis choices (api_axis.c) */
     CUmodule check_mod[2][2];             /* seg_check by layout and offset width */
     CUfunction check_fn[2][2];
     kernel *kernels;
@@ -199,6 +230,9 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
 int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
                       int builtin, kernel **out, rt_err *e);
 int api_params_config(const rt_family *f, const char *params, rt_config *cfg, rt_err *e);
+/* A database winner loaded as this library's unit for its family and parameters (api.c). */
+int api_winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row,
+                      kernel **out, rt_err *e);
 unsigned api_bucket_of(unsigned long long n);
 int api_decided(const rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n);
 int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,

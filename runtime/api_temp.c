@@ -8,6 +8,10 @@
  * (rt_reduce_temp) get the counter cleared on the stream before each one-launch launch,
  * since their contents are not ours to trust.
  *
+ * Before 'temp', every block has BLOCK_PAD more zero bytes (api_int.h): with the one-launch
+ * counter they make a zero head of 16 KiB, where a split axis launch finds its counters
+ * (which it leaves zero too), right before the partials at temp + COUNTER_BYTES.
+ *
  * CUDA graphs: a launch captured on a stream uses that stream's block, which the graph then
  * holds by address; such a block is marked captured and never freed before rt_close: growing
  * the slot or recycling it moves the block to ctx->kept instead. While a stream captures
@@ -88,9 +92,9 @@ static int recycle(rt_ctx *ctx, rt_err *e)
     for (int i = 0; i < n; i++) {
         slot *sl = &ctx->slots[i];
         if (sl->temp && sl->captured)
-            keep(ctx, sl->temp);
+            keep(ctx, sl->temp - BLOCK_PAD);
         else if (sl->temp)
-            cu.MemFree(sl->temp);
+            cu.MemFree(sl->temp - BLOCK_PAD);
         sl->temp = 0;
         sl->bytes = 0;
         sl->captured = 0;
@@ -148,7 +152,7 @@ int api_grow(rt_ctx *ctx, slot *sl, size_t need, CUstream s, rt_err *e)
     size_t want = sl->bytes * 2 > need ? sl->bytes * 2 : need;
     want = (want + TEMP_GRAIN - 1) / TEMP_GRAIN * TEMP_GRAIN;
     if (sl->temp && sl->captured) {
-        if (!keep(ctx, sl->temp))
+        if (!keep(ctx, sl->temp - BLOCK_PAD))
             return rt_seterr(e, RT_ENOMEM, "out of memory growing temporary storage");
         sl->temp = 0;
         sl->bytes = 0;
@@ -156,20 +160,21 @@ int api_grow(rt_ctx *ctx, slot *sl, size_t need, CUstream s, rt_err *e)
     } else if (sl->temp) {
         if ((r = cu.StreamSynchronize(s)) != CUDA_SUCCESS)
             return driver_fail(r, "cuStreamSynchronize (growing temporary storage)", e);
-        cu.MemFree(sl->temp);
+        cu.MemFree(sl->temp - BLOCK_PAD);
         sl->temp = 0;
         sl->bytes = 0;
     }
-    r = cu.MemAlloc(&sl->temp, want);
+    CUdeviceptr block = 0;
+    r = cu.MemAlloc(&block, BLOCK_PAD + want);
     if (r == CUDA_ERROR_OUT_OF_MEMORY && want > need)
-        r = cu.MemAlloc(&sl->temp, want = need);
-    if (r != CUDA_SUCCESS) {
-        sl->temp = 0;
+        r = cu.MemAlloc(&block, BLOCK_PAD + (want = need));
+    if (r != CUDA_SUCCESS)
         return api_cuda_fail(r, "allocating temporary storage", e);
-    }
+    sl->temp = block + BLOCK_PAD;
     sl->bytes = want;
-    /* The counter, zero from here on: every one-launch kernel leaves it zero. */
-    if ((r = cu.MemsetD32Async(sl->temp, 0, COUNTER_BYTES / 4, s)) != CUDA_SUCCESS)
+    /* The zero head (the pad and the counter), zero from here on: every one-launch and axis
+     * kernel leaves its counters zero. */
+    if ((r = cu.MemsetD32Async(block, 0, (BLOCK_PAD + COUNTER_BYTES) / 4, s)) != CUDA_SUCCESS)
         return driver_fail(r, "clearing temporary storage", e);
     return RT_OK;
 }

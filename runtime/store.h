@@ -151,6 +151,18 @@ int store_list_best_for_device_spec(store *s, long long device_id, const char *o
                                     int (*cb)(const store_best_row *row, void *arg),
                                     void *arg, rt_err *e);
 
+/* The two above for the rows of layout "axis" of one kind: axis_kind 1 the `axis:OxLxI`
+ * rows whose inner is 1 (rows of a matrix), 0 those whose inner is not; -1 any row of
+ * 'layout' (the two above). */
+int store_find_device_kind(store *s, const rt_device *d, const char *op, const char *type,
+                           const char *acc, const char *result, const char *layout,
+                           int axis_kind, int hot, store_device_match *m, rt_err *e);
+int store_list_best_for_device_kind(store *s, long long device_id, const char *op,
+                                    const char *type, const char *acc, const char *result,
+                                    const char *layout, int axis_kind, int hot,
+                                    int (*cb)(const store_best_row *row, void *arg),
+                                    void *arg, rt_err *e);
+
 /* The two above with acc = result = type: the rows of the original operators. */
 int store_find_device(store *s, const rt_device *d, const char *op, const char *type,
                       const char *layout, int hot, store_device_match *m, rt_err *e);

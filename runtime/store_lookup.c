@@ -187,30 +187,41 @@ int store_walk_best_rows(store *s, sqlite3_stmt *st, const char *what,
     return r == SQLITE_DONE ? RT_OK : store_fail(s, what, e);
 }
 
-int store_find_device_spec(store *s, const rt_device *d, const char *op, const char *type,
-                           const char *acc, const char *result, const char *layout, int hot,
-                           store_device_match *m, rt_err *e)
+/* The rows of one layout: the layout and its profiles ("keys" finds "keys:len3"), or with an
+ * axis kind (?11, or ?8 in the list), those `axis:OxLxI` rows whose inner is 1 (kind 1) or
+ * not (kind 0). */
+#define LAYOUT_ANY(L) "(b.layout = " L " OR b.layout LIKE " L " || ':%') "
+#define LAYOUT_KIND(L, K) "(b.layout LIKE " L " || ':%' AND (b.layout GLOB '*x1') = " K ") "
+
+int store_find_device_kind(store *s, const rt_device *d, const char *op, const char *type,
+                           const char *acc, const char *result, const char *layout,
+                           int axis_kind, int hot, store_device_match *m, rt_err *e)
 {
     /* Only rows of the same major architecture qualify; the level ranks them. */
-#define FIND_SQL(ACC, RESULT)                                                                 \
+#define FIND_SQL(ACC, RESULT, LAYOUT)                                                         \
         "SELECT d.id, d.name, d.cc_major, d.cc_minor, d.sm_count, count(*) AS nbest, "      \
         "CASE WHEN d.name = ?5 AND d.sm_count = ?6 AND d.cc_minor = ?8 THEN 1 "             \
         "     WHEN d.cc_minor = ?8 THEN 2 ELSE 3 END AS level "                             \
         "FROM best b JOIN devices d ON d.id = b.device_id "                                 \
-        "WHERE b.op = ?1 AND b.type = ?2 AND (b.layout = ?3 OR b.layout LIKE ?3 || ':%') "  \
+        "WHERE b.op = ?1 AND b.type = ?2 AND " LAYOUT                                     \
         "AND b.hot = ?4 AND " ACC " = coalesce(?9, ?2) AND " RESULT " = coalesce(?10, ?2) " \
         "AND d.cc_major = ?7 "                                                              \
         "GROUP BY d.id "                                                                    \
         "ORDER BY level, abs(d.sm_count - ?6), nbest DESC, d.last_seen DESC, d.id "         \
         "LIMIT 1"
-    static const char sql[] = FIND_SQL("b.acc", "b.result"),
-                      sql_v2[] = FIND_SQL("b.type", "b.type");   /* STORE_READ_MIN_VERSION */
+    static const char sql[] = FIND_SQL("b.acc", "b.result", LAYOUT_ANY("?3")),
+                      sql_v2[] = FIND_SQL("b.type", "b.type", LAYOUT_ANY("?3")),   /* v2 */
+                      sql_kind[] = FIND_SQL("b.acc", "b.result", LAYOUT_KIND("?3", "?11")),
+                      sql_kind_v2[] = FIND_SQL("b.type", "b.type", LAYOUT_KIND("?3", "?11"));
 #undef FIND_SQL
     sqlite3_stmt *st = NULL;
     int rc = RT_OK, r, found = 0;
+    const char *q = axis_kind < 0 ? (s->version >= 3 ? sql : sql_v2)
+                                  : (s->version >= 3 ? sql_kind : sql_kind_v2);
 
     memset(m, 0, sizeof *m);
-    if (sqlite3_prepare_v2(s->db, s->version >= 3 ? sql : sql_v2, -1, &st, NULL) != SQLITE_OK
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK
+        || (axis_kind >= 0 && sqlite3_bind_int(st, 11, axis_kind != 0) != SQLITE_OK)
         || bind_text(st, 1, op) != SQLITE_OK || bind_text(st, 2, type) != SQLITE_OK
         || bind_text(st, 3, layout) != SQLITE_OK || sqlite3_bind_int(st, 4, hot) != SQLITE_OK
         || bind_text(st, 5, d->name) != SQLITE_OK
@@ -238,8 +249,9 @@ int store_find_device_spec(store *s, const rt_device *d, const char *op, const c
     if (!found) {
         char tt[64];
         rc = rt_seterr(e, RT_ENOTFOUND, "%s: no device of compute capability %d.x has a "
-                       "winner for %s %s %s %s", store_path(s), d->cc_major, op,
+                       "winner for %s %s %s%s %s", store_path(s), d->cc_major, op,
                        store_type_text(type, acc, result, tt, sizeof tt), layout,
+                       axis_kind < 0 ? "" : axis_kind ? " (inner == 1)" : " (inner > 1)",
                        hot ? "hot" : "cold");
     }
 done:
@@ -249,31 +261,42 @@ done:
     return rc;
 }
 
-int store_list_best_for_device_spec(store *s, long long device_id, const char *op,
+int store_find_device_spec(store *s, const rt_device *d, const char *op, const char *type,
+                           const char *acc, const char *result, const char *layout, int hot,
+                           store_device_match *m, rt_err *e)
+{
+    return store_find_device_kind(s, d, op, type, acc, result, layout, -1, hot, m, e);
+}
+
+int store_list_best_for_device_kind(store *s, long long device_id, const char *op,
                                     const char *type, const char *acc, const char *result,
-                                    const char *layout, int hot,
+                                    const char *layout, int axis_kind, int hot,
                                     int (*cb)(const store_best_row *row, void *arg),
                                     void *arg, rt_err *e)
 {
-#define LIST_SQL(ACC, RESULT)                                                                 \
+#define LIST_SQL(ACC, RESULT, LAYOUT)                                                         \
         "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "   \
         "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, " \
         "b.frac_bw, b.deterministic, b.nseg, b.seg_mean, " ACC ", " RESULT " "              \
         "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "                             \
         "JOIN devices d ON d.id = b.device_id "                                             \
-        "WHERE b.device_id = ?1 AND b.op = ?2 AND b.type = ?3 "                             \
-        "AND (b.layout = ?4 OR b.layout LIKE ?4 || ':%') "                                  \
+        "WHERE b.device_id = ?1 AND b.op = ?2 AND b.type = ?3 AND " LAYOUT                \
         "AND b.hot = ?5 AND " ACC " = coalesce(?6, ?3) AND " RESULT " = coalesce(?7, ?3) "  \
         "ORDER BY b.n"
-    static const char sql[] = LIST_SQL("b.acc", "b.result"),
-                      sql_v2[] = LIST_SQL("b.type", "b.type");   /* STORE_READ_MIN_VERSION */
+    static const char sql[] = LIST_SQL("b.acc", "b.result", LAYOUT_ANY("?4")),
+                      sql_v2[] = LIST_SQL("b.type", "b.type", LAYOUT_ANY("?4")),   /* v2 */
+                      sql_kind[] = LIST_SQL("b.acc", "b.result", LAYOUT_KIND("?4", "?8")),
+                      sql_kind_v2[] = LIST_SQL("b.type", "b.type", LAYOUT_KIND("?4", "?8"));
 #undef LIST_SQL
     sqlite3_stmt *st = NULL;
     int rc = RT_OK;
+    const char *q = axis_kind < 0 ? (s->version >= 3 ? sql : sql_v2)
+                                  : (s->version >= 3 ? sql_kind : sql_kind_v2);
 
     if (!cb)
         return rt_seterr(e, RT_EINVAL, "%s: list best for device: no callback", store_path(s));
-    if (sqlite3_prepare_v2(s->db, s->version >= 3 ? sql : sql_v2, -1, &st, NULL) != SQLITE_OK
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK
+        || (axis_kind >= 0 && sqlite3_bind_int(st, 8, axis_kind != 0) != SQLITE_OK)
         || sqlite3_bind_int64(st, 1, device_id) != SQLITE_OK
         || bind_text(st, 2, op) != SQLITE_OK || bind_text(st, 3, type) != SQLITE_OK
         || bind_text(st, 4, layout) != SQLITE_OK || sqlite3_bind_int(st, 5, hot) != SQLITE_OK
@@ -285,6 +308,16 @@ int store_list_best_for_device_spec(store *s, long long device_id, const char *o
 done:
     sqlite3_finalize(st);
     return rc;
+}
+
+int store_list_best_for_device_spec(store *s, long long device_id, const char *op,
+                                    const char *type, const char *acc, const char *result,
+                                    const char *layout, int hot,
+                                    int (*cb)(const store_best_row *row, void *arg),
+                                    void *arg, rt_err *e)
+{
+    return store_list_best_for_device_kind(s, device_id, op, type, acc, result, layout, -1,
+                                           hot, cb, arg, e);
 }
 
 int store_find_device(store *s, const rt_device *d, const char *op, const char *type,

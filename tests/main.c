@@ -24,6 +24,8 @@ int test_gpu_group(void);
 int test_gpu_seg_group(void);
 int test_api_group(void);
 int test_api_gpu_group(void);
+int test_api_axis_group(void);
+int test_api_axis_gpu_group(void);
 int test_measure_group(void);
 int test_measure_gpu_group(void);
 int test_tune_group(void);
@@ -56,6 +58,7 @@ int main(int argc, char **argv)
         failed += test_segdata_group();
         failed += test_cli_group();
         failed += test_api_group();
+        failed += test_api_axis_group();
         failed += test_measure_group();
         failed += test_tune_group();
         failed += test_bench_pick_group();
@@ -67,6 +70,7 @@ int main(int argc, char **argv)
         failed += test_gpu_group();
         failed += test_gpu_seg_group();
         failed += test_api_gpu_group();
+        failed += test_api_axis_gpu_group();
         failed += test_measure_gpu_group();
         failed += test_bench_pick_gpu_group();
     }

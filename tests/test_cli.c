@@ -555,6 +555,49 @@ static void reduce_bad_files(void **state)
     assert_int_equal(system(args), 0);
 }
 
+/* reduce --shape O,L,I: usage errors (exit 2), a shape that does not hold the file's values
+ * (exit 4, both numbers named, nothing written), before the database and the GPU. */
+static void reduce_shape(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune-cli-XXXXXX", args[2048], v[300], outp[300], want[512];
+    assert_non_null(mkdtemp(dir));
+    float vals[12] = {0};
+    put_file(dir, "v.bin", vals, sizeof vals, v, sizeof v);
+    snprintf(outp, sizeof outp, "%s/out.bin", dir);
+
+    EXPECT("reduce --op sum --in v.bin --shape 3,4", 2,
+           "--shape wants OUTER,LEN,INNER (three counts, e.g. 1024,4096,1), not '3,4'");
+    EXPECT("reduce --op sum --in v.bin --shape 3,4,1,2", 2, "not '3,4,1,2'");
+    EXPECT("reduce --op sum --in v.bin --shape 3,-4,1", 2, "not '3,-4,1'");
+    EXPECT("reduce --op sum --in v.bin --shape 3,x,1", 2, "not '3,x,1'");
+    EXPECT("reduce --op sum --in v.bin --shape 3,4,99999999999999999999", 2,
+           "not '3,4,99999999999999999999'");
+    EXPECT("reduce --op sum --in v.bin --shape 3,4,1 --keys k.bin", 2,
+           "reduce: --shape (a reduction along an axis) excludes --keys, --offsets and --check");
+    EXPECT("reduce --op sum --in v.bin --shape 3,4,1 --check", 2, "excludes --keys");
+
+    snprintf(args, sizeof args, "reduce --op sum --in %s --shape 3,5,1 -o %s", v, outp);
+    snprintf(want, sizeof want, "redtune: %s: 12 values, but --shape 3,5,1 holds 15 (outer * "
+             "len * inner); nothing was reduced or written\n", v);
+    EXPECT(args, 4, want);
+    snprintf(args, sizeof args, "reduce --op sum --in %s --shape 0,5,1 -o %s", v, outp);
+    snprintf(want, sizeof want, "redtune: %s: 12 values, but --shape 0,5,1 holds 0", v);
+    EXPECT(args, 4, want);
+    snprintf(args, sizeof args, "reduce --op sum --in %s --shape 4294967296,2,4294967296 -o %s",
+             v, outp);
+    snprintf(want, sizeof want, "redtune: %s: 12 values, but --shape 4294967296,2,4294967296 "
+             "holds more than 2^64 - 1 (outer * len * inner overflows)", v);
+    EXPECT(args, 4, want);
+    assert_false(file_exists(outp));
+    /* a right shape gets as far as the database */
+    snprintf(args, sizeof args, "reduce --op sum --in %s --shape 2,3,2 --db tests/db/foreign.db "
+             "-o %s", v, outp);
+    EXPECT(args, 3, "tests/db/foreign.db: not a redtune database");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
 /* --check: every rule, its count and first entry named, exit 4, on the host before the GPU
  * (the driver is made unloadable: a check that reached the GPU would exit 1), and the output
  * untouched (absent, or an earlier file left as it was). Without --check the same files get
@@ -919,6 +962,7 @@ int test_cli_group(void)
         cmocka_unit_test(reduce_usage_errors),
         cmocka_unit_test(reduce_two_op_files),
         cmocka_unit_test(reduce_bad_files),
+        cmocka_unit_test(reduce_shape),
         cmocka_unit_test_teardown(reduce_check_failures, reset_run_env),
         cmocka_unit_test(option_forms),
         cmocka_unit_test(repeated_and_empty_options),

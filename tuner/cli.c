@@ -28,6 +28,7 @@ enum {
     O_FORMAT,
     O_SPLIT,   /* --device all | LIST: identical GPUs split the cases (tuner/devices.c) */
     O_ACC, O_RESULT,   /* the type spec: accumulator and result (optype.h) */
+    O_SHAPE,   /* reduce --shape O,L,I: a reduction along an axis (docs/axis.md) */
     O_END
 };
 
@@ -74,6 +75,7 @@ static const cli_opt options[] = {
     {"nseg", required_argument, O_NSEG, C(REDUCE), 0},
     {"check", no_argument, O_CHECK, C(REDUCE), 0},
     {"explain", no_argument, O_EXPLAIN, C(REDUCE), 0},
+    {"shape", required_argument, O_SHAPE, C(REDUCE), 0},
     {"cases-from", required_argument, O_CASES, C(TUNE), 1},
     {"strategy", required_argument, O_STRATEGY, C(TUNE), 0},
     {"budget", required_argument, O_BUDGET, C(TUNE), 0},
@@ -484,6 +486,24 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
         a->reduce.nseg = n;
         return RT_OK;
     case O_CHECK: a->reduce.check = 1; return RT_OK;
+    case O_SHAPE: {
+        /* O,L,I: three counts, each of them may be 0 */
+        char *end = NULL;
+        const char *p = v;
+        for (int i = 0; i < 3; i++) {
+            errno = 0;
+            if (*p < '0' || *p > '9')
+                end = NULL;
+            else
+                a->reduce.shape[i] = strtoull(p, &end, 10);
+            if (!end || errno || *end != (i < 2 ? ',' : '\0'))
+                return usage(e, "--help", "%s wants OUTER,LEN,INNER (three counts, e.g. "
+                             "1024,4096,1), not '%s'", as, v);
+            p = end + 1;
+        }
+        a->reduce.axis = 1;
+        return RT_OK;
+    }
     case O_EXPLAIN: a->reduce.explain = 1; return RT_OK;
     case O_CASES: a->cases_from = v; return RT_OK;
     case O_SPLIT: a->split = 1; return RT_OK;
@@ -597,6 +617,9 @@ static int check_command(cli_args *a, rt_err *e)
                          "u32)");
         if (o->nseg >= 0 && !o->keys && !o->offsets)
             return usage(e, "--help", "reduce: --nseg goes with --keys or --offsets");
+        if (o->axis && (o->keys || o->offsets || o->check))
+            return usage(e, "--help", "reduce: --shape (a reduction along an axis) excludes "
+                         "--keys, --offsets and --check");
         if ((rc = check_spec(a, e)) != RT_OK)
             return rc;
         o->db = a->db;

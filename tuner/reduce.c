@@ -3,6 +3,7 @@
  * the tuned database holds, through libredtune's public API (include/redtune.h). The data is
  * read whole into host memory; --check validates the keys or offsets there, before the GPU is
  * touched (so checking works on a machine with no GPU, and RT_SEG_CHECK is not needed).
+ * --shape O,L,I reduces the values as an [O, L, I] tensor along L (rt_reduce_axis).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -341,6 +342,9 @@ static int gpu_reduce(rt_ctx *ctx, const reduce_opts *o, const void *vals, unsig
     else if (o->offsets)
         rc = rt_reduce_offsets(ctx, o->op, o->type, pin, n, pseg, nseg, pout, NULL,
                                o->off64 ? RT_SEG_OFF64 : 0);
+    else if (o->axis)
+        rc = rt_reduce_axis(ctx, o->op, o->type, pin, o->shape[0], o->shape[1], o->shape[2],
+                            pout, NULL);
     else
         rc = rt_reduce(ctx, o->op, o->type, pin, n, pout, NULL);
     if (rc) {
@@ -403,6 +407,28 @@ int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e)
         }
     }
 
+    if (o->axis) {
+        /* The shape must hold exactly the file's values; it names the outputs. */
+        unsigned long long m, want;
+        if (__builtin_mul_overflow(o->shape[0], o->shape[2], &m)
+            || __builtin_mul_overflow(m, o->shape[1], &want) || want != n) {
+            bad = 1;
+            if (__builtin_mul_overflow(o->shape[0], o->shape[2], &m)
+                || __builtin_mul_overflow(m, o->shape[1], &want))
+                rc = rt_seterr(e, RT_EINVAL, "%s: %llu values, but --shape %llu,%llu,%llu "
+                               "holds more than 2^64 - 1 (outer * len * inner overflows); "
+                               "nothing was reduced or written", o->in, n, o->shape[0],
+                               o->shape[1], o->shape[2]);
+            else
+                rc = rt_seterr(e, RT_EINVAL, "%s: %llu values, but --shape %llu,%llu,%llu "
+                               "holds %llu (outer * len * inner); nothing was reduced or "
+                               "written", o->in, n, o->shape[0], o->shape[1], o->shape[2],
+                               want);
+            goto done;
+        }
+        nseg = m;   /* the outputs */
+    }
+
     if (o->check && seg) {
         size_t len = 8192;
         if (!(msg = malloc(len))) {
@@ -450,7 +476,9 @@ int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e)
         rc = seg ? rt_explain_segmented(ctx, o->keys ? RT_LAYOUT_KEYS : RT_LAYOUT_OFFSETS, o->op,
                                         o->type, n, nseg, o->off64 ? RT_SEG_OFF64 : 0, text,
                                         sizeof text)
-                 : rt_explain(ctx, o->op, o->type, n, text, sizeof text);
+             : o->axis ? rt_explain_axis(ctx, o->op, o->type, o->shape[0], o->shape[1],
+                                         o->shape[2], text, sizeof text)
+                       : rt_explain(ctx, o->op, o->type, n, text, sizeof text);
         if (rc) {
             rc = rt_seterr(e, rc, "reduce --explain: %s", rt_errmsg(ctx));
             goto done;

@@ -55,6 +55,8 @@ typedef struct reduce_opts {
     int explain;              /* print rt_explain's text before the results */
     const char *out;          /* raw results into this file (atomically); NULL: text on stdout */
     int force;                /* replace an existing 'out' (else it is refused) */
+    int axis;                 /* --shape given: reduce along an axis (rt_reduce_axis) */
+    unsigned long long shape[3];   /* --shape OUTER,LEN,INNER */
 } reduce_opts;
 
 /* What a failed cmd_reduce refused, for the exit status. */
