@@ -421,21 +421,24 @@ void verify_and_time(F &&enqueue, const arow &w, const out_layout &L, const axis
     out->status = ST_OK;
 }
 
-/* The label of rt_explain_axis's pick: "FAMILY PARAMS" when its "kernel: " line reads as
- * rt_explain's, else its first line; the tuned shape is the first "axis:OxLxI" it names. */
+/* The pick, from rt_explain_axis's text (runtime/api_axis.c): "kernel: FAMILY PARAMS (axis
+ * plan, hash H)" read as rt_explain's kernel line; the tuned shape from "database entry:
+ * device ... tuned shape axis:OxLxI, ...", "built-in default" when the entry is "none"; the
+ * first line of the text when the kernel line does not read. */
 void read_pick(arow &w)
 {
     bench_pick p;
-    if (bench_pick_parse(w.explain.c_str(), &p) == 0 ||
-        (p.family[0] && p.params[0]))
+    bench_pick_parse(w.explain.c_str(), &p);   /* -1 at the entry line; the kernel is read */
+    if (p.family[0])
         w.pick = std::string(p.family) + " " + p.params;
     else
         w.pick = w.explain.substr(0, w.explain.find('\n'));
-    size_t a = w.explain.find("axis:");
+    size_t a = w.explain.find("tuned shape axis:");
     if (a != std::string::npos) {
+        a += strlen("tuned shape ");
         size_t b = w.explain.find_first_of(" ,;)\n", a);
         w.tuned = w.explain.substr(a, b == std::string::npos ? std::string::npos : b - a);
-    } else if (w.explain.find("built-in default") != std::string::npos) {
+    } else if (w.explain.find("database entry: none") != std::string::npos) {
         w.tuned = "built-in default";
     }
 }
