@@ -675,7 +675,9 @@ int axis_main(const options &o)
                     base.rt_out.idx_off = 8, base.rt_out.idx_bytes = 8;
                 unsigned long long n = s.outer * s.len * s.inner;
                 base.bytes_in = (double)n * optype_size(t);
-                base.bytes_out = (double)(s.outer * s.inner) * base.rt_out.stride;
+                /* one result value per output (argmax: its 8-byte index), as torch_axis.py */
+                base.bytes_out = (double)(s.outer * s.inner) *
+                                 (op == RT_ARGMAX ? 8 : optype_size(ts.res));
                 base.limit_us = (base.bytes_in + base.bytes_out) / (read_gbps * 1e3);
                 base.cub_na = cub_missing(op, t, s);
                 fprintf(stderr, "%s: [%s] %s %s\n", PROG, base.label.c_str(), rt_op_name(op),
