@@ -22,6 +22,7 @@ int test_cli_group(void);
 int test_segdata_group(void);
 int test_gpu_group(void);
 int test_gpu_seg_group(void);
+int test_gpu_axis_group(void);
 int test_api_group(void);
 int test_api_gpu_group(void);
 int test_api_axis_group(void);
@@ -69,6 +70,7 @@ int main(int argc, char **argv)
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();
         failed += test_gpu_seg_group();
+        failed += test_gpu_axis_group();
         failed += test_api_gpu_group();
         failed += test_api_axis_gpu_group();
         failed += test_measure_gpu_group();

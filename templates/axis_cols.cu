@@ -1,0 +1,236 @@
+// @family      axis_cols
+// @summary     axis reduction in order, TX columns x B/TX row groups per block: CV-wide column vectors, U rows in flight, ordered shuffle and shared-memory trees, len split over blocks
+// @plan        axis
+// @commutative not-required
+// @deterministic yes
+// @param B 256 threads per block (multiple of 32, 64..1024)
+// @param TX 32 column threads per block (power of two, 1..B); B/TX row groups, each a contiguous part of len
+// @param CV 2 consecutive columns per thread (1, 2, 4, 8; CV * element size <= 16 bytes): one vector load where inner % CV == 0 and the input is aligned, else scalar loads
+// @param U 4 rows each thread has in flight before it combines them (1, 2, 4, 8)
+// @param CHUNK 0 fewest elements of len per split: 0 never splits; else the host splits long columns over blocks (e.g. 8192, 32768, 131072)
+//
+// axis_cols.cu - reduce an [outer, len, inner] tensor along len, in order, with the columns
+// (inner) across the threads (docs/axis.md). Made for columns and the middle axis of 3-D
+// tensors (inner > 1); with TX = 1 it is a block per row walking the row in B contiguous
+// parts, the fallback for rows with a non-commutative operator.
+//
+// A tile is TX * CV consecutive inner indices of one outer index o (a tile never crosses
+// outer). Thread (tx, ty) = (tid % TX, tid / TX) owns the CV columns i0 + tx*CV .. and row
+// group ty the contiguous rows [lo + ty*p, lo + ty*p + p) of the block's part [lo, hi) of
+// len (p = ceil((hi - lo) / TY)). It walks its rows in order, U rows in flight (each row's CV
+// columns one vector load when inner % CV == 0 and `in` is aligned to CV * size, decided once
+// at run time, else CV scalar loads), the U rows combined as an ordered tree and folded into
+// its CV accumulators. A warp's load instruction reads min(TX, 32) * CV consecutive columns of
+// a row. The row groups then meet in order: inside a warp (TX < 32) by a shuffle tree with
+// stride TX (lane tx + TX*k holds row group k of the warp; lower rows on the left), then
+// across warps (or across the row groups when TX >= 32) in shared memory, laid out
+// [row group][column][tx] so that consecutive threads touch consecutive words, where thread
+// tx < TX folds the R <= 32 values of each of its columns in order (columns in passes of CVS
+// when all CV would not fit in 32 KB). Every combine keeps the lower indices on the left: a
+// non-commutative operator gets the in-order result.
+//
+// Splits (few tiles, len > CHUNK): block (x, s) reduces its contiguous part of len and
+// stores raw partials; the last block of tile x folds them in split order and writes rt_final
+// (axis_common.cuh). Without splits each output is written once, through rt_final; len == 0
+// writes rt_final(rt_identity()).
+
+#ifndef RT_PRELUDE
+#include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */
+#endif
+
+#ifndef RT_B
+#define RT_B 256     /* threads per block; the generator's prelude sets it */
+#endif
+#ifndef RT_TX
+#define RT_TX 32     /* column threads */
+#endif
+#ifndef RT_CV
+#define RT_CV 2      /* columns per thread */
+#endif
+#ifndef RT_U
+#define RT_U 4       /* rows in flight per thread */
+#endif
+#ifndef RT_CHUNK
+#define RT_CHUNK 0   /* fewest elements of len per split; 0: never split */
+#endif
+
+static_assert(RT_B >= 64 && RT_B <= 1024 && RT_B % 32 == 0, "axis_cols: B must be a multiple of 32 in 64..1024");
+static_assert(RT_TX >= 1 && RT_TX <= RT_B && (RT_TX & (RT_TX - 1)) == 0 && RT_B % RT_TX == 0,
+              "axis_cols: TX must be a power of two dividing B");
+static_assert(RT_CV == 1 || RT_CV == 2 || RT_CV == 4 || RT_CV == 8, "axis_cols: CV must be 1, 2, 4 or 8");
+static_assert(RT_CV * sizeof(rt_value_t) <= 16, "axis_cols: a vector is at most 16 bytes (CV * element size <= 16)");
+static_assert(RT_U >= 1 && RT_U <= 8 && (RT_U & (RT_U - 1)) == 0, "axis_cols: U must be 1, 2, 4 or 8");
+static_assert(RT_CHUNK >= 0 && RT_CHUNK <= 0x7fffffff, "axis_cols: CHUNK must be in 0..2^31-1");
+
+/* ax_ helpers: the ordered trees, the split's cut and last-block fold (inlined by the
+ * generator, after the warp trees and the ticket they use). */
+#include "collectives.cuh"
+#include "axis_common.cuh"
+
+#define AC_TY (RT_B / RT_TX)                      /* row groups */
+#define AC_T (RT_TX * RT_CV)                      /* columns per tile */
+#define AC_KW (RT_TX < 32 ? 32 / RT_TX : 1)       /* row groups in a warp */
+#define AC_R (RT_TX < 32 ? RT_B / 32 : AC_TY)     /* values per column after the warp step */
+/* Columns per pass of the shared step: all CV when AC_R * TX * CV accumulators fit in 32 KB. */
+#define AC_CVS_FIT (32768u / (AC_R * RT_TX * (unsigned int)sizeof(rt_acc_t)))
+#define AC_CVS (AC_CVS_FIT >= RT_CV ? RT_CV : ax_pow2_floor(AC_CVS_FIT >= 1 ? AC_CVS_FIT : 1))
+
+/* Threads per block, columns per tile, the split chunk, tile unit PLAN_AXIS_TILE_INNER. */
+extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, AC_T, (unsigned int)RT_CHUNK, 1u };
+
+/* Rows [a, b) of the thread's CV columns, p pointing at column c of row 0 of its outer index
+ * (row l at p + l * inner); w: the columns that exist (CV, or fewer at the end of a row when
+ * inner % CV != 0). VEC: each row's CV columns are one aligned vector. Folded in order into
+ * acc[]. Whole groups of U rows load without a test; the last group clamps its rows to b - 1
+ * (all loads in flight) and drops the extra ones. */
+template <bool VEC>
+static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p, unsigned long long inner,
+                                               unsigned long long a, unsigned long long b, unsigned int w,
+                                               rt_acc_t (&acc)[RT_CV])
+{
+    if (b <= a)
+        return;
+    unsigned long long l = a;
+    for (; l + RT_U <= b; l += RT_U) {
+        rt_value_t x[RT_U][RT_CV];
+#pragma unroll
+        for (unsigned int u = 0; u < RT_U; u++) {
+            const rt_value_t *r = p + (l + u) * inner;
+            if constexpr (VEC) {
+                ax_ldv<rt_value_t, RT_CV>(r, x[u]);
+            } else {
+#pragma unroll
+                for (unsigned int k = 0; k < RT_CV; k++)
+                    x[u][k] = __ldg(r + (k < w ? k : w - 1));
+            }
+        }
+#pragma unroll
+        for (unsigned int k = 0; k < RT_CV; k++) {
+            rt_acc_t t[RT_U];
+#pragma unroll
+            for (unsigned int u = 0; u < RT_U; u++)
+                t[u] = rt_lift(x[u][k], l + u);
+            acc[k] = rt_combine(acc[k], ax_tree<RT_U>(t));
+        }
+    }
+    if (l < b) {
+        rt_value_t x[RT_U][RT_CV];
+#pragma unroll
+        for (unsigned int u = 0; u < RT_U; u++) {
+            const rt_value_t *r = p + (l + u < b ? l + u : b - 1) * inner;
+            if constexpr (VEC) {
+                ax_ldv<rt_value_t, RT_CV>(r, x[u]);
+            } else {
+#pragma unroll
+                for (unsigned int k = 0; k < RT_CV; k++)
+                    x[u][k] = __ldg(r + (k < w ? k : w - 1));
+            }
+        }
+#pragma unroll
+        for (unsigned int u = 0; u < RT_U; u++)
+            if (l + u < b) {
+#pragma unroll
+                for (unsigned int k = 0; k < RT_CV; k++)
+                    acc[k] = rt_combine(acc[k], rt_lift(x[u][k], l + u));
+            }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(RT_B)
+rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t *__restrict__ part,
+        unsigned int *__restrict__ counter, unsigned long long outer, unsigned long long len,
+        unsigned long long inner)
+{
+    const unsigned int tid = threadIdx.x, tx = tid % RT_TX, ty = tid / RT_TX;
+    const unsigned long long M = outer * inner, per_outer = (inner + AC_T - 1) / AC_T;
+    const unsigned long long tiles = outer * per_outer;
+    /* The block's part of len, and this row group's contiguous share of it. */
+    unsigned long long lo, hi;
+    ax_part(len, blockIdx.y, gridDim.y, lo, hi);
+    const unsigned long long rp = (hi - lo + AC_TY - 1) / AC_TY;
+    const unsigned long long ra = lo + ty * rp < hi ? lo + ty * rp : hi;
+    const unsigned long long rb = hi - ra < rp ? hi : ra + rp;
+    const bool vec = RT_CV > 1 && inner % RT_CV == 0
+                     && reinterpret_cast<unsigned long long>(in) % (RT_CV * sizeof(rt_value_t)) == 0;
+#if AC_R > 1
+    __shared__ rt_acc_t s_rows[AC_R * AC_CVS * RT_TX];
+#endif
+    __shared__ bool s_last;
+
+    for (unsigned long long x = blockIdx.x; x < tiles; x += gridDim.x) {
+        const unsigned long long o = x / per_outer, i0 = (x - o * per_outer) * AC_T;
+        const unsigned long long c = i0 + (unsigned long long)tx * RT_CV;   /* first column */
+        const unsigned int w = c < inner ? (inner - c < RT_CV ? (unsigned int)(inner - c) : RT_CV) : 0;
+        rt_acc_t acc[RT_CV];
+#pragma unroll
+        for (unsigned int k = 0; k < RT_CV; k++)
+            acc[k] = rt_identity();
+        if (w > 0) {
+            const rt_value_t *p = in + o * len * inner + c;
+            if (RT_CV > 1 && vec)
+                ac_walk<true>(p, inner, ra, rb, w, acc);
+            else
+                ac_walk<false>(p, inner, ra, rb, w, acc);
+        }
+
+        /* The row groups of a warp (TX < 32): lane tx + TX*k holds row group k of the warp;
+         * the ordered tree with stride TX leaves them, in order, in lane tx. */
+#if AC_KW > 1
+#pragma unroll
+        for (unsigned int d = 1; d < AC_KW; d *= 2)
+#pragma unroll
+            for (unsigned int k = 0; k < RT_CV; k++)
+                acc[k] = rt_combine(acc[k], rt_shfl_down(acc[k], RT_TX * d));
+#endif
+        /* The AC_R values of each column (warps when TX < 32, row groups otherwise) meet in
+         * shared memory, in order, in thread tx (tid < TX). */
+#if AC_R > 1
+        {
+            const unsigned int r = RT_TX < 32 ? tid / 32 : ty;
+            const bool holder = RT_TX < 32 ? tid % 32 < RT_TX : true;
+#pragma unroll
+            for (unsigned int k0 = 0; k0 < RT_CV; k0 += AC_CVS) {
+                if (holder) {
+#pragma unroll
+                    for (unsigned int k = 0; k < AC_CVS; k++)
+                        s_rows[(r * AC_CVS + k) * RT_TX + tx] = acc[k0 + k];
+                }
+                __syncthreads();
+                if (tid < RT_TX) {
+#pragma unroll
+                    for (unsigned int k = 0; k < AC_CVS; k++) {
+                        rt_acc_t v = s_rows[k * RT_TX + tx];
+#pragma unroll 8
+                        for (unsigned int q = 1; q < AC_R; q++)
+                            v = rt_combine(v, s_rows[(q * AC_CVS + k) * RT_TX + tx]);
+                        acc[k0 + k] = v;
+                    }
+                }
+                __syncthreads();   /* s_rows is rewritten by the next pass or tile */
+            }
+        }
+#endif
+        const unsigned long long m = o * inner + c;   /* the thread's first output */
+        if (gridDim.y == 1) {
+            if (tid < RT_TX) {
+#pragma unroll
+                for (unsigned int k = 0; k < RT_CV; k++)
+                    if (k < w)
+                        out[m + k] = rt_final(acc[k]);
+            }
+            continue;
+        }
+        /* Split: raw partials, then the last block of the tile folds them in split order
+         * (grid.x is the number of tiles: this is the block's only tile). */
+        if (tid < RT_TX) {
+#pragma unroll
+            for (unsigned int k = 0; k < RT_CV; k++)
+                if (k < w)
+                    part[blockIdx.y * M + m + k] = acc[k];
+        }
+        if (ax_last_split(counter + x, s_last)) {
+            const unsigned long long m0 = o * inner + i0;
+            ax_fold_splits<RT_B, AC_T>(part, out, M, m0, (unsigned int)(inner - i0 < AC_T ? inner - i0 : AC_T));
+        }
+    }
+}
