@@ -305,6 +305,16 @@ def test_a_valid_call_reaches_the_library():
         redtune.sum(DLPack(), out=DLPack(shape=()))
     assert ei.value.code == C.RT_ECUDA
     assert ei.value.message.startswith("no CUDA driver found")
+    with pytest.raises(redtune.CUDAError):   # along an axis: the same
+        redtune.sum(DLPack(shape=(4, 5)), dim=0, out=DLPack(shape=(5,)))
+
+
+def test_the_library_declares_the_axis_calls():
+    lib = redtune.library()
+    assert len(lib.rt_reduce_axis.argtypes) == 9
+    assert len(lib.rt_reduce_axis_temp.argtypes) == 11
+    assert len(lib.rt_axis_temp_bytes.argtypes) == 7
+    assert len(lib.rt_explain_axis.argtypes) == 8
 
 
 def test_ops_and_dims():
