@@ -38,10 +38,11 @@ static int axis_bucket(unsigned long long x)
     return x ? 64 - __builtin_clzll(x) : 0;
 }
 
-/* The centre of a bucket in log2 (bucket 0, an empty extent, stands with 1). */
+/* The centre of a bucket in log2: b - 0.5 for [2^(b-1), 2^b); bucket 1 holds 1 alone, and
+ * bucket 0 (an empty extent) stands with it. */
 static double bucket_centre(int b)
 {
-    return b ? b - 0.5 : 0;
+    return b > 1 ? b - 0.5 : 0;
 }
 
 static double log2_extent(unsigned long long x)
@@ -144,14 +145,15 @@ int api_check_axis(const char *fn, const struct rt_ctx *ctx, rt_op op, rt_type t
 }
 
 /* The case of a call for REDTUNE_CAPTURE and REDTUNE_LOG=info: layout `axis:OxLxI`, n the
- * elements, nseg the outputs (as measurements store them). It had an exact tuned entry when
+ * elements, nseg the outputs (as measurements store them); len == 0 is not recorded. It had an exact tuned entry when
  * this GPU's winners hold one of exactly this shape. */
 static void axis_met(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long outer,
                      unsigned long long len, unsigned long long inner, const axis_decision *d)
 {
     static const char *const fallbacks[] = {"?", "nearest", "same-cc", "same-major", "builtin"};
     optype_ts ts;
-    if (!ctx->cap.active || optype_resolve(op, type, &ts, NULL, 0))
+    /* len == 0 is not a case to tune (as flat n == 0 is not recorded) */
+    if (!ctx->cap.active || len == 0 || optype_resolve(op, type, &ts, NULL, 0))
         return;
     int exact = 0;
     for (int i = 0; d->level == STORE_MATCH_EXACT && i < d->c->nrows && !exact; i++)

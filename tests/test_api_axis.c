@@ -35,6 +35,7 @@
 #include "runtime/store.h"
 #include "tuner/store_tune.h"
 #include "tests/affine.h"
+#include "tests/gpu_util.h"
 #include "tests/typeref.h"
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -175,7 +176,59 @@ static void axis_builtin(void **state)
     want_builtin(1, 4, 2, 4099, 3, "axis_cols", "B=256 TX=2 CV=2 U=2 CHUNK=512");
     /* an operator that does not commute: columns, and rows as a block per row */
     want_builtin(0, 8, 4096, 4096, 1, "axis_cols", "B=256 TX=1 CV=1 U=2 CHUNK=512");
-    want_builtin(0, 8, 1, 4096, 64, "axis_cols", "B=256 TX=8 CV=2 U=2 CHUNK=512");
+    want_builtin(0, 8, 1, 4096, 64, "axis_cols", "B=256 TX=32 CV=2 U=2 CHUNK=512");
+}
+
+/* The built-in defaults compile under NVRTC (no GPU needed) for the shapes of the default
+ * profile set and the tuner's ragged checks, several operators and types, and an operator
+ * that does not commute. Skipped when NVRTC cannot be loaded. */
+static void axis_builtin_compiles(void **state)
+{
+    (void)state;
+    rt_err e;
+    if (nvrtc_load(&e) != RT_OK) {
+        print_message("# SKIP reason: %s\n", e.msg);
+        skip();
+    }
+    static const unsigned long long sh[][3] = {
+        {1048576, 16, 1}, {4096, 4096, 1}, {16, 4194304, 1}, {1, 65536, 128}, {1, 16, 4194304},
+        {64, 2048, 512}, {3, 1, 17}, {7, 513, 33},
+    };
+    static const struct { rt_op op; rt_type type; } ot[] = {
+        {RT_SUM, RT_F32}, {RT_ARGMAX, RT_BF16}, {RT_VAR_MEAN, RT_F64}, {RT_MIN, RT_U8},
+        {RT_MEAN, RT_F16},
+    };
+    for (size_t k = 0; k < sizeof sh / sizeof sh[0]; k++)
+        for (int u = 0; u < 2; u++) {
+            rt_op op = ot[k % (sizeof ot / sizeof ot[0])].op;
+            rt_type t = u ? RT_U64 : ot[k % (sizeof ot / sizeof ot[0])].type;
+            char fam[64], params[128], buf[128], *src = NULL, *save = NULL;
+            api_axis_builtin(!u, optype_size(t), sh[k][0], sh[k][1], sh[k][2], fam, sizeof fam,
+                             params, sizeof params);
+            const rt_family *f = family_find(fam);
+            if (!f)
+                fail_msg("family %s is not built in", fam);
+            rt_config cfg;
+            config_default(f, &cfg);
+            snprintf(buf, sizeof buf, "%s", params);
+            for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+                char *eq = strchr(tok, '=');
+                *eq = '\0';
+                if (config_set(&cfg, tok, atoll(eq + 1), &e))
+                    fail_msg("%s", e.msg);
+            }
+            int rc = u ? codegen_emit_user(&cfg, &affine_op, &src, &e)
+                       : codegen_emit(&cfg, op, t, &src, &e);
+            if (rc)
+                fail_msg("%s %s: %s", fam, params, e.msg);
+            nvrtc_output o;
+            memset(&o, 0, sizeof o);
+            if (nvrtc_compile(src, "axis.cu", "sm_90", &o, &e))
+                fail_msg("%s %s (%s %s): %s", fam, params, u ? "affine" : rt_op_name(op),
+                         rt_type_name(t), e.msg);
+            nvrtc_output_free(&o);
+            free(src);
+        }
 }
 
 /* ---------------------------------------------------------------- CPU: the store by kind */
@@ -400,6 +453,27 @@ static int check_axis(rt_op op, rt_type t, const unsigned char *in, unsigned lon
     return bad == 0;
 }
 
+/* Small exact values (k/8) for every type of the tests: tr_fill's for the halves and bytes,
+ * written here for f32 and f64 (tr_put leaves those alone). */
+static void fill(rt_type t, void *p, unsigned long long n, unsigned seed)
+{
+    if (t != RT_F32 && t != RT_F64) {
+        tr_fill(t, TR_PLAIN, p, n, seed);
+        return;
+    }
+    unsigned long long x = 0x9e3779b97f4a7c15ull ^ seed;
+    for (unsigned long long i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        double v = ((int)((x >> 33) % 129) - 64) / 8.0;
+        if (t == RT_F32) {
+            float f = (float)v;
+            memcpy((char *)p + 4 * i, &f, 4);
+        } else {
+            memcpy((char *)p + 8 * i, &v, 8);
+        }
+    }
+}
+
 static const unsigned long long shapes[][3] = {
     {3, 1, 17}, {2, 4099, 3}, {5, 333, 1}, {1, 1000, 17}, {4, 0, 5}, {1, 70001, 1},
     {7, 513, 33}, {1000, 64, 1}, {1, 65536, 16}, {64, 2048, 4}, {8, 300000, 1},
@@ -417,7 +491,7 @@ static void axis_call(rt_ctx *ctx, rt_op op, rt_type t, unsigned long long o,
     unsigned char *h = malloc((n + 1) * es), *got = malloc(m * rs + 1);
     assert_non_null(h);
     assert_non_null(got);
-    tr_fill(t, TR_PLAIN, h, n + 1, (unsigned)(n + 31 * op));
+    fill(t, h, n + 1, (unsigned)(n + 31 * op));
     CUdeviceptr in, out, temp = 0;
     assert_int_equal(cu.MemAlloc(&in, (n + 1) * es), CUDA_SUCCESS);
     assert_int_equal(cu.MemAlloc(&out, m * rs + 16), CUDA_SUCCESS);
@@ -749,12 +823,104 @@ static void axis_gpu_graph(void **state)
     free(h);
 }
 
+/* REDTUNE_CAPTURE: one line per distinct axis shape without an exact entry (layout
+ * axis:OxLxI, n the elements, nseg the outputs); len == 0 and empty outputs not recorded. */
+static void axis_gpu_capture(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char path[128], want[1024];
+    snprintf(path, sizeof path, "%s/cases.tsv", G.dir);
+    setenv("REDTUNE_CAPTURE", path, 1);
+    rt_ctx *ctx = NULL;
+    int rc = rt_open(G.empty_db, 0, &ctx);
+    unsetenv("REDTUNE_CAPTURE");
+    assert_int_equal(rc, RT_OK);
+    CUdeviceptr in, out;
+    assert_int_equal(cu.MemAlloc(&in, 5 * 333 * 4 * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 4096), CUDA_SUCCESS);
+    const void *x = (const void *)(uintptr_t)in;
+    void *y = (void *)(uintptr_t)out;
+    assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, x, 5, 333, 1, y, NULL), RT_OK);
+    assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, x, 5, 333, 1, y, NULL), RT_OK);
+    assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, x, 5, 330, 1, y, NULL), RT_OK);
+    assert_int_equal(rt_reduce_axis(ctx, RT_ARGMAX, RT_BF16, x, 1, 333, 4, y, NULL), RT_OK);
+    assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, x, 4, 0, 5, y, NULL), RT_OK);
+    assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, NULL, 0, 7, 5, NULL, NULL), RT_OK);
+    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+    rt_close(ctx);
+    snprintf(want, sizeof want, "# redtune capture v1\n"
+             "# op\ttype\tlayout\tn\tnseg\tfallback\tfingerprint\tdevice\n"
+             "sum\tf32\taxis:5x333x1\t1665\t5\tbuiltin\t-\t%s\n"
+             "sum\tf32\taxis:5x330x1\t1650\t5\tbuiltin\t-\t%s\n"
+             "argmax\tbf16\taxis:1x333x4\t1332\t4\tbuiltin\t-\t%s\n",
+             G.dev.name, G.dev.name, G.dev.name);
+    char got[2048] = "";
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t len = fread(got, 1, sizeof got - 1, f);
+    got[len] = '\0';
+    fclose(f);
+    assert_string_equal(got, want);
+    cu.MemFree(in);
+    cu.MemFree(out);
+}
+
+/* redtune reduce --shape: text and raw results of rt_reduce_axis, --explain's text. */
+static void axis_gpu_cli(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char in[128], outp[128], args[1024], out[8192], want[512] = "";
+    float v[24];
+    for (int k = 0; k < 24; k++)
+        v[k] = (float)((k * 7) % 24);
+    snprintf(in, sizeof in, "%s/v.bin", G.dir);
+    snprintf(outp, sizeof outp, "%s/out.bin", G.dir);
+    FILE *f = fopen(in, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(v, 4, 24, f), 24);
+    fclose(f);
+    snprintf(args, sizeof args, "reduce --op sum --in %s --shape 3,4,2 --db %s", in, G.empty_db);
+    if (gpu_util_run(args, out, sizeof out))
+        fail_msg("%s", out);
+    for (int o = 0; o < 3; o++)
+        for (int i = 0; i < 2; i++) {
+            float s = 0;
+            for (int l = 0; l < 4; l++)
+                s += v[(o * 4 + l) * 2 + i];
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%.9g\n", s);
+        }
+    assert_string_equal(out, want);
+    snprintf(args, sizeof args, "reduce --op argmax --in %s --shape 4,6,1 --db %s -o %s --force "
+             "--explain", in, G.empty_db, outp);
+    if (gpu_util_run(args, out, sizeof out))
+        fail_msg("%s", out);
+    if (!strstr(out, "axis argmax f32, outer = 4 len = 6 inner = 1"))
+        fail_msg("%s", out);
+    unsigned char raw[4 * 16];
+    f = fopen(outp, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(raw, 1, sizeof raw + 1, f), sizeof raw);
+    fclose(f);
+    for (int o = 0; o < 4; o++) {
+        long long idx, best = 0;
+        memcpy(&idx, raw + 16 * o + 8, 8);
+        for (int l = 1; l < 6; l++)
+            if (v[o * 6 + l] > v[o * 6 + best])
+                best = l;
+        if (idx != best || memcmp(raw + 16 * o, &v[o * 6 + best], 4))
+            fail_msg("row %d: index %lld, want %lld", o, idx, best);
+    }
+}
+
 int test_api_axis_group(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(axis_args),
         cmocka_unit_test(axis_null_ctx),
         cmocka_unit_test(axis_builtin),
+        cmocka_unit_test(axis_builtin_compiles),
         cmocka_unit_test(axis_store_kind),
     };
     return cmocka_run_group_tests_name("api_axis", tests, NULL, NULL);
@@ -768,6 +934,8 @@ int test_api_axis_gpu_group(void)
         cmocka_unit_test(axis_gpu_user_op),
         cmocka_unit_test(axis_gpu_database),
         cmocka_unit_test(axis_gpu_graph),
+        cmocka_unit_test(axis_gpu_capture),
+        cmocka_unit_test(axis_gpu_cli),
     };
     return cmocka_run_group_tests_name("api_axis_gpu", tests, gpu_setup, gpu_teardown);
 }
