@@ -5,7 +5,7 @@
  *
  * The modes, one file each: flat.cu (redtune's pick against cub::DeviceReduce), seg.cu
  * (--segmented keys|offsets), paper_seg.cu (--paper-seg), api_check.cu (--api), types.cu
- * (--type-cases); seg_cases.cu
+ * (--type-cases), axis.cu (--axis); seg_cases.cu
  * holds the segmented cases, checks and CUB calls of the two segmented modes; main.cu picks
  * the mode.
  */
@@ -39,6 +39,11 @@ extern const char *const PROG;   /* "redtune_bench" */
 
 /* ---- options (options.cu) ---- */
 
+/* One shape of --axis: [outer, len, inner], reduced along len (axis.cu). */
+struct axis_shape {
+    unsigned long long outer, len, inner;
+};
+
 struct options {
     const char *db = NULL;
     const char *csv = NULL;
@@ -59,6 +64,8 @@ struct options {
     std::vector<std::string> paper_configs; /* "family[:label] NAME=V ..." */
     bool api = false;                       /* --api: libredtune's checks (api_check.cu) */
     bool type_cases = false;                /* --type-cases: issue 15's cases (types.cu) */
+    bool axis = false;                      /* --axis: issue 16's shapes (axis.cu) */
+    std::vector<axis_shape> shapes;         /* --shapes O,L,I;...; empty: the issue's */
 };
 
 /* The options of argv, defaults filled in; --help and usage errors exit here. */
@@ -165,5 +172,6 @@ int seg_main(const options &o);         /* seg.cu: --segmented keys|offsets */
 int paper_main(const options &o);       /* paper_seg.cu: --paper-seg */
 int api_main(const options &o);         /* api_check.cu: --api */
 int types_main(const options &o);       /* types.cu: --type-cases */
+int axis_main(const options &o);        /* axis.cu: --axis */
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * main.cu - redtune_bench: the kernel libredtune picks, run by rt_reduce as an application
  * runs it, against CUB and the read-bandwidth limit, side by side in one process and one run
- * (docs/bench.md). The options choose one of five modes:
+ * (docs/bench.md). The options choose one of six modes:
  *
  *   (default)                  flat reductions against cub::DeviceReduce (flat.cu)
  *   --segmented keys|offsets   rt_reduce_keys / rt_reduce_offsets against ReduceByKey /
@@ -12,6 +12,8 @@
  *                              (api_check.cu)
  *   --type-cases               issue 15's cases: half types and fused operators against
  *                              CUB's TransformReduce / ArgMax (types.cu)
+ *   --axis                     issue 16's shapes: rt_reduce_axis against
+ *                              DeviceSegmentedReduce (rows) and the read limit (axis.cu)
  *
  * Exit status: 0 when the run completed (WRONG results are reported, not failures), 1 on an
  * error, 2 on a usage error.
@@ -30,5 +32,7 @@ int main(int argc, char **argv)
         return api_main(o);
     if (o.type_cases)
         return types_main(o);
+    if (o.axis)
+        return axis_main(o);
     return flat_main(o);
 }

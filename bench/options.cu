@@ -20,6 +20,8 @@ const char USAGE[] =
     "                     [--profiles LIST] [options above]\n"
     "       redtune_bench --db FILE --type-cases [--ops LIST] [--types LIST] [--sizes LIST]\n"
     "                     [--regimes LIST] [--reps N] [--csv FILE] [--seed S]\n"
+    "       redtune_bench --db FILE --axis [--shapes O,L,I;...] [--ops LIST] [--types LIST]\n"
+    "                     [--regimes LIST] [--reps N] [--csv FILE] [--seed S]\n"
     "\n"
     "Times the kernel libredtune picks from --db (rt_reduce, as an application runs it) against\n"
     "cub::DeviceReduce and the read-bandwidth limit, side by side, on one GPU (docs/bench.md).\n"
@@ -52,6 +54,16 @@ const char USAGE[] =
     "                   and argmax f32 (2^26): rt_reduce against CUB's TransformReduce / ArgMax\n"
     "                   (none for var_mean) and the read limit; --ops, --types (any names) and\n"
     "                   --sizes choose among them; at least 20 repetitions\n"
+    "\n"
+    "Along an axis (docs/bench.md, \"Along an axis\"):\n"
+    "  --axis           issue 16's shapes, cold: [O x L x I] reduced along L by rt_reduce_axis\n"
+    "                   against cub::DeviceSegmentedReduce (rows, I = 1, only) and the read\n"
+    "                   limit; default shapes rows 2^20x16, 65536x128, 4096x4096, 16x2^22,\n"
+    "                   32768x1024, the same as columns, and 64x2048x512 along dim 1; --ops\n"
+    "                   sum, min, max, argmax (default sum,min); --types f32, bf16, f16, f64,\n"
+    "                   i32 (default f32,bf16); at least 20 repetitions\n"
+    "  --shapes LIST    instead of those: O,L,I triples separated by ';' (sizes as --sizes:\n"
+    "                   \"65536,128,1;1,4096,4096\")\n"
     "\n"
     "Segmented (docs/bench.md, \"Segmented\"):\n"
     "  --segmented L    keys: rt_reduce_keys (the library's pick for n and the mean segment\n"
@@ -134,6 +146,32 @@ options parse_args(int argc, char **argv)
             o.api = true;
         } else if (!strcmp(a, "--type-cases")) {
             o.type_cases = true;
+        } else if (!strcmp(a, "--axis")) {
+            o.axis = true;
+        } else if (!strcmp(a, "--shapes")) {
+            o.shapes.clear();
+            std::string all = need_arg(argc, argv, &i);
+            size_t at = 0;
+            while (at <= all.size()) {
+                size_t semi = all.find(';', at);
+                std::string one = all.substr(at, semi == std::string::npos ? std::string::npos
+                                                                          : semi - at);
+                at = semi == std::string::npos ? all.size() + 1 : semi + 1;
+                std::vector<std::string> d = split(one.c_str());
+                if (d.empty())
+                    continue;
+                long long v[3];
+                if (d.size() != 3 || !parse_size(d[0].c_str(), &v[0]) ||
+                    !parse_size(d[1].c_str(), &v[1]) || !parse_size(d[2].c_str(), &v[2]))
+                    usage_error("--shapes: '%s' is not O,L,I (three sizes of at least 1)",
+                                one.c_str());
+                if (v[0] > (1LL << 34) / v[1] || v[0] * v[1] > (1LL << 34) / v[2])
+                    usage_error("--shapes: %s has more than 2^34 elements", one.c_str());
+                o.shapes.push_back({(unsigned long long)v[0], (unsigned long long)v[1],
+                                    (unsigned long long)v[2]});
+            }
+            if (o.shapes.empty())
+                usage_error("--shapes: empty list");
         } else if (!strcmp(a, "--db")) {
             o.db = need_arg(argc, argv, &i);
         } else if (!strcmp(a, "--csv")) {
@@ -235,6 +273,40 @@ options parse_args(int argc, char **argv)
         } else {
             usage_error("unknown argument '%s'", a);
         }
+    }
+    if (!o.shapes.empty() && !o.axis)
+        usage_error("--shapes goes with --axis");
+    if (o.axis) {
+        /* Its own cases (axis.cu): the shapes, four operators, five types. */
+        if (o.paper_seg || o.layout != SEG_LAYOUT_FLAT || o.api || o.type_cases)
+            usage_error("--axis is a mode of its own: not with --paper-seg, --segmented, --api "
+                        "or --type-cases");
+        if (o.keep_nan || !o.sizes.empty() || !o.profiles.empty() || !o.paper_m.empty() ||
+            !o.paper_configs.empty())
+            usage_error("--keep-nan, --sizes, --profiles, --paper-m and --paper-config do not go "
+                        "with --axis (--shapes gives its sizes)");
+        if (!o.db)
+            usage_error("--db FILE is required: the redtune database whose picks are timed");
+        for (const std::string &t : op_names) {
+            int op = optype_parse_op(t.c_str());
+            if (op != RT_SUM && op != RT_MIN && op != RT_MAX && op != RT_ARGMAX)
+                usage_error("--ops: '%s' is not one of sum, min, max, argmax (--axis)", t.c_str());
+            o.ops.push_back((rt_op)op);
+        }
+        for (const std::string &t : type_names) {
+            int ty = optype_parse_type(t.c_str());
+            if (ty != RT_F32 && ty != RT_BF16 && ty != RT_F16 && ty != RT_F64 && ty != RT_I32)
+                usage_error("--types: '%s' is not one of f32, bf16, f16, f64, i32 (--axis)",
+                            t.c_str());
+            o.types.push_back((rt_type)ty);
+        }
+        if (o.ops.empty())
+            o.ops = {RT_SUM, RT_MIN};
+        if (o.types.empty())
+            o.types = {RT_F32, RT_BF16};
+        if (o.regimes.empty())
+            o.regimes = {0};
+        return o;
     }
     for (const std::string &t : op_names) {
         int op = optype_parse_op(t.c_str());

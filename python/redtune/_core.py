@@ -9,7 +9,7 @@ from . import _consts as C
 from . import _cuda
 from ._arrays import TYPE_NAMES, TYPE_TYPESTR, TYPESTR, ArrayInfo, describe, _prod
 from . import _types
-from ._lib import check, error, library, rt_op_desc
+from ._lib import check, error, library, require, rt_op_desc
 
 
 ARG_OPS = (C.RT_ARGMIN, C.RT_ARGMAX)
@@ -93,6 +93,22 @@ class Context:
         """rt_explain: which kernel serves (op, type, n) and why, as text."""
         buf = ctypes.create_string_buffer(8192)
         check(library().rt_explain(self.handle, self.op_handle(op), rtype, n, buf, len(buf)),
+              self._h)
+        return buf.value.decode("utf-8", "replace")
+
+    def axis_temp_bytes(self, op, rtype, outer, len_, inner):
+        """rt_axis_temp_bytes: the temporary storage of reduce(..., dim=, temp=)."""
+        size = ctypes.c_size_t()
+        fn = require(library(), "rt_axis_temp_bytes", "redtune.temp_bytes")
+        check(fn(self.handle, self.op_handle(op), rtype, outer, len_, inner, ctypes.byref(size)),
+              self._h)
+        return size.value
+
+    def explain_axis(self, op, rtype, outer, len_, inner):
+        """rt_explain_axis: which kernel reduces [outer, len, inner] along len, and why."""
+        buf = ctypes.create_string_buffer(8192)
+        fn = require(library(), "rt_explain_axis", "redtune.explain")
+        check(fn(self.handle, self.op_handle(op), rtype, outer, len_, inner, buf, len(buf)),
               self._h)
         return buf.value.decode("utf-8", "replace")
 
@@ -294,15 +310,19 @@ def _resolve_device(info, name, what):
 
 
 def _check_contiguous(info, name, what):
+    """A non-contiguous array is refused with redtune.InvalidArgumentError (RT_EINVAL; also a
+    ValueError) naming its shape and strides."""
     if info.strides is not None:
-        raise ValueError("%s: %s is not contiguous (shape %r, strides %r in elements); "
-                         "redtune reads C-contiguous arrays: pass x.contiguous() (torch) or "
-                         "cupy.ascontiguousarray(x)" % (what, name, info.shape, info.strides))
+        raise error(C.RT_EINVAL, "%s: %s is not contiguous (shape %r, strides %r in "
+                    "elements); redtune reads C-contiguous arrays: pass x.contiguous() "
+                    "(torch) or cupy.ascontiguousarray(x)"
+                    % (what, name, info.shape, info.strides))
 
 
-def _out(out, device, rtype, count, what, stream, arg):
+def _out(out, device, rtype, count, what, stream, arg, shape=None):
     """The pointer of a given out=, checked: 'count' elements of 'rtype' (argmin/argmax:
-    'count' pairs of int64, {value bits, index})."""
+    'count' pairs of int64, {value bits, index}); with 'shape' (along an axis) exactly that
+    shape."""
     o = describe(out, "out", what, stream)
     _resolve_device(o, "out", what)
     if o.device != device:
@@ -311,6 +331,13 @@ def _out(out, device, rtype, count, what, stream, arg):
     _check_contiguous(o, "out", what)
     if o.readonly:
         raise ValueError("%s: out is read-only" % what)
+    if shape is not None:
+        want = TYPE_NAMES[rtype] if not arg else "i64 (a {value, index} pair per result)"
+        ok = (o.type in (C.RT_I64, C.RT_U64)) if arg else o.type == rtype
+        if tuple(o.shape) != tuple(shape) or not ok:
+            raise ValueError("%s: out has shape %r of %s; shape %r of %s is expected"
+                             % (what, tuple(o.shape), TYPE_NAMES[o.type], tuple(shape), want))
+        return o
     if arg:
         if o.type not in (C.RT_I64, C.RT_U64) or o.size != 2 * count:
             raise ValueError("%s: out for argmin/argmax must hold %d int64 (a {value, index} "
@@ -376,30 +403,55 @@ def _wait_producer(info, device, work):
 
 # ---------------------------------------------------------------- reduce
 
-def _dims(dim, shape, keepdim, what):
-    """The result's shape, or NotImplementedError for a reduction along an axis."""
+def _axis(dim, shape, keepdim, what):
+    """(the result's shape, the axis): the axis is (outer, len, inner), the contiguous array
+    of 'shape' viewed as [outer, len, inner] reduced along len (docs/python.md, "Along an
+    axis"), or None for a reduction of every element (dim=None, or dims that leave only
+    extents of 1). 'dim' is an int (negative counts from the end) or a tuple of adjacent
+    dims, which reduce as one axis."""
     nd = len(shape)
     if dim is None:
-        return (1,) * nd if keepdim else ()
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    red = set()
+        return ((1,) * nd if keepdim else ()), None
+    if isinstance(dim, int) and not isinstance(dim, bool):
+        dims = (dim,)
+    else:
+        try:
+            dims = tuple(dim)
+        except TypeError:
+            raise TypeError("%s: dim is %r; an int or a tuple of ints is expected"
+                            % (what, dim)) from None
+    red = []
+    lim = nd if nd else 1
     for d in dims:
         if not isinstance(d, int) or isinstance(d, bool):
             raise TypeError("%s: dim holds %r; ints are expected" % (what, d))
-        lim = nd if nd else 1
         if not -lim <= d < lim:
-            raise IndexError("%s: dim %d is out of range for %d dimension%s"
-                             % (what, d, nd, "" if nd == 1 else "s"))
-        red.add(d % lim)
-    kept = [shape[i] for i in range(nd) if i not in red]
-    if _prod(kept) != 1:
-        raise NotImplementedError(
-            "%s: dim=%r of an array of shape %r reduces along an axis; reductions along an "
-            "axis arrive with issue 16 (today: dim=None, or dims that leave only extents of "
-            "1, reduce the whole array)" % (what, dim, tuple(shape)))
+            raise IndexError("%s: dim %d is out of range for %d dimension%s (%d to %d)"
+                             % (what, d, nd, "" if nd == 1 else "s", -lim, lim - 1))
+        if d % lim in red:
+            raise ValueError("%s: dim %d appears twice in dim=%r" % (what, d, dim))
+        red.append(d % lim)
+    if not red:   # dim=(): every dim, as torch's
+        red = list(range(nd))
+    red.sort()
     if keepdim:
-        return tuple(1 if i in red else shape[i] for i in range(nd))
-    return tuple(shape[i] for i in range(nd) if i not in red)
+        res = tuple(1 if i in red else shape[i] for i in range(nd))
+    else:
+        res = tuple(shape[i] for i in range(nd) if i not in red)
+    if _prod(shape[i] for i in range(nd) if i not in red) == 1:
+        return res, None
+    lo, hi = red[0], red[-1]
+    if hi - lo + 1 != len(red):
+        raise NotImplementedError(
+            "%s: dim=%r of an array of shape %r: redtune reduces along one axis, or along "
+            "adjacent axes as one; these are not adjacent (move them together first: "
+            "x.movedim(...).contiguous())" % (what, dim, tuple(shape)))
+    return res, (_prod(shape[:lo]), _prod(shape[lo:hi + 1]), _prod(shape[hi + 1:]))
+
+
+def _dims(dim, shape, keepdim, what):
+    """The result's shape (see _axis)."""
+    return _axis(dim, shape, keepdim, what)[0]
 
 
 _compiling = None
@@ -418,19 +470,23 @@ def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None, dty
     """Reduce the CUDA array 'x' with 'op' ("sum", "prod", "min", "max", "argmin", "argmax",
     or a UserOp), asynchronously on 'stream' (default: the framework's current stream).
 
-    dim=None reduces every element (so do dims that leave only extents of 1; other dims
-    raise NotImplementedError until axis reductions land, issue 16). The result is an array
-    of x's framework on x's device, of x's dtype (argmin/argmax: the int64 index into the
-    flattened x), shaped as the framework's own reduction with that dim and keepdim; or it is
-    written to 'out' (for argmin/argmax: two int64, the value's bits then the index).
+    dim=None reduces every element (so do dims that leave only extents of 1). An int dim
+    (negative counts from the end), or a tuple of adjacent dims, reduces the contiguous x
+    along that axis (rt_reduce_axis: x viewed as [outer, len, inner]); the result has x's
+    shape without dim (with 1 there for keepdim), as torch.sum(x, dim). The result is an
+    array of x's framework on x's device, of the op's result dtype (argmin/argmax: the int64
+    index into the flattened x, or along dim), shaped as the framework's own reduction with
+    that dim and keepdim; or it is written to 'out' (for argmin/argmax: two int64 per
+    result, the value's bits then the index; along an axis 'out' must have exactly the
+    result's shape, with a last extent of 2 for argmin/argmax and var/std_mean).
     'temp' gives the temporary storage (temp_bytes(x, op) bytes, 256-byte aligned) instead
     of the context's (rt_reduce_temp)."""
-    if (type(x) is _tensor and dim is None and stream is None and temp is None and not keepdim
-            and dtype is None):
+    if type(x) is _tensor and stream is None and temp is None and dtype is None:
         cls = op.__class__
         code = _FAST_OPS.get(op) if cls is str or cls is int else None
         if code is not None:
-            r = _torch_call(x, code, out)
+            r = (_torch_call(x, code, out) if dim is None and not keepdim else
+                 _torch_axis_call(x, code, dim, keepdim, out))
             if r is not None:
                 return r
     return _reduce(x, op, dim, keepdim, out, stream, temp, "redtune.reduce", dtype)
@@ -473,9 +529,20 @@ def _first_reduce(*args):
     return _rt_reduce(*args)
 
 
+def _first_axis(*args):
+    """_rt_axis until the first call along an axis, as _first_reduce."""
+    global _rt_axis
+    from ._lib import axis_function
+    _rt_axis = axis_function(library())
+    return _rt_axis(*args)
+
+
+_rt_axis = _first_axis
+
+
 def _torch_fast(torch):
     """The torch path's constants, looked up once."""
-    global _fast, _tensor, _strided, _int64, _ttypes, _tdevice, _empty, _rt_reduce
+    global _fast, _tensor, _strided, _int64, _ttypes, _tdevice, _empty, _rt_reduce, _rt_axis
     from ._arrays import _torch_types
     _current_stream(ArrayInfo(None, 0, (), None, 0, 0, "torch", 0))   # sets _raw_stream
     _torch_compiling()                                               # sets _compiling
@@ -490,7 +557,7 @@ def _torch_fast(torch):
                 continue
             if k == 1 and code not in ARG_OPS:
                 _tres[(code, rt)] = _torch_dtype(torch, res)
-    _empty, _rt_reduce = torch.empty, _first_reduce
+    _empty, _rt_reduce, _rt_axis = torch.empty, _first_reduce, _first_axis
     _tensor = torch.Tensor
     _fast = True
     return _fast
@@ -562,6 +629,64 @@ def _torch_call(x, code, out):
     if rc:
         if rc == C.RT_ECAPTURE:
             rc = _capture_retry(ctx, code, rt, x.data_ptr(), x.numel(), optr, work, x)
+        if rc:
+            check(rc, ctx._h)
+    return result
+
+
+def _torch_axis_call(x, code, dim, keepdim, out):
+    """_torch_call along one axis: an int 'dim' of a dense CUDA tensor with more than one
+    output, a built-in op of one result value (argmin/argmax: no out=), into a new result or
+    an 'out' of exactly the result's shape and dtype; rt_reduce_axis through the same word
+    prototype. None for anything else (the general path checks it and raises)."""
+    if _compiling() or dim.__class__ is not int:
+        return None
+    rt = _ttypes.get(x.dtype)
+    if rt is None or not x.is_cuda or x.layout is not _strided or not x.is_contiguous():
+        return None
+    shape = tuple(x.shape)
+    nd = len(shape)
+    if not -nd <= dim < nd:
+        return None
+    d = dim % nd
+    outer = inner = 1
+    for e in shape[:d]:
+        outer *= e
+    for e in shape[d + 1:]:
+        inner *= e
+    if outer * inner <= 1:   # one output (the flat call) or none
+        return None
+    dev = x.get_device()
+    ctx = _contexts.get(dev)
+    if ctx is None:
+        return None
+    rshape = shape[:d] + (1,) + shape[d + 1:] if keepdim else shape[:d] + shape[d + 1:]
+    if out is None:
+        dv = _tdevice.get(dev)
+        if dv is None:
+            dv = _tdevice[dev] = x.device
+        if code not in ARG_OPS:
+            rd = _tres.get((code, rt))
+            if rd is None:
+                return None
+            result = _empty(rshape, dtype=rd, device=dv)
+            optr = result.data_ptr()
+        else:
+            buf = _empty(rshape + (2,), dtype=_int64, device=dv)   # {value bits, index}
+            optr, result = buf.data_ptr(), buf[..., 1]
+    else:
+        if (code in ARG_OPS or out.__class__ is not _tensor or not out.is_cuda or
+                out.layout is not _strided or out.get_device() != dev or
+                not out.is_contiguous() or out.dtype != _tres.get((code, rt)) or
+                tuple(out.shape) != rshape):
+            return None
+        result, optr = out, out.data_ptr()
+    work = _raw_stream(dev)
+    rc = _rt_axis(ctx._h, code, rt, x.data_ptr(), outer, shape[d], inner, optr, work)
+    if rc:
+        if rc == C.RT_ECAPTURE:
+            rc = _capture_retry(ctx, code, rt, x.data_ptr(), x.numel(), optr, work, x,
+                                (outer, shape[d], inner))
         if rc:
             check(rc, ctx._h)
     return result
@@ -679,14 +804,19 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what, dtype=None, raw_pair=F
     spec, res, k = rtype, rtype, 1
     if uop is None:
         spec, res, k = _spec(code, rtype, dtype, what)
-    shape = _dims(dim, info.shape, keepdim, what) if (dim is not None or keepdim) else ()
+    shape, axis = _axis(dim, info.shape, keepdim, what) if (dim is not None or keepdim) else (
+        (), None)
     device = info.device
     if device is None:
         device = _resolve_device(info, "x", what)
     arg = code in ARG_OPS
     work = s if s is not None else _current_stream(info)
     if out is not None:
-        o = _out(out, device, res, k, what, work, arg)
+        if axis is None:
+            o = _out(out, device, res, k, what, work, arg)
+        else:
+            o = _out(out, device, res, None, what, work, arg,
+                     shape + ((2,) if arg or k == 2 else ()))
         result, optr = out, o.ptr
     elif arg:
         buf, optr = _allocate(info, shape + (2,), C.RT_I64, what, work)
@@ -702,7 +832,20 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what, dtype=None, raw_pair=F
     if info.stream is not None:
         _wait_producer(info, device, work)
     lib = library()
-    if temp is None:
+    if axis is not None:
+        if axis[0] * axis[2] == 0:
+            return result   # no output: nothing to write (nor does the library)
+        if temp is None:
+            rc = _rt_axis(ctx._h, code, spec, info.ptr, axis[0], axis[1], axis[2], optr, work)
+            if rc == C.RT_ECAPTURE and info.framework == "torch":
+                rc = _capture_retry(ctx, code, spec, info.ptr, info.size, optr, work, info.obj,
+                                    axis)
+        else:
+            t = _raw(temp, "temp", what, device)
+            rc = require(lib, "rt_reduce_axis_temp", what)(
+                ctx._h, code, spec, info.ptr, axis[0], axis[1], axis[2], optr, t[0], t[1],
+                work)
+    elif temp is None:
         rc = lib.rt_reduce(ctx._h, code, spec, info.ptr, info.size, optr, work)
         if rc == C.RT_ECAPTURE and info.framework == "torch":
             rc = _capture_retry(ctx, code, spec, info.ptr, info.size, optr, work, info.obj)
@@ -715,28 +858,36 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what, dtype=None, raw_pair=F
     return result
 
 
-def _capture_retry(ctx, code, rtype, ptr, n, optr, work, x):
+def _capture_retry(ctx, code, rtype, ptr, n, optr, work, x, axis=None):
     """rt_reduce refused (RT_ECAPTURE): stream 'work' is capturing a CUDA graph. When the
     kernel is loaded and only the stream's temporary storage is missing (torch captures on a
     stream of its own, not the warm-up's), the call gets storage allocated by torch: during
     a capture that comes from the graph's private memory pool, which the graph keeps for its
     replays. rt_reduce_temp with none says which case it is: RT_EINVAL, storage needed (the
     arguments passed rt_reduce's checks already), or RT_ECAPTURE, the kernel not loaded.
-    Returns the library's code."""
+    Returns the library's code. Along an axis ('axis' = (outer, len, inner)) the same with
+    rt_reduce_axis_temp and rt_axis_temp_bytes."""
     lib = library()
-    rc = lib.rt_reduce_temp(ctx._h, code, rtype, ptr, n, optr, None, 0, work)
+    if axis is None:
+        call = lambda p, b: lib.rt_reduce_temp(ctx._h, code, rtype, ptr, n, optr, p, b, work)  # noqa: E731
+        sizer = lambda r: lib.rt_temp_bytes(ctx._h, code, rtype, n, r)  # noqa: E731
+    else:
+        o, ln, i = axis
+        call = lambda p, b: lib.rt_reduce_axis_temp(ctx._h, code, rtype, ptr, o, ln, i, optr,  # noqa: E731
+                                                    p, b, work)
+        sizer = lambda r: lib.rt_axis_temp_bytes(ctx._h, code, rtype, o, ln, i, r)  # noqa: E731
+    rc = call(None, 0)
     if rc != C.RT_EINVAL:
         return rc
     size = ctypes.c_size_t()
-    rc = lib.rt_temp_bytes(ctx._h, code, rtype, n, ctypes.byref(size))   # a lookup now
+    rc = sizer(ctypes.byref(size))   # a lookup now
     if rc != 0:
         return rc
     torch = sys.modules["torch"]
     tmp = torch.empty(size.value, dtype=torch.uint8, device=x.device)
     if work != torch.cuda.current_stream(x.device).cuda_stream:
         tmp.record_stream(torch.cuda.ExternalStream(work, device=x.device))
-    return lib.rt_reduce_temp(ctx._h, code, rtype, ptr, n, optr, tmp.data_ptr(), size.value,
-                              work)
+    return call(tmp.data_ptr(), size.value)
 
 
 def _raw(buf, name, what, device):
@@ -782,14 +933,23 @@ def _torch_route(x, op, dim, keepdim, out, stream, temp, what, dtype=None):
         raise RuntimeError("%s under torch.compile: torch.ops.redtune.reduce is not defined: "
                            "import torch before redtune, or call redtune.register_torch_ops() "
                            "before compiling (it needs PyTorch 2.4+)" % what)
-    r = torch.ops.redtune.reduce(x, name)
-    if r.dim() == 1:   # var/std_mean: the pair
-        if dim is not None or keepdim:
-            r = r.reshape(_dims(dim, tuple(x.shape), keepdim, what) + (2,))
-        return r[..., 0], r[..., 1]
+    shape, axis = _axis(dim, tuple(x.shape), keepdim, what) if (
+        dim is not None or keepdim) else ((), None)
+    pair = name in _PAIR_NAMES
+    if axis is None:
+        r = torch.ops.redtune.reduce(x, name)
+    elif isinstance(dim, int):
+        r = torch.ops.redtune.reduce(x, name, dim)
+    else:   # adjacent dims: one axis of the [outer, len, inner] view
+        r = torch.ops.redtune.reduce(x.reshape(axis), name, 1)
     if dim is not None or keepdim:
-        r = r.reshape(_dims(dim, tuple(x.shape), keepdim, what))
+        r = r.reshape(shape + ((2,) if pair else ()))
+    if pair:   # var/std_mean: the pair
+        return r[..., 0], r[..., 1]
     return r
+
+
+_PAIR_NAMES = ("var_mean", "var_mean_sample", "std_mean", "std_mean_sample")
 
 
 def _torch_registered():
@@ -797,10 +957,15 @@ def _torch_registered():
     return _torch._done
 
 
-def temp_bytes(x, op):
-    """The bytes of temporary storage reduce(x, op, temp=...) needs (rt_temp_bytes)."""
-    info = describe(x, "x", "redtune.temp_bytes")
-    dev = _resolve_device(info, "x", "redtune.temp_bytes")
+def temp_bytes(x, op, dim=None):
+    """The bytes of temporary storage reduce(x, op, dim=dim, temp=...) needs (rt_temp_bytes;
+    along an axis rt_axis_temp_bytes)."""
+    what = "redtune.temp_bytes"
+    info = describe(x, "x", what)
+    axis = None if dim is None else _axis(dim, info.shape, False, what)[1]
+    dev = _resolve_device(info, "x", what)
+    if axis is not None:
+        return context(dev).axis_temp_bytes(op, info.type, *axis)
     return context(dev).temp_bytes(op, info.type, info.size)
 
 
@@ -808,8 +973,9 @@ def sum(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
     """The sum of x's elements (integer sums wrap modulo 2^bits of the accumulator, as the
     library's): float16/bfloat16 accumulate in float32, int8 in int32, uint8 in uint32, and
     the result has the accumulator's type; dtype= chooses another accumulator (float64)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim and dtype is None:
-        r = _torch_call(x, C.RT_SUM, out)
+    if type(x) is _tensor and stream is None and dtype is None:
+        r = (_torch_call(x, C.RT_SUM, out) if dim is None and not keepdim else
+             _torch_axis_call(x, C.RT_SUM, dim, keepdim, out))
         if r is not None:
             return r
     return _reduce(x, C.RT_SUM, dim, keepdim, out, stream, None, "redtune.sum", dtype)
@@ -817,8 +983,9 @@ def sum(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
 
 def prod(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
     """The product of x's elements (integer products wrap; accumulator as sum)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim and dtype is None:
-        r = _torch_call(x, C.RT_PROD, out)
+    if type(x) is _tensor and stream is None and dtype is None:
+        r = (_torch_call(x, C.RT_PROD, out) if dim is None and not keepdim else
+             _torch_axis_call(x, C.RT_PROD, dim, keepdim, out))
         if r is not None:
             return r
     return _reduce(x, C.RT_PROD, dim, keepdim, out, stream, None, "redtune.prod", dtype)
@@ -826,8 +993,9 @@ def prod(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
 
 def min(x, dim=None, keepdim=False, out=None, stream=None):
     """The least element (floats: NaN ignored unless every element is NaN, as nanmin)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
-        r = _torch_call(x, C.RT_MIN, out)
+    if type(x) is _tensor and stream is None:
+        r = (_torch_call(x, C.RT_MIN, out) if dim is None and not keepdim else
+             _torch_axis_call(x, C.RT_MIN, dim, keepdim, out))
         if r is not None:
             return r
     return _reduce(x, C.RT_MIN, dim, keepdim, out, stream, None, "redtune.min")
@@ -835,35 +1003,40 @@ def min(x, dim=None, keepdim=False, out=None, stream=None):
 
 def max(x, dim=None, keepdim=False, out=None, stream=None):
     """The greatest element (floats: NaN ignored unless every element is NaN, as nanmax)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
-        r = _torch_call(x, C.RT_MAX, out)
+    if type(x) is _tensor and stream is None:
+        r = (_torch_call(x, C.RT_MAX, out) if dim is None and not keepdim else
+             _torch_axis_call(x, C.RT_MAX, dim, keepdim, out))
         if r is not None:
             return r
     return _reduce(x, C.RT_MAX, dim, keepdim, out, stream, None, "redtune.max")
 
 
 def argmin(x, dim=None, keepdim=False, out=None, stream=None):
-    """The flat index of the least element (ties: the lowest index; n == 0: -1)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
-        r = _torch_call(x, C.RT_ARGMIN, out)
+    """The flat index of the least element (ties: the lowest index; n == 0: -1); with dim,
+    the index along dim per output, as torch.argmin(x, dim)."""
+    if type(x) is _tensor and stream is None:
+        r = (_torch_call(x, C.RT_ARGMIN, out) if dim is None and not keepdim else
+             _torch_axis_call(x, C.RT_ARGMIN, dim, keepdim, out))
         if r is not None:
             return r
     return _reduce(x, C.RT_ARGMIN, dim, keepdim, out, stream, None, "redtune.argmin")
 
 
 def argmax(x, dim=None, keepdim=False, out=None, stream=None):
-    """The flat index of the greatest element (ties: the lowest index; n == 0: -1)."""
-    if type(x) is _tensor and dim is None and stream is None and not keepdim:
-        r = _torch_call(x, C.RT_ARGMAX, out)
+    """The flat index of the greatest element (ties: the lowest index; n == 0: -1); with dim,
+    the index along dim per output, as torch.argmax(x, dim)."""
+    if type(x) is _tensor and stream is None:
+        r = (_torch_call(x, C.RT_ARGMAX, out) if dim is None and not keepdim else
+             _torch_axis_call(x, C.RT_ARGMAX, dim, keepdim, out))
         if r is not None:
             return r
     return _reduce(x, C.RT_ARGMAX, dim, keepdim, out, stream, None, "redtune.argmax")
 
 
 def _shortcut(x, code, dim, keepdim, out, stream, dtype, what):
-    if (type(x) is _tensor and dim is None and stream is None and not keepdim and
-            dtype is None):
-        r = _torch_call(x, code, out)
+    if type(x) is _tensor and stream is None and dtype is None:
+        r = (_torch_call(x, code, out) if dim is None and not keepdim else
+             _torch_axis_call(x, code, dim, keepdim, out))
         if r is not None:
             return r
     return _reduce(x, code, dim, keepdim, out, stream, None, what, dtype)
@@ -907,7 +1080,9 @@ def _correction(correction, what):
 
 def var_mean(x, dim=None, keepdim=False, correction=1, out=None, stream=None, dtype=None):
     """(variance, mean) in one pass (Chan's pairwise merge), as torch.var_mean: correction=1
-    divides by n - 1, correction=0 by n. With out=, one array of two values {var, mean}."""
+    divides by n - 1, correction=0 by n. With out=, one array of two values {var, mean}
+    (along an axis: of the result's shape + (2,)); with dim, two arrays of the result's
+    shape (views of one {var, mean} buffer), as torch.var_mean(x, dim)."""
     code = C.RT_VAR_MEAN_SAMPLE if _correction(correction, "redtune.var_mean") else C.RT_VAR_MEAN
     return _reduce(x, code, dim, keepdim, out, stream, None, "redtune.var_mean", dtype)
 
@@ -1022,17 +1197,27 @@ def reduce_keys(x, keys, op, nseg=None, out=None, stream=None, check=False):
 
 # ---------------------------------------------------------------- explain
 
-def explain(x, op="sum", type=None, device=None):
+def explain(x, op="sum", type=None, device=None, dim=None):
     """rt_explain: which kernel reduces 'x' with 'op', and why (the database entry, the
-    fallback level, where the CUBIN came from). 'x' is an array, or an element count with
-    type= ("f32", ...; default that of a UserOp, else "f32") and device= (default 0)."""
-    if isinstance(x, int) and not isinstance(x, bool):
-        n = x
+    fallback level, where the CUBIN came from). 'x' is an array, an element count, or (with
+    dim=) a shape; for a count or a shape type= ("f32", ...; default that of a UserOp, else
+    "f32") and device= (default 0). With dim= the reduction along that axis
+    (rt_explain_axis, which names the tuned shape the kernel comes from)."""
+    what = "redtune.explain"
+    if isinstance(x, tuple) or (isinstance(x, int) and not isinstance(x, bool)):
+        if isinstance(x, tuple) and dim is None:
+            raise TypeError("%s: x is a shape %r; give dim= (or an element count without "
+                            "it)" % (what, x))
         tname = type or (op.type if isinstance(op, UserOp) else "f32")
         if tname not in C.TYPES:
-            raise ValueError("redtune.explain: type is %r; one of %s" % (tname,
-                                                                         ", ".join(C.TYPES)))
-        return context(device).explain(op, C.TYPES[tname], n)
-    info = describe(x, "x", "redtune.explain")
-    dev = _resolve_device(info, "x", "redtune.explain")
-    return context(dev).explain(op, info.type, info.size)
+            raise ValueError("%s: type is %r; one of %s" % (what, tname, ", ".join(C.TYPES)))
+        shape, rtype, ctx = (x if isinstance(x, tuple) else (x,)), C.TYPES[tname], None
+    else:
+        info = describe(x, "x", what)
+        shape, rtype = info.shape, info.type
+        ctx = context(_resolve_device(info, "x", what))
+    axis = None if dim is None else _axis(dim, shape, False, what)[1]
+    ctx = ctx or context(device)
+    if axis is not None:
+        return ctx.explain_axis(op, rtype, *axis)
+    return ctx.explain(op, rtype, _prod(shape))

@@ -58,7 +58,22 @@ _PROTOS = {
     "rt_explain_segmented": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                             ctypes.c_ulonglong, ctypes.c_ulonglong,
                                             ctypes.c_uint, ctypes.c_char_p, ctypes.c_size_t]),
+    # Reductions along an axis (issue 16); optional: a library before them loads without.
+    "rt_reduce_axis": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                      ctypes.c_ulonglong, ctypes.c_ulonglong,
+                                      ctypes.c_ulonglong, ctypes.c_void_p, ctypes.c_void_p]),
+    "rt_axis_temp_bytes": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int,
+                                          ctypes.c_ulonglong, ctypes.c_ulonglong,
+                                          ctypes.c_ulonglong, c_size_p]),
+    "rt_reduce_axis_temp": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                           ctypes.c_ulonglong, ctypes.c_ulonglong,
+                                           ctypes.c_ulonglong, ctypes.c_void_p,
+                                           ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]),
+    "rt_explain_axis": (ctypes.c_int, [c_ctx, ctypes.c_int, ctypes.c_int, ctypes.c_ulonglong,
+                                       ctypes.c_ulonglong, ctypes.c_ulonglong, ctypes.c_char_p,
+                                       ctypes.c_size_t]),
 }
+OPTIONAL = ("rt_reduce_axis", "rt_axis_temp_bytes", "rt_reduce_axis_temp", "rt_explain_axis")
 
 
 # ---------------------------------------------------------------- errors
@@ -173,6 +188,8 @@ def library():
                 tried.append("%s (%s)" % (path, err))
                 continue
             for name, (res, args) in _PROTOS.items():
+                if name in OPTIONAL and not hasattr(lib, name):
+                    continue   # require() names it when a call needs it
                 fn = getattr(lib, name)
                 fn.restype = res
                 fn.argtypes = args
@@ -203,6 +220,29 @@ def reduce_function(lib):
     if WORD_ABI and isinstance(lib, ctypes.CDLL):
         return _WORDS7(("rt_reduce", lib))
     return lib.rt_reduce
+
+
+_WORDS9 = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_void_p] * 9)
+
+
+def require(lib, name, what):
+    """lib's function 'name', or redtune.Error (RT_EINVAL) saying the loaded library
+    predates it (an optional prototype above)."""
+    fn = getattr(lib, name, None)
+    if fn is None:
+        raise error(C.RT_EINVAL, "%s: the loaded libredtune (%s) has no %s: it predates "
+                    "reductions along an axis; install the package built with it"
+                    % (what, _lib_path, name))
+    return fn
+
+
+def axis_function(lib):
+    """rt_reduce_axis of 'lib' for the fast paths, as reduce_function: called with nine ints
+    (ctx, op, type, x, outer, len, inner, out, stream)."""
+    fn = require(lib, "rt_reduce_axis", "redtune")
+    if WORD_ABI and isinstance(lib, ctypes.CDLL):
+        return _WORDS9(("rt_reduce_axis", lib))
+    return fn
 
 
 def library_path():

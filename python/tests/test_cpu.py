@@ -264,12 +264,14 @@ def test_cpu_dlpack_is_refused_before_export():
 
 
 def test_non_contiguous_is_refused_before_anything():
-    with pytest.raises(ValueError) as ei:
+    with pytest.raises(redtune.InvalidArgumentError) as ei:
         redtune.max(DLPack(shape=(4, 2), strides=(1, 4)))
-    assert str(ei.value) == (
+    assert ei.value.code == C.RT_EINVAL and isinstance(ei.value, ValueError)
+    assert ei.value.message == (
         "redtune.max: x is not contiguous (shape (4, 2), strides (1, 4) in elements); redtune "
         "reads C-contiguous arrays: pass x.contiguous() (torch) or cupy.ascontiguousarray(x)")
-    with pytest.raises(ValueError, match="^redtune.reduce_offsets: offsets is not contiguous"):
+    with pytest.raises(redtune.InvalidArgumentError,
+                       match="^RT_EINVAL: redtune.reduce_offsets: offsets is not contiguous"):
         redtune.reduce_offsets(DLPack(), DLPack(shape=(4, 2), strides=(1, 4),
                                                 code=_arrays.kDLInt), "sum")
 
@@ -303,6 +305,16 @@ def test_a_valid_call_reaches_the_library():
         redtune.sum(DLPack(), out=DLPack(shape=()))
     assert ei.value.code == C.RT_ECUDA
     assert ei.value.message.startswith("no CUDA driver found")
+    with pytest.raises(redtune.CUDAError):   # along an axis: the same
+        redtune.sum(DLPack(shape=(4, 5)), dim=0, out=DLPack(shape=(5,)))
+
+
+def test_the_library_declares_the_axis_calls():
+    lib = redtune.library()
+    assert len(lib.rt_reduce_axis.argtypes) == 9
+    assert len(lib.rt_reduce_axis_temp.argtypes) == 11
+    assert len(lib.rt_axis_temp_bytes.argtypes) == 7
+    assert len(lib.rt_explain_axis.argtypes) == 8
 
 
 def test_ops_and_dims():
@@ -314,14 +326,23 @@ def test_ops_and_dims():
     with pytest.raises(ValueError, match=r"op is 15"):
         redtune.reduce(x, 15)
     with pytest.raises(NotImplementedError) as ei:
-        redtune.sum(x, dim=1)
+        redtune.sum(DLPack(shape=(2, 3, 4)), dim=(0, 2))
     assert str(ei.value) == (
-        "redtune.sum: dim=1 of an array of shape (4, 5) reduces along an axis; reductions "
-        "along an axis arrive with issue 16 (today: dim=None, or dims that leave only "
-        "extents of 1, reduce the whole array)")
+        "redtune.sum: dim=(0, 2) of an array of shape (2, 3, 4): redtune reduces along one "
+        "axis, or along adjacent axes as one; these are not adjacent (move them together "
+        "first: x.movedim(...).contiguous())")
     with pytest.raises(IndexError, match=r"^redtune.sum: dim 2 is out of range for 2 "
-                       r"dimensions$"):
+                       r"dimensions \(-2 to 1\)$"):
         redtune.sum(x, dim=2)
+    with pytest.raises(IndexError, match=r"^redtune.argmax: dim -3 is out of range for 2 "
+                       r"dimensions \(-2 to 1\)$"):
+        redtune.argmax(x, dim=-3)
+    with pytest.raises(ValueError, match=r"^redtune.sum: dim -1 appears twice in dim=\(1, -1\)$"):
+        redtune.sum(x, dim=(1, -1))
+    with pytest.raises(TypeError, match=r"^redtune.sum: dim is 1.5; an int or a tuple of ints"):
+        redtune.sum(x, dim=1.5)
+    with pytest.raises(TypeError, match=r"^redtune.sum: dim holds True; ints are expected$"):
+        redtune.sum(x, dim=(True,))
     d = _core._dims
     assert d(None, (4, 5), False, "t") == ()
     assert d(None, (4, 5), True, "t") == (1, 1)
@@ -330,6 +351,45 @@ def test_ops_and_dims():
     assert d(1, (1, 5), False, "t") == (1,)
     assert d(0, (7,), False, "t") == ()
     assert d(0, (), False, "t") == ()
+
+
+@pytest.mark.parametrize("shape, dim, keepdim, result, axis", [
+    # rows, columns, negative dims, keepdim
+    ((4, 5), 1, False, (4,), (4, 5, 1)),
+    ((4, 5), -1, False, (4,), (4, 5, 1)),
+    ((4, 5), 0, False, (5,), (1, 4, 5)),
+    ((4, 5), -2, True, (1, 5), (1, 4, 5)),
+    ((4, 5), 1, True, (4, 1), (4, 5, 1)),
+    # the middle axis of 3-D, ragged, the issue's shapes
+    ((2, 3, 4), 1, False, (2, 4), (2, 3, 4)),
+    ((2, 3, 4), -2, True, (2, 1, 4), (2, 3, 4)),
+    ((3, 17), 1, False, (3,), (3, 17, 1)),
+    ((3, 17), 0, False, (17,), (1, 3, 17)),
+    ((1 << 20, 16), 1, False, (1 << 20,), (1 << 20, 16, 1)),
+    ((64, 2048, 512), 1, False, (64, 512), (64, 2048, 512)),
+    # len 1, len 0 (the identity per output), no output at all
+    ((4, 1, 5), 1, False, (4, 5), (4, 1, 5)),
+    ((4, 0, 5), 1, False, (4, 5), (4, 0, 5)),
+    ((4, 0, 5), 1, True, (4, 1, 5), (4, 0, 5)),
+    ((0, 5), 1, False, (0,), (0, 5, 1)),
+    ((5, 0), 0, False, (0,), (1, 5, 0)),
+    # adjacent dims as one axis; dim=() is every dim
+    ((2, 3, 4, 5), (1, 2), False, (2, 5), (2, 12, 5)),
+    ((2, 3, 4, 5), (-2, 1), True, (2, 1, 1, 5), (2, 12, 5)),
+    ((2, 3, 4, 5), (0, 1, 2), False, (5,), (1, 24, 5)),
+    ((4, 5), (), False, (), None),
+    # one output: the flat call (the same reduction, flat-tuned)
+    ((1, 5), 1, False, (1,), None),
+    ((7,), 0, False, (), None),
+    ((7,), -1, True, (1,), None),
+    ((1, 1, 9), 2, False, (1, 1), None),
+    ((), 0, False, (), None),
+    ((), -1, True, (), None),
+])
+def test_axis_shapes(shape, dim, keepdim, result, axis):
+    """outer = prod(shape[:dim]), len = shape[dim], inner = prod(shape[dim+1:]); the result
+    is the shape without dim (1 there with keepdim), as torch's dim reductions."""
+    assert _core._axis(dim, shape, keepdim, "t") == (result, axis)
 
 
 def test_user_op_type_must_match():
@@ -481,8 +541,13 @@ class FakeTorch:
                 calls.append(args)
                 return 0
 
+            def rt_reduce_axis(self, *args):   # nine arguments: told apart by the count
+                calls.append(args)
+                return 0
+
         monkeypatch.setitem(sys.modules, "torch", t)
         for mod, name, value in ((_core, "_fast", None), (_core, "_raw_stream", None),
+                                 (_core, "_rt_axis", _core._first_axis),
                                  (_core, "_compiling", None), (_core, "_TORCH_DTYPES", {}),
                                  (_arrays, "_TORCH_TYPES", {}), (_core, "_tensor", _core._Unseen),
                                  (_core, "library", lambda: Lib())):
@@ -589,6 +654,143 @@ def test_types_table():
             R(op, t)
 
 
+def test_torch_axis_wiring(faketorch, monkeypatch):
+    """dim= calls rt_reduce_axis(ctx, op, type, x, outer, len, inner, out, stream) with the
+    result allocated by torch in the shape without dim (1 there with keepdim), of the flat
+    call's result dtype; an int dim of a plain tensor takes the fast path (no _reduce)."""
+    T = faketorch.torch.Tensor
+    redtune.sum(T((4,)))                  # the fast path set up
+    del faketorch.calls[:]
+    general = []
+    real = _core._reduce
+    monkeypatch.setattr(_core, "_reduce", lambda *a, **k: general.append(a[1:4]) or real(*a, **k))
+    x = T((4, 5))
+    r = redtune.sum(x, dim=1)
+    assert r.shape == (4,) and r.dtype == "torch.float32"
+    assert faketorch.calls[-1] == (0xC7, C.RT_SUM, C.RT_F32, 0x1000, 4, 5, 1, r.ptr, 0x5000)
+    r = redtune.max(x, dim=0, keepdim=True)
+    assert r.shape == (1, 5)
+    assert faketorch.calls[-1] == (0xC7, C.RT_MAX, C.RT_F32, 0x1000, 1, 4, 5, r.ptr, 0x5000)
+    r = redtune.reduce(T((64, 2048, 512), dtype="torch.bfloat16"), "sum", dim=-2)
+    assert r.shape == (64, 512) and r.dtype == "torch.float32"
+    assert faketorch.calls[-1][1:7] == (C.RT_SUM, C.RT_BF16, 0x1000, 64, 2048, 512)
+    r = redtune.argmax(T((3, 17), dtype="torch.int32"), dim=1)
+    buf = faketorch.made[-1]
+    assert buf.shape == (3, 2) and buf.dtype == "torch.int64"
+    assert r == ("element", buf, (Ellipsis, 1))
+    assert faketorch.calls[-1] == (0xC7, C.RT_ARGMAX, C.RT_I32, 0x1000, 3, 17, 1, buf.ptr,
+                                   0x5000)
+    out = T((5,), ptr=0x4242)
+    assert redtune.min(x, dim=0, out=out) is out
+    assert faketorch.calls[-1] == (0xC7, C.RT_MIN, C.RT_F32, 0x1000, 1, 4, 5, 0x4242, 0x5000)
+    assert general == []                 # every call above took the fast path
+    # The general path: var/std_mean (two tensors), stream=, tuple dims, out= of argmax.
+    v, m = redtune.var_mean(x, dim=1)
+    buf = faketorch.made[-1]
+    assert buf.shape == (4, 2) and buf.dtype == "torch.float32"
+    assert v == ("element", buf, (Ellipsis, 0)) and m == ("element", buf, (Ellipsis, 1))
+    assert faketorch.calls[-1] == (0xC7, C.RT_VAR_MEAN_SAMPLE, C.RT_F32, 0x1000, 4, 5, 1,
+                                   buf.ptr, 0x5000)
+    s, _ = redtune.std_mean(x, dim=0, keepdim=True, correction=0)
+    assert faketorch.made[-1].shape == (1, 5, 2)
+    assert faketorch.calls[-1][1] == C.RT_STD_MEAN
+    r = redtune.sum(x, dim=1, stream=77)
+    assert faketorch.calls[-1] == (0xC7, C.RT_SUM, C.RT_F32, 0x1000, 4, 5, 1, r.ptr, 77)
+    r = redtune.sum(T((2, 3, 4, 5)), dim=(1, 2), keepdim=True)
+    assert r.shape == (2, 1, 1, 5)
+    assert faketorch.calls[-1][4:7] == (2, 12, 5)
+    pair = T((4, 2), dtype="torch.int64", ptr=0x4343)
+    assert redtune.argmin(x, dim=1, out=pair) is pair
+    assert faketorch.calls[-1][1:] == (C.RT_ARGMIN, C.RT_F32, 0x1000, 4, 5, 1, 0x4343, 0x5000)
+    r = redtune.sum(x, dim=1, dtype="f64")
+    assert r.dtype == "torch.float64"
+    assert faketorch.calls[-1][2] == C.RT_F32 | ((C.RT_F64 + 1) << 8)
+    assert len(general) == 6
+    # One output: the flat call (rt_reduce, seven arguments); no output: no call at all.
+    r = redtune.sum(T((1, 5)), dim=1)
+    assert r.shape == (1,) and faketorch.calls[-1] == (0xC7, C.RT_SUM, C.RT_F32, 0x1000, 5,
+                                                       r.ptr, 0x5000)
+    n = len(faketorch.calls)
+    r = redtune.sum(T((0, 5)), dim=1)
+    assert r.shape == (0,) and len(faketorch.calls) == n
+    r = redtune.sum(T((4, 0, 5)), dim=1)    # len 0: the identity per output, by the library
+    assert r.shape == (4, 5) and faketorch.calls[-1][4:7] == (4, 0, 5)
+
+
+def test_torch_axis_refusals(faketorch):
+    """Bad dims, out= and non-contiguous inputs along an axis: the general path's errors,
+    nothing enqueued."""
+    T = faketorch.torch.Tensor
+    redtune.sum(T((4,)))
+    del faketorch.calls[:]
+    x = T((4, 5))
+    with pytest.raises(IndexError, match=r"^redtune.sum: dim 2 is out of range for 2 "
+                       r"dimensions \(-2 to 1\)$"):
+        redtune.sum(x, dim=2)
+    with pytest.raises(ValueError, match=r"^redtune.sum: out has shape \(5,\) of f32; shape "
+                       r"\(4,\) of f32 is expected$"):
+        redtune.sum(x, dim=1, out=T((5,)))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out has shape \(4,\) of f64; shape "
+                       r"\(4,\) of f32 is expected$"):
+        redtune.sum(x, dim=1, out=T((4,), dtype="torch.float64"))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out has shape \(4,\) of f32; shape "
+                       r"\(4, 1\) of f32 is expected$"):
+        redtune.sum(x, dim=1, keepdim=True, out=T((4,)))
+    with pytest.raises(ValueError, match=r"^redtune.argmax: out has shape \(4,\) of i64; "
+                       r"shape \(4, 2\) of i64 \(a \{value, index\} pair per result\) is "
+                       r"expected$"):
+        redtune.argmax(x, dim=1, out=T((4,), dtype="torch.int64"))
+    with pytest.raises(ValueError, match=r"^redtune.var_mean: out has shape \(4,\) of f32; "
+                       r"shape \(4, 2\) of f32 is expected$"):
+        redtune.var_mean(x, dim=1, out=T((4,)))
+    with pytest.raises(ValueError, match=r"^redtune.sum: out is on device 1 and x on device 0$"):
+        redtune.sum(x, dim=1, out=T((4,), device=1))
+    with pytest.raises(redtune.InvalidArgumentError) as ei:
+        redtune.sum(T((4, 5), contig=False), dim=0)
+    assert ei.value.code == C.RT_EINVAL and ei.value.message == (
+        "redtune.sum: x is not contiguous (shape (4, 5), strides (1, 1) in elements); redtune "
+        "reads C-contiguous arrays: pass x.contiguous() (torch) or cupy.ascontiguousarray(x)")
+    with pytest.raises(TypeError, match=r"^redtune.amax: amax of i32 is not defined"):
+        redtune.amax(T((4, 5), dtype="torch.int32"), dim=1)
+    assert faketorch.calls == []
+
+
+def test_axis_explain_and_temp_bytes(monkeypatch):
+    """explain and temp_bytes with dim= go to rt_explain_axis / rt_axis_temp_bytes with
+    (outer, len, inner); without dim, or with one output, to the flat ones."""
+    import types
+    seen = []
+    fake = types.SimpleNamespace(
+        explain_axis=lambda op, t, o, ln, i: seen.append(("axis", op, t, o, ln, i)) or "A",
+        explain=lambda op, t, n: seen.append(("flat", op, t, n)) or "F",
+        axis_temp_bytes=lambda op, t, o, ln, i: seen.append(("tbytes", op, t, o, ln, i)) or 7,
+        temp_bytes=lambda op, t, n: seen.append(("fbytes", op, t, n)) or 3)
+    monkeypatch.setattr(_core, "context", lambda device=None: fake)
+    assert redtune.explain((4096, 4096), "sum", dim=0) == "A"
+    assert redtune.explain((64, 2048, 512), "min", type="bf16", dim=1) == "A"
+    assert redtune.explain(DLPack(shape=(3, 17)), "max", dim=-1) == "A"
+    assert redtune.explain((1, 100), "sum", dim=1) == "F"
+    assert redtune.explain(1000, "sum") == "F"
+    assert redtune.temp_bytes(DLPack(shape=(16, 1 << 22)), "sum", dim=1) == 7
+    assert redtune.temp_bytes(DLPack(shape=(16, 4)), "sum") == 3
+    assert seen == [("axis", "sum", C.RT_F32, 1, 4096, 4096),
+                    ("axis", "min", C.RT_BF16, 64, 2048, 512),
+                    ("axis", "max", C.RT_F32, 3, 17, 1),
+                    ("flat", "sum", C.RT_F32, 100), ("flat", "sum", C.RT_F32, 1000),
+                    ("tbytes", "sum", C.RT_F32, 16, 1 << 22, 1),
+                    ("fbytes", "sum", C.RT_F32, 64)]
+    with pytest.raises(TypeError, match=r"^redtune.explain: x is a shape \(4, 4\); give dim="):
+        redtune.explain((4, 4), "sum")
+
+
+def test_a_library_without_axis_reductions_is_named():
+    from redtune import _lib
+    with pytest.raises(redtune.InvalidArgumentError, match=r"^RT_EINVAL: redtune.sum: the "
+                       r"loaded libredtune \(.*\) has no rt_reduce_axis: it predates "
+                       r"reductions along an axis"):
+        _lib.require(object(), "rt_reduce_axis", "redtune.sum")
+
+
 def test_torch_general_path_wiring(faketorch):
     T = faketorch.torch.Tensor
     x = T((1, 100), dtype="torch.uint32")
@@ -609,7 +811,8 @@ def test_torch_refusals(faketorch):
                        r"reduces float32, float64, int32, uint32, int64, uint64, float16, "
                        r"bfloat16, int8 or uint8$"):
         redtune.sum(T((4,), dtype="torch.complex64"))
-    with pytest.raises(ValueError, match=r"^redtune.prod: x is not contiguous"):
+    with pytest.raises(redtune.InvalidArgumentError,
+                       match=r"^RT_EINVAL: redtune.prod: x is not contiguous"):
         redtune.prod(T((4, 4), contig=False))
     with pytest.raises(TypeError, match=r"^redtune.sum: x is a sparse_coo tensor"):
         redtune.sum(T((4,), layout="sparse_coo"))
@@ -715,8 +918,8 @@ def test_torch_fast_path_passes_refusals_on(faketorch):
         (lambda: redtune.max(T((4,), dtype="torch.complex64")), TypeError,
          r"^redtune.max: x has dtype torch.complex64; redtune reduces float32, float64, int32, "
          r"uint32, int64, uint64, float16, bfloat16, int8 or uint8$"),
-        (lambda: redtune.reduce(T((4, 4), contig=False), "sum"), ValueError,
-         r"^redtune.reduce: x is not contiguous"),
+        (lambda: redtune.reduce(T((4, 4), contig=False), "sum"), redtune.InvalidArgumentError,
+         r"^RT_EINVAL: redtune.reduce: x is not contiguous"),
         (lambda: redtune.argmax(T((4,), layout="sparse_coo")), TypeError,
          r"^redtune.argmax: x is a sparse_coo tensor"),
         (lambda: redtune.sum(T((4,)), out=T((), device=1)), ValueError,
@@ -725,8 +928,8 @@ def test_torch_fast_path_passes_refusals_on(faketorch):
          r"^redtune.sum: out must hold 1 element of f32; it has 1 of f64$"),
         (lambda: redtune.sum(T((4,)), out=T((2,))), ValueError,
          r"^redtune.sum: out must hold 1 element of f32; it has 2 of f32$"),
-        (lambda: redtune.sum(T((4,)), out=T((), contig=False)), ValueError,
-         r"^redtune.sum: out is not contiguous"),
+        (lambda: redtune.sum(T((4,)), out=T((), contig=False)), redtune.InvalidArgumentError,
+         r"^RT_EINVAL: redtune.sum: out is not contiguous"),
         (lambda: redtune.argmin(T((4,)), out=T((2,))), ValueError,
          r"^redtune.argmin: out for argmin/argmax must hold 2 int64"),
         (lambda: redtune.reduce(T((4,)), True), ValueError, r"^redtune.reduce: op is True"),
@@ -775,7 +978,12 @@ def test_the_word_prototype_delivers_every_argument(tmp_path):
         "int rt_reduce(void *h, int op, int type, const void *x, unsigned long long n,\n"
         "              void *out, void *stream)\n"
         "{\n    g_h = h; g_op = op; g_type = type; g_x = x; g_n = n; g_out = out;\n"
-        "    g_stream = stream;\n    return op == -7 ? -3 : 0;\n}\n")
+        "    g_stream = stream;\n    return op == -7 ? -3 : 0;\n}\n"
+        "unsigned long long g_o, g_l, g_i;\n"
+        "int rt_reduce_axis(void *h, int op, int type, const void *x, unsigned long long o,\n"
+        "                   unsigned long long l, unsigned long long i, void *out, void *s)\n"
+        "{\n    g_h = h; g_op = op; g_type = type; g_x = x; g_o = o; g_l = l; g_i = i;\n"
+        "    g_out = out; g_stream = s;\n    return 0;\n}\n")
     so = tmp_path / "libstub.so"
     subprocess.run([cc, "-shared", "-fPIC", "-o", str(so), str(src)], check=True)
     lib = ctypes.CDLL(str(so))
@@ -793,6 +1001,14 @@ def test_the_word_prototype_delivers_every_argument(tmp_path):
     assert val(ctypes.c_void_p, "g_out") == 0x10 and val(ctypes.c_void_p, "g_stream") is None
     assert fn(1, -7, 0, 0, 0, 0, 0) == -3      # a negative int arrives, the code comes back
     assert val(ctypes.c_int, "g_op") == -7
+    ax = _lib.axis_function(lib)              # rt_reduce_axis: nine words
+    assert ax is not lib.rt_reduce_axis
+    assert ax(0x7F00_DEAD_BEE0, 6, 7, big, 1 << 33, 3, (1 << 40) + 1, 0x20, 0x30) == 0
+    assert (val(ctypes.c_int, "g_op"), val(ctypes.c_int, "g_type")) == (6, 7)
+    assert val(ctypes.c_void_p, "g_x") == big
+    assert [val(ctypes.c_ulonglong, n) for n in ("g_o", "g_l", "g_i")] == [
+        1 << 33, 3, (1 << 40) + 1]
+    assert val(ctypes.c_void_p, "g_out") == 0x20 and val(ctypes.c_void_p, "g_stream") == 0x30
 
 
 # ---------------------------------------------------------------- the CuPy fast path, faked
@@ -896,7 +1112,8 @@ def test_cupy_fast_path(monkeypatch):
     assert fc.calls[-1] == (0xE1, C.RT_SUM, C.RT_F32, 0x2000, 8, r.ptr, 0x6001)
     assert r.device.id == 1 and fc.state["device"] == 0
     # refusals, with the general path's messages, nothing enqueued
-    with pytest.raises(ValueError, match=r"^redtune.sum: x is not contiguous"):
+    with pytest.raises(redtune.InvalidArgumentError,
+                       match=r"^RT_EINVAL: redtune.sum: x is not contiguous"):
         redtune.sum(A((4, 4), contig=False))
     with pytest.raises(TypeError, match=r"^redtune.min: x has dtype .*; redtune reduces"):
         redtune.min(A((4,), dtype="<c8"))
@@ -915,9 +1132,11 @@ def test_fast_paths_set_up_without_the_library(faketorch, monkeypatch):
         raise OSError("redtune: libredtune not found")
     monkeypatch.setattr(_core, "library", no_library)
     T = faketorch.torch.Tensor
-    with pytest.raises(ValueError, match=r"^redtune.prod: x is not contiguous"):
+    with pytest.raises(redtune.InvalidArgumentError,
+                       match=r"^RT_EINVAL: redtune.prod: x is not contiguous"):
         redtune.prod(T((4, 4), contig=False))
     fc = FakeCupy(monkeypatch)
     monkeypatch.setattr(_core, "library", no_library)
-    with pytest.raises(ValueError, match=r"^redtune.sum: x is not contiguous"):
+    with pytest.raises(redtune.InvalidArgumentError,
+                       match=r"^RT_EINVAL: redtune.sum: x is not contiguous"):
         redtune.sum(fc.cupy.ndarray((4, 4), contig=False))
