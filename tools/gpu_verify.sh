@@ -13,16 +13,17 @@
 #             bench/torch_types.py (PyTorch eager, torch.compile, libredtune) at the same
 #             read bandwidth
 #   devall    `redtune --device all` on the lent machine, and a GPU that is not there
-#   axis      issue 16 on the GPU: the axis tests (C, plan level and libredtune; Python), then
-#             `redtune --axis` for sum f32 and bf16 over the default shapes into build/axis.db
-#             (STRATEGY, default "random --budget 48 --strategy-seed 1"), copied to $OUT
-#   axisbench redtune_bench --axis (rt_reduce_axis, CUB, the limit) and bench/torch_axis.py
-#             (eager, torch.compile, redtune) with build/axis.db
+#   axis      issue 16: `redtune --axis` for sum f32 and bf16 over the default shapes into
+#             build/axis.db (random sample of 64, then local search of 32 from its best), its
+#             winners exported to $OUT/axis_ship.db, then redtune_bench --axis (rt_reduce_axis,
+#             CUB, the limit) with it
+#   axischeck bench/torch_axis.py (eager, torch.compile, redtune) with build/axis.db (or a
+#             carried build/axis_ship.db), then the axis GPU tests (C and Python)
 # The GPU machines have no pytest: where build/pyt holds a copy of Debian's (pytest, pluggy,
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis or axisbench}
+step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis or axischeck}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -103,6 +104,38 @@ types)
     tail -n 14 "$out/torch_types.log"
     ;;
 axis)
+    # Tuning the default shapes: a seeded random sample, then a local search from its best.
+    rm -f build/axis.db
+    for ty in ${AXIS_TYPES:-f32 bf16}; do
+        for st in "random --budget ${AXIS_RANDOM:-64}" "local --budget ${AXIS_LOCAL:-32}"; do
+            t0=$(date +%s)
+            # shellcheck disable=SC2086
+            timeout 250 build/redtune --axis --op sum --type $ty --db build/axis.db \
+                --strategy $st --strategy-seed 1 > "$out/tune_axis_${ty}_${st%% *}.log" 2>&1
+            echo "redtune --axis --op sum --type $ty --strategy $st: exit $? ($(( $(date +%s) - t0 )) s)"
+        done
+    done
+    build/redtune best --db build/axis.db 2>&1 | sed 's/  */ /g' | cut -c1-160
+    build/redtune export --db build/axis.db --match H100 -o "$out/axis_ship.db" --force
+    t0=$(date +%s)
+    timeout 150 build/bench/redtune_bench --db build/axis.db --axis --ops sum --types f32,bf16 \
+        --csv "$out/axis.csv" > "$out/axis.log" 2> "$out/axis.err"
+    echo "bench --axis: exit $? ($(( $(date +%s) - t0 )) s)"
+    sed -n '/^reductions along an axis/,$p' "$out/axis.log" | head -40
+    tail -n 3 "$out/axis.err"
+    ;;
+axischeck)
+    # After `axis`: build/axis.db (or build/axis_ship.db carried back) for the PyTorch side.
+    db=build/axis.db
+    [ -f "$db" ] || db=build/axis_ship.db
+    gbps=$(sed -n 's/^redtune_bench: read bandwidth \([0-9.]*\) GB\/s.*/\1/p' "${AXIS_LOG:-/dev/null}" 2>/dev/null)
+    t0=$(date +%s)
+    PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout ${TORCH_TIMEOUT:-240} \
+        python3 -P bench/torch_axis.py --db $db ${gbps:+--read-gbps $gbps} \
+        --csv "$out/torch_axis.csv" > "$out/torch_axis.log" 2> "$out/torch_axis.err"
+    echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)"
+    tail -n 30 "$out/torch_axis.log"
+    tail -n 3 "$out/torch_axis.err"
     t0=$(date +%s)
     REDTUNE_TEST_FILTER='*axis*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu \
         > "$out/axis_tests.log" 2>&1
@@ -111,35 +144,9 @@ axis)
     t0=$(date +%s)
     PYTHONPATH=$PWD/build/python:$PWD/python/tests${PYTHONPATH:+:$PYTHONPATH} \
         PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout 150 python3 -P -m pytest -q -p no:cacheprovider \
-        -k 'axis or dim' python/tests/test_gpu.py > "$out/pytest_axis.log" 2>&1
+        -k 'axis or dim or var_mean' python/tests/test_gpu.py > "$out/pytest_axis.log" 2>&1
     echo "python axis GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$out/pytest_axis.log")"
-    grep -E '^(FAILED|ERROR)|^E ' "$out/pytest_axis.log" | head -20
-    rm -f build/axis.db
-    for ty in f32 bf16; do
-        t0=$(date +%s)
-        # shellcheck disable=SC2086
-        timeout 170 build/redtune --axis --op sum --type $ty --db build/axis.db \
-            --strategy ${STRATEGY:-random --budget 48 --strategy-seed 1} > "$out/tune_axis_$ty.log" 2>&1
-        echo "redtune --axis --op sum --type $ty: exit $? ($(( $(date +%s) - t0 )) s)"
-        tail -n 16 "$out/tune_axis_$ty.log"
-    done
-    cp build/axis.db "$out/axis.db"
-    ;;
-axisbench)
-    t0=$(date +%s)
-    timeout 200 build/bench/redtune_bench --db build/axis.db --axis --ops sum --types f32,bf16 \
-        --csv "$out/axis.csv" > "$out/axis.log" 2> "$out/axis.err"
-    echo "bench --axis: exit $? ($(( $(date +%s) - t0 )) s)"
-    gbps=$(sed -n 's/^redtune_bench: read bandwidth \([0-9.]*\) GB\/s.*/\1/p' "$out/axis.log")
-    sed -n '/^shape\|^case /,$p' "$out/axis.log" | head -40
-    tail -n 5 "$out/axis.err"
-    t0=$(date +%s)
-    PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout ${TORCH_TIMEOUT:-330} \
-        python3 -P bench/torch_axis.py --db build/axis.db ${gbps:+--read-gbps $gbps} \
-        --csv "$out/torch_axis.csv" > "$out/torch_axis.log" 2> "$out/torch_axis.err"
-    echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)"
-    tail -n 30 "$out/torch_axis.log"
-    tail -n 5 "$out/torch_axis.err"
+    grep -E '^(FAILED|ERROR)' "$out/pytest_axis.log" | head -20
     ;;
 devall)
     rm -f /tmp/all.db /tmp/none.db

@@ -8,8 +8,8 @@
 --     groups, tiles of TX * CV columns no wider than inner and at least a warp wide where
 --     inner allows, never more row groups than len has rows (B = 64 aside: the fallback of
 --     short rows for operators that do not commute, a block walking each row).
--- CHUNK (splits of len) is offered only where a split can happen: len of at least 16384 and
--- too few tiles to fill the GPU (plan.c splits only then). Vector widths are those the shape
+-- CHUNK (splits of len) is offered only where a split can happen: len of at least two chunks
+-- and too few tiles to fill the GPU (plan.c splits only then). Vector widths are those the shape
 -- can use (len % V == 0 for rows, inner % CV == 0 for columns: else the kernel loads scalars).
 -- A few hundred configs per shape at most (about 100 to 400 on an H100 for the default shapes).
 
@@ -40,10 +40,14 @@ end
 
 local function chunk_ok(c, tiles, work)
   if c.CHUNK == 0 then return true end
-  return len >= 16384 and tiles <= 4096 and tiles < fill(c.B) and c.CHUNK >= 4 * work
+  return len >= 2 * c.CHUNK and tiles <= 4096 and tiles < fill(c.B) and c.CHUNK >= 4 * work
 end
 
+-- A split's fewest elements of len: for rows an element is one value, for columns a whole
+-- row of the tile (TX * CV values), so columns split finer (1x65536x128 has 2 tiles of 128
+-- columns: with 8192 rows a split it got only 16 blocks, 37% of the read bandwidth).
 local CHUNKS = { 0, 8192, 65536 }
+local COL_CHUNKS = { 0, 256, 1024, 4096, 16384 }
 local LANES = redtune.pow2(1, 1024)
 
 return {
@@ -63,7 +67,7 @@ return {
     end },
   { family = "axis_cols",
     params = { B = { 64, 128, 256, 512, 1024 }, TX = redtune.pow2(1, 256),
-               CV = vectors(inner, 8), U = { 1, 2, 4 }, CHUNK = CHUNKS },
+               CV = vectors(inner, 8), U = { 1, 2, 4 }, CHUNK = COL_CHUNKS },
     constraint = function(c, dev, case)
       if c.TX > c.B or c.B > dev.max_threads_per_block then return false end
       local ty = c.B // c.TX

@@ -1072,7 +1072,9 @@ def mean(x, dim=None, keepdim=False, out=None, stream=None, dtype=None):
 
 
 def _correction(correction, what):
-    if correction.__class__ is not int or correction not in (0, 1):
+    # isinstance, not __class__: torch.compile's tracer (Dynamo) answers isinstance on a
+    # constant but not a comparison of its __class__ with int.
+    if isinstance(correction, bool) or not isinstance(correction, int) or correction not in (0, 1):
         raise ValueError("%s: correction is %r; 0 (population) or 1 (sample, the default as "
                          "torch's)" % (what, correction))
     return correction

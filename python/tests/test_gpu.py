@@ -579,10 +579,12 @@ def _axis_reference(torch, op, x, dim):
         return torch.linalg.vector_norm(x64, dim=dim)
     if op == "mean":
         return x64.mean(dim)
+    # reduce(x, "var_mean") is RT_VAR_MEAN, the population variance (correction=0);
+    # redtune.var_mean(x) defaults to torch's correction=1 (RT_VAR_MEAN_SAMPLE).
     if op == "var_mean":
-        return torch.var_mean(x64, dim)
+        return torch.var_mean(x64, dim, correction=0)
     if op == "std_mean":
-        return torch.std_mean(x64, dim)
+        return torch.std_mean(x64, dim, correction=0)
     return getattr(torch, op)(x64, dim)
 
 
