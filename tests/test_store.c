@@ -1790,8 +1790,22 @@ static void test_ship_checks_rows(void **state)
     assert_int_equal(store_merge(two, 2, out, 0, &st, &e), RT_EDB);
     assert_non_null(strstr(e.msg, "h.db: layout check: best row of device 1, min f32 flat "
                                   "n=1048576: kernel "));
-    assert_non_null(strstr(e.msg, "is a segmented kernel"));
+    assert_non_null(strstr(e.msg, "is of the segmented plan"));
     assert_false(exists(out));
+    /* An axis kernel: refused under "flat", taken under an axis:OxLxI layout. */
+    s = open_ok(h, STORE_WRITE);
+    ship_kernel(s, "k_ax", "axis_rows", "B=256");
+    store_close(s);
+    snprintf(sql, sizeof sql, "UPDATE best SET kernel_hash = '%s'", ship_hash("k_ax"));
+    raw_exec(h, sql);
+    assert_int_equal(store_merge(two, 2, out, 0, &st, &e), RT_EDB);
+    assert_non_null(strstr(e.msg, "h.db: layout check: best row of device 1, min f32 flat "
+                                  "n=1048576: kernel "));
+    assert_non_null(strstr(e.msg, "is of the axis plan"));
+    raw_exec(h, "UPDATE best SET layout = 'axis:4096x256x1'");
+    if (store_merge(two, 2, out, 0, &st, &e) != RT_OK)
+        fail_msg("%s", e.msg);
+    unlink(out);
 
     /* A flat kernel with measurements in its input, none of which backs the best row. */
     unlink(h);

@@ -30,7 +30,7 @@
 /*
  * SQL functions of the connections that check_db checks:
  *   rt_sha256(text)          the SHA-256 of the text's bytes, 64 lower-case hex digits;
- *   rt_plan(family, source)  'segmented' or 'flat': the launch plan the source declares
+ *   rt_plan(family, source)  'segmented', 'axis' or 'flat': the launch plan the source declares
  *                            ("// @plan ..."), else its family's; NULL when neither says.
  */
 static void fn_sha256(sqlite3_context *cx, int argc, sqlite3_value **argv)
@@ -52,22 +52,24 @@ static void fn_plan(sqlite3_context *cx, int argc, sqlite3_value **argv)
     const char *src = (const char *)sqlite3_value_text(argv[1]);
     const char *p = src ? strstr(src, "// @plan") : NULL;
     const rt_family *f = fam ? family_find(fam) : NULL;
-    int seg = -1;
+    const char *plan = NULL;
     (void)argc;
     if (p) {
         p += strlen("// @plan");
         p += strspn(p, " \t");
         if (!strncmp(p, "segmented", 9))
-            seg = 1;
+            plan = "segmented";
+        else if (!strncmp(p, "axis", 4))
+            plan = "axis";
         else if (!strncmp(p, "onelaunch", 9) || !strncmp(p, "multipass", 9))
-            seg = 0;
+            plan = "flat";
     }
-    if (seg < 0 && f)
-        seg = f->plan == PLAN_SEGMENTED;
-    if (seg < 0)
+    if (!plan && f)
+        plan = f->plan == PLAN_SEGMENTED ? "segmented" : f->plan == PLAN_AXIS ? "axis" : "flat";
+    if (!plan)
         sqlite3_result_null(cx);
     else
-        sqlite3_result_text(cx, seg ? "segmented" : "flat", -1, SQLITE_STATIC);
+        sqlite3_result_text(cx, plan, -1, SQLITE_STATIC);
 }
 
 static void add_functions(sqlite3 *db)
@@ -330,7 +332,7 @@ static int check_no_nul(sqlite3 *db, const char *schema, const char *path, rt_er
  *   no text value holds a NUL byte (check_no_nul);
  *   the median of each "ok" measurement and of each best row is a positive, finite number;
  *   each best row's kernel has the launch plan of its layout (a segmented kernel for
- *   keys:/offsets: layouts, a flat one for "flat").
+ *   keys:/offsets: layouts, an axis kernel for axis: ones, a flat one for "flat").
  * These check that a database is consistent, not that its numbers are true: a database is
  * trusted for its timings (docs/api.md, "What the library trusts").
  */
@@ -368,10 +370,11 @@ int ship_check_db(sqlite3 *db, const char *schema, const char *path, rt_err *e)
     if ((rc = refuse_first(db, path, "time check", sql, e)) != RT_OK)
         return rc;
     snprintf(sql, sizeof sql, "SELECT printf('best row of device %%d, %%s %%s %%s n=%%d: "
-             "kernel %%.12s is a %%s kernel', device_id, op, type, layout, n, kernel_hash, "
+             "kernel %%.12s is of the %%s plan', device_id, op, type, layout, n, kernel_hash, "
              "plan) FROM (SELECT b.*, rt_plan(k.family, k.source) AS plan FROM %s.best b "
              "JOIN %s.kernels k ON k.hash = b.kernel_hash) WHERE plan IS NOT NULL AND "
-             "(plan = 'segmented') <> (layout <> 'flat') LIMIT 1", schema, schema);
+             "plan <> CASE WHEN layout = 'flat' THEN 'flat' WHEN layout LIKE 'axis:%%' "
+             "THEN 'axis' ELSE 'segmented' END LIMIT 1", schema, schema);
     return refuse_first(db, path, "layout check", sql, e);
 }
 
