@@ -17,8 +17,8 @@
 #             build/axis.db (random sample of 64, then local search of 32 from its best), its
 #             winners exported to $OUT/axis_ship.db, then redtune_bench --axis (rt_reduce_axis,
 #             CUB, the limit) with it
-#   axischeck bench/torch_axis.py (eager, torch.compile, redtune) with build/axis.db (or a
-#             carried build/axis_ship.db), then the axis GPU tests (C and Python)
+#   axischeck the axis GPU tests (C and Python), then bench/torch_axis.py (eager,
+#             torch.compile, redtune) with build/axis.db (or a carried build/axis_ship.db)
 # The GPU machines have no pytest: where build/pyt holds a copy of Debian's (pytest, pluggy,
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
@@ -128,14 +128,6 @@ axischeck)
     # After `axis`: build/axis.db (or build/axis_ship.db carried back) for the PyTorch side.
     db=build/axis.db
     [ -f "$db" ] || db=build/axis_ship.db
-    gbps=$(sed -n 's/^redtune_bench: read bandwidth \([0-9.]*\) GB\/s.*/\1/p' "${AXIS_LOG:-/dev/null}" 2>/dev/null)
-    t0=$(date +%s)
-    PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout ${TORCH_TIMEOUT:-240} \
-        python3 -P bench/torch_axis.py --db $db ${gbps:+--read-gbps $gbps} \
-        --csv "$out/torch_axis.csv" > "$out/torch_axis.log" 2> "$out/torch_axis.err"
-    echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)"
-    tail -n 30 "$out/torch_axis.log"
-    tail -n 3 "$out/torch_axis.err"
     t0=$(date +%s)
     REDTUNE_TEST_FILTER='*axis*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu \
         > "$out/axis_tests.log" 2>&1
@@ -147,6 +139,14 @@ axischeck)
         -k 'axis or dim or var_mean' python/tests/test_gpu.py > "$out/pytest_axis.log" 2>&1
     echo "python axis GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$out/pytest_axis.log")"
     grep -E '^(FAILED|ERROR)' "$out/pytest_axis.log" | head -20
+    gbps=${READ_GBPS:-}   # redtune_bench --axis's yardstick of the same machine kind, if given
+    t0=$(date +%s)
+    PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout ${TORCH_TIMEOUT:-240} \
+        python3 -P bench/torch_axis.py --db $db ${gbps:+--read-gbps $gbps} \
+        --csv "$out/torch_axis.csv" > "$out/torch_axis.log" 2> "$out/torch_axis.err"
+    echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)"
+    tail -n 30 "$out/torch_axis.log"
+    tail -n 3 "$out/torch_axis.err"
     ;;
 devall)
     rm -f /tmp/all.db /tmp/none.db
