@@ -11,7 +11,7 @@
 -- CHUNK (splits of len) is offered only where a split can happen: len of at least two chunks
 -- and too few tiles to fill the GPU (plan.c splits only then). Vector widths are those the shape
 -- can use (len % V == 0 for rows, inner % CV == 0 for columns: else the kernel loads scalars).
--- A few hundred configs per shape at most (about 100 to 400 on an H100 for the default shapes).
+-- A few hundred configs per shape at most (about 100 to 540 on an H100 for the default shapes).
 
 local outer, len, inner = case.outer or 1, case.len or 1, case.inner or 1
 local size = case.type_size
@@ -47,7 +47,7 @@ end
 -- row of the tile (TX * CV values), so columns split finer (1x65536x128 has 2 tiles of 128
 -- columns: with 8192 rows a split it got only 16 blocks, 37% of the read bandwidth).
 local CHUNKS = { 0, 8192, 65536 }
-local COL_CHUNKS = { 0, 256, 1024, 4096, 16384 }
+local COL_CHUNKS = { 0, 256, 1024, 4096 }
 local LANES = redtune.pow2(1, 1024)
 
 return {
