@@ -33,6 +33,7 @@ and CUDA versions, the date and the command, the details, then the issue's table
 Exit 0 after a run (WRONG results are reported), 1 on an error, 2 on a usage error.
 """
 import argparse
+import csv
 import datetime
 import os
 import statistics
@@ -214,6 +215,7 @@ def main():
             ap.error("--dtypes: %r is not a torch dtype" % name)
         dtypes.append(dt)
     dev = torch.device("cuda", args.device)
+    args.device_name = torch.cuda.get_device_name(dev)   # the CSV's device column
     torch.cuda.set_device(dev)
     cmd = " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])
     props = torch.cuda.get_device_properties(dev)
@@ -354,15 +356,18 @@ def report(results, gbps, gsrc, dtypes, ops, args):
                                                cell(rows, "redtune"), slow)
             print(line)
     if args.csv:
-        with open(args.csv, "w") as fh:
-            fh.write("shape_label,shape,dim,dtype,op,bytes,limit_us,read_gbps,who,"
-                     "implementation,status,median_us,min_us,max_us,note\n")
+        # The device column lets `redtune report --peers` put the rows on the right charts.
+        with open(args.csv, "w", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(["device", "shape_label", "shape", "dim", "dtype", "op", "bytes",
+                        "limit_us", "read_gbps", "who", "implementation", "status",
+                        "median_us", "min_us", "max_us", "note"])
             for r in results:
-                fh.write('"%s","%s",%d,%s,%s,%d,%.4f,%.2f,%s,"%s",%s,%.3f,%.3f,%.3f,"%s"\n'
-                         % (r["label"], "x".join(str(s) for s in r["shape"]), r["dim"],
-                            r["dtype"], r["op"], r["bytes"], r["limit"], gbps, r["who"],
-                            r["impl"].replace('"', "'"), r["status"], r["med"], r["lo"],
-                            r["hi"], r["note"].replace('"', "'")))
+                w.writerow([args.device_name, r["label"],
+                            "x".join(str(s) for s in r["shape"]), r["dim"], r["dtype"],
+                            r["op"], r["bytes"], "%.4f" % r["limit"], "%.2f" % gbps, r["who"],
+                            r["impl"], r["status"], "%.3f" % r["med"], "%.3f" % r["lo"],
+                            "%.3f" % r["hi"], r["note"]])
 
 
 if __name__ == "__main__":

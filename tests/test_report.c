@@ -319,6 +319,136 @@ static void report_bad_output(void **state)
     assert_string_equal(out, "/dev/stdout\n");
 }
 
+/* Write 'text' into dir/name; its path into 'path'. */
+static void write_file(const char *name, const char *text, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* report --peers: the benches' CSV files drawn on the charts of their device and case. */
+static void report_peers(void **state)
+{
+    (void)state;
+    char flat[256], axis[256], torch[256], html[256], cmd[1024];
+    /* redtune_bench's flat CSV (columns in its order, a few left out): the first device's
+     * name quoted as CSV quotes it; a case without CUB ("-"); one of a GPU not in the
+     * database. */
+    write_file("flat.csv",
+               "device,arch,op,type,regime,n,bytes,limit_us,redtune_us,family,cub_status,"
+               "cub_us,message\n"
+               "\"Fake \"\"GPU\"\", <rev> & 2\",sm_90,min,f32,cold,1024,4096,0.001,2.9,"
+               "\"gridstride\",ok,5.000,\n"
+               "\"Fake \"\"GPU\"\", <rev> & 2\",sm_90,min,f32,cold,1048576,4194304,1.3,2.0,"
+               "tb2,ok,2.000,\"a, b\"\n"
+               "\"Fake \"\"GPU\"\", <rev> & 2\",sm_90,min,f32,hot,1048576,4194304,1.3,2.0,"
+               "tb2,-,0,no CUB\n"
+               "Other GPU,sm_90,min,f32,cold,1048576,4194304,1.3,2.0,tb2,ok,2.500,\n"
+               "Nope GPU,sm_90,min,f32,cold,1048576,4194304,1.3,2.0,tb2,ok,2.500,\n",
+               flat, sizeof flat);
+    write_file("axis.csv",
+               "device,arch,case,outer,len,inner,op,type,result,regime,bytes_in,bytes_out,"
+               "cub_call,cub_status,cub_us\r\n"
+               "\"Fake \"\"GPU\"\", <rev> & 2\",sm_90,3-D,64,2048,512,sum,f32,f32,cold,"
+               "268435456,131072,\"DeviceSegmentedReduce::Reduce(+, 0)\",ok,120.0\r\n",
+               axis, sizeof axis);
+    write_file("torch.csv",
+               "device,shape_label,shape,dim,dtype,op,bytes,limit_us,read_gbps,who,"
+               "implementation,status,median_us,min_us,max_us,note\n"
+               "\"Fake \"\"GPU\"\", <rev> & 2\",3-D,64x2048x512,1,float32,sum,268566528,80,"
+               "3000,eager,\"torch.sum(x, 1)\",ok,130.0,129,131,\n"
+               "\"Fake \"\"GPU\"\", <rev> & 2\",3-D,64x2048x512,-2,float32,sum,268566528,80,"
+               "3000,Inductor,\"torch.compile(torch.sum(x, 1))\",ok,110.0,109,111,\n"
+               "\"Fake \"\"GPU\"\", <rev> & 2\",3-D,64x2048x512,1,float32,sum,268566528,80,"
+               "3000,redtune,\"redtune.sum(x, dim=1)\",ok,100.0,99,101,\n"
+               "\"Fake \"\"GPU\"\", <rev> & 2\",3-D,64x2048x512,1,float32,sum,268566528,80,"
+               "3000,eager,\"torch.sum(x, 1)\",ERROR,0,0,0,\"out of memory\"\n",
+               torch, sizeof torch);
+    snprintf(html, sizeof html, "%s/peers.html", dir);
+    EXPECT(0, "redtune report: 1 row of --peers matched no case of",
+           "report --db %s -o %s --peers %s --peers %s --peers %s", db, html, flat, axis, torch);
+    /* CUB on the first device's min f32 chart and the axis chart, and on the second's. */
+    snprintf(cmd, sizeof cmd, "grep -c 'data-peer=\"CUB\"' %s", html);
+    assert_int_equal(sh(cmd), 0);
+    assert_string_equal(out, "3\n");
+    /* PyTorch eager and Inductor on the axis chart (dim -2 of a 3-D shape is dim 1); neither
+     * redtune's own row nor the failed one. */
+    snprintf(cmd, sizeof cmd, "grep -c 'data-peer=\"PyTorch eager\"\\|data-peer=\"PyTorch "
+             "Inductor\"' %s", html);
+    assert_int_equal(sh(cmd), 0);
+    assert_string_equal(out, "2\n");
+    snprintf(cmd, sizeof cmd, "grep -c '>130.00<\\|>129.00<\\|>100.00</td><td>1.000' %s", html);
+    assert_int_equal(sh(cmd), 0);
+    assert_string_equal(out, "1\n");
+    /* The winner against CUB at n = 1024: 2.50 us (k2) against 5.00 us; 4096 bytes / 5 us. */
+    snprintf(cmd, sizeof cmd, "grep -c '<td>1024</td><td>CUB</td><td>cub::DeviceReduce</td>"
+             "<td>5.00</td><td>0.8</td><td>2.50</td><td>0.500</td>' %s", html);
+    assert_int_equal(sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "grep -c 'DeviceSegmentedReduce::Reduce(+, 0)</td><td>120.00</td>'"
+             " %s", html);
+    assert_int_equal(sh(cmd), 0);
+    if (have_python())
+        check("report %s 'min f32 flat flush' 'sum f32 axis:64x2048x512 flush'", html);
+}
+
+/* A peers file that is not what it should be: exit 4, the file and line named, nothing
+ * written. */
+static void report_bad_peers(void **state)
+{
+    (void)state;
+    char path[256], html[256];
+    struct stat st;
+    static const char head[] = "device,op,type,regime,n,bytes,cub_status,cub_us\n";
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"", "bad.csv: empty: no header row"},
+        {head, "bad.csv: a header and no rows"},
+        {"x,y\n1,2\n", "bad.csv:1: a header of no bench this report reads (closest: "
+         "redtune_bench's flat or --every-n CSV, which lacks device, op, type, regime, n, "
+         "bytes, cub_status, cub_us); see docs/results-format.md"},
+        {"device,op,dtype,shape,dim,bytes,who,status\n", "bad.csv:1: a header of no bench this "
+         "report reads (closest: bench/torch_axis.py's CSV, which lacks median_us)"},
+        {"device,op,type,regime,n,bytes,cub_status,cub_us\nG,min,f32,cold,8,32,ok,1,9\n",
+         "bad.csv:2: 9 fields, the header has 8"},
+        {"device,op,type,regime,n,bytes,cub_status,cub_us\nG,min,f32,cold,8,32,ok,fast\n",
+         "bad.csv:2: column cub_us: 'fast' is not a positive number"},
+        {"device,op,type,regime,n,bytes,cub_status,cub_us\n\nG,median,f32,cold,8,32,ok,1\n",
+         "bad.csv:3: column op: 'median' is not an operator"},
+        {"device,op,type,regime,n,bytes,cub_status,cub_us\nG,min,f32,warm,8,32,ok,1\n",
+         "bad.csv:2: column regime: 'warm' is not cold or hot"},
+        {"device,op,type,regime,n,bytes,cub_status,cub_us\nG,min,f32,cold,0,32,ok,1\n",
+         "bad.csv:2: column n: '0' is not an integer of at least 1"},
+        {"device,op,type,regime,n,bytes,cub_status,cub_us\n\"G,min,f32,cold,8,32,ok,1\n",
+         "bad.csv:2: a quoted field is not closed"},
+        {"device,op,type,regime,n,bytes,cub_status,cub_us\nG\"x\",min,f32,cold,8,32,ok,1\n",
+         "bad.csv:2: field 1: a quote inside an unquoted field"},
+        {"device,op,dtype,shape,dim,bytes,who,status,median_us\n"
+         "G,sum,float32,4x5x6,3,480,eager,ok,2\n",
+         "bad.csv:2: column dim: '3' is not a dimension of a 3-D shape"},
+        {"device,op,dtype,shape,dim,bytes,who,status,median_us\n"
+         "G,sum,float32,4xx6,1,480,eager,ok,2\n",
+         "bad.csv:2: column shape: '4xx6' is not a shape"},
+        {"device,op,dtype,shape,dim,bytes,who,status,median_us\n"
+         "G,sum,complex64,4x6,1,480,eager,ok,2\n",
+         "bad.csv:2: column dtype: 'complex64' is not a torch dtype"},
+    };
+    snprintf(html, sizeof html, "%s/bad.html", dir);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_file("bad.csv", bad[i].text, path, sizeof path);
+        EXPECT(4, bad[i].msg, "report --db %s -o %s --peers %s", db, html, path);
+        assert_int_equal(stat(html, &st), -1);
+    }
+    EXPECT(4, "--peers /nonexistent.csv: No such file or directory",
+           "report --db %s -o %s --peers /nonexistent.csv", db, html);
+    EXPECT(2, "--peers: empty path", "report --db %s -o %s --peers ''", db, html);
+    EXPECT(2, "unknown option '--peers'", "best --db %s --peers %s", db, path);
+    assert_int_equal(stat(html, &st), -1);
+}
+
 int test_report_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +457,8 @@ int test_report_group(void)
         cmocka_unit_test(results_usage),
         cmocka_unit_test(report_html),
         cmocka_unit_test(report_bad_output),
+        cmocka_unit_test(report_peers),
+        cmocka_unit_test(report_bad_peers),
     };
     return cmocka_run_group_tests_name("report", tests, make_db, remove_db);
 }

@@ -31,6 +31,7 @@ enum {
     O_ACC, O_RESULT,   /* the type spec: accumulator and result (optype.h) */
     O_SHAPE,   /* reduce --shape O,L,I: a reduction along an axis (docs/axis.md) */
     O_AXIS, O_SHAPES,  /* tuning reductions along an axis (docs/axis.md) */
+    O_PEERS,   /* report --peers FILE: a bench's CSV (a list: may repeat) */
     O_END
 };
 
@@ -70,6 +71,7 @@ static const cli_opt options[] = {
     {"output", required_argument, 'o', SHIP | C(REDUCE) | C(REPORT), 1},
     {"force", no_argument, O_FORCE, SHIP | C(REDUCE) | C(REPORT), 0},
     {"match", required_argument, O_MATCH, C(EXPORT), 0},
+    {"peers", required_argument, O_PEERS, C(REPORT), 1},
     {"with-measurements", no_argument, O_MEAS, C(EXPORT), 0},
     {"in", required_argument, O_IN, C(REDUCE), 1},
     {"keys", required_argument, O_KEYS, C(REDUCE), 1},
@@ -511,6 +513,7 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
     case 'o': a->out = a->reduce.out = v; return RT_OK;
     case O_FORCE: a->force = a->reduce.force = 1; return RT_OK;
     case O_MATCH: a->match[a->nmatch++] = v; return RT_OK;
+    case O_PEERS: a->peers[a->npeers++] = v; return RT_OK;
     case O_MEAS: a->with_measurements = 1; return RT_OK;
     case O_IN: a->reduce.in = v; return RT_OK;
     case O_KEYS: a->reduce.keys = v; return RT_OK;
@@ -728,7 +731,8 @@ int cli_parse(int argc, char **argv, cli_args *a, rt_err *e)
         return argc > 1 ? usage(e, "--help", "worker: unexpected argument '%s' (the tuner "
                                 "starts it, with none)", argv[1]) : RT_OK;
     if (!(a->files = calloc((size_t)argc + 1, sizeof *a->files))
-        || !(a->match = calloc((size_t)argc + 1, sizeof *a->match)))
+        || !(a->match = calloc((size_t)argc + 1, sizeof *a->match))
+        || !(a->peers = calloc((size_t)argc + 1, sizeof *a->peers)))
         return rt_seterr(e, RT_ENOMEM, "out of memory");
 
     unsigned bit = 1u << a->cmd;
@@ -771,7 +775,7 @@ int cli_parse(int argc, char **argv, cli_args *a, rt_err *e)
                     path = options[i].path;
             if (path && !*optarg)
                 return usage(e, "--help", "%s: empty path", as);
-            if (given[c] && c != O_MATCH)
+            if (given[c] && c != O_MATCH && c != O_PEERS)
                 return usage(e, "--help", "%s given twice ('%s', then '%s'): it takes one "
                              "value", as, given[c], optarg);
             given[c] = optarg;
@@ -792,5 +796,6 @@ void cli_free(cli_args *a)
 {
     free(a->files);
     free(a->match);
-    a->files = a->match = NULL;
+    free(a->peers);
+    a->files = a->match = a->peers = NULL;
 }

@@ -61,6 +61,8 @@ typedef struct cli_args {
     int nfiles;
     const char **match;          /* export --match (a list: may repeat); malloc'd */
     int nmatch;
+    const char **peers;          /* report --peers (a list: may repeat); malloc'd */
+    int npeers;
     reduce_opts reduce;          /* reduce: all but user_op */
     const char *cases_from;      /* --cases-from: a capture file's cases (tuner/cases.c) */
     const char *device_arg;      /* tuning's --device as given; NULL when absent */

@@ -47,7 +47,8 @@ static const char usage_text[] =
     "               [--device NAME] [--format table|csv|json]\n"
     "       redtune measurements [--db FILE] [--op NAME | --op-file FILE] [--type T] [--acc T]\n"
     "               [--n N] [--device NAME] [--format table|csv|json]\n"
-    "       redtune report [--db FILE] [--device NAME] -o FILE.html [--force]\n"
+    "       redtune report [--db FILE] [--device NAME] [--peers FILE.csv ...] -o FILE.html\n"
+    "               [--force]\n"
     "       redtune export [--db FILE] --match NAME [--match NAME ...] [--with-measurements]\n"
     "                      -o FILE [--force]\n"
     "       redtune merge FILE FILE [...] -o FILE [--force]\n"
@@ -122,7 +123,7 @@ static const char usage_text[] =
     "\n"
     "Options and arguments come in any order; --name=VALUE is --name VALUE; -- ends the\n"
     "options. Names are never abbreviated; an option with one value may be given once\n"
-    "(--match may repeat).\n"
+    "(--match and --peers may repeat).\n"
     "\n"
     "  export         the devices whose name holds a --match (any case), with their best\n"
     "                 entries, kernels and CUBINs (and measurements with --with-measurements)\n"
@@ -138,7 +139,10 @@ static const char usage_text[] =
     "                 --format table (default), csv (RFC 4180, a header row) or json\n"
     "                 (docs/results-format.md)\n"
     "  report         an HTML file with inline SVG charts per device and case: GB/s\n"
-    "                 against n, the winners, each family's spread, the read bandwidth\n"
+    "                 against n, the winners, each family's spread, the read bandwidth;\n"
+    "                 --peers FILE.csv (may repeat) a bench's CSV (redtune_bench, its\n"
+    "                 --every-n and --axis, bench/torch_axis.py): CUB's and PyTorch's times\n"
+    "                 on the same device and case, drawn beside the winners\n"
     "\n"
     "  reduce         reduce raw little-endian files on the GPU with the tuned kernel\n"
     "                 (libredtune): --in the values of --type; --keys u32 segment keys, one\n"
@@ -406,8 +410,9 @@ static int main_report(cli_args *a)
     int refused = 0;
     check_input(a->tune.db_path, "database");
     rt_clearerr(&e);
-    if (cmd_report(a->tune.db_path, a->device_match, a->out, a->force, &refused, &e))
-        die(refused ? 3 : 1, "%s", e.msg);
+    if (cmd_report(a->tune.db_path, a->device_match, a->out, a->force, a->peers, a->npeers,
+                   &refused, &e))
+        die(refused == 1 ? 3 : refused == 2 ? 4 : 1, "%s", e.msg);
     printf("report of %s written into %s\n", a->tune.db_path, a->out);
     return 0;
 }

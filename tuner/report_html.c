@@ -9,6 +9,9 @@
  * the device's measured read bandwidth as a dashed line, each family's configs as a band from
  * the slowest to the fastest at each n (with the fastest as a line), and the winners labelled
  * by family; then the winners as a table, and per family how much each parameter matters.
+ * Given the benches' CSV files (--peers, tuner/peers.c), the other libraries' times for the
+ * same device and case are drawn too, each peer as a dashed line of open squares, and listed
+ * against the winner at the same n.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -21,6 +24,7 @@
 #include "../runtime/store_int.h"
 #include "results.h"
 #include "ship.h"
+#include "peers.h"
 #include "store_tune.h"
 
 /* ---------------------------------------------------------------- the output text */
@@ -106,12 +110,15 @@ typedef struct chart {
     int nwins;
     const char *families[MAX_FAMILIES];   /* those of bands, then winners': their colours */
     int nfamilies;
+    const peer_row **peers;  /* the peers' rows of this device and case, by peer, then n */
+    int npeers;
 } chart;
 
 static void chart_free(chart *c)
 {
     free(c->bands);
     free(c->wins);
+    free(c->peers);
     memset(c, 0, sizeof *c);
 }
 
@@ -203,6 +210,42 @@ done:
     return rc;
 }
 
+static int peer_order(const void *a, const void *b)
+{
+    const peer_row *x = *(const peer_row *const *)a, *y = *(const peer_row *const *)b;
+    int c = strcmp(x->who, y->who);
+    return c ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+/* The peers' rows of device 'name' and case 'k': op, type, layout and L2 alike, the result
+ * too where the file says it. One row per peer and n: of two, the one read later (a later
+ * --peers file, a later line) stands. */
+static int load_peers(chart *c, peer_set *ps, const char *name, const rcase *k, rt_err *e)
+{
+    for (int i = 0; ps && i < ps->n; i++) {
+        peer_row *r = &ps->v[i];
+        if (strcmp(r->device, name) || strcmp(r->op, k->op) || strcmp(r->type, k->type)
+            || strcmp(r->layout, k->layout) || r->hot != k->hot
+            || (r->result[0] && strcmp(r->result, k->result)))
+            continue;
+        r->used = 1;
+        int j = 0;
+        while (j < c->npeers && (c->peers[j]->n != r->n || strcmp(c->peers[j]->who, r->who)))
+            j++;
+        if (j == c->npeers) {
+            const peer_row **v = realloc(c->peers, ((size_t)c->npeers + 1) * sizeof *v);
+            if (!v)
+                return rt_seterr(e, RT_ENOMEM, "report: out of memory");
+            c->peers = v;
+            c->npeers++;
+        }
+        c->peers[j] = r;
+    }
+    if (c->npeers > 1)
+        qsort(c->peers, (size_t)c->npeers, sizeof *c->peers, peer_order);
+    return RT_OK;
+}
+
 /* ---------------------------------------------------------------- drawing */
 
 #define W 760      /* the chart's size and its plot area inside the margins */
@@ -256,6 +299,12 @@ static axes make_axes(const chart *c, double read_gbps)
         lo = !lo || n < lo ? n : lo;
         hi = n > hi ? n : hi;
         top = fmax(top, c->wins[i].gbps);
+    }
+    for (int i = 0; i < c->npeers; i++) {
+        long long n = c->peers[i]->n;
+        lo = !lo || n < lo ? n : lo;
+        hi = n > hi ? n : hi;
+        top = fmax(top, c->peers[i]->gbps);
     }
     axes a = {floor(log2((double)(lo ? lo : 1))), ceil(log2((double)(hi ? hi : 2))), 0, 0};
     if (a.x1 - a.x0 < 2) {
@@ -374,6 +423,46 @@ static void draw_winners(text *t, chart *c, const axes *a)
     put(t, "</g>\n");
 }
 
+/* The peers' colours and dashes, by their place among the chart's peers. */
+static const char *const peer_colour[] = {"#555555", "#008b8b", "#b8860b", "#c71585"};
+static const char *const peer_dash[] = {"5 3", "2 2", "8 3 2 3", "1 3"};
+#define NPEERSTYLE 4
+
+/* The peers: each a dashed line of open squares, a title on each with its time and source. */
+static void draw_peers(text *t, const chart *c, const axes *a)
+{
+    for (int i = 0, p = 0; i < c->npeers; p++) {
+        int j = i;
+        while (j < c->npeers && !strcmp(c->peers[j]->who, c->peers[i]->who))
+            j++;
+        const char *col = peer_colour[p % NPEERSTYLE];
+        put(t, "<g class=\"peer\" data-peer=\"");
+        put_esc(t, c->peers[i]->who);
+        put(t, "\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+            "stroke-dasharray=\"%s\" points=\"", col, peer_dash[p % NPEERSTYLE]);
+        for (int k = i; k < j; k++)
+            put(t, "%.1f,%.1f ", px(a, c->peers[k]->n), py(a, c->peers[k]->gbps));
+        put(t, "\"/>\n");
+        for (int k = i; k < j; k++) {
+            const peer_row *r = c->peers[k];
+            put(t, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"#fff\" "
+                "stroke=\"%s\" stroke-width=\"1.5\"><title>n = %lld: ", px(a, r->n) - 3.5,
+                py(a, r->gbps) - 3.5, col, r->n);
+            put_esc(t, r->who);
+            if (r->call[0]) {
+                put(t, " (");
+                put_esc(t, r->call);
+                put(t, ")");
+            }
+            put(t, ", %.2f us, %.1f GB/s; ", r->us, r->gbps);
+            put_esc(t, r->file);
+            put(t, ":%d</title></rect>\n", r->line);
+        }
+        put(t, "</g>\n");
+        i = j;
+    }
+}
+
 static void draw_legend(text *t, const chart *c, double read_gbps)
 {
     int row = 0, x = ML + PW + 16;
@@ -389,6 +478,19 @@ static void draw_legend(text *t, const chart *c, double read_gbps)
     put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#000\" stroke-width=\"2\"/>"
         "<text x=\"%d\" y=\"%d\" class=\"legend\">winner</text>\n", x, x + 14, y - 4, y - 4,
         x + 20, y);
+    for (int i = 0, p = 0; i < c->npeers; p++) {
+        int j = i;
+        while (j < c->npeers && !strcmp(c->peers[j]->who, c->peers[i]->who))
+            j++;
+        y = MT + 8 + 16 * row++;
+        put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" "
+            "stroke-width=\"1.5\" stroke-dasharray=\"%s\"/><text x=\"%d\" y=\"%d\" "
+            "class=\"legend\">", x, x + 14, y - 4, y - 4, peer_colour[p % NPEERSTYLE],
+            peer_dash[p % NPEERSTYLE], x + 20, y);
+        put_esc(t, c->peers[i]->who);
+        put(t, "</text>\n");
+        i = j;
+    }
     if (read_gbps > 0) {
         y = MT + 8 + 16 * row;
         put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"read\"/>"
@@ -469,11 +571,43 @@ static void put_winners(text *t, const chart *c)
     put(t, "</table>\n</details>\n");
 }
 
+/* The peers against the winner at the same n: redtune / peer below 1 is redtune faster. */
+static void put_peers(text *t, const chart *c)
+{
+    if (!c->npeers)
+        return;
+    put(t, "<details open=\"open\"><summary>against other libraries</summary>\n<table>\n<tr>"
+        "<th>n</th><th>peer</th><th>call</th><th>median us</th><th>GB/s</th>"
+        "<th>winner us</th><th>winner / peer</th><th>from</th></tr>\n");
+    for (int i = 0; i < c->npeers; i++) {
+        const peer_row *r = c->peers[i];
+        const winner *w = NULL;
+        for (int k = 0; k < c->nwins && !w; k++)
+            if (c->wins[k].n == r->n)
+                w = &c->wins[k];
+        put(t, "<tr><td>%lld</td><td>", r->n);
+        put_esc(t, r->who);
+        put(t, "</td><td>");
+        put_esc(t, r->call);
+        put(t, "</td><td>%.2f</td><td>%.1f</td>", r->us, r->gbps);
+        if (w)
+            put(t, "<td>%.2f</td><td>%.3f</td>", w->us, w->us / r->us);
+        else
+            put(t, "<td>-</td><td>-</td>");
+        put(t, "<td>");
+        put_esc(t, r->file);
+        put(t, ":%d</td></tr>\n", r->line);
+    }
+    put(t, "</table>\n<p>The winner's time is the tuner's measurement; the peer's is the "
+        "bench's, in another process: compare them as two runs, not as one.</p>\n"
+        "</details>\n");
+}
+
 /* One case: its heading, chart and tables. A case whose accumulator or result is not its
  * element type says so: data-case "sum bf16:acc=f32:result=f32 flat flush", heading
  * "sum bf16 (f32 accumulator, f32 result)". */
-static int put_case(text *t, store *s, long long dev, double read_gbps, const rcase *k,
-                    rt_err *e)
+static int put_case(text *t, store *s, long long dev, const char *name, double read_gbps,
+                    const rcase *k, peer_set *ps, rt_err *e)
 {
     chart c;
     const char *layout = k->layout;
@@ -481,6 +615,10 @@ static int put_case(text *t, store *s, long long dev, double read_gbps, const rc
     int rc = load_chart(s, dev, k, &c, e);
     if (rc)
         return rc;
+    if ((rc = load_peers(&c, ps, name, k, e))) {
+        chart_free(&c);
+        return rc;
+    }
     const char *colon = strchr(layout, ':');
     put(t, "<section class=\"case\" data-case=\"");
     put_esc(t, k->op);
@@ -521,10 +659,12 @@ static int put_case(text *t, store *s, long long dev, double read_gbps, const rc
     put(t, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", W, H, W, H);
     draw_axes(t, &a, read_gbps);
     draw_bands(t, &c, &a);
+    draw_peers(t, &c, &a);
     draw_winners(t, &c, &a);
     draw_legend(t, &c, read_gbps);
     put(t, "</svg>\n");
     put_winners(t, &c);
+    put_peers(t, &c);
     rc = put_params(t, s, dev, k, e);
     put(t, "</section>\n");
     chart_free(&c);
@@ -532,7 +672,7 @@ static int put_case(text *t, store *s, long long dev, double read_gbps, const rc
 }
 
 /* One device: its heading and every case it has results for. */
-static int put_device(text *t, store *s, sqlite3_stmt *d, rt_err *e)
+static int put_device(text *t, store *s, sqlite3_stmt *d, peer_set *ps, rt_err *e)
 {
     static const char sql[] =
         "SELECT op, type, layout, hot, acc, result FROM (SELECT op, type, layout, hot, acc, "
@@ -543,6 +683,9 @@ static int put_device(text *t, store *s, sqlite3_stmt *d, rt_err *e)
     long long dev = sqlite3_column_int64(d, 0);
     double read_gbps = sqlite3_column_double(d, 4);
     int rc = RT_OK, r;
+    char name[128];
+
+    copy(name, sizeof name, col_text(d, 1));
 
     put(t, "<section class=\"device\">\n<h2>");
     put_esc(t, col_text(d, 1));
@@ -567,7 +710,7 @@ static int put_device(text *t, store *s, sqlite3_stmt *d, rt_err *e)
         k.hot = sqlite3_column_int(st, 3);
         copy(k.acc, sizeof k.acc, col_text(st, 4));
         copy(k.result, sizeof k.result, col_text(st, 5));
-        rc = put_case(t, s, dev, read_gbps, &k, e);
+        rc = put_case(t, s, dev, name, read_gbps, &k, ps, e);
     }
     if (rc == RT_OK && r != SQLITE_DONE)
         rc = store_fail(s, "report", e);
@@ -591,7 +734,7 @@ static const char style[] =
     ".wlabel{font-size:9px}.legend{font-size:11px}";
 
 int cmd_report(const char *db_path, const char *device_match, const char *out, int force,
-               int *refused, rt_err *e)
+               const char *const *peer_files, int npeer_files, int *refused, rt_err *e)
 {
     static const char sql[] =
         "SELECT d.id, d.name, 'sm_' || d.cc_major || d.cc_minor, d.sm_count, d.read_gbps, "
@@ -602,14 +745,21 @@ int cmd_report(const char *db_path, const char *device_match, const char *out, i
     store *s = NULL;
     sqlite3_stmt *st = NULL;
     text t = {0};
-    int rc, r, devices = 0;
+    peer_set ps = {0};
+    int rc, r = SQLITE_DONE, devices = 0;
 
     *refused = 0;
     if ((rc = store_check_output(out, force, &db_path, 1, e)))
         return rc;
+    /* The peers' files first: one that cannot be read stops the report before anything. */
+    for (int i = 0; i < npeer_files; i++)
+        if ((rc = peers_load(&ps, peer_files[i], e))) {
+            *refused = rc == RT_ENOMEM ? 0 : 2;
+            goto done;
+        }
     if ((rc = store_open(db_path, STORE_READ, &s, e))) {
         *refused = rc == RT_EDB;
-        return rc;
+        goto done;
     }
     put(&t, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
         "<title>redtune report: ");
@@ -619,14 +769,16 @@ int cmd_report(const char *db_path, const char *device_match, const char *out, i
     put(&t, "</h1>\n<p>GB/s (bytes a reduction must read per second) against n for every "
         "tuned case. Black: the winner at each n, labelled by family. Shaded: each family's "
         "verified configs from the slowest to the fastest at each n (hover for the counts), "
-        "its fastest as a line. Dashed red: the device's measured read bandwidth.</p>\n");
+        "its fastest as a line. Dashed red: the device's measured read bandwidth.%s</p>\n",
+        npeer_files ? " Dashed lines of open squares: other libraries' times for the same "
+        "device and case, from the benches' CSV files (--peers)." : "");
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
         || bind_text(st, 1, device_match) != SQLITE_OK) {
         rc = store_fail(s, "report", e);
         goto done;
     }
     while (rc == RT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-        rc = put_device(&t, s, st, e);
+        rc = put_device(&t, s, st, &ps, e);
         devices++;
     }
     if (rc)
@@ -646,9 +798,18 @@ int cmd_report(const char *db_path, const char *device_match, const char *out, i
         goto done;
     }
     rc = store_write_output(out, t.p, t.len, force, &db_path, 1, e);
+    /* Rows of a device or case this database has no results for: said, not fatal. */
+    int unused = 0;
+    for (int i = 0; rc == RT_OK && i < ps.n; i++)
+        unused += !ps.v[i].used;
+    if (unused)
+        fprintf(stderr, "redtune report: %d row%s of --peers matched no case of %s (another "
+                "GPU's name, or a case not tuned there)\n", unused, unused == 1 ? "" : "s",
+                db_path);
 done:
     sqlite3_finalize(st);
     store_close(s);
+    peers_free(&ps);
     free(t.p);
     return rc;
 }

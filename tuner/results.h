@@ -41,9 +41,12 @@ int cmd_results(const char *db_path, int best, const results_filter *f, results_
  * `redtune report`: one self-contained HTML file (inline SVG, nothing fetched) with a section
  * per device of 'db_path' whose name holds 'device_match' (NULL: every device), written whole
  * into 'out' (an existing file only with 'force'; never the database itself, nor through a
- * symbolic link). *refused as cmd_results.
+ * symbolic link). 'peer_files' (npeer_files of them) are benches' CSV files whose rows for
+ * the same device and case are drawn beside the winners (tuner/peers.h). *refused: 1 when
+ * the database was refused (as cmd_results), 2 when a peers file was (unreadable, not a
+ * bench's CSV, a bad line); nothing is written then.
  */
 int cmd_report(const char *db_path, const char *device_match, const char *out, int force,
-               int *refused, rt_err *e);
+               const char *const *peer_files, int npeer_files, int *refused, rt_err *e);
 
 #endif
