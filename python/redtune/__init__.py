@@ -17,9 +17,11 @@ from ._lib import (Error, NoMemoryError, FileError, LuaError, CompileError, CUDA
                    DatabaseError, NotFoundError, InvalidArgumentError, VerifyError,
                    KernelTimeoutError, KernelFaultError, CaptureError, error, library,
                    library_path)
-from ._core import (Context, UserOp, context, set_database, register_op, reduce, temp_bytes,
-                    sum, prod, min, max, argmin, argmax, amax, asum, sumsq, norm2, mean,
-                    var_mean, std_mean, reduce_offsets, reduce_keys, explain, stream_handle)
+from ._context import Context, UserOp, context, set_database, register_op
+from ._args import stream_handle
+from ._core import (reduce, temp_bytes, sum, prod, min, max, argmin, argmax, amax, asum, sumsq,
+                    norm2, mean, var_mean, std_mean, explain)
+from ._segments import reduce_offsets, reduce_keys
 
 __all__ = ["Error", "NoMemoryError", "FileError", "LuaError", "CompileError", "CUDAError",
            "DatabaseError", "NotFoundError", "InvalidArgumentError", "VerifyError",

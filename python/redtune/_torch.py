@@ -24,7 +24,7 @@ def register(torch):
         lib = getattr(torch, "library", None)
         if lib is None or not hasattr(lib, "custom_op"):
             return False
-        from . import _core
+        from . import _args, _axes, _core
 
         @lib.custom_op("redtune::reduce", mutates_args=())
         def reduce_op(x: torch.Tensor, op: str, dim: Optional[int] = None) -> torch.Tensor:
@@ -40,13 +40,13 @@ def register(torch):
             from . import _consts as C
             shape = ()
             if dim is not None:
-                shape = _core._axis(dim, tuple(x.shape), False, "torch.ops.redtune.reduce")[0]
+                shape = _axes._axis(dim, tuple(x.shape), False, "torch.ops.redtune.reduce")[0]
             if op in ARG_NAMES:
                 return x.new_empty(shape, dtype=torch.int64)
             rt = _arrays._torch_types(torch)[x.dtype]
             spec, res, k = _types.resolve(C.OPS[op], rt)
             return x.new_empty(shape if k == 1 else shape + (2,),
-                               dtype=_core._torch_dtype(torch, res))
+                               dtype=_args._torch_dtype(torch, res))
 
         _done = True
         return True

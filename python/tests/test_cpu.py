@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 import redtune
-from redtune import _arrays, _core, _opfile
+from redtune import _args, _arrays, _axes, _context, _core, _fastpath, _opfile, _segments
 from redtune import consts as C
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -343,7 +343,7 @@ def test_ops_and_dims():
         redtune.sum(x, dim=1.5)
     with pytest.raises(TypeError, match=r"^redtune.sum: dim holds True; ints are expected$"):
         redtune.sum(x, dim=(True,))
-    d = _core._dims
+    d = _axes._dims
     assert d(None, (4, 5), False, "t") == ()
     assert d(None, (4, 5), True, "t") == (1, 1)
     assert d((0, 1), (4, 5), False, "t") == ()
@@ -389,7 +389,7 @@ def test_ops_and_dims():
 def test_axis_shapes(shape, dim, keepdim, result, axis):
     """outer = prod(shape[:dim]), len = shape[dim], inner = prod(shape[dim+1:]); the result
     is the shape without dim (1 there with keepdim), as torch's dim reductions."""
-    assert _core._axis(dim, shape, keepdim, "t") == (result, axis)
+    assert _axes._axis(dim, shape, keepdim, "t") == (result, axis)
 
 
 def test_user_op_type_must_match():
@@ -475,6 +475,15 @@ def test_op_file_escapes(tmp_path):
 
 # ---------------------------------------------------------------- the torch paths, faked
 
+def patch_calls(monkeypatch, name, value):
+    """Replace 'name' (library, describe, _allocate) in each module of the calls that holds
+    it: the modules _core was split into, each of which imports it for itself."""
+    mods = [m for m in (_core, _context, _args, _axes, _fastpath, _segments) if hasattr(m, name)]
+    assert mods, name
+    for mod in mods:
+        monkeypatch.setattr(mod, name, value)
+
+
 class FakeTorch:
     """A stand-in torch module (only what redtune reads) and a stand-in library call, so the
     torch paths' wiring is checked without torch or a GPU."""
@@ -546,14 +555,15 @@ class FakeTorch:
                 return 0
 
         monkeypatch.setitem(sys.modules, "torch", t)
-        for mod, name, value in ((_core, "_fast", None), (_core, "_raw_stream", None),
-                                 (_core, "_rt_axis", _core._first_axis),
-                                 (_core, "_compiling", None), (_core, "_TORCH_DTYPES", {}),
-                                 (_arrays, "_TORCH_TYPES", {}), (_core, "_tensor", _core._Unseen),
-                                 (_core, "library", lambda: Lib())):
+        for mod, name, value in ((_fastpath, "_fast", None), (_fastpath, "_raw_stream", None),
+                                 (_fastpath, "_rt_axis", _fastpath._first_axis),
+                                 (_fastpath, "_compiling", None), (_args, "_TORCH_DTYPES", {}),
+                                 (_arrays, "_TORCH_TYPES", {}),
+                                 (_fastpath, "_tensor", _fastpath._Unseen)):
             monkeypatch.setattr(mod, name, value)
+        patch_calls(monkeypatch, "library", lambda: Lib())
         ctx = types.SimpleNamespace(_h=0xC7, device=0)
-        monkeypatch.setitem(_core._contexts, 0, ctx)
+        monkeypatch.setitem(_context._contexts, 0, ctx)
 
 
 @pytest.fixture
@@ -578,15 +588,15 @@ def test_torch_fast_path_results_come_in_batches(faketorch, monkeypatch):
     distinct value, one allocation for _BATCH calls, a new batch for another stream."""
     T = faketorch.torch.Tensor
     x = T((1024,))
-    rs = [redtune.sum(x) for _ in range(_core._BATCH + 1)]
+    rs = [redtune.sum(x) for _ in range(_fastpath._BATCH + 1)]
     assert len({r.ptr for r in rs}) == len(rs)
-    batches = [m for m in faketorch.made if m.shape == (_core._BATCH,)]
+    batches = [m for m in faketorch.made if m.shape == (_fastpath._BATCH,)]
     assert len(batches) == 2 and all(m.dtype == "torch.float32" for m in batches)
     assert {c[5] for c in faketorch.calls} == {r.ptr for r in rs}
-    monkeypatch.setattr(_core, "_raw_stream", lambda d: 0x7000)
+    monkeypatch.setattr(_fastpath, "_raw_stream", lambda d: 0x7000)
     r = redtune.sum(x)
     assert faketorch.calls[-1][6] == 0x7000 and len(faketorch.made) == len(batches) + 1
-    assert r.ptr == faketorch.made[-1].ptr + 4 * (_core._BATCH - 1)
+    assert r.ptr == faketorch.made[-1].ptr + 4 * (_fastpath._BATCH - 1)
 
 
 def test_types_and_fused_ops_wiring(faketorch):
@@ -854,7 +864,7 @@ def test_torch_capture_gets_torch_storage(faketorch, monkeypatch):
             ref._obj.value = 512
             return 0
 
-    monkeypatch.setattr(_core, "library", lambda: Lib())
+    patch_calls(monkeypatch, "library", lambda: Lib())
     t = faketorch.torch
     t.uint8 = "torch.uint8"
     t.cuda = types.SimpleNamespace(
@@ -886,7 +896,7 @@ def test_torch_fast_path_takes_the_common_calls(faketorch, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the general path ran")
     monkeypatch.setattr(_core, "_reduce", boom)
-    monkeypatch.setattr(_core, "describe", boom)
+    patch_calls(monkeypatch, "describe", boom)
     r = redtune.sum(x)
     assert faketorch.calls[-1] == (0xC7, C.RT_SUM, C.RT_F32, 0x1000, 1024, r.ptr, 0x5000)
     assert r.shape == () and r.dtype == "torch.float32"
@@ -953,15 +963,15 @@ def test_torch_fast_path_opens_a_context_through_the_general_path(faketorch, mon
     def fake_context(device, db):
         opened.append(device)
         return types.SimpleNamespace(_h=0xD0 + device, device=device)
-    monkeypatch.setattr(_core, "Context", fake_context)
-    monkeypatch.delitem(_core._contexts, 3, raising=False)
+    monkeypatch.setattr(_context, "Context", fake_context)
+    monkeypatch.delitem(_context._contexts, 3, raising=False)
     T = faketorch.torch.Tensor
     x = T((16,), device=3)
     r1, r2 = redtune.sum(x), redtune.sum(x)
     assert opened == [3]
     assert faketorch.calls == [(0xD3, C.RT_SUM, C.RT_F32, 0x1000, 16, r.ptr, 0x5003)
                                for r in (r1, r2)]
-    monkeypatch.delitem(_core._contexts, 3)
+    monkeypatch.delitem(_context._contexts, 3)
 
 
 def test_the_word_prototype_delivers_every_argument(tmp_path):
@@ -1075,11 +1085,11 @@ class FakeCupy:
 
         monkeypatch.setitem(sys.modules, "cupy", m)
         monkeypatch.delitem(sys.modules, "torch", raising=False)
-        monkeypatch.setattr(_core, "_cparray", _core._Unseen)
-        monkeypatch.setattr(_core, "_cupy", None)
-        monkeypatch.setattr(_core, "library", lambda: Lib())
+        monkeypatch.setattr(_fastpath, "_cparray", _fastpath._Unseen)
+        monkeypatch.setattr(_fastpath, "_cupy", None)
+        patch_calls(monkeypatch, "library", lambda: Lib())
         for dev in (0, 1):
-            monkeypatch.setitem(_core._contexts, dev, types.SimpleNamespace(_h=0xE0 + dev))
+            monkeypatch.setitem(_context._contexts, dev, types.SimpleNamespace(_h=0xE0 + dev))
 
 
 def test_cupy_fast_path(monkeypatch):
@@ -1093,8 +1103,8 @@ def test_cupy_fast_path(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the general path ran")
     with monkeypatch.context() as m:
-        m.setattr(_core, "describe", boom)
-        m.setattr(_core, "_allocate", boom)
+        patch_calls(m, "describe", boom)
+        patch_calls(m, "_allocate", boom)
         r = redtune.max(A((4, 8), dtype="<i8"))
         assert fc.calls[-1] == (0xE0, C.RT_MAX, C.RT_I64, 0x2000, 32, r.ptr, 0x6000)
         assert r.dtype.str == "<i8"
@@ -1130,13 +1140,13 @@ def test_fast_paths_set_up_without_the_library(faketorch, monkeypatch):
     not the library's absence; the library is looked up at the first fast call."""
     def no_library():
         raise OSError("redtune: libredtune not found")
-    monkeypatch.setattr(_core, "library", no_library)
+    patch_calls(monkeypatch, "library", no_library)
     T = faketorch.torch.Tensor
     with pytest.raises(redtune.InvalidArgumentError,
                        match=r"^RT_EINVAL: redtune.prod: x is not contiguous"):
         redtune.prod(T((4, 4), contig=False))
     fc = FakeCupy(monkeypatch)
-    monkeypatch.setattr(_core, "library", no_library)
+    patch_calls(monkeypatch, "library", no_library)
     with pytest.raises(redtune.InvalidArgumentError,
                        match=r"^RT_EINVAL: redtune.sum: x is not contiguous"):
         redtune.sum(fc.cupy.ndarray((4, 4), contig=False))
