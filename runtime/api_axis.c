@@ -7,7 +7,7 @@
  * Choosing: the decisions are kept per (op, canonical type spec, shape class), the class
  * being the log2 buckets of outer, len and inner (0 for 0, else floor(log2 x) + 1), so a
  * batch size that varies call to call finds its decision made. A decision takes the winner
- * of the device row nearest this GPU (the fallbacks of rt_reduce, api.c) among the database's
+ * of the device row nearest this GPU (the fallbacks of rt_reduce, api_choose.c) among the database's
  * `axis:OxLxI` rows of the same kind (inner == 1, rows of a matrix; inner > 1, columns and
  * 3-D middle axes) whose tuned shape is nearest to the class's centre in log2 (len counts
  * twice: it decides the kernel's shape, outer and inner mostly the grid), loaded as this

@@ -1,7 +1,8 @@
 /*
- * api_int.h - what the files of libredtune's API (api.c, api_temp.c, api_ops.c, api_seg.c)
- * share: the context and what it caches, and the helpers each of them calls. Private to
- * runtime/api*.c; tests and bench/ include api.h.
+ * api_int.h - what the files of libredtune's API (api.c, api_choose.c, api_kernel.c,
+ * api_reduce.c, api_explain.c, api_temp.c, api_ops.c, api_seg.c, api_axis.c) share: the
+ * context and what it caches, and the helpers each of them calls. Private to runtime/api*.c;
+ * tests and bench/ include api.h.
  */
 #ifndef RT_API_INT_H
 #define RT_API_INT_H
@@ -201,7 +202,8 @@ extern struct api_cx {
     CUresult (*MemsetD16Async)(CUdeviceptr, unsigned short, size_t, CUstream);
 } api_cx;
 
-extern const char *const api_level_names[];   /* by STORE_MATCH_* and LEVEL_BUILTIN */
+/* by STORE_MATCH_* and LEVEL_BUILTIN (api_choose.c) */
+extern const char *const api_level_names[];
 
 /* api.c: tracing (REDTUNE_TRACE), this thread's message, the CUDA context. */
 double api_mono_ms(void);
@@ -225,22 +227,24 @@ int api_check_ctx(const char *fn, const rt_ctx *ctx, rt_err *e);
 int api_check_pointers(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type,
                        const void *d_in, unsigned long long n, const void *d_out, rt_err *e);
 
-/* api.c: choosing and loading. */
+/* api_choose.c: the database's answer per (layout, op, type). */
 int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e);
+/* api_kernel.c: loading. */
 int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
                       int builtin, kernel **out, rt_err *e);
 int api_params_config(const rt_family *f, const char *params, rt_config *cfg, rt_err *e);
-/* A database winner loaded as this library's unit for its family and parameters (api.c). */
+/* A database winner loaded as this library's unit for its family and parameters. */
 int api_winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row,
                       kernel **out, rt_err *e);
+/* api_choose.c: the decisions of rt_reduce, by log2 bucket. */
 unsigned api_bucket_of(unsigned long long n);
 int api_decided(const rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n);
 int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
                      decision **out, rt_err *e);
 
-/* api.c: REDTUNE_LOG's line about a new decision (level, the kernel, the device row it came
- * from) and, per call, the case met for REDTUNE_CAPTURE (capture.c); 'layout' 0 flat, 1
- * keys, 2 offsets; nothing to do unless ctx->cap.active. */
+/* api_choose.c: REDTUNE_LOG's line about a new decision (level, the kernel, the device row
+ * it came from) and, per call, the case met for REDTUNE_CAPTURE (capture.c); 'layout' 0
+ * flat, 1 keys, 2 offsets; nothing to do unless ctx->cap.active. */
 void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from,
                     const kernel *k);
 void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,

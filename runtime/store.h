@@ -101,11 +101,11 @@ typedef struct store_best_row {
     double seg_mean;
 } store_best_row;
 
-/* ---- runtime lookup (the read-only queries of runtime/api.c) ----
+/* ---- runtime lookup (the read-only queries of runtime/api*.c) ----
  * 'layout' below matches the layout itself and its profiles: "keys" finds "keys:len3" and
  * every other "keys:PROFILE" row; "flat" finds "flat". */
 /*
- * The read-only queries libredtune's lookup needs (runtime/api.c). Same discipline as
+ * The read-only queries libredtune's lookup needs (runtime/api*.c). Same discipline as
  * store.c: errors are RT_EDB naming the path, what was being done and SQLite's message.
  */
 

@@ -1,5 +1,5 @@
 /*
- * store_lookup.c - the read-only queries of libredtune's lookup (runtime/api.c): the device
+ * store_lookup.c - the read-only queries of libredtune's lookup (runtime/api*.c): the device
  * row nearest the GPU at hand, its rows of table best, a kernel's source (checked against its
  * hash) and its CUBIN. One function per statement, as in store.c.
  */

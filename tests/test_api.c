@@ -1,5 +1,5 @@
 /*
- * test_api.c - libredtune's public API (runtime/api.c) and its read-only queries
+ * test_api.c - libredtune's public API (runtime/api*.c) and its read-only queries
  * (in runtime/store.c).
  *
  * Group "api" (CPU, runs everywhere): argument checks and their messages, per-thread

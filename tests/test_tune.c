@@ -121,7 +121,7 @@ int test_tune_fake_worker(void)
             prepare_resp r;
             memset(&r, 0, sizeof r);
             r.bytes = (double)q->n * optype_size((rt_type)q->type);
-            if (q->layout == SEG_LAYOUT_AXIS) {   /* as worker.c's prepare_axis answers */
+            if (q->layout == SEG_LAYOUT_AXIS) {   /* as worker_prepare.c answers */
                 axis_shape sh = {q->outer, q->len, q->inner};
                 if (axisdata_n(&sh) != q->n) {
                     free(data);

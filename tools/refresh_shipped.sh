@@ -3,7 +3,7 @@
 # units this build generates for its winners, with no GPU (NVRTC, sm_90).
 #
 # libredtune runs a winner as the unit its own generator makes for the winner's family and
-# parameters (runtime/api.c, winner_kernel), and takes a stored CUBIN only when it was made
+# parameters (runtime/api_kernel.c), and takes a stored CUBIN only when it was made
 # from exactly that unit (same SHA-256). After a change of the generator (a prelude or a
 # template), the stored CUBINs no longer match and the library compiles each winner with NVRTC
 # at its first call. This script compiles the winners' configs as they are generated today

@@ -1,0 +1,314 @@
+/*
+ * api_choose.c - libredtune's choice of a kernel for each (operator, type, size range) of
+ * rt_reduce (under the context's mutex, once per (op, type, floor(log2 n))):
+ *   1. the device row of the database nearest to this GPU that has winners for (op, type,
+ *      layout "flat", cold L2): same name and SM count, else same compute capability, else
+ *      same major architecture (store_find_device); else the built-in default (gridstride,
+ *      B=256 V=16/size (at most 4) U=4 G=4, generated from the embedded template);
+ *   2. among that device's winners, the tuned size m nearest to the bucket in log2:
+ *      |log2 m - (k + 0.5)| least for the bucket [2^k, 2^(k+1)), the smaller m on a tie;
+ *   3. the kernel loaded (api_kernel.c: a stored CUBIN, else NVRTC).
+ * The decision is then published in an array of atomic pointers, so a later call reads it
+ * with no lock: a reduction is a table lookup and the launches.
+ *
+ * The database's answer per (layout, op, type) (api_get_choice) serves the segmented and axis
+ * calls too (api_seg.c, api_axis.c). Also here: REDTUNE_LOG's line at a new decision and the
+ * case each call met, for REDTUNE_CAPTURE (capture.c).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+#include "capture.h"
+#include "family.h"
+#include "optype.h"
+#include "store.h"
+
+const char *const api_level_names[] = {
+    "?", "exact device", "same compute capability", "same major architecture",
+    "built-in default",
+};
+
+/* ---------------------------------------------------------------- choosing */
+
+/* The row of ctx->cache / ctx->choices of a checked operator. */
+static int op_index(rt_op op)
+{
+    return (int)op < RT_OP_COUNT ? (int)op : RT_OP_COUNT + ((int)op - RT_OP_USER_FIRST);
+}
+
+static int collect_row(const store_best_row *row, void *arg)
+{
+    choice *c = arg;
+    if (c->nrows == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 16;
+        best_entry *rows = realloc(c->rows, (size_t)cap * sizeof *rows);
+        if (!rows) {
+            c->oom = 1;
+            return 1;   /* stops the walk */
+        }
+        c->rows = rows;
+        c->cap = cap;
+    }
+    best_entry *b = &c->rows[c->nrows++];
+    b->n = row->n;
+    snprintf(b->hash, sizeof b->hash, "%s", row->kernel_hash);
+    snprintf(b->family, sizeof b->family, "%s", row->family);
+    snprintf(b->params, sizeof b->params, "%s", row->params);
+    b->median_us = row->median_us;
+    b->seg_mean = row->seg_mean;
+    memset(b->axis, 0, sizeof b->axis);
+    if (row->layout && !strncmp(row->layout, "axis:", 5)
+        && sscanf(row->layout + 5, "%llux%llux%llu", &b->axis[0], &b->axis[1], &b->axis[2]) != 3)
+        memset(b->axis, 0, sizeof b->axis);
+    return 0;
+}
+
+/* The database's answer for (layout, op, type), read once; layout 0 is flat, 1 keys, 2
+ * offsets (every profile of the layout), API_AXIS_ROWS / _COLS the `axis:OxLxI` rows of
+ * inner == 1 / inner > 1. Caller holds ctx->lock. */
+static const char *const layout_names[NLAYOUTS] = {LAYOUT, "keys", "offsets", "axis", "axis"};
+
+int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e)
+{
+    choice **row = &ctx->choices[layout][op_index(op)];
+    optype_ts ts;
+    int rc = RT_OK;
+
+    *out = NULL;
+    if (optype_resolve(op, type, &ts, NULL, 0))
+        return rt_seterr(e, RT_EINVAL, "api_get_choice: type spec 0x%x of %s does not "
+                         "resolve", (unsigned)type, api_opname(ctx, op));
+    if (!*row && !(*row = calloc(OPTYPE_SLOTS, sizeof **row)))
+        return rt_seterr(e, RT_ENOMEM, "out of memory");
+    choice *c = &(*row)[ts.slot];
+    const char *on = api_opname(ctx, op), *tn = rt_type_name(ts.elem);
+
+    *out = c;
+    if (c->resolved)
+        return RT_OK;
+    /* The database keys its winners by (op, element type, accumulator, result): schema
+     * version 3; a version 2 file reads as accumulator = result = type. */
+    const char *an = rt_type_name(ts.acc), *rn = rt_type_name(ts.res);
+    /* axis_kind: 1 rows of inner == 1, 0 of inner > 1, -1 any row of the layout */
+    int axis_kind = layout == API_AXIS_ROWS ? 1 : layout == API_AXIS_COLS ? 0 : -1;
+    rc = store_find_device_kind(ctx->db, &ctx->dev, on, tn, an, rn, layout_names[layout],
+                                axis_kind, HOT, &c->dev, e);
+    if (rc == RT_ENOTFOUND) {
+        rt_clearerr(e);
+        c->level = LEVEL_BUILTIN;
+        c->resolved = 1;
+        return RT_OK;
+    }
+    if (rc != RT_OK)
+        return rc;
+    c->nrows = 0;
+    c->oom = 0;
+    rc = store_list_best_for_device_kind(ctx->db, c->dev.id, on, tn, an, rn,
+                                         layout_names[layout], axis_kind, HOT, collect_row, c,
+                                         e);
+    if (rc == RT_OK && c->oom)
+        rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory reading the winners of %s %s",
+                       store_path(ctx->db), on, tn);
+    if (rc == RT_OK && api_user_of(ctx, op))
+        rc = api_keep_definition(ctx, api_user_of(ctx, op), c, e);
+    if (rc != RT_OK) {
+        free(c->rows);
+        c->rows = NULL;
+        c->nrows = c->cap = 0;
+        return rc;
+    }
+    c->level = c->nrows ? c->dev.level : LEVEL_BUILTIN;
+    c->resolved = 1;
+    return RT_OK;
+}
+
+/* The winner for bucket [2^b, 2^(b+1)): tuned size nearest to 2^(b + 0.5) in log2. */
+static const best_entry *pick(const choice *c, unsigned b)
+{
+    const best_entry *best = NULL;
+    double target = b + 0.5, dist = INFINITY;
+    for (int i = 0; i < c->nrows; i++) {
+        double d = fabs(log2((double)c->rows[i].n) - target);
+        if (d < dist) {
+            dist = d;
+            best = &c->rows[i];
+        }
+    }
+    return best;
+}
+
+/* The built-in default for (op, type): gridstride B=256 V=16/size U=min(4, 16/V) G=4
+ * (16-byte loads; U*V at most 16 accumulators a thread, so the halves' V=8 and the bytes'
+ * V=16 do not spill; the 32/64-bit types keep V=4/2 U=4), legal for every built-in operator
+ * (they all commute) and type and for a commutative user operator; a user operator that does not commute gets diffwarps with its defaults (P=8
+ * C=1 W=32 PAD=1), which keeps the order of the elements. */
+static int builtin_kernel(rt_ctx *ctx, rt_op op, rt_type type, kernel **out, rt_err *e)
+{
+    const user_op *u = api_user_of(ctx, op);
+    const char *fam = u && !u->op.commutative ? "diffwarps" : "gridstride";
+    const rt_family *f = family_find(fam);
+    rt_config cfg;
+    long long v = (long long)(16 / optype_size(type)), unroll = 16 / v < 4 ? 16 / v : 4;
+    int rc = RT_OK;
+
+    *out = NULL;
+    if (!f)
+        return rt_seterr(e, RT_ENOTFOUND, "the built-in default family %s is not "
+                         "built into this library%s%s", fam, family_error() ? ": " : "",
+                         family_error() ? family_error() : "");
+    config_default(f, &cfg);
+    if (f->needs_commutative
+        && ((rc = config_set(&cfg, "B", 256, e)) != RT_OK
+            || (rc = config_set(&cfg, "V", v, e)) != RT_OK
+            || (rc = config_set(&cfg, "U", unroll, e)) != RT_OK
+            || (rc = config_set(&cfg, "G", 4, e)) != RT_OK))
+        return rc;
+    return api_config_kernel(ctx, op, type, &cfg, 1, out, e);
+}
+
+/* Choose, load and publish the decision for (op, type, bucket b). */
+static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **out,
+                   rt_err *e)
+{
+    decision *d;
+    choice *c;
+    kernel *k = NULL;
+    const best_entry *row = NULL;
+    decision_row *drow;
+    char tn[96];
+    int rc = RT_OK, si = api_slot(op, type);
+
+    pthread_mutex_lock(&ctx->lock);
+    drow = atomic_load_explicit(&ctx->cache[op_index(op)], memory_order_acquire);
+    if (!drow) {
+        if (!(drow = calloc(1, sizeof *drow))) {
+            d = NULL;
+            rc = rt_seterr(e, RT_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (int t = 0; t < OPTYPE_SLOTS; t++)
+            for (int i = 0; i < NBUCKETS; i++)
+                atomic_init(&drow->d[t][i], NULL);
+        atomic_store_explicit(&ctx->cache[op_index(op)], drow, memory_order_release);
+    }
+    d = atomic_load_explicit(&drow->d[si][b], memory_order_acquire);
+    if (d)
+        goto done;   /* another thread decided meanwhile */
+    double t = api_mono_ms();
+    if ((rc = api_get_choice(ctx, 0, op, type, &c, e)) != RT_OK)
+        goto done;
+    api_trace(ctx, &t, "%s %s: winners read from the database", api_opname(ctx, op),
+          api_typename(op, type, tn, sizeof tn));
+    if (c->level != LEVEL_BUILTIN) {
+        row = pick(c, b);
+        rc = api_winner_kernel(ctx, op, type, row, &k, e);
+    } else {
+        rc = builtin_kernel(ctx, op, type, &k, e);
+    }
+    if (rc != RT_OK)
+        goto done;   /* not cached: the next call tries again */
+    if (!(d = calloc(1, sizeof *d))) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    d->k = k;
+    d->level = c->level;
+    d->c = c;
+    d->row = row;
+    d->next = ctx->decisions;
+    ctx->decisions = d;
+    atomic_store_explicit(&drow->d[si][b], d, memory_order_release);
+    if (ctx->cap.log) {
+        char what[RT_NAME_MAX + 128];
+        snprintf(what, sizeof what, "%s %s n in [2^%u, 2^%u)", api_opname(ctx, op),
+                 api_typename(op, type, tn, sizeof tn), b, b + 1);
+        api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, k);
+    }
+done:
+    pthread_mutex_unlock(&ctx->lock);
+    *out = rc == RT_OK ? d : NULL;
+    return rc;
+}
+
+unsigned api_bucket_of(unsigned long long n)
+{
+    return 63u - (unsigned)__builtin_clzll(n);   /* n >= 1 */
+}
+
+/* Whether the decision for n >= 1 is made (its kernel loaded): nothing to load. */
+int api_decided(const rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n)
+{
+    decision_row *row = atomic_load_explicit(&ctx->cache[op_index(op)], memory_order_acquire);
+    return row && atomic_load_explicit(&row->d[api_slot(op, type)][api_bucket_of(n)],
+                                       memory_order_acquire) != NULL;
+}
+
+/* The decision for n >= 1: a lock-free lookup once made. */
+int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
+                        decision **out, rt_err *e)
+{
+    unsigned b = api_bucket_of(n);
+    decision_row *row = atomic_load_explicit(&ctx->cache[op_index(op)], memory_order_acquire);
+    *out = row ? atomic_load_explicit(&row->d[api_slot(op, type)][b], memory_order_acquire)
+               : NULL;
+    return *out ? RT_OK : resolve(ctx, op, type, b, out, e);
+}
+
+/* ---------------------------------------------------------------- REDTUNE_LOG, REDTUNE_CAPTURE */
+
+/* A new decision: a fallback (another GPU's winner, the built-in default) is a warning, a
+ * winner of this GPU news at info level. 'from' is the device row's name, NULL for none. */
+void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from,
+                    const kernel *k)
+{
+    if (level == STORE_MATCH_EXACT)
+        capture_log(&ctx->cap, CAPTURE_LOG_INFO, "%s: %s %s, tuned on this GPU", what,
+                    k->family, k->params);
+    else if (level == LEVEL_BUILTIN)
+        capture_log(&ctx->cap, CAPTURE_LOG_WARN, "%s: %s holds no winner for this GPU (\"%s\", "
+                    "%s) or a similar one; the built-in default %s %s runs", what,
+                    store_path(ctx->db), ctx->dev.name, ctx->arch, k->family, k->params);
+    else
+        capture_log(&ctx->cap, CAPTURE_LOG_WARN, "%s: %s holds no winner for this GPU (\"%s\", "
+                    "%s); %s %s runs, tuned on \"%s\" (%s)", what, store_path(ctx->db),
+                    ctx->dev.name, ctx->arch, k->family, k->params, from ? from : "?",
+                    api_level_names[level]);
+}
+
+/* The mean-length bucket of the segmented lookup (api_seg.c's seg_decide). */
+static int mean_bucket(double mean)
+{
+    return mean > 1 ? (int)floor(2 * log2(mean)) : 0;
+}
+
+/* The case of a call, for REDTUNE_CAPTURE and REDTUNE_LOG=info. It had an exact tuned entry
+ * when this GPU's winners hold one at exactly n (segmented: and in the mean-length bucket of
+ * n / nseg, a factor of sqrt 2, which is what the lookup tells apart). */
+void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,
+             unsigned long long nseg, int level, const choice *c)
+{
+    static const char *const fallbacks[] = {"?", "nearest", "same-cc", "same-major", "builtin"};
+    static const char *const layouts[] = {"flat", "keys", "offsets"};
+    optype_ts ts;
+    if (!ctx->cap.active)
+        return;
+    if (optype_resolve(op, type, &ts, NULL, 0))
+        return;
+    char spec[64];
+    int exact = 0;
+    int mb = layout ? mean_bucket((double)n / (double)(nseg ? nseg : 1)) : 0;
+    for (int i = 0; level == STORE_MATCH_EXACT && c && i < c->nrows && !exact; i++)
+        exact = (unsigned long long)c->rows[i].n == n
+                && (!layout || mean_bucket(c->rows[i].seg_mean) == mb);
+    const user_op *u = api_user_of(ctx, op);
+    capture_case cs = {api_opname(ctx, op), capture_type_text(op, ts.canon, spec, sizeof spec),
+                       layouts[layout], n,
+                       layout ? nseg : 0, exact ? NULL : fallbacks[level], u ? u->id : NULL,
+                       ctx->dev.name};
+    capture_case_met(&ctx->cap, &cs);
+}

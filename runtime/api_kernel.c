@@ -1,0 +1,237 @@
+/*
+ * api_kernel.c - loading the kernel a decision chose, once per context (keyed by its source
+ * hash): a database winner runs as this library's own unit for its family and parameters
+ * (api_winner_kernel; the stored source only for a family it does not know, checked against
+ * its hash), and the unit's CUBIN is, in order:
+ *   1. one stored for this arch under the unit's hash by any NVRTC, the newest first (NVRTC
+ *      is not even loaded for it),
+ *   2. else the source compiled by NVRTC (loaded at the first kernel that needs it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+#include "codegen.h"
+#include "family.h"
+#include "hash.h"
+#include "nvrtc.h"
+#include "optype.h"
+#include "plan.h"
+#include "store.h"
+
+/* The unit of config 'c' for (op, type): a built-in operator's, or a user operator's. */
+static int emit(const rt_ctx *ctx, const rt_config *c, rt_op op, rt_type type, char **src,
+                rt_err *e)
+{
+    const user_op *u = api_user_of(ctx, op);
+    return u ? codegen_emit_user(c, &u->op, src, e) : codegen_emit(c, op, type, src, e);
+}
+
+/* The launch plan a kernel's source declares ("// @plan onelaunch"); -1 when none. */
+static int source_plan(const char *src)
+{
+    const char *p = src ? strstr(src, "// @plan") : NULL;
+    if (!p)
+        return -1;
+    p += strlen("// @plan");
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!strncmp(p, "onelaunch", 9))
+        return PLAN_ONELAUNCH;
+    if (!strncmp(p, "multipass", 9))
+        return PLAN_MULTIPASS;
+    if (!strncmp(p, "segmented", 9))
+        return PLAN_SEGMENTED;
+    if (!strncmp(p, "axis", 4))
+        return PLAN_AXIS;
+    return -1;
+}
+
+/*
+ * The kernel 'hash' (family, params) for (op, type), loaded: found among those loaded, or
+ * its CUBIN taken from the database or compiled (see the file comment). 'src' is the source
+ * when the caller has it (the built-in default), else it is read from the database.
+ * Caller holds ctx->lock and has the CUDA context current.
+ */
+static int get_kernel(rt_ctx *ctx, rt_op op, rt_type type, const char *hash,
+                      const char *family, const char *params, const char *src, int builtin,
+                      kernel **out, rt_err *e)
+{
+    kernel *k;
+    store_binary b;
+    nvrtc_output o;
+    char *stored_src = NULL, name[RT_NAME_MAX + 8], tn[96];
+    const char *path = store_path(ctx->db);
+    rt_err *nv = NULL;            /* why NVRTC cannot be used, or how it failed */
+    int rc = RT_OK, ver = 0, kind;
+
+    memset(&b, 0, sizeof b);
+    memset(&o, 0, sizeof o);
+    *out = NULL;
+    for (k = ctx->kernels; k; k = k->next)
+        if (!strcmp(k->hash, hash)) {
+            *out = k;
+            return RT_OK;
+        }
+    if (!(k = calloc(1, sizeof *k)) || !(nv = malloc(sizeof *nv))) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory loading kernel %.12s", hash);
+        goto done;
+    }
+    rt_clearerr(nv);
+    double t = api_mono_ms();
+    snprintf(k->hash, sizeof k->hash, "%s", hash);
+    snprintf(k->family, sizeof k->family, "%s", family);
+    snprintf(k->params, sizeof k->params, "%s", params);
+    k->builtin = builtin;
+    snprintf(name, sizeof name, "%s.cu", family);
+    if (!src) {
+        /* The database is a shipped artefact: a source whose SHA-256 is not its hash was
+         * altered, and is not run; nor is its CUBIN, trusted only through this row. */
+        rc = store_get_checked_source(ctx->db, hash, &stored_src, e);
+        if (rc != RT_OK)
+            goto done;
+        src = stored_src;
+        k->stored_src = 1;
+        api_trace(ctx, &t, "kernel %.12s: source from the database", hash);
+    }
+
+    kind = source_plan(src);
+    if (kind < 0 && family_find(family))
+        kind = (int)family_find(family)->plan;
+    if (kind < 0) {
+        rc = rt_seterr(e, RT_EINVAL, "%s: kernel %.12s: family '%s' is not built into this "
+                       "library and its source declares no @plan", path, hash, family);
+        goto done;
+    }
+
+    /* A CUBIN of the database for this arch, the newest NVRTC's first: no NVRTC needed (its
+     * dlopen alone costs several milliseconds). */
+    rc = store_get_binary_any(ctx->db, hash, ctx->arch, &b, &ver, e);
+    api_trace(ctx, &t, "kernel %.12s: CUBIN looked up in the database", hash);
+    if (rc == RT_OK) {
+        rc = plan_load(&k->p, b.cubin, (rt_plan_kind)kind, api_acc_size(ctx, op, type),
+                       ctx->dev.sm_count, e);
+        if (rc == RT_OK) {
+            k->from_db = 1;
+            k->nvrtc_version = ver;
+            api_trace(ctx, &t, "kernel %.12s: module loaded (plan_load)", hash);
+            goto publish;
+        }
+        /* Refused by this driver (made by a newer NVRTC than it knows, say): compile. */
+        snprintf(nv->msg, sizeof nv->msg, "the stored CUBIN (NVRTC %d.%d) did not load: %s; ",
+                 ver / 1000, ver % 1000 / 10, e->msg);
+    } else if (rc != RT_ENOTFOUND) {
+        goto done;
+    }
+    rt_clearerr(e);
+
+    /* Else the source, compiled by NVRTC (loaded here, at the first kernel that needs it). */
+    size_t said = strlen(nv->msg);
+    rt_err *why = malloc(sizeof *why);
+    if (!why) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory loading kernel %.12s", hash);
+        goto done;
+    }
+    rt_clearerr(why);
+    if ((rc = nvrtc_load(why)) == RT_OK) {
+        api_trace(ctx, &t, "kernel %.12s: NVRTC loaded", hash);
+        if ((rc = nvrtc_compile(src, name, ctx->arch, &o, why)) == RT_OK)
+            api_trace(ctx, &t, "kernel %.12s: compiled by NVRTC", hash);
+    }
+    snprintf(nv->msg + said, sizeof nv->msg - said, "%s", why->msg);
+    free(why);
+    if (rc != RT_OK) {
+        if (builtin)
+            rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s has no winner for this GPU (%s, %s) "
+                           "or one of its architecture, and the built-in default "
+                           "(%s %s) has to be compiled: %s", api_opname(ctx, op),
+                           api_typename(op, type, tn, sizeof tn), path, ctx->dev.name, ctx->arch, family,
+                           params, nv->msg);
+        else
+            rc = rt_seterr(e, RT_ENVRTC, "%s %s: %s holds no CUBIN for %s of kernel %.12s "
+                           "(%s %s) and it cannot be compiled here: %s", api_opname(ctx, op),
+                           api_typename(op, type, tn, sizeof tn), path, ctx->arch, hash, family, params,
+                           nv->msg);
+        goto done;
+    }
+    k->nvrtc_version = nvrtc_version();
+    rc = plan_load(&k->p, o.cubin, (rt_plan_kind)kind, api_acc_size(ctx, op, type),
+                   ctx->dev.sm_count, e);
+    if (rc != RT_OK)
+        goto done;
+    api_trace(ctx, &t, "kernel %.12s: module loaded (plan_load)", hash);
+publish:
+    k->next = ctx->kernels;
+    ctx->kernels = k;
+    *out = k;
+    k = NULL;
+done:
+    free(k);
+    free(nv);
+    free(stored_src);
+    store_binary_free(&b);
+    nvrtc_output_free(&o);
+    return rc;
+}
+
+/* The unit this library generates for config 'cfg' and (op, type), loaded: its CUBIN from
+ * the database when one is stored under the unit's hash, else compiled (get_kernel). */
+int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
+                         int builtin, kernel **out, rt_err *e)
+{
+    char *src = NULL, hash[RT_HASH_HEX], params[256];
+    int rc = emit(ctx, cfg, op, type, &src, e);
+    if (rc)
+        return rc;
+    hash_hex(src, strlen(src), hash);
+    config_format(cfg, params, sizeof params);
+    rc = get_kernel(ctx, op, type, hash, cfg->family->name, params, src, builtin, out, e);
+    free(src);
+    return rc;
+}
+
+/* A config of family 'f' from a stored "NAME=V ..." string (unknown words are errors). */
+int api_params_config(const rt_family *f, const char *params, rt_config *cfg, rt_err *e)
+{
+    config_default(f, cfg);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", params ? params : "");
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(w, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        int rc = config_set(cfg, w, atoll(eq + 1), e);
+        if (rc)
+            return rc;
+    }
+    return RT_OK;
+}
+
+/*
+ * A winner of the database, loaded as the unit this library generates for its family and
+ * parameters, not as the stored source: the database chooses the config, the code is the
+ * library's own. A winner tuned by an older generator (another prelude, an older template)
+ * thus runs with today's semantics (float min/max of only NaN, say), and its CUBIN is used
+ * only when it was stored for exactly this unit (same SHA-256); otherwise the unit is
+ * compiled. Only a family this library does not know (a database from a newer redtune) is
+ * run from its stored source, which get_kernel checks against its hash.
+ */
+int api_winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row,
+                      kernel **out, rt_err *e)
+{
+    const rt_family *f = family_find(row->family);
+    rt_config cfg;
+    if (!f || api_params_config(f, row->params, &cfg, e) != RT_OK) {
+        rt_clearerr(e);
+        return get_kernel(ctx, op, type, row->hash, row->family, row->params, NULL, 0, out, e);
+    }
+    int rc = api_config_kernel(ctx, op, type, &cfg, 0, out, e);
+    if (rc == RT_OK && strcmp((*out)->hash, row->hash)) {
+        double t = api_mono_ms();
+        api_trace(ctx, &t, "winner %.12s (%s %s) regenerated by this library as %.12s", row->hash,
+              row->family, row->params, (*out)->hash);
+    }
+    return rc;
+}
