@@ -1,6 +1,9 @@
 /*
- * test_bench_everyn.c - redtune_bench --every-n: the sizes (bench/everyn.c: every power of
- * two, the seeded log-uniform random sizes, sorted, without repeats, within bounds) and the
+ * test_bench_everyn.c - redtune_bench --every-n: the sizes (bench/everyn_sizes.c: every
+ * power of two, the seeded log-uniform random sizes, sorted, without repeats, within
+ * bounds) and the mode's usage errors, with their exact text. The usage errors need
+ * build/bench/redtune_bench (`ninja bench`, nvcc; no GPU: the options are checked before the
+ * GPU is touched) and skip when it is not built.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bench/everyn.h"
+#include "bench/everyn_sizes.h"
 
 static int is_pow2(long long n)
 {
@@ -122,6 +125,89 @@ static void sizes_powers_and_random(void **state)
     assert_int_equal(bench_everyn_sizes(1LL << 34, rnd, nr, all), BENCH_EVERYN_MAX_SIZES);
 }
 
+/* ---- usage errors of build/bench/redtune_bench ---- */
+
+static const char BENCH[] = "build/bench/redtune_bench";
+static char out[1 << 16];
+
+/* Run the bench with 'args', stdout and stderr into 'out'; the exit status. */
+static int run_bench(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", BENCH, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Exit status 2 and exactly this message, then the --help hint. */
+#define USAGE(args, text)                                                                \
+    do {                                                                                 \
+        const char *want_ = "redtune_bench: " text "\n(redtune_bench --help for the options)\n"; \
+        int rc_ = run_bench(args);                                                       \
+        if (rc_ != 2 || strcmp(out, want_))                                              \
+            print_error("redtune_bench %s -> %d:\n%s\n", (args), rc_, out);              \
+        assert_int_equal(rc_, 2);                                                        \
+        assert_string_equal(out, want_);                                                 \
+    } while (0)
+
+static void everyn_usage_errors(void **state)
+{
+    (void)state;
+    if (access(BENCH, X_OK) != 0) {
+        print_message("%s is not built (ninja bench): usage errors not checked\n", BENCH);
+        skip();
+    }
+    USAGE("--db x.db --every-n --sizes 1K", "--every-n makes its own sizes (--max-n, --random, "
+          "--seed): not with --sizes");
+    USAGE("--db x.db --sizes 1K --every-n", "--every-n makes its own sizes (--max-n, --random, "
+          "--seed): not with --sizes");
+    USAGE("--db x.db --every-n --segmented keys", "--every-n is a mode of its own: not with "
+          "--segmented");
+    USAGE("--db x.db --every-n --axis", "--every-n is a mode of its own: not with --axis");
+    USAGE("--db x.db --every-n --shapes 1,2,3", "--every-n is a mode of its own: not with "
+          "--shapes");
+    USAGE("--db x.db --every-n --api", "--every-n is a mode of its own: not with --api");
+    USAGE("--db x.db --every-n --type-cases", "--every-n is a mode of its own: not with "
+          "--type-cases");
+    USAGE("--every-n --paper-seg", "--every-n is a mode of its own: not with --paper-seg");
+    USAGE("--db x.db --every-n --profiles one", "--every-n is a mode of its own: not with "
+          "--profiles");
+    USAGE("--db x.db --every-n --paper-m 16", "--every-n is a mode of its own: not with "
+          "--paper-m");
+    USAGE("--db x.db --every-n --paper-config 'seg_matrix H=32'", "--every-n is a mode of its "
+          "own: not with --paper-config");
+    USAGE("--db x.db --random 4", "--random goes with --every-n");
+    USAGE("--db x.db --max-n 2^20", "--max-n goes with --every-n");
+    USAGE("--db x.db --every-n --random -1", "--random wants a count in 0..10000, not '-1'");
+    USAGE("--db x.db --every-n --random 10001", "--random wants a count in 0..10000, not '10001'");
+    USAGE("--db x.db --every-n --random 4x", "--random wants a count in 0..10000, not '4x'");
+    USAGE("--db x.db --every-n --random", "--random wants a value");
+    USAGE("--db x.db --every-n --max-n 0", "--max-n wants a size in 1..2^34 (1000, 2^20, 4M), "
+          "not '0'");
+    USAGE("--db x.db --every-n --max-n 2^35", "--max-n wants a size in 1..2^34 (1000, 2^20, "
+          "4M), not '2^35'");
+    USAGE("--db x.db --every-n --max-n 17179869185", "--max-n wants a size in 1..2^34 (1000, "
+          "2^20, 4M), not '17179869185'");
+    USAGE("--db x.db --every-n --max-n big", "--max-n wants a size in 1..2^34 (1000, 2^20, "
+          "4M), not 'big'");
+    USAGE("--db x.db --every-n --seed -3", "--seed wants a non-negative integer, not '-3'");
+    USAGE("--db x.db --every-n --ops prod", "--ops: 'prod' is not one of min, sum, max (CUB's "
+          "DeviceReduce has those three)");
+    USAGE("--db x.db --every-n --types bf16", "--types: 'bf16' is not one of f32, f64, i32, "
+          "u32, i64, u64");
+    USAGE("--every-n", "--db FILE is required: the redtune database whose picks are timed");
+    /* The largest and smallest accepted values get as far as the database. */
+    assert_int_equal(run_bench("--db /nonexistent/x.db --every-n --max-n 2^34 --random 10000 "
+                               "--seed 0"), 1);
+    assert_null(strstr(out, "help for the options"));
+    assert_int_equal(run_bench("--db /nonexistent/x.db --every-n --max-n 1 --random 0"), 1);
+    assert_null(strstr(out, "help for the options"));
+}
+
 int test_bench_everyn_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +216,7 @@ int test_bench_everyn_group(void)
         cmocka_unit_test(random_sizes_log_uniform),
         cmocka_unit_test(random_sizes_small_ranges),
         cmocka_unit_test(sizes_powers_and_random),
+        cmocka_unit_test(everyn_usage_errors),
     };
     return cmocka_run_group_tests_name("bench_everyn", tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /*
- * everyn.c - the sizes of redtune_bench --every-n (everyn.h).
+ * everyn_sizes.c - the sizes of redtune_bench --every-n (everyn_sizes.h).
  */
-#include "everyn.h"
+#include "everyn_sizes.h"
 
 #include <math.h>
 #include <stdlib.h>

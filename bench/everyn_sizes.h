@@ -1,11 +1,11 @@
 /*
- * everyn.h - the sizes of redtune_bench --every-n (docs/bench.md, "Every n"): every power of
- * two up to the largest size, and random sizes drawn log-uniformly from [1, largest] by a
- * seeded generator, so that a run can be repeated size for size. Plain C: the CPU tests
- * (tests/test_bench_everyn.c) check it.
+ * everyn_sizes.h - the sizes of redtune_bench --every-n (docs/bench.md, "Every n"): every
+ * power of two up to the largest size, and random sizes drawn log-uniformly from
+ * [1, largest] by a seeded generator, so that a run can be repeated size for size. Plain C:
+ * the CPU tests (tests/test_bench_everyn.c) check it.
  */
-#ifndef BENCH_EVERYN_H
-#define BENCH_EVERYN_H
+#ifndef BENCH_EVERYN_SIZES_H
+#define BENCH_EVERYN_SIZES_H
 
 #include <stdint.h>
 
