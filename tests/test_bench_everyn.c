@@ -1,9 +1,9 @@
 /*
  * test_bench_everyn.c - redtune_bench --every-n: the sizes (bench/everyn_sizes.c: every
  * power of two, the seeded log-uniform random sizes, sorted, without repeats, within
- * bounds) and the mode's usage errors, with their exact text. The usage errors need
- * build/bench/redtune_bench (`ninja bench`, nvcc; no GPU: the options are checked before the
- * GPU is touched) and skip when it is not built.
+ * bounds), the prefix rule of its inputs (tuner/data.c) and the mode's usage errors, with
+ * their exact text. The usage errors need build/bench/redtune_bench (`ninja bench`, nvcc; no
+ * GPU: the options are checked before the GPU is touched) and skip when it is not built.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "bench/everyn_sizes.h"
+#include "include/redtune.h"
+#include "tuner/data.h"
 
 static int is_pow2(long long n)
 {
@@ -125,6 +127,40 @@ static void sizes_powers_and_random(void **state)
     assert_int_equal(bench_everyn_sizes(1LL << 34, rnd, nr, all), BENCH_EVERYN_MAX_SIZES);
 }
 
+/* bench/everyn.cu's inputs are prefixes of one array: data_fill's array for n must be the
+ * first n elements of the array of nmax + 1 (planted at nmax) with min's and max's planted
+ * extreme moved to seed % n. */
+static void data_prefixes(void **state)
+{
+    (void)state;
+    const unsigned long long nmax = 20000;
+    const uint64_t seed = 0x1234567890abcdefULL;
+    const unsigned long long ns[] = {1, 2, 3, 1000, 4099, nmax};
+    const rt_op ops[] = {RT_MIN, RT_MAX, RT_SUM};
+    const rt_type types[] = {RT_F32, RT_F64, RT_I32, RT_U32, RT_I64, RT_U64};
+    static unsigned char big[(20000 + 1) * 8], one[20000 * 8];
+    for (size_t o = 0; o < 3; o++)
+        for (size_t t = 0; t < 6; t++) {
+            size_t es = types[t] == RT_F64 || types[t] == RT_I64 || types[t] == RT_U64 ? 8 : 4;
+            data_fill(big, types[t], ops[o], nmax + 1, seed, nmax, 2);
+            for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+                unsigned long long n = ns[k], q = seed % n;
+                unsigned char saved[8];
+                int extreme = ops[o] != RT_SUM;
+                if (extreme) {
+                    memcpy(saved, big + q * es, es);
+                    memcpy(big + q * es, big + nmax * es, es);
+                }
+                data_fill(one, types[t], ops[o], n, seed, q, 2);
+                if (memcmp(one, big, n * es))
+                    fail_msg("%s %s n = %llu: not the prefix", rt_op_name(ops[o]),
+                             rt_type_name(types[t]), n);
+                if (extreme)
+                    memcpy(big + q * es, saved, es);
+            }
+        }
+}
+
 /* ---- usage errors of build/bench/redtune_bench ---- */
 
 static const char BENCH[] = "build/bench/redtune_bench";
@@ -216,6 +252,7 @@ int test_bench_everyn_group(void)
         cmocka_unit_test(random_sizes_log_uniform),
         cmocka_unit_test(random_sizes_small_ranges),
         cmocka_unit_test(sizes_powers_and_random),
+        cmocka_unit_test(data_prefixes),
         cmocka_unit_test(everyn_usage_errors),
     };
     return cmocka_run_group_tests_name("bench_everyn", tests, NULL, NULL);
