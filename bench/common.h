@@ -5,7 +5,8 @@
  *
  * The modes, one file each: flat.cu (redtune's pick against cub::DeviceReduce), seg.cu
  * (--segmented keys|offsets), paper_seg.cu (--paper-seg), api_check.cu (--api), types.cu
- * (--type-cases), axis.cu (--axis); seg_cases.cu
+ * (--type-cases), axis.cu (--axis), everyn.cu (--every-n; flat.h: the flat cases it shares
+ * with flat.cu); seg_cases.cu
  * holds the segmented cases, checks and CUB calls of the two segmented modes; main.cu picks
  * the mode.
  */
@@ -32,6 +33,7 @@ extern "C" {
 #include "../tuner/data.h"
 #include "../tuner/measure.h"
 #include "../tuner/segdata.h"
+#include "everyn_sizes.h"
 #include "pick.h"
 }
 
@@ -66,6 +68,11 @@ struct options {
     bool type_cases = false;                /* --type-cases: issue 15's cases (types.cu) */
     bool axis = false;                      /* --axis: issue 16's shapes (axis.cu) */
     std::vector<axis_shape> shapes;         /* --shapes O,L,I;...; empty: the issue's */
+    /* --every-n (everyn.cu): sizes holds every power of two up to max_n and the random ones */
+    bool every_n = false;
+    int every_random = 16;                  /* --random K */
+    long long max_n = 1LL << 31;            /* --max-n N */
+    std::vector<long long> random_sizes;    /* the K drawn from --seed, ascending */
 };
 
 /* The options of argv, defaults filled in; --help and usage errors exit here. */
@@ -173,5 +180,6 @@ int paper_main(const options &o);       /* paper_seg.cu: --paper-seg */
 int api_main(const options &o);         /* api_check.cu: --api */
 int types_main(const options &o);       /* types.cu: --type-cases */
 int axis_main(const options &o);        /* axis.cu: --axis */
+int everyn_main(const options &o);      /* everyn.cu: --every-n */
 
 #endif

@@ -12,7 +12,7 @@
  * Both results are checked against the CPU reference (tuner/data.c) before anything is
  * timed and again after the timed repetitions.
  */
-#include "common.h"
+#include "flat.h"
 
 #include <cub/device/device_reduce.cuh>
 
@@ -67,23 +67,6 @@ cudaError_t cub_reduce(rt_type t, rt_op op, void *temp, size_t &bytes, CUdevicep
 
 /* ---- one case ---- */
 
-struct row {
-    rt_op op;
-    rt_type type;
-    int hot;
-    long long n;
-    double bytes;
-    bool skipped = false;
-    std::string skip_why;
-    /* redtune: the library's pick and rt_reduce's timing */
-    lib_pick pick;
-    impl_result rt;
-    /* CUB */
-    size_t cub_temp = 0;
-    impl_result cub;
-    double limit_us = 0;
-};
-
 /* Poison the output, run once, read the result. */
 template <class F>
 int run_once(F &&enqueue, size_t acc, void *result, rt_err *e)
@@ -103,7 +86,7 @@ int run_once(F &&enqueue, size_t acc, void *result, rt_err *e)
 
 /* Verify, then time, then check the result of the last repetition again. */
 template <class F>
-void verify_and_time(F &&enqueue, const row &c, const data_ref &ref, const options &o,
+void verify_and_time(F &&enqueue, const flat_row &c, const data_ref &ref, const options &o,
                      impl_result *res)
 {
     rt_err e;
@@ -144,7 +127,7 @@ void verify_and_time(F &&enqueue, const row &c, const data_ref &ref, const optio
 }
 
 /* What the library picks for the case: rt_explain, read back (bench/pick.c). */
-void explain(rt_ctx *ctx, row &c)
+void explain(rt_ctx *ctx, flat_row &c)
 {
     char text[4096];
     if (rt_explain(ctx, c.op, c.type, (unsigned long long)c.n, text, sizeof text) != RT_OK) {
@@ -166,7 +149,7 @@ void explain(rt_ctx *ctx, row &c)
  * rather than rt_reduce_temp, whose caller-owned storage gets the one-launch counter cleared
  * by a memset before every launch: a node in the timed region an application calling
  * rt_reduce does not have. */
-void run_redtune(rt_ctx *ctx, row &c, CUdeviceptr in, const data_ref &ref, const options &o)
+void run_redtune(rt_ctx *ctx, flat_row &c, CUdeviceptr in, const data_ref &ref, const options &o)
 {
     const void *d_in = reinterpret_cast<const void *>(static_cast<uintptr_t>(in));
     void *d_out = reinterpret_cast<void *>(static_cast<uintptr_t>(G.out));
@@ -178,7 +161,7 @@ void run_redtune(rt_ctx *ctx, row &c, CUdeviceptr in, const data_ref &ref, const
     verify_and_time(enqueue, c, ref, o, &c.rt);
 }
 
-void run_cub(row &c, CUdeviceptr in, const data_ref &ref, const options &o)
+void run_cub(flat_row &c, CUdeviceptr in, const data_ref &ref, const options &o)
 {
     unsigned long long n = (unsigned long long)c.n;
     cudaStream_t s = (cudaStream_t)G.stream;
@@ -218,9 +201,9 @@ const char CSV_HEADER[] =
     "redtune_status,redtune_us,redtune_min_us,redtune_max_us,redtune_reps,redtune_frac_read,"
     "family,params,kernel_hash,lookup,tuned_n,tuned_regime,tuned_median_us,cubin,"
     "cub_status,cub_us,cub_min_us,cub_max_us,cub_reps,cub_frac_read,cub_temp_bytes,"
-    "ratio_redtune_cub,message\n";
+    "ratio_redtune_cub,";
 
-void csv_row(FILE *f, const row &c, double read_gbps)
+void csv_row(FILE *f, const flat_row &c, double read_gbps, bool floor)
 {
     if (!f)
         return;
@@ -267,27 +250,44 @@ void csv_row(FILE *f, const row &c, double read_gbps)
         fprintf(f, "%.4f,", c.rt.t.median_us / c.cub.t.median_us);
     else
         fputc(',', f);
+    if (floor) {
+        if (c.skipped)
+            fputc(',', f);
+        else
+            fprintf(f, "%.4f,", c.floor_us);
+        if (c.rt.status == ST_OK)
+            fprintf(f, "%.4f,", c.rt.t.median_us / c.floor_us);
+        else
+            fputc(',', f);
+    }
     csv_field(f, msg);
     fputc('\n', f);
     fflush(f);
 }
 
-void print_table(const std::vector<row> &rows, rt_op op, rt_type type, int hot, double read_gbps)
+} // namespace
+
+void flat_print_table(const std::vector<flat_row> &rows, rt_op op, rt_type type, int hot,
+                      double read_gbps, bool floor)
 {
-    printf("\n%s %s, %s; limit = bytes / %.1f GB/s; times are medians in microseconds\n",
+    printf("\n%s %s, %s; limit = bytes / %.1f GB/s;%s times are medians in microseconds\n",
            rt_op_name(op), rt_type_name(type),
            hot ? "hot (L2 not flushed; rt_spin before the start event)"
-               : "cold (L2 flushed before each repetition)", read_gbps);
-    printf("%12s %6s %11s %11s %11s %7s %8s %8s  %s\n", "n", "", "redtune", "CUB", "limit",
-           "rt/CUB", "rt%read", "CUB%read", "redtune (rt_reduce's pick): family params [lookup]");
-    for (const row &c : rows) {
+               : "cold (L2 flushed before each repetition)", read_gbps,
+           floor ? " floor = launch + one DRAM round trip + limit;" : "");
+    /* The floor's two columns are empty strings in the default mode: its lines stay as
+     * they were. */
+    printf("%12s %6s %11s %11s %11s%s %7s%s %8s %8s  %s\n", "n", "", "redtune", "CUB", "limit",
+           floor ? "       floor" : "", "rt/CUB", floor ? " rt/floor" : "", "rt%read", "CUB%read",
+           "redtune (rt_reduce's pick): family params [lookup]");
+    for (const flat_row &c : rows) {
         if (c.op != op || c.type != type || c.hot != hot)
             continue;
         if (c.skipped) {
             printf("%12lld %6s  skipped: %s\n", c.n, fmt_n(c.n).c_str(), c.skip_why.c_str());
             continue;
         }
-        char ratio[32] = "-", rtp[32] = "-", cubp[32] = "-";
+        char ratio[32] = "-", rtp[32] = "-", cubp[32] = "-", fl[32] = "", rfl[32] = "";
         if (c.rt.status == ST_OK && c.cub.status == ST_OK) {
             double q = c.rt.t.median_us / c.cub.t.median_us;
             snprintf(ratio, sizeof ratio, "%.2f%s", q, q > 1.0 ? "*" : " ");
@@ -296,9 +296,16 @@ void print_table(const std::vector<row> &rows, rt_op op, rt_type type, int hot, 
             snprintf(rtp, sizeof rtp, "%.1f%%", 100.0 * c.limit_us / c.rt.t.median_us);
         if (c.cub.status == ST_OK)
             snprintf(cubp, sizeof cubp, "%.1f%%", 100.0 * c.limit_us / c.cub.t.median_us);
-        printf("%12lld %6s %11s %11s %11.3f %7s %8s %8s  %s\n", c.n, fmt_n(c.n).c_str(),
-               fmt_time(c.rt, true).c_str(), fmt_time(c.cub, true).c_str(), c.limit_us,
-               ratio, rtp, cubp, pick_label(c.pick).c_str());
+        if (floor) {
+            snprintf(fl, sizeof fl, " %11.3f", c.floor_us);
+            if (c.rt.status == ST_OK)
+                snprintf(rfl, sizeof rfl, " %8.2f", c.rt.t.median_us / c.floor_us);
+            else
+                snprintf(rfl, sizeof rfl, " %8s", "-");
+        }
+        printf("%12lld %6s %11s %11s %11.3f%s %7s%s %8s %8s  %s\n", c.n, fmt_n(c.n).c_str(),
+               fmt_time(c.rt, true).c_str(), fmt_time(c.cub, true).c_str(), c.limit_us, fl,
+               ratio, rfl, rtp, cubp, pick_label(c.pick).c_str());
         if (c.rt.status == ST_WRONG || c.rt.status == ST_ERROR)
             printf("%19s redtune %s: %s\n", "", c.rt.status == ST_WRONG ? "WRONG" : "ERROR", c.rt.msg.c_str());
         if (c.cub.status == ST_WRONG || c.cub.status == ST_ERROR)
@@ -307,65 +314,83 @@ void print_table(const std::vector<row> &rows, rt_op op, rt_type type, int hot, 
     fflush(stdout);
 }
 
-void print_summary(const std::vector<row> &rows, const options &o)
+void flat_print_totals(const std::vector<flat_row> &rows, int slower, int pairs)
 {
-    printf("\nsummary: redtune / CUB, the ratio of median times (below 1: redtune faster; "
-           "* in the tables: redtune slower)\n");
-    int slower_all = 0, pairs_all = 0, wrong_rt = 0, wrong_cub = 0, errors = 0, missing = 0;
-    for (rt_op op : o.ops)
-        for (rt_type type : o.types)
-            for (int hot : o.regimes) {
-                double logsum = 0;
-                int pairs = 0;
-                double lo = 0, hi = 0;
-                long long lo_n = 0, hi_n = 0;
-                std::string slower;
-                int nslower = 0;
-                for (const row &c : rows) {
-                    if (c.op != op || c.type != type || c.hot != hot || c.skipped)
-                        continue;
-                    wrong_rt += c.rt.status == ST_WRONG;
-                    wrong_cub += c.cub.status == ST_WRONG;
-                    errors += (c.rt.status == ST_ERROR) + (c.cub.status == ST_ERROR);
-                    missing += c.pick.have && c.pick.p.parsed && c.pick.p.tuned_n <= 0;
-                    if (c.rt.status != ST_OK || c.cub.status != ST_OK)
-                        continue;
-                    double q = c.rt.t.median_us / c.cub.t.median_us;
-                    logsum += log(q);
-                    if (!pairs || q < lo)
-                        lo = q, lo_n = c.n;
-                    if (!pairs || q > hi)
-                        hi = q, hi_n = c.n;
-                    pairs++;
-                    if (q > 1.0) {
-                        char b[64];
-                        snprintf(b, sizeof b, "%s%s (%.2f)", nslower ? ", " : "", fmt_n(c.n).c_str(), q);
-                        slower += b;
-                        nslower++;
-                    }
-                }
-                printf("  %-4s %-3s %-4s: ", rt_op_name(op), rt_type_name(type), regime_name(hot));
-                if (!pairs) {
-                    printf("no size with both timed\n");
-                    continue;
-                }
-                printf("%2d sizes, geomean %.2f, from %.2f (%s) to %.2f (%s); ", pairs,
-                       exp(logsum / pairs), lo, fmt_n(lo_n).c_str(), hi, fmt_n(hi_n).c_str());
-                if (nslower)
-                    printf("SLOWER than CUB at %s\n", slower.c_str());
-                else
-                    printf("never slower than CUB\n");
-                slower_all += nslower;
-                pairs_all += pairs;
-            }
-    printf("  redtune slower than CUB in %d of %d cases timed side by side", slower_all, pairs_all);
+    int wrong_rt = 0, wrong_cub = 0, errors = 0, missing = 0;
+    for (const flat_row &c : rows) {
+        if (c.skipped)
+            continue;
+        wrong_rt += c.rt.status == ST_WRONG;
+        wrong_cub += c.cub.status == ST_WRONG;
+        errors += (c.rt.status == ST_ERROR) + (c.cub.status == ST_ERROR);
+        missing += c.pick.have && c.pick.p.parsed && c.pick.p.tuned_n <= 0;
+    }
+    printf("  redtune slower than CUB in %d of %d cases timed side by side", slower, pairs);
     printf("; WRONG: redtune %d, CUB %d; errors %d; cases on the built-in default (no winner "
            "the library could use) %d\n", wrong_rt, wrong_cub, errors, missing);
 }
 
+flat_ratios flat_ratios_of(const std::vector<flat_row> &rows, rt_op op, rt_type type, int hot)
+{
+    flat_ratios q;
+    double logsum = 0;
+    for (const flat_row &c : rows) {
+        if (c.op != op || c.type != type || c.hot != hot || c.skipped)
+            continue;
+        if (c.rt.status != ST_OK || c.cub.status != ST_OK)
+            continue;
+        double r = c.rt.t.median_us / c.cub.t.median_us;
+        logsum += log(r);
+        if (!q.pairs || r < q.lo)
+            q.lo = r, q.lo_n = c.n;
+        if (!q.pairs || r > q.hi)
+            q.hi = r, q.hi_n = c.n;
+        q.pairs++;
+        if (r > 1.0) {
+            char b[64];
+            snprintf(b, sizeof b, "%s%s (%.2f)", q.nslower ? ", " : "", fmt_n(c.n).c_str(), r);
+            q.slower += b;
+            q.nslower++;
+        }
+    }
+    if (q.pairs)
+        q.geomean = exp(logsum / q.pairs);
+    return q;
+}
+
+namespace {
+
+void print_summary(const std::vector<flat_row> &rows, const options &o)
+{
+    printf("\nsummary: redtune / CUB, the ratio of median times (below 1: redtune faster; "
+           "* in the tables: redtune slower)\n");
+    int slower_all = 0, pairs_all = 0;
+    for (rt_op op : o.ops)
+        for (rt_type type : o.types)
+            for (int hot : o.regimes) {
+                flat_ratios q = flat_ratios_of(rows, op, type, hot);
+                printf("  %-4s %-3s %-4s: ", rt_op_name(op), rt_type_name(type), regime_name(hot));
+                if (!q.pairs) {
+                    printf("no size with both timed\n");
+                    continue;
+                }
+                printf("%2d sizes, geomean %.2f, from %.2f (%s) to %.2f (%s); ", q.pairs,
+                       q.geomean, q.lo, fmt_n(q.lo_n).c_str(), q.hi, fmt_n(q.hi_n).c_str());
+                if (q.nslower)
+                    printf("SLOWER than CUB at %s\n", q.slower.c_str());
+                else
+                    printf("never slower than CUB\n");
+                slower_all += q.nslower;
+                pairs_all += q.pairs;
+            }
+    flat_print_totals(rows, slower_all, pairs_all);
+}
+
+} // namespace
+
 /* One line per (op, type): where the library's picks come from (the fallback level is one
  * per op and type: the database's device nearest to this GPU that has winners). */
-void print_sources(rt_ctx *ctx, const options &o)
+void flat_print_sources(rt_ctx *ctx, const options &o)
 {
     int builtin = 0;
     for (rt_op op : o.ops)
@@ -398,7 +423,55 @@ void print_sources(rt_ctx *ctx, const options &o)
                 "there\n", PROG, o.db, G.dev.name, builtin);
 }
 
-} // namespace
+void flat_csv_header(FILE *f, bool floor)
+{
+    if (f)
+        fprintf(f, "%s%smessage\n", CSV_HEADER, floor ? "floor_us,ratio_redtune_floor," : "");
+}
+
+void flat_skip_case(const flat_row &base, const char *why, const options &o, FILE *csv,
+                    double read_gbps, std::vector<flat_row> &rows)
+{
+    for (int hot : o.regimes) {
+        flat_row c = base;
+        c.hot = hot;
+        c.skipped = true;
+        c.skip_why = why;
+        csv_row(csv, c, read_gbps, o.every_n);
+        rows.push_back(c);
+    }
+}
+
+void flat_run_case(rt_ctx *ctx, const flat_row &base, CUdeviceptr in, const data_ref &ref,
+                   const options &o, const double *floor_us, FILE *csv, double read_gbps,
+                   std::vector<flat_row> &rows)
+{
+    rt_op op = base.op;
+    rt_type type = base.type;
+    std::string ns = fmt_n(base.n);
+    int reps_max = o.reps ? o.reps : 200;
+    unsigned limit = 120 + (unsigned)(reps_max * base.bytes / 1e11);
+    for (int hot : o.regimes) {
+        flat_row c = base;
+        c.hot = hot;
+        if (floor_us)
+            c.floor_us = floor_us[hot];
+        watch(limit + 300, "rt_explain %s %s n = %s", rt_op_name(op), rt_type_name(type),
+              ns.c_str());
+        explain(ctx, c);
+        if (c.pick.have) {
+            watch(limit, "redtune %s %s n = %s %s (%s)", rt_op_name(op), rt_type_name(type),
+                  ns.c_str(), regime_name(hot), pick_label(c.pick).c_str());
+            run_redtune(ctx, c, in, ref, o);
+        }
+        watch(limit, "CUB %s %s n = %s %s", rt_op_name(op), rt_type_name(type), ns.c_str(),
+              regime_name(hot));
+        run_cub(c, in, ref, o);
+        alarm(0);
+        csv_row(csv, c, read_gbps, floor_us != NULL);
+        rows.push_back(c);
+    }
+}
 
 int flat_main(const options &o)
 {
@@ -411,10 +484,9 @@ int flat_main(const options &o)
         die("%s: %s", o.csv, strerror(errno));
     double read_gbps = bench_start(o);
     watch(600, "choosing and loading the library's kernels (rt_explain)");
-    print_sources(ctx, o);
+    flat_print_sources(ctx, o);
     alarm(0);
-    if (csv)
-        fputs(CSV_HEADER, csv);
+    flat_csv_header(csv, false);
 
     /* One input buffer for the largest case that fits beside the buffers (the tuner's rule). */
     size_t max_bytes = 0;
@@ -436,31 +508,24 @@ int flat_main(const options &o)
             die("out of host memory for %.1f GiB of input", max_bytes / 1073741824.0);
     }
 
-    std::vector<row> rows;
+    std::vector<flat_row> rows;
     for (rt_op op : o.ops)
         for (rt_type type : o.types) {
             size_t esize = optype_size(type);
             for (long long n : o.sizes) {
                 double bytes = (double)n * esize;
                 std::string ns = fmt_n(n);
-                row base;
+                flat_row base;
                 base.op = op;
                 base.type = type;
                 base.n = n;
                 base.bytes = bytes;
                 base.limit_us = bytes / (read_gbps * 1e3);
                 if (bytes > 0.45 * (double)G.dev.total_mem) {
-                    for (int hot : o.regimes) {
-                        row c = base;
-                        c.hot = hot;
-                        c.skipped = true;
-                        char why[128];
-                        snprintf(why, sizeof why, "%.1f GiB of input does not fit beside the "
-                                 "buffers on this GPU", bytes / 1073741824.0);
-                        c.skip_why = why;
-                        csv_row(csv, c, read_gbps);
-                        rows.push_back(c);
-                    }
+                    char why[128];
+                    snprintf(why, sizeof why, "%.1f GiB of input does not fit beside the "
+                             "buffers on this GPU", bytes / 1073741824.0);
+                    flat_skip_case(base, why, o, csv, read_gbps, rows);
                     continue;
                 }
                 fprintf(stderr, "%s: [%s %s] n = %s\n", PROG, rt_op_name(op), rt_type_name(type), ns.c_str());
@@ -476,30 +541,10 @@ int flat_main(const options &o)
                     driver_fail(r, "copying the input", &e);
                     die("%s", e.msg);
                 }
-                int reps_max = o.reps ? o.reps : 200;
-                unsigned limit = 120 + (unsigned)(reps_max * bytes / 1e11);
-                for (int hot : o.regimes) {
-                    row c = base;
-                    c.hot = hot;
-                    watch(limit + 300, "rt_explain %s %s n = %s", rt_op_name(op),
-                          rt_type_name(type), ns.c_str());
-                    explain(ctx, c);
-                    if (c.pick.have) {
-                        watch(limit, "redtune %s %s n = %s %s (%s)", rt_op_name(op),
-                              rt_type_name(type), ns.c_str(), regime_name(hot),
-                              pick_label(c.pick).c_str());
-                        run_redtune(ctx, c, in, ref, o);
-                    }
-                    watch(limit, "CUB %s %s n = %s %s", rt_op_name(op), rt_type_name(type),
-                          ns.c_str(), regime_name(hot));
-                    run_cub(c, in, ref, o);
-                    alarm(0);
-                    csv_row(csv, c, read_gbps);
-                    rows.push_back(c);
-                }
+                flat_run_case(ctx, base, in, ref, o, NULL, csv, read_gbps, rows);
             }
             for (int hot : o.regimes)
-                print_table(rows, op, type, hot, read_gbps);
+                flat_print_table(rows, op, type, hot, read_gbps, false);
         }
     print_summary(rows, o);
 

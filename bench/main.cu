@@ -1,7 +1,7 @@
 /*
  * main.cu - redtune_bench: the kernel libredtune picks, run by rt_reduce as an application
  * runs it, against CUB and the read-bandwidth limit, side by side in one process and one run
- * (docs/bench.md). The options choose one of six modes:
+ * (docs/bench.md). The options choose one of seven modes:
  *
  *   (default)                  flat reductions against cub::DeviceReduce (flat.cu)
  *   --segmented keys|offsets   rt_reduce_keys / rt_reduce_offsets against ReduceByKey /
@@ -14,6 +14,8 @@
  *                              CUB's TransformReduce / ArgMax (types.cu)
  *   --axis                     issue 16's shapes: rt_reduce_axis against
  *                              DeviceSegmentedReduce (rows) and the read limit (axis.cu)
+ *   --every-n                  issue 14's sweep: rt_reduce against cub::DeviceReduce at every
+ *                              power of two and seeded random sizes, with the floor (everyn.cu)
  *
  * Exit status: 0 when the run completed (WRONG results are reported, not failures), 1 on an
  * error, 2 on a usage error.
@@ -34,5 +36,7 @@ int main(int argc, char **argv)
         return types_main(o);
     if (o.axis)
         return axis_main(o);
+    if (o.every_n)
+        return everyn_main(o);
     return flat_main(o);
 }

@@ -22,6 +22,8 @@ const char USAGE[] =
     "                     [--regimes LIST] [--reps N] [--csv FILE] [--seed S]\n"
     "       redtune_bench --db FILE --axis [--shapes O,L,I;...] [--ops LIST] [--types LIST]\n"
     "                     [--regimes LIST] [--reps N] [--csv FILE] [--seed S]\n"
+    "       redtune_bench --db FILE --every-n [--max-n N] [--random K] [--seed S] [--ops LIST]\n"
+    "                     [--types LIST] [--regimes LIST] [--reps N] [--csv FILE] [--keep-nan]\n"
     "\n"
     "Times the kernel libredtune picks from --db (rt_reduce, as an application runs it) against\n"
     "cub::DeviceReduce and the read-bandwidth limit, side by side, on one GPU (docs/bench.md).\n"
@@ -37,7 +39,7 @@ const char USAGE[] =
     "  --regimes LIST   cold (L2 flushed before each repetition), hot (default cold,hot)\n"
     "  --reps N         exactly N timed repetitions (default: 10 to 200, until 0.25 s, as the tuner)\n"
     "  --csv FILE       also write every row to FILE\n"
-    "  --seed S         seed of the input data (default 1)\n"
+    "  --seed S         seed of the input data and of --every-n's random sizes (default 1)\n"
     "  --keep-nan       keep the NaN the tuner's data puts among floats for min/max (CUB's\n"
     "                   operator< then gives an order-dependent result, reported WRONG)\n"
     "  --api            instead: libredtune's checks (issue 5): (a) the host cost of a cached\n"
@@ -64,6 +66,13 @@ const char USAGE[] =
     "                   i32 (default f32,bf16); at least 20 repetitions\n"
     "  --shapes LIST    instead of those: O,L,I triples separated by ';' (sizes as --sizes:\n"
     "                   \"65536,128,1;1,4096,4096\")\n"
+    "  --every-n        instead: issue 14's sweep of n, rt_reduce against cub::DeviceReduce at\n"
+    "                   every power of two 2^0 .. --max-n and --random sizes drawn log-uniformly\n"
+    "                   from [1, --max-n] by --seed (printed), each also against the floor:\n"
+    "                   launch + one DRAM round trip + bytes / read bandwidth, measured at the\n"
+    "                   start; default ops min,sum, type f32, regime cold\n"
+    "  --max-n N        the largest size of --every-n, 1..2^34 (default 2^31)\n"
+    "  --random K       how many random sizes --every-n adds, 0..10000 (default 16)\n"
     "\n"
     "Segmented (docs/bench.md, \"Segmented\"):\n"
     "  --segmented L    keys: rt_reduce_keys (the library's pick for n and the mean segment\n"
@@ -137,6 +146,7 @@ options parse_args(int argc, char **argv)
 {
     options o;
     std::vector<std::string> op_names, type_names;
+    bool random_given = false, max_n_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -148,6 +158,25 @@ options parse_args(int argc, char **argv)
             o.type_cases = true;
         } else if (!strcmp(a, "--axis")) {
             o.axis = true;
+        } else if (!strcmp(a, "--every-n")) {
+            o.every_n = true;
+        } else if (!strcmp(a, "--random")) {
+            const char *v = need_arg(argc, argv, &i);
+            char *end;
+            errno = 0;
+            long k = strtol(v, &end, 10);
+            if (end == v || *end || errno || k < 0 || k > BENCH_EVERYN_MAX_RANDOM)
+                usage_error("--random wants a count in 0..%d, not '%s'", BENCH_EVERYN_MAX_RANDOM, v);
+            o.every_random = (int)k;
+            random_given = true;
+        } else if (!strcmp(a, "--max-n")) {
+            const char *v = need_arg(argc, argv, &i);
+            long long n;
+            if (!parse_size(v, &n) || n > (1LL << BENCH_EVERYN_MAX_LOG2))
+                usage_error("--max-n wants a size in 1..2^%d (1000, 2^20, 4M), not '%s'",
+                            BENCH_EVERYN_MAX_LOG2, v);
+            o.max_n = n;
+            max_n_given = true;
         } else if (!strcmp(a, "--shapes")) {
             o.shapes.clear();
             std::string all = need_arg(argc, argv, &i);
@@ -274,6 +303,24 @@ options parse_args(int argc, char **argv)
             usage_error("unknown argument '%s'", a);
         }
     }
+    if (o.every_n) {
+        /* A mode of its own (everyn.cu): the flat cases at the sizes it makes. */
+        const char *other = o.axis ? "--axis" : !o.shapes.empty() ? "--shapes"
+                            : o.api ? "--api" : o.type_cases ? "--type-cases"
+                            : o.paper_seg ? "--paper-seg"
+                            : o.layout != SEG_LAYOUT_FLAT ? "--segmented"
+                            : !o.profiles.empty() ? "--profiles" : !o.paper_m.empty() ? "--paper-m"
+                            : !o.paper_configs.empty() ? "--paper-config" : NULL;
+        if (other)
+            usage_error("--every-n is a mode of its own: not with %s", other);
+        if (!o.sizes.empty())
+            usage_error("--every-n makes its own sizes (--max-n, --random, --seed): not with "
+                        "--sizes");
+    } else if (random_given) {
+        usage_error("--random goes with --every-n");
+    } else if (max_n_given) {
+        usage_error("--max-n goes with --every-n");
+    }
     if (!o.shapes.empty() && !o.axis)
         usage_error("--shapes goes with --axis");
     if (o.axis) {
@@ -376,6 +423,17 @@ options parse_args(int argc, char **argv)
             if (n >= (1LL << 31))
                 usage_error("the segmented bench takes n < 2^31 (32-bit offsets and counts for "
                             "CUB); %lld is too large", n);
+    if (o.every_n) {
+        std::vector<long long> rnd(BENCH_EVERYN_MAX_RANDOM), all(BENCH_EVERYN_MAX_SIZES);
+        int k = bench_everyn_random(o.max_n, o.every_random, o.seed, rnd.data());
+        o.random_sizes.assign(rnd.begin(), rnd.begin() + k);
+        int m = bench_everyn_sizes(o.max_n, rnd.data(), k, all.data());
+        o.sizes.assign(all.begin(), all.begin() + m);
+        if (o.types.empty())
+            o.types = {RT_F32};
+        if (o.regimes.empty())
+            o.regimes = {0};
+    }
     if (o.sizes.empty())
         for (int k = 10; k <= 30; k++)
             o.sizes.push_back(1LL << k);

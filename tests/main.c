@@ -34,6 +34,7 @@ int test_tune_group(void);
 int test_tune_fake_worker(void);
 int test_bench_pick_group(void);
 int test_bench_pick_gpu_group(void);
+int test_bench_everyn_group(void);
 int test_capture_group(void);
 int test_report_group(void);
 int test_devices_group(void);
@@ -65,6 +66,7 @@ int main(int argc, char **argv)
         failed += test_measure_group();
         failed += test_tune_group();
         failed += test_bench_pick_group();
+        failed += test_bench_everyn_group();
         failed += test_capture_group();
         failed += test_report_group();
         failed += test_devices_group();

@@ -19,11 +19,13 @@
 #             CUB, the limit) with it
 #   axischeck the axis GPU tests (C and Python), then bench/torch_axis.py (eager,
 #             torch.compile, redtune) with build/axis.db (or a carried build/axis_ship.db)
+#   everyn    issue 14: redtune_bench --every-n, min and sum f32 cold, every power of two
+#             2^0 .. 2^31 and 16 random sizes (seed 1) against CUB and the floor; the summary
 # The GPU machines have no pytest: where build/pyt holds a copy of Debian's (pytest, pluggy,
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis or axischeck}
+step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck or everyn}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -147,6 +149,18 @@ axischeck)
     echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)"
     tail -n 30 "$out/torch_axis.log"
     tail -n 3 "$out/torch_axis.err"
+    ;;
+everyn)
+    # Most of the time is the host's: the data once per operator (8 GiB at 2^31), the CPU
+    # reference of every size (f32 sum's in long double: about 2.6 x 2^31 elements in all).
+    t0=$(date +%s)
+    timeout "${EVERYN_TIMEOUT:-120}" build/bench/redtune_bench --db build/redtune.db --every-n \
+        --ops min,sum --types f32 --regimes cold --seed 1 \
+        --csv "$out/everyn.csv" > "$out/everyn.log" 2> "$out/everyn.err"
+    echo "bench --every-n: exit $? ($(( $(date +%s) - t0 )) s)"
+    grep -E '^redtune_bench: (read bandwidth|every n|floor)' "$out/everyn.log"
+    sed -n '/^summary:/,$p' "$out/everyn.log"
+    tail -n 3 "$out/everyn.err"
     ;;
 devall)
     rm -f /tmp/all.db /tmp/none.db
