@@ -21,11 +21,14 @@
 #             torch.compile, redtune) with build/axis.db (or a carried build/axis_ship.db)
 #   everyn    issue 14: redtune_bench --every-n, min and sum f32 cold, every power of two
 #             2^0 .. 2^31 and 16 random sizes (seed 1) against CUB and the floor; the summary
+#   quick     one call for a session short of device time: the Python host cost, everyn,
+#             the library's GPU tests (*_gpu_*), the tuner end to end (flat, offsets, axis:
+#             a few random configs each), the Python GPU tests
 # The GPU machines have no pytest: where build/pyt holds a copy of Debian's (pytest, pluggy,
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck or everyn}
+step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck, everyn or quick}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -161,6 +164,42 @@ everyn)
     grep -E '^redtune_bench: (read bandwidth|every n|floor)' "$out/everyn.log"
     sed -n '/^summary:/,$p' "$out/everyn.log"
     tail -n 3 "$out/everyn.err"
+    ;;
+quick)
+    # One device call of a session short of device time (about 8 minutes): the Python host
+    # cost, --every-n, the library's GPU tests (api_gpu, api_axis_gpu) and the tuner end to
+    # end, each candidate kind through the worker (flat, offsets, axis), the Python GPU tests.
+    t0=$(date +%s)
+    PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout 60 python3 -P \
+        python/bench_host_cost.py > "$out/host_cost.log" 2>&1
+    echo "python host cost: exit $? ($(( $(date +%s) - t0 )) s)"
+    tail -n 12 "$out/host_cost.log"
+    bash "$0" everyn
+    t0=$(date +%s)
+    REDTUNE_TEST_FILTER='*_gpu_*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 130 build/tests/all gpu \
+        > "$out/lib_gpu_tests.log" 2>&1
+    echo "C library GPU tests (*_gpu_*): exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$out/lib_gpu_tests.log") ok, $(grep '^not ok' "$out/lib_gpu_tests.log" | grep -vc SKIP) not ok"
+    grep -A12 -E '^not ok' "$out/lib_gpu_tests.log" | grep -v SKIP | head -30
+    t0=$(date +%s)
+    rm -f /tmp/q.db
+    { timeout 40 build/redtune --device 0 --op min --type f32 --sizes 2^20 --db /tmp/q.db \
+          --strategy random --budget 12
+      echo "flat: exit $?"
+      timeout 30 build/redtune --device 0 --op sum --type f32 --segmented offsets --profiles one \
+          --sizes 2^20 --db /tmp/q.db --strategy random --budget 8
+      echo "offsets: exit $?"
+      timeout 30 build/redtune --device 0 --axis --op sum --type f32 --shapes 4096,4096,1 \
+          --db /tmp/q.db --strategy random --budget 8
+      echo "axis: exit $?"; } > "$out/tune_smoke.log" 2>&1
+    echo "tuner end to end ($(( $(date +%s) - t0 )) s): $(grep -E '^(flat|offsets|axis): exit' "$out/tune_smoke.log" | tr '\n' ' ')"
+    build/redtune measurements --db /tmp/q.db --format csv 2>/dev/null | cut -d, -f1-12 \
+        | awk -F, 'NR > 1 { s[$0 ~ /,ok,/ ? "ok" : "other"]++ } END { print "measurements:", s["ok"] + 0, "ok,", s["other"] + 0, "other" }'
+    t0=$(date +%s)
+    PYTHONPATH=$PWD/build/python:$PWD/python/tests${PYTHONPATH:+:$PYTHONPATH} \
+        PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout 110 python3 -P -m pytest -q -p no:cacheprovider \
+        python/tests/test_gpu.py > "$out/pytest_gpu.log" 2>&1
+    echo "python GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$out/pytest_gpu.log")"
+    grep -E '^(FAILED|ERROR)' "$out/pytest_gpu.log" | head -20
     ;;
 devall)
     rm -f /tmp/all.db /tmp/none.db
