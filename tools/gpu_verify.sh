@@ -24,11 +24,17 @@
 #   quick     one call for a session short of device time: the Python host cost, everyn,
 #             the library's GPU tests (*_gpu_*), the tuner end to end (flat, offsets, axis:
 #             a few random configs each), the Python GPU tests
+#   pergpu    issue 14's "does tuning per GPU pay?" on a GPU the shipped database was not
+#             tuned on (the lent H200): tools/tune_shipped.sh for PERGPU_CASES into
+#             $out/flat_ship.db, then redtune_bench, cold, on the same cases and sizes, per case
+#             one run after the other: with the shipped database alone (the H100's entries, served
+#             by the library's same-compute-capability fallback) and with this GPU's entries
+#             alone; CSVs $out/pergpu_h100.csv and $out/pergpu_self.csv (CUB in both)
 # The GPU machines have no pytest: where build/pyt holds a copy of Debian's (pytest, pluggy,
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck, everyn or quick}
+step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck, everyn, quick or pergpu}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -192,14 +198,41 @@ quick)
           --db /tmp/q.db --strategy random --budget 8
       echo "axis: exit $?"; } > "$out/tune_smoke.log" 2>&1
     echo "tuner end to end ($(( $(date +%s) - t0 )) s): $(grep -E '^(flat|offsets|axis): exit' "$out/tune_smoke.log" | tr '\n' ' ')"
-    build/redtune measurements --db /tmp/q.db --format csv 2>/dev/null | cut -d, -f1-12 \
-        | awk -F, 'NR > 1 { s[$0 ~ /,ok,/ ? "ok" : "other"]++ } END { print "measurements:", s["ok"] + 0, "ok,", s["other"] + 0, "other" }'
+    build/redtune measurements --db /tmp/q.db --format csv 2>/dev/null \
+        | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i; next }
+                   { s[$c == "ok" ? "ok" : "other"]++ }
+                   END { print "measurements:", s["ok"] + 0, "ok,", s["other"] + 0, "other" }'
     t0=$(date +%s)
     PYTHONPATH=$PWD/build/python:$PWD/python/tests${PYTHONPATH:+:$PYTHONPATH} \
-        PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout 110 python3 -P -m pytest -q -p no:cacheprovider \
+        PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout ${PYTEST_TIMEOUT:-300} python3 -P -m pytest -q -p no:cacheprovider \
         python/tests/test_gpu.py > "$out/pytest_gpu.log" 2>&1
     echo "python GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$out/pytest_gpu.log")"
     grep -E '^(FAILED|ERROR)' "$out/pytest_gpu.log" | head -20
+    ;;
+pergpu)
+    cases=${PERGPU_CASES:-"min:f32 sum:f32 max:f64 sum:i32"}
+    sizes=${PERGPU_SIZES:-2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30}
+    t0=$(date +%s)
+    OUT=$out CASES=$cases SIZES=$sizes BUDGET=${PERGPU_BUDGET:-300} bash tools/tune_shipped.sh
+    echo "tune_shipped.sh: $(( $(date +%s) - t0 )) s"
+    build/redtune load --force -o /tmp/shipped.db db/tuned/*.sql > /dev/null || exit 1
+    for c in $cases; do
+        for which in h100 self; do
+            db=/tmp/shipped.db
+            [ $which = self ] && db=$out/flat_ship.db
+            t0=$(date +%s)
+            timeout 200 build/bench/redtune_bench --db "$db" --ops "${c%%:*}" --types "${c##*:}" \
+                --sizes "$sizes" --regimes cold --csv "$out/pergpu_${which}_${c%%:*}_${c##*:}.csv" \
+                > "$out/pergpu_${which}_${c%%:*}_${c##*:}.log" 2>&1
+            echo "bench $c with the $which entries: exit $? ($(( $(date +%s) - t0 )) s)"
+        done
+    done
+    for which in h100 self; do
+        head -n 1 "$out/pergpu_${which}_$(echo "${cases%% *}" | tr : _).csv" > "$out/pergpu_$which.csv"
+        for f in "$out"/pergpu_${which}_*_*.csv; do tail -n +2 "$f"; done >> "$out/pergpu_$which.csv"
+        rm -f "$out"/pergpu_${which}_*_*.csv
+    done
+    tar -czf "$out/pergpu_logs.tar.gz" -C "$out" $(cd "$out" && ls pergpu_*.log) && rm -f "$out"/pergpu_*.log
     ;;
 devall)
     rm -f /tmp/all.db /tmp/none.db
