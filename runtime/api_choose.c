@@ -1,12 +1,16 @@
 /*
  * api_choose.c - libredtune's choice of a kernel for each (operator, type, size range) of
- * rt_reduce (under the context's mutex, once per (op, type, floor(log2 n))):
+ * rt_reduce (under the context's mutex, once per (op, type, size slot of n)):
  *   1. the device row of the database nearest to this GPU that has winners for (op, type,
  *      layout "flat", cold L2): same name and SM count, else same compute capability, else
  *      same major architecture (store_find_device); else the built-in default (gridstride,
  *      B=256 V=16/size (at most 4) U=4 G=4, generated from the embedded template);
- *   2. among that device's winners, the tuned size m nearest to the bucket in log2:
- *      |log2 m - (k + 0.5)| least for the bucket [2^k, 2^(k+1)), the smaller m on a tie;
+ *   2. among that device's winners, by size slot (api_size_slot: n = 2^k exactly, or n in
+ *      (2^k, 2^(k+1))): for n = 2^k the tuned size m nearest to it in log2, the larger m on
+ *      a tie; inside (2^k, 2^(k+1)) the smallest tuned m > 2^k when m <= 2^(k+2), else the
+ *      m nearest to 2^(k+0.5). A config tuned for a larger n runs a smaller one with no more
+ *      blocks than it was timed with; one tuned for a smaller n can need blocks, passes or
+ *      tickets it never met (docs/api.md, "Choosing the kernel");
  *   3. the kernel loaded (api_kernel.c: a stored CUBIN, else NVRTC).
  * The decision is then published in an array of atomic pointers, so a later call reads it
  * with no lock: a reduction is a table lookup and the launches.
@@ -127,16 +131,31 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     return RT_OK;
 }
 
-/* The winner for bucket [2^b, 2^(b+1)): tuned size nearest to 2^(b + 0.5) in log2. */
-static const best_entry *pick(const choice *c, unsigned b)
+/* The winner for size slot sl (api_size_slot) among rows (any order), NULL for none: for
+ * n = 2^k the tuned size nearest in log2, the larger on a tie; for n in (2^k, 2^(k+1)) the
+ * smallest tuned size above 2^k when it is at most 2^(k+2) (the next one with the tuner's
+ * default sizes), else, as for sparse tuning, the tuned size nearest in log2 to 2^(k+0.5)
+ * (the smaller on a tie). */
+const best_entry *api_pick_winner(const best_entry *rows, int nrows, unsigned sl)
 {
     const best_entry *best = NULL;
-    double target = b + 0.5, dist = INFINITY;
-    for (int i = 0; i < c->nrows; i++) {
-        double d = fabs(log2((double)c->rows[i].n) - target);
-        if (d < dist) {
+    const unsigned k = sl / 2;
+    if (sl & 1) {
+        const double low = ldexp(1.0, (int)k), near = ldexp(1.0, (int)k + 2);
+        for (int i = 0; i < nrows; i++)
+            if ((double)rows[i].n > low && (!best || rows[i].n < best->n))
+                best = &rows[i];
+        if (best && (double)best->n <= near)
+            return best;
+    }
+    const double target = (sl & 1) ? k + 0.5 : k;
+    double dist = INFINITY;
+    best = NULL;
+    for (int i = 0; i < nrows; i++) {
+        double d = fabs(log2((double)rows[i].n) - target);
+        if (d < dist || (d == dist && ((sl & 1) ? rows[i].n < best->n : rows[i].n > best->n))) {
             dist = d;
-            best = &c->rows[i];
+            best = &rows[i];
         }
     }
     return best;
@@ -171,7 +190,7 @@ static int builtin_kernel(rt_ctx *ctx, rt_op op, rt_type type, kernel **out, rt_
     return api_config_kernel(ctx, op, type, &cfg, 1, out, e);
 }
 
-/* Choose, load and publish the decision for (op, type, bucket b). */
+/* Choose, load and publish the decision for (op, type, size slot b). */
 static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **out,
                    rt_err *e)
 {
@@ -205,7 +224,7 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     api_trace(ctx, &t, "%s %s: winners read from the database", api_opname(ctx, op),
           api_typename(op, type, tn, sizeof tn));
     if (c->level != LEVEL_BUILTIN) {
-        row = pick(c, b);
+        row = api_pick_winner(c->rows, c->nrows, b);
         rc = api_winner_kernel(ctx, op, type, row, &k, e);
     } else {
         rc = builtin_kernel(ctx, op, type, &k, e);
@@ -224,9 +243,10 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     ctx->decisions = d;
     atomic_store_explicit(&drow->d[si][b], d, memory_order_release);
     if (ctx->cap.log) {
-        char what[RT_NAME_MAX + 128];
-        snprintf(what, sizeof what, "%s %s n in [2^%u, 2^%u)", api_opname(ctx, op),
-                 api_typename(op, type, tn, sizeof tn), b, b + 1);
+        char what[RT_NAME_MAX + 128], range[64];
+        api_slot_text(b, range, sizeof range);
+        snprintf(what, sizeof what, "%s %s %s", api_opname(ctx, op),
+                 api_typename(op, type, tn, sizeof tn), range);
         api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, k);
     }
 done:
@@ -240,11 +260,28 @@ unsigned api_bucket_of(unsigned long long n)
     return 63u - (unsigned)__builtin_clzll(n);   /* n >= 1 */
 }
 
+/* rt_reduce's decisions are made per size slot: 2k for n = 2^k, 2k + 1 for n in
+ * (2^k, 2^(k+1)). A tuned power of two keeps its own winner; the sizes between take the
+ * next larger tuned size's (api_pick_winner). */
+unsigned api_size_slot(unsigned long long n)
+{
+    return 2 * api_bucket_of(n) + ((n & (n - 1)) != 0);   /* n >= 1 */
+}
+
+/* "n = 2^k" or "n in (2^k, 2^(k+1))", for messages. */
+void api_slot_text(unsigned sl, char *buf, size_t len)
+{
+    if (sl & 1)
+        snprintf(buf, len, "n in (2^%u, 2^%u)", sl / 2, sl / 2 + 1);
+    else
+        snprintf(buf, len, "n = 2^%u", sl / 2);
+}
+
 /* Whether the decision for n >= 1 is made (its kernel loaded): nothing to load. */
 int api_decided(const rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n)
 {
     decision_row *row = atomic_load_explicit(&ctx->cache[op_index(op)], memory_order_acquire);
-    return row && atomic_load_explicit(&row->d[api_slot(op, type)][api_bucket_of(n)],
+    return row && atomic_load_explicit(&row->d[api_slot(op, type)][api_size_slot(n)],
                                        memory_order_acquire) != NULL;
 }
 
@@ -252,7 +289,7 @@ int api_decided(const rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n)
 int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
                         decision **out, rt_err *e)
 {
-    unsigned b = api_bucket_of(n);
+    unsigned b = api_size_slot(n);
     decision_row *row = atomic_load_explicit(&ctx->cache[op_index(op)], memory_order_acquire);
     *out = row ? atomic_load_explicit(&row->d[api_slot(op, type)][b], memory_order_acquire)
                : NULL;

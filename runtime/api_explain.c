@@ -52,8 +52,8 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
         goto done;
 
     const kernel *k = d->k;
-    char entry[1024], ver[16];
-    unsigned b = api_bucket_of(n);
+    char entry[1024], ver[16], range[64];
+    api_slot_text(api_size_slot(n), range, sizeof range);
     nvrtc_text(k->nvrtc_version, ver, sizeof ver);
     if (d->row)
         snprintf(entry, sizeof entry, "device \"%s\" (sm_%d%d, %d SMs), tuned n = %lld, "
@@ -72,14 +72,14 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
     if (api_user_of(ctx, op))
         snprintf(who, sizeof who, " (user operator, definition %s)", api_user_of(ctx, op)->id);
     snprintf(buf, len,
-             "%s %s%s, n = %llu (decided for n in [2^%u, 2^%u)):\n"
+             "%s %s%s, n = %llu (decided for %s):\n"
              "  types: %s\n"
              "  kernel: %s %s (%s plan, hash %.12s)\n"
              "  database entry: %s\n"
              "  fallback level: %s (this GPU: \"%s\", %s, %d SMs)\n"
              "  CUBIN: %s%s%s\n"
              "  database: %s (%s)\n",
-             on, tn, who, n, b, b + 1, types, k->family, k->params, family_plan_name(k->p.kind), k->hash,
+             on, tn, who, n, range, types, k->family, k->params, family_plan_name(k->p.kind), k->hash,
              entry, api_level_names[d->level], ctx->dev.name, ctx->arch, ctx->dev.sm_count,
              k->from_db ? "from the database (made by NVRTC " : "compiled here by NVRTC ",
              ver,

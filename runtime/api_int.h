@@ -24,7 +24,7 @@
 
 #define LAYOUT "flat"
 #define HOT 0
-#define NBUCKETS 64              /* floor(log2 n) of n >= 1 */
+#define NBUCKETS 128             /* size slots of n >= 1: api_size_slot */
 #define COUNTER_BYTES 256        /* the one-launch counter, at the start of temp storage */
 #define TEMP_ALIGN 256           /* of caller-supplied temp storage */
 #define TEMP_GRAIN (64u << 10)   /* context temp blocks are multiples of this */
@@ -170,7 +170,7 @@ struct rt_ctx {
     pthread_mutex_t lock;           /* choices, decisions, kernels, the store, compiles */
     pthread_mutex_t slot_lock;      /* claiming and recycling slots */
     /* By operator row, allocated at the row's first decision (a full table of specs by
-     * buckets for every operator would be ~470 KB a context): lock-free lookups once set. */
+     * size slots for every operator would be ~940 KB a context): lock-free lookups once set. */
     _Atomic(decision_row *) cache[NOPS];
     choice *choices[NLAYOUTS][NOPS]; /* by layout (flat, keys, offsets, axis rows, axis
                                      * columns: API_AXIS_*), then OPTYPE_SLOTS
@@ -238,6 +238,9 @@ int api_winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row
                       kernel **out, rt_err *e);
 /* api_choose.c: the decisions of rt_reduce, by log2 bucket. */
 unsigned api_bucket_of(unsigned long long n);
+unsigned api_size_slot(unsigned long long n);
+void api_slot_text(unsigned sl, char *buf, size_t len);
+const best_entry *api_pick_winner(const best_entry *rows, int nrows, unsigned sl);
 int api_decided(const rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n);
 int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
                      decision **out, rt_err *e);

@@ -96,14 +96,14 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
         goto done;
     }
     if (capturing && !api_decided(ctx, op, type, n)) {
-        unsigned b = api_bucket_of(n);
+        char range[64];
+        api_slot_text(api_size_slot(n), range, sizeof range);
         rc = rt_seterr(&e, RT_ECAPTURE, "%s: %s %s n = %llu: the stream is capturing a CUDA "
-                       "graph, and the kernel for n in [2^%u, 2^%u) is not loaded yet "
+                       "graph, and the kernel for %s is not loaded yet "
                        "(loading it is synchronous and would break the capture): make one "
                        "call of this case before the capture (a warm-up), or call "
                        "rt_temp_bytes for it", fn, api_opname(ctx, op),
-                       api_typename(op, type, tn, sizeof tn), n,
-                       b, b + 1);
+                       api_typename(op, type, tn, sizeof tn), n, range);
         goto done;
     }
     if ((rc = api_get_decision(ctx, op, type, n, &d, &e)) != RT_OK)

@@ -37,6 +37,7 @@
 
 #include "include/redtune.h"
 #include "runtime/api.h"
+#include "runtime/api_int.h"
 #include "runtime/capture.h"
 #include "runtime/codegen.h"
 #include "runtime/driver.h"
@@ -2541,7 +2542,7 @@ static void api_gpu_graphs(void **state)
     const void *x = (const void *)(uintptr_t)in;
     assert_int_equal(rt_reduce(ctx, RT_MAX, RT_F64, x, 777, o, st), RT_ECAPTURE);
     assert_string_equal(rt_errmsg(ctx), "rt_reduce: max f64 n = 777: the stream is capturing "
-                        "a CUDA graph, and the kernel for n in [2^9, 2^10) is not loaded yet "
+                        "a CUDA graph, and the kernel for n in (2^9, 2^10) is not loaded yet "
                         "(loading it is synchronous and would break the capture): make one "
                         "call of this case before the capture (a warm-up), or call "
                         "rt_temp_bytes for it");
@@ -2633,6 +2634,59 @@ static void api_gpu_graphs(void **state)
     free(want);
 }
 
+/* rt_reduce's choice among a device's winners by size slot (api_choose.c): a tuned power of
+ * two keeps its own winner, a power of two between tuned sizes the nearest in log2 (the larger
+ * on a tie), a size strictly between two powers the next larger tuned size's, and past the
+ * largest tuned size the largest. */
+static void api_pick_by_size_slot(void **state)
+{
+    (void)state;
+    best_entry rows[4];
+    memset(rows, 0, sizeof rows);
+    const long long tuned[4] = {1LL << 14, 1LL << 10, 3000, 1LL << 12};   /* any order */
+    for (int i = 0; i < 4; i++)
+        rows[i].n = tuned[i];
+    struct { unsigned long long n; long long want; } cases[] = {
+        {1, 1 << 10},  {7, 1 << 10},  {1024, 1 << 10},   /* below the smallest: the smallest */
+        {1025, 3000},  {2048, 3000},  {3000, 3000},     /* 2^11: 3000 is nearer than 2^10 */
+        {4000, 3000},     /* per slot, not per n: (2^11, 2^12) takes the first above 2^11 */
+        {4096, 1 << 12},
+        {5907, 1 << 14}, {8191, 1 << 14},                /* the next larger, not 2^12 */
+        {8192, 1 << 14}, {16384, 1 << 14},
+        {16385, 1 << 14}, {1ULL << 40, 1 << 14}, {(1ULL << 40) + 1, 1 << 14},
+    };
+    /* Sparse tuning (1000 and 2^20, as api_gpu_database's): between them the nearer in log2 to
+     * the middle of the range, not a size 2^7 times larger. */
+    best_entry sparse[2];
+    memset(sparse, 0, sizeof sparse);
+    sparse[0].n = 1000;
+    sparse[1].n = 1LL << 20;
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(3000))->n, 1000);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(5000))->n, 1000);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(300000))->n, 1 << 20);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 19))->n, 1 << 20);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const best_entry *b = api_pick_winner(rows, 4, api_size_slot(cases[i].n));
+        assert_non_null(b);
+        if (b->n != cases[i].want)
+            fail_msg("n = %llu: picked the winner tuned at %lld, want %lld", cases[i].n, b->n,
+                     cases[i].want);
+    }
+    /* A tie between 2^10 and 2^12 for n = 2^11 goes to the larger. */
+    rows[2].n = 1LL << 20;
+    assert_int_equal(api_pick_winner(rows, 4, api_size_slot(2048))->n, 1 << 12);
+    assert_null(api_pick_winner(rows, 0, api_size_slot(2048)));
+    assert_int_equal(api_size_slot(1), 0);
+    assert_int_equal(api_size_slot(3), 3);
+    assert_int_equal(api_size_slot(4), 4);
+    assert_int_equal(api_size_slot(~0ULL), 127);
+    char t[64];
+    api_slot_text(api_size_slot(5907), t, sizeof t);
+    assert_string_equal(t, "n in (2^12, 2^13)");
+    api_slot_text(api_size_slot(4096), t, sizeof t);
+    assert_string_equal(t, "n = 2^12");
+}
+
 int test_api_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2649,6 +2703,7 @@ int test_api_group(void)
         cmocka_unit_test(api_find_db_order),
         cmocka_unit_test(api_no_driver),
         cmocka_unit_test(api_store_lookup),
+        cmocka_unit_test(api_pick_by_size_slot),
     };
     return cmocka_run_group_tests_name("api", tests, NULL, NULL);
 }

@@ -19,7 +19,7 @@
 #include "runtime/err.h"
 
 static const char FLAT_EXACT[] =
-    "min f32, n = 1048576 (decided for n in [2^20, 2^21)):\n"
+    "min f32, n = 1048576 (decided for n = 2^20):\n"
     "  kernel: gridstride B=256 V=4 U=4 G=4 (onelaunch plan, hash 0123456789ab)\n"
     "  database entry: device \"NVIDIA H100 80GB HBM3\" (sm_90, 132 SMs), tuned n = 1048576, "
     "median 7.25 us, in build/redtune.db\n"
@@ -28,7 +28,7 @@ static const char FLAT_EXACT[] =
     "  database: build/redtune.db (given)\n";
 
 static const char FLAT_CC[] =
-    "sum f64, n = 3000 (decided for n in [2^11, 2^12)):\n"
+    "sum f64, n = 3000 (decided for n in (2^11, 2^12)):\n"
     "  kernel: tree_sequential B=128 R=2 (multipass plan, hash fedcba987654)\n"
     "  database entry: device \"NVIDIA H100 80GB HBM3\" (sm_90, 132 SMs), tuned n = 2048, "
     "median 3.50 us, in h100.db\n"
@@ -37,7 +37,7 @@ static const char FLAT_CC[] =
     "  database: h100.db (given)\n";
 
 static const char FLAT_BUILTIN[] =
-    "max i32, n = 1024 (decided for n in [2^10, 2^11)):\n"
+    "max i32, n = 1024 (decided for n = 2^10):\n"
     "  kernel: gridstride B=256 V=4 U=4 G=4 (onelaunch plan, hash 00aa11bb22cc)\n"
     "  database entry: none: x.db holds no winner for max i32 (flat, cold L2) on a GPU of "
     "compute capability 9.x\n"
