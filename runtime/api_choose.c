@@ -131,19 +131,31 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     return RT_OK;
 }
 
+/* A winner's family is timed only up to its @max_n (oneblock): not one to serve a slot past it. */
+static int fits_slot(const best_entry *r, unsigned k)
+{
+    const rt_family *f = family_find(r->family);
+    return !f || !f->max_n || ldexp(1.0, (int)k) <= (double)f->max_n;
+}
+
 /* The winner for size slot sl (api_size_slot) among rows (any order), NULL for none: for
  * n = 2^k the tuned size nearest in log2, the larger on a tie; for n in (2^k, 2^(k+1)) the
  * smallest tuned size above 2^k when it is at most 2^(k+2) (the next one with the tuner's
  * default sizes), else, as for sparse tuning, the tuned size nearest in log2 to 2^(k+0.5)
- * (the smaller on a tie). */
+ * (the smaller on a tie). Winners of a family whose @max_n is below 2^k are passed over
+ * while another is left. */
 const best_entry *api_pick_winner(const best_entry *rows, int nrows, unsigned sl)
 {
-    const best_entry *best = NULL;
     const unsigned k = sl / 2;
+    int any = 0;
+    for (int i = 0; i < nrows && !any; i++)
+        any = fits_slot(&rows[i], k);
+    const best_entry *best = NULL;
     if (sl & 1) {
         const double low = ldexp(1.0, (int)k), near = ldexp(1.0, (int)k + 2);
         for (int i = 0; i < nrows; i++)
-            if ((double)rows[i].n > low && (!best || rows[i].n < best->n))
+            if ((!any || fits_slot(&rows[i], k)) && (double)rows[i].n > low
+                && (!best || rows[i].n < best->n))
                 best = &rows[i];
         if (best && (double)best->n <= near)
             return best;
@@ -152,6 +164,8 @@ const best_entry *api_pick_winner(const best_entry *rows, int nrows, unsigned sl
     double dist = INFINITY;
     best = NULL;
     for (int i = 0; i < nrows; i++) {
+        if (any && !fits_slot(&rows[i], k))
+            continue;
         double d = fabs(log2((double)rows[i].n) - target);
         if (d < dist || (d == dist && ((sl & 1) ? rows[i].n < best->n : rows[i].n > best->n))) {
             dist = d;

@@ -114,6 +114,11 @@ static int parse_family(const rt_embedded *emb, rt_family *f)
                                  : strcmp(val, "no") == 0 ? 0 : (bad = 1, -1);
             else if (strcmp(key, "param") == 0)
                 bad = parse_param(f, val) != 0;
+            else if (strcmp(key, "max_n") == 0) {
+                char *end;
+                f->max_n = strtoll(val, &end, 10);
+                bad = end == val || *end || f->max_n < 1;
+            }
             else
                 bad = 1;
             if (bad) {

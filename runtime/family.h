@@ -38,6 +38,7 @@ typedef struct rt_family {
     int needs_commutative;
     int deterministic;
     int layouts;                   /* FAMILY_LAYOUT_* bits; 0 for unsegmented families */
+    long long max_n;               /* @max_n: the largest n the tuner times it at; 0: any */
     int nparams;
     rt_param_decl params[RT_MAX_PARAMS];
     const char *text;              /* the template source, NUL-terminated */

@@ -47,6 +47,10 @@ int plan_load(plan *p, const void *cubin, rt_plan_kind kind, size_t acc_size, in
         plan_unload(p);
         return rt_seterr(e, RT_EINVAL, "rt_meta[3] = %u is not a segmented tile unit (0, 1, 2)", m[3]);
     }
+    if (kind == PLAN_ONELAUNCH && p->unit > PLAN_ONE_BLOCK) {
+        plan_unload(p);
+        return rt_seterr(e, RT_EINVAL, "rt_meta[3] = %u is not a one-launch grid kind (0, 1)", m[3]);
+    }
     if (p->threads == 0 || p->threads > 1024 || p->tile == 0) {
         plan_unload(p);
         return rt_seterr(e, RT_EINVAL, "rt_meta {%u, %u, %u} is not a valid launch shape", m[0], m[1], m[2]);
@@ -115,6 +119,8 @@ void plan_unload(plan *p)
 /* Blocks for m inputs at one step; capped where the family loops over tiles. */
 static unsigned long long grid_for(const plan *p, unsigned long long m)
 {
+    if (p->kind == PLAN_ONELAUNCH && p->unit == PLAN_ONE_BLOCK)
+        return 1;
     unsigned long long g = ceil_div(m, p->tile);
     if (p->grid_per_sm) {
         unsigned long long cap = (unsigned long long)p->grid_per_sm * (unsigned)p->sm_count;

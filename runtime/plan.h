@@ -28,6 +28,11 @@
  * (SMs x the occupancy of the kernel as compiled), whatever n. */
 #define PLAN_GRID_OCCUPANCY 0xffffffffu
 
+/* rt_meta[3] of a one-launch family: the grid is ceil(n / tile) blocks capped by grid_per_sm x
+ * SMs (PLAN_GRID_TILES), or a single block whatever n (PLAN_ONE_BLOCK: templates/oneblock.cu). */
+#define PLAN_GRID_TILES 0u
+#define PLAN_ONE_BLOCK  1u
+
 typedef struct plan {
     CUmodule mod;
     rt_plan_kind kind;
@@ -37,7 +42,8 @@ typedef struct plan {
     unsigned int threads, tile, grid_per_sm;   /* from the module's rt_meta; grid_per_sm is
                                                 * the occupancy for PLAN_GRID_OCCUPANCY */
     unsigned int unit;                         /* segmented: what a tile counts (rt_meta[3]);
-                                                * axis: PLAN_AXIS_TILE_FLAT or _INNER */
+                                                * axis: PLAN_AXIS_TILE_FLAT or _INNER;
+                                                * one launch: PLAN_GRID_TILES or _ONE_BLOCK */
     unsigned int axis_chunk;                   /* axis: rt_meta[2], the fewest elements of
                                                 * len per split (0: never split) */
     unsigned long long axis_fit;               /* axis: blocks resident at once (SMs x the

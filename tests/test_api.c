@@ -2665,6 +2665,14 @@ static void api_pick_by_size_slot(void **state)
     assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(5000))->n, 1000);
     assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(300000))->n, 1 << 20);
     assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 19))->n, 1 << 20);
+    /* A oneblock winner (@max_n 2^18) serves no n past 2^18 while another winner is left. */
+    snprintf(sparse[0].family, sizeof sparse[0].family, "oneblock");
+    sparse[0].n = 1 << 14;
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 15))->n, 1 << 14);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 16))->n, 1 << 14);
+    sparse[1].n = 1LL << 30;   /* 2^19 is nearer 2^14 than 2^30, but past oneblock's @max_n */
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 19))->n, 1 << 30);
+    assert_int_equal(api_pick_winner(sparse, 1, api_size_slot(1ULL << 30))->n, 1 << 14);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const best_entry *b = api_pick_winner(rows, 4, api_size_slot(cases[i].n));
         assert_non_null(b);

@@ -66,6 +66,8 @@ static const char *const variants[][6] = {
     {"gridstride", "B=256", "V=*", "U=4", "G=4"},
     {"gridstride", "B=128", "V=1", "U=3", "G=2"},
     {"gridstride", "B=1024", "V=*", "U=8", "G=1"},
+    {"oneblock", "B=1024", "V=*", "U=1"},
+    {"oneblock", "B=256", "V=1", "U=3"},
     {"tb2", "B=256", "R=2", "PAD=1", "PAD_PERIOD=32"},
     {"tb2", "B=128", "R=1", "PAD=0"},
     {"tb4warp", "B=256", "R=4"},

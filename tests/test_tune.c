@@ -319,6 +319,36 @@ static void tune_order_and_resume(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A family's @max_n (oneblock: 2^18) leaves its configs out of larger sizes: measured at 1000,
+ * not at 2^19, and the progress still counts the case as done. */
+static void tune_max_n(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    tune_opts o = fake_opts(db);
+    static const long long sizes[] = {1000, 1 << 19};
+    o.sizes = sizes;
+    o.space_path = "tests/lua/oneblock_small.lua";
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(&o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "3 configs measured in this run"));
+    char lines[4096];
+    measured_lines(lines, sizeof lines);
+    assert_non_null(strstr(lines, "redtune: n=1000 oneblock "));
+    assert_non_null(strstr(lines, "redtune: n=1000 gridstride "));
+    assert_non_null(strstr(lines, "redtune: n=2^19 gridstride "));
+    assert_null(strstr(lines, "redtune: n=2^19 oneblock "));
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* A kernel that takes the worker down is stored as a fault, a new worker is started and
  * prepared again, and the run goes on with the next candidate. */
 static void tune_fault_restarts_worker(void **state)
@@ -821,6 +851,7 @@ int test_tune_group(void)
         cmocka_unit_test(halving_keeps_the_best),
         cmocka_unit_test(local_finds_the_optimum),
         cmocka_unit_test(tune_order_and_resume),
+        cmocka_unit_test(tune_max_n),
         cmocka_unit_test(tune_fault_restarts_worker),
         cmocka_unit_test(tune_halving_resume_and_local_start),
         cmocka_unit_test(tune_random_budget),

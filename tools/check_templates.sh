@@ -54,7 +54,7 @@ for a in "$@"; do
 done
 
 # The family list: the flat families, the paper's, then the yardstick (not a family).
-all_families="tree_interleaved tree_sequential gridstride tb2 tb4warp matrix persistent_matrix
+all_families="tree_interleaved tree_sequential gridstride oneblock tb2 tb4warp matrix persistent_matrix
     diffwarps diffwarps_async axis_rows axis_cols bandwidth"
 if [ ${#want[@]} -gt 0 ]; then families="${want[*]}"; else families=$(echo $all_families); fi
 
@@ -135,6 +135,12 @@ params_for() {   # family type -> one parameter set per line, NAME=value separat
         echo "B=1024 V=$vmax U=8 G=16"
         echo "B=128 V=2 U=3 G=2"
         ;;
+    oneblock)
+        echo "B=1024 V=$vmax U=1"
+        echo "B=64 V=$vmin U=1"
+        echo "B=256 V=2 U=3"
+        echo "B=512 V=$vmax U=8"
+        ;;
     tb2)
         defaults_of tb2
         echo "B=32 R=1 PAD=0 PAD_PERIOD=32"
@@ -206,6 +212,10 @@ refused_for() {   # family -> "params|expected text" per line
         echo "R=3|R must be a power of two"
         ;;
     tb4warp) echo "B=48|B must be a multiple of 32" ;;
+    oneblock)
+        echo "B=32|B must be a power of two in 64..1024"
+        echo "U=9|U must be in 1..8"
+        ;;
     matrix) echo "B=32 H=64|H must be a multiple of 32, at most B" ;;
     persistent_matrix) echo "H=96 W=256|at most 64 loads per thread" ;;
     diffwarps) echo "P=30 C=3|P + C at most 32" ;;
@@ -234,7 +244,7 @@ quick_pairs="sum/f32 prod/f64 min/f32 max/f64 min/i32 max/u32 sum/i64 prod/u64"
 new_ops="amax asum sumsq norm2 mean var_mean var_mean_sample std_mean std_mean_sample"
 new_types="f16 bf16 i8 u8"
 quick_new_pairs="sum/bf16 amax/f16 norm2/bf16 mean/i8 var_mean_sample/f16 std_mean/f64 min/u8 argmax/i8 asum/f32 sumsq/f16 var_mean/bf16 mean/u8 prod/i8 std_mean_sample/f32"
-quick_new_families="gridstride tree_sequential seg_lb seg_per axis_rows axis_cols"
+quick_new_families="gridstride oneblock tree_sequential seg_lb seg_per axis_rows axis_cols"
 defined_pair() {   # op type -> status 0 when optype defines it (float-only operators)
     case $1 in
     amax|asum|sumsq|norm2|var_mean*|std_mean*) case $2 in f*|bf16) return 0 ;; *) return 1 ;; esac ;;

@@ -96,6 +96,7 @@ int sweep_run(const sweep *sw, rt_err *e)
     int rc = RT_OK;
     int nprof = tune_groups(o), nsz = tune_nsizes(o);
     cand *cc = NULL;   /* an axis case's candidates: copies of sw->c's, owned there */
+    cand *fc = NULL;   /* a size's candidates when a family's @max_n leaves some out */
     size_t esize = optype_size(t);
     size_t acc_size = o->user ? esize : optype_acc_size(o->op, t);
     /* Bytes per element that must fit on the GPU: the input, the keys or offsets, outputs. */
@@ -105,23 +106,42 @@ int sweep_run(const sweep *sw, rt_err *e)
         char layout[96];
         report_layout(o, pi, layout, sizeof layout);
         /* The case's candidates: all of them, or those of the shape's own expansion. */
-        const cand *c = sw->c;
-        int ncfg = sw->ncfg;
+        const cand *cg = sw->c;
+        int ncg = sw->ncfg;
         if (sw->group_cands) {
             free(cc);
-            ncfg = sw->group_ncands[pi];
-            if (!(cc = malloc((size_t)(ncfg ? ncfg : 1) * sizeof *cc))) {
+            ncg = sw->group_ncands[pi];
+            if (!(cc = malloc((size_t)(ncg ? ncg : 1) * sizeof *cc))) {
                 rc = rt_seterr(e, RT_ENOMEM, "out of memory for the candidates of %s", layout);
                 goto done;
             }
-            for (int k = 0; k < ncfg; k++)
+            for (int k = 0; k < ncg; k++)
                 cc[k] = sw->c[sw->group_cands[pi][k]];
-            c = cc;
+            cg = cc;
         }
         for (int si = 0; si < nsz; si++) {
             long long n = tune_size(o, pi, si);
             if (!TUNE_OWNS_CASE(o, pi * nsz + si))
                 continue;   /* another GPU's share (--split): not counted in the total */
+            /* Families timed only up to their @max_n (oneblock: one SM cannot read more
+             * quickly) are left out of larger sizes. */
+            const cand *c = cg;
+            int ncfg = ncg, nout = 0;
+            for (int k = 0; k < ncg; k++)
+                nout += cg[k].cfg.family->max_n && n > cg[k].cfg.family->max_n;
+            if (nout) {
+                free(fc);
+                if (!(fc = malloc((size_t)(ncg - nout ? ncg - nout : 1) * sizeof *fc))) {
+                    rc = rt_seterr(e, RT_ENOMEM, "out of memory for the candidates of %s", layout);
+                    goto done;
+                }
+                ncfg = 0;
+                for (int k = 0; k < ncg; k++)
+                    if (!(cg[k].cfg.family->max_n && n > cg[k].cfg.family->max_n))
+                        fc[ncfg++] = cg[k];
+                c = fc;
+            }
+            long skipped = st.ops->planned(ncg, o->budget) - st.ops->planned(ncfg, o->budget);
             /* An axis case's outputs, and their partials when len is split. */
             double extra = o->layout == SEG_LAYOUT_AXIS
                          ? (double)axisdata_outputs(&o->shapes[pi]) * (double)(acc_size + 16) : 0;
@@ -130,7 +150,7 @@ int sweep_run(const sweep *sw, rt_err *e)
             if ((double)n * per_elem + extra > 0.45 * (double)w->dev.total_mem) {
                 fprintf(stderr, "redtune: skipping n = %s: %.1f GiB of input does not fit beside "
                         "the buffers on this GPU\n", nbuf, n * (double)esize / (1 << 30));
-                pg->done += st.ops->planned(ncfg, o->budget);
+                pg->done += st.ops->planned(ncg, o->budget);
                 continue;
             }
             int prepared = 0;
@@ -243,6 +263,7 @@ int sweep_run(const sweep *sw, rt_err *e)
             }
             if (picks < planned)   /* a search that ended early: the case is done */
                 pg->done += planned - picks;
+            pg->done += skipped;   /* the configs @max_n left out */
             st.ops->fini(&st);
             rc = store_update_best_spec(s, device_id, op, type, acc, result, layout, n, o->hot,
                                         e);
@@ -257,5 +278,6 @@ int sweep_run(const sweep *sw, rt_err *e)
 done:
     st.ops->fini(&st);
     free(cc);
+    free(fc);
     return rc;
 }

@@ -1,8 +1,8 @@
 -- default.lua - the default search space: the tree ladder at a handful of points, for
--- reference, and most of the budget on the grid-stride kernel. About 80 configs for 4- and
--- 8-byte types on a current GPU; legal on any device (block sizes within
--- dev.max_threads_per_block, the tree's shared array within dev.smem_per_block, vector loads
--- of at most 16 bytes).
+-- reference, most of the budget on the grid-stride kernel, and one block for small n. About
+-- 80 configs for 4- and 8-byte types on a current GPU, plus 18 one-block configs up to 2^18
+-- elements; legal on any device (block sizes within dev.max_threads_per_block, the tree's
+-- shared array within dev.smem_per_block, vector loads of at most 16 bytes).
 
 local pow2 = redtune.pow2
 
@@ -29,6 +29,18 @@ return {
   { family = "tree_sequential",
     params = { B = pow2(128, 1024), R = {1, 4, 16}, LOAD_ADD = 1, WARP = 1, UNROLL = 1 },
     constraint = fits },
+
+  -- One block for all of n (small n: no partials, no ticket, no second launch); the widest
+  -- vector or scalar loads, 1..4 loads in flight. The tuner times it up to its @max_n (2^18
+  -- elements): one SM reads about 100 GB/s, so past that a grid of many blocks is far faster.
+  { family = "oneblock",
+    params = { B = pow2(256, 1024), V = {1, 2, 4, 8, 16}, U = {1, 2, 4} },
+    constraint = function(c, dev, case)
+      local bytes = c.V * case.type_size
+      local scalar = case.type_size == 1 and 2 or 1
+      return c.B <= dev.max_threads_per_block
+        and (c.V == scalar or bytes == 16) and bytes <= 16
+    end },
 
   -- Grid-stride loads: the widest vector (16 bytes: 8 halves, 16 bytes of i8/u8) against
   -- scalar loads, 1..8 loads in flight per thread, and grids of G blocks per SM.
