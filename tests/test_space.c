@@ -179,6 +179,11 @@ static void check_legal(const rt_config *v, int n, int type_size, long long max_
             assert_in_range(get(c, "UNROLL"), 0, 1);
         } else if (is_family(c, "tree_interleaved")) {
             assert_in_range(get(c, "DIVERGENT"), 0, 1);
+        } else if (is_family(c, "oneblock")) {
+            long long V = get(c, "V");
+            assert_true(V == 1 || V * type_size == 16);
+            assert_in_range(get(c, "U"), 1, 4);
+            assert_in_range(B, 256, 1024);
         } else {
             fail_msg("unexpected family %s", c->family->name);
         }
@@ -239,7 +244,8 @@ static void test_default_f32(void **state)
     int n;
     assert_int_equal(expand_default(&d, &F32, &v, &n), RT_OK);
     print_message("# default space, f32 on a fake H100: %d configs\n", n);
-    assert_in_range(n, 60, 90);
+    assert_in_range(n, 60, 110);
+    assert_int_equal(count_family(v, n, "oneblock"), 18);   /* B 256..1024 x V 1, 4 x U 1, 2, 4 */
     check_legal(v, n, 4, 1024);
     check_no_duplicates(v, n);
     assert_true(has_interleaved(v, n, 256, 0) && has_interleaved(v, n, 256, 1));
@@ -262,7 +268,7 @@ static void test_default_f64(void **state)
     int n;
     assert_int_equal(expand_default(&d, &F64, &v, &n), RT_OK);
     print_message("# default space, f64 on a fake H100: %d configs\n", n);
-    assert_in_range(n, 40, 90);
+    assert_in_range(n, 40, 110);
     check_legal(v, n, 8, 1024);
     check_no_duplicates(v, n);
     assert_true(has_gridstride_v(v, n, 2) && has_gridstride_v(v, n, 1));
