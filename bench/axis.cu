@@ -11,11 +11,19 @@
  *            ArgMax for argmax of f32; columns and the 3-D middle axis have no CUB call
  *            ("n/a": a segmented reduction reads segments of consecutive elements);
  *   limit    (bytes in + bytes out) / the read bandwidth measured at the start (common.cu's
- *            yardstick).
- * Both are verified output by output against a CPU reference (in double, exact for min,
- * max and argmax) on poisoned outputs before they are timed, and again after; the timing is
- * the worker's (tuner/measure.c): cold by default (the L2 flushed by a read of 2 x L2 before
- * each repetition, which also keeps the stream busy), median of at least 20 repetitions.
+ *            yardstick);
+ *   flat     the same input reduced as one flat array of outer * len * inner elements by
+ *            rt_reduce (the library's pick for that n, rt_explain's answer) with the axis
+ *            call's op and type spec: one launch over the same bytes, what a kernel can
+ *            reach here once the fixed cost of a launch (about 5 us cold on an H100 for 16-64
+ *            MiB: the launch, the DRAM ramp, the tail) is paid, which the limit leaves out.
+ * redtune and CUB are verified output by output against a CPU reference (in double, exact
+ * for min, max and argmax) on poisoned outputs before they are timed, and again after; flat
+ * against tuner/data.c's reference of the whole array (data_check: exact for min, max and
+ * argmax, sums within the rounding bound of a tree over n terms), as the default mode checks
+ * rt_reduce. The timing of all three is the worker's (tuner/measure.c): cold by default (the
+ * L2 flushed by a read of 2 x L2 before each repetition, which also keeps the stream busy),
+ * median of at least 20 repetitions.
  */
 #include "common.h"
 
@@ -355,6 +363,9 @@ struct arow {
     out_layout rt_out;
     std::string explain, explain_err, pick, tuned;
     impl_result rt;
+    lib_pick flat_pick;          /* rt_explain for n = outer * len * inner */
+    std::string flat_explain_err;
+    impl_result flat;            /* rt_reduce over the whole input */
     const char *cub_na = NULL;   /* non-NULL: no CUB call, and why */
     size_t cub_temp = 0;
     impl_result cub;
@@ -382,30 +393,31 @@ int run_once(F &&enqueue, std::vector<unsigned char> &host, size_t bytes, rt_err
     return RT_OK;
 }
 
-template <class F>
-void verify_and_time(F &&enqueue, const arow &w, const out_layout &L, const axis_ref &ref,
-                     const options &o, impl_result *out)
+/* Verify the 'bytes' of output that 'enqueue' writes with check(got, &why), time it in
+ * regime 'hot', then check the output of the last repetition again. */
+template <class F, class C>
+void verify_and_time_with(F &&enqueue, size_t bytes, C &&check, int hot, const options &o,
+                          impl_result *out)
 {
     rt_err e;
     rt_clearerr(&e);
     std::vector<unsigned char> host;
-    size_t bytes = (size_t)(w.s.outer * w.s.inner) * L.stride;
     std::string why;
     int rc = run_once(enqueue, host, bytes, &e);
-    if (rc == RT_OK && !check_all(host.data(), L, w.op, ref, w.s, &why)) {
+    if (rc == RT_OK && !check(host.data(), &why)) {
         out->status = ST_WRONG;
         out->msg = why;
         return;
     }
     if (rc == RT_OK) {   /* at least 20 repetitions, as bench/torch_axis.py */
         int minr = o.reps ? o.reps : 20, maxr = o.reps ? o.reps : 200;
-        rc = time_reps(enqueue, w.hot, minr, maxr, o.reps ? 0 : 0.25, &out->t, &e);
+        rc = time_reps(enqueue, hot, minr, maxr, o.reps ? 0 : 0.25, &out->t, &e);
     }
     if (rc == RT_OK) {
         CUresult r = cu.MemcpyDtoH(host.data(), g_out, bytes);
         if (r != CUDA_SUCCESS)
             rc = driver_fail(r, "reading the outputs", &e);
-        else if (!check_all(host.data(), L, w.op, ref, w.s, &why)) {
+        else if (!check(host.data(), &why)) {
             out->status = ST_WRONG;
             out->msg = "after the timed repetitions: " + why;
             return;
@@ -419,6 +431,18 @@ void verify_and_time(F &&enqueue, const arow &w, const out_layout &L, const axis
         return;
     }
     out->status = ST_OK;
+}
+
+/* An axis result: every output against the per-output reference. */
+template <class F>
+void verify_and_time(F &&enqueue, const arow &w, const out_layout &L, const axis_ref &ref,
+                     const options &o, impl_result *out)
+{
+    auto check = [&](const unsigned char *got, std::string *why) {
+        return check_all(got, L, w.op, ref, w.s, why);
+    };
+    verify_and_time_with(enqueue, (size_t)(w.s.outer * w.s.inner) * L.stride, check, w.hot, o,
+                         out);
 }
 
 /* The pick, from rt_explain_axis's text (runtime/api_axis.c): "kernel: FAMILY PARAMS (axis
@@ -461,6 +485,42 @@ void run_redtune(rt_ctx *ctx, arow &w, CUdeviceptr in, const axis_ref &ref, cons
         return rc == RT_OK ? RT_OK : rt_seterr(err, rc, "rt_reduce_axis: %s", rt_errmsg(ctx));
     };
     verify_and_time(enqueue, w, w.rt_out, ref, o, &w.rt);
+}
+
+/* The same input as one flat array: rt_reduce over n = outer * len * inner with the axis
+ * call's op and type spec (so bf16/f16 sums accumulate and give what rt_reduce_axis gives),
+ * on the bench's stream with the library's temporary storage, verified against 'ref' (the
+ * whole array's, tuner/data.c) and timed as run_redtune. */
+void run_flat(rt_ctx *ctx, arow &w, CUdeviceptr in, const data_ref &ref, const options &o)
+{
+    unsigned long long n = w.s.outer * w.s.len * w.s.inner;
+    char text[4096];
+    if (rt_explain(ctx, w.op, w.type, n, text, sizeof text) == RT_OK) {
+        w.flat_pick.have = true;
+        w.flat_pick.text = text;
+        bench_pick_parse(text, &w.flat_pick.p);
+        char lk[256];
+        bench_pick_lookup(&w.flat_pick.p, (long long)n, lk, sizeof lk);
+        /* The library chooses among cold-tuned winners only (the tuner's default regime). */
+        bool cold_tuned = w.hot && w.flat_pick.p.tuned_n > 0;
+        w.flat_pick.lookup = std::string(cold_tuned ? "cold-tuned " : "") + lk;
+    } else {
+        w.flat_explain_err = rt_errmsg(ctx);
+    }
+    const void *d_in = reinterpret_cast<const void *>(static_cast<uintptr_t>(in));
+    void *d_out = reinterpret_cast<void *>(static_cast<uintptr_t>(g_out));
+    auto enqueue = [&](rt_err *err) {
+        int rc = rt_reduce(ctx, w.op, w.type, d_in, n, d_out, G.stream);
+        return rc == RT_OK ? RT_OK : rt_seterr(err, rc, "rt_reduce: %s", rt_errmsg(ctx));
+    };
+    auto check = [&](const unsigned char *got, std::string *why) {
+        char b[1024] = "";
+        if (data_check(got, &ref, w.type, w.op, n, b, sizeof b))
+            return true;
+        *why = std::string("the whole array: ") + b;
+        return false;
+    };
+    verify_and_time_with(enqueue, optype_res_size(w.op, w.type), check, w.hot, o, &w.flat);
 }
 
 void run_cub(arow &w, CUdeviceptr in, const axis_ref &ref, const options &o)
@@ -526,7 +586,8 @@ const char CSV_HEADER[] =
     "device,arch,case,outer,len,inner,op,type,result,regime,bytes_in,bytes_out,limit_us,"
     "read_gbps,redtune_status,redtune_us,redtune_min_us,redtune_max_us,redtune_reps,"
     "redtune_frac_limit,pick,tuned_shape,cub_call,cub_status,cub_us,cub_min_us,cub_max_us,"
-    "cub_reps,cub_frac_limit,cub_temp_bytes,ratio_redtune_cub,message\n";
+    "cub_reps,cub_frac_limit,cub_temp_bytes,ratio_redtune_cub,flat_status,flat_us,flat_min_us,"
+    "flat_max_us,flat_reps,flat_frac_read,flat_pick,ratio_redtune_flat,message\n";
 
 void csv_row(FILE *f, const arow &w, double read_gbps)
 {
@@ -539,6 +600,10 @@ void csv_row(FILE *f, const arow &w, double read_gbps)
         msg += std::string(msg.empty() ? "" : "; ") + "redtune: " + w.rt.msg;
     if (!w.cub.msg.empty())
         msg += std::string(msg.empty() ? "" : "; ") + "cub: " + w.cub.msg;
+    if (!w.flat_explain_err.empty())
+        msg += std::string(msg.empty() ? "" : "; ") + "rt_explain (flat): " + w.flat_explain_err;
+    if (!w.flat.msg.empty())
+        msg += std::string(msg.empty() ? "" : "; ") + "flat: " + w.flat.msg;
     csv_field(f, G.dev.name);
     fprintf(f, ",%s,", G.arch);
     csv_field(f, w.label);
@@ -566,6 +631,21 @@ void csv_row(FILE *f, const arow &w, double read_gbps)
         fprintf(f, "%.4f,", w.rt.t.median_us / w.cub.t.median_us);
     else
         fputc(',', f);
+    /* flat_frac_read: the flat reduction's own limit (bytes in only: it writes one value), as
+     * the default mode's redtune_frac_read */
+    fprintf(f, "%s,", status_name(w.flat.status));
+    if (w.flat.status == ST_OK)
+        fprintf(f, "%.3f,%.3f,%.3f,%d,%.4f,", w.flat.t.median_us, w.flat.t.min_us,
+                w.flat.t.max_us, w.flat.t.reps,
+                w.bytes_in / (read_gbps * 1e3) / w.flat.t.median_us);
+    else
+        fprintf(f, ",,,,,");
+    csv_field(f, w.flat_pick.have ? pick_label(w.flat_pick) : std::string());
+    fputc(',', f);
+    if (w.rt.status == ST_OK && w.flat.status == ST_OK)
+        fprintf(f, "%.4f,", w.rt.t.median_us / w.flat.t.median_us);
+    else
+        fputc(',', f);
     csv_field(f, msg);
     fputc('\n', f);
     fflush(f);
@@ -579,24 +659,30 @@ void print_table(const std::vector<arow> &rows, const options &o, double read_gb
            regimes ? "cold: L2 flushed before each repetition; hot: not"
                    : o.regimes[0] ? "hot (L2 not flushed)"
                                   : "cold (L2 flushed before each repetition)");
-    printf("%-28s %-6s %-5s %8s %s%10s %10s %9s %9s %9s %7s\n", "shape", "op", "type", "bytes",
-           regimes ? "regime " : "", "redtune", "CUB", "limit", "rt%limit", "CUB%limit",
-           "rt/CUB");
+    printf("%-28s %-6s %-5s %8s %s%10s %10s %9s %9s %7s %9s %9s %7s\n", "shape", "op", "type",
+           "bytes", regimes ? "regime " : "", "redtune", "CUB", "limit", "flat", "rt/flat",
+           "rt%limit", "CUB%limit", "rt/CUB");
     for (const arow &w : rows) {
         char ratio[32] = "-";
         if (w.rt.status == ST_OK && w.cub.status == ST_OK) {
             double q = w.rt.t.median_us / w.cub.t.median_us;
             snprintf(ratio, sizeof ratio, "%.2f%s", q, q > 1.0 ? "*" : " ");
         }
+        char flat_ratio[32] = "-";
+        if (w.rt.status == ST_OK && w.flat.status == ST_OK)
+            snprintf(flat_ratio, sizeof flat_ratio, "%.2f", w.rt.t.median_us / w.flat.t.median_us);
         printf("%-28s %-6s %-5s %8s ", w.label.c_str(), rt_op_name(w.op), rt_type_name(w.type),
                fmt_bytes(w.bytes_in + w.bytes_out).c_str());
         if (regimes)
             printf("%-6s ", regime_name(w.hot));
-        printf("%10s %10s %9.2f %9s %9s %7s\n", fmt_time(w.rt, true).c_str(),
+        printf("%10s %10s %9.2f %9s %7s %9s %9s %7s\n", fmt_time(w.rt, true).c_str(),
                w.cub_na ? "n/a" : fmt_time(w.cub, true).c_str(), w.limit_us,
+               w.flat.status == ST_ERROR ? "n/a" : fmt_time(w.flat, true).c_str(), flat_ratio,
                fmt_pct(w.rt, w.limit_us).c_str(), fmt_pct(w.cub, w.limit_us).c_str(), ratio);
     }
-    printf("(* redtune slower than CUB; n/a: CUB has no segmented reduction of the case)\n");
+    printf("(* redtune slower than CUB; n/a: CUB has no segmented reduction of the case; flat: "
+           "the same input reduced as one array by rt_reduce, n/a where that call failed, the "
+           "reason under failures)\n");
     printf("\nredtune's pick (rt_explain_axis) per case:\n");
     for (const arow &w : rows) {
         if (regimes && w.hot != o.regimes[0])
@@ -605,12 +691,16 @@ void print_table(const std::vector<arow> &rows, const options &o, double read_gb
                rt_type_name(w.type),
                w.explain_err.empty() ? w.pick.c_str() : ("rt_explain_axis failed: " + w.explain_err).c_str(),
                w.tuned.empty() ? "" : " [", w.tuned.c_str(), w.tuned.empty() ? "" : "]");
+        printf("  %-41s flat, n = %s: %s\n", "",
+               fmt_n((long long)(w.s.outer * w.s.len * w.s.inner)).c_str(),
+               w.flat_explain_err.empty() ? pick_label(w.flat_pick).c_str()
+                                          : ("rt_explain failed: " + w.flat_explain_err).c_str());
     }
     int bad = 0;
     for (const arow &w : rows) {
-        const impl_result *r[2] = {&w.rt, &w.cub};
-        const char *who[2] = {"redtune", "CUB"};
-        for (int k = 0; k < 2; k++)
+        const impl_result *r[3] = {&w.rt, &w.cub, &w.flat};
+        const char *who[3] = {"redtune", "CUB", "flat (rt_reduce)"};
+        for (int k = 0; k < 3; k++)
             if (r[k]->status == ST_WRONG || r[k]->status == ST_ERROR) {
                 if (!bad++)
                     printf("\nfailures:\n");
@@ -686,6 +776,8 @@ int axis_main(const options &o)
                       rt_type_name(t));
                 fill(host, op, t, n, value_seed(o, (long long)n, op, t), G.host_threads);
                 axis_ref ref = compute_reference(host, op, t, s, G.host_threads);
+                data_ref flat_ref;
+                data_reference(host, t, op, n, &flat_ref, G.host_threads);
                 if ((r = cu.MemcpyHtoD(in, host, (size_t)base.bytes_in)) != CUDA_SUCCESS) {
                     driver_fail(r, "copying the input", &e);
                     die("%s", e.msg);
@@ -698,6 +790,9 @@ int axis_main(const options &o)
                     watch(limit + 300, "redtune %s %s %s %s (rt_explain_axis, rt_reduce_axis)",
                           w.label.c_str(), rt_op_name(op), rt_type_name(t), regime_name(hot));
                     run_redtune(ctx, w, in, ref, o);
+                    watch(limit + 300, "flat %s %s %s %s (rt_explain, rt_reduce of n = %llu)",
+                          w.label.c_str(), rt_op_name(op), rt_type_name(t), regime_name(hot), n);
+                    run_flat(ctx, w, in, flat_ref, o);
                     watch(limit, "CUB %s %s %s %s", w.label.c_str(), rt_op_name(op),
                           rt_type_name(t), regime_name(hot));
                     run_cub(w, in, ref, o);
