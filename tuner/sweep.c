@@ -118,6 +118,7 @@ int sweep_run(const sweep *sw, rt_err *e)
                 cc[k] = sw->c[sw->group_cands[pi][k]];
             c = cc;
         }
+        long budget = strategy_budget(o->budget, o->budget_pct, ncfg);   /* configs per case */
         for (int si = 0; si < nsz; si++) {
             long long n = tune_size(o, pi, si);
             if (!TUNE_OWNS_CASE(o, pi * nsz + si))
@@ -130,19 +131,19 @@ int sweep_run(const sweep *sw, rt_err *e)
             if ((double)n * per_elem + extra > 0.45 * (double)w->dev.total_mem) {
                 fprintf(stderr, "redtune: skipping n = %s: %.1f GiB of input does not fit beside "
                         "the buffers on this GPU\n", nbuf, n * (double)esize / (1 << 30));
-                pg->done += st.ops->planned(ncfg, o->budget);
+                pg->done += st.ops->planned(ncfg, budget);
                 continue;
             }
             int prepared = 0;
             prepare_resp seg = {0};
-            strategy_case sc = {c, ncfg, n, o->strategy_seed, o->budget, -1};
+            strategy_case sc = {c, ncfg, n, o->strategy_seed, budget, -1};
             if (st.ops == &strategy_local
                 && (rc = known_best(sw, c, ncfg, layout, n, &sc.start, e)))
                 goto done;
             if ((rc = st.ops->init(&st, &sc, e)))
                 goto done;
             strategy_pick pick;
-            long picks = 0, planned = st.ops->planned(ncfg, o->budget);
+            long picks = 0, planned = st.ops->planned(ncfg, budget);
             double t_case = report_now();
             /* The budget of seconds is per case and checked before each pick. */
             for (; st.ops->next(&st, o->budget_s > 0 && report_now() - t_case >= o->budget_s,
