@@ -904,14 +904,26 @@ static void strategy_options(void **state)
     (void)state;
     EXPECT("--op min --strategy annealing", 2, "redtune: --strategy: unknown strategy "
            "'annealing' (known: exhaustive, random, halving, local)\n(see redtune --help)");
-    const char *bad[] = {"10x", "s", "0", "-5", "1.5", "60sec", "0s", "", "1e99s"};
+    const char *bad[] = {"10x", "s", "0", "-5", "1.5", "60sec", "0s", "", "1e99s",
+                         "x%", "%", "20%%", "-20%", "20%x", "20s%", "1e999%"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char args[64], want[160];
+        char args[64], want[256];
         snprintf(args, sizeof args, "--op min --budget '%s'", bad[i]);
         snprintf(want, sizeof want, "redtune: --budget: '%s' is no number or unit (a count of "
-                 "configs per case, e.g. 200, or seconds per case, e.g. 60s or 5m)", bad[i]);
+                 "configs per case, e.g. 200, seconds per case, e.g. 60s or 5m, or a share of "
+                 "each case's configs, e.g. 20%%)\n(see redtune --help)", bad[i]);
         EXPECT(args, 2, want);
     }
+    /* A percentage out of (0, 100]. */
+    const char *range[] = {"0%", "150%", "100.5%", "0.0%"};
+    for (size_t i = 0; i < sizeof range / sizeof *range; i++) {
+        char args[64], want[160];
+        snprintf(args, sizeof args, "--op min --budget '%s'", range[i]);
+        snprintf(want, sizeof want, "redtune: --budget: '%s' is no share of a case's configs: "
+                 "the percentage is above 0 and at most 100\n(see redtune --help)", range[i]);
+        EXPECT(args, 2, want);
+    }
+    EXPECT("--op min --budget 20% --budget 60s", 2, "--budget given twice ('20%', then '60s')");
     EXPECT("--op min --budget=7 --budget 8", 2, "--budget given twice ('7', then '8')");
     EXPECT("--op min --strategy-seed -1", 2, "--strategy-seed wants a non-negative integer, "
            "not '-1'");
@@ -937,6 +949,15 @@ static void strategy_options(void **state)
     assert_null(a.tune.strategy);   /* exhaustive */
     assert_true(a.tune.budget_s == 90);
     assert_int_equal(a.tune.strategy_seed, 1);   /* reproducible by default */
+    cli_free(&a);
+    /* A percentage: kept as such (the run turns it into a count per case). */
+    char *pct[] = {"redtune", "--op", "min", "--budget=12.5%", "--strategy", "random", NULL};
+    char *all[] = {"redtune", "--op", "min", "--budget", "100%", NULL};
+    assert_int_equal(cli_parse(6, pct, &a, &e), RT_OK);
+    assert_true(a.tune.budget_pct == 12.5 && a.tune.budget == 0 && a.tune.budget_s == 0);
+    cli_free(&a);
+    assert_int_equal(cli_parse(5, all, &a, &e), RT_OK);
+    assert_true(a.tune.budget_pct == 100 && a.tune.budget == 0);
     cli_free(&a);
 }
 

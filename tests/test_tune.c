@@ -489,6 +489,39 @@ static void tune_random_budget(void **state)
 }
 
 
+/* random with --budget 40%: 40% of the 4 configs of each case rounded up is 2, so the same
+ * sample as --budget 2 (a rerun with that measures nothing), and the progress line's total
+ * counts 2 per case. */
+static void tune_random_budget_pct(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    tune_opts o = fake_opts(db);
+    o.strategy = "random";
+    o.budget_pct = 40;
+    o.strategy_seed = 5;
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(&o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "4 configs measured in this run"));
+    assert_non_null(strstr(err_text, "4/4"));
+    db_text(db, "SELECT count(*) FROM measurements WHERE reps = 200", got, sizeof got);
+    assert_string_equal(got, "4");
+    o.budget_pct = 0;
+    o.budget = 2;
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "0 configs measured in this run"));
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* An axis run: a case per shape, each with the configs its own expansion of the space gives
  * (rows configs only where inner == 1), stored under layout axis:OxLxI with n = O*L*I,
  * nseg = O*I, seg_mean = L, seg_spread = 0 and GB/s from O*L*I elements and O*I results; a
@@ -554,9 +587,50 @@ static void tune_axis_cases(void **state)
     assert_non_null(strstr(out_text, "1 configs measured in this run"));
     db_text(db, "SELECT group_concat(layout, ' ') FROM measurements", got, sizeof got);
     assert_string_equal(got, "axis:64x2048x512");
+
+    /* --budget 50%: per shape, half of its own configs rounded up (3 -> 2, 1 -> 1, 3 -> 2),
+     * and the progress line's total is theirs. */
+    db_exec(db, "DELETE FROM best; DELETE FROM measurements");
+    o.split_index = 0;
+    o.split_count = 0;
+    o.budget_pct = 50;
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "5 configs measured in this run"));
+    assert_non_null(strstr(err_text, "5/5"));
+    db_text(db, "SELECT group_concat(x, ' ') FROM (SELECT layout || ':' || count(*) AS x FROM "
+                "measurements GROUP BY layout ORDER BY layout)", got, sizeof got);
+    assert_string_equal(got, "axis:5x333x1:2 axis:64x2048x512:1 axis:65536x128x1:2");
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
+}
+
+/* --budget P%: P percent of the case's configs rounded up, at least 1, at most all; whole
+ * percentages and tenths exactly as integer arithmetic rounds them (0.2 * 80 in doubles is
+ * above 16); a count or no budget passes through. */
+static void budget_percentage_rounds_up(void **state)
+{
+    (void)state;
+    assert_int_equal(strategy_budget(0, 20, 81), 17);
+    assert_int_equal(strategy_budget(0, 20, 80), 16);
+    assert_int_equal(strategy_budget(0, 0.1, 10), 1);
+    assert_int_equal(strategy_budget(0, 0.001, 700), 1);
+    assert_int_equal(strategy_budget(0, 100, 81), 81);
+    assert_int_equal(strategy_budget(0, 12.5, 8), 1);
+    assert_int_equal(strategy_budget(0, 33.3, 1000), 333);
+    assert_int_equal(strategy_budget(0, 50, 0), 0);
+    assert_int_equal(strategy_budget(7, 0, 81), 7);
+    assert_int_equal(strategy_budget(0, 0, 81), 0);
+    for (long n = 1; n <= 1000; n++)
+        for (long t = 1; t <= 1000; t++) {   /* t tenths of a percent */
+            long want = (t * n + 999) / 1000;
+            if (strategy_budget(0, (double)t / 10, (int)n) != want)
+                fail_msg("%.1f%% of %ld: %ld, not %ld", (double)t / 10, n,
+                         strategy_budget(0, (double)t / 10, (int)n), want);
+        }
+    /* halving: a percentage is its first round's sample, as a count is. */
+    assert_int_equal(strategy_halving.planned(81, strategy_budget(0, 20, 81)), 17 + 6 + 2);
 }
 
 /* ---- the exhaustive strategy over a fake candidate list ---- */
@@ -855,6 +929,8 @@ int test_tune_group(void)
         cmocka_unit_test(tune_fault_restarts_worker),
         cmocka_unit_test(tune_halving_resume_and_local_start),
         cmocka_unit_test(tune_random_budget),
+        cmocka_unit_test(tune_random_budget_pct),
+        cmocka_unit_test(budget_percentage_rounds_up),
         cmocka_unit_test(tune_axis_cases),
     };
     return cmocka_run_group_tests_name("tune", tests, NULL, NULL);

@@ -358,20 +358,27 @@ static int positional(cli_args *a, const char *arg, unsigned long long *params_s
     }
 }
 
-/* --budget: "200" configs or "60s" / "5m" seconds, per case. */
+/* --budget: "200" configs, "60s" / "5m" seconds, or "20%" of the case's configs, per case
+ * (sweep.c turns a percentage into a count once it knows the case's candidates). */
 static int parse_budget(cli_args *a, const char *as, const char *v, rt_err *e)
 {
     char *end;
     errno = 0;
     double x = strtod(v, &end);
-    int secs = *end == 's' || *end == 'm';
+    int secs = *end == 's' || *end == 'm', pct = *end == '%';
     double scale = *end == 'm' ? 60 : 1;
-    if (end == v || !(v[0] >= '0' && v[0] <= '9') || errno || (secs ? end[1] != '\0' : *end)
-        || !(x > 0) || x * scale > 1e9 || (!secs && x != (long)x))
+    if (end == v || !(v[0] >= '0' && v[0] <= '9') || errno || (secs || pct ? end[1] != '\0' : *end)
+        || (!pct && (!(x > 0) || x * scale > 1e9 || (!secs && x != (long)x))))
         return usage(e, "--help", "%s: '%s' is no number or unit (a count of configs per case, "
-                     "e.g. 200, or seconds per case, e.g. 60s or 5m)", as, v);
+                     "e.g. 200, seconds per case, e.g. 60s or 5m, or a share of each case's "
+                     "configs, e.g. 20%%)", as, v);
+    if (pct && !(x > 0 && x <= 100))
+        return usage(e, "--help", "%s: '%s' is no share of a case's configs: the percentage "
+                     "is above 0 and at most 100", as, v);
     if (secs)
         a->tune.budget_s = x * scale;
+    else if (pct)
+        a->tune.budget_pct = x;
     else
         a->tune.budget = (long)x;
     return RT_OK;

@@ -19,6 +19,20 @@ const strategy_ops *strategy_find(const char *name)
     return NULL;
 }
 
+long strategy_budget(long budget, double pct, int n)
+{
+    if (!(pct > 0) || n <= 0)
+        return budget;
+    /* pct * n before the division: exact for a whole percentage, so 20% of 80 is 16 where
+     * 0.2 * 80 would round up to 17; the margin keeps a fraction's binary error (0.1%) from
+     * rounding up a whole result either. */
+    double x = pct * n / 100;
+    long k = (long)x;
+    if (x - (double)k > x * 1e-12)
+        k++;
+    return k < 1 ? 1 : k > n ? n : k;
+}
+
 strategy_pick strategy_full(int ci)
 {
     return (strategy_pick){ci, STRATEGY_FULL_MIN, STRATEGY_FULL_MAX, STRATEGY_FULL_BUDGET_S};

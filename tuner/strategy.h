@@ -104,6 +104,12 @@ extern const strategy_ops strategy_local;
 const strategy_ops *strategy_find(const char *name);
 #define STRATEGY_NAMES "exhaustive, random, halving, local"
 
+/* The budget of configs of a case of 'n' candidates: 'budget' (0: no limit), or, with pct > 0
+ * (--budget P%), pct percent of n rounded up, at least 1 and at most n. The one place a
+ * percentage becomes a count, where the run learns a case's candidates; the strategies see a
+ * count either way. */
+long strategy_budget(long budget, double pct, int n);
+
 /* The pick of candidate 'cand' at the full repetition rule. */
 strategy_pick strategy_full(int ci);
 

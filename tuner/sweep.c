@@ -119,6 +119,7 @@ int sweep_run(const sweep *sw, rt_err *e)
                 cc[k] = sw->c[sw->group_cands[pi][k]];
             cg = cc;
         }
+        long budget_g = strategy_budget(o->budget, o->budget_pct, ncg);   /* the group's */
         for (int si = 0; si < nsz; si++) {
             long long n = tune_size(o, pi, si);
             if (!TUNE_OWNS_CASE(o, pi * nsz + si))
@@ -141,7 +142,10 @@ int sweep_run(const sweep *sw, rt_err *e)
                         fc[ncfg++] = cg[k];
                 c = fc;
             }
-            long skipped = st.ops->planned(ncg, o->budget) - st.ops->planned(ncfg, o->budget);
+            /* A share (--budget P%) of the configs this size times; the progress total
+             * (tune.c) counted the group's, the difference is 'skipped'. */
+            long budget = strategy_budget(o->budget, o->budget_pct, ncfg);
+            long skipped = st.ops->planned(ncg, budget_g) - st.ops->planned(ncfg, budget);
             /* An axis case's outputs, and their partials when len is split. */
             double extra = o->layout == SEG_LAYOUT_AXIS
                          ? (double)axisdata_outputs(&o->shapes[pi]) * (double)(acc_size + 16) : 0;
@@ -150,19 +154,19 @@ int sweep_run(const sweep *sw, rt_err *e)
             if ((double)n * per_elem + extra > 0.45 * (double)w->dev.total_mem) {
                 fprintf(stderr, "redtune: skipping n = %s: %.1f GiB of input does not fit beside "
                         "the buffers on this GPU\n", nbuf, n * (double)esize / (1 << 30));
-                pg->done += st.ops->planned(ncg, o->budget);
+                pg->done += st.ops->planned(ncg, budget_g);
                 continue;
             }
             int prepared = 0;
             prepare_resp seg = {0};
-            strategy_case sc = {c, ncfg, n, o->strategy_seed, o->budget, -1};
+            strategy_case sc = {c, ncfg, n, o->strategy_seed, budget, -1};
             if (st.ops == &strategy_local
                 && (rc = known_best(sw, c, ncfg, layout, n, &sc.start, e)))
                 goto done;
             if ((rc = st.ops->init(&st, &sc, e)))
                 goto done;
             strategy_pick pick;
-            long picks = 0, planned = st.ops->planned(ncfg, o->budget);
+            long picks = 0, planned = st.ops->planned(ncfg, budget);
             double t_case = report_now();
             /* The budget of seconds is per case and checked before each pick. */
             for (; st.ops->next(&st, o->budget_s > 0 && report_now() - t_case >= o->budget_s,

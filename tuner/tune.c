@@ -135,7 +135,8 @@ int tune_run(const tune_opts *o, rt_err *e)
     for (int ci = 0; ci < ncases; ci++)
         if (TUNE_OWNS_CASE(o, ci)) {
             owned++;
-            planned += search->planned(axis ? gn[ci / tune_nsizes(o)] : ncfg, o->budget);
+            int nc = axis ? gn[ci / tune_nsizes(o)] : ncfg;
+            planned += search->planned(nc, strategy_budget(o->budget, o->budget_pct, nc));
         }
     if (o->split_count > 1)
         printf("redtune: --split: %d of the %d cases here (share %d of %d), the others on "
