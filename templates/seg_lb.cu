@@ -566,7 +566,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
  * offsets[0..nseg]) while the loads are in flight; the tile's segment starts are offsets[L0 ..
  * L1-1], all in [a, b).
  *  - none (a tile inside one segment): a plain in-order reduction and a block reduction; the
- *    result is the carry (or nothing for a pseudo key).
+ *    result is the carry (or nothing for a pseudo key). FAST = 1: a block tree instead of the
+ *    block scan and, for a commutative operator, the tile loaded as a flat reduction loads it
+ *    (thread r: vectors r, r+B, ..), which the walk below then re-reads in its own layout.
  *  - else the starts are staged in shared memory (when at most LB_NB; else read from global
  *    memory, slowly but correctly), each thread finds the key before its first element by a
  *    binary search there and walks its R elements as the keys path does (runs, block
