@@ -13,6 +13,7 @@
 // @param PERSIST 0 1: a resident grid (SMs x occupancy) loops over the tiles; 0: one block per tile
 // @param OST 0 keys, STAGE = 0 only: 1: the tile's outputs (keys key(a-1)+1 .. key(b-1), when at most LB_OC of them) are collected in shared memory and written coalesced at the end of the tile (many small segments); 0: each run is stored by its thread
 // @param MP 1 offsets only: 1: merge-path tiles of B*R elements and segment ends (unit 1, best for tiny segments); 0: tiles of B*R elements (unit 0) with register/vector loads as for keys, the tile's segment starts found by two warp searches (best for long segments)
+// @param FAST 0 offsets only: 1: a tile that lies inside one segment skips the segmented machinery: its elements are loaded straight into registers (coalesced V-element vectors, all in flight, for a commutative operator; else each thread's consecutive ones) and reduced by a block tree; MP = 0 then loads every tile coalesced and re-reads a tile with segment starts in the walk's layout; 0: every tile takes the general path
 //
 // seg_lb.cu - the modern segmented reduction (reduce-by-key as in CUB and ModernGPU), after
 // docs/segmented.md. Every tile has the same amount of work whatever the segment lengths.
@@ -31,6 +32,16 @@
 // own diagonal there and walks R items: an element is combined, an end emits the segment (the
 // identity for an empty one). One segment of 30M elements and 30M empty segments are both
 // B*R items per tile.
+//
+// FAST = 1 (offsets): a tile inside one segment (no segment end among its items with MP = 1;
+// no segment start among its elements with MP = 0, both known to the whole block from the
+// tile's searches) is reduced as a flat reduction does it: its elements straight from global
+// memory into registers, all loads in flight, combined in the thread, then a block tree
+// (collectives.cuh) instead of the staging, the walk and the segmented scan; thread 0 stores
+// the result where the general path would (the carry, or out[s] through sc_emit). With a
+// commutative operator the loads are coalesced vectors (thread r: vectors r, r+B, .. of the
+// tile) and the trees halve; without, each thread takes its consecutive elements and the
+// trees keep the order. The decision is uniform, so no barrier is divergent.
 
 #ifndef RT_PRELUDE
 #include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */
@@ -63,6 +74,9 @@
 #ifndef RT_MP
 #define RT_MP 1      /* offsets: 1 merge path (unit 1), 0 element tiles (unit 0) */
 #endif
+#ifndef RT_FAST
+#define RT_FAST 0    /* offsets: 1 the fast path for a tile inside one segment */
+#endif
 
 #include "seg_common.cuh"
 
@@ -75,6 +89,7 @@ static_assert(RT_STAGE == 0 || RT_STAGE == 1, "seg_lb: STAGE is 0 or 1");
 static_assert(RT_PERSIST == 0 || RT_PERSIST == 1, "seg_lb: PERSIST is 0 or 1");
 static_assert(RT_MP == 0 || RT_MP == 1, "seg_lb: MP is 0 or 1");
 static_assert(RT_OST == 0 || RT_OST == 1, "seg_lb: OST is 0 or 1");
+static_assert(RT_FAST == 0 || RT_FAST == 1, "seg_lb: FAST is 0 or 1");
 
 extern "C" __device__ const unsigned int rt_meta[4] = {
     RT_B, LB_T, RT_PERSIST ? 0xffffffffu : 0u, RT_LAYOUT == 1 || !RT_MP ? 0u : 1u };
@@ -275,6 +290,13 @@ typedef unsigned long long lb_end_t;
 typedef unsigned int lb_end_t;   /* clamped offsets, below 2^31 */
 #endif
 
+#if RT_FAST
+/* The fast path's block tree (FAST = 1): out of order (halving) for a commutative operator,
+ * in thread order otherwise. */
+#include "collectives.cuh"
+#define LB_ORD (!RT_COMMUTATIVE)
+#endif
+
 #if RT_MP
 
 /* The tile in shared memory, always (STAGE is ignored for offsets): its nx elements at slots
@@ -327,6 +349,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     __shared__ unsigned long long s_split[2];
     __shared__ unsigned int s_flag[2];
     const unsigned int tid = threadIdx.x, warp = tid / 32;
+#if RT_FAST
+    __shared__ rt_acc_t s_part[RT_B / 32];   /* the fast path's block tree */
+#endif
 
     /* The elements in segments: [e0, e1). */
     const unsigned long long e0 = sc_off(offs, 0, n, nseg);
@@ -361,6 +386,69 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             c.val = rt_identity();
             carry[t] = c;
         }
+#if RT_FAST
+        if (ny == 0) {
+            /* FAST: no segment ends in the tile, so its nx items are all elements of segment
+             * y0 = y1: reduced in registers and by a block tree, no staging, walk or scan. */
+            rt_acc_t acc = rt_identity();
+#if LB_ORD
+            /* Thread r: its R consecutive elements, in order (ordered trees below). */
+            {
+                const unsigned int j0 = tid * RT_R;
+                rt_value_t xr[RT_R];
+#pragma unroll
+                for (unsigned int k = 0; k < RT_R; k++)
+                    if (j0 + k < nx)
+                        xr[k] = in[x0 + j0 + k];
+#pragma unroll
+                for (unsigned int k = 0; k < RT_R; k++)
+                    if (j0 + k < nx)
+                        acc = rt_combine(acc, rt_lift(xr[k], x0 + j0 + k));
+            }
+#else
+            /* The staging's loads (vectors r, r+B, .. aligned to V in the whole input; the
+             * head's and the tail's element by element), all in flight, then combined. */
+            {
+                const unsigned long long vb = x0 / RT_V * RT_V;
+                const unsigned int nvec = nx ? (unsigned int)((x1 - vb + RT_V - 1) / RT_V) : 0u;
+                rt_value_t xv[LB_VQ][RT_V];
+#pragma unroll
+                for (unsigned int q = 0; q < LB_VQ; q++) {
+                    const unsigned int vi = q * RT_B + tid;
+                    const unsigned long long g = vb + (unsigned long long)vi * RT_V;
+                    if (vi < nvec) {
+                        if (g >= x0 && g + RT_V <= x1) {
+                            sc_ldv<rt_value_t, RT_V>(in + g, xv[q]);
+                        } else {
+#pragma unroll
+                            for (unsigned int k = 0; k < RT_V; k++)
+                                if (g + k >= x0 && g + k < x1)
+                                    xv[q][k] = in[g + k];
+                        }
+                    }
+                }
+#pragma unroll
+                for (unsigned int q = 0; q < LB_VQ; q++) {
+                    const unsigned int vi = q * RT_B + tid;
+                    const unsigned long long g = vb + (unsigned long long)vi * RT_V;
+                    if (vi < nvec) {
+#pragma unroll
+                        for (unsigned int k = 0; k < RT_V; k++)
+                            if (g + k >= x0 && g + k < x1)
+                                acc = rt_combine(acc, rt_lift(xv[q][k], g + k));
+                    }
+                }
+            }
+#endif
+            /* Thread 0 gets the tile's total; stored as the general path stores the run open
+             * at the tile's end (its first run, no boundary before it). The next tile's first
+             * barrier ends warp 0's reads of s_part. */
+            const rt_acc_t total = co_block_tree<RT_B / 32, LB_ORD>(acc, s_part);
+            if (tid == 0 && d0 < d1 && y1 < nseg && (first_carry || s_flag[1]))
+                sc_emit(out, carry, t, nseg, y1, total, true, first_carry);
+            continue;
+        }
+#endif
 
         /* Stage the tile: every load in flight before the first store. Values: the vectors
          * of V elements (aligned to V in the whole input) that meet [x0, x1); a vector wholly
@@ -478,7 +566,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
  * offsets[0..nseg]) while the loads are in flight; the tile's segment starts are offsets[L0 ..
  * L1-1], all in [a, b).
  *  - none (a tile inside one segment): a plain in-order reduction and a block reduction; the
- *    result is the carry (or nothing for a pseudo key).
+ *    result is the carry (or nothing for a pseudo key). FAST = 1: a block tree instead of the
+ *    block scan and, for a commutative operator, the tile loaded as a flat reduction loads it
+ *    (thread r: vectors r, r+B, ..), which the walk below then re-reads in its own layout.
  *  - else the starts are staged in shared memory (when at most LB_NB; else read from global
  *    memory, slowly but correctly), each thread finds the key before its first element by a
  *    binary search there and walks its R elements as the keys path does (runs, block
@@ -487,6 +577,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
  * offsets[s+1] (coalesced; the segments that start in the tile), and the last tile also into
  * [L1, nseg) (the segments at n). */
 #define LB_NB (LB_T / 2 < 4096 ? LB_T / 2 : 4096)   /* segment starts staged per tile */
+#define LB_CO (RT_FAST && RT_COMMUTATIVE)   /* 1: the tile is loaded coalesced first */
 
 static_assert(LB_NB * sizeof(lb_end_t) <= 32 * 1024, "seg_lb: the staged segment starts exceed 32 KB");
 
@@ -520,6 +611,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     __shared__ lb_end_t s_b[LB_NB];
     __shared__ unsigned long long s_L[2];
     const unsigned int tid = threadIdx.x, warp = tid / 32;
+#if RT_FAST
+    __shared__ rt_acc_t s_part[RT_B / 32];   /* the fast path's block tree */
+#endif
 
     for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
         if (t != blockIdx.x)
@@ -528,6 +622,25 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         const unsigned long long b = a + LB_T < n ? a + LB_T : n;
         const unsigned long long p = a + (unsigned long long)tid * RT_R;
         rt_value_t x[RT_R];
+#if LB_CO
+        /* FAST, commutative: the tile as a flat reduction loads it, thread r vectors r, r+B,
+         * .. (element a + (q*B + r)*V + k in x[q*V + k]); a tile with segment starts re-reads
+         * its elements in the walk's layout below. */
+        if (b - a == LB_T) {
+#pragma unroll
+            for (unsigned int q = 0; q < RT_R / RT_V; q++)
+                sc_ldv<rt_value_t, RT_V>(in + a + ((unsigned long long)q * RT_B + tid) * RT_V, x + q * RT_V);
+        } else {
+#pragma unroll
+            for (unsigned int q = 0; q < RT_R / RT_V; q++)
+#pragma unroll
+                for (unsigned int k = 0; k < RT_V; k++) {
+                    const unsigned long long g = a + ((unsigned long long)q * RT_B + tid) * RT_V + k;
+                    if (g < b)
+                        x[q * RT_V + k] = in[g];
+                }
+        }
+#else
         if (b - a == LB_T) {
 #pragma unroll
             for (unsigned int q = 0; q < RT_R / RT_V; q++)
@@ -538,6 +651,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
                 if (p + k < b)
                     x[k] = in[p + k];
         }
+#endif
         if (warp < 2) {
             const unsigned long long L = lb_lower(offs, n, nseg, warp == 0 ? a : b);
             if (tid % 32 == 0)
@@ -575,17 +689,50 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         if (nbl == 0) {
             /* The whole tile is one run of key L0 - 1: reduce it. */
             rt_acc_t acc = rt_identity();
+#if LB_CO
+#pragma unroll
+            for (unsigned int q = 0; q < RT_R / RT_V; q++)
+#pragma unroll
+                for (unsigned int k = 0; k < RT_V; k++) {
+                    const unsigned long long g = a + ((unsigned long long)q * RT_B + tid) * RT_V + k;
+                    if (g < b)
+                        acc = rt_combine(acc, rt_lift(x[q * RT_V + k], g));
+                }
+#else
 #pragma unroll
             for (unsigned int k = 0; k < RT_R; k++)
                 if (p + k < b)
                     acc = rt_combine(acc, rt_lift(x[k], p + k));
+#endif
+#if RT_FAST
+            /* FAST: a block tree (one barrier) for the scan; thread 0 has the total. The next
+             * tile's first barrier ends warp 0's reads of s_part. */
+            const rt_acc_t total = co_block_tree<RT_B / 32, LB_ORD>(acc, s_part);
+            if (tid == 0 && a < b)
+                sc_emit(out, carry, t, nseg, (unsigned long long)prevkey, total, true, first_carry);
+#else
             bool before, total_f;
             rt_acc_t total;
             (void)sc_block_scan<RT_B>(false, acc, rt_identity(), before, total, total_f);
             if (tid == RT_B - 1 && a < b)
                 sc_emit(out, carry, t, nseg, (unsigned long long)prevkey, total, true, first_carry);
+#endif
             continue;
         }
+#if LB_CO
+        /* The walk's layout: thread r's R consecutive elements from p (read again; the block
+         * has just read them, so from L1 or L2), in flight across the barrier. */
+        if (b - a == LB_T) {
+#pragma unroll
+            for (unsigned int q = 0; q < RT_R / RT_V; q++)
+                sc_ldv<rt_value_t, RT_V>(in + p + q * RT_V, x + q * RT_V);
+        } else {
+#pragma unroll
+            for (unsigned int k = 0; k < RT_R; k++)
+                if (p + k < b)
+                    x[k] = in[p + k];
+        }
+#endif
         __syncthreads();   /* s_b is staged */
 #define LB_BND(j) (staged ? (unsigned long long)s_b[j] : sc_off(offs, L0 + (j), n, nseg))
         /* jn: the starts before p (binary search); key(p-1) = L0 - 1 + jn. */

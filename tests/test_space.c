@@ -855,6 +855,45 @@ static void test_axis_layout_filter(void **state)
     }
 }
 
+/* seg_lb's FAST: the segmented spaces offer FAST = 1 for offsets only, each beside its FAST = 0
+ * twin (the same config but FAST), for commutative and non-commutative operators alike. */
+static void test_seg_fast(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"lua/spaces/segmented.lua", "lua/spaces/segmented_ship.lua"};
+    static const char *const layouts[] = {"keys", "offsets"};
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++)
+        for (size_t l = 0; l < 2; l++)
+            for (int commutes = 0; commutes <= 1; commutes++) {
+                space_case cs = {commutes ? "min" : "affine", commutes ? "f32" : "u64",
+                                 commutes ? 4 : 8, commutes, NULL, 0, layouts[l], 0, 0, 0};
+                rt_config *v = NULL;
+                int n = 0, fast = 0;
+                assert_int_equal(expand_file(files[f], &cs, &v, &n), RT_OK);
+                for (int i = 0; i < n; i++) {
+                    if (strcmp(v[i].family->name, "seg_lb") || get(&v[i], "FAST") == 0)
+                        continue;
+                    fast++;
+                    int twin = 0;
+                    for (int j = 0; j < n && !twin; j++) {
+                        if (v[j].family != v[i].family || get(&v[j], "FAST") != 0)
+                            continue;
+                        twin = 1;
+                        for (int k = 0; k < v[i].family->nparams; k++)
+                            if (strcmp(v[i].family->params[k].name, "FAST") &&
+                                v[i].values[k] != v[j].values[k])
+                                twin = 0;
+                    }
+                    if (!twin)
+                        fail_msg("%s %s: config %d (FAST = 1) has no FAST = 0 twin", files[f],
+                                 layouts[l], i);
+                }
+                if (l == 0 ? fast != 0 : fast == 0)
+                    fail_msg("%s %s %s: %d configs with FAST = 1", files[f], layouts[l], cs.op, fast);
+                free(v);
+            }
+}
+
 /* Lua sees an axis case's shape: case.layout, outer, len, inner and n. */
 static void test_axis_case_fields(void **state)
 {
@@ -916,6 +955,7 @@ int test_space_group(void)
         cmocka_unit_test(test_axis_space),
         cmocka_unit_test(test_axis_layout_filter),
         cmocka_unit_test(test_axis_case_fields),
+        cmocka_unit_test(test_seg_fast),
     };
     return cmocka_run_group_tests_name("space", tests, NULL, NULL);
 }

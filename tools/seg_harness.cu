@@ -485,6 +485,17 @@ static const cfg configs[] = {
     {"seg_lb", "LAYOUT=2 MP=0 B=128 R=1"},
     {"seg_lb", "LAYOUT=2 MP=0 B=512 R=32 V=4 PERSIST=1"},
     {"seg_lb", "LAYOUT=2 MP=0 OFF64=1 B=256 R=8 V=2"},
+    /* FAST = 1: tiles inside one segment by the flat path (coalesced vectors and halving trees
+     * for sum and argmin; in order for affine) */
+    {"seg_lb", "LAYOUT=2 FAST=1"},
+    {"seg_lb", "LAYOUT=2 FAST=1 B=128 R=16 V=4"},
+    {"seg_lb", "LAYOUT=2 FAST=1 OFF64=1 B=128 R=32 V=2 PERSIST=1"},
+    {"seg_lb", "LAYOUT=2 FAST=1 B=512 R=7 PERSIST=1"},
+    {"seg_lb", "LAYOUT=2 MP=0 FAST=1"},
+    {"seg_lb", "LAYOUT=2 MP=0 FAST=1 B=256 R=16 V=4"},
+    {"seg_lb", "LAYOUT=2 MP=0 FAST=1 OFF64=1 B=512 R=16 V=4 PERSIST=1"},
+    {"seg_lb", "LAYOUT=2 MP=0 FAST=1 B=128 R=3 PERSIST=1"},
+    {"seg_lb", "LAYOUT=2 MP=0 FAST=1 B=512 R=8 V=2"},
     {"seg_per", "LAYOUT=2 LANES=1"},
     {"seg_per", "LAYOUT=2 LANES=4 V=1"},
     {"seg_per", "LAYOUT=2 LANES=32 V=8"},

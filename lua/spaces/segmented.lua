@@ -2,7 +2,7 @@
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
 -- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. About 28 configs
--- for keys and 19 for offsets on a current GPU.
+-- for keys and 33 for offsets on a current GPU.
 
 local SMEM = 44 * 1024   -- what the templates allow themselves (static shared memory)
 
@@ -60,23 +60,28 @@ return {
     constraint = function(c, dev, case)
       return case.layout == "keys" and lb_fits(c, dev, case)
     end },
+  -- FAST = 1 (offsets only): a tile inside one segment is reduced as a flat reduction does it
+  -- (long segments); FAST = 0 is the general path for every tile.
   { family = "seg_lb",
-    params = { B = {128, 256}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 1 },
+    params = { B = {128, 256}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 1,
+               FAST = {0, 1} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and lb_fits(c, dev, case) and c.V == lb_vec(case)
     end },
   -- Offsets in element tiles (MP = 0): the keys path's register/vector loads, the tile's
   -- segment starts from two warp searches; for long segments (no scan when a tile lies in one).
   { family = "seg_lb",
-    params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 0 },
+    params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 0,
+               FAST = {0, 1} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and lb_fits(c, dev, case) and c.V == lb_vec(case)
              and c.B * c.R <= 8192
     end },
   { family = "seg_lb",
-    params = { B = 256, R = 16, V = {2, 4}, STAGE = 0, PERSIST = 1 },
+    params = { B = 256, R = 16, V = {2, 4}, STAGE = 0, PERSIST = 1, FAST = {0, 1} },
     constraint = function(c, dev, case)
       return lb_fits(c, dev, case) and c.V == lb_vec(case)
+             and (c.FAST == 0 or case.layout == "offsets")
     end },
 
   -- A group of LANES threads per segment (offsets): a thread, a quarter warp, a warp, or
