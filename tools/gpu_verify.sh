@@ -24,6 +24,12 @@
 #   quick     one call for a session short of device time: the Python host cost, everyn,
 #             the library's GPU tests (*_gpu_*), the tuner end to end (flat, offsets, axis:
 #             a few random configs each), the Python GPU tests
+#   final1    the C GPU tests in three filtered runs under their own limits (families incl.
+#             oneblock, the library's, the segmented ones incl. seg_lb FAST)
+#   final2    the axis GPU tests, seg_harness --quick, tuning min/sum f32 at small n (oneblock)
+#             and offsets f32 min at 30M with seg_lb (FAST 0/1) and seg_per, then the benches: --every-n
+#             with the shipped database and with the small-n tuning, offsets with the shipped
+#             database and the new tuning, --axis (with its flat column)
 #   pergpu    issue 14's "does tuning per GPU pay?" on a GPU the shipped database was not
 #             tuned on (the lent H200): tools/tune_shipped.sh for PERGPU_CASES into
 #             $out/flat_ship.db, then redtune_bench, cold, on the same cases and sizes, per case
@@ -34,7 +40,7 @@
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck, everyn, quick or pergpu}
+step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck, everyn, quick, pergpu, final1 or final2}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -208,6 +214,64 @@ quick)
         python/tests/test_gpu.py > "$out/pytest_gpu.log" 2>&1
     echo "python GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$out/pytest_gpu.log")"
     grep -E '^(FAILED|ERROR)' "$out/pytest_gpu.log" | head -20
+    ;;
+final1)
+    for f in 'gpu_*' 'api_gpu*' '*seg*'; do
+        t0=$(date +%s)
+        tag=$(echo "$f" | tr -d '*')
+        REDTUNE_TEST_FILTER="$f" CMOCKA_MESSAGE_OUTPUT=TAP timeout ${FINAL1_LIMIT:-250} \
+            build/tests/all gpu > "$out/tests_${tag}.log" 2>&1
+        echo "C GPU tests '$f': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$out/tests_${tag}.log") ok, $(grep '^not ok' "$out/tests_${tag}.log" | grep -vc SKIP) not ok, $(grep -c '# SKIP' "$out/tests_${tag}.log") skipped"
+        grep -A12 -E '^not ok' "$out/tests_${tag}.log" | grep -v SKIP | head -30
+    done
+    ;;
+final2)
+    t0=$(date +%s)
+    REDTUNE_TEST_FILTER='*axis*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu \
+        > "$out/tests_axis.log" 2>&1
+    echo "C GPU tests '*axis*': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$out/tests_axis.log") ok, $(grep '^not ok' "$out/tests_axis.log" | grep -vc SKIP) not ok"
+    grep -A12 -E '^not ok' "$out/tests_axis.log" | grep -v SKIP | head -20
+    t0=$(date +%s)
+    timeout 100 build/seg_harness --quick > "$out/harness.log" 2>&1
+    echo "seg_harness --quick: exit $? $(tail -n 1 "$out/harness.log") ($(( $(date +%s) - t0 )) s)"
+    grep -E '^(FAIL|WRONG)' "$out/harness.log" | head -10
+    small=2^10,2^11,2^12,2^13,2^14,2^15,2^16,2^17,2^18,5907,17597
+    for op in min sum; do
+        t0=$(date +%s)
+        timeout 60 build/redtune --device 0 --op $op --type f32 --sizes $small --db "$out/small.db" \
+            > "$out/tune_small_$op.log" 2>&1
+        echo "tune $op f32 small n: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' "$out/tune_small_$op.log") not ok"
+    done
+    build/redtune best --db "$out/small.db" 2>&1 | cut -c1-150 | grep -E "min|sum"
+    t0=$(date +%s)
+    timeout 150 build/redtune --device 0 --op min --type f32 --segmented offsets \
+        --profiles one,rand10_50,len3,heavy --sizes 30M --family seg_lb,seg_per --seed 7 --db "$out/seg.db" \
+        > "$out/tune_seg.log" 2>&1
+    echo "tune offsets seg_lb,seg_per: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' "$out/tune_seg.log") not ok"
+    build/redtune best --db "$out/seg.db" 2>&1 | cut -c1-170 | grep offsets
+    for which in shipped small; do
+        db=build/redtune.db; extra=""
+        [ $which = small ] && { db=$out/small.db; extra="--max-n 2^18"; }
+        t0=$(date +%s)
+        # shellcheck disable=SC2086
+        timeout 100 build/bench/redtune_bench --db "$db" --every-n $extra --ops min,sum --types f32 \
+            --regimes cold --seed 1 --csv "$out/everyn_$which.csv" > "$out/everyn_$which.log" 2>&1
+        echo "every-n with the $which database: exit $? ($(( $(date +%s) - t0 )) s)"
+        grep -A4 '^summary' "$out/everyn_$which.log"
+    done
+    for which in shipped seg; do
+        db=build/redtune.db
+        [ $which = seg ] && db=$out/seg.db
+        t0=$(date +%s)
+        timeout 90 build/bench/redtune_bench --db "$db" --segmented offsets \
+            --profiles one,rand10_50,len3,heavy --sizes 30M --ops min --types f32 --regimes cold \
+            --csv "$out/offsets_$which.csv" > "$out/offsets_$which.log" 2>&1
+        echo "offsets bench with the $which database: exit $? ($(( $(date +%s) - t0 )) s)"
+    done
+    t0=$(date +%s)
+    timeout 90 build/bench/redtune_bench --db build/redtune.db --axis --ops sum --types f32,bf16 \
+        --regimes cold --csv "$out/axis_flat.csv" > "$out/axis_flat.log" 2>&1
+    echo "axis bench (flat column): exit $? ($(( $(date +%s) - t0 )) s)"
     ;;
 pergpu)
     cases=${PERGPU_CASES:-"min:f32 sum:f32 max:f64 sum:i32"}
