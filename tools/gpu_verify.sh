@@ -30,6 +30,8 @@
 #             and offsets f32 min at 30M with seg_lb (FAST 0/1) and seg_per, then the benches: --every-n
 #             with the shipped database and with the small-n tuning, offsets with the shipped
 #             database and the new tuning, --axis (with its flat column)
+#   final3    the axis GPU tests, then tools/strategy_quality.sh (its default strategies,
+#             random:20% local:20% halving)
 #   pergpu    issue 14's "does tuning per GPU pay?" on a GPU the shipped database was not
 #             tuned on (the lent H200): tools/tune_shipped.sh for PERGPU_CASES into
 #             $out/flat_ship.db, then redtune_bench, cold, on the same cases and sizes, per case
@@ -40,7 +42,7 @@
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck, everyn, quick, pergpu, final1 or final2}
+step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck, everyn, quick, pergpu, final1, final2 or final3}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -227,8 +229,8 @@ final1)
     ;;
 final2)
     # The segmented tests final1's '*seg*' run leaves for its limit (the per-type ones come
-    # first), then the axis ones.
-    for f in 'seg_all_nan_RT_M*_RT_F64' 'seg_o*' 'seg_ty*' 'seg_tu*' 'seg_re*' '*axis*'; do
+    # first); the axis ones are final3's.
+    for f in 'seg_all_nan_RT_M*_RT_F64' 'seg_o*' 'seg_ty*' 'seg_tu*' 'seg_re*'; do
         t0=$(date +%s)
         tag=$(echo "$f" | tr -d '*')
         REDTUNE_TEST_FILTER="$f" CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu \
@@ -277,6 +279,17 @@ final2)
     timeout 90 build/bench/redtune_bench --db build/redtune.db --axis --ops sum --types f32,bf16 \
         --regimes cold --csv "$out/axis_flat.csv" > "$out/axis_flat.log" 2>&1
     echo "axis bench (flat column): exit $? ($(( $(date +%s) - t0 )) s)"
+    ;;
+final3)
+    t0=$(date +%s)
+    REDTUNE_TEST_FILTER='*axis*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu \
+        > "$out/tests_axis.log" 2>&1
+    echo "C GPU tests '*axis*': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$out/tests_axis.log") ok, $(grep '^not ok' "$out/tests_axis.log" | grep -vc SKIP) not ok"
+    grep -A12 -E '^not ok' "$out/tests_axis.log" | grep -v SKIP | head -20
+    t0=$(date +%s)
+    OUT=$out timeout 330 bash tools/strategy_quality.sh > "$out/quality.log" 2>&1
+    echo "strategy_quality.sh: exit $? ($(( $(date +%s) - t0 )) s)"
+    tail -n 8 "$out/quality.log"
     ;;
 pergpu)
     cases=${PERGPU_CASES:-"min:f32 sum:f32 max:f64 sum:i32"}
