@@ -281,15 +281,37 @@ final2)
     echo "axis bench (flat column): exit $? ($(( $(date +%s) - t0 )) s)"
     ;;
 final3)
+    # The shipped database (not carried: final2's benches of it need it too; run final3 after
+    # final2, or load it first), then what final2 left for it, the axis tests and
+    # strategy_quality.sh; the logs in one archive (the device tool brings back few files).
+    [ -f build/redtune.db ] || build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
+    export REDTUNE_BIN=$PWD/build/redtune
+    logs=$(mktemp -d)
+    REDTUNE_TEST_FILTER='seg_re*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 60 build/tests/all gpu > "$logs/tests_seg_re.log" 2>&1
+    echo "C GPU tests 'seg_re*' (REDTUNE_BIN set, the shipped database loaded): exit $?: $(grep -c '^ok' "$logs/tests_seg_re.log") ok"
     t0=$(date +%s)
-    REDTUNE_TEST_FILTER='*axis*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu \
-        > "$out/tests_axis.log" 2>&1
-    echo "C GPU tests '*axis*': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$out/tests_axis.log") ok, $(grep '^not ok' "$out/tests_axis.log" | grep -vc SKIP) not ok"
-    grep -A12 -E '^not ok' "$out/tests_axis.log" | grep -v SKIP | head -20
+    timeout 100 build/bench/redtune_bench --db build/redtune.db --every-n --ops min,sum --types f32 \
+        --regimes cold --seed 1 --csv "$out/everyn_shipped.csv" > "$logs/everyn_shipped.log" 2>&1
+    echo "every-n with the shipped database: exit $? ($(( $(date +%s) - t0 )) s)"
+    grep -A4 '^summary' "$logs/everyn_shipped.log"
+    timeout 90 build/bench/redtune_bench --db build/redtune.db --axis --ops sum --types f32,bf16 \
+        --regimes cold --csv "$out/axis_flat.csv" > "$logs/axis_flat.log" 2>&1
+    echo "axis bench (flat column): exit $?"
+    timeout 90 build/bench/redtune_bench --db build/redtune.db --segmented offsets \
+        --profiles one,rand10_50,len3,heavy --sizes 30M --ops min --types f32 --regimes cold \
+        --csv "$out/offsets_shipped.csv" > "$logs/offsets_shipped.log" 2>&1
+    echo "offsets bench with the shipped database: exit $?"
+    grep '^GOAL' "$logs/offsets_shipped.log"
     t0=$(date +%s)
-    OUT=$out timeout 330 bash tools/strategy_quality.sh > "$out/quality.log" 2>&1
+    REDTUNE_TEST_FILTER='*axis*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 150 build/tests/all gpu \
+        > "$logs/tests_axis.log" 2>&1
+    echo "C GPU tests '*axis*': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$logs/tests_axis.log") ok, $(grep '^not ok' "$logs/tests_axis.log" | grep -vc SKIP) not ok"
+    grep -A12 -E '^not ok' "$logs/tests_axis.log" | grep -v SKIP | head -20
+    t0=$(date +%s)
+    OUT=$logs/quality timeout ${QUALITY_LIMIT:-200} bash tools/strategy_quality.sh > "$logs/quality.log" 2>&1
     echo "strategy_quality.sh: exit $? ($(( $(date +%s) - t0 )) s)"
-    tail -n 8 "$out/quality.log"
+    tail -n 8 "$logs/quality.log"
+    tar -czf "$out/final3_logs.tar.gz" -C "$logs" .
     ;;
 pergpu)
     cases=${PERGPU_CASES:-"min:f32 sum:f32 max:f64 sum:i32"}
