@@ -50,6 +50,15 @@ export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
 if [ -d build/python/redtune ] && [ ! -f build/python/redtune/redtune.db ] && [ -f build/redtune.db ]; then
     cp build/redtune.db build/python/redtune/redtune.db
 fi
+# filtered_tests PATTERN LIMIT LOG: the C GPU tests whose names match PATTERN (cmocka's * and ?)
+# under a time limit, TAP into LOG; one line of counts, then the failures.
+filtered_tests() {
+    local t0=$(date +%s) rc
+    REDTUNE_TEST_FILTER="$1" CMOCKA_MESSAGE_OUTPUT=TAP timeout "$2" build/tests/all gpu > "$3" 2>&1
+    rc=$?
+    echo "C GPU tests '$1': exit $rc ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$3") ok, $(grep '^not ok' "$3" | grep -vc SKIP) not ok"
+    grep -A12 -E '^not ok' "$3" | grep -v SKIP | head -30
+}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 date -u +%Y-%m-%dT%H:%M:%SZ
 case $step in
@@ -147,11 +156,7 @@ axischeck)
     # After `axis`: build/axis.db (or build/axis_ship.db carried back) for the PyTorch side.
     db=build/axis.db
     [ -f "$db" ] || db=build/axis_ship.db
-    t0=$(date +%s)
-    REDTUNE_TEST_FILTER='*axis*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu \
-        > "$out/axis_tests.log" 2>&1
-    echo "C axis GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$out/axis_tests.log") ok, $(grep '^not ok' "$out/axis_tests.log" | grep -vc SKIP) not ok"
-    grep -A12 -E '^not ok' "$out/axis_tests.log" | grep -v SKIP | head -30
+    filtered_tests '*axis*' 200 "$out/axis_tests.log"
     t0=$(date +%s)
     PYTHONPATH=$PWD/build/python:$PWD/python/tests${PYTHONPATH:+:$PYTHONPATH} \
         PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout 150 python3 -P -m pytest -q -p no:cacheprovider \
@@ -189,11 +194,7 @@ quick)
     echo "python host cost: exit $? ($(( $(date +%s) - t0 )) s)"
     tail -n 12 "$out/host_cost.log"
     bash "$0" everyn
-    t0=$(date +%s)
-    REDTUNE_TEST_FILTER='*_gpu_*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 130 build/tests/all gpu \
-        > "$out/lib_gpu_tests.log" 2>&1
-    echo "C library GPU tests (*_gpu_*): exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$out/lib_gpu_tests.log") ok, $(grep '^not ok' "$out/lib_gpu_tests.log" | grep -vc SKIP) not ok"
-    grep -A12 -E '^not ok' "$out/lib_gpu_tests.log" | grep -v SKIP | head -30
+    filtered_tests '*_gpu_*' 130 "$out/lib_gpu_tests.log"
     t0=$(date +%s)
     rm -f /tmp/q.db
     { timeout 40 build/redtune --device 0 --op min --type f32 --sizes 2^20 --db /tmp/q.db \
@@ -219,24 +220,14 @@ quick)
     ;;
 final1)
     for f in 'gpu_*' 'api_gpu*' '*seg*'; do
-        t0=$(date +%s)
-        tag=$(echo "$f" | tr -d '*')
-        REDTUNE_TEST_FILTER="$f" CMOCKA_MESSAGE_OUTPUT=TAP timeout ${FINAL1_LIMIT:-250} \
-            build/tests/all gpu > "$out/tests_${tag}.log" 2>&1
-        echo "C GPU tests '$f': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$out/tests_${tag}.log") ok, $(grep '^not ok' "$out/tests_${tag}.log" | grep -vc SKIP) not ok, $(grep -c '# SKIP' "$out/tests_${tag}.log") skipped"
-        grep -A12 -E '^not ok' "$out/tests_${tag}.log" | grep -v SKIP | head -30
+        filtered_tests "$f" ${FINAL1_LIMIT:-250} "$out/tests_$(echo "$f" | tr -d '*').log"
     done
     ;;
 final2)
     # The segmented tests final1's '*seg*' run leaves for its limit (the per-type ones come
     # first); the axis ones are final3's.
     for f in 'seg_all_nan_RT_M*_RT_F64' 'seg_o*' 'seg_ty*' 'seg_tu*' 'seg_re*'; do
-        t0=$(date +%s)
-        tag=$(echo "$f" | tr -d '*')
-        REDTUNE_TEST_FILTER="$f" CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu \
-            > "$out/tests_${tag}.log" 2>&1
-        echo "C GPU tests '$f': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$out/tests_${tag}.log") ok, $(grep '^not ok' "$out/tests_${tag}.log" | grep -vc SKIP) not ok"
-        grep -A12 -E '^not ok' "$out/tests_${tag}.log" | grep -v SKIP | head -20
+        filtered_tests "$f" 200 "$out/tests_$(echo "$f" | tr -d '*').log"
     done
     t0=$(date +%s)
     timeout 100 build/seg_harness --quick > "$out/harness.log" 2>&1
@@ -287,8 +278,7 @@ final3)
     [ -f build/redtune.db ] || build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
     export REDTUNE_BIN=$PWD/build/redtune
     logs=$(mktemp -d)
-    REDTUNE_TEST_FILTER='seg_re*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 60 build/tests/all gpu > "$logs/tests_seg_re.log" 2>&1
-    echo "C GPU tests 'seg_re*' (REDTUNE_BIN set, the shipped database loaded): exit $?: $(grep -c '^ok' "$logs/tests_seg_re.log") ok"
+    filtered_tests 'seg_re*' 60 "$logs/tests_seg_re.log"   # REDTUNE_BIN set, the database loaded
     t0=$(date +%s)
     timeout 100 build/bench/redtune_bench --db build/redtune.db --every-n --ops min,sum --types f32 \
         --regimes cold --seed 1 --csv "$out/everyn_shipped.csv" > "$logs/everyn_shipped.log" 2>&1
@@ -302,11 +292,7 @@ final3)
         --csv "$out/offsets_shipped.csv" > "$logs/offsets_shipped.log" 2>&1
     echo "offsets bench with the shipped database: exit $?"
     grep '^GOAL' "$logs/offsets_shipped.log"
-    t0=$(date +%s)
-    REDTUNE_TEST_FILTER='*axis*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 150 build/tests/all gpu \
-        > "$logs/tests_axis.log" 2>&1
-    echo "C GPU tests '*axis*': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$logs/tests_axis.log") ok, $(grep '^not ok' "$logs/tests_axis.log" | grep -vc SKIP) not ok"
-    grep -A12 -E '^not ok' "$logs/tests_axis.log" | grep -v SKIP | head -20
+    filtered_tests '*axis*' 150 "$logs/tests_axis.log"
     t0=$(date +%s)
     OUT=$logs/quality timeout ${QUALITY_LIMIT:-200} bash tools/strategy_quality.sh > "$logs/quality.log" 2>&1
     echo "strategy_quality.sh: exit $? ($(( $(date +%s) - t0 )) s)"
