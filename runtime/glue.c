@@ -91,6 +91,48 @@ void glue_final_identity(sbuf *b)
     final_referenced(b);
 }
 
+/* ---- rt_lift_run: a thread's run of N elements in registers (collectives.cuh's
+ * co_lift_run) at less cost per element than N lifts and N - 1 combines. Each gives exactly
+ * what the lifts and combines give (var_mean: a result within the same bound, docs/types.md). */
+
+/* The head of an rt_lift_run: N elements x[] whose indices at(m) increase with m. */
+static void run_head(sbuf *b)
+{
+    sb_printf(b, "#define RT_LIFT_RUN 1\n"
+                 "template <int N, class At> static __device__ __forceinline__ rt_acc_t "
+                 "rt_lift_run(const rt_value_t (&x)[N], At at) {\n");
+}
+
+/* A balanced tree over w[0 .. N-1] with the expression 'op' of w[k] and w[k + s]. */
+static void run_tree(sbuf *b, const char *op)
+{
+    sb_printf(b, "#pragma unroll\n    for (int s = 1; s < N; s *= 2)\n"
+                 "#pragma unroll\n        for (int k = 0; k + s < N; k += 2 * s)\n"
+                 "            w[k] = %s;\n", op);
+}
+
+/* argmin/argmax: the best value of the run and its place p in it, by a tree in which the left
+ * operand always holds the lower places, so that the right one is taken only when it is
+ * strictly better (NaN last: a number beats a NaN): ties keep the lower index, as the
+ * combine's total order does. One lift at the end: at(p). 'wide' is the compared type. */
+static void arg_run(sbuf *b, rt_op op, const char *wide, int fl, const char *conv)
+{
+    const char *better = op == RT_ARGMIN ? "<" : ">";
+    run_head(b);
+    sb_printf(b, "    %s w[N];\n    int p[N];\n"
+                 "#pragma unroll\n    for (int k = 0; k < N; k++) { w[k] = %s(x[k]); p[k] = k; }\n"
+                 "#pragma unroll\n    for (int s = 1; s < N; s *= 2)\n"
+                 "#pragma unroll\n        for (int k = 0; k + s < N; k += 2 * s) {\n", wide, conv);
+    if (fl)   /* strictly better, or a number after a NaN; never a NaN: !(r <= l) && r == r */
+        sb_printf(b, "            const bool t = !(w[k + s] %s= w[k]) && w[k + s] == w[k + s];\n",
+                  op == RT_ARGMIN ? ">" : "<");
+    else
+        sb_printf(b, "            const bool t = w[k + s] %s w[k];\n", better);
+    sb_printf(b, "            w[k] = t ? w[k + s] : w[k];\n            p[k] = t ? p[k + s] : p[k];\n"
+                 "        }\n    rt_acc_t r;\n    r.v = w[0];\n    r.i = (long long)at(p[0]);\n"
+                 "    return r;\n}\n");
+}
+
 /* argmin/argmax: the accumulator is {value, index}; index -1 marks the empty accumulator
  * (the identity). Elements are ordered by (NaN last, value, index), a total order, so the
  * combine is associative and commutative and every tree gives the same winner: the least
@@ -113,6 +155,7 @@ static void arg_glue(sbuf *b, rt_op op, rt_type t)
     glue_final_identity(b);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ rt_acc_t r; r.v = v; r.i = (long long)i; return r; }\n");
+    arg_run(b, op, "rt_value_t", optype_is_float(t), "");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_shfl_down(rt_acc_t a, unsigned int d) "
                  "{ a.v = __shfl_down_sync(0xffffffffu, a.v, d); a.i = __shfl_down_sync(0xffffffffu, a.i, d); "
                  "return a; }\n");
@@ -372,6 +415,16 @@ static void narrow_minmax(sbuf *b, rt_op op, const optype_ts *ts)
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ (void)i; const rt_acc_t x = %s; return x != x ? %s : x; }\n",
               op == RT_AMAX ? "fabs(rt_in(v))" : "rt_in(v)", canon);
+    /* The run: fmin/fmax of the lifted values (a NaN is passed over unless all are NaN), then
+     * the canonical NaN as the lift gives it; no empty marker can arise inside a run. */
+    run_head(b);
+    sb_printf(b, "    (void)at;\n    rt_acc_t w[N];\n"
+                 "#pragma unroll\n    for (int k = 0; k < N; k++) w[k] = %s;\n",
+              op == RT_AMAX ? "fabs(rt_in(x[k]))" : "rt_in(x[k])");
+    char mm[64];
+    snprintf(mm, sizeof mm, "%s%s(w[k], w[k + s])", cmp == RT_MIN ? "fmin" : "fmax", f32 ? "f" : "");
+    run_tree(b, mm);
+    sb_printf(b, "    return w[0] != w[0] ? %s : w[0];\n}\n", canon);
     scalar_shuffles(b);
     /* amax of f32/f64 finalizes in place: 0 combines again as the identity would (|x| >= 0) */
     int in_place = a == e;
@@ -408,6 +461,7 @@ static void narrow_arg(sbuf *b, rt_op op, const optype_ts *ts)
     sb_printf(b, "    return b.i < a.i ? b : a;\n}\n");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ rt_acc_t r; r.v = rt_in(v); r.i = (long long)i; return r; }\n");
+    arg_run(b, op, scalar_ct(a), fl, "rt_in");
     struct_shuffles(b);
     final_flags(b, 0, 0);
     sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) "
@@ -439,6 +493,13 @@ static void mean_glue(sbuf *b, const optype_ts *ts)
                   utype[a]);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ (void)i; rt_acc_t r; r.s = rt_in(v); r.n = 1; return r; }\n");
+    if (optype_is_float(a)) {   /* the run: its sum by a tree, its count N */
+        run_head(b);
+        sb_printf(b, "    (void)at;\n    %s w[N];\n"
+                     "#pragma unroll\n    for (int k = 0; k < N; k++) w[k] = rt_in(x[k]);\n", act);
+        run_tree(b, "w[k] + w[k + s]");
+        sb_printf(b, "    rt_acc_t r;\n    r.s = w[0];\n    r.n = N;\n    return r;\n}\n");
+    }
     struct_shuffles(b);
     final_flags(b, 0, 0);
     sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) "
@@ -473,6 +534,19 @@ static void var_glue(sbuf *b, rt_op op, const optype_ts *ts)
                  "    return r;\n}\n", act, act, act, act);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ (void)i; rt_acc_t r; r.n = 1; r.m = rt_in(v); r.q = 0; return r; }\n");
+    /* The run: the two-pass algorithm in registers (its mean, then the sum of squared
+     * deviations from it), one accumulator {N, mean, M2} merged by the combine: one Chan
+     * update per run instead of one per element (docs/types.md). */
+    run_head(b);
+    sb_printf(b, "    (void)at;\n    %s v[N], w[N];\n"
+                 "#pragma unroll\n    for (int k = 0; k < N; k++) { v[k] = rt_in(x[k]); w[k] = v[k]; }\n",
+              act);
+    run_tree(b, "w[k] + w[k + s]");
+    sb_printf(b, "    const %s mean = (N & (N - 1)) == 0 ? w[0] * (%s)(1.0 / N) : w[0] / (%s)N;\n"
+                 "#pragma unroll\n    for (int k = 0; k < N; k++) w[k] = (v[k] - mean) * (v[k] - mean);\n",
+              act, act, act);
+    run_tree(b, "w[k] + w[k + s]");
+    sb_printf(b, "    rt_acc_t r;\n    r.n = N;\n    r.m = mean;\n    r.q = w[0];\n    return r;\n}\n");
     struct_shuffles(b);
     final_flags(b, 0, 0);
     sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) {\n"

@@ -91,18 +91,31 @@ static __device__ __forceinline__ gs_vec gs_load_vec(const gs_vec *p)
     return x;
 }
 
-/* Combine the N values of a[] as a balanced tree: log2(N) dependent combines rather than
- * N in a chain, so a long-latency combine (f64, a struct) does not stall the loop. */
-template <int N>
-static __device__ __forceinline__ rt_acc_t gs_tree(rt_acc_t (&a)[N])
+/* The U vectors of thread tid's share of a tile: vectors k0, k0 + B, ..., k0 + (U-1)B of the
+ * body, all loads issued before any is used. */
+static __device__ __forceinline__ void gs_load_tile(gs_vec (&x)[RT_U], const gs_vec *body,
+                                                    unsigned long long k0)
 {
 #pragma unroll
-    for (int s = 1; s < N; s *= 2) {
+    for (int u = 0; u < RT_U; u++)
+        x[u] = gs_load_vec(body + k0 + (unsigned long long)u * RT_B);
+}
+
+/* The tile's U*V elements in one accumulator (co_lift_run). The index of element j of vector
+ * k is head + k*V + j (rt_lift wants it for argmin-like operators; for the others it is dead
+ * code). */
+static __device__ __forceinline__ rt_acc_t gs_run(const gs_vec (&x)[RT_U], unsigned long long head,
+                                                  unsigned long long k0)
+{
+    rt_value_t e[RT_U * RT_V];
 #pragma unroll
-        for (int k = 0; k + s < N; k += 2 * s)
-            a[k] = rt_combine(a[k], a[k + s]);
-    }
-    return a[0];
+    for (int u = 0; u < RT_U; u++)
+#pragma unroll
+        for (int j = 0; j < RT_V; j++)
+            e[u * RT_V + j] = x[u].v[j];
+    return co_lift_run(e, [&](int m) {
+        return head + (k0 + (unsigned long long)(m / RT_V) * RT_B) * RT_V + m % RT_V;
+    });
 }
 
 /* The whole block's value in thread 0, in any order (collectives.cuh). Every thread calls it;
@@ -140,22 +153,12 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
     const unsigned long long nfull = nvec / per_tile;           /* tiles with no test */
     rt_acc_t acc = rt_identity();
 
-    /* The body, whole tiles: U independent loads, then the combines. The index of element j
-     * of vector k is head + k*V + j (rt_lift wants it for argmin-like operators; for the
-     * others it is dead code). */
+    /* The body, whole tiles: U independent loads, then the combines. */
     for (unsigned long long t = blockIdx.x; t < nfull; t += gridDim.x) {
         const unsigned long long k0 = t * per_tile + tid;
         gs_vec x[RT_U];
-#pragma unroll
-        for (int u = 0; u < RT_U; u++)
-            x[u] = gs_load_vec(body + k0 + (unsigned long long)u * RT_B);
-        rt_acc_t a[RT_U * RT_V];
-#pragma unroll
-        for (int u = 0; u < RT_U; u++)
-#pragma unroll
-            for (int j = 0; j < RT_V; j++)
-                a[u * RT_V + j] = rt_lift(x[u].v[j], head + (k0 + (unsigned long long)u * RT_B) * RT_V + j);
-        acc = rt_combine(acc, gs_tree<RT_U * RT_V>(a));
+        gs_load_tile(x, body, k0);
+        acc = rt_combine(acc, gs_run(x, head, k0));
     }
 
     /* The last, partial tile of the body, by the block whose turn it would be; each vector

@@ -93,6 +93,8 @@ static void make_config(int v, rt_type type, rt_config *c)
         long long val = eq[1] == '*' ? (long long)(16 / optype_size(type)) : atoll(eq + 1);
         if (val > 4 && !strcmp(name, "V"))
             val = 4;
+        if (!strcmp(name, "V") && val * (long long)optype_size(type) < 2)
+            val = 2;   /* a vector of one byte has no load (gridstride, oneblock) */
         rt_err e;
         assert_int_equal(config_set(c, name, val, &e), RT_OK);
     }
@@ -118,7 +120,11 @@ static void load_variants(rt_op op, rt_type type, cand **c, plan p[NVARIANTS])
     }
 }
 
-static void check_op_type(rt_op op, rt_type type)
+/* Every variant of (op, type) at every size, aligned and not, against the CPU reference: the
+ * plain data, and with 'stress' (float elements) each kind of data_fill_stress too, up to
+ * 2^20 + 3 (large values, subnormals, NaN, +-0 and runs of equal values, a large mean with a
+ * small spread). */
+static void check_op_type_data(rt_op op, rt_type type, int stress)
 {
     NEED_GPU();
     rt_err e;
@@ -143,7 +149,11 @@ static void check_op_type(rt_op op, rt_type type)
             continue;
         /* offset 1: the input starts one element past an aligned address */
         for (int offset = 0; offset <= 1; offset++) {
-            data_fill(host, type, op, n + offset, 1000 + si * 2 + offset, n / 2 + offset, threads);
+          for (int kind = -1; kind < (stress && n < (1u << 24) ? DATA_STRESS_KINDS : 0); kind++) {
+            if (kind < 0)
+                data_fill(host, type, op, n + offset, 1000 + si * 2 + offset, n / 2 + offset, threads);
+            else
+                data_fill_stress(host, type, op, n + offset, 77 + si * 2 + offset, kind, threads);
             data_ref ref;
             data_reference((char *)host + offset * es, type, op, n, &ref, threads);
             assert_int_equal(cu.MemcpyHtoD(in, host, (n + offset) * es), CUDA_SUCCESS);
@@ -160,15 +170,17 @@ static void check_op_type(rt_op op, rt_type type)
                                 rc ? e.msg : "launch failed", (int)r);
                     fail();
                 }
-                unsigned char got[16];
-                assert_int_equal(cu.MemcpyDtoH(got, out, optype_acc_size(op, type)), CUDA_SUCCESS);
+                unsigned char got[32];
+                assert_true(optype_res_size(op, type) <= sizeof got);
+                assert_int_equal(cu.MemcpyDtoH(got, out, optype_res_size(op, type)), CUDA_SUCCESS);
                 char why[512];
                 if (!data_check(got, &ref, type, op, n, why, sizeof why)) {
-                    print_error("%s %s offset %d: %s\n", c[v].cfg.family->name, c[v].params,
-                                offset, why);
+                    print_error("%s %s offset %d data %s: %s\n", c[v].cfg.family->name,
+                                c[v].params, offset, data_stress_name(kind), why);
                     fail();
                 }
             }
+          }
         }
     }
     for (int v = 0; v < NVARIANTS; v++)
@@ -180,8 +192,31 @@ static void check_op_type(rt_op op, rt_type type)
     cands_free(c, NVARIANTS);
 }
 
+static void check_op_type(rt_op op, rt_type type) { check_op_type_data(op, type, 0); }
+
 #define OPTYPE_TEST(op, type)                                                            \
     static void gpu_##op##_##type(void **state) { (void)state; check_op_type(op, type); }
+
+/* The operators whose glue has an rt_lift_run (runtime/glue.c: the run of a thread's
+ * elements reduced in registers, then lifted once), through every variant with the stress
+ * data: var_mean's in-register two-pass, the scans of amax, min/max of halves, argmin/argmax,
+ * mean's sum and count. */
+#define FUSED_TEST(name, op, type)                                                      \
+    static void gpu_run_##name(void **state) { (void)state; check_op_type_data(op, type, 1); }
+FUSED_TEST(var_mean_f32, RT_VAR_MEAN, RT_F32)
+FUSED_TEST(var_mean_sample_f64, RT_VAR_MEAN_SAMPLE, RT_F64)
+FUSED_TEST(std_mean_bf16, RT_STD_MEAN, RT_BF16)
+FUSED_TEST(var_mean_f16, RT_VAR_MEAN, RT_F16)
+FUSED_TEST(amax_bf16, RT_AMAX, RT_BF16)
+FUSED_TEST(amax_f32, RT_AMAX, RT_F32)
+FUSED_TEST(max_f16, RT_MAX, RT_F16)
+FUSED_TEST(min_bf16, RT_MIN, RT_BF16)
+FUSED_TEST(argmax_bf16, RT_ARGMAX, RT_BF16)
+FUSED_TEST(argmin_f16, RT_ARGMIN, RT_F16)
+FUSED_TEST(argmax_f32, RT_ARGMAX, RT_F32)
+FUSED_TEST(argmin_u8, RT_ARGMIN, RT_U8)
+FUSED_TEST(mean_bf16, RT_MEAN, RT_BF16)
+FUSED_TEST(mean_f64, RT_MEAN, RT_F64)
 #define FOR_TYPES(op) OPTYPE_TEST(op, RT_F32) OPTYPE_TEST(op, RT_F64) OPTYPE_TEST(op, RT_I32) \
     OPTYPE_TEST(op, RT_U32) OPTYPE_TEST(op, RT_I64) OPTYPE_TEST(op, RT_U64)
 FOR_TYPES(RT_SUM)
@@ -765,6 +800,13 @@ int test_gpu_group(void)
 {
     const struct CMUnitTest tests[] = {
         T(RT_SUM), T(RT_PROD), T(RT_MIN), T(RT_MAX), T(RT_ARGMIN), T(RT_ARGMAX),
+        cmocka_unit_test(gpu_run_var_mean_f32), cmocka_unit_test(gpu_run_var_mean_sample_f64),
+        cmocka_unit_test(gpu_run_std_mean_bf16), cmocka_unit_test(gpu_run_var_mean_f16),
+        cmocka_unit_test(gpu_run_amax_bf16), cmocka_unit_test(gpu_run_amax_f32),
+        cmocka_unit_test(gpu_run_max_f16), cmocka_unit_test(gpu_run_min_bf16),
+        cmocka_unit_test(gpu_run_argmax_bf16), cmocka_unit_test(gpu_run_argmin_f16),
+        cmocka_unit_test(gpu_run_argmax_f32), cmocka_unit_test(gpu_run_argmin_u8),
+        cmocka_unit_test(gpu_run_mean_bf16), cmocka_unit_test(gpu_run_mean_f64),
         cmocka_unit_test(gpu_all_nan_min_f32),
         cmocka_unit_test(gpu_all_nan_max_f32),
         cmocka_unit_test(gpu_all_nan_min_f64),

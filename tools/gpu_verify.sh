@@ -32,6 +32,12 @@
 #             database and the new tuning, --axis (with its flat column)
 #   final3    the axis GPU tests, then tools/strategy_quality.sh (its default strategies,
 #             random:20% local:20% halving)
+#   runs      issue 15's rt_lift_run (session 6): the C GPU tests of every variant with the
+#             stress data for the operators that have one (gpu_run_*), the classic argmin/
+#             argmax and the halves through the built-in default, then redtune_bench
+#             --type-cases with the shipped database; with RUNS_TUNE="op:type ..." those
+#             cases are first tuned at RUNS_SIZES (tools/tune_shipped.sh: $out/flat_ship.db)
+#             and benched with the shipped database merged with them
 #   pergpu    issue 14's "does tuning per GPU pay?" on a GPU the shipped database was not
 #             tuned on (the lent H200): tools/tune_shipped.sh for PERGPU_CASES into
 #             $out/flat_ship.db, then redtune_bench, cold, on the same cases and sizes, per case
@@ -42,7 +48,7 @@
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck, everyn, quick, pergpu, final1, final2 or final3}
+step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -298,6 +304,36 @@ final3)
     echo "strategy_quality.sh: exit $? ($(( $(date +%s) - t0 )) s)"
     tail -n 8 "$logs/quality.log"
     tar -czf "$out/final3_logs.tar.gz" -C "$logs" .
+    ;;
+runs)
+    [ -f build/redtune.db ] || build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
+    if [ -z "${RUNS_TUNE:-}" ]; then
+        filtered_tests 'gpu_run_*' ${RUNS_LIMIT:-200} "$out/tests_runs.log"
+        filtered_tests 'gpu_RT_ARGM*' 150 "$out/tests_arg.log"
+        filtered_tests 'gpu_types_builtin' 60 "$out/tests_types.log"
+    fi
+    db=build/redtune.db
+    if [ -n "${RUNS_TUNE:-}" ]; then
+        OUT=$out CASES=$RUNS_TUNE SIZES=${RUNS_SIZES:-2^20,2^24,2^26,2^28} BUDGET=${RUNS_BUDGET:-400} \
+            bash tools/tune_shipped.sh
+        build/redtune merge build/redtune.db "$out/flat_ship.db" -o /tmp/runs_merged.db --force > /dev/null
+        db=/tmp/runs_merged.db
+    fi
+    t0=$(date +%s)
+    timeout 200 build/bench/redtune_bench --db "$db" --type-cases --csv "$out/types.csv" \
+        > "$out/types.log" 2> "$out/types.err"
+    echo "bench --type-cases: exit $? ($(( $(date +%s) - t0 )) s)"
+    sed -n '/^case /,$p' "$out/types.log" | head -12
+    gbps=$(sed -n 's/^redtune_bench: read bandwidth \([0-9.]*\) GB\/s.*/\1/p' "$out/types.log")
+    if [ -d build/python/redtune ]; then
+        cp "$db" build/python/redtune/redtune.db
+        t0=$(date +%s)
+        PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout ${TORCH_TIMEOUT:-300} \
+            python3 -P bench/torch_types.py --db "$db" ${gbps:+--read-gbps $gbps} \
+            --csv "$out/torch_types.csv" > "$out/torch_types.log" 2> "$out/torch_types.err"
+        echo "torch_types.py: exit $? ($(( $(date +%s) - t0 )) s)"
+        tail -n 14 "$out/torch_types.log"
+    fi
     ;;
 pergpu)
     cases=${PERGPU_CASES:-"min:f32 sum:f32 max:f64 sum:i32"}
