@@ -917,6 +917,41 @@ static void local_finds_the_optimum(void **state)
     assert_int_equal(fake_search(x, &cs, p, 200, 2), 2);
 }
 
+/* local with a budget of configs left at a local optimum: it starts again in the family
+ * least visited, so the whole budget is spent and every family of the space is timed; the
+ * optimum is still found, and no candidate twice. */
+static void local_restarts_within_budget(void **state)
+{
+    (void)state;
+    static fake_space f;
+    fake_space_make(&f);
+    const strategy_ops *x = strategy_find("local");
+    int best = best_of(&f), corner = -1;
+    for (int i = 0; i < f.n && corner < 0; i++)
+        if (!strcmp(f.c[i].cfg.family->name, "tree_sequential"))
+            corner = i;
+    strategy_pick p[200];
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, corner};
+    int alone = fake_search(x, &cs, p, 200, -1);   /* no budget: one basin, then stop */
+    cs.budget = alone + 6;
+    assert_true(cs.budget < f.n - 1);
+    int k = fake_search(x, &cs, p, 200, -1), found = 0, fams = 0;
+    assert_int_equal(k, cs.budget);
+    const rt_family *seen[4] = {NULL};
+    for (int i = 0; i < k; i++) {
+        found |= p[i].cand == best;
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(p[i].cand, p[j].cand);
+        int known = 0;
+        for (int q = 0; q < fams; q++)
+            known |= seen[q] == f.c[p[i].cand].cfg.family;
+        if (!known && fams < 4)
+            seen[fams++] = f.c[p[i].cand].cfg.family;
+    }
+    assert_true(found);
+    assert_int_equal(fams, 2);
+}
+
 int test_tune_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -924,6 +959,7 @@ int test_tune_group(void)
         cmocka_unit_test(random_seeded_within_budget),
         cmocka_unit_test(halving_keeps_the_best),
         cmocka_unit_test(local_finds_the_optimum),
+        cmocka_unit_test(local_restarts_within_budget),
         cmocka_unit_test(tune_order_and_resume),
         cmocka_unit_test(tune_max_n),
         cmocka_unit_test(tune_fault_restarts_worker),

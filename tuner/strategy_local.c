@@ -12,6 +12,12 @@
  * agrees with the current one in the most parameters of the same name (the first such).
  * Every pick is timed at the full rule, so best compares like with like. A start that fails
  * with no neighbour that works restarts from the next untimed candidate in the space's order.
+ * With a budget of configs (--budget N or P%) left at a local optimum the search starts again
+ * (multi-start), from the first
+ * untimed candidate of the family with the fewest timed so far (the space's order on a tie),
+ * so that a budget is spent across the families rather than left unused in one basin
+ * (tools/strategy_quality.sh: from an empty database a segmented case's first basin was 3x
+ * the exhaustive best); without a budget it stops at the first local optimum.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -162,6 +168,31 @@ static int untimed(const local *x)
     return -1;
 }
 
+/* A restart: the first untimed candidate of the family with the fewest timed candidates
+ * (the space's order on a tie), or -1 when every one is timed. */
+static int restart(const local *x)
+{
+    int best = -1;
+    long fewest = -1;
+    for (int f = 0; f < x->nfam; f++) {
+        long timed = 0;
+        int first = -1;
+        for (int j = 0; j < x->n; j++) {
+            if (x->c[j].rc != RT_OK || x->c[j].cfg.family != x->fam[f])
+                continue;
+            if (x->timed[j])
+                timed++;
+            else if (first < 0)
+                first = j;
+        }
+        if (first >= 0 && (fewest < 0 || timed < fewest)) {
+            fewest = timed;
+            best = first;
+        }
+    }
+    return best;
+}
+
 static int offer(local *x, int j, strategy_pick *p)
 {
     x->timed[j] = 1;
@@ -200,8 +231,12 @@ static int next(strategy *s, int time_up, strategy_pick *p)
             x->built = 0;
             continue;
         }
-        if (isfinite(x->med[x->cur]))
-            break;   /* a local optimum */
+        if (isfinite(x->med[x->cur])) {   /* a local optimum */
+            if (x->budget >= x->n || (x->cur = restart(x)) < 0)
+                break;   /* no budget given, or nothing left */
+            x->built = 0;
+            continue;
+        }
         x->start = -1;   /* nothing around the start works: the next untimed candidate */
         x->cur = -1;
         if (untimed(x) < 0)
