@@ -344,12 +344,22 @@ int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op);
  * Temporary storage as rt_reduce (one block per stream). Thread-safe as rt_reduce. Under
  * stream capture as rt_reduce (RT_ECAPTURE), and RT_SEG_CHECK, synchronous, is refused.
  *
+ * The winner is chosen by the mean length only: a kernel that gives each segment a group of
+ * threads (seg_per) is fast for lengths near their mean, but a call whose lengths spread
+ * widely (a few segments far longer than the mean: heavy-tailed, power-law) then leaves one
+ * group with a long segment, and can take many times a balanced kernel's time. RT_SEG_SKEWED
+ * says the lengths may spread so: only load-balanced kernels (each thread's work bounded
+ * whatever the lengths: seg_lb, and every keys kernel) serve the call, the database's winner
+ * among them nearest in n and mean length, else the built-in default (seg_lb). It costs
+ * nothing per call.
+ *
  * Returns RT_OK, or the codes of rt_reduce; RT_EINVAL also for a NULL keys/offsets array with
  * nseg > 0, a misaligned one, unknown flags, RT_SEG_OFF64 with keys, more than 2^31 - 1
  * elements with 32-bit offsets, or input RT_SEG_CHECK rejects.
  */
 #define RT_SEG_CHECK 1u    /* check the keys or offsets first (synchronous) */
 #define RT_SEG_OFF64 2u    /* the offsets are long long (default: int) */
+#define RT_SEG_SKEWED 4u   /* lengths may spread widely: load-balanced kernels only */
 
 #define RT_LAYOUT_KEYS 1
 #define RT_LAYOUT_OFFSETS 2

@@ -15,13 +15,25 @@
 #include "api_int.h"
 #include "nvrtc.h"
 
+#define SEG_FLAGS (RT_SEG_CHECK | RT_SEG_OFF64 | RT_SEG_SKEWED)
+
+/* A load-balanced family (@balanced yes): a thread's work is bounded whatever the lengths. */
+static int balanced(const char *family)
+{
+    const rt_family *f = family_find(family);
+    return f && f->balanced == 1;
+}
+
 /* The stored winner nearest to (2^(nb + 0.5) elements, mean length 2^(mb / 2)) in log2; the
- * mean length counts twice, since it decides the algorithm and n mostly the grid. */
-static const best_entry *pick_seg(const choice *c, unsigned nb, int mb)
+ * mean length counts twice, since it decides the algorithm and n mostly the grid. 'skewed'
+ * (RT_SEG_SKEWED): load-balanced families only. NULL when none is left. */
+static const best_entry *pick_seg(const choice *c, unsigned nb, int mb, int skewed)
 {
     const best_entry *best = NULL;
     double tn = nb + 0.5, tm = mb / 2.0, dist = INFINITY;
     for (int i = 0; i < c->nrows; i++) {
+        if (skewed && !balanced(c->rows[i].family))
+            continue;
         double m = c->rows[i].seg_mean > 0 ? c->rows[i].seg_mean : 1;
         double d = fabs(log2((double)c->rows[i].n) - tn) + 2 * fabs(log2(m) - tm);
         if (d < dist) {
@@ -59,9 +71,9 @@ static int seg_config(const char *family, const char *params, int layout, int of
 
 /* The decision of a segmented case, made (and its kernel loaded) the first time; while the
  * stream is capturing ('capturing' names the call) a case not made yet is RT_ECAPTURE. */
-static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op, rt_type type,
-                      unsigned long long n, unsigned long long nseg, const char *capturing,
-                      seg_decision **out, rt_err *e)
+static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewed, rt_op op,
+                      rt_type type, unsigned long long n, unsigned long long nseg,
+                      const char *capturing, seg_decision **out, rt_err *e)
 {
     unsigned nb = n ? api_bucket_of(n) : 0;
     double mean = nseg ? (double)n / (double)nseg : 1;
@@ -75,8 +87,9 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op,
     api_typename(op, type, tn, sizeof tn);
     pthread_mutex_lock(&ctx->lock);
     for (d = ctx->seg_decisions; d; d = d->next)
-        if (d->layout == layout && d->off64 == off64 && d->aligned == aligned && d->op == op
-            && d->type == canon && d->nb == nb && d->mb == mb)
+        if (d->layout == layout && d->off64 == off64 && d->aligned == aligned
+            && d->skewed == skewed && d->op == op && d->type == canon && d->nb == nb
+            && d->mb == mb)
             goto done;
     if (capturing) {
         rc = rt_seterr(e, RT_ECAPTURE, "%s: %s %s n = %llu nseg = %llu: the stream is "
@@ -95,8 +108,7 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op,
     int changed = 0;
     if ((rc = api_get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
         goto done;
-    if (c->level != LEVEL_BUILTIN) {
-        row = pick_seg(c, nb, mb);
+    if (c->level != LEVEL_BUILTIN && (row = pick_seg(c, nb, mb, skewed)) != NULL) {
         if ((rc = seg_config(row->family, row->params, layout, off64, aligned, &cfg, &changed, e)))
             goto done;
         /* Always the unit this library generates for the winner's config (winner_kernel). */
@@ -114,15 +126,16 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, rt_op op,
         rc = rt_seterr(e, RT_ENOMEM, "out of memory");
         goto done;
     }
-    *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, op, canon, nb, mb, k,
-                        c->level, row, c->dev.name, changed, c};
+    *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, skewed, op, canon, nb, mb,
+                        k, row ? c->level : LEVEL_BUILTIN, row, c->dev.name, changed, c};
     ctx->seg_decisions = d;
     if (ctx->cap.log) {
         char what[RT_NAME_MAX + 160];
         snprintf(what, sizeof what, "%s %s %s n in [2^%u, 2^%u), mean segment length in "
-                 "[2^%.1f, 2^%.1f)", layout == 1 ? "keys" : "offsets", api_opname(ctx, op),
-                 tn, nb, nb + 1, mb / 2.0, (mb + 1) / 2.0);
-        api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, k);
+                 "[2^%.1f, 2^%.1f)%s", layout == 1 ? "keys" : "offsets", api_opname(ctx, op),
+                 tn, nb, nb + 1, mb / 2.0, (mb + 1) / 2.0,
+                 skewed ? ", skewed lengths (load-balanced kernels only)" : "");
+        api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, k);
     }
 done:
     pthread_mutex_unlock(&ctx->lock);
@@ -203,9 +216,9 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
         || (rc = api_check_ctx(fn, ctx, &e)) != RT_OK
         || (rc = api_check_pointers(fn, ctx, op, type, d_in, n, d_out, &e)) != RT_OK)
         return api_finish(rc, &e);
-    if (flags & ~(unsigned)(RT_SEG_CHECK | RT_SEG_OFF64))
+    if (flags & ~(unsigned)SEG_FLAGS)
         return api_finish(rt_seterr(&e, RT_EINVAL, "%s: unknown flags 0x%x", fn,
-                                flags & ~(unsigned)(RT_SEG_CHECK | RT_SEG_OFF64)), &e);
+                                flags & ~(unsigned)SEG_FLAGS), &e);
     if (layout == 1 && off64)
         return api_finish(rt_seterr(&e, RT_EINVAL, "%s: RT_SEG_OFF64 is for offsets; keys are "
                                 "32-bit", fn), &e);
@@ -238,8 +251,8 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
         && (rc = seg_check(ctx, fn, layout, off64, seg, n, nseg, s, &e)) != RT_OK)
         goto done;
     int aligned = (uintptr_t)d_in % 16 == 0 && (layout == 2 || (uintptr_t)seg % 16 == 0);
-    if ((rc = seg_decide(ctx, layout, off64, aligned, op, type, n, nseg,
-                         capturing ? fn : NULL, &d, &e)) != RT_OK)
+    if ((rc = seg_decide(ctx, layout, off64, aligned, (flags & RT_SEG_SKEWED) != 0, op, type, n,
+                         nseg, capturing ? fn : NULL, &d, &e)) != RT_OK)
         goto done;
     api_met(ctx, layout, op, type, n, nseg, d->level, d->c);
     /* The carries go after the block's first COUNTER_BYTES: the one-launch counter, which
@@ -302,10 +315,13 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
     if (!buf || !len || (layout != RT_LAYOUT_KEYS && layout != RT_LAYOUT_OFFSETS))
         return api_finish(rt_seterr(&e, RT_EINVAL, "%s: buf is NULL or empty, or layout %d is "
                                 "neither RT_LAYOUT_KEYS nor RT_LAYOUT_OFFSETS", fn, layout), &e);
+    if (flags & ~(unsigned)SEG_FLAGS)
+        return api_finish(rt_seterr(&e, RT_EINVAL, "%s: unknown flags 0x%x", fn,
+                                flags & ~(unsigned)SEG_FLAGS), &e);
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
         return api_finish(rc, &e);
-    rc = seg_decide(ctx, layout, (flags & RT_SEG_OFF64) != 0, 1, op, type, n, nseg, NULL, &d,
-                    &e);
+    rc = seg_decide(ctx, layout, (flags & RT_SEG_OFF64) != 0, 1, (flags & RT_SEG_SKEWED) != 0, op,
+                    type, n, nseg, NULL, &d, &e);
     if (rc == RT_OK) {
         const kernel *k = d->k;
         char from[512];
@@ -315,7 +331,8 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
                      d->respecialized ? " (re-specialised here for the offset width or "
                      "alignment)" : "");
         else
-            snprintf(from, sizeof from, "no tuned entry");
+            snprintf(from, sizeof from, "no tuned entry%s", d->skewed && d->level == LEVEL_BUILTIN
+                     && d->c && d->c->nrows ? " of a load-balanced family (RT_SEG_SKEWED)" : "");
         char tn[96], types[256] = "";
         optype_ts ts;
         if (!api_user_of(ctx, op) && optype_resolve(op, type, &ts, NULL, 0) == 0)
@@ -324,9 +341,10 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
                      api_acc_size(ctx, op, type), rt_type_name(ts.res), api_res_size(ctx, op, type),
                      k->p.seg_final ? "; a last launch, rt_seg_final, writes the results from "
                      "the segments' accumulators" : "");
-        snprintf(buf, len, "%s %s %s n=%llu nseg=%llu: %s %s (plan segmented, kernel %.12s)\n"
+        snprintf(buf, len, "%s %s %s n=%llu nseg=%llu%s: %s %s (plan segmented, kernel %.12s)\n"
                  "%sfrom: %s\nlevel: %s\nbinary: %s\n", layout == 1 ? "keys" : "offsets",
-                 api_opname(ctx, op), api_typename(op, type, tn, sizeof tn), n, nseg, k->family,
+                 api_opname(ctx, op), api_typename(op, type, tn, sizeof tn), n, nseg,
+                 d->skewed ? " skewed (load-balanced kernels only)" : "", k->family,
                  k->params, k->hash, types, from, api_level_names[d->level], k->from_db ? "CUBIN from the database"
                  : "compiled by NVRTC here");
     }

@@ -79,6 +79,7 @@ static int parse_family(const rt_embedded *emb, rt_family *f)
     f->plan = -1;
     f->needs_commutative = -1;
     f->deterministic = -1;
+    f->balanced = -1;
     int line = 0;
     for (const char *p = emb->text; *p; ) {
         const char *eol = strchr(p, '\n');
@@ -112,6 +113,9 @@ static int parse_family(const rt_embedded *emb, rt_family *f)
             else if (strcmp(key, "deterministic") == 0)
                 f->deterministic = strcmp(val, "yes") == 0 ? 1
                                  : strcmp(val, "no") == 0 ? 0 : (bad = 1, -1);
+            else if (strcmp(key, "balanced") == 0)
+                f->balanced = strcmp(val, "yes") == 0 ? 1
+                            : strcmp(val, "no") == 0 ? 0 : (bad = 1, -1);
             else if (strcmp(key, "param") == 0)
                 bad = parse_param(f, val) != 0;
             else if (strcmp(key, "max_n") == 0) {
@@ -134,6 +138,12 @@ static int parse_family(const rt_embedded *emb, rt_family *f)
     if ((f->plan == PLAN_SEGMENTED) != (f->layouts != 0)) {
         snprintf(parse_error, sizeof parse_error,
                  "%s: family '%s': @layout goes with @plan segmented, and only with it",
+                 emb->path, f->name);
+        return -1;
+    }
+    if ((f->plan == PLAN_SEGMENTED) != (f->balanced >= 0)) {
+        snprintf(parse_error, sizeof parse_error,
+                 "%s: family '%s': @balanced goes with @plan segmented, and it must declare it",
                  emb->path, f->name);
         return -1;
     }

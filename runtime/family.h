@@ -6,6 +6,9 @@
  *   // @summary     one line saying what the kernel does
  *   // @plan        multipass | onelaunch | segmented | axis
  *   // @layout      keys offsets   (segmented families only: the layouts they implement)
+ *   // @balanced    yes | no       (segmented families only: yes when a thread's work is
+ *                                  bounded whatever the segment lengths, no when a group of
+ *                                  threads walks a whole segment: a long one costs its length)
  *   // @commutative required | not-required
  *   // @deterministic yes | no
  *   // @param B 256 threads per block
@@ -38,6 +41,7 @@ typedef struct rt_family {
     int needs_commutative;
     int deterministic;
     int layouts;                   /* FAMILY_LAYOUT_* bits; 0 for unsegmented families */
+    int balanced;                  /* segmented: 1 load-balanced, 0 a group per segment; else -1 */
     long long max_n;               /* @max_n: the largest n the tuner times it at; 0: any */
     int nparams;
     rt_param_decl params[RT_MAX_PARAMS];

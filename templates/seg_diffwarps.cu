@@ -2,6 +2,7 @@
 // @summary     segmented, keys: paper's DiffWarps and DiffWarps16, persistent Matrix whose P producer warps stage data-blocks and owners in two buffers while C consumer warps walk rows
 // @plan        segmented
 // @layout      keys
+// @balanced    yes
 // @commutative not-required
 // @deterministic yes
 // @param LAYOUT 1 1: keys, 2: offsets (this family implements keys only)

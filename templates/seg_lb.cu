@@ -2,6 +2,7 @@
 // @summary     segmented, load-balanced: B*R-element tiles (keys) or merge-path tiles of elements and segment ends (offsets), per-thread runs, block segmented scan
 // @plan        segmented
 // @layout      keys offsets
+// @balanced    yes
 // @commutative not-required
 // @deterministic yes
 // @param LAYOUT 1 1: keys, 2: offsets (the tuner sets it from --segmented)

@@ -2,6 +2,7 @@
 // @summary     segmented, keys: paper's Matrix and Persistent Matrix, H x W data-block with its owners in padded shared memory, a thread per row, block segmented scan
 // @plan        segmented
 // @layout      keys
+// @balanced    yes
 // @commutative not-required
 // @deterministic yes
 // @param LAYOUT 1 1: keys, 2: offsets (this family implements keys only)

@@ -2,6 +2,7 @@
 // @summary     segmented, offsets: a group of LANES threads (1..32, or B: a block) per segment, contiguous in-order chunks, ordered shuffle trees
 // @plan        segmented
 // @layout      offsets
+// @balanced    no
 // @commutative not-required
 // @deterministic yes
 // @param LAYOUT 2 1: keys, 2: offsets (this family implements offsets only)

@@ -2,6 +2,7 @@
 // @summary     segmented, keys: paper's TB2 after Zhou et al., left-storing tree over (data, owner) pairs in padded shared memory, right children of other owners folded into out
 // @plan        segmented
 // @layout      keys
+// @balanced    yes
 // @commutative not-required
 // @deterministic yes
 // @param LAYOUT 1 1: keys, 2: offsets (this family implements keys only)

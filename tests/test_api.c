@@ -1857,8 +1857,8 @@ __attribute__((constructor)) static void child_main(void)
 
 /* One segmented call through the library against the per-segment reference; 'shift' moves
  * the input one element off 16-byte alignment (the library then takes scalar loads). */
-static void seg_call(rt_ctx *ctx, int layout, int off64, rt_op op, rt_type type, int profile,
-                     unsigned long long n, int shift)
+static void seg_call_flags(rt_ctx *ctx, int layout, int off64, rt_op op, rt_type type,
+                           int profile, unsigned long long n, int shift, unsigned extra)
 {
     seg_data d;
     seg_ref *refs;
@@ -1881,9 +1881,10 @@ static void seg_call(rt_ctx *ctx, int layout, int off64, rt_op op, rt_type type,
     const void *pin = (const void *)(uintptr_t)(in + shift * es);
     int rc = layout == RT_LAYOUT_KEYS
         ? rt_reduce_keys(ctx, op, type, pin, (const unsigned *)(uintptr_t)seg, n, d.nseg,
-                         (void *)(uintptr_t)out, NULL, RT_SEG_CHECK)
+                         (void *)(uintptr_t)out, NULL, RT_SEG_CHECK | extra)
         : rt_reduce_offsets(ctx, op, type, pin, n, (const void *)(uintptr_t)seg, d.nseg,
-                            (void *)(uintptr_t)out, NULL, RT_SEG_CHECK | (off64 ? RT_SEG_OFF64 : 0));
+                            (void *)(uintptr_t)out, NULL,
+                            RT_SEG_CHECK | extra | (off64 ? RT_SEG_OFF64 : 0));
     if (rc)
         fail_msg("%s", rt_errmsg(ctx));
     assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
@@ -1903,6 +1904,12 @@ static void seg_call(rt_ctx *ctx, int layout, int off64, rt_op op, rt_type type,
     free(host);
     free(refs);
     segdata_free(&d);
+}
+
+static void seg_call(rt_ctx *ctx, int layout, int off64, rt_op op, rt_type type, int profile,
+                     unsigned long long n, int shift)
+{
+    seg_call_flags(ctx, layout, off64, op, type, profile, n, shift, 0);
 }
 
 /* The built-in default (no database entry), both layouts, aligned and not, 32- and 64-bit
@@ -2211,7 +2218,18 @@ static void api_gpu_segmented_tuned(void **state)
     for (int p = 0; p < segdata_profile_count(); p++) {
         seg_call(ctx, RT_LAYOUT_OFFSETS, 0, RT_MIN, RT_F32, p, 100000, 0);
         seg_call(ctx, RT_LAYOUT_OFFSETS, 1, RT_MIN, RT_F32, p, 100000, 1);
+        seg_call_flags(ctx, RT_LAYOUT_OFFSETS, 0, RT_MIN, RT_F32, p, 100000, 0, RT_SEG_SKEWED);
+        seg_call_flags(ctx, RT_LAYOUT_KEYS, 0, RT_MIN, RT_F32, p, 100000, 0, RT_SEG_SKEWED);
     }
+    /* RT_SEG_SKEWED: the mean length 3 winner of this database is a group per segment
+     * (seg_per) unless the tuner found otherwise; with the flag, only a balanced family
+     * serves (the tuned "one" profile's, or the built-in seg_lb), and explain says so. */
+    assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, 100000, 33333,
+                                          RT_SEG_SKEWED, buf, sizeof buf), RT_OK);
+    if (!strstr(buf, "skewed (load-balanced kernels only): seg_lb "))
+        fail_msg("%s", buf);
+    assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, 100000, 33333,
+                                          8u, buf, sizeof buf), RT_EINVAL);
     rt_close(ctx);
 }
 

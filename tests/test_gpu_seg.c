@@ -572,6 +572,31 @@ static void seg_reduce_command(void **state)
     }
     free(r);
 
+    /* Offsets that spread (999 one-element segments, then one of the rest): the command
+     * passes RT_SEG_SKEWED, which --explain names; the uniform offsets above did not. */
+    assert_null(strstr(out_text, "skewed"));
+    int32_t skew[1001];
+    for (int s = 0; s < 1000; s++)
+        skew[s] = s;
+    skew[1000] = (int32_t)RN;
+    char fsk[300];
+    put_file(dir, "skew.bin", skew, sizeof skew, fsk, sizeof fsk);
+    snprintf(args, sizeof args, "--op max --type i32 --in %s --offsets %s --explain --db %s "
+             "-o %s --force", fi, fsk, db, o);
+    reduce_ok(args);
+    if (!strstr(out_text, "skewed (load-balanced kernels only)"))
+        fail_msg("--explain printed:\n%s", out_text);
+    r = get_results(o, 1000, 4);
+    for (uint32_t s = 0; s < 1000; s++) {
+        int32_t w = INT32_MIN, g;
+        for (int32_t i = skew[s]; i < skew[s + 1]; i++)
+            w = vi[i] > w ? vi[i] : w;
+        memcpy(&g, r + s * 4, 4);
+        if (g != w)
+            fail_msg("skewed offsets max i32: segment %u: expected %d, got %d", s, w, g);
+    }
+    free(r);
+
     /* A user operator from its file (affine maps: order matters), registered on the context:
      * flat and offsets (--off64), raw, against left-to-right loops. */
     uint64_t *va = malloc(RN * 8);

@@ -31,9 +31,11 @@ int cmd_families(void)
 {
     for (int i = 0; i < family_count(); i++) {
         const rt_family *f = family_at(i);
-        printf("%s  (%s)\n  %s\n  plan: %s; needs a commutative operator: %s; deterministic: %s\n",
+        printf("%s  (%s)\n  %s\n  plan: %s; needs a commutative operator: %s; deterministic: %s%s\n",
                f->name, f->file, f->summary, family_plan_name(f->plan),
-               f->needs_commutative ? "yes" : "no", f->deterministic ? "yes" : "no");
+               f->needs_commutative ? "yes" : "no", f->deterministic ? "yes" : "no",
+               f->balanced < 0 ? "" : f->balanced ? "; balanced: yes (any segment lengths)"
+                                                  : "; balanced: no (a group per segment)");
         for (int k = 0; k < f->nparams; k++)
             printf("  %-10s default %-6lld %s\n", f->params[k].name, f->params[k].def,
                    f->params[k].doc);

@@ -112,6 +112,25 @@ static long long offset_at(const void *offs, int off64, unsigned long long i)
     return v;
 }
 
+/* The flags of the segmented call: the offsets' width, and RT_SEG_SKEWED when the file's
+ * offsets (on the host already) hold a segment longer than 16 times the mean length and 256
+ * elements, where a kernel with a group per segment would leave that group the long segment
+ * (docs/segmented.md). Keys are served by load-balanced kernels whatever the flag. */
+static unsigned seg_flags(const reduce_opts *o, const void *seg, unsigned long long nseg)
+{
+    unsigned flags = o->off64 ? RT_SEG_OFF64 : 0;
+    if (!o->offsets || !seg || nseg == 0)
+        return flags;
+    long long lo = offset_at(seg, o->off64, 0), hi = offset_at(seg, o->off64, nseg), longest = 0;
+    for (unsigned long long s = 0; s < nseg; s++) {
+        long long len = offset_at(seg, o->off64, s + 1) - offset_at(seg, o->off64, s);
+        if (len > longest)
+            longest = len;
+    }
+    double mean = (double)(hi - lo) / (double)nseg;
+    return longest > 256 && (double)longest > 16 * mean ? flags | RT_SEG_SKEWED : flags;
+}
+
 /* Append one "  FILE: RULE: COUNT ENTRIES break it, the first DETAIL" line to the message. */
 static void add_rule(char *msg, size_t len, const char *file, const char *rule,
                      unsigned long long count, const char *noun, const char *detail)
@@ -341,7 +360,7 @@ static int gpu_reduce(rt_ctx *ctx, const reduce_opts *o, const void *vals, unsig
                             NULL, 0);
     else if (o->offsets)
         rc = rt_reduce_offsets(ctx, o->op, o->type, pin, n, pseg, nseg, pout, NULL,
-                               o->off64 ? RT_SEG_OFF64 : 0);
+                               seg_flags(o, seg, nseg));
     else if (o->axis)
         rc = rt_reduce_axis(ctx, o->op, o->type, pin, o->shape[0], o->shape[1], o->shape[2],
                             pout, NULL);
@@ -474,7 +493,7 @@ int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e)
     if (o->explain) {
         char text[4096];
         rc = seg ? rt_explain_segmented(ctx, o->keys ? RT_LAYOUT_KEYS : RT_LAYOUT_OFFSETS, o->op,
-                                        o->type, n, nseg, o->off64 ? RT_SEG_OFF64 : 0, text,
+                                        o->type, n, nseg, seg_flags(o, seg, nseg), text,
                                         sizeof text)
              : o->axis ? rt_explain_axis(ctx, o->op, o->type, o->shape[0], o->shape[1],
                                          o->shape[2], text, sizeof text)

@@ -9,7 +9,7 @@ from ._fastpath import _current_stream
 from ._lib import check, library
 
 
-def _segmented(what, x, seg, segname, op, out, stream, validate, nseg, layout):
+def _segmented(what, x, seg, segname, op, out, stream, validate, nseg, layout, skewed=False):
     if isinstance(op, UserOp):
         code, uop = None, op
     else:
@@ -26,7 +26,9 @@ def _segmented(what, x, seg, segname, op, out, stream, validate, nseg, layout):
     if uop is not None and uop.rt_type != rtype:
         raise TypeError("%s: x has dtype %s and operator %r reduces %s"
                         % (what, TYPE_NAMES[rtype], uop.name, uop.type))
-    flags = C.RT_SEG_CHECK if validate else 0
+    if not isinstance(skewed, bool):
+        raise TypeError("%s: skewed is %r; True or False is expected" % (what, skewed))
+    flags = (C.RT_SEG_CHECK if validate else 0) | (C.RT_SEG_SKEWED if skewed else 0)
     if layout == C.RT_LAYOUT_OFFSETS:
         if sinfo.type not in (C.RT_I32, C.RT_I64):
             raise TypeError("%s: offsets has dtype %s; int32 or int64 is expected"
@@ -92,13 +94,15 @@ def _segmented(what, x, seg, segname, op, out, stream, validate, nseg, layout):
     return result
 
 
-def reduce_offsets(x, offsets, op, out=None, stream=None, check=False):
+def reduce_offsets(x, offsets, op, out=None, stream=None, check=False, skewed=False):
     """Segmented reduction of x (flattened) by CSR begin offsets (int32 or int64, nseg + 1 of
     them): result[s] reduces x[offsets[s]:offsets[s+1]], the identity when empty
     (argmin/argmax: the index into x, -1 when empty). check=True validates the offsets on
-    the GPU first (synchronous) and raises InvalidArgumentError for bad ones."""
+    the GPU first (synchronous) and raises InvalidArgumentError for bad ones. skewed=True
+    (RT_SEG_SKEWED) when the lengths may spread widely (a few segments far longer than the
+    mean): only load-balanced kernels serve the call."""
     return _segmented("redtune.reduce_offsets", x, offsets, "offsets", op, out, stream, check,
-                      None, C.RT_LAYOUT_OFFSETS)
+                      None, C.RT_LAYOUT_OFFSETS, skewed)
 
 
 def reduce_keys(x, keys, op, nseg=None, out=None, stream=None, check=False):
