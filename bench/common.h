@@ -62,6 +62,7 @@ struct options {
     int layout = SEG_LAYOUT_FLAT;           /* --segmented keys|offsets */
     bool paper_seg = false;                 /* --paper-seg: the paper's Fig. 5 experiment */
     std::vector<int> profiles;
+    bool skewed = false;                    /* --skewed: the library calls pass RT_SEG_SKEWED */
     std::vector<int> paper_m;               /* N = m * 2^20 */
     std::vector<std::string> paper_configs; /* "family[:label] NAME=V ..." */
     bool api = false;                       /* --api: libredtune's checks (api_check.cu) */

@@ -476,14 +476,15 @@ void run_seg_lib(rt_ctx *ctx, seg_case &c, int layout, int hot, const options &o
                  seg_redtune *out)
 {
     std::string err;
-    if (seg_explain(ctx, c, layout, 0, &out->pick, &err)) {
+    const unsigned skew = o.skewed ? RT_SEG_SKEWED : 0;
+    if (seg_explain(ctx, c, layout, skew, &out->pick, &err)) {
         out->res.status = ST_ERROR;
         out->res.msg = err;
         return;
     }
     if (layout == SEG_LAYOUT_OFFSETS && out->pick.p.parsed && out->pick.p.respecialised) {
         lib_pick wide;
-        if (!seg_explain(ctx, c, layout, RT_SEG_OFF64, &wide, &err) && wide.p.parsed &&
+        if (!seg_explain(ctx, c, layout, RT_SEG_OFF64 | skew, &wide, &err) && wide.p.parsed &&
             !wide.p.respecialised) {
             out->pick = wide;
             out->off64 = 1;
@@ -508,7 +509,7 @@ void run_seg_lib(rt_ctx *ctx, seg_case &c, int layout, int hot, const options &o
     void *d_out = dptr<void>(SB.out.p);
     const unsigned *keys = dptr<const unsigned>(SB.keys.p);
     const void *offs = dptr<const void>(out->off64 ? SB.off64.p : SB.off32.p);
-    unsigned flags = out->off64 ? RT_SEG_OFF64 : 0;
+    unsigned flags = (out->off64 ? RT_SEG_OFF64 : 0) | skew;
     unsigned long long n = c.d.n, nseg = c.d.nseg;
     auto enqueue = [&](rt_err *err2) {
         int rc = layout == SEG_LAYOUT_KEYS
