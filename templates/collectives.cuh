@@ -179,11 +179,25 @@ __device__ __forceinline__ rt_acc_t co_fold_partials(const rt_acc_t *partials)
 
 /* ---- a run of elements in registers ---- */
 
+/* The N values of a[] combined as a balanced tree: log2(N) dependent combines rather than N
+ * in a chain, so that a long-latency combine (f64, a struct) does not stall the loop. In any
+ * order: commutative families only. */
+template <int N>
+__device__ __forceinline__ rt_acc_t co_tree(rt_acc_t (&a)[N])
+{
+#pragma unroll
+    for (int s = 1; s < N; s *= 2) {
+#pragma unroll
+        for (int k = 0; k + s < N; k += 2 * s)
+            a[k] = rt_combine(a[k], a[k + s]);
+    }
+    return a[0];
+}
+
 /* The N elements x[0 .. N-1] of a thread's tile, whose indices at(0) < at(1) < ... < at(N-1)
  * increase with m, lifted and combined into one accumulator, in any order (commutative
- * families only). Without the glue's RT_LIFT_RUN each is lifted and they meet in a balanced
- * tree: log2(N) dependent combines rather than N in a chain, so that a long-latency combine
- * (f64, a struct) does not stall the loop. With it the glue's rt_lift_run gives the same
+ * families only). Without the glue's RT_LIFT_RUN each is lifted and they meet in co_tree.
+ * With it the glue's rt_lift_run gives the same
  * result at less cost per element (runtime/glue.c: a scan of the values and one lift for
  * min, max, amax, argmin and argmax, one sum and count for mean, the in-register two-pass
  * for var_mean). */
@@ -197,13 +211,7 @@ __device__ __forceinline__ rt_acc_t co_lift_run(const rt_value_t (&x)[N], At at)
 #pragma unroll
     for (int m = 0; m < N; m++)
         a[m] = rt_lift(x[m], at(m));
-#pragma unroll
-    for (int s = 1; s < N; s *= 2) {
-#pragma unroll
-        for (int k = 0; k + s < N; k += 2 * s)
-            a[k] = rt_combine(a[k], a[k + s]);
-    }
-    return a[0];
+    return co_tree(a);
 #endif
 }
 

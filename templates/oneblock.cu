@@ -84,19 +84,6 @@ static __device__ __forceinline__ ob_vec ob_load_vec(const ob_vec *p)
     return x;
 }
 
-/* The N values of a[] combined as a balanced tree (log2 N dependent combines, not N). */
-template <int N>
-static __device__ __forceinline__ rt_acc_t ob_tree(rt_acc_t (&a)[N])
-{
-#pragma unroll
-    for (int s = 1; s < N; s *= 2) {
-#pragma unroll
-        for (int k = 0; k + s < N; k += 2 * s)
-            a[k] = rt_combine(a[k], a[k + s]);
-    }
-    return a[0];
-}
-
 /* in: n elements, any element-aligned address. out[0]: the result. partials and counter: the
  * one-launch plan's arguments, not used (a grid of one block has nobody to wait for). */
 extern "C" __global__ void __launch_bounds__(RT_B)
@@ -133,7 +120,7 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
             for (int j = 0; j < RT_V; j++)
                 a[u * RT_V + j] = in_body ? rt_lift(x[u].v[j], head + k * RT_V + j) : rt_identity();
         }
-        acc = rt_combine(acc, ob_tree<RT_U * RT_V>(a));
+        acc = rt_combine(acc, co_tree(a));
     }
 
     /* Head and tail, fewer than V elements each (V <= 16 <= B). */
