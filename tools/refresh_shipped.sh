@@ -47,7 +47,8 @@ PY
 : > "$work/new.txt"
 while read -r op type kind space; do
     seg=
-    [ "$kind" != flat ] && seg="--segmented $kind"
+    [ "$kind" = keys ] || [ "$kind" = offsets ] && seg="--segmented $kind"
+    [ "$kind" = axis ] && seg="--axis --shapes 1,4096,1"   # an axis unit does not depend on the shape
     # shellcheck disable=SC2086
     build/redtune compile --arch "$arch" --space "$space" --op "$op" --type "$type" $seg \
         --db "$work/db.db" -v | awk '$1 == "ok" {print $NF}' >> "$work/new.txt"
