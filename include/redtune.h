@@ -351,7 +351,9 @@ int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op);
  * says the lengths may spread so: only load-balanced kernels (each thread's work bounded
  * whatever the lengths: seg_lb, and every keys kernel) serve the call, the database's winner
  * among them nearest in n and mean length, else the built-in default (seg_lb). It costs
- * nothing per call.
+ * nothing per call. With RT_SEG_CHECK the check kernel also finds the longest segment of the
+ * offsets, and a call whose longest segment is over 256 elements and 16 times the mean
+ * length n / nseg is served as with RT_SEG_SKEWED.
  *
  * Returns RT_OK, or the codes of rt_reduce; RT_EINVAL also for a NULL keys/offsets array with
  * nseg > 0, a misaligned one, unknown flags, RT_SEG_OFF64 with keys, more than 2^31 - 1

@@ -143,9 +143,11 @@ done:
     return rc;
 }
 
-/* RT_SEG_CHECK: run templates/seg_check.cu over the keys or offsets, synchronously. */
+/* RT_SEG_CHECK: run templates/seg_check.cu over the keys or offsets, synchronously; for
+ * offsets *longest gets the longest segment. */
 static int seg_check(rt_ctx *ctx, const char *fn, int layout, int off64, const void *seg,
-                     unsigned long long n, unsigned long long nseg, CUstream s, rt_err *e)
+                     unsigned long long n, unsigned long long nseg, CUstream s,
+                     unsigned long long *longest, rt_err *e)
 {
     int li = layout - 1, rc = RT_OK;
     CUresult r;
@@ -174,7 +176,7 @@ static int seg_check(rt_ctx *ctx, const char *fn, int layout, int off64, const v
     if (rc)
         return rc;
     CUdeviceptr bad = 0;
-    unsigned long long got[2] = {0, 0};
+    unsigned long long got[3] = {0, 0, 0};
     unsigned long long len = layout == 1 ? n : nseg + 1;
     unsigned long long grid = (len + 255) / 256, cap = 4ULL * (unsigned)ctx->dev.sm_count;
     grid = grid < 1 ? 1 : grid > cap ? cap : grid;
@@ -184,11 +186,13 @@ static int seg_check(rt_ctx *ctx, const char *fn, int layout, int off64, const v
         return api_cuda_fail(r, "allocating the check's counters", e);
     if ((r = cu.MemsetD32Async(bad, 0, 2, s)) != CUDA_SUCCESS
         || (r = cu.MemsetD32Async(bad + 8, 0xffffffffu, 2, s)) != CUDA_SUCCESS
+        || (r = cu.MemsetD32Async(bad + 16, 0, 2, s)) != CUDA_SUCCESS
         || (r = cu.LaunchKernel(f, (unsigned)grid, 1, 1, 256, 1, 1, 0, s, args, NULL)) != CUDA_SUCCESS
         || (r = cu.StreamSynchronize(s)) != CUDA_SUCCESS
         || (r = cu.MemcpyDtoH(got, bad, sizeof got)) != CUDA_SUCCESS)
         rc = driver_fail(r, "running the segment check", e);
     cu.MemFree(bad);
+    *longest = got[2];
     if (rc == RT_OK && got[0])
         rc = layout == 1
             ? rt_seterr(e, RT_EINVAL, "%s: %llu keys break the rules (sorted, each < nseg = %llu); "
@@ -247,9 +251,14 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
                        layout == 1 ? "keys" : "offsets");
         goto done;
     }
+    unsigned long long longest = 0;
     if ((flags & RT_SEG_CHECK)
-        && (rc = seg_check(ctx, fn, layout, off64, seg, n, nseg, s, &e)) != RT_OK)
+        && (rc = seg_check(ctx, fn, layout, off64, seg, n, nseg, s, &longest, &e)) != RT_OK)
         goto done;
+    /* The check has seen the lengths: a longest segment past 256 elements and 16 times the
+     * mean length n / nseg is served as with RT_SEG_SKEWED (redtune reduce's rule). */
+    if (longest > 256 && (double)longest > 16.0 * (double)n / (double)(nseg ? nseg : 1))
+        flags |= RT_SEG_SKEWED;
     int aligned = (uintptr_t)d_in % 16 == 0 && (layout == 2 || (uintptr_t)seg % 16 == 0);
     if ((rc = seg_decide(ctx, layout, off64, aligned, (flags & RT_SEG_SKEWED) != 0, op, type, n,
                          nseg, capturing ? fn : NULL, &d, &e)) != RT_OK)

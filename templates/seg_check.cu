@@ -10,6 +10,10 @@
 //   LAYOUT 2 (offsets, i32 or i64 by OFF64, seg[0..nseg]): index s violates when offsets[s]
 //     < 0, offsets[s] > n, or s > 0 and offsets[s-1] > offsets[s].
 //
+// For offsets it also raises bad[2] to the longest segment, offsets[s] - offsets[s-1] over
+// the pairs that are in order (atomicMax; the host sets bad[2] to 0): the spread the lookup
+// cannot see from n and nseg (RT_SEG_SKEWED, docs/api.md).
+//
 // Each index counts once, whatever rules it breaks. Grid-stride loop: any grid is correct; its
 // rt_meta says B threads, a tile of B indices, and at most G blocks per SM. The host passes
 // LAYOUT and OFF64 as defines (they default to keys and 32-bit offsets).
@@ -48,7 +52,7 @@ extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, RT_B, RT_G, 0 };
 extern "C" __global__ void __launch_bounds__(RT_B)
 rt_seg_check(const void *seg, unsigned long long n, unsigned long long nseg, unsigned long long *bad)
 {
-    unsigned long long count = 0, first = ~0ull;
+    unsigned long long count = 0, first = ~0ull, longest = 0;
 #if RT_LAYOUT == 1
     const unsigned int *keys = (const unsigned int *)seg;
     const unsigned long long len = n;
@@ -66,8 +70,10 @@ rt_seg_check(const void *seg, unsigned long long n, unsigned long long nseg, uns
         const unsigned int k = keys[i];
         const bool v = k >= nseg || (i > 0 && keys[i - 1] > k);
 #else
-        const long long o = offs[i];
-        const bool v = o < 0 || (unsigned long long)o > n || (i > 0 && (long long)offs[i - 1] > o);
+        const long long o = offs[i], before = i > 0 ? (long long)offs[i - 1] : o;
+        const bool v = o < 0 || (unsigned long long)o > n || before > o;
+        if (o - before > (long long)longest)
+            longest = (unsigned long long)(o - before);
 #endif
         if (v) {
             count++;
@@ -79,4 +85,8 @@ rt_seg_check(const void *seg, unsigned long long n, unsigned long long nseg, uns
         atomicAdd(bad, count);
         atomicMin(bad + 1, first);
     }
+#if RT_LAYOUT == 2
+    if (longest)
+        atomicMax(bad + 2, longest);
+#endif
 }

@@ -390,6 +390,32 @@ def test_segmented_skewed(fw):
         redtune.reduce_offsets(x, off, "min", skewed=1)
 
 
+CHECKED_SKEW = r"""
+import sys, numpy as np, cupy, redtune
+lengths = [0, 1, 2] * 700 + [50_000] if sys.argv[1] == "skewed" else [30] * 2000
+off = cupy.asarray(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
+x = cupy.ones(int(off[-1]), dtype=cupy.float32)
+r = redtune.reduce_offsets(x, off, "sum", check=True)
+assert float(r.sum()) == float(off[-1])
+"""
+
+
+def test_checked_offsets_find_skew():
+    """RT_SEG_CHECK's kernel finds the longest segment: a checked call with a segment of
+    50000 among ones of 0-2 is decided as RT_SEG_SKEWED (REDTUNE_LOG=info says so), one with
+    equal lengths is not."""
+    pytest.importorskip("cupy")
+    import subprocess
+    import sys
+    env = dict(os.environ, REDTUNE_LOG="info")
+    for kind in ("skewed", "even"):
+        p = subprocess.run([sys.executable, "-P", "-c", CHECKED_SKEW, kind], env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        said = "skewed lengths (load-balanced kernels only)" in p.stderr
+        assert said == (kind == "skewed"), (kind, p.stderr)
+
+
 def test_user_op(fw):
     if not fw.has("uint32"):
         pytest.skip("%s has no uint32" % fw.name)
