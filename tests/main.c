@@ -23,6 +23,7 @@ int test_segdata_group(void);
 int test_axisdata_group(void);
 int test_gpu_group(void);
 int test_gpu_seg_group(void);
+int test_gpu_types_group(void);
 int test_gpu_axis_group(void);
 int test_api_group(void);
 int test_api_gpu_group(void);
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();
         failed += test_gpu_seg_group();
+        failed += test_gpu_types_group();
         failed += test_gpu_axis_group();
         failed += test_api_gpu_group();
         failed += test_api_axis_gpu_group();
