@@ -51,6 +51,7 @@
 #include "tuner/opfile.h"
 #include "tuner/segdata.h"
 #include "tests/affine.h"
+#include "tests/gpu_util.h"
 #include "tests/typeref.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -981,13 +982,7 @@ static int gpu_teardown(void **state)
     return 0;
 }
 
-#define NEED_GPU()                                                       \
-    do {                                                                 \
-        if (G.have != 1) {                                               \
-            print_message("# SKIP reason: %s\n", G.why);                 \
-            skip();                                                      \
-        }                                                                \
-    } while (0)
+#define NEED_GPU() GPU_UTIL_NEED(G.have, G.why)
 
 /* A winner to put into a test database. */
 typedef struct entry {

@@ -418,13 +418,7 @@ static int gpu_teardown(void **state)
     return 0;
 }
 
-#define NEED_GPU()                                                       \
-    do {                                                                 \
-        if (G.have != 1) {                                               \
-            print_message("# SKIP reason: %s\n", G.why);                 \
-            skip();                                                      \
-        }                                                                \
-    } while (0)
+#define NEED_GPU() GPU_UTIL_NEED(G.have, G.why)
 
 /* ---------------------------------------------------------------- GPU: results */
 

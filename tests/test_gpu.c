@@ -33,27 +33,8 @@
 #include "tests/gpu_util.h"
 #include "tests/typeref.h"
 
-static rt_device dev;
-static char arch[16];
-static int have_gpu = -1;
-static char no_gpu_why[RT_ERRMSG_MAX];
-static CUstream stream;
-
-static int gpu_setup(void **state)
-{
-    (void)state;
-    if (have_gpu < 0)
-        have_gpu = gpu_util_setup(&dev, arch, &stream, no_gpu_why, sizeof no_gpu_why);
-    return 0;
-}
-
-#define NEED_GPU()                                                       \
-    do {                                                                 \
-        if (have_gpu != 1) {                                             \
-            print_message("# SKIP reason: %s\n", no_gpu_why);           \
-            skip();                                                      \
-        }                                                                \
-    } while (0)
+GPU_UTIL_TEST_STATE
+#define NEED_GPU() GPU_UTIL_NEED(have_gpu, no_gpu_why)
 
 /* The variants each op x type runs: every family, at several shapes. */
 static const char *const variants[][6] = {

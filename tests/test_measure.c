@@ -13,6 +13,7 @@
 #include <string.h>
 #include "runtime/nvrtc.h"
 #include "tuner/measure.h"
+#include "tests/gpu_util.h"
 
 static void yardstick_bytes(void **state)
 {
@@ -132,13 +133,7 @@ static int gpu_setup(void **state)
     return 0;
 }
 
-#define NEED_GPU()                                                       \
-    do {                                                                 \
-        if (have_gpu != 1) {                                             \
-            print_message("# SKIP reason: %s\n", no_gpu_why);           \
-            skip();                                                      \
-        }                                                                \
-    } while (0)
+#define NEED_GPU() GPU_UTIL_NEED(have_gpu, no_gpu_why)
 
 static int enqueue_clear(void *arg, rt_err *e)
 {
