@@ -255,9 +255,8 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
     if ((flags & RT_SEG_CHECK)
         && (rc = seg_check(ctx, fn, layout, off64, seg, n, nseg, s, &longest, &e)) != RT_OK)
         goto done;
-    /* The check has seen the lengths: a longest segment past 256 elements and 16 times the
-     * mean length n / nseg is served as with RT_SEG_SKEWED (redtune reduce's rule). */
-    if (longest > 256 && (double)longest > 16.0 * (double)n / (double)(nseg ? nseg : 1))
+    /* The check has seen the lengths: a wide spread is served as with RT_SEG_SKEWED. */
+    if (family_seg_skewed(longest, n, nseg))
         flags |= RT_SEG_SKEWED;
     int aligned = (uintptr_t)d_in % 16 == 0 && (layout == 2 || (uintptr_t)seg % 16 == 0);
     if ((rc = seg_decide(ctx, layout, off64, aligned, (flags & RT_SEG_SKEWED) != 0, op, type, n,

@@ -242,3 +242,8 @@ void config_format(const rt_config *c, char *buf, size_t len)
         off += (size_t)snprintf(buf + off, len - off, "%s%s=%lld", i ? " " : "",
                                 c->family->params[i].name, c->values[i]);
 }
+
+int family_seg_skewed(unsigned long long longest, unsigned long long n, unsigned long long nseg)
+{
+    return longest > 256 && (double)longest > 16.0 * (double)n / (double)(nseg ? nseg : 1);
+}

@@ -53,6 +53,11 @@ typedef struct rt_family {
 int family_count(void);
 const rt_family *family_at(int i);
 const rt_family *family_find(const char *name);   /* NULL when unknown */
+
+/* 1 when segments whose longest is 'longest' elements, of n in nseg, spread so widely that
+ * only @balanced families should serve them (RT_SEG_SKEWED): the longest over 256 elements
+ * and 16 times the mean n / nseg. RT_SEG_CHECK's kernel and `redtune reduce` apply it. */
+int family_seg_skewed(unsigned long long longest, unsigned long long n, unsigned long long nseg);
 const char *family_error(void);                  /* NULL when all parsed */
 
 const char *family_plan_name(rt_plan_kind p);

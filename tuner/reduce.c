@@ -113,22 +113,24 @@ static long long offset_at(const void *offs, int off64, unsigned long long i)
 }
 
 /* The flags of the segmented call: the offsets' width, and RT_SEG_SKEWED when the file's
- * offsets (on the host already) hold a segment longer than 16 times the mean length and 256
- * elements, where a kernel with a group per segment would leave that group the long segment
- * (docs/segmented.md). Keys are served by load-balanced kernels whatever the flag. */
-static unsigned seg_flags(const reduce_opts *o, const void *seg, unsigned long long nseg)
+ * offsets (on the host already) spread as family_seg_skewed says, where a kernel with a group
+ * of threads per segment would leave that group a long segment (docs/segmented.md). Keys are
+ * served by load-balanced kernels whatever the flag. */
+static unsigned seg_flags(const reduce_opts *o, const void *seg, unsigned long long n,
+                          unsigned long long nseg)
 {
     unsigned flags = o->off64 ? RT_SEG_OFF64 : 0;
     if (!o->offsets || !seg || nseg == 0)
         return flags;
-    long long lo = offset_at(seg, o->off64, 0), hi = offset_at(seg, o->off64, nseg), longest = 0;
-    for (unsigned long long s = 0; s < nseg; s++) {
-        long long len = offset_at(seg, o->off64, s + 1) - offset_at(seg, o->off64, s);
-        if (len > longest)
-            longest = len;
+    unsigned long long longest = 0;
+    long long before = offset_at(seg, o->off64, 0);
+    for (unsigned long long s = 1; s <= nseg; s++) {
+        long long at = offset_at(seg, o->off64, s);
+        if (at - before > (long long)longest)
+            longest = (unsigned long long)(at - before);
+        before = at;
     }
-    double mean = (double)(hi - lo) / (double)nseg;
-    return longest > 256 && (double)longest > 16 * mean ? flags | RT_SEG_SKEWED : flags;
+    return family_seg_skewed(longest, n, nseg) ? flags | RT_SEG_SKEWED : flags;
 }
 
 /* Append one "  FILE: RULE: COUNT ENTRIES break it, the first DETAIL" line to the message. */
@@ -329,7 +331,7 @@ static void dev_free(dev_bufs *d)
 /* Copy the data to the GPU, reduce with the library, copy the results back. */
 static int gpu_reduce(rt_ctx *ctx, const reduce_opts *o, const void *vals, unsigned long long n,
                       const void *seg, size_t seg_bytes, unsigned long long nseg,
-                      unsigned char *res, size_t res_bytes, rt_err *e)
+                      unsigned seg_fl, unsigned char *res, size_t res_bytes, rt_err *e)
 {
     dev_bufs d;
     int rc;
@@ -359,8 +361,7 @@ static int gpu_reduce(rt_ctx *ctx, const reduce_opts *o, const void *vals, unsig
         rc = rt_reduce_keys(ctx, o->op, o->type, pin, (const unsigned *)pseg, n, nseg, pout,
                             NULL, 0);
     else if (o->offsets)
-        rc = rt_reduce_offsets(ctx, o->op, o->type, pin, n, pseg, nseg, pout, NULL,
-                               seg_flags(o, seg, nseg));
+        rc = rt_reduce_offsets(ctx, o->op, o->type, pin, n, pseg, nseg, pout, NULL, seg_fl);
     else if (o->axis)
         rc = rt_reduce_axis(ctx, o->op, o->type, pin, o->shape[0], o->shape[1], o->shape[2],
                             pout, NULL);
@@ -490,11 +491,11 @@ int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e)
         }
         o = &ou;
     }
+    const unsigned seg_fl = seg_flags(o, seg, n, nseg);
     if (o->explain) {
         char text[4096];
         rc = seg ? rt_explain_segmented(ctx, o->keys ? RT_LAYOUT_KEYS : RT_LAYOUT_OFFSETS, o->op,
-                                        o->type, n, nseg, seg_flags(o, seg, nseg), text,
-                                        sizeof text)
+                                        o->type, n, nseg, seg_fl, text, sizeof text)
              : o->axis ? rt_explain_axis(ctx, o->op, o->type, o->shape[0], o->shape[1],
                                          o->shape[2], text, sizeof text)
                        : rt_explain(ctx, o->op, o->type, n, text, sizeof text);
@@ -513,7 +514,8 @@ int cmd_reduce(const reduce_opts *o, int *refused, rt_err *e)
         rc = rt_seterr(e, RT_ENOMEM, "reduce: out of memory for %llu results", nseg);
         goto done;
     }
-    if ((rc = gpu_reduce(ctx, o, vals, n, seg, (size_t)count * seg_es, nseg, res, res_bytes, e)))
+    if ((rc = gpu_reduce(ctx, o, vals, n, seg, (size_t)count * seg_es, nseg, seg_fl, res,
+                         res_bytes, e)))
         goto done;
     rc = o->out ? store_write_file(o->out, res, res_bytes, o->force, e) : print_results(o, res, nseg, e);
 done:
