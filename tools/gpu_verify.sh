@@ -35,9 +35,10 @@
 #   runs      issue 15's rt_lift_run (session 6): the C GPU tests of every variant with the
 #             stress data for the operators that have one (gpu_run_*), the classic argmin/
 #             argmax and the halves through the built-in default, then redtune_bench
-#             --type-cases with the shipped database; with RUNS_TUNE="op:type ..." those
-#             cases are first tuned at RUNS_SIZES (tools/tune_shipped.sh: $out/flat_ship.db)
-#             and benched with the shipped database merged with them
+#             --type-cases and bench/torch_types.py (step types) with the shipped database;
+#             with RUNS_TUNE="op:type ..." those cases are first tuned at RUNS_SIZES
+#             (tools/tune_shipped.sh: $out/flat_ship.db) and benched with the shipped
+#             database merged with them
 #   pergpu    issue 14's "does tuning per GPU pay?" on a GPU the shipped database was not
 #             tuned on (the lent H200): tools/tune_shipped.sh for PERGPU_CASES into
 #             $out/flat_ship.db, then redtune_bench, cold, on the same cases and sizes, per case
@@ -124,18 +125,23 @@ python)
     tail -n 15 "$out/host_cost.log"
     ;;
 types)
+    # TYPES_DB: the database to bench (default build/redtune.db); the Python package gets it.
+    db=${TYPES_DB:-build/redtune.db}
     t0=$(date +%s)
-    timeout 200 build/bench/redtune_bench --db build/redtune.db --type-cases \
+    timeout 200 build/bench/redtune_bench --db "$db" --type-cases \
         --csv "$out/types.csv" > "$out/types.log" 2> "$out/types.err"
     echo "bench --type-cases: exit $? ($(( $(date +%s) - t0 )) s)"
     gbps=$(sed -n 's/^redtune_bench: read bandwidth \([0-9.]*\) GB\/s.*/\1/p' "$out/types.log")
     sed -n '/^case /,$p' "$out/types.log" | head -30
-    t0=$(date +%s)
-    PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout ${TORCH_TIMEOUT:-400} \
-        python3 -P bench/torch_types.py --db build/redtune.db ${gbps:+--read-gbps $gbps} \
-        --csv "$out/torch_types.csv" > "$out/torch_types.log" 2> "$out/torch_types.err"
-    echo "torch_types.py: exit $? ($(( $(date +%s) - t0 )) s)"
-    tail -n 14 "$out/torch_types.log"
+    if [ -d build/python/redtune ]; then
+        [ "$db" = build/python/redtune/redtune.db ] || cp "$db" build/python/redtune/redtune.db
+        t0=$(date +%s)
+        PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout ${TORCH_TIMEOUT:-400} \
+            python3 -P bench/torch_types.py --db "$db" ${gbps:+--read-gbps $gbps} \
+            --csv "$out/torch_types.csv" > "$out/torch_types.log" 2> "$out/torch_types.err"
+        echo "torch_types.py: exit $? ($(( $(date +%s) - t0 )) s)"
+        tail -n 14 "$out/torch_types.log"
+    fi
     ;;
 axis)
     # Tuning the default shapes: a seeded random sample, then a local search from its best.
@@ -319,21 +325,7 @@ runs)
         build/redtune merge build/redtune.db "$out/flat_ship.db" -o /tmp/runs_merged.db --force > /dev/null
         db=/tmp/runs_merged.db
     fi
-    t0=$(date +%s)
-    timeout 200 build/bench/redtune_bench --db "$db" --type-cases --csv "$out/types.csv" \
-        > "$out/types.log" 2> "$out/types.err"
-    echo "bench --type-cases: exit $? ($(( $(date +%s) - t0 )) s)"
-    sed -n '/^case /,$p' "$out/types.log" | head -12
-    gbps=$(sed -n 's/^redtune_bench: read bandwidth \([0-9.]*\) GB\/s.*/\1/p' "$out/types.log")
-    if [ -d build/python/redtune ]; then
-        cp "$db" build/python/redtune/redtune.db
-        t0=$(date +%s)
-        PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout ${TORCH_TIMEOUT:-300} \
-            python3 -P bench/torch_types.py --db "$db" ${gbps:+--read-gbps $gbps} \
-            --csv "$out/torch_types.csv" > "$out/torch_types.log" 2> "$out/torch_types.err"
-        echo "torch_types.py: exit $? ($(( $(date +%s) - t0 )) s)"
-        tail -n 14 "$out/torch_types.log"
-    fi
+    TYPES_DB=$db bash "$0" types
     ;;
 pergpu)
     cases=${PERGPU_CASES:-"min:f32 sum:f32 max:f64 sum:i32"}
