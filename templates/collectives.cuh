@@ -177,6 +177,26 @@ __device__ __forceinline__ rt_acc_t co_fold_partials(const rt_acc_t *partials)
     return acc;
 }
 
+/* ---- vector loads ---- */
+
+/* One vector of the input, a struct of V elements aligned to its size (the family's), through
+ * the read-only path (ld.global.nc) as one load of its size (LDG.32/64/128), spelled out: the
+ * compiler would infer it from const __restrict__, but not once the pointer has been turned
+ * into an integer for the alignment test. memcpy only renames the registers. */
+template <typename Vec>
+__device__ __forceinline__ Vec co_load_vec(const Vec *p)
+{
+    typedef typename co_pick<sizeof(Vec) == 16, uint4,
+            typename co_pick<sizeof(Vec) == 8, uint2,
+            typename co_pick<sizeof(Vec) == 4, unsigned int,
+                             unsigned short>::type>::type>::type raw_t;
+    static_assert(sizeof(raw_t) == sizeof(Vec), "collectives: no load of that vector size");
+    const raw_t raw = __ldg(reinterpret_cast<const raw_t *>(p));
+    Vec x;
+    memcpy(&x, &raw, sizeof x);
+    return x;
+}
+
 /* ---- a run of elements in registers ---- */
 
 /* The N values of a[] combined as a balanced tree: log2(N) dependent combines rather than N

@@ -73,24 +73,6 @@ struct __align__(RT_V * sizeof(rt_value_t)) gs_vec {
     rt_value_t v[RT_V];
 };
 
-/* The built-in type of a vector's size, for __ldg. */
-typedef co_pick<sizeof(gs_vec) == 16, uint4,
-        typename co_pick<sizeof(gs_vec) == 8, uint2,
-        typename co_pick<sizeof(gs_vec) == 4, unsigned int,
-                         unsigned short>::type>::type>::type gs_raw;
-static_assert(sizeof(gs_raw) == sizeof(gs_vec), "gridstride: no load of that vector size");
-
-/* One vector through the read-only path (ld.global.nc), spelled out: the compiler would infer
- * it from const __restrict__, but not once the pointer has been turned into an integer for the
- * alignment test. memcpy only renames the registers. */
-static __device__ __forceinline__ gs_vec gs_load_vec(const gs_vec *p)
-{
-    const gs_raw raw = __ldg(reinterpret_cast<const gs_raw *>(p));
-    gs_vec x;
-    memcpy(&x, &raw, sizeof x);
-    return x;
-}
-
 /* The U vectors of thread tid's share of a tile: vectors k0, k0 + B, ..., k0 + (U-1)B of the
  * body, all loads issued before any is used. */
 static __device__ __forceinline__ void gs_load_tile(gs_vec (&x)[RT_U], const gs_vec *body,
@@ -98,7 +80,7 @@ static __device__ __forceinline__ void gs_load_tile(gs_vec (&x)[RT_U], const gs_
 {
 #pragma unroll
     for (int u = 0; u < RT_U; u++)
-        x[u] = gs_load_vec(body + k0 + (unsigned long long)u * RT_B);
+        x[u] = co_load_vec(body + k0 + (unsigned long long)u * RT_B);
 }
 
 /* The tile's U*V elements in one accumulator (co_lift_run). The index of element j of vector
@@ -170,7 +152,7 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
 #pragma unroll
         for (int u = 0; u < RT_U; u++) {
             const unsigned long long k = nfull * per_tile + (unsigned long long)u * RT_B + tid;
-            x[u] = gs_load_vec(body + (k < nvec ? k : nvec - 1));
+            x[u] = co_load_vec(body + (k < nvec ? k : nvec - 1));
         }
 #pragma unroll
         for (int u = 0; u < RT_U; u++) {

@@ -69,21 +69,6 @@ struct __align__(RT_V * sizeof(rt_value_t)) ob_vec {
     rt_value_t v[RT_V];
 };
 
-typedef co_pick<sizeof(ob_vec) == 16, uint4,
-        typename co_pick<sizeof(ob_vec) == 8, uint2,
-        typename co_pick<sizeof(ob_vec) == 4, unsigned int,
-                         unsigned short>::type>::type>::type ob_raw;
-static_assert(sizeof(ob_raw) == sizeof(ob_vec), "oneblock: no load of that vector size");
-
-/* One vector through the read-only path (ld.global.nc). */
-static __device__ __forceinline__ ob_vec ob_load_vec(const ob_vec *p)
-{
-    const ob_raw raw = __ldg(reinterpret_cast<const ob_raw *>(p));
-    ob_vec x;
-    memcpy(&x, &raw, sizeof x);
-    return x;
-}
-
 /* in: n elements, any element-aligned address. out[0]: the result. partials and counter: the
  * one-launch plan's arguments, not used (a grid of one block has nobody to wait for). */
 extern "C" __global__ void __launch_bounds__(RT_B)
@@ -109,7 +94,7 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
 #pragma unroll
         for (int u = 0; u < RT_U; u++) {
             const unsigned long long k = k0 + (unsigned long long)u * RT_B;
-            x[u] = ob_load_vec(body + (k < nvec ? k : nvec - 1));
+            x[u] = co_load_vec(body + (k < nvec ? k : nvec - 1));
         }
         rt_acc_t a[RT_U * RT_V];
 #pragma unroll

@@ -48,7 +48,7 @@ return {
     params = { B = pow2(128, 1024), V = {1, 2, 4, 8, 16}, U = {1, 2, 4, 8}, G = pow2(1, 8) },
     constraint = function(c, dev, case)
       local bytes = c.V * case.type_size
-      -- the template has no 1-byte load (gs_raw): i8/u8 load at least two elements
+      -- the template has no 1-byte load (co_load_vec): i8/u8 load at least two elements
       local scalar = case.type_size == 1 and 2 or 1
       local threads = c.B * c.G                  -- threads the grid puts on each SM
       return c.B <= dev.max_threads_per_block
