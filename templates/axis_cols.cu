@@ -8,6 +8,7 @@
 // @param CV 2 consecutive columns per thread (1, 2, 4, 8; CV * element size <= 16 bytes): one vector load where inner % CV == 0 and the input is aligned, else scalar loads
 // @param U 4 rows each thread has in flight before it combines them (1, 2, 4, 8)
 // @param CHUNK 0 fewest elements of len per split: 0 never splits; else the host splits long columns over blocks (e.g. 8192, 32768, 131072)
+// @param IL 0 rows of a row group: 0 a contiguous run of the block's part (in order); 1 every TY-th row, so that each step of the block reads TY consecutive rows (commutative operators only)
 //
 // axis_cols.cu - reduce an [outer, len, inner] tensor along len, in order, with the columns
 // (inner) across the threads (docs/axis.md). Made for columns and the middle axis of 3-D
@@ -17,7 +18,9 @@
 // A tile is TX * CV consecutive inner indices of one outer index o (a tile never crosses
 // outer). Thread (tx, ty) = (tid % TX, tid / TX) owns the CV columns i0 + tx*CV .. and row
 // group ty the contiguous rows [lo + ty*p, lo + ty*p + p) of the block's part [lo, hi) of
-// len (p = ceil((hi - lo) / TY)). It walks its rows in order, U rows in flight (each row's CV
+// len (p = ceil((hi - lo) / TY)); with IL = 1 it owns rows lo + ty, lo + ty + TY, ... instead,
+// so that the block's warps read TY consecutive rows at each step (one contiguous stream when
+// the tile is a whole row, as a flat reduction reads: commutative operators only). It walks its rows in order, U rows in flight (each row's CV
 // columns one vector load when inner % CV == 0 and `in` is aligned to CV * size, decided once
 // at run time, else CV scalar loads), the U rows combined as an ordered tree and folded into
 // its CV accumulators. A warp's load instruction reads min(TX, 32) * CV consecutive columns of
@@ -53,6 +56,9 @@
 #ifndef RT_CHUNK
 #define RT_CHUNK 0   /* fewest elements of len per split; 0: never split */
 #endif
+#ifndef RT_IL
+#define RT_IL 0      /* 1: row group ty walks rows ty, ty + TY, ... of the block's part */
+#endif
 
 static_assert(RT_B >= 64 && RT_B <= 1024 && RT_B % 32 == 0, "axis_cols: B must be a multiple of 32 in 64..1024");
 static_assert(RT_TX >= 1 && RT_TX <= RT_B && (RT_TX & (RT_TX - 1)) == 0 && RT_B % RT_TX == 0,
@@ -61,6 +67,8 @@ static_assert(RT_CV == 1 || RT_CV == 2 || RT_CV == 4 || RT_CV == 8, "axis_cols: 
 static_assert(RT_CV * sizeof(rt_value_t) <= 16, "axis_cols: a vector is at most 16 bytes (CV * element size <= 16)");
 static_assert(RT_U >= 1 && RT_U <= 8 && (RT_U & (RT_U - 1)) == 0, "axis_cols: U must be 1, 2, 4 or 8");
 static_assert(RT_CHUNK >= 0 && RT_CHUNK <= 0x7fffffff, "axis_cols: CHUNK must be in 0..2^31-1");
+static_assert(RT_IL == 0 || RT_IL == 1, "axis_cols: IL must be 0 or 1");
+static_assert(RT_IL == 0 || RT_COMMUTATIVE, "axis_cols: IL = 1 interleaves the rows and needs a commutative operator");
 
 /* ax_ helpers: the ordered trees, the split's cut and last-block fold (inlined by the
  * generator, after the warp trees and the ticket they use). */
@@ -78,15 +86,17 @@ static_assert(RT_CHUNK >= 0 && RT_CHUNK <= 0x7fffffff, "axis_cols: CHUNK must be
 /* Threads per block, columns per tile, the split chunk, tile unit PLAN_AXIS_TILE_INNER. */
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, AC_T, (unsigned int)RT_CHUNK, 1u };
 
-/* Rows [a, b) of the thread's CV columns, p pointing at column c of row 0 of its outer index
- * (row l at p + l * inner); w: the columns that exist (CV, or fewer at the end of a row when
- * inner % CV != 0). VEC: each row's CV columns are one aligned vector. Folded in order into
- * acc[]. Whole groups of U rows load without a test; the last group clamps its rows to b - 1
- * (all loads in flight) and drops the extra ones. */
+/* Rows [a, b) of the thread's walk over its CV columns: row l at p + l * stride, its index
+ * along len first + l * step (p pointing at column c of the walk's row 0; stride = inner and
+ * step = 1 for contiguous rows, TY times both for IL); w: the columns that exist (CV, or fewer
+ * at the end of a row when inner % CV != 0). VEC: each row's CV columns are one aligned
+ * vector. Folded in order into acc[]. Whole groups of U rows load without a test; the last
+ * group clamps its rows to b - 1 (all loads in flight) and drops the extra ones. */
 template <bool VEC>
-static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p, unsigned long long inner,
+static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p, unsigned long long stride,
                                                unsigned long long a, unsigned long long b, unsigned int w,
-                                               rt_acc_t (&acc)[RT_CV])
+                                               rt_acc_t (&acc)[RT_CV], unsigned long long first,
+                                               unsigned long long step)
 {
     if (b <= a)
         return;
@@ -95,7 +105,7 @@ static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p,
         rt_value_t x[RT_U][RT_CV];
 #pragma unroll
         for (unsigned int u = 0; u < RT_U; u++) {
-            const rt_value_t *r = p + (l + u) * inner;
+            const rt_value_t *r = p + (l + u) * stride;
             if constexpr (VEC) {
                 ax_ldv<rt_value_t, RT_CV>(r, x[u]);
             } else {
@@ -109,7 +119,7 @@ static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p,
             rt_acc_t t[RT_U];
 #pragma unroll
             for (unsigned int u = 0; u < RT_U; u++)
-                t[u] = rt_lift(x[u][k], l + u);
+                t[u] = rt_lift(x[u][k], first + (l + u) * step);
             acc[k] = rt_combine(acc[k], ax_tree<RT_U>(t));
         }
     }
@@ -117,7 +127,7 @@ static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p,
         rt_value_t x[RT_U][RT_CV];
 #pragma unroll
         for (unsigned int u = 0; u < RT_U; u++) {
-            const rt_value_t *r = p + (l + u < b ? l + u : b - 1) * inner;
+            const rt_value_t *r = p + (l + u < b ? l + u : b - 1) * stride;
             if constexpr (VEC) {
                 ax_ldv<rt_value_t, RT_CV>(r, x[u]);
             } else {
@@ -131,7 +141,7 @@ static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p,
             if (l + u < b) {
 #pragma unroll
                 for (unsigned int k = 0; k < RT_CV; k++)
-                    acc[k] = rt_combine(acc[k], rt_lift(x[u][k], l + u));
+                    acc[k] = rt_combine(acc[k], rt_lift(x[u][k], first + (l + u) * step));
             }
     }
 }
@@ -144,12 +154,19 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
     const unsigned int tid = threadIdx.x, tx = tid % RT_TX, ty = tid / RT_TX;
     const unsigned long long M = outer * inner, per_outer = (inner + AC_T - 1) / AC_T;
     const unsigned long long tiles = outer * per_outer;
-    /* The block's part of len, and this row group's contiguous share of it. */
+    /* The block's part of len, and this row group's share of it: rows [ra, rb) of its walk,
+     * row l being row first + l * step of len. */
     unsigned long long lo, hi;
     ax_part(len, blockIdx.y, gridDim.y, lo, hi);
+#if RT_IL
+    const unsigned long long first = lo + ty, step = AC_TY, ra = 0;
+    const unsigned long long rb = first < hi ? (hi - first + AC_TY - 1) / AC_TY : 0;
+#else
+    const unsigned long long first = 0, step = 1;
     const unsigned long long rp = (hi - lo + AC_TY - 1) / AC_TY;
     const unsigned long long ra = lo + ty * rp < hi ? lo + ty * rp : hi;
     const unsigned long long rb = hi - ra < rp ? hi : ra + rp;
+#endif
     const bool vec = RT_CV > 1 && inner % RT_CV == 0
                      && reinterpret_cast<unsigned long long>(in) % (RT_CV * sizeof(rt_value_t)) == 0;
 #if AC_R > 1
@@ -168,11 +185,11 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
         for (unsigned int k = 0; k < RT_CV; k++)
             acc[k] = rt_identity();
         if (w > 0) {
-            const rt_value_t *p = in + o * len * inner + c;
+            const rt_value_t *p = in + (o * len + first) * inner + c;
             if (RT_CV > 1 && vec)
-                ac_walk<true>(p, inner, ra, rb, w, acc);
+                ac_walk<true>(p, inner * step, ra, rb, w, acc, first, step);
             else
-                ac_walk<false>(p, inner, ra, rb, w, acc);
+                ac_walk<false>(p, inner * step, ra, rb, w, acc, first, step);
         }
 
         /* The row groups of a warp (TX < 32): lane tx + TX*k holds row group k of the warp;

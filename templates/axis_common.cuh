@@ -131,7 +131,8 @@ __device__ __forceinline__ bool ax_last_split(unsigned int *counter, bool &s_las
  * where possible, at most 32), lane j folding the contiguous splits [j*c, j*c + c) in order
  * and the group meeting in the ordered warp tree; groups loop over the outputs with a
  * uniform trip count so that the shuffles stay converged. The partials were written by other
- * blocks of this launch: read from L2 (co_load_partial) after ax_last_split's acquire. */
+ * blocks of this launch: read from L2 (co_load_partial) after ax_last_split's acquire, eight
+ * loads in flight a lane. */
 template <unsigned int NT, unsigned int T>
 __device__ __forceinline__ void ax_fold_splits(const rt_acc_t *part, rt_res_t *__restrict__ out,
                                                unsigned long long M, unsigned long long m0,
@@ -146,7 +147,7 @@ __device__ __forceinline__ void ax_fold_splits(const rt_acc_t *part, rt_res_t *_
         rt_acc_t v = rt_identity();
         if (q < cnt) {
             const rt_acc_t *p = part + m0 + q;
-#pragma unroll 4
+#pragma unroll 8
             for (unsigned int k = a; k < b; k++)
                 v = rt_combine(v, co_load_partial(p + (unsigned long long)k * M));
         }

@@ -37,7 +37,7 @@ GPU_UTIL_TEST_STATE
  * V and CV are narrowed to 16 bytes for the type. */
 static const struct {
     int core;
-    const char *p[6];
+    const char *p[7];
 } variants[] = {
     {1, {"axis_rows", "B=256", "L=1", "V=4", "U=2", "CHUNK=0"}},
     {1, {"axis_rows", "B=256", "L=32", "V=4", "U=2", "CHUNK=8192"}},
@@ -53,6 +53,9 @@ static const struct {
     {1, {"axis_cols", "B=512", "TX=64", "CV=8", "U=2", "CHUNK=4096"}},
     {0, {"axis_cols", "B=64", "TX=16", "CV=1", "U=4", "CHUNK=16384"}},
     {0, {"axis_cols", "B=1024", "TX=8", "CV=4", "U=2", "CHUNK=8192"}},
+    {1, {"axis_cols", "B=256", "TX=32", "CV=4", "U=2", "CHUNK=512", "IL=1"}},
+    {0, {"axis_cols", "B=512", "TX=4", "CV=4", "U=4", "CHUNK=256", "IL=1"}},
+    {0, {"axis_cols", "B=1024", "TX=16", "CV=8", "U=1", "CHUNK=0", "IL=1"}},
 };
 #define NVARIANTS (int)(sizeof variants / sizeof variants[0])
 
@@ -76,7 +79,9 @@ static int config_of(int v, size_t es, int commutes, rt_config *c, char *name, s
         return 0;
     config_default(f, c);
     rt_err e;
-    for (int k = 1; k < 6 && variants[v].p[k]; k++) {
+    for (int k = 1; k < 7 && variants[v].p[k]; k++) {
+        if (!strcmp(variants[v].p[k], "IL=1") && !commutes)
+            return 0;   /* interleaved rows: commutative operators only */
         char pn[16];
         const char *eq = strchr(variants[v].p[k], '=');
         snprintf(pn, sizeof pn, "%.*s", (int)(eq - variants[v].p[k]), variants[v].p[k]);
@@ -97,7 +102,7 @@ static int config_of(int v, size_t es, int commutes, rt_config *c, char *name, s
 static unsigned long long lane_chain(int v, const unsigned long long *sh)
 {
     long long b = 0, l = 1, vv = 1, u = 1, tx = 1;
-    for (int k = 1; k < 6 && variants[v].p[k]; k++) {
+    for (int k = 1; k < 7 && variants[v].p[k]; k++) {
         const char *q = variants[v].p[k], *eq = strchr(q, '=');
         long long val = atoll(eq + 1);
         if (!strncmp(q, "B=", 2)) b = val;

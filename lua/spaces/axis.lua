@@ -47,7 +47,7 @@ end
 -- row of the tile (TX * CV values), so columns split finer (1x65536x128 has 2 tiles of 128
 -- columns: with 8192 rows a split it got only 16 blocks, 37% of the read bandwidth).
 local CHUNKS = { 0, 8192, 65536 }
-local COL_CHUNKS = { 0, 256, 1024, 4096 }
+local COL_CHUNKS = { 0, 256, 512, 1024, 2048, 4096 }
 local LANES = redtune.pow2(1, 1024)
 
 return {
@@ -67,10 +67,15 @@ return {
     end },
   { family = "axis_cols",
     params = { B = { 64, 128, 256, 512, 1024 }, TX = redtune.pow2(1, 256),
-               CV = vectors(inner, 8), U = { 1, 2, 4 }, CHUNK = COL_CHUNKS },
+               CV = vectors(inner, 8), U = { 1, 2, 4 }, CHUNK = COL_CHUNKS, IL = { 0, 1 } },
     constraint = function(c, dev, case)
       if c.TX > c.B or c.B > dev.max_threads_per_block then return false end
       local ty = c.B // c.TX
+      if c.IL == 1 then                                         -- a stream of whole rows only
+        if not case.commutative or inner == 1 or ty == 1 or c.TX * c.CV < inner then return false end
+      elseif c.CHUNK == 512 or c.CHUNK == 2048 then
+        return false                                            -- the finer splits: IL only
+      end
       if c.B == 64 then
         if ty <= cp2(len) and inner ~= 1 then return false end
       elseif ty > cp2(len) then
