@@ -287,12 +287,25 @@ unsigned int plan_axis_splits(const plan *p, unsigned long long outer, unsigned 
     return s < 1 ? 1 : (unsigned)s;
 }
 
+/* The kernels' rule (templates/axis_common.cuh, ax_grouped): the splits of a tile are folded
+ * in groups of PLAN_AXIS_GROUP first when there are more than that many and their counters,
+ * tiles * (groups + 1), fit in PLAN_AXIS_MAX_TILES. */
+static int axis_grouped(unsigned long long tiles, unsigned int splits)
+{
+    unsigned long long ng = ceil_div(splits, PLAN_AXIS_GROUP);
+    return splits > PLAN_AXIS_GROUP && tiles * (ng + 1) <= PLAN_AXIS_MAX_TILES;
+}
+
 size_t plan_axis_counter_bytes(const plan *p, unsigned long long outer, unsigned long long len,
                                unsigned long long inner)
 {
-    if (plan_axis_splits(p, outer, len, inner) <= 1)
+    unsigned int splits = plan_axis_splits(p, outer, len, inner);
+    if (splits <= 1)
         return 0;
-    return align_up(plan_axis_tiles(p, outer, inner) * sizeof(unsigned int));
+    unsigned long long tiles = plan_axis_tiles(p, outer, inner), n = tiles;
+    if (axis_grouped(tiles, splits))
+        n = tiles * (ceil_div(splits, PLAN_AXIS_GROUP) + 1);
+    return align_up(n * sizeof(unsigned int));
 }
 
 size_t plan_axis_temp_bytes(const plan *p, unsigned long long outer, unsigned long long len,

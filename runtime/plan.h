@@ -115,7 +115,14 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
  *                its part of len (split s of the kernel's own contiguous cut, in order) into
  *                part[s * outer * inner + m] for the tile's outputs m, then counts itself in
  *                counter[x]; the last block of tile x folds part[0 .. splits) in order, writes
- *                rt_final of it to out, and sets counter[x] back to 0.
+ *                rt_final of it to out, and sets counter[x] back to 0. Grouped
+ *                (plan.c axis_grouped: more than PLAN_AXIS_GROUP splits and room for the
+ *                counters): block (x, s) counts itself in counter[tiles + x * ng + s /
+ *                PLAN_AXIS_GROUP] (ng = ceil(splits / PLAN_AXIS_GROUP)), the last of each group
+ *                folds its group into part[first split of the group] and counts itself in
+ *                counter[x], and the last of those folds the ng groups into out; every counter
+ *                back to 0. Counters: tiles, or tiles * (ng + 1) grouped; at most
+ *                PLAN_AXIS_MAX_TILES either way.
  *   len == 0 writes rt_final(rt_identity()) to every output; outer * inner == 0 launches
  *   nothing. The index given to rt_lift is the position along the axis (argmin/argmax
  *   return it, as torch's dim reductions do).
@@ -124,6 +131,7 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
 #define PLAN_AXIS_TILE_FLAT  0u
 #define PLAN_AXIS_TILE_INNER 1u
 #define PLAN_AXIS_MAX_TILES  4096u     /* counters of a split launch: 16 KiB */
+#define PLAN_AXIS_GROUP      16u       /* splits a group folds (templates/axis_common.cuh AX_GROUP) */
 #define PLAN_AXIS_MAX_SPLITS 65535u
 
 /* Tiles of outputs (grid.x before the cap) and splits of len (grid.y) for a shape. */

@@ -34,7 +34,8 @@
 //
 // Splits (few tiles, len > CHUNK): block (x, s) reduces its contiguous part of len and
 // stores raw partials; the last block of tile x folds them in split order and writes rt_final
-// (axis_common.cuh). Without splits each output is written once, through rt_final; len == 0
+// (more than 16 splits: the last block of each group of 16 folds its group first;
+// ax_finish_splits in axis_common.cuh). Without splits each output is written once, through rt_final; len == 0
 // writes rt_final(rt_identity()).
 
 #ifndef RT_PRELUDE
@@ -172,7 +173,7 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
 #if AC_R > 1
     __shared__ rt_acc_t s_rows[AC_R * AC_CVS * RT_TX];
 #endif
-    __shared__ bool s_last;
+    __shared__ unsigned int s_flag;
 
     for (unsigned long long x = blockIdx.x; x < tiles; x += gridDim.x) {
         /* Tile x is (o, t) = (x / per_outer, x % per_outer). */
@@ -238,7 +239,7 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
                         out[m + k] = rt_final(acc[k]);
             }
         } else {
-            /* Split: raw partials, then the last block of the tile folds them in split order
+            /* Split: raw partials, then the blocks that finish last fold them in split order
              * (grid.x is the number of tiles: this is the block's only tile). */
             if (tid < RT_TX) {
 #pragma unroll
@@ -246,10 +247,8 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
                     if (k < w)
                         part[blockIdx.y * M + m + k] = acc[k];
             }
-            if (ax_last_split(counter + x, s_last)) {
-                const unsigned long long m0 = o * inner + i0;
-                ax_fold_splits<RT_B, AC_T>(part, out, M, m0, (unsigned int)(inner - i0 < AC_T ? inner - i0 : AC_T));
-            }
+            ax_finish_splits<RT_B, AC_T>(part, out, counter, x, M, o * inner + i0,
+                                         (unsigned int)(inner - i0 < AC_T ? inner - i0 : AC_T), s_flag);
         }
     }
 }

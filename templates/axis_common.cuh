@@ -1,8 +1,9 @@
 /*
  * axis_common.cuh - what the axis families share (docs/axis.md): the glue check, aligned
  * vector loads, the ordered tree over an array, each split's contiguous cut of len, and the
- * split protocol: a block stores its raw partials, takes a ticket on its tile's counter, and
- * the last block of the tile folds the splits in order and writes rt_final of them.
+ * split protocol: a block stores its raw partials, takes a ticket on its tile's counter (or
+ * its group's), and the last block of the tile (of the group, then of the groups) folds the
+ * splits in order and writes rt_final of them.
  *
  * A template includes it after "collectives.cuh" (co_ticket, co_load_partial, co_warp_tree)
  * and its own parameters; the code generator inlines both into the unit (one level deep: this
@@ -109,50 +110,101 @@ __host__ __device__ constexpr unsigned int ax_pow2_ceil(unsigned int n)
     return n <= 1 ? 1 : 2 * ax_pow2_ceil((n + 1) / 2);
 }
 
-/* After the block's raw partials of tile x are stored (part[s * M + m]): true in every
- * thread of the block that finished the tile last. Every thread fences its own stores, the
- * barrier gathers them, and thread 0 takes a ticket (acquire-release, co_ticket) on
- * counter[x] with limit gridDim.y - 1: the last ticket wraps the counter back to 0, so it is
- * zero again for the next launch. s_last is the caller's __shared__ flag; the second barrier
- * tells the block and ends any earlier use of its shared memory. Every thread calls it. */
-__device__ __forceinline__ bool ax_last_split(unsigned int *counter, bool &s_last)
+/* Groups of the split fold (plan.h PLAN_AXIS_GROUP and PLAN_AXIS_MAX_TILES, the same rule
+ * on both sides): with more than AX_GROUP splits, and room for the counters, the splits of a
+ * tile are folded in two levels, groups of AX_GROUP consecutive splits and then the groups,
+ * so that no block folds more than AX_GROUP partials an output (a fold of S partials is S
+ * dependent loads from L2 across a group of lanes: with S = 256 it held a 128-column tile
+ * for microseconds). */
+#define AX_GROUP 16u
+#define AX_MAX_COUNTERS 4096u
+__device__ __forceinline__ bool ax_grouped(unsigned int tiles, unsigned int splits)
 {
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        s_last = co_ticket(counter, gridDim.y - 1) == gridDim.y - 1;
-    __syncthreads();
-    return s_last;
+    const unsigned int ng = (splits + AX_GROUP - 1) / AX_GROUP;
+    return splits > AX_GROUP && (unsigned long long)tiles * (ng + 1) <= AX_MAX_COUNTERS;
 }
 
-/* The last block of a tile: out[m0 + q] = rt_final(part[0][m] . part[1][m] . ... in split
- * order) for q < cnt (m = m0 + q, part[s][m] at part[s * M + m]). The tile has T outputs at
- * most, its block NT threads: a group of G lanes per output (a power of two, G * T <= NT
- * where possible, at most 32), lane j folding the contiguous splits [j*c, j*c + c) in order
- * and the group meeting in the ordered warp tree; groups loop over the outputs with a
- * uniform trip count so that the shuffles stay converged. The partials were written by other
- * blocks of this launch: read from L2 (co_load_partial) after ax_last_split's acquire, eight
- * loads in flight a lane. */
-template <unsigned int NT, unsigned int T>
-__device__ __forceinline__ void ax_fold_splits(const rt_acc_t *part, rt_res_t *__restrict__ out,
-                                               unsigned long long M, unsigned long long m0,
-                                               unsigned int cnt)
+/* Outputs m0 + q (q < cnt) of a tile: the ordered fold of ns partials of each, split s0,
+ * s0 + step, ... (part[s][m] at part[s * M + m]); FINAL: out[m0 + q] = rt_final of it, else
+ * the raw fold replaces part[s0][m0 + q]. The tile has T outputs at most, its block NT
+ * threads: a group of G lanes per output (a power of two, G * T <= NT where possible, at most
+ * 32), lane j folding a contiguous run of the ns partials in order and the group meeting in
+ * the ordered warp tree; groups loop over the outputs with a uniform trip count so that the
+ * shuffles stay converged. The partials were written by other blocks of this launch: read
+ * from L2 (co_load_partial) after the ticket's acquire, eight loads in flight a lane. A raw
+ * fold reads part[s0][m] before its group writes it back (the same lanes; no other block
+ * reads it before the next ticket). */
+template <unsigned int NT, unsigned int T, bool FINAL>
+__device__ __forceinline__ void ax_fold(rt_acc_t *part, rt_res_t *__restrict__ out,
+                                        unsigned long long M, unsigned long long m0,
+                                        unsigned int cnt, unsigned int s0, unsigned int ns,
+                                        unsigned int step)
 {
     constexpr unsigned int G = ax_pow2_floor(NT / T >= 32 ? 32 : NT / T >= 1 ? NT / T : 1);
     constexpr unsigned int NQ = NT / G;   /* outputs per pass */
-    const unsigned int S = gridDim.y, c = (S + G - 1) / G, j = threadIdx.x % G;
-    const unsigned int a = j * c < S ? j * c : S, b = S - a < c ? S : a + c;
+    const unsigned int c = (ns + G - 1) / G, j = threadIdx.x % G;
+    const unsigned int a = j * c < ns ? j * c : ns, b = ns - a < c ? ns : a + c;
     for (unsigned int q0 = 0; q0 < cnt; q0 += NQ) {
         const unsigned int q = q0 + threadIdx.x / G;
         rt_acc_t v = rt_identity();
         if (q < cnt) {
-            const rt_acc_t *p = part + m0 + q;
+            const rt_acc_t *p = part + (unsigned long long)s0 * M + m0 + q;
 #pragma unroll 8
             for (unsigned int k = a; k < b; k++)
-                v = rt_combine(v, co_load_partial(p + (unsigned long long)k * M));
+                v = rt_combine(v, co_load_partial(p + (unsigned long long)k * step * M));
         }
         v = co_warp_tree<G>(v);
-        if (j == 0 && q < cnt)
-            out[m0 + q] = rt_final(v);
+        if (j == 0 && q < cnt) {
+            if constexpr (FINAL)
+                out[m0 + q] = rt_final(v);
+            else
+                part[(unsigned long long)s0 * M + m0 + q] = v;
+        }
+    }
+}
+
+/* After the block's raw partials of tile x are stored (part[s * M + m], s = blockIdx.y, for
+ * outputs m0 .. m0 + cnt - 1): the fold of the tile's splits, by the blocks that finish last.
+ * Every thread fences its own stores, the barrier gathers them, and thread 0 takes a ticket
+ * (acquire-release, co_ticket) on a counter with limit (blocks counted) - 1: the last ticket
+ * wraps the counter back to 0, so every counter is zero again for the next launch.
+ * One level: counter[x] counts the gridDim.y splits; the last folds them all into out.
+ * Grouped (ax_grouped): counter[tiles + x * ng + g] counts group g's splits (AX_GROUP
+ * consecutive ones, the last group shorter); its last block folds them into part[g *
+ * AX_GROUP], fences, and counts itself in counter[x] (ng groups); the last of those folds
+ * the ng group results in order into out. s_flag is the caller's __shared__ word; the
+ * barriers also end any earlier use of the block's shared memory. Every thread calls it. */
+template <unsigned int NT, unsigned int T>
+__device__ __forceinline__ void ax_finish_splits(rt_acc_t *part, rt_res_t *__restrict__ out,
+                                                 unsigned int *counter, unsigned long long x,
+                                                 unsigned long long M, unsigned long long m0,
+                                                 unsigned int cnt, unsigned int &s_flag)
+{
+    const unsigned int S = gridDim.y, tiles = gridDim.x, s = blockIdx.y;
+    const bool grouped = ax_grouped(tiles, S);
+    const unsigned int ng = grouped ? (S + AX_GROUP - 1) / AX_GROUP : 1, g = s / AX_GROUP;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (!grouped) {
+            s_flag = co_ticket(counter + x, S - 1) == S - 1 ? 2u : 0u;
+        } else {
+            const unsigned int n = S - g * AX_GROUP < AX_GROUP ? S - g * AX_GROUP : AX_GROUP;
+            s_flag = co_ticket(counter + tiles + x * ng + g, n - 1) == n - 1 ? 1u : 0u;
+        }
+    }
+    __syncthreads();
+    if (s_flag == 1u) {
+        const unsigned int s0 = g * AX_GROUP, n = S - s0 < AX_GROUP ? S - s0 : AX_GROUP;
+        ax_fold<NT, T, false>(part, out, M, m0, cnt, s0, n, 1);
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0)
+            s_flag = co_ticket(counter + x, ng - 1) == ng - 1 ? 2u : 0u;
+        __syncthreads();
+        if (s_flag == 2u)
+            ax_fold<NT, T, true>(part, out, M, m0, cnt, 0, ng, AX_GROUP);
+    } else if (s_flag == 2u) {
+        ax_fold<NT, T, true>(part, out, M, m0, cnt, 0, S, 1);
     }
 }

@@ -28,8 +28,9 @@
 // Long rows (few outputs, len > CHUNK) are split: the host launches grid.y = S splits, block
 // (x, s) reduces its part of len (ax_part: contiguous, equal, multiples of 16 elements) and
 // stores its raw partials, the last block of tile x to finish (a ticket on counter[x]) folds
-// the S partials of each output in split order and writes rt_final of them
-// (axis_common.cuh). Without splits each output is written once, through rt_final; len == 0
+// the S partials of each output in split order and writes rt_final of them (more than 16
+// splits: the last block of each group of 16 folds its group first; ax_finish_splits in
+// axis_common.cuh). Without splits each output is written once, through rt_final; len == 0
 // writes rt_final(rt_identity()).
 
 #ifndef RT_PRELUDE
@@ -151,7 +152,7 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
     __shared__ rt_acc_t s_warp[RT_B / 32];
     const unsigned int lane = tid % 32, warp = tid / 32;
 #endif
-    __shared__ bool s_last;
+    __shared__ unsigned int s_flag;
 
     for (unsigned long long x = blockIdx.x; x < tiles; x += gridDim.x) {
         const unsigned long long m = x * AR_T + g;
@@ -185,14 +186,12 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
             if (j == 0 && m < M)
                 out[m] = rt_final(v);
         } else {
-            /* Split: raw partials, then the last block of the tile folds them in order
+            /* Split: raw partials, then the blocks that finish last fold them in order
              * (grid.x is the number of tiles: this is the block's only tile). */
             if (j == 0 && m < M)
                 part[blockIdx.y * M + m] = v;
-            if (ax_last_split(counter + x, s_last)) {
-                const unsigned long long m0 = x * AR_T;
-                ax_fold_splits<RT_B, AR_T>(part, out, M, m0, (unsigned int)(M - m0 < AR_T ? M - m0 : AR_T));
-            }
+            ax_finish_splits<RT_B, AR_T>(part, out, counter, x, M, x * AR_T,
+                                         (unsigned int)(M - x * AR_T < AR_T ? M - x * AR_T : AR_T), s_flag);
         }
     }
 }

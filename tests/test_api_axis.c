@@ -286,6 +286,35 @@ static int see(const store_best_row *row, void *arg)
     return 0;
 }
 
+/* plan.c's split layout: the splits fill the resident blocks within the chunk; more than
+ * PLAN_AXIS_GROUP of them are folded in groups, with a counter per group and per tile, unless
+ * those counters would not fit in PLAN_AXIS_MAX_TILES (the kernels' ax_grouped rule). */
+static void axis_plan_counters(void **state)
+{
+    (void)state;
+    plan p = {.kind = PLAN_AXIS, .unit = PLAN_AXIS_TILE_INNER, .tile = 128, .axis_chunk = 512,
+              .axis_fit = 528, .acc_size = 4};
+    /* 1 x 65536 x 128: one tile, 128 splits in 8 groups: 1 + 8 counters. */
+    assert_int_equal(plan_axis_splits(&p, 1, 65536, 128), 128);
+    assert_int_equal(plan_axis_counter_bytes(&p, 1, 65536, 128), 256);
+    assert_int_equal(plan_axis_temp_bytes(&p, 1, 65536, 128), 256 + 128 * 128 * 4);
+    /* 16 splits: one level, one counter. */
+    p.axis_chunk = 4096;
+    assert_int_equal(plan_axis_splits(&p, 1, 65536, 128), 16);
+    assert_int_equal(plan_axis_counter_bytes(&p, 1, 65536, 128), 256);
+    /* 200 tiles x 17 splits (2 groups): 200 * 3 counters. */
+    p.axis_chunk = 16;
+    p.axis_fit = 200 * 17;
+    assert_int_equal(plan_axis_splits(&p, 1, 17 * 16, 200 * 128), 17);
+    assert_int_equal(plan_axis_counter_bytes(&p, 1, 17 * 16, 200 * 128), 2560);   /* 2400 up */
+    /* 1500 tiles x 17 splits: 4500 grouped counters would not fit: one level, 1500. */
+    p.axis_fit = 1500 * 17;
+    assert_int_equal(plan_axis_splits(&p, 1, 17 * 16, 1500 * 128), 17);
+    assert_int_equal(plan_axis_counter_bytes(&p, 1, 17 * 16, 1500 * 128), 6144);  /* 6000 up */
+    /* No split: no counters. */
+    assert_int_equal(plan_axis_counter_bytes(&p, 1, 16, 1500 * 128), 0);
+}
+
 /* Rows of inner == 1 and of inner > 1 are apart: a device with winners of one kind only is
  * not the answer for the other kind. */
 static void axis_store_kind(void **state)
@@ -916,6 +945,7 @@ int test_api_axis_group(void)
         cmocka_unit_test(axis_builtin),
         cmocka_unit_test(axis_builtin_compiles),
         cmocka_unit_test(axis_store_kind),
+        cmocka_unit_test(axis_plan_counters),
     };
     return cmocka_run_group_tests_name("api_axis", tests, NULL, NULL);
 }

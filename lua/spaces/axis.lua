@@ -7,7 +7,11 @@
 --   axis_cols (any shape, any operator: it keeps the order): TX columns x TY = B / TX row
 --     groups, tiles of TX * CV columns no wider than inner and at least a warp wide where
 --     inner allows, never more row groups than len has rows (B = 64 aside: the fallback of
---     short rows for operators that do not commute, a block walking each row).
+--     short rows for operators that do not commute, a block walking each row); IL = 1 (rows
+--     interleaved over the row groups, commutative operators only) where the tile is a whole
+--     row, so that the block reads one stream.
+-- CHUNK 512 and 2048 (one split a block of the GPU's width for 65536 rows, and half that)
+-- come with IL = 1 only, to keep the space's size.
 -- CHUNK (splits of len) is offered only where a split can happen: len of at least two chunks
 -- and too few tiles to fill the GPU (plan.c splits only then). Vector widths are those the shape
 -- can use (len % V == 0 for rows, inner % CV == 0 for columns: else the kernel loads scalars).
