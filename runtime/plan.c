@@ -318,6 +318,19 @@ size_t plan_axis_temp_bytes(const plan *p, unsigned long long outer, unsigned lo
          + align_up((size_t)splits * outer * inner * p->acc_size);
 }
 
+CUdeviceptr plan_axis_temp_in_area(const plan *p, CUdeviceptr area, unsigned long long outer,
+                                   unsigned long long len, unsigned long long inner)
+{
+    return area + PLAN_AXIS_COUNTER_AREA - plan_axis_counter_bytes(p, outer, len, inner);
+}
+
+size_t plan_axis_area_bytes(const plan *p, unsigned long long outer, unsigned long long len,
+                            unsigned long long inner)
+{
+    return PLAN_AXIS_COUNTER_AREA + plan_axis_temp_bytes(p, outer, len, inner)
+         - plan_axis_counter_bytes(p, outer, len, inner);
+}
+
 int plan_axis_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned long long outer,
                      unsigned long long len, unsigned long long inner, CUdeviceptr temp,
                      CUstream s, rt_err *e)

@@ -149,6 +149,19 @@ size_t plan_axis_counter_bytes(const plan *p, unsigned long long outer, unsigned
 size_t plan_axis_temp_bytes(const plan *p, unsigned long long outer, unsigned long long len,
                             unsigned long long inner);
 
+/* Storage that serves launches of any shape, as libredtune's per-stream block does: an area
+ * of PLAN_AXIS_COUNTER_AREA bytes, zero once, then partials. A launch's temp is
+ * plan_axis_temp_in_area: its counters end where the area ends and its partials start there,
+ * so no launch reads the partials an earlier one left as its counters (with [counters]
+ * [partials] from one base, a shape with more counters than the last one would). Every
+ * counter is zero again after a launch. plan_axis_area_bytes: what such storage needs for a
+ * shape (the area, then the partials). */
+#define PLAN_AXIS_COUNTER_AREA (PLAN_AXIS_MAX_TILES * 4u)
+CUdeviceptr plan_axis_temp_in_area(const plan *p, CUdeviceptr area, unsigned long long outer,
+                                   unsigned long long len, unsigned long long inner);
+size_t plan_axis_area_bytes(const plan *p, unsigned long long outer, unsigned long long len,
+                            unsigned long long inner);
+
 /* Enqueue rt_axis on 's' (nothing when outer * inner == 0; the caller checks that the
  * products do not overflow). */
 int plan_axis_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned long long outer,

@@ -298,6 +298,7 @@ static void axis_plan_counters(void **state)
     assert_int_equal(plan_axis_splits(&p, 1, 65536, 128), 128);
     assert_int_equal(plan_axis_counter_bytes(&p, 1, 65536, 128), 256);
     assert_int_equal(plan_axis_temp_bytes(&p, 1, 65536, 128), 256 + 128 * 128 * 4);
+    assert_int_equal(plan_axis_area_bytes(&p, 1, 65536, 128), PLAN_AXIS_COUNTER_AREA + 128 * 128 * 4);
     /* 16 splits: one level, one counter. */
     p.axis_chunk = 4096;
     assert_int_equal(plan_axis_splits(&p, 1, 65536, 128), 16);
@@ -307,10 +308,13 @@ static void axis_plan_counters(void **state)
     p.axis_fit = 200 * 17;
     assert_int_equal(plan_axis_splits(&p, 1, 17 * 16, 200 * 128), 17);
     assert_int_equal(plan_axis_counter_bytes(&p, 1, 17 * 16, 200 * 128), 2560);   /* 2400 up */
-    /* 1500 tiles x 17 splits: 4500 grouped counters would not fit: one level, 1500. */
+    /* 1500 tiles x 17 splits: 4500 grouped counters would not fit: one level, 1500 (their
+     * storage by an area: the partials right after it). */
     p.axis_fit = 1500 * 17;
     assert_int_equal(plan_axis_splits(&p, 1, 17 * 16, 1500 * 128), 17);
     assert_int_equal(plan_axis_counter_bytes(&p, 1, 17 * 16, 1500 * 128), 6144);  /* 6000 up */
+    assert_int_equal(plan_axis_temp_in_area(&p, 1 << 20, 1, 17 * 16, 1500 * 128),
+                     (1 << 20) + PLAN_AXIS_COUNTER_AREA - 6144);
     /* No split: no counters. */
     assert_int_equal(plan_axis_counter_bytes(&p, 1, 16, 1500 * 128), 0);
 }

@@ -132,11 +132,12 @@ static void run_one(const plan *p, const char *name, const unsigned long long *s
 {
     rt_err e;
     unsigned long long M = sh[0] * sh[2];
-    assert_true(plan_axis_temp_bytes(p, sh[0], sh[1], sh[2]) <= TEMP_BYTES);
+    assert_true(plan_axis_area_bytes(p, sh[0], sh[1], sh[2]) <= TEMP_BYTES);
     if (M && plan_axis_splits(p, sh[0], sh[1], sh[2]) > 1)
         ++*split;
     assert_int_equal(cu.MemsetD8(out, 0xa5, (M + GUARD) * rs), CUDA_SUCCESS);
-    int rc = plan_axis_launch(p, in, out, sh[0], sh[1], sh[2], temp, stream, &e);
+    int rc = plan_axis_launch(p, in, out, sh[0], sh[1], sh[2],
+                              plan_axis_temp_in_area(p, temp, sh[0], sh[1], sh[2]), stream, &e);
     CUresult r = rc ? CUDA_SUCCESS : cu.StreamSynchronize(stream);
     if (rc || r != CUDA_SUCCESS)
         fail_msg("%s shape %llux%llux%llu: %s (%d)", name, sh[0], sh[1], sh[2],
@@ -146,17 +147,17 @@ static void run_one(const plan *p, const char *name, const unsigned long long *s
         if (got[b] != 0xa5)
             fail_msg("%s shape %llux%llux%llu: wrote past the last output (byte %zu)", name,
                      sh[0], sh[1], sh[2], b);
-    size_t cb = plan_axis_counter_bytes(p, sh[0], sh[1], sh[2]);
-    if (cb) {
-        unsigned int *cnt = malloc(cb);
-        assert_non_null(cnt);
-        assert_int_equal(cu.MemcpyDtoH(cnt, temp, cb), CUDA_SUCCESS);
-        for (size_t k = 0; k < cb / sizeof *cnt; k++)
-            if (cnt[k])
-                fail_msg("%s shape %llux%llux%llu: counter %zu is %u after the launch", name,
-                         sh[0], sh[1], sh[2], k, cnt[k]);
-        free(cnt);
-    }
+    /* Every counter of the area (temp's first PLAN_AXIS_COUNTER_AREA bytes, this launch's
+     * at its end) is zero again. */
+    unsigned int *cnt = malloc(PLAN_AXIS_COUNTER_AREA);
+    assert_non_null(cnt);
+    assert_int_equal(cu.MemcpyDtoH(cnt, temp, PLAN_AXIS_COUNTER_AREA), CUDA_SUCCESS);
+    for (size_t k = 0; k < PLAN_AXIS_COUNTER_AREA / sizeof *cnt; k++)
+        if (cnt[k])
+            fail_msg("%s shape %llux%llux%llu: counter %zu of the area is %u after the launch "
+                     "(this launch's: the last %zu)", name, sh[0], sh[1], sh[2], k, cnt[k],
+                     plan_axis_counter_bytes(p, sh[0], sh[1], sh[2]) / sizeof *cnt);
+    free(cnt);
 }
 
 static void check_pair(rt_op op, rt_type type)

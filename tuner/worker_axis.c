@@ -30,7 +30,9 @@ typedef struct axis_arg {
 static int axis_enqueue(void *arg, rt_err *e)
 {
     axis_arg *a = arg;
-    return plan_axis_launch(a->p, a->in, a->out, a->sh.outer, a->sh.len, a->sh.inner, W.gpu.temp,
+    return plan_axis_launch(a->p, a->in, a->out, a->sh.outer, a->sh.len, a->sh.inner,
+                            plan_axis_temp_in_area(a->p, W.gpu.temp, a->sh.outer, a->sh.len,
+                                                   a->sh.inner),
                             W.gpu.stream, e);
 }
 
@@ -101,13 +103,11 @@ static int axis_check_fresh(plan *p, const axis_shape *sh, uint64_t seed, int st
     return rc;
 }
 
-/* The counters of a launch of shape 'sh' are zero again (the kernel's contract). */
-static int axis_counters_zero(const plan *p, const axis_shape *sh, int *zero, rt_err *e)
+/* Every counter of the area is zero again (the kernel's contract), whatever shapes ran. */
+static int axis_counters_zero(int *zero, rt_err *e)
 {
-    size_t bytes = plan_axis_counter_bytes(p, sh->outer, sh->len, sh->inner);
+    size_t bytes = PLAN_AXIS_COUNTER_AREA;
     *zero = 1;
-    if (!bytes)
-        return RT_OK;
     unsigned char *h = malloc(bytes);
     if (!h)
         return rt_seterr(e, RT_ENOMEM, "out of host memory");
@@ -127,21 +127,18 @@ void worker_measure_axis(const measure_req *q, plan *p, measure_resp *resp, char
     size_t res = worker_result_size(), nout = axisdata_outputs(&W.ax);
     CUresult r;
     resp->launches = 1;
-    /* Temporary storage for the largest of the shapes, its counters zeroed once: a correct
-     * kernel leaves them zero, which is checked after the tuning shape's runs. */
-    size_t temp = plan_axis_temp_bytes(p, W.ax.outer, W.ax.len, W.ax.inner), counters = 0;
+    /* Temporary storage for the largest of the shapes, laid out as plan.h's area: the
+     * counters of every shape end where the area ends (zeroed once: a correct kernel leaves
+     * them zero, which is checked after the tuning shape's runs), the partials follow. */
+    size_t temp = plan_axis_area_bytes(p, W.ax.outer, W.ax.len, W.ax.inner);
     for (size_t k = 0; k < NRAGGED; k++) {
         const axis_shape *sh = &ragged[k];
-        size_t t = plan_axis_temp_bytes(p, sh->outer, sh->len, sh->inner);
-        size_t c = plan_axis_counter_bytes(p, sh->outer, sh->len, sh->inner);
+        size_t t = plan_axis_area_bytes(p, sh->outer, sh->len, sh->inner);
         temp = t > temp ? t : temp;
-        counters = c > counters ? c : counters;
     }
-    size_t c0 = plan_axis_counter_bytes(p, W.ax.outer, W.ax.len, W.ax.inner);
-    counters = c0 > counters ? c0 : counters;
     if ((rc = measure_ensure_temp(&W.gpu, temp, e)))
         goto done;
-    if (counters && (r = cu.MemsetD8(W.gpu.temp, 0, counters)) != CUDA_SUCCESS) {
+    if ((r = cu.MemsetD8(W.gpu.temp, 0, PLAN_AXIS_COUNTER_AREA)) != CUDA_SUCCESS) {
         rc = driver_fail(r, "clearing the counters", e);
         goto done;
     }
@@ -164,7 +161,7 @@ void worker_measure_axis(const measure_req *q, plan *p, measure_resp *resp, char
                  stray ? "wrote past the last output" : inner);
         goto done;
     }
-    if ((rc = axis_counters_zero(p, &W.ax, &zero, e)))
+    if ((rc = axis_counters_zero(&zero, e)))
         goto done;
     if (!zero) {
         snprintf(why, wlen, "shape %llux%llux%llu: the kernel left its split counters nonzero",
@@ -185,7 +182,7 @@ void worker_measure_axis(const measure_req *q, plan *p, measure_resp *resp, char
     else
         resp->deterministic = memcmp(last, W.host_out, nout * res) == 0;
     free(last);
-    if (rc == RT_OK && (rc = axis_counters_zero(p, &W.ax, &zero, e)) == RT_OK && !zero)
+    if (rc == RT_OK && (rc = axis_counters_zero(&zero, e)) == RT_OK && !zero)
         snprintf(why, wlen, "shape %llux%llux%llu: the kernel left its split counters nonzero "
                  "after the timed runs", W.ax.outer, W.ax.len, W.ax.inner);
 done:

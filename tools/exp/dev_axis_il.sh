@@ -42,14 +42,12 @@ while [ $# -gt 0 ]; do
     shift
     case $step in
     tests)
-        tests 'axis_sum_*' 100 sum
         tests 'axis_order_kept' 60 order
-        tests 'axis_argmax_*' 60 argmax
-        tests 'axis_min_RT_BF16' 30 min_bf16
-        tests 'axis_var_mean_RT_F32' 30 var_mean
+        tests 'axis_RT_SUM_*' 100 sum
+        tests 'axis_RT_ARGMAX_*' 80 argmax
+        tests 'axis_RT_MIN_RT_BF16' 30 min_bf16
+        tests 'axis_RT_VAR_MEAN_RT_F32' 30 var_mean
         tests 'axis_gpu_*' 90 api_axis
-        tests 'seg_re*' 40 seg_re
-        tests 'api_gpu_seg*' 60 api_seg
         ;;
     tune)
         types=$1
