@@ -288,12 +288,12 @@ unsigned int plan_axis_splits(const plan *p, unsigned long long outer, unsigned 
 }
 
 /* The kernels' rule (templates/axis_common.cuh, ax_grouped): the splits of a tile are folded
- * in groups of PLAN_AXIS_GROUP first when there are more than that many and their counters,
- * tiles * (groups + 1), fit in PLAN_AXIS_MAX_TILES. */
+ * in groups of PLAN_AXIS_GROUP first when there are more than PLAN_AXIS_GROUP_FROM and their
+ * counters, tiles * (groups + 1), fit in PLAN_AXIS_MAX_TILES. */
 static int axis_grouped(unsigned long long tiles, unsigned int splits)
 {
     unsigned long long ng = ceil_div(splits, PLAN_AXIS_GROUP);
-    return splits > PLAN_AXIS_GROUP && tiles * (ng + 1) <= PLAN_AXIS_MAX_TILES;
+    return splits > PLAN_AXIS_GROUP_FROM && tiles * (ng + 1) <= PLAN_AXIS_MAX_TILES;
 }
 
 size_t plan_axis_counter_bytes(const plan *p, unsigned long long outer, unsigned long long len,

@@ -116,7 +116,7 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
  *                part[s * outer * inner + m] for the tile's outputs m, then counts itself in
  *                counter[x]; the last block of tile x folds part[0 .. splits) in order, writes
  *                rt_final of it to out, and sets counter[x] back to 0. Grouped
- *                (plan.c axis_grouped: more than PLAN_AXIS_GROUP splits and room for the
+ *                (plan.c axis_grouped: more than PLAN_AXIS_GROUP_FROM splits and room for the
  *                counters): block (x, s) counts itself in counter[tiles + x * ng + s /
  *                PLAN_AXIS_GROUP] (ng = ceil(splits / PLAN_AXIS_GROUP)), the last of each group
  *                folds its group into part[first split of the group] and counts itself in
@@ -131,7 +131,8 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
 #define PLAN_AXIS_TILE_FLAT  0u
 #define PLAN_AXIS_TILE_INNER 1u
 #define PLAN_AXIS_MAX_TILES  4096u     /* counters of a split launch: 16 KiB */
-#define PLAN_AXIS_GROUP      16u       /* splits a group folds (templates/axis_common.cuh AX_GROUP) */
+#define PLAN_AXIS_GROUP      32u       /* splits a group folds (templates/axis_common.cuh AX_GROUP) */
+#define PLAN_AXIS_GROUP_FROM 256u      /* groups above this many splits (AX_GROUP_FROM) */
 #define PLAN_AXIS_MAX_SPLITS 65535u
 
 /* Tiles of outputs (grid.x before the cap) and splits of len (grid.y) for a shape. */

@@ -34,7 +34,7 @@
 //
 // Splits (few tiles, len > CHUNK): block (x, s) reduces its contiguous part of len and
 // stores raw partials; the last block of tile x folds them in split order and writes rt_final
-// (more than 16 splits: the last block of each group of 16 folds its group first;
+// (more than 256 splits: the last block of each group of 32 folds its group first;
 // ax_finish_splits in axis_common.cuh). Without splits each output is written once, through rt_final; len == 0
 // writes rt_final(rt_identity()).
 

@@ -110,18 +110,20 @@ __host__ __device__ constexpr unsigned int ax_pow2_ceil(unsigned int n)
     return n <= 1 ? 1 : 2 * ax_pow2_ceil((n + 1) / 2);
 }
 
-/* Groups of the split fold (plan.h PLAN_AXIS_GROUP and PLAN_AXIS_MAX_TILES, the same rule
- * on both sides): with more than AX_GROUP splits, and room for the counters, the splits of a
- * tile are folded in two levels, groups of AX_GROUP consecutive splits and then the groups,
- * so that no block folds more than AX_GROUP partials an output (a fold of S partials is S
- * dependent loads from L2 across a group of lanes: with S = 256 it held a 128-column tile
- * for microseconds). */
-#define AX_GROUP 16u
+/* Groups of the split fold (plan.h PLAN_AXIS_GROUP, _GROUP_FROM and _MAX_TILES: the same
+ * rule on both sides): with more than AX_GROUP_FROM splits, and room for the counters, the
+ * splits of a tile are folded in two levels, groups of AX_GROUP consecutive splits and then
+ * the groups. A fold of S partials is S loads from L2 over a few lanes; the second level
+ * costs a fence, a ticket and a barrier more. On the H100 (2026-11-25) groups of 16 made the
+ * 64-split configs of 1 x 65536 x 128 3-10% slower and those of 1000-2000 splits of
+ * 1 x 2^20 x 16 3-15% faster; hence the threshold. */
+#define AX_GROUP 32u
+#define AX_GROUP_FROM 256u
 #define AX_MAX_COUNTERS 4096u
 __device__ __forceinline__ bool ax_grouped(unsigned int tiles, unsigned int splits)
 {
     const unsigned int ng = (splits + AX_GROUP - 1) / AX_GROUP;
-    return splits > AX_GROUP && (unsigned long long)tiles * (ng + 1) <= AX_MAX_COUNTERS;
+    return splits > AX_GROUP_FROM && (unsigned long long)tiles * (ng + 1) <= AX_MAX_COUNTERS;
 }
 
 /* Outputs m0 + q (q < cnt) of a tile: the ordered fold of ns partials of each, split s0,

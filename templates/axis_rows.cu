@@ -28,8 +28,8 @@
 // Long rows (few outputs, len > CHUNK) are split: the host launches grid.y = S splits, block
 // (x, s) reduces its part of len (ax_part: contiguous, equal, multiples of 16 elements) and
 // stores its raw partials, the last block of tile x to finish (a ticket on counter[x]) folds
-// the S partials of each output in split order and writes rt_final of them (more than 16
-// splits: the last block of each group of 16 folds its group first; ax_finish_splits in
+// the S partials of each output in split order and writes rt_final of them (more than 256
+// splits: the last block of each group of 32 folds its group first; ax_finish_splits in
 // axis_common.cuh). Without splits each output is written once, through rt_final; len == 0
 // writes rt_final(rt_identity()).
 

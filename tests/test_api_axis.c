@@ -287,36 +287,36 @@ static int see(const store_best_row *row, void *arg)
 }
 
 /* plan.c's split layout: the splits fill the resident blocks within the chunk; more than
- * PLAN_AXIS_GROUP of them are folded in groups, with a counter per group and per tile, unless
- * those counters would not fit in PLAN_AXIS_MAX_TILES (the kernels' ax_grouped rule). */
+ * PLAN_AXIS_GROUP_FROM of them are folded in groups of PLAN_AXIS_GROUP, with a counter per
+ * group and per tile, unless those counters would not fit in PLAN_AXIS_MAX_TILES (the
+ * kernels' ax_grouped rule); storage by an area puts the partials right after it. */
 static void axis_plan_counters(void **state)
 {
     (void)state;
     plan p = {.kind = PLAN_AXIS, .unit = PLAN_AXIS_TILE_INNER, .tile = 128, .axis_chunk = 512,
               .axis_fit = 528, .acc_size = 4};
-    /* 1 x 65536 x 128: one tile, 128 splits in 8 groups: 1 + 8 counters. */
+    /* 1 x 65536 x 128: one tile, 128 splits, one level: one counter. */
     assert_int_equal(plan_axis_splits(&p, 1, 65536, 128), 128);
     assert_int_equal(plan_axis_counter_bytes(&p, 1, 65536, 128), 256);
     assert_int_equal(plan_axis_temp_bytes(&p, 1, 65536, 128), 256 + 128 * 128 * 4);
     assert_int_equal(plan_axis_area_bytes(&p, 1, 65536, 128), PLAN_AXIS_COUNTER_AREA + 128 * 128 * 4);
-    /* 16 splits: one level, one counter. */
-    p.axis_chunk = 4096;
-    assert_int_equal(plan_axis_splits(&p, 1, 65536, 128), 16);
-    assert_int_equal(plan_axis_counter_bytes(&p, 1, 65536, 128), 256);
-    /* 200 tiles x 17 splits (2 groups): 200 * 3 counters. */
+    /* 10 tiles x 300 splits: 10 groups of 32 (the last of 12) a tile: 10 * 11 counters. */
     p.axis_chunk = 16;
-    p.axis_fit = 200 * 17;
-    assert_int_equal(plan_axis_splits(&p, 1, 17 * 16, 200 * 128), 17);
-    assert_int_equal(plan_axis_counter_bytes(&p, 1, 17 * 16, 200 * 128), 2560);   /* 2400 up */
-    /* 1500 tiles x 17 splits: 4500 grouped counters would not fit: one level, 1500 (their
-     * storage by an area: the partials right after it). */
-    p.axis_fit = 1500 * 17;
-    assert_int_equal(plan_axis_splits(&p, 1, 17 * 16, 1500 * 128), 17);
-    assert_int_equal(plan_axis_counter_bytes(&p, 1, 17 * 16, 1500 * 128), 6144);  /* 6000 up */
-    assert_int_equal(plan_axis_temp_in_area(&p, 1 << 20, 1, 17 * 16, 1500 * 128),
-                     (1 << 20) + PLAN_AXIS_COUNTER_AREA - 6144);
+    p.axis_fit = 3000;
+    assert_int_equal(plan_axis_splits(&p, 1, 300 * 16, 10 * 128), 300);
+    assert_int_equal(plan_axis_counter_bytes(&p, 1, 300 * 16, 10 * 128), 512);   /* 440 up */
+    /* 400 tiles x 300 splits: 4400 grouped counters would not fit: one level, 400. */
+    p.axis_fit = 400 * 300;
+    assert_int_equal(plan_axis_splits(&p, 1, 300 * 16, 400 * 128), 300);
+    assert_int_equal(plan_axis_counter_bytes(&p, 1, 300 * 16, 400 * 128), 1792);  /* 1600 up */
+    assert_int_equal(plan_axis_temp_in_area(&p, 1 << 20, 1, 300 * 16, 400 * 128),
+                     (1 << 20) + PLAN_AXIS_COUNTER_AREA - 1792);
+    /* 256 splits: one level. */
+    p.axis_fit = 256;
+    assert_int_equal(plan_axis_splits(&p, 1, 300 * 16, 128), 256);
+    assert_int_equal(plan_axis_counter_bytes(&p, 1, 300 * 16, 128), 256);
     /* No split: no counters. */
-    assert_int_equal(plan_axis_counter_bytes(&p, 1, 16, 1500 * 128), 0);
+    assert_int_equal(plan_axis_counter_bytes(&p, 1, 16, 400 * 128), 0);
 }
 
 /* Rows of inner == 1 and of inner > 1 are apart: a device with winners of one kind only is
