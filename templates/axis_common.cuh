@@ -127,20 +127,22 @@ __device__ __forceinline__ bool ax_grouped(unsigned int tiles, unsigned int spli
 }
 
 /* Outputs m0 + q (q < cnt) of a tile: the ordered fold of ns partials of each, split s0,
- * s0 + step, ... (part[s][m] at part[s * M + m]); FINAL: out[m0 + q] = rt_final of it, else
+ * s0 + step, ... (part[s][m] at part[s * M + m]); final: out[m0 + q] = rt_final of it, else
  * the raw fold replaces part[s0][m0 + q]. The tile has T outputs at most, its block NT
  * threads: a group of G lanes per output (a power of two, G * T <= NT where possible, at most
  * 32), lane j folding a contiguous run of the ns partials in order and the group meeting in
  * the ordered warp tree; groups loop over the outputs with a uniform trip count so that the
  * shuffles stay converged. The partials were written by other blocks of this launch: read
- * from L2 (co_load_partial) after the ticket's acquire, eight loads in flight a lane. A raw
+ * from L2 (co_load_partial) after the ticket's acquire, four loads in flight a lane. A raw
  * fold reads part[s0][m] before its group writes it back (the same lanes; no other block
- * reads it before the next ticket). */
-template <unsigned int NT, unsigned int T, bool FINAL>
+ * reads it before the next ticket). One call site (ax_finish_splits' loop): each inlined copy
+ * of it costs the whole kernel registers (three copies took a 64-register rows kernel to 95
+ * and its occupancy down). */
+template <unsigned int NT, unsigned int T>
 __device__ __forceinline__ void ax_fold(rt_acc_t *part, rt_res_t *__restrict__ out,
                                         unsigned long long M, unsigned long long m0,
                                         unsigned int cnt, unsigned int s0, unsigned int ns,
-                                        unsigned int step)
+                                        unsigned int step, bool final)
 {
     constexpr unsigned int G = ax_pow2_floor(NT / T >= 32 ? 32 : NT / T >= 1 ? NT / T : 1);
     constexpr unsigned int NQ = NT / G;   /* outputs per pass */
@@ -151,13 +153,13 @@ __device__ __forceinline__ void ax_fold(rt_acc_t *part, rt_res_t *__restrict__ o
         rt_acc_t v = rt_identity();
         if (q < cnt) {
             const rt_acc_t *p = part + (unsigned long long)s0 * M + m0 + q;
-#pragma unroll 8
+#pragma unroll 4
             for (unsigned int k = a; k < b; k++)
                 v = rt_combine(v, co_load_partial(p + (unsigned long long)k * step * M));
         }
         v = co_warp_tree<G>(v);
         if (j == 0 && q < cnt) {
-            if constexpr (FINAL)
+            if (final)
                 out[m0 + q] = rt_final(v);
             else
                 part[(unsigned long long)s0 * M + m0 + q] = v;
@@ -185,28 +187,24 @@ __device__ __forceinline__ void ax_finish_splits(rt_acc_t *part, rt_res_t *__res
     const unsigned int S = gridDim.y, tiles = gridDim.x, s = blockIdx.y;
     const bool grouped = ax_grouped(tiles, S);
     const unsigned int ng = grouped ? (S + AX_GROUP - 1) / AX_GROUP : 1, g = s / AX_GROUP;
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        if (!grouped) {
-            s_flag = co_ticket(counter + x, S - 1) == S - 1 ? 2u : 0u;
-        } else {
-            const unsigned int n = S - g * AX_GROUP < AX_GROUP ? S - g * AX_GROUP : AX_GROUP;
-            s_flag = co_ticket(counter + tiles + x * ng + g, n - 1) == n - 1 ? 1u : 0u;
-        }
-    }
-    __syncthreads();
-    if (s_flag == 1u) {
-        const unsigned int s0 = g * AX_GROUP, n = S - s0 < AX_GROUP ? S - s0 : AX_GROUP;
-        ax_fold<NT, T, false>(part, out, M, m0, cnt, s0, n, 1);
+    const unsigned int s0 = g * AX_GROUP, n = S - s0 < AX_GROUP ? S - s0 : AX_GROUP;
+    unsigned int *ticket = grouped ? counter + tiles + x * ng + g : counter + x;
+    unsigned int limit = grouped ? n - 1 : S - 1, level = grouped ? 1u : 2u;
+    for (;;) {   /* level 1: the group's fold (grouped only); level 2: the tile's */
         __threadfence();
         __syncthreads();
         if (threadIdx.x == 0)
-            s_flag = co_ticket(counter + x, ng - 1) == ng - 1 ? 2u : 0u;
+            s_flag = co_ticket(ticket, limit) == limit;
         __syncthreads();
-        if (s_flag == 2u)
-            ax_fold<NT, T, true>(part, out, M, m0, cnt, 0, ng, AX_GROUP);
-    } else if (s_flag == 2u) {
-        ax_fold<NT, T, true>(part, out, M, m0, cnt, 0, S, 1);
+        if (!s_flag)
+            return;
+        const bool final = level == 2;
+        ax_fold<NT, T>(part, out, M, m0, cnt, final ? 0 : s0, final ? (grouped ? ng : S) : n,
+                       final && grouped ? AX_GROUP : 1, final);
+        if (final)
+            return;
+        ticket = counter + x;
+        limit = ng - 1;
+        level = 2;
     }
 }
