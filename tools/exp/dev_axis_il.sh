@@ -11,6 +11,8 @@
 #                is the export of the winners; the best IL = 0 and IL = 1 config of each case
 #   bench        redtune_bench --axis with build/il.db against the shipped database, in one
 #                run, and bench/torch_axis.py (eager, Inductor, redtune) with build/il.db
+#   verify       the shipped database in the package, every axis GPU test, the Python axis
+#                tests (pytest carried as build/pyt), the shipped CUBINs of axis winners
 #
 #   OUT=dir bash tools/exp/dev_axis_il.sh tests tune f32 bench
 #   QUICK_TESTS=1: the order and sum tests only; bench without tune: build/il_ship.db carried
@@ -98,6 +100,24 @@ EOF
         echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)"
         sed -n '/^sum along the axis/,$p' "$logs/torch_axis.log"
         tail -n 3 "$logs/torch_axis.err"
+        ;;
+    verify)
+        # The shipped database (db/tuned/*.sql) in the package; every axis GPU test, the
+        # Python axis tests, and the shipped CUBIN of two winners.
+        build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null 2>&1
+        cp build/redtune.db build/python/redtune/redtune.db
+        tests '*axis*' "${AXIS_LIMIT:-220}" axis_all
+        t0=$(date +%s)
+        PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+            timeout "${PYTEST_LIMIT:-150}" python3 -P -m pytest -q -p no:cacheprovider \
+            -k 'axis or dim or var_mean' python/tests/test_gpu.py > "$logs/pytest_axis.log" 2>&1
+        echo "python axis GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$logs/pytest_axis.log")"
+        grep -E '^(FAILED|ERROR)' "$logs/pytest_axis.log" | head -10
+        head -c $((2 * 16777216)) /dev/zero > /tmp/z.bin
+        for sh in 1048576,16,1 1,65536,128 1,1048576,16; do
+            build/redtune reduce --op sum --type bf16 --in /tmp/z.bin --shape $sh --explain \
+                --db build/redtune.db -o /tmp/z.out --force 2>&1 | grep -E 'axis_|CUBIN' | head -3
+        done
         ;;
     *)
         echo "dev_axis_il.sh: unknown step '$step'" >&2
