@@ -192,6 +192,7 @@ params_for() {   # family type -> one parameter set per line, NAME=value separat
         echo "B=1024 TX=1024 CV=$cvmax U=8 CHUNK=131072"
         echo "B=1024 TX=8 CV=$cvmax U=8 CHUNK=0"
         echo "B=128 TX=4 CV=$cvmax U=1 CHUNK=32768"
+        echo "B=512 TX=16 CV=$cvmax U=4 CHUNK=512 IL=1"
         ;;
     bandwidth)
         echo "B=512 U=4 G=4"
