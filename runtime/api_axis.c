@@ -17,8 +17,9 @@
  *
  * Temporary storage: a split launch (len cut among several blocks per tile, plan.c) needs
  * zero counters right before its partials. In the context's block per stream they lie in the
- * block's zero head (BLOCK_PAD and the one-launch counter, api_temp.c) and end at temp +
- * COUNTER_BYTES, where every plan's partials start; the kernel leaves them zero. Storage the
+ * block's zero head (BLOCK_PAD and the one-launch counter, api_temp.c), which is plan.c's
+ * counter area (plan_axis_temp_in_area): they end at temp + COUNTER_BYTES, where every
+ * plan's partials start; the kernel leaves them zero. Storage the
  * caller gives (rt_reduce_axis_temp) has its counters cleared on the stream before each split
  * launch, as rt_reduce_temp clears its counter.
  */
@@ -300,9 +301,9 @@ static int reduce_axis(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, cons
     const plan *p = &d->k->p;
     size_t tb = plan_axis_temp_bytes(p, outer, len, inner);
     size_t cb = plan_axis_counter_bytes(p, outer, len, inner);
-    if (cb > BLOCK_PAD + COUNTER_BYTES) {   /* plan.c caps split launches at 4096 tiles */
+    if (cb > PLAN_AXIS_COUNTER_AREA) {   /* plan.c caps split launches at 4096 counters */
         rc = rt_seterr(&e, RT_EINVAL, "%s: %zu bytes of axis counters exceed the %u of the "
-                       "zero head", fn, cb, BLOCK_PAD + COUNTER_BYTES);
+                       "zero head", fn, cb, PLAN_AXIS_COUNTER_AREA);
         goto done;
     }
     if (own_temp) {
@@ -327,8 +328,8 @@ static int reduce_axis(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, cons
         rc = plan_axis_launch(p, in, out, outer, len, inner, tb ? t : 0, s, &e);
         goto done;
     }
-    /* The stream's block: counters end at temp + COUNTER_BYTES, partials follow. */
-    size_t need = tb ? COUNTER_BYTES + (tb - cb) : 0;
+    /* The stream's block from temp - BLOCK_PAD is plan.c's counter area, then the partials. */
+    size_t need = tb ? plan_axis_area_bytes(p, outer, len, inner) - BLOCK_PAD : 0;
     if (capturing) {
         /* The stream's block as it is (the graph keeps it: api_temp.c), or none. */
         if ((rc = api_capture_temp(ctx, fn, s, need, "make a call of this shape on this "
@@ -337,7 +338,8 @@ static int reduce_axis(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, cons
                                    &sl, &e)) != RT_OK)
             goto done;
         rc = plan_axis_launch(p, in, out, outer, len, inner,
-                              sl ? sl->temp + COUNTER_BYTES - cb : 0, s, &e);
+                              sl ? plan_axis_temp_in_area(p, sl->temp - BLOCK_PAD, outer, len,
+                                                          inner) : 0, s, &e);
         if (sl)
             pthread_mutex_unlock(&sl->lock);
         goto done;
@@ -350,7 +352,8 @@ static int reduce_axis(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, cons
         rc = api_grow(ctx, sl, need, s, &e);
     if (rc == RT_OK)
         rc = plan_axis_launch(p, in, out, outer, len, inner,
-                              tb ? sl->temp + COUNTER_BYTES - cb : 0, s, &e);
+                              tb ? plan_axis_temp_in_area(p, sl->temp - BLOCK_PAD, outer, len,
+                                                          inner) : 0, s, &e);
     pthread_mutex_unlock(&sl->lock);
 done:
     api_leave(pushed);

@@ -40,11 +40,11 @@
 #define NLAYOUTS 5
 
 /* A context's temporary block per stream starts with BLOCK_PAD zero bytes before 'temp', so
- * that the block's zero head, the pad and the one-launch counter, holds the counters of a
- * split axis launch (PLAN_AXIS_MAX_TILES of them, 16 KiB): the axis counters end where the
+ * that the block's zero head, the pad and the one-launch counter, is plan.c's counter area
+ * (PLAN_AXIS_COUNTER_AREA, 16 KiB) for split axis launches: the axis counters end where the
  * one-launch counter ends, and every plan's partials start at temp + COUNTER_BYTES
  * (api_axis.c). The allocation is temp - BLOCK_PAD. */
-#define BLOCK_PAD (PLAN_AXIS_MAX_TILES * 4u - COUNTER_BYTES)
+#define BLOCK_PAD (PLAN_AXIS_COUNTER_AREA - COUNTER_BYTES)
 
 /* A loaded kernel, shared by every decision that chose it; keyed by its source hash. */
 typedef struct kernel {

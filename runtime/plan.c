@@ -290,10 +290,13 @@ unsigned int plan_axis_splits(const plan *p, unsigned long long outer, unsigned 
 /* The kernels' rule (templates/axis_common.cuh, ax_grouped): the splits of a tile are folded
  * in groups of PLAN_AXIS_GROUP first when there are more than PLAN_AXIS_GROUP_FROM and their
  * counters, tiles * (groups + 1), fit in PLAN_AXIS_MAX_TILES. */
-static int axis_grouped(unsigned long long tiles, unsigned int splits)
+int plan_axis_grouped(const plan *p, unsigned long long outer, unsigned long long len,
+                      unsigned long long inner)
 {
+    unsigned int splits = plan_axis_splits(p, outer, len, inner);
     unsigned long long ng = ceil_div(splits, PLAN_AXIS_GROUP);
-    return splits > PLAN_AXIS_GROUP_FROM && tiles * (ng + 1) <= PLAN_AXIS_MAX_TILES;
+    return splits > PLAN_AXIS_GROUP_FROM
+           && plan_axis_tiles(p, outer, inner) * (ng + 1) <= PLAN_AXIS_MAX_TILES;
 }
 
 size_t plan_axis_counter_bytes(const plan *p, unsigned long long outer, unsigned long long len,
@@ -302,9 +305,9 @@ size_t plan_axis_counter_bytes(const plan *p, unsigned long long outer, unsigned
     unsigned int splits = plan_axis_splits(p, outer, len, inner);
     if (splits <= 1)
         return 0;
-    unsigned long long tiles = plan_axis_tiles(p, outer, inner), n = tiles;
-    if (axis_grouped(tiles, splits))
-        n = tiles * (ceil_div(splits, PLAN_AXIS_GROUP) + 1);
+    unsigned long long n = plan_axis_tiles(p, outer, inner);
+    if (plan_axis_grouped(p, outer, len, inner))
+        n *= ceil_div(splits, PLAN_AXIS_GROUP) + 1;
     return align_up(n * sizeof(unsigned int));
 }
 

@@ -116,7 +116,7 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
  *                part[s * outer * inner + m] for the tile's outputs m, then counts itself in
  *                counter[x]; the last block of tile x folds part[0 .. splits) in order, writes
  *                rt_final of it to out, and sets counter[x] back to 0. Grouped
- *                (plan.c axis_grouped: more than PLAN_AXIS_GROUP_FROM splits and room for the
+ *                (plan_axis_grouped: more than PLAN_AXIS_GROUP_FROM splits and room for the
  *                counters): block (x, s) counts itself in counter[tiles + x * ng + s /
  *                PLAN_AXIS_GROUP] (ng = ceil(splits / PLAN_AXIS_GROUP)), the last of each group
  *                folds its group into part[first split of the group] and counts itself in
@@ -139,6 +139,10 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
 unsigned long long plan_axis_tiles(const plan *p, unsigned long long outer, unsigned long long inner);
 unsigned int plan_axis_splits(const plan *p, unsigned long long outer, unsigned long long len,
                               unsigned long long inner);
+
+/* 1 when a launch of this shape folds its splits in groups (the kernels' rule, above). */
+int plan_axis_grouped(const plan *p, unsigned long long outer, unsigned long long len,
+                      unsigned long long inner);
 
 /* Bytes of the counters at the start of the temporary storage (0 without splits): they must
  * be zero before the launch, and the kernel leaves them zero. */

@@ -20,10 +20,10 @@
 // group ty the contiguous rows [lo + ty*p, lo + ty*p + p) of the block's part [lo, hi) of
 // len (p = ceil((hi - lo) / TY)); with IL = 1 it owns rows lo + ty, lo + ty + TY, ... instead,
 // so that the block's warps read TY consecutive rows at each step (one contiguous stream when
-// the tile is a whole row, as a flat reduction reads: commutative operators only). It walks its rows in order, U rows in flight (each row's CV
-// columns one vector load when inner % CV == 0 and `in` is aligned to CV * size, decided once
-// at run time, else CV scalar loads), the U rows combined as an ordered tree and folded into
-// its CV accumulators. A warp's load instruction reads min(TX, 32) * CV consecutive columns of
+// the tile is a whole row, as a flat reduction reads: commutative operators only). It walks
+// its rows in order, U rows in flight (each row's CV columns one vector load when
+// inner % CV == 0 and `in` is aligned to CV * size, decided once at run time, else CV scalar
+// loads), the U rows combined as an ordered tree and folded into its CV accumulators. A warp's load instruction reads min(TX, 32) * CV consecutive columns of
 // a row. The row groups then meet in order: inside a warp (TX < 32) by a shuffle tree with
 // stride TX (lane tx + TX*k holds row group k of the warp; lower rows on the left), then
 // across warps (or across the row groups when TX >= 32) in shared memory, laid out
@@ -35,8 +35,8 @@
 // Splits (few tiles, len > CHUNK): block (x, s) reduces its contiguous part of len and
 // stores raw partials; the last block of tile x folds them in split order and writes rt_final
 // (more than 256 splits: the last block of each group of 32 folds its group first;
-// ax_finish_splits in axis_common.cuh). Without splits each output is written once, through rt_final; len == 0
-// writes rt_final(rt_identity()).
+// ax_finish_splits in axis_common.cuh). Without splits each output is written once, through
+// rt_final; len == 0 writes rt_final(rt_identity()).
 
 #ifndef RT_PRELUDE
 #include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */

@@ -305,10 +305,12 @@ static void axis_plan_counters(void **state)
     p.axis_fit = 3000;
     assert_int_equal(plan_axis_splits(&p, 1, 300 * 16, 10 * 128), 300);
     assert_int_equal(plan_axis_counter_bytes(&p, 1, 300 * 16, 10 * 128), 512);   /* 440 up */
+    assert_true(plan_axis_grouped(&p, 1, 300 * 16, 10 * 128));
     /* 400 tiles x 300 splits: 4400 grouped counters would not fit: one level, 400. */
     p.axis_fit = 400 * 300;
     assert_int_equal(plan_axis_splits(&p, 1, 300 * 16, 400 * 128), 300);
     assert_int_equal(plan_axis_counter_bytes(&p, 1, 300 * 16, 400 * 128), 1792);  /* 1600 up */
+    assert_false(plan_axis_grouped(&p, 1, 300 * 16, 400 * 128));
     assert_int_equal(plan_axis_temp_in_area(&p, 1 << 20, 1, 300 * 16, 400 * 128),
                      (1 << 20) + PLAN_AXIS_COUNTER_AREA - 1792);
     /* 256 splits: one level. */

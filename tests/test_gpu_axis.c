@@ -127,7 +127,7 @@ static void gather(const void *in, size_t es, const unsigned long long *sh, unsi
         memcpy((char *)buf + l * es, (const char *)in + ((o * sh[1] + l) * sh[2] + i) * es, es);
 }
 
-static int grouped_runs;   /* launches whose splits are folded in groups (or would be) */
+static int grouped_runs;   /* launches whose splits are folded in groups */
 
 /* Launch p over the shape at in, out pre-filled with 0xa5 and GUARD results more; the
  * counters must be zero after it. got receives the outputs and the guard. */
@@ -139,7 +139,7 @@ static void run_one(const plan *p, const char *name, const unsigned long long *s
     assert_true(plan_axis_area_bytes(p, sh[0], sh[1], sh[2]) <= TEMP_BYTES);
     if (M && plan_axis_splits(p, sh[0], sh[1], sh[2]) > 1)
         ++*split;
-    if (M && plan_axis_splits(p, sh[0], sh[1], sh[2]) > PLAN_AXIS_GROUP_FROM)
+    if (M && plan_axis_grouped(p, sh[0], sh[1], sh[2]))
         grouped_runs++;
     assert_int_equal(cu.MemsetD8(out, 0xa5, (M + GUARD) * rs), CUDA_SUCCESS);
     int rc = plan_axis_launch(p, in, out, sh[0], sh[1], sh[2],
