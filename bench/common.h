@@ -57,6 +57,7 @@ struct options {
     std::vector<int> regimes;               /* 0 cold, 1 hot */
     unsigned long long seed = 1;
     unsigned long long spin_cycles = MEASURE_SPIN_CYCLES;  /* the tuner's (tuner/measure.c) */
+    bool flush_write = false;               /* --flush write: cold leaves dirty lines */
     bool keep_nan = false;
     /* segmented (docs/bench.md, "Segmented") */
     int layout = SEG_LAYOUT_FLAT;           /* --segmented keys|offsets */

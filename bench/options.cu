@@ -14,7 +14,7 @@ namespace {
 const char USAGE[] =
     "usage: redtune_bench --db FILE [--device N] [--sizes LIST] [--ops LIST] [--types LIST]\n"
     "                     [--regimes LIST] [--reps N] [--csv FILE] [--seed S] [--keep-nan]\n"
-    "                     [--spin-cycles N]\n"
+    "                     [--spin-cycles N] [--flush read|write]\n"
     "       redtune_bench --db FILE --segmented keys|offsets [--profiles LIST] [options above]\n"
     "       redtune_bench --paper-seg [--db FILE] [--paper-m LIST] [--paper-config SPEC ...]\n"
     "                     [--profiles LIST] [options above]\n"
@@ -46,6 +46,10 @@ const char USAGE[] =
     "                   rt_reduce, lookup against the launches; (b) its pick at sizes between\n"
     "                   tuned sizes against the neighbouring winners timed there; (c) rt_reduce\n"
     "                   end to end against the tuned medians; a PASS/MISS line per goal\n"
+    "  --flush read|write  cold: the L2 flushed by reading 2 x L2 (default, the tuner's: clean\n"
+    "                   lines) or by writing it (dirty lines, as after a kernel that wrote its\n"
+    "                   output, and as PyTorch's and Triton's benchmarks flush; reported as\n"
+    "                   \"cold-dirty\")\n"
     "  --spin-cycles N  hot regime: cycles of rt_spin before the start event (default 20000, the\n"
     "                   tuner's; a diagnostic: a larger value shows whether a launch sequence's\n"
     "                   host work outlasts the spin)\n"
@@ -269,6 +273,14 @@ options parse_args(int argc, char **argv)
             if (end == v || *end || errno || v[0] == '-' || c > 2000000000ULL)
                 usage_error("--spin-cycles wants a count of clock cycles, not '%s'", v);
             o.spin_cycles = c;
+        } else if (!strcmp(a, "--flush")) {
+            const char *v = need_arg(argc, argv, &i);
+            if (!strcmp(v, "read"))
+                o.flush_write = false;
+            else if (!strcmp(v, "write"))
+                o.flush_write = true;
+            else
+                usage_error("--flush wants read or write, not '%s'", v);
         } else if (!strcmp(a, "--keep-nan")) {
             o.keep_nan = true;
         } else if (!strcmp(a, "--segmented")) {

@@ -24,7 +24,8 @@ side: torch.sum(x, dim, dtype=torch.float32), redtune's default). For each:
                   yardstick measured here (the best of torch.amax and torch.sum over 2 GiB,
                   named in the output: a lower bound of the read bandwidth).
 Method: CUDA events around the call; 3 warm-ups; cold: before each timed repetition the L2
-is flushed by writing a buffer of 2 x L2 (at least 64 MiB), then torch.cuda._sleep keeps the
+is flushed by writing a buffer of 2 x L2 (at least 64 MiB; --flush read: by reading it, which
+leaves clean lines, as redtune_bench does), then torch.cuda._sleep keeps the
 stream busy (--spin-cycles) so that the call's host work is done before its start event
 fires; the median of --reps (default 30, at least 20). Every result is checked against a
 float64 reference (exact for min, max and argmax: the first index of the extreme, as
@@ -111,9 +112,9 @@ def check(torch, op, got, ref):
 
 
 class Timer:
-    def __init__(self, torch, dev, reps, warmup, spin):
+    def __init__(self, torch, dev, reps, warmup, spin, flush="write"):
         self.torch = torch
-        self.reps, self.warmup, self.spin = reps, warmup, spin
+        self.reps, self.warmup, self.spin, self.flush = reps, warmup, spin, flush
         l2 = getattr(torch.cuda.get_device_properties(dev), "L2_cache_size", 50 << 20)
         nbytes = max(2 * l2, 64 << 20)
         self.flush_bytes = nbytes
@@ -129,7 +130,10 @@ class Timer:
         torch.cuda.synchronize()
         ts = []
         for _ in range(self.reps):
-            self.buf.fill_(1)              # the L2 flush: a write of 2 x L2
+            if self.flush == "write":
+                self.buf.fill_(1)          # the L2 flush: a write of 2 x L2 (dirty lines)
+            else:
+                self.sink = self.buf.amax()   # a read of 2 x L2 (clean lines)
             if self.spin:
                 torch.cuda._sleep(self.spin)   # the stream busy while the call is enqueued
             self.start.record()
@@ -184,6 +188,10 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--spin-cycles", type=int, default=200000,
                     help="torch.cuda._sleep cycles after each flush (default 200000; 0: none)")
+    ap.add_argument("--flush", choices=("write", "read"), default="write",
+                    help="the L2 flush before each repetition: write 2 x L2 (default; the L2 "
+                    "left full of dirty lines, as after a kernel that wrote its output) or "
+                    "read 2 x L2 (clean lines, as redtune_bench's flush)")
     ap.add_argument("--read-gbps", type=float, default=None,
                     help="the read bandwidth for the limit (redtune_bench's yardstick); "
                     "default: measured here with torch reductions")
@@ -224,11 +232,12 @@ def main():
              props.total_memory / 2**30, torch.__version__, torch.version.cuda,
              datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")))
     print("torch_axis.py: command: %s" % cmd)
-    timer = Timer(torch, dev, args.reps, args.warmup, args.spin_cycles)
+    timer = Timer(torch, dev, args.reps, args.warmup, args.spin_cycles, args.flush)
     print("torch_axis.py: timing: CUDA events around the call, %d warm-ups, median of %d; "
-          "cold: before each repetition the L2 flushed by writing %.0f MiB (2 x L2), then "
+          "cold: before each repetition the L2 flushed by %s %.0f MiB (2 x L2), then "
           "torch.cuda._sleep(%d) keeps the stream busy"
-          % (args.warmup, args.reps, timer.flush_bytes / 2**20, args.spin_cycles))
+          % (args.warmup, args.reps, "writing" if args.flush == "write" else "reading",
+             timer.flush_bytes / 2**20, args.spin_cycles))
     if args.read_gbps:
         gbps, gsrc = args.read_gbps, "given (--read-gbps: redtune_bench's read yardstick)"
     else:

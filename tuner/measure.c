@@ -64,11 +64,13 @@ int measure_start(measure_gpu *g, rt_err *e)
  * The flush reads a buffer of twice the L2 size, leaving the L2 full of clean lines of it:
  * the timed kernel then finds none of its data there, and no dirty line that its reads would
  * have to write back first (a memset flush leaves 2 x L2 of dirty data, which costs a small
- * kernel several microseconds of write-back that no application would see). The memset is
- * the fallback before the first yardstick kernel is loaded. */
+ * kernel several microseconds of write-back). The memset is the fallback before the first
+ * yardstick kernel is loaded, and the flush when the caller asks for dirty lines
+ * (flush_write: the state after a kernel that wrote its output, the flush PyTorch's and
+ * Triton's benchmarks use). */
 static CUresult pre_rep(measure_gpu *g, int hot)
 {
-    if (!hot && g->flush_read) {
+    if (!hot && g->flush_read && !g->flush_write) {
         unsigned long long n16 = g->flush_bytes / 16;
         void *args[] = {&g->flush, &n16, &g->flush_out};
         return cu.LaunchKernel(g->flush_read, g->flush_grid, 1, 1, g->flush_threads, 1, 1, 0,

@@ -38,6 +38,9 @@ typedef struct measure_gpu {
     size_t temp_bytes;
     int host_threads;       /* online CPUs */
     unsigned long long spin_cycles;   /* MEASURE_SPIN_CYCLES unless the caller changes it */
+    int flush_write;        /* cold: flush with a memset of the buffer (the L2 left full of dirty
+                             * lines, as after a kernel that wrote its output) instead of a read;
+                             * 0 unless the caller sets it (redtune_bench --flush write) */
 } measure_gpu;
 
 /*
