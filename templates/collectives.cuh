@@ -179,10 +179,12 @@ __device__ __forceinline__ rt_acc_t co_fold_partials(const rt_acc_t *partials)
 
 /* ---- vector loads ---- */
 
-/* One vector of the input, a struct of V elements aligned to its size (the family's), through
- * the read-only path (ld.global.nc) as one load of its size (LDG.32/64/128), spelled out: the
- * compiler would infer it from const __restrict__, but not once the pointer has been turned
- * into an integer for the alignment test. memcpy only renames the registers. */
+/* One vector of the input, a struct of V elements aligned to its size (the family's), as one
+ * load of its size (LDG.32/64/128) with the streaming hint (ld.global.cs, __ldcs: evict-first
+ * in L1 and L2). The input is read once; marked evict-first, its lines are the first to go
+ * and the dirty lines that an earlier kernel left in the L2 stay until later, instead of
+ * being written back while this kernel reads (docs/templates.md, "Loads"). memcpy only
+ * renames the registers. */
 template <typename Vec>
 __device__ __forceinline__ Vec co_load_vec(const Vec *p)
 {
@@ -191,7 +193,7 @@ __device__ __forceinline__ Vec co_load_vec(const Vec *p)
             typename co_pick<sizeof(Vec) == 4, unsigned int,
                              unsigned short>::type>::type>::type raw_t;
     static_assert(sizeof(raw_t) == sizeof(Vec), "collectives: no load of that vector size");
-    const raw_t raw = __ldg(reinterpret_cast<const raw_t *>(p));
+    const raw_t raw = __ldcs(reinterpret_cast<const raw_t *>(p));
     Vec x;
     memcpy(&x, &raw, sizeof x);
     return x;

@@ -59,8 +59,8 @@ static __device__ __forceinline__ unsigned long long sc_off(const sc_off_t *offs
 }
 
 /* N consecutive values (or keys) from p, aligned to N * sizeof(T) bytes, as loads of 16, 8 or 4
- * bytes (the widest that divides N * sizeof(T); else N scalar loads): the read-only path, as in
- * gridstride.cu. The caller guarantees the alignment (docs/segmented.md: V = 1 for pointers
+ * bytes (the widest that divides N * sizeof(T); else N scalar loads), with the streaming hint
+ * (__ldcs, evict-first: read once, as collectives.cuh's co_load_vec). The caller guarantees the alignment (docs/segmented.md: V = 1 for pointers
  * that are not 16-byte aligned). */
 template <bool C, typename A, typename Z> struct sc_pick { typedef A type; };
 template <typename A, typename Z> struct sc_pick<false, A, Z> { typedef Z type; };
@@ -74,12 +74,12 @@ static __device__ __forceinline__ void sc_ldv(const T *__restrict__ p, T *x)
         raw_t r[S / W];
 #pragma unroll
         for (unsigned int k = 0; k < S / W; k++)
-            r[k] = __ldg(reinterpret_cast<const raw_t *>(p) + k);
+            r[k] = __ldcs(reinterpret_cast<const raw_t *>(p) + k);
         memcpy(x, r, S);
     } else {
 #pragma unroll
         for (unsigned int k = 0; k < N; k++)
-            x[k] = p[k];
+            x[k] = __ldcs(p + k);
     }
 }
 
