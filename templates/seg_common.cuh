@@ -59,12 +59,16 @@ static __device__ __forceinline__ unsigned long long sc_off(const sc_off_t *offs
 }
 
 /* N consecutive values (or keys) from p, aligned to N * sizeof(T) bytes, as loads of 16, 8 or 4
- * bytes (the widest that divides N * sizeof(T); else N scalar loads), with the streaming hint
- * (__ldcs, evict-first: read once, as collectives.cuh's co_load_vec). The caller guarantees the alignment (docs/segmented.md: V = 1 for pointers
- * that are not 16-byte aligned). */
+ * bytes (the widest that divides N * sizeof(T); else N scalar loads) through the read-only
+ * path; with STREAM, with the streaming hint instead (__ldcs, evict-first, as collectives.cuh's
+ * co_load_vec): seg_lb's loads, whose lines are all requested at once. seg_per's threads come
+ * back to a line in later rounds (a lane per short segment), which an evict-first line in L1
+ * no longer serves: 1.3-1.5x slower with the hint (docs/templates.md, "Loads"). The caller
+ * guarantees the alignment (docs/segmented.md: V = 1 for pointers that are not 16-byte
+ * aligned). */
 template <bool C, typename A, typename Z> struct sc_pick { typedef A type; };
 template <typename A, typename Z> struct sc_pick<false, A, Z> { typedef Z type; };
-template <typename T, unsigned int N>
+template <typename T, unsigned int N, bool STREAM = false>
 static __device__ __forceinline__ void sc_ldv(const T *__restrict__ p, T *x)
 {
     constexpr unsigned int S = sizeof(T) * N;
@@ -73,13 +77,21 @@ static __device__ __forceinline__ void sc_ldv(const T *__restrict__ p, T *x)
         typedef typename sc_pick<W == 16, uint4, typename sc_pick<W == 8, uint2, unsigned int>::type>::type raw_t;
         raw_t r[S / W];
 #pragma unroll
-        for (unsigned int k = 0; k < S / W; k++)
-            r[k] = __ldcs(reinterpret_cast<const raw_t *>(p) + k);
+        for (unsigned int k = 0; k < S / W; k++) {
+            if constexpr (STREAM)
+                r[k] = __ldcs(reinterpret_cast<const raw_t *>(p) + k);
+            else
+                r[k] = __ldg(reinterpret_cast<const raw_t *>(p) + k);
+        }
         memcpy(x, r, S);
     } else {
 #pragma unroll
-        for (unsigned int k = 0; k < N; k++)
-            x[k] = __ldcs(p + k);
+        for (unsigned int k = 0; k < N; k++) {
+            if constexpr (STREAM)
+                x[k] = __ldcs(p + k);
+            else
+                x[k] = p[k];
+        }
     }
 }
 
