@@ -179,13 +179,19 @@ __device__ __forceinline__ rt_acc_t co_fold_partials(const rt_acc_t *partials)
 
 /* ---- vector loads ---- */
 
+/* Inputs of up to this many bytes are read with the streaming hint, larger ones through the
+ * read-only path (co_load_vec; docs/templates.md, "Loads"). */
+#define CO_STREAM_MAX_BYTES (256ull << 20)
+
 /* One vector of the input, a struct of V elements aligned to its size (the family's), as one
- * load of its size (LDG.32/64/128) with the streaming hint (ld.global.cs, __ldcs: evict-first
- * in L1 and L2). The input is read once; marked evict-first, its lines are the first to go
- * and the dirty lines that an earlier kernel left in the L2 stay until later, instead of
- * being written back while this kernel reads (docs/templates.md, "Loads"). memcpy only
- * renames the registers. */
-template <typename Vec>
+ * load of its size (LDG.32/64/128). With STREAM (the family's choice for an input of at most
+ * CO_STREAM_MAX_BYTES: a loop for each, so that each is the code of one kind of load) the load carries the streaming hint (ld.global.cs, __ldcs: evict-first
+ * in L1 and L2): the input is read once, and marked evict-first its lines are the first to go,
+ * so the dirty lines that an earlier kernel left in the L2 stay instead of being written back
+ * while this kernel reads. A larger input goes through the read-only path (ld.global.nc): over
+ * a long stream the dirty lines would keep most of the L2 from it. memcpy only renames the
+ * registers. */
+template <bool STREAM, typename Vec>
 __device__ __forceinline__ Vec co_load_vec(const Vec *p)
 {
     typedef typename co_pick<sizeof(Vec) == 16, uint4,
@@ -193,7 +199,12 @@ __device__ __forceinline__ Vec co_load_vec(const Vec *p)
             typename co_pick<sizeof(Vec) == 4, unsigned int,
                              unsigned short>::type>::type>::type raw_t;
     static_assert(sizeof(raw_t) == sizeof(Vec), "collectives: no load of that vector size");
-    const raw_t raw = __ldcs(reinterpret_cast<const raw_t *>(p));
+    const raw_t *q = reinterpret_cast<const raw_t *>(p);
+    raw_t raw;
+    if constexpr (STREAM)
+        raw = __ldcs(q);
+    else
+        raw = __ldg(q);
     Vec x;
     memcpy(&x, &raw, sizeof x);
     return x;

@@ -75,12 +75,13 @@ struct __align__(RT_V * sizeof(rt_value_t)) gs_vec {
 
 /* The U vectors of thread tid's share of a tile: vectors k0, k0 + B, ..., k0 + (U-1)B of the
  * body, all loads issued before any is used. */
+template <bool STREAM>
 static __device__ __forceinline__ void gs_load_tile(gs_vec (&x)[RT_U], const gs_vec *body,
                                                     unsigned long long k0)
 {
 #pragma unroll
     for (int u = 0; u < RT_U; u++)
-        x[u] = co_load_vec(body + k0 + (unsigned long long)u * RT_B);
+        x[u] = co_load_vec<STREAM>(body + k0 + (unsigned long long)u * RT_B);
 }
 
 /* The tile's U*V elements in one accumulator (co_lift_run). The index of element j of vector
@@ -98,6 +99,23 @@ static __device__ __forceinline__ rt_acc_t gs_run(const gs_vec (&x)[RT_U], unsig
     return co_lift_run(e, [&](int m) {
         return head + (k0 + (unsigned long long)(m / RT_V) * RT_B) * RT_V + m % RT_V;
     });
+}
+
+/* The body, whole tiles of thread tid's share: U independent loads, then the combines; one copy
+ * with the streaming hint, one without (co_load_vec). */
+template <bool STREAM>
+static __device__ __forceinline__ rt_acc_t gs_body(const gs_vec *__restrict__ body, unsigned long long head,
+                                                   unsigned long long nfull)
+{
+    const unsigned long long per_tile = (unsigned long long)RT_B * RT_U;   /* vectors */
+    rt_acc_t acc = rt_identity();
+    for (unsigned long long t = blockIdx.x; t < nfull; t += gridDim.x) {
+        const unsigned long long k0 = t * per_tile + threadIdx.x;
+        gs_vec x[RT_U];
+        gs_load_tile<STREAM>(x, body, k0);
+        acc = rt_combine(acc, gs_run(x, head, k0));
+    }
+    return acc;
 }
 
 /* The whole block's value in thread 0, in any order (collectives.cuh). Every thread calls it;
@@ -133,15 +151,8 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
 
     const unsigned long long per_tile = (unsigned long long)RT_B * RT_U;   /* vectors */
     const unsigned long long nfull = nvec / per_tile;           /* tiles with no test */
-    rt_acc_t acc = rt_identity();
-
-    /* The body, whole tiles: U independent loads, then the combines. */
-    for (unsigned long long t = blockIdx.x; t < nfull; t += gridDim.x) {
-        const unsigned long long k0 = t * per_tile + tid;
-        gs_vec x[RT_U];
-        gs_load_tile(x, body, k0);
-        acc = rt_combine(acc, gs_run(x, head, k0));
-    }
+    const bool stream = n <= CO_STREAM_MAX_BYTES / sizeof(rt_value_t);   /* the load hint */
+    rt_acc_t acc = stream ? gs_body<true>(body, head, nfull) : gs_body<false>(body, head, nfull);
 
     /* The last, partial tile of the body, by the block whose turn it would be; each vector
      * tested against nvec. */
@@ -152,7 +163,7 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
 #pragma unroll
         for (int u = 0; u < RT_U; u++) {
             const unsigned long long k = nfull * per_tile + (unsigned long long)u * RT_B + tid;
-            x[u] = co_load_vec(body + (k < nvec ? k : nvec - 1));
+            x[u] = co_load_vec<false>(body + (k < nvec ? k : nvec - 1));
         }
 #pragma unroll
         for (int u = 0; u < RT_U; u++) {

@@ -81,7 +81,7 @@ struct ts_load_input {
     static __device__ __forceinline__ rt_acc_t at(const rt_value_t *__restrict__ in,
                                                    unsigned long long i)
     {
-        return rt_lift(__ldcs(in + i), i);   /* read once: evict-first (co_load_vec) */
+        return rt_lift(in[i], i);
     }
 };
 struct ts_load_partial {
