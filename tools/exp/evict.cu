@@ -2,7 +2,7 @@
 // when the L2 is full of dirty lines (the state torch_axis.py's flush, a write of 2 x L2, leaves,
 // and the state an application's previous kernel leaves)? A grid-stride f32 sum with four loads
 // of 16 bytes in flight, six load spellings, timed cold after a read flush (clean L2) and after
-// a write flush (dirty L2), CUDA events, median of 40; CUB DeviceReduce::Sum beside it.
+// a write flush (dirty L2), and hot at 16 MiB, CUDA events, median of 40; CUB DeviceReduce::Sum beside it.
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 -o evict tools/exp/evict.cu
 #include <cub/device/device_reduce.cuh>
 #include <algorithm>
@@ -110,22 +110,25 @@ int main()
     CK(cudaMalloc(&ctemp, ctb));
     const char *names[] = {"ldg (nc)", "ldcs (.cs)", "policy evict_first 1.0", "policy ev_first 0.5",
                            "policy ev_first 0.25", "nc L1::no_allocate", "CUB DeviceReduce::Sum"};
-    const size_t sizes[] = {(size_t)1 << 24, (size_t)1 << 26, (size_t)1 << 28};
+    const size_t sizes[] = {(size_t)1 << 22, (size_t)1 << 24, (size_t)1 << 26, (size_t)1 << 28};
     const int reps = 40;
     printf("device: %d SMs, L2 %d MiB, flush buffer %zu MiB; median us of %d cold reps\n", sms, l2 >> 20,
            fbytes >> 20, reps);
-    printf("%-26s %10s %10s %10s %10s %10s %10s\n", "load", "64MiB rd", "64MiB wr", "256MiB rd", "256MiB wr",
-           "1GiB rd", "1GiB wr");
+    printf("%-26s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "load", "16MiB rd", "16MiB wr",
+           "16MiB hot", "64MiB rd", "64MiB wr", "256MiB rd", "256MiB wr", "1GiB rd", "1GiB wr");
     for (int m = 0; m < 7; m++) {
         printf("%-26s", names[m]);
         for (size_t n : sizes) {
-            for (int fw = 0; fw < 2; fw++) {
+            for (int fw = 0; fw < 3; fw++) {
+                if (fw == 2 && n > ((size_t)1 << 22)) continue;   /* hot: 16 MiB only */
                 std::vector<float> t;
                 for (int r = 0; r < reps + 3; r++) {
-                    if (fw)
+                    if (fw == 1)
                         flush_write<<<sms * 8, 256>>>(fl, fbytes / 16);
-                    else
+                    else if (fw == 0)
                         flush_read<<<sms * 8, 256>>>(fl, fbytes / 16, sink);
+                    else   /* hot: the input stays in the L2; a short read of another buffer keeps the stream busy */
+                        flush_read<<<sms, 256>>>(fl, (size_t)1 << 16, sink);
                     CK(cudaEventRecord(a));
                     const int g = sms * 8;
                     switch (m) {
