@@ -107,11 +107,31 @@ static int begin(sbuf *b, const rt_config *c, const char *opname, int commutes, 
     return RT_OK;
 }
 
+int codegen_loads(rt_err *e)
+{
+    const char *v = getenv("REDTUNE_LOADS");
+    if (!v || !*v || !strcmp(v, "stream"))
+        return CODEGEN_LOADS_STREAM;
+    if (!strcmp(v, "keep"))
+        return CODEGEN_LOADS_KEEP;
+    rt_seterr(e, RT_EINVAL, "REDTUNE_LOADS is '%.40s'; it takes stream (the default: the input "
+              "read with the streaming hint) or keep (no hint: the input stays in the L2 for a "
+              "later read)", v);
+    return -1;
+}
+
 static int end(sbuf *b, const rt_config *c, char **src, rt_err *e)
 {
     const rt_family *f = c->family;
+    int loads = codegen_loads(e);
+    if (loads < 0) {
+        free(b->s);
+        return RT_EINVAL;
+    }
     for (int i = 0; i < f->nparams; i++)
         sb_printf(b, "#define RT_%s %lld\n", f->params[i].name, c->values[i]);
+    if (loads == CODEGEN_LOADS_KEEP)
+        sb_printf(b, "#define RT_LOAD_KEEP 1\n");
     return finish(b, f->file, f->text, src, e);
 }
 

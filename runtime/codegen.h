@@ -14,8 +14,18 @@
 #include "hash.h"
 
 /* Emit the unit for config 'c' reducing 'op' over 'type'. *src is malloc'd (caller frees).
- * RT_EINVAL when the operator needs commutativity the family lacks, or op/type is unknown. */
+ * RT_EINVAL when the operator needs commutativity the family lacks, or op/type is unknown, or
+ * REDTUNE_LOADS holds neither stream nor keep (codegen_loads). */
 int codegen_emit(const rt_config *c, rt_op op, rt_type type, char **src, rt_err *e);
+
+/* How the families load their input, from the environment (docs/templates.md, "Loads"):
+ * REDTUNE_LOADS unset, empty or "stream": CODEGEN_LOADS_STREAM, the streaming hint where a
+ * family uses it; "keep": CODEGEN_LOADS_KEEP, no hint anywhere (the unit gets
+ * `#define RT_LOAD_KEEP 1`, so it is another unit, with its own hash); anything else: -1 with
+ * RT_EINVAL in e naming the variable and its value. Read at every emission. */
+#define CODEGEN_LOADS_STREAM 0
+#define CODEGEN_LOADS_KEEP 1
+int codegen_loads(rt_err *e);
 
 /* A user-defined operator: its element (and accumulator) type, its identity as a CUDA
  * expression, the body of `rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b)` where a holds the

@@ -112,7 +112,7 @@ static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p,
             } else {
 #pragma unroll
                 for (unsigned int k = 0; k < RT_CV; k++)
-                    x[u][k] = __ldcs(r + (k < w ? k : w - 1));
+                    x[u][k] = ax_ld(r + (k < w ? k : w - 1));
             }
         }
 #pragma unroll
@@ -134,7 +134,7 @@ static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p,
             } else {
 #pragma unroll
                 for (unsigned int k = 0; k < RT_CV; k++)
-                    x[u][k] = __ldcs(r + (k < w ? k : w - 1));
+                    x[u][k] = ax_ld(r + (k < w ? k : w - 1));
             }
         }
 #pragma unroll

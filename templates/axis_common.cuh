@@ -38,8 +38,19 @@ __host__ __device__ constexpr unsigned int ax_min_blocks(unsigned int b, unsigne
 #define AX_ALIGN 16ull
 
 /* N consecutive values from p, aligned to N * sizeof(T) bytes, as loads of 16, 8, 4 or 2 bytes
- * (the widest that divides N * sizeof(T)) with the streaming hint (__ldcs, evict-first: the
+ * (the widest that divides N * sizeof(T)) by ax_ld (the streaming hint, evict-first: the
  * input is read once; see co_load_vec); N scalar loads when N == 1. The caller guarantees the alignment (decided at run time from the pointer). */
+/* One element with the streaming hint (CO_STREAM, collectives.cuh), else through the read-only
+ * path. */
+template <typename T>
+__device__ __forceinline__ T ax_ld(const T *p)
+{
+    if constexpr (CO_STREAM)
+        return __ldcs(p);
+    else
+        return __ldg(p);
+}
+
 template <bool C, typename A, typename Z> struct ax_pick { typedef A type; };
 template <typename A, typename Z> struct ax_pick<false, A, Z> { typedef Z type; };
 template <typename T, unsigned int N>
@@ -53,12 +64,12 @@ __device__ __forceinline__ void ax_ldv(const T *__restrict__ p, T *x)
         raw_t r[S / W];
 #pragma unroll
         for (unsigned int k = 0; k < S / W; k++)
-            r[k] = __ldcs(reinterpret_cast<const raw_t *>(p) + k);
+            r[k] = ax_ld(reinterpret_cast<const raw_t *>(p) + k);
         memcpy(x, r, S);
     } else {
 #pragma unroll
         for (unsigned int k = 0; k < N; k++)
-            x[k] = __ldcs(p + k);
+            x[k] = ax_ld(p + k);
     }
 }
 

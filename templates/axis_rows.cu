@@ -104,7 +104,7 @@ static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restric
             if constexpr (VV > 1)
                 ax_ldv<rt_value_t, VV>(p + u * STEP, x[u]);
             else
-                x[u][0] = __ldcs(p + u * pstep);
+                x[u][0] = ax_ld(p + u * pstep);
         }
         rt_acc_t a[RT_U * VV];
 #pragma unroll
@@ -123,7 +123,7 @@ static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restric
             if constexpr (VV > 1)
                 ax_ldv<rt_value_t, VV>(in + base + lu, x[u]);
             else
-                x[u][0] = __ldcs(in + base + lu * stride);
+                x[u][0] = ax_ld(in + base + lu * stride);
         }
 #pragma unroll
         for (unsigned int u = 0; u < RT_U; u++)

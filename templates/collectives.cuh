@@ -180,17 +180,25 @@ __device__ __forceinline__ rt_acc_t co_fold_partials(const rt_acc_t *partials)
 /* ---- vector loads ---- */
 
 /* Inputs of up to this many bytes are read with the streaming hint, larger ones through the
- * read-only path (co_load_vec; docs/templates.md, "Loads"). */
+ * read-only path (co_load_vec; docs/templates.md, "Loads"); none with RT_LOAD_KEEP (the
+ * generator's, for REDTUNE_LOADS=keep). CO_STREAM: whether a family that streams whatever the
+ * size (oneblock, the axis families) does. */
+#ifdef RT_LOAD_KEEP
+#define CO_STREAM_MAX_BYTES 0ull
+#define CO_STREAM false
+#else
 #define CO_STREAM_MAX_BYTES (256ull << 20)
+#define CO_STREAM true
+#endif
 
 /* One vector of the input, a struct of V elements aligned to its size (the family's), as one
- * load of its size (LDG.32/64/128). With STREAM (the family's choice for an input of at most
- * CO_STREAM_MAX_BYTES: a loop for each, so that each is the code of one kind of load) the load carries the streaming hint (ld.global.cs, __ldcs: evict-first
- * in L1 and L2): the input is read once, and marked evict-first its lines are the first to go,
- * so the dirty lines that an earlier kernel left in the L2 stay instead of being written back
- * while this kernel reads. A larger input goes through the read-only path (ld.global.nc): over
- * a long stream the dirty lines would keep most of the L2 from it. memcpy only renames the
- * registers. */
+ * load of its size (LDG.32/64/128). With STREAM (the family's choice, e.g. for an input of at
+ * most CO_STREAM_MAX_BYTES: a loop for each, so that each is the code of one kind of load)
+ * the load carries the streaming hint (ld.global.cs, __ldcs: evict-first in L1 and L2): the
+ * input is read once, and marked evict-first its lines are the first to go, so the dirty
+ * lines that an earlier kernel left in the L2 stay instead of being written back while this
+ * kernel reads. Without, the read-only path (ld.global.nc): over a long stream the dirty
+ * lines would keep most of the L2 from it. memcpy only renames the registers. */
 template <bool STREAM, typename Vec>
 __device__ __forceinline__ Vec co_load_vec(const Vec *p)
 {

@@ -94,7 +94,7 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
 #pragma unroll
         for (int u = 0; u < RT_U; u++) {
             const unsigned long long k = k0 + (unsigned long long)u * RT_B;
-            x[u] = co_load_vec<true>(body + (k < nvec ? k : nvec - 1));
+            x[u] = co_load_vec<CO_STREAM>(body + (k < nvec ? k : nvec - 1));
         }
         rt_acc_t a[RT_U * RT_V];
 #pragma unroll

@@ -66,6 +66,11 @@ static __device__ __forceinline__ unsigned long long sc_off(const sc_off_t *offs
  * no longer serves: 1.3-1.5x slower with the hint (docs/templates.md, "Loads"). The caller
  * guarantees the alignment (docs/segmented.md: V = 1 for pointers that are not 16-byte
  * aligned). */
+#ifdef RT_LOAD_KEEP
+#define SC_STREAM false   /* REDTUNE_LOADS=keep: seg_lb without the hint too */
+#else
+#define SC_STREAM true
+#endif
 template <bool C, typename A, typename Z> struct sc_pick { typedef A type; };
 template <typename A, typename Z> struct sc_pick<false, A, Z> { typedef Z type; };
 template <typename T, unsigned int N, bool STREAM = false>

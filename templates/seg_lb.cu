@@ -135,10 +135,10 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
     if (b - a == LB_T) {
 #pragma unroll
         for (unsigned int q = 0; q < RT_R / RT_V; q++)
-            sc_ldv<rt_value_t, RT_V, true>(in + p + q * RT_V, x + q * RT_V);
+            sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + p + q * RT_V, x + q * RT_V);
 #pragma unroll
         for (unsigned int q = 0; q < RT_R / LB_KV; q++)
-            sc_ldv<unsigned int, LB_KV, true>(keys + p + q * LB_KV, kx + q * LB_KV);
+            sc_ldv<unsigned int, LB_KV, SC_STREAM>(keys + p + q * LB_KV, kx + q * LB_KV);
     } else {
 #pragma unroll
         for (unsigned int k = 0; k < RT_R; k++) {
@@ -419,7 +419,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
                     const unsigned long long g = vb + (unsigned long long)vi * RT_V;
                     if (vi < nvec) {
                         if (g >= x0 && g + RT_V <= x1) {
-                            sc_ldv<rt_value_t, RT_V, true>(in + g, xv[q]);
+                            sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + g, xv[q]);
                         } else {
 #pragma unroll
                             for (unsigned int k = 0; k < RT_V; k++)
@@ -465,7 +465,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
                 const unsigned long long g = vb + (unsigned long long)vi * RT_V;
                 if (vi < nvec) {
                     if (g >= x0 && g + RT_V <= x1) {
-                        sc_ldv<rt_value_t, RT_V, true>(in + g, xv[q]);
+                        sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + g, xv[q]);
                     } else {
 #pragma unroll
                         for (unsigned int k = 0; k < RT_V; k++)
@@ -630,7 +630,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         if (b - a == LB_T) {
 #pragma unroll
             for (unsigned int q = 0; q < RT_R / RT_V; q++)
-                sc_ldv<rt_value_t, RT_V, true>(in + a + ((unsigned long long)q * RT_B + tid) * RT_V, x + q * RT_V);
+                sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + a + ((unsigned long long)q * RT_B + tid) * RT_V, x + q * RT_V);
         } else {
 #pragma unroll
             for (unsigned int q = 0; q < RT_R / RT_V; q++)
@@ -645,7 +645,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         if (b - a == LB_T) {
 #pragma unroll
             for (unsigned int q = 0; q < RT_R / RT_V; q++)
-                sc_ldv<rt_value_t, RT_V, true>(in + p + q * RT_V, x + q * RT_V);
+                sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + p + q * RT_V, x + q * RT_V);
         } else {
 #pragma unroll
             for (unsigned int k = 0; k < RT_R; k++)
@@ -726,7 +726,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         if (b - a == LB_T) {
 #pragma unroll
             for (unsigned int q = 0; q < RT_R / RT_V; q++)
-                sc_ldv<rt_value_t, RT_V, true>(in + p + q * RT_V, x + q * RT_V);
+                sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + p + q * RT_V, x + q * RT_V);
         } else {
 #pragma unroll
             for (unsigned int k = 0; k < RT_R; k++)

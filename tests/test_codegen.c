@@ -90,6 +90,57 @@ static void emit_prelude(void **state)
     assert_null(src);
 }
 
+/* REDTUNE_LOADS: keep adds RT_LOAD_KEEP to the prelude (another unit, another hash, built-in
+ * and user operators alike); stream and empty are the default; another value is refused with
+ * the variable's name and value, no unit made. */
+static void emit_loads(void **state)
+{
+    (void)state;
+    rt_config c;
+    rt_err e;
+    char *def, *src;
+    char hd[RT_HASH_HEX], hs[RT_HASH_HEX];
+    config_default(family_find("axis_rows"), &c);
+    unsetenv("REDTUNE_LOADS");
+    assert_int_equal(codegen_loads(&e), CODEGEN_LOADS_STREAM);
+    assert_int_equal(codegen_emit(&c, RT_SUM, RT_F32, &def, &e), RT_OK);
+    assert_null(strstr(def, "RT_LOAD_KEEP 1"));
+    hash_hex(def, strlen(def), hd);
+    setenv("REDTUNE_LOADS", "keep", 1);
+    assert_int_equal(codegen_loads(&e), CODEGEN_LOADS_KEEP);
+    assert_int_equal(codegen_emit(&c, RT_SUM, RT_F32, &src, &e), RT_OK);
+    assert_non_null(strstr(src, "#define RT_LOAD_KEEP 1\n"));
+    assert_true(strstr(src, "#define RT_LOAD_KEEP 1") < strstr(src, "#line 1"));
+    hash_hex(src, strlen(src), hs);
+    assert_string_not_equal(hd, hs);
+    free(src);
+    rt_user_op u;
+    memset(&u, 0, sizeof u);
+    strcpy(u.name, "mysum");
+    u.type = RT_F32;
+    strcpy(u.identity, "0.0f");
+    strcpy(u.combine, "return a + b;");
+    u.commutative = 1;
+    assert_int_equal(codegen_emit_user(&c, &u, &src, &e), RT_OK);
+    assert_non_null(strstr(src, "#define RT_LOAD_KEEP 1\n"));
+    free(src);
+    for (int k = 0; k < 2; k++) {
+        setenv("REDTUNE_LOADS", k ? "stream" : "", 1);
+        assert_int_equal(codegen_emit(&c, RT_SUM, RT_F32, &src, &e), RT_OK);
+        assert_string_equal(src, def);
+        free(src);
+    }
+    setenv("REDTUNE_LOADS", "Keep", 1);
+    assert_int_equal(codegen_loads(&e), -1);
+    assert_int_equal(e.code, RT_EINVAL);
+    src = (char *)1;
+    assert_int_equal(codegen_emit(&c, RT_SUM, RT_F32, &src, &e), RT_EINVAL);
+    assert_null(src);
+    assert_non_null(strstr(e.msg, "REDTUNE_LOADS is 'Keep'; it takes stream"));
+    unsetenv("REDTUNE_LOADS");
+    free(def);
+}
+
 static void emit_helper(void **state)
 {
     (void)state;
@@ -454,6 +505,7 @@ int test_codegen_group(void)
         cmocka_unit_test(families_parse),
         cmocka_unit_test(config_set_and_format),
         cmocka_unit_test(emit_prelude),
+        cmocka_unit_test(emit_loads),
         cmocka_unit_test(emit_helper),
         cmocka_unit_test(hashes),
         cmocka_unit_test(user_operator_legality),
