@@ -290,35 +290,50 @@ unsigned int plan_axis_splits(const plan *p, unsigned long long outer, unsigned 
 /* The kernels' rule (templates/axis_common.cuh, ax_grouped): the splits of a tile are folded
  * in groups of PLAN_AXIS_GROUP first when there are more than PLAN_AXIS_GROUP_FROM and their
  * counters, tiles * (groups + 1), fit in PLAN_AXIS_MAX_TILES. */
+/* Whether 'splits' splits of 'tiles' tiles fold in groups (plan_axis_grouped). */
+static int grouped(unsigned int splits, unsigned long long tiles)
+{
+    return splits > PLAN_AXIS_GROUP_FROM
+           && tiles * (ceil_div(splits, PLAN_AXIS_GROUP) + 1) <= PLAN_AXIS_MAX_TILES;
+}
+
 int plan_axis_grouped(const plan *p, unsigned long long outer, unsigned long long len,
                       unsigned long long inner)
 {
-    unsigned int splits = plan_axis_splits(p, outer, len, inner);
-    unsigned long long ng = ceil_div(splits, PLAN_AXIS_GROUP);
-    return splits > PLAN_AXIS_GROUP_FROM
-           && plan_axis_tiles(p, outer, inner) * (ng + 1) <= PLAN_AXIS_MAX_TILES;
+    return grouped(plan_axis_splits(p, outer, len, inner), plan_axis_tiles(p, outer, inner));
+}
+
+/* The counters of 'splits' splits (none for one): one per tile, or one per group of each tile
+ * and one for the groups. */
+static size_t counter_bytes(const plan *p, unsigned int splits, unsigned long long outer,
+                            unsigned long long inner)
+{
+    if (splits <= 1)
+        return 0;
+    unsigned long long n = plan_axis_tiles(p, outer, inner);
+    if (grouped(splits, n))
+        n *= ceil_div(splits, PLAN_AXIS_GROUP) + 1;
+    return align_up(n * sizeof(unsigned int));
+}
+
+/* The partials of 'splits' splits (none for one). */
+static size_t partial_bytes(const plan *p, unsigned int splits, unsigned long long outer,
+                            unsigned long long inner)
+{
+    return splits <= 1 ? 0 : align_up((size_t)splits * outer * inner * p->acc_size);
 }
 
 size_t plan_axis_counter_bytes(const plan *p, unsigned long long outer, unsigned long long len,
                                unsigned long long inner)
 {
-    unsigned int splits = plan_axis_splits(p, outer, len, inner);
-    if (splits <= 1)
-        return 0;
-    unsigned long long n = plan_axis_tiles(p, outer, inner);
-    if (plan_axis_grouped(p, outer, len, inner))
-        n *= ceil_div(splits, PLAN_AXIS_GROUP) + 1;
-    return align_up(n * sizeof(unsigned int));
+    return counter_bytes(p, plan_axis_splits(p, outer, len, inner), outer, inner);
 }
 
 size_t plan_axis_temp_bytes(const plan *p, unsigned long long outer, unsigned long long len,
                             unsigned long long inner)
 {
     unsigned int splits = plan_axis_splits(p, outer, len, inner);
-    if (splits <= 1)
-        return 0;
-    return plan_axis_counter_bytes(p, outer, len, inner)
-         + align_up((size_t)splits * outer * inner * p->acc_size);
+    return counter_bytes(p, splits, outer, inner) + partial_bytes(p, splits, outer, inner);
 }
 
 CUdeviceptr plan_axis_temp_in_area(const plan *p, CUdeviceptr area, unsigned long long outer,
@@ -330,8 +345,8 @@ CUdeviceptr plan_axis_temp_in_area(const plan *p, CUdeviceptr area, unsigned lon
 size_t plan_axis_area_bytes(const plan *p, unsigned long long outer, unsigned long long len,
                             unsigned long long inner)
 {
-    return PLAN_AXIS_COUNTER_AREA + plan_axis_temp_bytes(p, outer, len, inner)
-         - plan_axis_counter_bytes(p, outer, len, inner);
+    return PLAN_AXIS_COUNTER_AREA
+         + partial_bytes(p, plan_axis_splits(p, outer, len, inner), outer, inner);
 }
 
 int plan_axis_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned long long outer,
@@ -345,9 +360,8 @@ int plan_axis_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned lo
     unsigned long long tiles = plan_axis_tiles(p, outer, inner);
     unsigned int splits = plan_axis_splits(p, outer, len, inner);
     unsigned long long grid = tiles > 0x7fffffffULL ? 0x7fffffffULL : tiles;
-    CUdeviceptr counter = temp, part = splits > 1 ? temp + plan_axis_counter_bytes(p, outer, len, inner) : 0;
-    if (splits <= 1)
-        counter = 0;
+    CUdeviceptr counter = splits > 1 ? temp : 0;
+    CUdeviceptr part = splits > 1 ? temp + counter_bytes(p, splits, outer, inner) : 0;
     void *args[] = {&in, &out, &part, &counter, &outer, &len, &inner};
     CUresult r = cu.LaunchKernel(p->one, (unsigned)grid, splits, 1, p->threads, 1, 1, 0, s, args, NULL);
     return r == CUDA_SUCCESS ? RT_OK : driver_fail(r, "cuLaunchKernel (rt_axis)", e);
