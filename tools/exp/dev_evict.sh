@@ -6,7 +6,7 @@
 # (the same bench built from the commit before the hint), build/exp/evict
 # (nvcc -O3 -arch=sm_90 -std=c++17 -o build/exp/evict tools/exp/evict.cu), build/pyc (the
 # Python package without its database), build/devlib. Logs: $OUT/logs.tgz, summary last.
-# Steps (arguments): micro axis flat small torch types seg, tests1 (the C GPU tests of the flat
+# Steps (arguments): micro axis flat small torch types seg keep, tests1 (the C GPU tests of the flat
 # families and the library), tests2 (the segmented and axis ones, the Python GPU tests; build/pyt
 # carried for pytest).
 export LD_LIBRARY_PATH=$PWD/build/devlib REDTUNE_BIN=$PWD/build/redtune
@@ -43,6 +43,32 @@ for step in "$@"; do
       echo "== torch_axis --flush $fl: exit $?" >> "$S"
       sed -n '/^sum along the axis/,$p' "$L/torch_$fl.log" >> "$S"
     done ;;
+  keep)   # REDTUNE_LOADS=keep: the GPU tests under it, the bench with and without it
+    for f in 'gpu_*' 'axis_RT_SUM_*' 'seg_RT_SUM_*'; do
+      t1=$(date +%s); log="$L/keep_tests_$(echo "$f" | tr -d '*').log"
+      REDTUNE_LOADS=keep REDTUNE_TEST_FILTER="$f" CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu > "$log" 2>&1
+      echo "== keep: C GPU tests '$f': exit $? ($(( $(date +%s) - t1 )) s): $(grep -c '^ok' "$log") ok, $(grep '^not ok' "$log" | grep -vc SKIP) not ok" >> "$S"
+      grep -A12 -E '^not ok' "$log" | grep -v SKIP | head -30 >> "$S"
+    done
+    for f in 'axis_RT_SUM_*' 'seg_RT_SUM_*'; do
+      t1=$(date +%s); log="$L/stream_tests_$(echo "$f" | tr -d '*').log"
+      REDTUNE_TEST_FILTER="$f" CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu > "$log" 2>&1
+      echo "== stream: C GPU tests '$f': exit $? ($(( $(date +%s) - t1 )) s): $(grep -c '^ok' "$log") ok, $(grep '^not ok' "$log" | grep -vc SKIP) not ok" >> "$S"
+      grep -A12 -E '^not ok' "$log" | grep -v SKIP | head -30 >> "$S"
+    done
+    for v in stream keep; do for fl in read write; do
+      REDTUNE_LOADS=$v timeout 100 build/bench/redtune_bench --db build/redtune.db --sizes 2^22,2^24 \
+        --ops min,sum --types f32 --regimes cold,hot --flush $fl --csv "$L/keep_${v}_$fl.csv" \
+        > "$L/keep_${v}_$fl.log" 2>&1
+      echo "== flat REDTUNE_LOADS=$v flush $fl: exit $?" >> "$S"
+      grep -E "^ *(min|sum) " "$L/keep_${v}_$fl.log" | head -8 >> "$S"
+    done; done
+    REDTUNE_LOADS=Keep PYTHONPATH=$PWD/build/python python3 -c "
+import torch, redtune
+try:
+    redtune.sum(torch.ones(1000, device='cuda')); print('python: no error')
+except redtune.InvalidArgumentError as err:
+    print('python: InvalidArgumentError:', err)" >> "$S" 2>&1 ;;
   small)
     for b in new old; do
       bin=build/bench/redtune_bench; [ $b = old ] && bin=build/old/redtune_bench
