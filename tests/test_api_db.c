@@ -1,0 +1,531 @@
+/*
+ * test_api_db.c - libredtune's databases (runtime/api*.c) and its read-only queries (in
+ * runtime/store.c), with no GPU.
+ *
+ * Group "api_db" (CPU, runs everywhere): databases refused (missing, foreign, not SQLite,
+ * newer, corrupt, a broken page) and left byte-identical; the default database path and the
+ * search order of rt_open(NULL, ...); no CUDA driver (a child run, tests/api_util.h); the
+ * fallback chain's SQL on a database of made-up devices; the choice among a device's winners
+ * by size slot.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "include/redtune.h"
+#include "runtime/api.h"
+#include "runtime/api_int.h"
+#include "runtime/store.h"
+#include "tuner/store_tune.h"
+#include "tests/api_util.h"
+
+/* ---------------------------------------------------------------- CPU: databases */
+
+/* The entries of 'dir' but . and .., or -1 when it cannot be opened. */
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+    if (!d)
+        return -1;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* rt_open refuses 'path' with RT_EDB and 'expect' in the message, leaving it as it was. */
+static void refused(const char *dir, const char *fixture, const char *expect)
+{
+    char path[256], msg[1024];
+    size_t len = 0;
+    char *before = NULL;
+    rt_ctx *ctx = (rt_ctx *)&ctx;
+
+    snprintf(path, sizeof path, "%s/%s", dir, fixture ? fixture : "missing.db");
+    if (fixture) {
+        char from[256];
+        snprintf(from, sizeof from, "tests/db/%s", fixture);
+        api_util_copy_file(from, path);
+        before = api_util_slurp(path, &len);
+        assert_non_null(before);
+    }
+    int entries = dir_entries(dir);
+    int rc = rt_open_err(path, 0, &ctx, msg, sizeof msg);
+    if (rc != RT_EDB || !strstr(msg, expect))
+        print_error("%s: %d %s\n", path, rc, msg);
+    assert_int_equal(rc, RT_EDB);
+    assert_null(ctx);
+    assert_non_null(strstr(msg, path));
+    assert_non_null(strstr(msg, expect));
+    assert_string_equal(rt_errmsg(NULL), msg);
+    assert_int_equal(dir_entries(dir), entries);   /* no -wal, -shm or new file */
+    if (fixture)
+        assert_true(api_util_same_bytes(path, before, len));
+    else
+        assert_int_equal(access(path, F_OK), -1);
+    free(before);
+}
+
+static void api_refuses_databases(void **state)
+{
+    (void)state;
+    char dir[64];
+    api_util_make_dir(dir);
+    refused(dir, NULL, "No such file or directory");
+    refused(dir, "foreign.db", ": not a redtune database (has no redtune tables)");
+    refused(dir, "foreign_wal.db", ": not a redtune database (has no redtune tables)");
+    refused(dir, "not_sqlite.db", ": not a redtune database (file is not SQLite)");
+    refused(dir, "newer.db", ": schema version 99 is newer than this redtune");
+    refused(dir, "corrupt.db", ": corrupt database (PRAGMA quick_check)");
+    api_util_remove_dir(dir);
+}
+
+/* rt_open reads every page (PRAGMA quick_check): a database with a broken page is refused
+ * with RT_EDB at open, not at the first query that happens to read that page. The broken
+ * page is made here, by flipping bytes in a page of a real database (past its schema). */
+static void api_refuses_corrupt_pages(void **state)
+{
+    (void)state;
+    char dir[64], path[128], msg[1024];
+    rt_err e;
+    store *s = NULL;
+    rt_ctx *ctx = NULL;
+
+    api_util_make_dir(dir);
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    assert_int_equal(store_open(path, STORE_WRITE, &s, &e), RT_OK);
+    char src[2048];
+    memset(src, 'x', sizeof src - 1);
+    src[sizeof src - 1] = '\0';
+    for (int i = 0; i < 64; i++) {
+        char hash[16];
+        snprintf(hash, sizeof hash, "k%d", i);
+        assert_int_equal(store_put_kernel(s, hash, "gridstride", "B=256", src, &e), RT_OK);
+    }
+    store_close(s);   /* checkpointed: every page is in the file */
+    size_t len = 0;
+    char *bytes = api_util_slurp(path, &len);
+    assert_non_null(bytes);
+    assert_true(len > 16 * 4096);
+    memset(bytes + len - 4096, 0xa5, 64);   /* the head of the last page */
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    int rc = rt_open_err(path, 0, &ctx, msg, sizeof msg);
+    if (rc != RT_EDB)
+        print_error("%d %s\n", rc, msg);
+    assert_int_equal(rc, RT_EDB);
+    assert_null(ctx);
+    assert_non_null(strstr(msg, path));
+    assert_non_null(strstr(msg, ": corrupt database (PRAGMA quick_check)"));
+    assert_true(api_util_same_bytes(path, bytes, len));
+    assert_int_equal(dir_entries(dir), 1);
+    free(bytes);
+    api_util_remove_dir(dir);
+}
+
+/* db_path NULL: $REDTUNE_DB, else the first of the places api_find_db looks at. */
+static void api_default_db_path(void **state)
+{
+    (void)state;
+    char dir[64], path[128], cwd[4096];
+    const char *old = getenv("REDTUNE_DB");
+    char *saved = old ? strdup(old) : NULL;
+    rt_ctx *ctx = NULL;
+
+    api_util_make_dir(dir);
+    snprintf(path, sizeof path, "%s/from_env.db", dir);
+    setenv("REDTUNE_DB", path, 1);
+    assert_int_equal(rt_open(NULL, 0, &ctx), RT_EDB);
+    assert_null(ctx);
+    assert_non_null(strstr(rt_errmsg(NULL), path));
+    assert_int_equal(access(path, F_OK), -1);
+
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    for (int k = 0; k < 2; k++) {
+        if (k == 0)
+            unsetenv("REDTUNE_DB");
+        else
+            setenv("REDTUNE_DB", "", 1);
+        assert_int_equal(rt_open(NULL, 0, &ctx), RT_EDB);
+        if (!strstr(rt_errmsg(NULL), "no database: REDTUNE_DB is unset and none of these "
+                                     "exists: redtune.db, "))
+            print_error("%s\n", rt_errmsg(NULL));
+        assert_non_null(strstr(rt_errmsg(NULL), "no database: REDTUNE_DB is unset and none "
+                                                "of these exists: redtune.db, "));
+        assert_non_null(strstr(rt_errmsg(NULL), "/share/redtune/redtune.db"));
+    }
+    /* One in the working directory is found (and refused here: it is not a database). */
+    FILE *fp = fopen("redtune.db", "w");
+    assert_non_null(fp);
+    fclose(fp);
+    assert_int_equal(rt_open(NULL, 0, &ctx), RT_EDB);
+    assert_string_equal(rt_errmsg(NULL), "redtune.db: not a redtune database (empty file)");
+    assert_int_equal(unlink("redtune.db"), 0);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(dir_entries(dir), 0);
+    if (saved)
+        setenv("REDTUNE_DB", saved, 1);
+    else
+        unsetenv("REDTUNE_DB");
+    free(saved);
+    api_util_remove_dir(dir);
+}
+
+/* The search order of rt_open(NULL, ...): $REDTUNE_DB, the working directory, beside the
+ * library, ../share/redtune beside it, the configured datadir. */
+static void api_find_db_order(void **state)
+{
+    (void)state;
+    char dir[64], cwd[4096], mod[128], share[160], data[128], want[256], path[4096];
+    const char *how;
+    rt_err e;
+
+    api_util_make_dir(dir);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(mod, sizeof mod, "%s/lib", dir);
+    snprintf(share, sizeof share, "%s/share/redtune", dir);
+    snprintf(data, sizeof data, "%s/data", dir);
+    assert_int_equal(mkdir(mod, 0755), 0);
+    snprintf(want, sizeof want, "%s/share", dir);
+    assert_int_equal(mkdir(want, 0755), 0);
+    assert_int_equal(mkdir(share, 0755), 0);
+    assert_int_equal(mkdir(data, 0755), 0);
+    assert_int_equal(chdir(dir), 0);
+
+    /* None there: every place is named. */
+    rt_clearerr(&e);
+    assert_int_equal(api_find_db(NULL, mod, data, path, sizeof path, &how, &e), RT_EDB);
+    snprintf(want, sizeof want, "none of these exists: redtune.db, %s/redtune.db, "
+             "%s/../share/redtune/redtune.db, %s/redtune.db", mod, mod, data);
+    if (!strstr(e.msg, want))
+        print_error("%s\n", e.msg);
+    assert_non_null(strstr(e.msg, want));
+
+    /* Filled from the last place to the first: each new one wins. */
+    const char *places[4][2] = {{data, "installed"}, {share, "installed beside libredtune"},
+                                {mod, "beside libredtune"}, {".", "the working directory"}};
+    for (int i = 0; i < 4; i++) {
+        snprintf(want, sizeof want, "%s/redtune.db", places[i][0]);
+        api_util_make_empty_db(want);
+        assert_int_equal(api_find_db("", mod, data, path, sizeof path, &how, &e), RT_OK);
+        assert_string_equal(how, places[i][1]);
+        if (i == 1)
+            snprintf(want, sizeof want, "%s/../share/redtune/redtune.db", mod);
+        if (i == 3)
+            snprintf(want, sizeof want, "redtune.db");
+        assert_string_equal(path, want);
+    }
+    /* $REDTUNE_DB wins, whether or not the file is there. */
+    assert_int_equal(api_find_db("/nonexistent/x.db", mod, data, path, sizeof path, &how, &e),
+                     RT_OK);
+    assert_string_equal(path, "/nonexistent/x.db");
+    assert_string_equal(how, "$REDTUNE_DB");
+    /* No module directory: those places are skipped. */
+    assert_int_equal(unlink("redtune.db"), 0);
+    assert_int_equal(api_find_db(NULL, NULL, data, path, sizeof path, &how, &e), RT_OK);
+    assert_string_equal(how, "installed");
+
+    /* The module directory of this test binary is where it lies. */
+    char here[4096], exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(k > 0);
+    exe[k] = '\0';
+    *strrchr(exe, '/') = '\0';
+    api_module_dir(here, sizeof here);
+    assert_string_equal(here, exe);
+
+    assert_int_equal(chdir(cwd), 0);
+    api_util_remove_dir(dir);
+}
+
+/* Child "nodriver": REDTUNE_LIBCUDA=/nonexistent, a valid database: RT_ECUDA. */
+int test_api_child_nodriver(const char *db)
+{
+    rt_ctx *ctx = (rt_ctx *)&ctx;
+    char msg[1024];
+    int rc = rt_open_err(db, 0, &ctx, msg, sizeof msg);
+    printf("rc=%d ctx=%s msg=%s\nerrmsg=%s\n", rc, ctx ? "set" : "NULL", msg, rt_errmsg(NULL));
+    return rc == RT_ECUDA && !ctx && !strcmp(msg, rt_errmsg(NULL)) ? 0 : 1;
+}
+
+static void api_no_driver(void **state)
+{
+    (void)state;
+    char dir[64], db[128], out[8192];
+    size_t len;
+
+    api_util_make_dir(dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    api_util_make_empty_db(db);
+    char *before = api_util_slurp(db, &len);
+    assert_non_null(before);
+    int st = api_util_run_child("nodriver", db, "REDTUNE_LIBCUDA", "/nonexistent", out, sizeof out);
+    if (st != 0 || !strstr(out, "msg=no CUDA driver found: /nonexistent"))
+        print_error("child exit %d:\n%s\n", st, out);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(out, "rc=-5 ctx=NULL msg=no CUDA driver found: /nonexistent"));
+    assert_true(api_util_same_bytes(db, before, len));
+    assert_int_equal(dir_entries(dir), 1);   /* a WAL-mode file: no -wal, -shm left */
+    free(before);
+    api_util_remove_dir(dir);
+}
+
+/* ---------------------------------------------------------------- CPU: the lookup queries */
+
+static long long put_device(store *s, const char *name, const char *uuid, int major,
+                            int minor, int sms)
+{
+    rt_device d;
+    rt_err e;
+    long long id = 0;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "%s", name);
+    snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
+    d.cc_major = major;
+    d.cc_minor = minor;
+    d.sm_count = sms;
+    d.warp_size = 32;
+    d.max_threads_per_block = 1024;
+    if (store_put_device(s, &d, 0, &id, &e) != RT_OK)
+        print_error("%s\n", e.msg);
+    assert_true(id > 0);
+    return id;
+}
+
+/* A winner of (device, op, type) at n: kernel 'hash' (put if new) measured at 'us'. */
+static void put_best(store *s, long long dev, const char *hash, const char *op,
+                     const char *type, long long n, double us)
+{
+    rt_err e;
+    char params[64];
+    snprintf(params, sizeof params, "X=%lld", n);
+    assert_int_equal(store_put_kernel(s, hash, "fake", params, "// @plan onelaunch\n", &e),
+                     RT_OK);
+    store_measurement m = {dev, 0, hash, op, type, "flat", n, 0, "ok", "", us, us, us, 10,
+                           1.0, 0.5, 1, 1};
+    assert_int_equal(store_put_measurement(s, &m, &e), RT_OK);
+    assert_int_equal(store_update_best(s, dev, op, type, "flat", n, 0, &e), RT_OK);
+}
+
+typedef struct rows_seen {
+    int count;
+    long long n[8];
+    char hash[8][16];
+} rows_seen;
+
+static int see_row(const store_best_row *row, void *arg)
+{
+    rows_seen *r = arg;
+    if (r->count < 8) {
+        r->n[r->count] = row->n;
+        snprintf(r->hash[r->count], sizeof r->hash[0], "%s", row->kernel_hash);
+    }
+    r->count++;
+    return 0;
+}
+
+static void api_store_lookup(void **state)
+{
+    (void)state;
+    char dir[64], db[128];
+    rt_err e;
+    store *s = NULL;
+
+    api_util_make_dir(dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    long long a = put_device(s, "NVIDIA H100 80GB HBM3", "aa", 9, 0, 132);
+    long long b = put_device(s, "NVIDIA H100 PCIe", "bb", 9, 0, 114);
+    long long c = put_device(s, "NVIDIA GH200 480GB", "cc", 9, 0, 132);
+    long long d = put_device(s, "Hypothetical 9.2", "dd", 9, 2, 100);
+    long long f = put_device(s, "NVIDIA A100-SXM4-80GB", "ee", 8, 0, 108);
+    put_best(s, a, "k_a_min_4096", "min", "f32", 4096, 3.0);
+    put_best(s, a, "k_a_min_1024", "min", "f32", 1024, 2.0);
+    put_best(s, b, "k_b_min", "min", "f32", 1024, 2.5);
+    put_best(s, d, "k_d_min", "min", "f32", 1024, 2.5);
+    put_best(s, f, "k_f_min", "min", "f32", 1024, 2.5);
+    put_best(s, b, "k_b_sum", "sum", "f32", 1024, 2.5);
+    put_best(s, c, "k_c_sum", "sum", "f32", 1024, 2.5);
+    put_best(s, d, "k_d_sum", "sum", "f32", 1024, 2.5);
+    put_best(s, d, "k_d_max", "max", "f32", 1024, 2.5);
+    put_best(s, f, "k_f_prod", "prod", "f32", 1024, 2.5);
+    /* Binaries: the newest NVRTC's CUBIN of this arch wins, whatever the insertion order. */
+    const char *blobs[] = {"cubin-12.4", "cubin-13.0", "cubin-13.1-sm80"};
+    store_binary bin = {(void *)blobs[0], strlen(blobs[0]) + 1, -1, -1, NULL};
+    assert_int_equal(store_put_binary(s, "k_a_min_1024", "sm_90", 12040, &bin, &e), RT_OK);
+    bin.cubin = (void *)blobs[1];
+    bin.size = strlen(blobs[1]) + 1;
+    assert_int_equal(store_put_binary(s, "k_a_min_1024", "sm_90", 13000, &bin, &e), RT_OK);
+    bin.cubin = (void *)blobs[2];
+    bin.size = strlen(blobs[2]) + 1;
+    assert_int_equal(store_put_binary(s, "k_a_min_1024", "sm_80", 13010, &bin, &e), RT_OK);
+    store_close(s);
+    s = NULL;
+
+    size_t len;
+    char *before = api_util_slurp(db, &len);
+    assert_non_null(before);
+    assert_int_equal(store_open(db, STORE_READ, &s, &e), RT_OK);
+    assert_non_null(store_db(s));
+    const char *file = sqlite3_db_filename(store_db(s), "main");
+    assert_non_null(file);
+    assert_non_null(strstr(file, "/t.db"));
+
+    rt_device me;
+    memset(&me, 0, sizeof me);
+    snprintf(me.name, sizeof me.name, "NVIDIA H100 80GB HBM3");
+    me.cc_major = 9;
+    me.cc_minor = 0;
+    me.sm_count = 132;
+    store_device_match m;
+    assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.id, a);
+    assert_int_equal(m.level, STORE_MATCH_EXACT);
+    assert_int_equal(m.nbest, 2);
+    assert_string_equal(m.name, "NVIDIA H100 80GB HBM3");
+    /* Same compute capability: the nearest SM count wins (GH200's 132 over the PCIe 114). */
+    assert_int_equal(store_find_device(s, &me, "sum", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.id, c);
+    assert_int_equal(m.level, STORE_MATCH_CC);
+    assert_int_equal(store_find_device(s, &me, "max", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.id, d);
+    assert_int_equal(m.level, STORE_MATCH_MAJOR);
+    assert_int_equal(m.cc_minor, 2);
+    /* Another major architecture never answers. */
+    assert_int_equal(store_find_device(s, &me, "prod", "f32", "flat", 0, &m, &e),
+                     RT_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "no device of compute capability 9.x has a winner for "
+                                  "prod f32 flat cold"));
+    assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 1, &m, &e), RT_ENOTFOUND);
+    /* A same-named GPU with fewer SMs (a cut-down part) is not the exact device. */
+    me.sm_count = 114;
+    snprintf(me.name, sizeof me.name, "NVIDIA H100 PCIe");
+    assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.id, b);
+    assert_int_equal(m.level, STORE_MATCH_EXACT);
+    me.sm_count = 120;
+    assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.level, STORE_MATCH_CC);
+    assert_int_equal(m.id, b);   /* 114 SMs is nearer 120 than 132 */
+
+    rows_seen r = {0};
+    assert_int_equal(store_list_best_for_device(s, a, "min", "f32", "flat", 0, see_row, &r, &e),
+                     RT_OK);
+    assert_int_equal(r.count, 2);
+    assert_int_equal(r.n[0], 1024);
+    assert_string_equal(r.hash[0], "k_a_min_1024");
+    assert_int_equal(r.n[1], 4096);
+    memset(&r, 0, sizeof r);
+    assert_int_equal(store_list_best_for_device(s, a, "sum", "f32", "flat", 0, see_row, &r, &e),
+                     RT_OK);
+    assert_int_equal(r.count, 0);
+
+    int ver = -1;
+    assert_int_equal(store_get_binary_any(s, "k_a_min_1024", "sm_90", &bin, &ver, &e), RT_OK);
+    assert_int_equal(ver, 13000);
+    assert_string_equal((const char *)bin.cubin, "cubin-13.0");
+    store_binary_free(&bin);
+    assert_int_equal(store_get_binary_any(s, "k_a_min_1024", "sm_86", &bin, &ver, &e),
+                     RT_ENOTFOUND);
+    assert_null(bin.cubin);
+    assert_int_equal(ver, 0);
+    assert_non_null(strstr(e.msg, "no binary of kernel k_a_min_1024 for sm_86"));
+    store_close(s);
+    assert_true(api_util_same_bytes(db, before, len));   /* the lookups never write */
+    free(before);
+    api_util_remove_dir(dir);
+}
+
+/* ---------------------------------------------------------------- CPU: the size slots */
+
+/* rt_reduce's choice among a device's winners by size slot (api_choose.c): a tuned power of
+ * two keeps its own winner, a power of two between tuned sizes the nearest in log2 (the larger
+ * on a tie), a size strictly between two powers the next larger tuned size's, and past the
+ * largest tuned size the largest. */
+static void api_pick_by_size_slot(void **state)
+{
+    (void)state;
+    best_entry rows[4];
+    memset(rows, 0, sizeof rows);
+    const long long tuned[4] = {1LL << 14, 1LL << 10, 3000, 1LL << 12};   /* any order */
+    for (int i = 0; i < 4; i++)
+        rows[i].n = tuned[i];
+    struct { unsigned long long n; long long want; } cases[] = {
+        {1, 1 << 10},  {7, 1 << 10},  {1024, 1 << 10},   /* below the smallest: the smallest */
+        {1025, 3000},  {2048, 3000},  {3000, 3000},     /* 2^11: 3000 is nearer than 2^10 */
+        {4000, 3000},     /* per slot, not per n: (2^11, 2^12) takes the first above 2^11 */
+        {4096, 1 << 12},
+        {5907, 1 << 14}, {8191, 1 << 14},                /* the next larger, not 2^12 */
+        {8192, 1 << 14}, {16384, 1 << 14},
+        {16385, 1 << 14}, {1ULL << 40, 1 << 14}, {(1ULL << 40) + 1, 1 << 14},
+    };
+    /* Sparse tuning (1000 and 2^20, as api_gpu_database's): between them the nearer in log2 to
+     * the middle of the range, not a size 2^7 times larger. */
+    best_entry sparse[2];
+    memset(sparse, 0, sizeof sparse);
+    sparse[0].n = 1000;
+    sparse[1].n = 1LL << 20;
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(3000))->n, 1000);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(5000))->n, 1000);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(300000))->n, 1 << 20);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 19))->n, 1 << 20);
+    /* A oneblock winner (@max_n 2^18) serves no n past 2^18 while another winner is left. */
+    snprintf(sparse[0].family, sizeof sparse[0].family, "oneblock");
+    sparse[0].n = 1 << 14;
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 15))->n, 1 << 14);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 16))->n, 1 << 14);
+    sparse[1].n = 1LL << 30;   /* 2^19 is nearer 2^14 than 2^30, but past oneblock's @max_n */
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 19))->n, 1 << 30);
+    assert_int_equal(api_pick_winner(sparse, 1, api_size_slot(1ULL << 30))->n, 1 << 14);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const best_entry *b = api_pick_winner(rows, 4, api_size_slot(cases[i].n));
+        assert_non_null(b);
+        if (b->n != cases[i].want)
+            fail_msg("n = %llu: picked the winner tuned at %lld, want %lld", cases[i].n, b->n,
+                     cases[i].want);
+    }
+    /* A tie between 2^10 and 2^12 for n = 2^11 goes to the larger. */
+    rows[2].n = 1LL << 20;
+    assert_int_equal(api_pick_winner(rows, 4, api_size_slot(2048))->n, 1 << 12);
+    assert_null(api_pick_winner(rows, 0, api_size_slot(2048)));
+    assert_int_equal(api_size_slot(1), 0);
+    assert_int_equal(api_size_slot(3), 3);
+    assert_int_equal(api_size_slot(4), 4);
+    assert_int_equal(api_size_slot(~0ULL), 127);
+    char t[64];
+    api_slot_text(api_size_slot(5907), t, sizeof t);
+    assert_string_equal(t, "n in (2^12, 2^13)");
+    api_slot_text(api_size_slot(4096), t, sizeof t);
+    assert_string_equal(t, "n = 2^12");
+}
+
+int test_api_db_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(api_refuses_databases),
+        cmocka_unit_test(api_refuses_corrupt_pages),
+        cmocka_unit_test(api_default_db_path),
+        cmocka_unit_test(api_find_db_order),
+        cmocka_unit_test(api_no_driver),
+        cmocka_unit_test(api_store_lookup),
+        cmocka_unit_test(api_pick_by_size_slot),
+    };
+    return cmocka_run_group_tests_name("api_db", tests, NULL, NULL);
+}
