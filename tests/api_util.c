@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,4 +314,42 @@ void api_util_need_exact_db(void)
     store_close(s);
     g->exact_bytes = api_util_slurp(g->exact_db, &g->exact_len);
     assert_non_null(g->exact_bytes);
+}
+
+long long api_util_put_device(store *s, const char *name, const char *uuid, int major,
+                              int minor, int sms)
+{
+    rt_device d;
+    rt_err e;
+    long long id = 0;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "%s", name);
+    snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
+    d.cc_major = major;
+    d.cc_minor = minor;
+    d.sm_count = sms;
+    d.warp_size = 32;
+    d.max_threads_per_block = 1024;
+    if (store_put_device(s, &d, 0, &id, &e) != RT_OK)
+        print_error("%s\n", e.msg);
+    assert_true(id > 0);
+    return id;
+}
+
+api_util_graph_api api_util_graph;
+
+int api_util_graph_syms(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return 0;
+    api_util_graph_api *g = &api_util_graph;
+    *(void **)&g->BeginCapture = dlsym(h, "cuStreamBeginCapture_v2");
+    *(void **)&g->EndCapture = dlsym(h, "cuStreamEndCapture");
+    *(void **)&g->Instantiate = dlsym(h, "cuGraphInstantiateWithFlags");
+    *(void **)&g->Launch = dlsym(h, "cuGraphLaunch");
+    *(void **)&g->ExecDestroy = dlsym(h, "cuGraphExecDestroy");
+    *(void **)&g->Destroy = dlsym(h, "cuGraphDestroy");
+    return g->BeginCapture && g->EndCapture && g->Instantiate && g->Launch && g->ExecDestroy
+           && g->Destroy;
 }

@@ -41,6 +41,23 @@ int api_util_same_bytes(const char *path, const char *buf, size_t len);
 /* A new, empty redtune database at 'path' (the schema only). */
 void api_util_make_empty_db(const char *path);
 
+/* A device row (name, uuid, compute capability, SMs) put into s; its id. */
+long long api_util_put_device(store *s, const char *name, const char *uuid, int major,
+                              int minor, int sms);
+
+/* The graph entry points, from the driver the library loaded (driver.h carries none), set by
+ * api_util_graph_syms (1 when all are found). */
+typedef struct api_util_graph_api {
+    CUresult (*BeginCapture)(CUstream, CUstreamCaptureMode);
+    CUresult (*EndCapture)(CUstream, CUgraph *);
+    CUresult (*Instantiate)(CUgraphExec *, CUgraph, unsigned long long);
+    CUresult (*Launch)(CUgraphExec, CUstream);
+    CUresult (*ExecDestroy)(CUgraphExec);
+    CUresult (*Destroy)(CUgraph);
+} api_util_graph_api;
+extern api_util_graph_api api_util_graph;
+int api_util_graph_syms(void);
+
 /* ---------------------------------------------------------------- child scenarios */
 
 /*

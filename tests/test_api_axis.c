@@ -17,7 +17,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dlfcn.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +34,7 @@
 #include "runtime/store.h"
 #include "tuner/store_tune.h"
 #include "tests/affine.h"
+#include "tests/api_util.h"
 #include "tests/gpu_util.h"
 #include "tests/typeref.h"
 
@@ -233,25 +233,6 @@ static void axis_builtin_compiles(void **state)
 
 /* ---------------------------------------------------------------- CPU: the store by kind */
 
-static long long put_device(store *s, const char *name, const char *uuid, int major,
-                            int minor, int sms)
-{
-    rt_device d;
-    rt_err e;
-    long long id = 0;
-    memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "%s", name);
-    snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
-    d.cc_major = major;
-    d.cc_minor = minor;
-    d.sm_count = sms;
-    d.warp_size = 32;
-    d.max_threads_per_block = 1024;
-    if (store_put_device(s, &d, 0, &id, &e) != RT_OK)
-        print_error("%s\n", e.msg);
-    assert_true(id > 0);
-    return id;
-}
 
 /* A winner of (device, op, f32, layout) with kernel 'hash' (put if new; its source 'src'). */
 static void put_axis_best(store *s, long long dev, const char *hash, const char *family,
@@ -332,8 +313,8 @@ static void axis_store_kind(void **state)
     make_dir(dir);
     snprintf(db, sizeof db, "%s/t.db", dir);
     assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
-    long long a = put_device(s, "NVIDIA H100 80GB HBM3", "aa", 9, 0, 132);
-    long long b = put_device(s, "NVIDIA H100 PCIe", "bb", 9, 0, 114);
+    long long a = api_util_put_device(s, "NVIDIA H100 80GB HBM3", "aa", 9, 0, 132);
+    long long b = api_util_put_device(s, "NVIDIA H100 PCIe", "bb", 9, 0, 114);
     put_axis_best(s, a, "k_rows", "fake", "X=1", "// @plan axis\n", "sum", 4096, 4096, 1, "f32",
                   "f32", "f32", 3.0);
     put_axis_best(s, a, "k_rows2", "fake", "X=2", "// @plan axis\n", "sum", 16, 4194304, 1,
@@ -770,29 +751,6 @@ static void axis_gpu_database(void **state)
 
 /* ---------------------------------------------------------------- GPU: CUDA graphs */
 
-static struct {
-    CUresult (*BeginCapture)(CUstream, CUstreamCaptureMode);
-    CUresult (*EndCapture)(CUstream, CUgraph *);
-    CUresult (*Instantiate)(CUgraphExec *, CUgraph, unsigned long long);
-    CUresult (*Launch)(CUgraphExec, CUstream);
-    CUresult (*ExecDestroy)(CUgraphExec);
-    CUresult (*Destroy)(CUgraph);
-} GR;
-
-static int graph_syms(void)
-{
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return 0;
-    *(void **)&GR.BeginCapture = dlsym(h, "cuStreamBeginCapture_v2");
-    *(void **)&GR.EndCapture = dlsym(h, "cuStreamEndCapture");
-    *(void **)&GR.Instantiate = dlsym(h, "cuGraphInstantiateWithFlags");
-    *(void **)&GR.Launch = dlsym(h, "cuGraphLaunch");
-    *(void **)&GR.ExecDestroy = dlsym(h, "cuGraphExecDestroy");
-    *(void **)&GR.Destroy = dlsym(h, "cuGraphDestroy");
-    return GR.BeginCapture && GR.EndCapture && GR.Instantiate && GR.Launch && GR.ExecDestroy
-           && GR.Destroy;
-}
 
 /* A split axis launch captured after a warm-up, replayed with new data: the counters in the
  * stream's block stay zero between replays; a class not warmed up is RT_ECAPTURE. */
@@ -800,7 +758,7 @@ static void axis_gpu_graph(void **state)
 {
     (void)state;
     NEED_GPU();
-    if (!graph_syms())
+    if (!api_util_graph_syms())
         fail_msg("the driver lacks the graph entry points");
     enum { O = 8, L = 300000 };
     rt_ctx *ctx = NULL;
@@ -818,21 +776,21 @@ static void axis_gpu_graph(void **state)
     void *y = (void *)(uintptr_t)out;
     assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, x, O, L, 1, y, st), RT_OK);   /* warm-up */
     assert_int_equal(cu.StreamSynchronize(st), CUDA_SUCCESS);
-    assert_int_equal(GR.BeginCapture(st, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+    assert_int_equal(api_util_graph.BeginCapture(st, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
     assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, x, O, L, 1, y, st), RT_OK);
     assert_int_equal(rt_reduce_axis(ctx, RT_MAX, RT_F32, x, O, L, 1, y, st), RT_ECAPTURE);
     assert_non_null(strstr(rt_errmsg(ctx), "rt_reduce_axis: max f32 outer = 8 len = 300000 "
                            "inner = 1: the stream is capturing a CUDA graph, and the kernel for "
                            "this shape class (outer [2^3, 2^4), len [2^18, 2^19), inner 1) is "
                            "not loaded yet"));
-    assert_int_equal(GR.EndCapture(st, &graph), CUDA_SUCCESS);
-    assert_int_equal(GR.Instantiate(&exec, graph, 0), CUDA_SUCCESS);
+    assert_int_equal(api_util_graph.EndCapture(st, &graph), CUDA_SUCCESS);
+    assert_int_equal(api_util_graph.Instantiate(&exec, graph, 0), CUDA_SUCCESS);
     for (int r = 0; r < 5; r++) {
         for (size_t k = 0; k < (size_t)O * L; k++)
             h[k] = (float)((k * 2654435761u + 977u * (unsigned)r) % 17u) - 8.0f;
         assert_int_equal(cu.MemcpyHtoD(in, h, (size_t)O * L * 4), CUDA_SUCCESS);
         assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
-        assert_int_equal(GR.Launch(exec, st), CUDA_SUCCESS);
+        assert_int_equal(api_util_graph.Launch(exec, st), CUDA_SUCCESS);
         assert_int_equal(cu.StreamSynchronize(st), CUDA_SUCCESS);
         assert_int_equal(cu.MemcpyDtoH(got, out, sizeof got), CUDA_SUCCESS);
         for (int o = 0; o < O; o++) {
@@ -843,8 +801,8 @@ static void axis_gpu_graph(void **state)
                 fail_msg("replay %d row %d: got %g, want %g", r, o, got[o], s);
         }
     }
-    GR.ExecDestroy(exec);
-    GR.Destroy(graph);
+    api_util_graph.ExecDestroy(exec);
+    api_util_graph.Destroy(graph);
     cu.MemFree(in);
     cu.MemFree(out);
     cu.StreamDestroy(st);

@@ -289,25 +289,6 @@ static void api_no_driver(void **state)
 
 /* ---------------------------------------------------------------- CPU: the lookup queries */
 
-static long long put_device(store *s, const char *name, const char *uuid, int major,
-                            int minor, int sms)
-{
-    rt_device d;
-    rt_err e;
-    long long id = 0;
-    memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "%s", name);
-    snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
-    d.cc_major = major;
-    d.cc_minor = minor;
-    d.sm_count = sms;
-    d.warp_size = 32;
-    d.max_threads_per_block = 1024;
-    if (store_put_device(s, &d, 0, &id, &e) != RT_OK)
-        print_error("%s\n", e.msg);
-    assert_true(id > 0);
-    return id;
-}
 
 /* A winner of (device, op, type) at n: kernel 'hash' (put if new) measured at 'us'. */
 static void put_best(store *s, long long dev, const char *hash, const char *op,
@@ -351,11 +332,11 @@ static void api_store_lookup(void **state)
     api_util_make_dir(dir);
     snprintf(db, sizeof db, "%s/t.db", dir);
     assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
-    long long a = put_device(s, "NVIDIA H100 80GB HBM3", "aa", 9, 0, 132);
-    long long b = put_device(s, "NVIDIA H100 PCIe", "bb", 9, 0, 114);
-    long long c = put_device(s, "NVIDIA GH200 480GB", "cc", 9, 0, 132);
-    long long d = put_device(s, "Hypothetical 9.2", "dd", 9, 2, 100);
-    long long f = put_device(s, "NVIDIA A100-SXM4-80GB", "ee", 8, 0, 108);
+    long long a = api_util_put_device(s, "NVIDIA H100 80GB HBM3", "aa", 9, 0, 132);
+    long long b = api_util_put_device(s, "NVIDIA H100 PCIe", "bb", 9, 0, 114);
+    long long c = api_util_put_device(s, "NVIDIA GH200 480GB", "cc", 9, 0, 132);
+    long long d = api_util_put_device(s, "Hypothetical 9.2", "dd", 9, 2, 100);
+    long long f = api_util_put_device(s, "NVIDIA A100-SXM4-80GB", "ee", 8, 0, 108);
     put_best(s, a, "k_a_min_4096", "min", "f32", 4096, 3.0);
     put_best(s, a, "k_a_min_1024", "min", "f32", 1024, 2.0);
     put_best(s, b, "k_b_min", "min", "f32", 1024, 2.5);

@@ -15,7 +15,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,30 +25,6 @@
 
 /* ---------------------------------------------------------------- GPU: CUDA graphs */
 
-/* The graph entry points, from the driver the library loaded (driver.h carries none). */
-static struct {
-    CUresult (*BeginCapture)(CUstream, CUstreamCaptureMode);
-    CUresult (*EndCapture)(CUstream, CUgraph *);
-    CUresult (*Instantiate)(CUgraphExec *, CUgraph, unsigned long long);
-    CUresult (*Launch)(CUgraphExec, CUstream);
-    CUresult (*ExecDestroy)(CUgraphExec);
-    CUresult (*Destroy)(CUgraph);
-} GR;
-
-static int graph_syms(void)
-{
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return 0;
-    *(void **)&GR.BeginCapture = dlsym(h, "cuStreamBeginCapture_v2");
-    *(void **)&GR.EndCapture = dlsym(h, "cuStreamEndCapture");
-    *(void **)&GR.Instantiate = dlsym(h, "cuGraphInstantiateWithFlags");
-    *(void **)&GR.Launch = dlsym(h, "cuGraphLaunch");
-    *(void **)&GR.ExecDestroy = dlsym(h, "cuGraphExecDestroy");
-    *(void **)&GR.Destroy = dlsym(h, "cuGraphDestroy");
-    return GR.BeginCapture && GR.EndCapture && GR.Instantiate && GR.Launch && GR.ExecDestroy
-           && GR.Destroy;
-}
 
 /* What the graph test captures: flat calls (tree_sequential, a multipass plan, at 1000 and
  * 5000; gridstride, a one-launch plan, at API_UTIL_NMAX, once with the caller's storage) and a
@@ -94,7 +69,7 @@ static void api_gpu_graphs(void **state)
 {
     (void)state;
     API_UTIL_NEED_GPU();
-    if (!graph_syms()) {
+    if (!api_util_graph_syms()) {
         print_message("# SKIP reason: the driver lacks the CUDA graph entry points\n");
         skip();
     }
@@ -129,7 +104,7 @@ static void api_gpu_graphs(void **state)
     assert_int_equal(graph_calls(ctx, in, offsets, out_direct, temp, temp_bytes, st), RT_OK);
     assert_int_equal(cu.StreamSynchronize(st), CUDA_SUCCESS);
 
-    assert_int_equal(GR.BeginCapture(st, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+    assert_int_equal(api_util_graph.BeginCapture(st, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
     assert_int_equal(graph_calls(ctx, in, offsets, out_graph, temp, temp_bytes, st), RT_OK);
     /* A case not loaded yet: refused, nothing enqueued. */
     void *o = (void *)(uintptr_t)out_graph;
@@ -150,11 +125,11 @@ static void api_gpu_graphs(void **state)
                                        (const void *)(uintptr_t)offsets, GC_NSEG, o, st,
                                        RT_SEG_CHECK), RT_ECAPTURE);
     assert_non_null(strstr(rt_errmsg(ctx), "RT_SEG_CHECK waits for its check kernel"));
-    assert_int_equal(GR.EndCapture(st, &graph), CUDA_SUCCESS);   /* still valid */
-    assert_int_equal(GR.Instantiate(&exec, graph, 0), CUDA_SUCCESS);
+    assert_int_equal(api_util_graph.EndCapture(st, &graph), CUDA_SUCCESS);   /* still valid */
+    assert_int_equal(api_util_graph.Instantiate(&exec, graph, 0), CUDA_SUCCESS);
 
     /* A stream with no temporary storage yet: loaded kernels, but no block to use. */
-    assert_int_equal(GR.BeginCapture(other, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+    assert_int_equal(api_util_graph.BeginCapture(other, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
     assert_int_equal(rt_reduce(ctx, RT_SUM, RT_F32, x, 5000, o, other), RT_ECAPTURE);
     assert_non_null(strstr(rt_errmsg(ctx), "rt_reduce: the stream is capturing a CUDA graph, "
                            "and its temporary storage (0 bytes) is smaller than the "));
@@ -163,16 +138,16 @@ static void api_gpu_graphs(void **state)
     /* The caller's storage needs none of the stream's: the graph owns it. */
     assert_int_equal(rt_reduce_temp(ctx, RT_SUM, RT_F32, x, API_UTIL_NMAX, o,
                                     (void *)(uintptr_t)temp, temp_bytes, other), RT_OK);
-    assert_int_equal(GR.EndCapture(other, &empty), CUDA_SUCCESS);
-    GR.Destroy(empty);
+    assert_int_equal(api_util_graph.EndCapture(other, &empty), CUDA_SUCCESS);
+    api_util_graph.Destroy(empty);
     empty = NULL;
 
     /* The legacy stream while a blocking stream captures: refused, that capture intact. */
-    assert_int_equal(GR.BeginCapture(blocking, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+    assert_int_equal(api_util_graph.BeginCapture(blocking, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
     assert_int_equal(rt_reduce(ctx, RT_SUM, RT_F32, x, 5000, o, NULL), RT_ECAPTURE);
     assert_non_null(strstr(rt_errmsg(ctx), "the legacy default stream"));
-    assert_int_equal(GR.EndCapture(blocking, &empty), CUDA_SUCCESS);
-    GR.Destroy(empty);
+    assert_int_equal(api_util_graph.EndCapture(blocking, &empty), CUDA_SUCCESS);
+    api_util_graph.Destroy(empty);
 
     int bad = 0;
     for (int r = 0; r < 110 && !bad; r++) {
@@ -185,7 +160,7 @@ static void api_gpu_graphs(void **state)
         /* The copy and the memset run on the legacy stream, which a non-blocking stream does
          * not wait for (a replay once read 0xa5a5a5a5 where its result was). */
         assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
-        assert_int_equal(GR.Launch(exec, st), CUDA_SUCCESS);
+        assert_int_equal(api_util_graph.Launch(exec, st), CUDA_SUCCESS);
         assert_int_equal(graph_calls(ctx, in, offsets, out_direct, temp, temp_bytes, st), RT_OK);
         assert_int_equal(cu.StreamSynchronize(st), CUDA_SUCCESS);
         assert_int_equal(cu.MemcpyDtoH(got, out_graph, outb), CUDA_SUCCESS);
@@ -211,8 +186,8 @@ static void api_gpu_graphs(void **state)
         }
     }
     assert_false(bad);
-    GR.ExecDestroy(exec);
-    GR.Destroy(graph);
+    api_util_graph.ExecDestroy(exec);
+    api_util_graph.Destroy(graph);
     cu.MemFree(in);
     cu.MemFree(offsets);
     cu.MemFree(out_graph);

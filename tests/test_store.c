@@ -52,6 +52,7 @@
 #include "runtime/store.h"
 #include "tuner/ship.h"
 #include "tuner/store_tune.h"
+#include "tests/api_util.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -87,38 +88,6 @@ static int teardown(void **state)
     int rc = nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     free(f);
     return rc;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    char *buf = NULL;
-    long size;
-
-    if (!fp)
-        return NULL;
-    if (fseek(fp, 0, SEEK_END) == 0 && (size = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0
-        && (buf = malloc((size_t)size + 1)) != NULL) {
-        *len = fread(buf, 1, (size_t)size, fp);
-        if (*len != (size_t)size) {
-            free(buf);
-            buf = NULL;
-        }
-    }
-    fclose(fp);
-    return buf;
-}
-
-static void copy_file(const char *from, const char *to)
-{
-    size_t len = 0;
-    char *buf = read_file(from, &len);
-    assert_non_null(buf);
-    FILE *fp = fopen(to, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(buf, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
-    free(buf);
 }
 
 static int exists(const char *path)
@@ -330,7 +299,7 @@ static void test_schema_version_and_wal(void **state)
                                     "'measurements', 'best')"), 6);
     /* WAL is a property of the file: the header's read and write versions are 2. */
     size_t len = 0;
-    char *h = read_file(f->db, &len);
+    char *h = api_util_slurp(f->db, &len);
     assert_non_null(h);
     assert_true(len >= 100);
     assert_int_equal(h[18], 2);
@@ -713,10 +682,10 @@ static void refuse(fixture *f, const char *name, const char *phrase)
 
     snprintf(fixture_path, sizeof fixture_path, "tests/db/%s", name);
     snprintf(copy, sizeof copy, "%s/%s", f->dir, name);
-    char *want = read_file(fixture_path, &want_len);
+    char *want = api_util_slurp(fixture_path, &want_len);
     if (!want)
         fail_msg("cannot read %s (run the tests from the repository root)", fixture_path);
-    copy_file(fixture_path, copy);
+    api_util_copy_file(fixture_path, copy);
 
     for (int mode = STORE_READ; mode <= STORE_WRITE; mode++) {
         rt_err e;
@@ -726,7 +695,7 @@ static void refuse(fixture *f, const char *name, const char *phrase)
         assert_null(s);
         if (!strstr(e.msg, phrase) || strncmp(e.msg, copy, strlen(copy)) != 0)
             fail_msg("%s: message '%s' lacks '%s' or the path", name, e.msg, phrase);
-        char *got = read_file(copy, &got_len);
+        char *got = api_util_slurp(copy, &got_len);
         assert_non_null(got);
         assert_int_equal(got_len, want_len);
         assert_memory_equal(got, want, want_len);
@@ -768,7 +737,7 @@ static void test_migrate_v1(void **state)
     fixture *f = *state;
     rt_err e;
     store *s = NULL;
-    copy_file("tests/db/v2.db", f->db);
+    api_util_copy_file("tests/db/v2.db", f->db);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
     static const char *const cols[] = {"nseg", "seg_mean", "seg_spread"};
@@ -831,9 +800,9 @@ static void test_read_and_migrate_v2(void **state)
     fixture *f = *state;
     rt_err e;
     size_t want_len = 0, got_len = 0;
-    char *want = read_file("tests/db/v2.db", &want_len);
+    char *want = api_util_slurp("tests/db/v2.db", &want_len);
     assert_non_null(want);
-    copy_file("tests/db/v2.db", f->db);
+    api_util_copy_file("tests/db/v2.db", f->db);
 
     /* Read-only by the tuner (best, measurements, report, shipping: views). */
     store *s = NULL;
@@ -865,7 +834,7 @@ static void test_read_and_migrate_v2(void **state)
     assert_int_equal(c.count, 1);
     assert_string_equal(c.lines[0], "sum f64 f64 f64 keys:len3 16384");
     store_close(s);
-    char *got = read_file(f->db, &got_len);
+    char *got = api_util_slurp(f->db, &got_len);
     assert_non_null(got);
     assert_int_equal(got_len, want_len);
     assert_memory_equal(got, want, want_len);
@@ -909,7 +878,7 @@ static void test_migrate_v2_atomic(void **state)
     fixture *f = *state;
     rt_err e;
     store *s = NULL;
-    copy_file("tests/db/v2.db", f->db);
+    api_util_copy_file("tests/db/v2.db", f->db);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "CREATE TABLE best_v3 (x)", NULL, NULL, NULL), SQLITE_OK);
@@ -1020,7 +989,7 @@ static void test_bad_paths(void **state)
 
     /* A path under a regular file. */
     snprintf(path, sizeof path, "%s/plain", f->dir);
-    copy_file("tests/db/not_sqlite.db", path);
+    api_util_copy_file("tests/db/not_sqlite.db", path);
     snprintf(path, sizeof path, "%s/plain/x.db", f->dir);
     rt_clearerr(&e);
     assert_true(store_open(path, STORE_WRITE, &s, &e) < 0);
@@ -1077,14 +1046,14 @@ static void test_read_never_writes(void **state)
     store *s = open_ok(f->db, STORE_WRITE);
     store_close(s);
     size_t len1 = 0, len2 = 0;
-    char *before = read_file(f->db, &len1);
+    char *before = api_util_slurp(f->db, &len1);
 
     s = open_ok(f->db, STORE_READ);
     rt_clearerr(&e);
     assert_int_equal(store_put_kernel(s, "k", "f", "p", "src", &e), RT_EDB);
     assert_non_null(strstr(e.msg, f->db));
     store_close(s);
-    char *after = read_file(f->db, &len2);
+    char *after = api_util_slurp(f->db, &len2);
     assert_int_equal(len1, len2);
     assert_memory_equal(before, after, len1);
     free(before);
@@ -1393,7 +1362,7 @@ static void test_read_no_side_files(void **state)
     size_t len1, len2;
     ship_db(f->db, "NVIDIA H100 80GB HBM3", "aa", "k1", 5.0, 1);
     assert_int_equal(dir_entries(f->dir), 1);
-    char *before = read_file(f->db, &len1);
+    char *before = api_util_slurp(f->db, &len1);
     store *s = open_ok(f->db, STORE_READ);
     collected c = {0};
     assert_int_equal(store_list_best(s, NULL, NULL, NULL, 0, collect, &c, &e), RT_OK);
@@ -1401,7 +1370,7 @@ static void test_read_no_side_files(void **state)
     assert_int_equal(dir_entries(f->dir), 1);
     store_close(s);
     assert_int_equal(dir_entries(f->dir), 1);
-    char *after = read_file(f->db, &len2);
+    char *after = api_util_slurp(f->db, &len2);
     assert_int_equal(len1, len2);
     assert_memory_equal(before, after, len1);
     free(before);
@@ -1452,7 +1421,7 @@ static void test_export(void **state)
     best_kernel(out, "aa", k);
     assert_string_equal(k, "k1");
     size_t hl;
-    char *head = read_file(out, &hl);   /* a rollback-journal file: readers make no -wal */
+    char *head = api_util_slurp(out, &hl);   /* a rollback-journal file: readers make no -wal */
     assert_true(hl > 100 && head[18] == 1 && head[19] == 1);
     free(head);
     assert_int_equal(dir_entries(f->dir), 2);   /* no temporary file left */
@@ -1501,7 +1470,7 @@ static void test_merge(void **state)
              "1.0, 0.5, 1)", ship_hash("k_c"));
     assert_int_equal(sqlite3_exec(store_db(s), sql, NULL, NULL, NULL), SQLITE_OK);
     store_close(s);
-    char *ba = read_file(a, &la), *bb = read_file(b, &lb);
+    char *ba = api_util_slurp(a, &la), *bb = api_util_slurp(b, &lb);
     const char *in[] = {c, a, b};
 
     assert_int_equal(store_merge(in, 3, out, 0, &st, &e), RT_OK);
@@ -1518,10 +1487,10 @@ static void test_merge(void **state)
 
     /* The inputs: byte for byte as they were, nothing beside them. */
     size_t n;
-    char *now = read_file(a, &n);
+    char *now = api_util_slurp(a, &n);
     assert_true(n == la && !memcmp(now, ba, n));
     free(now);
-    now = read_file(b, &n);
+    now = api_util_slurp(b, &n);
     assert_true(n == lb && !memcmp(now, bb, n));
     free(now);
     free(ba);
@@ -1655,17 +1624,17 @@ static void test_read_wal_without_shm(void **state)
     store *w = open_ok(f->db, STORE_WRITE);
     ship_kernel(w, "k2", "tb2", "B=128");   /* committed into the -wal only */
     snprintf(copy, sizeof copy, "%s/copy.db", f->dir);
-    copy_file(f->db, copy);
+    api_util_copy_file(f->db, copy);
     snprintf(from, sizeof from, "%s-wal", f->db);
     snprintf(side, sizeof side, "%s-wal", copy);
-    copy_file(from, side);
+    api_util_copy_file(from, side);
     store_close(w);
     snprintf(tmp, sizeof tmp, "%s/tmp", f->dir);
     assert_int_equal(mkdir(tmp, 0700), 0);
     char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
     setenv("TMPDIR", tmp, 1);
 
-    char *db_before = read_file(copy, &l1), *wal_before = read_file(side, &w1);
+    char *db_before = api_util_slurp(copy, &l1), *wal_before = api_util_slurp(side, &w1);
     int entries = dir_entries(f->dir);
     store *s = open_ok(copy, STORE_READ);
     char *src = NULL;
@@ -1677,7 +1646,7 @@ static void test_read_wal_without_shm(void **state)
     assert_false(exists(from));
     assert_int_equal(dir_entries(f->dir), entries);
     assert_int_equal(dir_entries(tmp), 0);
-    char *db_after = read_file(copy, &l2), *wal_after = read_file(side, &w2);
+    char *db_after = api_util_slurp(copy, &l2), *wal_after = api_util_slurp(side, &w2);
     assert_true(l1 == l2 && !memcmp(db_before, db_after, l1));
     assert_true(w1 == w2 && !memcmp(wal_before, wal_after, w1));
 
@@ -1966,7 +1935,7 @@ static void test_output_checks(void **state)
     ship_db(a, "NVIDIA H100 80GB HBM3", "aa", "k1", 5.0, 1);
     assert_int_equal(link(a, hard), 0);
     assert_int_equal(symlink("a.db", link_in), 0);
-    char *before = read_file(a, &la);
+    char *before = api_util_slurp(a, &la);
     const char *in[] = {a};
 
     const char *same[] = {a, hard};
@@ -1983,12 +1952,12 @@ static void test_output_checks(void **state)
     const char *via_link[] = {link_in};
     assert_int_equal(store_load(via_link, 1, a, 1, &st, &e), RT_EIO);
     assert_non_null(strstr(e.msg, "a.db: is the input "));
-    char *now = read_file(a, &n);
+    char *now = api_util_slurp(a, &n);
     assert_true(n == la && !memcmp(now, before, n));
     free(now);
 
     /* A symbolic link as the output, to a file or to /dev/stdout: refused, left as it is. */
-    copy_file(a, target);
+    api_util_copy_file(a, target);
     assert_int_equal(symlink("target.db", link_out), 0);
     assert_int_equal(store_merge(in, 1, link_out, 1, &st, &e), RT_EIO);
     assert_non_null(strstr(e.msg, "link_out.db: is a symbolic link: an output is not written "
