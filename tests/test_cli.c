@@ -905,13 +905,15 @@ static void strategy_options(void **state)
     EXPECT("--op min --strategy annealing", 2, "redtune: --strategy: unknown strategy "
            "'annealing' (known: exhaustive, random, halving, local)\n(see redtune --help)");
     const char *bad[] = {"10x", "s", "0", "-5", "1.5", "60sec", "0s", "", "1e99s",
-                         "x%", "%", "20%%", "-20%", "20%x", "20s%", "1e999%"};
+                         "x%", "%", "20%%", "-20%", "20%x", "20s%", "1e999%", "15s,8", "8,8",
+                         "15%;8"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char args[64], want[256];
         snprintf(args, sizeof args, "--op min --budget '%s'", bad[i]);
         snprintf(want, sizeof want, "redtune: --budget: '%s' is no number or unit (a count of "
                  "configs per case, e.g. 200, seconds per case, e.g. 60s or 5m, or a share of "
-                 "each case's configs, e.g. 20%%)\n(see redtune --help)", bad[i]);
+                 "each case's configs, e.g. 20%% or 15%%,8 for at least 8)\n(see redtune "
+                 "--help)", bad[i]);
         EXPECT(args, 2, want);
     }
     /* A percentage out of (0, 100]. */
@@ -921,6 +923,15 @@ static void strategy_options(void **state)
         snprintf(args, sizeof args, "--op min --budget '%s'", range[i]);
         snprintf(want, sizeof want, "redtune: --budget: '%s' is no share of a case's configs: "
                  "the percentage is above 0 and at most 100\n(see redtune --help)", range[i]);
+        EXPECT(args, 2, want);
+    }
+    /* A floor after the share: a count of configs. */
+    const char *floors[] = {"15%,", "15%,0", "15%,x", "15%,8x", "15%,-3", "15%,1.5"};
+    for (size_t i = 0; i < sizeof floors / sizeof *floors; i++) {
+        char args[64], want[200];
+        snprintf(args, sizeof args, "--op min --budget '%s'", floors[i]);
+        snprintf(want, sizeof want, "redtune: --budget: '%s': the floor after 'P%%,' is a count "
+                 "of configs (15%%,8: 15%% of each case's configs, at least 8)", floors[i]);
         EXPECT(args, 2, want);
     }
     EXPECT("--op min --budget 20% --budget 60s", 2, "--budget given twice ('20%', then '60s')");
@@ -957,8 +968,19 @@ static void strategy_options(void **state)
     assert_true(a.tune.budget_pct == 12.5 && a.tune.budget == 0 && a.tune.budget_s == 0);
     cli_free(&a);
     assert_int_equal(cli_parse(5, all, &a, &e), RT_OK);
-    assert_true(a.tune.budget_pct == 100 && a.tune.budget == 0);
+    assert_true(a.tune.budget_pct == 100 && a.tune.budget == 0 && a.tune.budget_min == 0);
     cli_free(&a);
+    char *floor[] = {"redtune", "--op", "min", "--budget", "15%,8", NULL};
+    assert_int_equal(cli_parse(5, floor, &a, &e), RT_OK);
+    assert_true(a.tune.budget_pct == 15 && a.tune.budget_min == 8 && a.tune.budget == 0);
+    cli_free(&a);
+    /* replay takes the same options, its files, and no budget of seconds. */
+    EXPECT("replay", 2, "replay: which measurements? a database or the CSV of `redtune "
+           "measurements --format csv` is required");
+    EXPECT("replay x.db --budget 60s", 2, "replay: --budget in seconds cannot be replayed");
+    EXPECT("replay x.db --format json", 2, "replay: --format is table or csv");
+    EXPECT("replay x.db --sizes 2^20", 2, "unknown option '--sizes'");
+    EXPECT("replay x.db --strategy annealing", 2, "unknown strategy 'annealing'");
 }
 
 

@@ -174,6 +174,75 @@ static int have_python(void)
     return sh("python3 -c 'import xml.etree.ElementTree, csv, json'") == 0;
 }
 
+/* replay: a strategy run again over the stored measurements, from the database (the order
+ * of the measurements' ids: k1, k2, k3) and from the CSV of `measurements`; per case the
+ * config it chose against the best of all. */
+static void replay_strategies(void **state)
+{
+    (void)state;
+    char csv[160];
+    snprintf(csv, sizeof csv, "%s/m.csv", dir);
+    /* Exhaustive: every config, the best chosen (the wrong result at 2^20 is never it). */
+    EXPECT(0, ",min,f32,f32,f32,flat,1048576,0,3,3,3,1.0000,1.600,1.600,1.0000,tb2,"
+           "B=256 R=2 PAD=1 PAD_PERIOD=32,0\r\n",
+           "replay %s --strategy exhaustive --format csv", db);
+    assert_non_null(strstr(out, "device,op,type,acc,result,layout,n,hot,configs,timed,picks,"
+                           "share,chosen_us,best_us,quality,chosen_family,chosen_params,meets"));
+    /* A budget of one config: the first measured, k1 (3.0 us against k2's 2.5). */
+    EXPECT(0, ",min,f32,f32,f32,flat,1024,0,3,1,1,0.3333,3.000,2.500,1.2000,gridstride,"
+           "B=256 V=4 U=1 G=0,0\r\n", "replay %s --strategy exhaustive --budget 1 --format csv",
+           db);
+    EXPECT(0, "1024       3     1  0.333       3.00       2.50   1.200  misses", "replay %s --strategy exhaustive --budget 1 --op min",
+           db);
+    assert_null(strstr(out, "sum "));   /* --op filters */
+    assert_non_null(strstr(out, "cases, 0 meet the goal"));
+    /* The CSV of `measurements` replays the same. */
+    assert_int_equal(run("measurements --db %s --format csv > %s", db, csv), 0);
+    EXPECT(0, ",min,f32,f32,f32,flat,1048576,0,3,3,3,1.0000,1.600,1.600,1.0000,tb2,",
+           "replay %s --strategy exhaustive --format csv", csv);
+    EXPECT(0, "sum    bf16  flat", "replay %s --strategy local --budget 50%%,1", csv);
+}
+
+/* replay's bad inputs: a CSV that is not of measurements (exit 4, FILE:LINE), a file that
+ * is missing (4), a database that is not redtune's (3), rows of no config this build knows
+ * (1, and they are counted). */
+static void replay_bad_inputs(void **state)
+{
+    (void)state;
+    char path[160];
+    snprintf(path, sizeof path, "%s/bad.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("op,type,layout,n,family,params,status\nmin,f32,flat,1024,gridstride,B=256,ok\n", f);
+    fclose(f);
+    EXPECT(4, ":1: no column median_us: not the CSV of `redtune measurements --format csv`",
+           "replay %s", path);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("op,type,layout,n,family,params,status,median_us\n"
+          "min,f32,flat,1024,gridstride,B=256,ok,2.5\nmin,f32,flat,x,gridstride,B=256,ok,2\n", f);
+    fclose(f);
+    EXPECT(4, "bad.csv:3: column n: 'x' is not a number of at least 1", "replay %s", path);
+    EXPECT(4, "/none.csv: No such file or directory", "replay %s/none.csv", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("op,type,layout,n,family,params,status,median_us\n"
+          "min,f32,flat,1024,nosuch,B=256,ok,2.5\n", f);
+    fclose(f);
+    EXPECT(1, "replay: no measurement of a config this build knows", "replay %s", path);
+    assert_non_null(strstr(out, "1 row left out: configs this build does not know (e.g. nosuch "
+                           "B=256)"));
+    EXPECT(3, "tests/db/foreign.db", "replay tests/db/foreign.db");
+    /* The database itself is left as it was: replay only reads. */
+    char before[64], after[64];
+    assert_int_equal(sh("md5sum < tests/db/foreign.db"), 0);
+    snprintf(before, sizeof before, "%s", out);
+    assert_int_equal(run("replay %s --strategy local", db), 0);
+    assert_int_equal(sh("md5sum < tests/db/foreign.db"), 0);
+    snprintf(after, sizeof after, "%s", out);
+    assert_string_equal(before, after);
+}
+
 /* best --format: the table as it was, CSV quoted, JSON of the schema. */
 static void best_formats(void **state)
 {
@@ -459,6 +528,8 @@ int test_report_group(void)
         cmocka_unit_test(report_bad_output),
         cmocka_unit_test(report_peers),
         cmocka_unit_test(report_bad_peers),
+        cmocka_unit_test(replay_strategies),
+        cmocka_unit_test(replay_bad_inputs),
     };
     return cmocka_run_group_tests_name("report", tests, make_db, remove_db);
 }

@@ -629,6 +629,14 @@ static void budget_percentage_rounds_up(void **state)
                 fail_msg("%.1f%% of %ld: %ld, not %ld", (double)t / 10, n,
                          strategy_budget(0, (double)t / 10, (int)n), want);
         }
+    /* --budget P%,N: the share, but at least N configs (and never more than there are);
+     * a count or no share has no floor. */
+    assert_int_equal(strategy_budget_min(0, 15, 8, 33), 8);
+    assert_int_equal(strategy_budget_min(0, 15, 8, 80), 12);
+    assert_int_equal(strategy_budget_min(0, 15, 8, 5), 5);
+    assert_int_equal(strategy_budget_min(0, 15, 0, 33), 5);
+    assert_int_equal(strategy_budget_min(0, 0, 8, 80), 0);
+    assert_int_equal(strategy_budget_min(7, 0, 8, 80), 7);
     /* halving: a percentage is its first round's sample, as a count is. */
     assert_int_equal(strategy_halving.planned(81, strategy_budget(0, 20, 81)), 17 + 6 + 2);
 }
@@ -952,6 +960,47 @@ static void local_restarts_within_budget(void **state)
     assert_int_equal(fams, 2);
 }
 
+/* local: every other family is one step away, not only the families next to the current one
+ * in the space's order. Families in the default space's order (tree_interleaved,
+ * tree_sequential, oneblock, gridstride), gridstride the fastest, oneblock the slowest: a
+ * search from tree_sequential that could only step to its neighbours in that order (the
+ * interleaved tree, oneblock) stayed in tree_sequential; now it reaches gridstride, without
+ * a budget (no restarts) and within its first neighbourhood. */
+static void local_reaches_every_family(void **state)
+{
+    (void)state;
+    static fake_space f;
+    memset(&f, 0, sizeof f);
+    const char *fams[] = {"tree_interleaved", "tree_sequential", "oneblock", "gridstride"};
+    for (int fi = 0; fi < 4; fi++)
+        for (long long b = 128; b <= 1024; b *= 2) {
+            rt_config *k = &f.c[f.n++].cfg;
+            rt_err e;
+            config_default(family_find(fams[fi]), k);
+            assert_int_equal(config_set(k, "B", b, &e), RT_OK);
+        }
+    double cost[4] = {50, 40, 90, 10};   /* by family; + B's distance from 256 */
+    strategy s = {&strategy_local, NULL};
+    rt_err e;
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, 5};   /* tree_sequential B=256 */
+    assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
+    strategy_pick p;
+    int k = 0, grid_at = -1;
+    while (strategy_local.next(&s, 0, &p)) {
+        int fi = p.cand / 4;
+        store_measurement m = {.status = "ok", .reps = STRATEGY_FULL_MIN,
+                               .median_us = cost[fi] + fabs(log2((double)(128 << p.cand % 4)) - 8)};
+        strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
+        strategy_local.observe(&s, &r);
+        if (fi == 3 && grid_at < 0)
+            grid_at = k;
+        k++;
+    }
+    strategy_local.fini(&s);
+    assert_true(grid_at >= 1 && grid_at <= 5);   /* the start, its B steps, then families */
+    assert_true(k < f.n);
+}
+
 int test_tune_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -960,6 +1009,7 @@ int test_tune_group(void)
         cmocka_unit_test(halving_keeps_the_best),
         cmocka_unit_test(local_finds_the_optimum),
         cmocka_unit_test(local_restarts_within_budget),
+        cmocka_unit_test(local_reaches_every_family),
         cmocka_unit_test(tune_order_and_resume),
         cmocka_unit_test(tune_max_n),
         cmocka_unit_test(tune_fault_restarts_worker),

@@ -19,13 +19,19 @@
 # per case, passed on as --budget: STRATEGIES="random:16 halving local:24" gives random and
 # local a budget of configs, "random:20% local:20%" a share of each case's configs (20% of 81
 # is 17; the default, since the cases' spaces differ in size and per-config timing dominates
-# a sweep, so the time ratio comes near 20%), "random:60s" seconds (a name alone: none). Each
-# entry has its own database, so "random:10% random:20%" compare two budgets. The table goes
-# to stdout and to $OUT/quality.txt, the tuning logs to $OUT/logs.tar.gz.
+# a sweep, so the time ratio comes near 20%), "local:15%,7" a share with a floor of configs,
+# "random:60s" seconds (a name alone: none). Each entry has its own database, so "random:10%
+# random:20%" compare two budgets. The table goes to stdout and to $OUT/quality.txt (its rows
+# to $OUT/rows.txt as they come), the tuning logs to $OUT/logs.tar.gz, and the exhaustive
+# runs' measurements (CUBINs and sources left out) to $OUT/exhaustive.db: `redtune replay` judges any
+# other strategy or budget on them without a GPU (docs/tuning.md). BASE_DB=FILE starts the
+# CUBIN database from FILE (`redtune compile --arch sm_90 --db FILE ...` made on a machine
+# without a GPU), so that the device call compiles nothing it holds.
 set -u
 cd "$(dirname "$0")/.."
 out=${OUT:-out}
 strategies=${STRATEGIES:-"random:20% local:20% halving"}
+base_db=${BASE_DB:-}
 cases=${CASES:-"min:f32:2^20 min:f32:2^24 sum:f32:2^20 sum:f32:2^24 sum:f32:2^22:offsets:rand10_50"}
 seed=${SEED:-7}
 mkdir -p "$out"
@@ -58,6 +64,7 @@ tune_case() {
 
 # The CUBINs once, into a database each run's copy starts from (compile time is no part of
 # the comparison; this only saves the device call's time).
+[ -n "$base_db" ] && cp "$base_db" "$work/base.db"
 for c in $cases; do
     IFS=: read -r op type n layout profile <<<"$c"
     seg=()
@@ -73,9 +80,16 @@ done
 
 declare -A exh
 for c in $cases; do
-    exh[$c]=$(tune_case "$work/exhaustive.db" "$c" exhaustive)
+    exh[$c]=$(tune_case "$work/exhaustive.db" "$c" exhaustive --strategy exhaustive)
 done
-rows=$work/rows
+# The measurements without the CUBINs and the units' text, megabytes each case (python3's
+# sqlite3: the device has no sqlite3 CLI).
+cp "$work/exhaustive.db" "$out/exhaustive.db"
+python3 -c 'import sqlite3, sys
+d = sqlite3.connect(sys.argv[1]); d.execute("DELETE FROM binaries")
+d.execute("UPDATE kernels SET source = \x27\x27"); d.commit(); d.execute("VACUUM"); d.close()' \
+    "$out/exhaustive.db" || echo "exhaustive.db keeps its CUBINs" >&2
+rows=$out/rows.txt
 : >"$rows"
 for s in $strategies; do
     name=${s%%:*}

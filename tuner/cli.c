@@ -39,7 +39,7 @@ enum {
 #define SHIP (C(EXPORT) | C(MERGE) | C(DUMP) | C(LOAD))
 #define RESULTS (C(BEST) | C(MEASUREMENTS))   /* the commands that list rows */
 #define ALL (C(TUNE) | C(EMIT) | C(COMPILE) | C(FAMILIES) | C(BEST) | SHIP | C(REDUCE) | \
-             C(MEASUREMENTS) | C(REPORT))
+             C(MEASUREMENTS) | C(REPORT) | C(REPLAY))
 #define WITH_OP (C(TUNE) | C(EMIT) | C(COMPILE) | C(BEST) | C(REDUCE) | C(MEASUREMENTS))
 
 typedef struct cli_opt {
@@ -51,8 +51,8 @@ typedef struct cli_opt {
 } cli_opt;
 
 static const cli_opt options[] = {
-    {"op", required_argument, O_OP, WITH_OP, 0},
-    {"type", required_argument, O_TYPE, WITH_OP, 0},
+    {"op", required_argument, O_OP, WITH_OP | C(REPLAY), 0},
+    {"type", required_argument, O_TYPE, WITH_OP | C(REPLAY), 0},
     {"op-file", required_argument, O_OPFILE, WITH_OP, 1},
     {"device", required_argument, O_DEVICE, C(TUNE) | RESULTS | C(REPORT) | C(REDUCE), 0},
     {"sizes", required_argument, O_SIZES, C(TUNE), 0},
@@ -81,10 +81,10 @@ static const cli_opt options[] = {
     {"explain", no_argument, O_EXPLAIN, C(REDUCE), 0},
     {"shape", required_argument, O_SHAPE, C(REDUCE), 0},
     {"cases-from", required_argument, O_CASES, C(TUNE), 1},
-    {"strategy", required_argument, O_STRATEGY, C(TUNE), 0},
-    {"budget", required_argument, O_BUDGET, C(TUNE), 0},
-    {"strategy-seed", required_argument, O_STRATEGY_SEED, C(TUNE), 0},
-    {"format", required_argument, O_FORMAT, RESULTS, 0},
+    {"strategy", required_argument, O_STRATEGY, C(TUNE) | C(REPLAY), 0},
+    {"budget", required_argument, O_BUDGET, C(TUNE) | C(REPLAY), 0},
+    {"strategy-seed", required_argument, O_STRATEGY_SEED, C(TUNE) | C(REPLAY), 0},
+    {"format", required_argument, O_FORMAT, RESULTS | C(REPLAY), 0},
     {"split", no_argument, O_SPLIT, C(TUNE), 0},
     {"acc", required_argument, O_ACC, C(TUNE) | C(REDUCE) | RESULTS, 0},
     {"result", required_argument, O_RESULT, C(TUNE) | C(REDUCE), 0},
@@ -101,7 +101,7 @@ static const struct {
     {"emit", CLI_EMIT}, {"compile", CLI_COMPILE}, {"families", CLI_FAMILIES},
     {"best", CLI_BEST}, {"export", CLI_EXPORT}, {"merge", CLI_MERGE}, {"dump", CLI_DUMP},
     {"load", CLI_LOAD}, {"reduce", CLI_REDUCE}, {"worker", CLI_WORKER},
-    {"measurements", CLI_MEASUREMENTS}, {"report", CLI_REPORT},
+    {"measurements", CLI_MEASUREMENTS}, {"report", CLI_REPORT}, {"replay", CLI_REPLAY},
 };
 
 /* A usage error: the message, then the line that says where to read more. */
@@ -341,6 +341,7 @@ static int positional(cli_args *a, const char *arg, unsigned long long *params_s
     case CLI_MERGE:
     case CLI_DUMP:
     case CLI_LOAD:
+    case CLI_REPLAY:
         if (!*arg)
             return usage(e, "--help", "%s: an input is an empty path", a->name);
         a->files[a->nfiles++] = arg;
@@ -358,8 +359,9 @@ static int positional(cli_args *a, const char *arg, unsigned long long *params_s
     }
 }
 
-/* --budget: "200" configs, "60s" / "5m" seconds, or "20%" of the case's configs, per case
- * (sweep.c turns a percentage into a count once it knows the case's candidates). */
+/* --budget: "200" configs, "60s" / "5m" seconds, or "20%" of the case's configs ("15%,8": at
+ * least 8 of them), per case (sweep.c turns a percentage into a count once it knows the
+ * case's candidates). */
 static int parse_budget(cli_args *a, const char *as, const char *v, rt_err *e)
 {
     char *end;
@@ -367,18 +369,23 @@ static int parse_budget(cli_args *a, const char *as, const char *v, rt_err *e)
     double x = strtod(v, &end);
     int secs = *end == 's' || *end == 'm', pct = *end == '%';
     double scale = *end == 'm' ? 60 : 1;
-    if (end == v || !(v[0] >= '0' && v[0] <= '9') || errno || (secs || pct ? end[1] != '\0' : *end)
+    long long atleast = 0;
+    if (pct && end[1] == ',' && parse_int(end + 2, 1, 1000000, &atleast))
+        return usage(e, "--help", "%s: '%s': the floor after 'P%%,' is a count of configs "
+                     "(15%%,8: 15%% of each case's configs, at least 8)", as, v);
+    if (end == v || !(v[0] >= '0' && v[0] <= '9') || errno
+        || (secs || pct ? end[1] != '\0' && !atleast : *end)
         || (!pct && (!(x > 0) || x * scale > 1e9 || (!secs && x != (long)x))))
         return usage(e, "--help", "%s: '%s' is no number or unit (a count of configs per case, "
                      "e.g. 200, seconds per case, e.g. 60s or 5m, or a share of each case's "
-                     "configs, e.g. 20%%)", as, v);
+                     "configs, e.g. 20%% or 15%%,8 for at least 8)", as, v);
     if (pct && !(x > 0 && x <= 100))
         return usage(e, "--help", "%s: '%s' is no share of a case's configs: the percentage "
                      "is above 0 and at most 100", as, v);
     if (secs)
         a->tune.budget_s = x * scale;
     else if (pct)
-        a->tune.budget_pct = x;
+        a->tune.budget_pct = x, a->tune.budget_min = (long)atleast;
     else
         a->tune.budget = (long)x;
     return RT_OK;
@@ -430,8 +437,9 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
     case O_OP:
         a->op_name = v;
         a->have_op = 1;
-        if ((a->cmd == CLI_BEST || a->cmd == CLI_MEASUREMENTS) && optype_parse_op(v) < 0)
-            return RT_OK;   /* best, measurements: a user operator's name too */
+        if ((a->cmd == CLI_BEST || a->cmd == CLI_MEASUREMENTS || a->cmd == CLI_REPLAY)
+            && optype_parse_op(v) < 0)
+            return RT_OK;   /* best, measurements, replay: a user operator's name too */
         if (optype_parse_op(v) < 0)
             return usage(e, "--help", "unknown operator '%s' (known: %s)", v, optype_op_list());
         a->tune.op = a->reduce.op = (rt_op)optype_parse_op(v);
@@ -649,6 +657,16 @@ static int check_command(cli_args *a, rt_err *e)
             a->tune.op = RT_MIN;
             a->have_op = 1;
         }
+        return RT_OK;
+    case CLI_REPLAY:
+        if (!a->nfiles)
+            return usage(e, "--help", "replay: which measurements? a database or the CSV of "
+                         "`redtune measurements --format csv` is required");
+        if (a->tune.budget_s > 0)
+            return usage(e, "--help", "replay: --budget in seconds cannot be replayed (the "
+                         "stored times are not the run's); give configs (N) or a share (P%%)");
+        if (a->format == RESULTS_JSON)
+            return usage(e, "--help", "replay: --format is table or csv");
         return RT_OK;
     case CLI_REPORT:
         if (!a->out)

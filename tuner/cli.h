@@ -20,6 +20,7 @@ typedef enum cli_cmd {
     CLI_REDUCE,
     CLI_MEASUREMENTS, /* every measurement, as best lists winners (tuner/results.c) */
     CLI_REPORT,     /* the HTML report (tuner/report_html.c) */
+    CLI_REPLAY,     /* a strategy replayed over stored measurements (tuner/replay.c) */
     CLI_WORKER,     /* the tuner's own exec of itself; takes no arguments */
     CLI_HELP,
     CLI_VERSION
@@ -57,7 +58,7 @@ typedef struct cli_args {
     const char *out;             /* -o / --output */
     int force;
     int with_measurements;       /* export */
-    const char **files;          /* merge, dump, load: the input files; malloc'd */
+    const char **files;          /* merge, dump, load, replay: the input files; malloc'd */
     int nfiles;
     const char **match;          /* export --match (a list: may repeat); malloc'd */
     int nmatch;

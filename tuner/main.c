@@ -22,6 +22,7 @@
 #include "opfile.h"
 #include "pool.h"
 #include "proto.h"
+#include "replay.h"
 #include "results.h"
 #include "segdata.h"
 #include "tuner.h"
@@ -49,6 +50,8 @@ static const char usage_text[] =
     "               [--n N] [--device NAME] [--format table|csv|json]\n"
     "       redtune report [--db FILE] [--device NAME] [--peers FILE.csv ...] -o FILE.html\n"
     "               [--force]\n"
+    "       redtune replay FILE [FILE ...] [--strategy NAME] [--budget N|P%[,N]]\n"
+    "               [--strategy-seed S] [--op NAME] [--type T] [--format table|csv]\n"
     "       redtune export [--db FILE] --match NAME [--match NAME ...] [--with-measurements]\n"
     "                      -o FILE [--force]\n"
     "       redtune merge FILE FILE [...] -o FILE [--force]\n"
@@ -144,6 +147,10 @@ static const char usage_text[] =
     "                 --peers FILE.csv (may repeat) a bench's CSV (redtune_bench, its\n"
     "                 --every-n and --axis, bench/torch_axis.py): CUB's and PyTorch's times\n"
     "                 on the same device and case, drawn beside the winners\n"
+    "  replay         a strategy and budget run again, without a GPU, over the measurements\n"
+    "                 of exhaustive runs (databases, or CSVs of measurements --format csv):\n"
+    "                 per case the config it would choose against the best of all, and the\n"
+    "                 share of configs it timed (docs/tuning.md)\n"
     "\n"
     "  reduce         reduce raw little-endian files on the GPU with the tuned kernel\n"
     "                 (libredtune): --in the values of --type; --keys u32 segment keys, one\n"
@@ -418,6 +425,26 @@ static int main_report(cli_args *a)
     return 0;
 }
 
+/* replay: exit 3 when a database was refused, 4 when a CSV was. */
+static int main_replay(cli_args *a)
+{
+    rt_err e;
+    int refused = 0;
+    for (int i = 0; i < a->nfiles; i++)
+        check_input(a->files[i], "database or CSV file");
+    const tune_opts *o = &a->tune;
+    replay_opts r = {a->files, a->nfiles, strategy_find(o->strategy ? o->strategy
+                                                                   : STRATEGY_DEFAULT),
+                     o->budget, o->budget_pct, o->budget_min, o->strategy_seed,
+                     a->op_name, a->type_name, a->format == RESULTS_CSV};
+    if (!o->strategy && !o->budget && !o->budget_pct)
+        r.budget_pct = STRATEGY_DEFAULT_PCT, r.budget_min = STRATEGY_DEFAULT_MIN;
+    rt_clearerr(&e);
+    if (replay_run(&r, stdout, &refused, &e))
+        die(refused == 1 ? 3 : refused == 2 ? 4 : 1, "%s", e.msg);
+    return 0;
+}
+
 /* tuning, compile, best, measurements. */
 static int main_tune(cli_args *a, int argc, char **argv)
 {
@@ -536,6 +563,9 @@ int main(int argc, char **argv)
         break;
     case CLI_REPORT:
         rc = main_report(&args);
+        break;
+    case CLI_REPLAY:
+        rc = main_replay(&args);
         break;
     default:
         rc = main_tune(&args, argc, argv);

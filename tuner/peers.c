@@ -1,11 +1,7 @@
 /*
  * peers.c - the peers' times for `redtune report --peers` (peers.h), read from the benches'
- * CSV files: RFC 4180 (commas, double quotes doubled inside quoted fields, LF or CRLF line
- * ends), a header row naming the columns. Which bench wrote a file is told by its header; the
- * columns are found by name, so that a bench may add columns without breaking this reader.
- * Written here rather than taken from a library: Debian's libcsv is unmaintained since 2013,
- * and the format the benches write (bench/common.cu csv_field, Python's csv module) is the
- * plain one.
+ * CSV files (tuner/csvread.h). Which bench wrote a file is told by its header; the columns
+ * are found by name, so that a bench may add columns without breaking this reader.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,138 +10,8 @@
 #include <string.h>
 
 #include "../runtime/optype.h"
+#include "csvread.h"
 #include "peers.h"
-
-#define PEERS_MAX_BYTES (256u << 20)   /* a bench CSV is kilobytes; refuse anything absurd */
-#define MAX_FIELDS 64
-
-/* ---------------------------------------------------------------- the CSV reader */
-
-typedef struct csv {
-    const char *path;
-    char *buf;              /* the file, NUL-terminated */
-    size_t len, pos;
-    int line;               /* of the record last read (its first line) */
-    int next_line;
-    char *f[MAX_FIELDS];    /* the record's fields, unquoted, in 'rec' */
-    int nf;
-    char *rec;              /* scratch as large as the file */
-} csv;
-
-static int csv_open(csv *c, const char *path, rt_err *e)
-{
-    FILE *fp = NULL;
-    long size;
-    int rc = RT_OK;
-
-    memset(c, 0, sizeof *c);
-    c->path = path;
-    c->next_line = 1;
-    if (!(fp = fopen(path, "rb")))
-        return rt_seterr(e, RT_EIO, "--peers %s: %s", path, strerror(errno));
-    if (fseek(fp, 0, SEEK_END) || (size = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET)) {
-        rc = rt_seterr(e, RT_EIO, "--peers %s: %s", path, strerror(errno));
-        goto done;
-    }
-    if ((unsigned long)size > PEERS_MAX_BYTES) {
-        rc = rt_seterr(e, RT_EINVAL, "--peers %s: %ld bytes: a bench CSV is far smaller (at "
-                       "most %u MiB are read)", path, size, PEERS_MAX_BYTES >> 20);
-        goto done;
-    }
-    if (!(c->buf = malloc((size_t)size + 1)) || !(c->rec = malloc((size_t)size + 1))) {
-        rc = rt_seterr(e, RT_ENOMEM, "--peers %s: out of memory", path);
-        goto done;
-    }
-    if (fread(c->buf, 1, (size_t)size, fp) != (size_t)size) {
-        rc = rt_seterr(e, RT_EIO, "--peers %s: %s", path, ferror(fp) ? strerror(errno)
-                       : "shorter than its size");
-        goto done;
-    }
-    c->buf[size] = '\0';
-    c->len = (size_t)size;
-    if (memchr(c->buf, '\0', c->len))
-        rc = rt_seterr(e, RT_EINVAL, "--peers %s: holds a NUL byte: not a CSV text file", path);
-done:
-    if (fp)
-        fclose(fp);
-    return rc;
-}
-
-static void csv_close(csv *c)
-{
-    free(c->buf);
-    free(c->rec);
-    memset(c, 0, sizeof *c);
-}
-
-/* The next record into c->f[0 .. nf-1]: 1, or 0 at the end of the file; blank lines are
- * skipped. A quoted field may hold commas, line ends and doubled quotes. */
-static int csv_next(csv *c, rt_err *e)
-{
-    char *w = c->rec;
-    const char *p = c->buf + c->pos, *end = c->buf + c->len;
-
-    while (p < end && (*p == '\n' || *p == '\r')) {
-        if (*p == '\n')
-            c->next_line++;
-        p++;
-    }
-    if (p >= end) {
-        c->pos = c->len;
-        return 0;
-    }
-    c->line = c->next_line;
-    c->nf = 0;
-    for (;;) {
-        if (c->nf == MAX_FIELDS)
-            return rt_seterr(e, RT_EINVAL, "--peers %s:%d: more than %d fields", c->path,
-                             c->line, MAX_FIELDS);
-        c->f[c->nf++] = w;
-        if (p < end && *p == '"') {
-            p++;
-            for (;;) {
-                if (p >= end)
-                    return rt_seterr(e, RT_EINVAL, "--peers %s:%d: a quoted field is not "
-                                     "closed", c->path, c->line);
-                if (*p == '"' && p + 1 < end && p[1] == '"') {
-                    *w++ = '"';
-                    p += 2;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    if (*p == '\n')
-                        c->next_line++;
-                    *w++ = *p++;
-                }
-            }
-            if (p < end && *p != ',' && *p != '\n' && *p != '\r')
-                return rt_seterr(e, RT_EINVAL, "--peers %s:%d: field %d: text after its "
-                                 "closing quote", c->path, c->line, c->nf);
-        } else {
-            while (p < end && *p != ',' && *p != '\n' && *p != '\r') {
-                if (*p == '"')
-                    return rt_seterr(e, RT_EINVAL, "--peers %s:%d: field %d: a quote inside "
-                                     "an unquoted field", c->path, c->line, c->nf);
-                *w++ = *p++;
-            }
-        }
-        *w++ = '\0';
-        if (p < end && *p == ',') {
-            p++;
-            continue;
-        }
-        if (p < end && *p == '\r')
-            p++;
-        if (p < end && *p == '\n') {
-            p++;
-            c->next_line++;
-        }
-        break;
-    }
-    c->pos = (size_t)(p - c->buf);
-    return 1;
-}
 
 /* ---------------------------------------------------------------- the benches' files */
 
@@ -165,23 +31,15 @@ static const char *const kind_name[K_N] = {
     "redtune_bench's flat or --every-n CSV", "redtune_bench --axis's CSV",
     "bench/torch_axis.py's CSV"};
 
-static int column(const csv *c, const char *name)
-{
-    for (int i = 0; i < c->nf; i++)
-        if (!strcmp(c->f[i], name))
-            return i;
-    return -1;
-}
-
 /* Which bench wrote the header: the kind whose columns are all there; else an error that
  * names the missing columns of the kind it comes closest to. */
 static int header_kind(const csv *c, int idx[NIDX], rt_err *e)
 {
-    int best = 0, best_missing = MAX_FIELDS + 1;
+    int best = 0, best_missing = CSV_MAX_FIELDS + 1;
     for (int k = 0; k < K_N; k++) {
         int missing = 0;
         for (int i = 0; i < 12 && need[k][i]; i++)
-            missing += (idx[i] = column(c, need[k][i])) < 0;
+            missing += (idx[i] = csv_column(c, need[k][i])) < 0;
         if (!missing)
             return k;
         if (missing < best_missing) {
@@ -192,7 +50,7 @@ static int header_kind(const csv *c, int idx[NIDX], rt_err *e)
     char missing[256] = "";
     size_t used = 0;
     for (int i = 0; i < 12 && need[best][i]; i++)
-        if (column(c, need[best][i]) < 0 && used < sizeof missing)
+        if (csv_column(c, need[best][i]) < 0 && used < sizeof missing)
             used += (size_t)snprintf(missing + used, sizeof missing - used, "%s%s",
                                      used ? ", " : "", need[best][i]);
     return rt_seterr(e, RT_EINVAL, "--peers %s:%d: a header of no bench this report reads "
@@ -409,7 +267,7 @@ int peers_load(peer_set *p, const char *path, rt_err *e)
     csv c;
     int idx[NIDX], rc, k, keep, rows = 0, n0 = p->n;
 
-    if ((rc = csv_open(&c, path, e)))
+    if ((rc = csv_open(&c, "--peers", path, e)))
         goto done;
     if ((rc = csv_next(&c, e)) < 0)
         goto done;
@@ -421,7 +279,7 @@ int peers_load(peer_set *p, const char *path, rt_err *e)
         rc = k;
         goto done;
     }
-    idx[OPT_CALL] = column(&c, k == K_TORCH_AXIS ? "implementation" : "cub_call");
+    idx[OPT_CALL] = csv_column(&c, k == K_TORCH_AXIS ? "implementation" : "cub_call");
     int width = c.nf;
     while ((rc = csv_next(&c, e)) == 1) {
         if (c.nf != width) {

@@ -33,6 +33,14 @@ long strategy_budget(long budget, double pct, int n)
     return k < 1 ? 1 : k > n ? n : k;
 }
 
+long strategy_budget_min(long budget, double pct, long min, int n)
+{
+    long k = strategy_budget(budget, pct, n);
+    if (pct > 0 && n > 0 && min > k)
+        k = min < n ? min : n;
+    return k;
+}
+
 strategy_pick strategy_full(int ci)
 {
     return (strategy_pick){ci, STRATEGY_FULL_MIN, STRATEGY_FULL_MAX, STRATEGY_FULL_BUDGET_S};

@@ -100,6 +100,13 @@ extern const strategy_ops strategy_halving;
 /* Local search from 'start' over neighbouring parameter values, to a local optimum. */
 extern const strategy_ops strategy_local;
 
+/* What a run without --strategy searches with: the strategy, and its budget when no
+ * --budget is given (STRATEGY_DEFAULT_PCT percent of each case's configs, at least
+ * STRATEGY_DEFAULT_MIN; 0: none), chosen by the quality of docs/tuning.md. */
+#define STRATEGY_DEFAULT "exhaustive"
+#define STRATEGY_DEFAULT_PCT 0
+#define STRATEGY_DEFAULT_MIN 0
+
 /* The strategy named 'name', or NULL; STRATEGY_NAMES lists them for messages. */
 const strategy_ops *strategy_find(const char *name);
 #define STRATEGY_NAMES "exhaustive, random, halving, local"
@@ -109,6 +116,10 @@ const strategy_ops *strategy_find(const char *name);
  * percentage becomes a count, where the run learns a case's candidates; the strategies see a
  * count either way. */
 long strategy_budget(long budget, double pct, int n);
+
+/* The same with a floor (--budget P%,N): a share of at least 'min' configs (0: none), at most
+ * n, so that a small space is not searched with a handful of picks (15% of 33 is 5). */
+long strategy_budget_min(long budget, double pct, long min, int n);
 
 /* The pick of candidate 'cand' at the full repetition rule. */
 strategy_pick strategy_full(int ci);

@@ -7,9 +7,13 @@
  * A neighbour is a candidate the space produced (so the space stays the one description of
  * what is legal) that differs from the current one in one parameter by one step of the
  * values the space has for it: the next lower and next higher value among the candidates
- * that agree in every other parameter. The family counts as a parameter whose values are the
- * families in the space's order: the neighbour in the next family is its candidate that
- * agrees with the current one in the most parameters of the same name (the first such).
+ * that agree in every other parameter. Every other family of the space is a neighbour too,
+ * through its candidate that agrees with the current one in the most parameters of the same
+ * name (the first such): when the family was a parameter whose neighbours were the families
+ * before and after it in the space's order, a search that started in tree_sequential could
+ * not reach gridstride past oneblock, and replays of the stored exhaustive runs (`redtune
+ * replay`, docs/tuning.md) ended 1.37x off the best at 2^16; with every family one step
+ * away, 1.06x at worst.
  * Every pick is timed at the full rule, so best compares like with like. A start that fails
  * with no neighbour that works restarts from the next untimed candidate in the space's order.
  * With a budget of configs (--budget N or P%) left at a local optimum the search starts again
@@ -24,7 +28,7 @@
 #include <string.h>
 #include "strategy.h"
 
-#define MAXQ (2 * RT_MAX_PARAMS + 2)
+#define MAXQ (2 * RT_MAX_PARAMS + 64)
 
 typedef struct local {
     const cand *c;
@@ -149,13 +153,9 @@ static void neighbours(local *x)
         add(x, lo);
         add(x, hi);
     }
-    int f = 0;
-    while (f < x->nfam && x->fam[f] != a->family)
-        f++;
-    if (f > 0)
-        add(x, closest_in(x, x->fam[f - 1], a));
-    if (f + 1 < x->nfam)
-        add(x, closest_in(x, x->fam[f + 1], a));
+    for (int f = 0; f < x->nfam; f++)
+        if (x->fam[f] != a->family)
+            add(x, closest_in(x, x->fam[f], a));
     x->built = 1;
 }
 

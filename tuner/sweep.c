@@ -119,7 +119,8 @@ int sweep_run(const sweep *sw, rt_err *e)
                 cc[k] = sw->c[sw->group_cands[pi][k]];
             cg = cc;
         }
-        long budget_g = strategy_budget(o->budget, o->budget_pct, ncg);   /* the group's */
+        long budget_g = strategy_budget_min(o->budget, o->budget_pct, o->budget_min,
+                                            ncg);   /* the group's */
         for (int si = 0; si < nsz; si++) {
             long long n = tune_size(o, pi, si);
             if (!TUNE_OWNS_CASE(o, pi * nsz + si))
@@ -144,7 +145,8 @@ int sweep_run(const sweep *sw, rt_err *e)
             }
             /* A share (--budget P%) of the configs this size times; the progress total
              * (tune.c) counted the group's, the difference is 'skipped'. */
-            long budget = strategy_budget(o->budget, o->budget_pct, ncfg);
+            long budget = strategy_budget_min(o->budget, o->budget_pct, o->budget_min,
+                                              ncfg);
             long skipped = st.ops->planned(ncg, budget_g) - st.ops->planned(ncfg, budget);
             /* An axis case's outputs, and their partials when len is split. */
             double extra = o->layout == SEG_LAYOUT_AXIS

@@ -136,7 +136,8 @@ int tune_run(const tune_opts *o, rt_err *e)
         if (TUNE_OWNS_CASE(o, ci)) {
             owned++;
             int nc = axis ? gn[ci / tune_nsizes(o)] : ncfg;
-            planned += search->planned(nc, strategy_budget(o->budget, o->budget_pct, nc));
+            planned += search->planned(nc, strategy_budget_min(o->budget, o->budget_pct,
+                                                               o->budget_min, nc));
         }
     if (o->split_count > 1)
         printf("redtune: --split: %d of the %d cases here (share %d of %d), the others on "

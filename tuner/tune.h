@@ -41,6 +41,7 @@ typedef struct tune_opts {
     double budget_s;          /* --budget Ns: seconds per case; 0: no limit */
     double budget_pct;        /* --budget P%: that share of each case's configs, in (0, 100]
                                * (strategy_budget turns it into a count); 0: none */
+    long budget_min;          /* --budget P%,N: that share, but at least N configs; 0: none */
     unsigned long long strategy_seed;   /* --strategy-seed (default 1): the draws of random
                                          * and halving, apart from the data's --seed */
     int split_index, split_count;   /* --split (tuner/devices.c): of the cases (profiles x

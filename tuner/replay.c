@@ -1,0 +1,432 @@
+/*
+ * replay.c - `redtune replay` (replay.h): a strategy driven through its seam (strategy.h)
+ * with stored measurements for answers, as sweep.c drives it with the GPU's.
+ *
+ * The rows come from a database (every measurement, in the order of its id: the order the
+ * run timed them, which for an exhaustive run is the space's) or from the CSV of `redtune
+ * measurements --format csv` (the order of the file: that command sorts a case's rows by
+ * family and parameters, so the candidates' order, which exhaustive with a budget and local's
+ * restarts follow, is not the space's). A case is one device (name and uuid), operator, type
+ * spec, layout, size and L2 regime. Its candidates are its distinct configs (family and
+ * parameters, parsed against this build's families; rows of a family or parameter it does
+ * not know are left out and counted); a config measured twice keeps the row of more
+ * repetitions (a full timing over a brief one).
+ *
+ * Cases are replayed in the order of their first row. Local search starts, as in a tuning
+ * run, from the config the replay chose for the nearest size already replayed of the same
+ * device, operator, type spec, layout and regime (a run's database holds those winners).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "../runtime/family.h"
+#include "../runtime/store_int.h"
+#include "csvread.h"
+#include "replay.h"
+#include "store_tune.h"
+
+typedef struct rcand {
+    rt_config cfg;
+    char params[256];
+    char status[16];
+    double median;
+    long reps;
+} rcand;
+
+typedef struct rcase {
+    char dev[160], op[64], type[16], acc[16], result[16], layout[96];
+    long long n;
+    int hot;
+    rcand *c;
+    int nc, cap;
+    int chosen;          /* the candidate the replay chose, or -1 */
+} rcase;
+
+typedef struct rows {
+    rcase *v;
+    int n, cap;
+    long skipped;        /* rows of configs this build does not know */
+    char skipped_eg[320];
+} rows;
+
+/* One text column of the row: "" for NULL. */
+static const char *txt(sqlite3_stmt *st, int i)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? s : "";
+}
+
+/* "B=256 V=4" of 'family' into c; 0, or -1 when this build does not know one of them. */
+static int parse_config(const char *family, const char *params, rt_config *c)
+{
+    const rt_family *f = family_find(family);
+    if (!f)
+        return -1;
+    config_default(f, c);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", params);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(t, '='), *end;
+        if (!eq)
+            return -1;
+        *eq = '\0';
+        long long v = strtoll(eq + 1, &end, 10);
+        rt_err ce;
+        if (end == eq + 1 || *end || config_set(c, t, v, &ce))
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct rrow {
+    const char *dev, *op, *type, *acc, *result, *layout, *family, *params, *status;
+    long long n;
+    int hot;
+    double median;
+    long reps;
+} rrow;
+
+static int add_row(rows *r, const rrow *w, rt_err *e)
+{
+    rt_config cfg;
+    if (parse_config(w->family, w->params, &cfg)) {
+        if (!r->skipped++)
+            snprintf(r->skipped_eg, sizeof r->skipped_eg, "%s %s", w->family, w->params);
+        return RT_OK;
+    }
+    const char *acc = *w->acc ? w->acc : w->type, *result = *w->result ? w->result : w->type;
+    rcase *k = NULL;
+    for (int i = r->n - 1; i >= 0 && !k; i--) {
+        rcase *x = &r->v[i];
+        if (x->n == w->n && x->hot == w->hot && !strcmp(x->op, w->op)
+            && !strcmp(x->type, w->type) && !strcmp(x->acc, acc) && !strcmp(x->result, result)
+            && !strcmp(x->layout, w->layout) && !strcmp(x->dev, w->dev))
+            k = x;
+    }
+    if (!k) {
+        if (r->n == r->cap) {
+            int cap = r->cap ? 2 * r->cap : 64;
+            rcase *v = realloc(r->v, (size_t)cap * sizeof *v);
+            if (!v)
+                return rt_seterr(e, RT_ENOMEM, "replay: out of memory");
+            r->v = v;
+            r->cap = cap;
+        }
+        k = &r->v[r->n++];
+        memset(k, 0, sizeof *k);
+        snprintf(k->dev, sizeof k->dev, "%s", w->dev);
+        snprintf(k->op, sizeof k->op, "%s", w->op);
+        snprintf(k->type, sizeof k->type, "%s", w->type);
+        snprintf(k->acc, sizeof k->acc, "%s", acc);
+        snprintf(k->result, sizeof k->result, "%s", result);
+        snprintf(k->layout, sizeof k->layout, "%s", w->layout);
+        k->n = w->n;
+        k->hot = w->hot;
+        k->chosen = -1;
+    }
+    rcand *c = NULL;
+    for (int i = 0; i < k->nc && !c; i++)
+        if (!memcmp(&k->c[i].cfg, &cfg, sizeof cfg))
+            c = &k->c[i];
+    if (c && c->reps >= w->reps)
+        return RT_OK;   /* measured again with fewer repetitions: keep the fuller one */
+    if (!c) {
+        if (k->nc == k->cap) {
+            int cap = k->cap ? 2 * k->cap : 64;
+            rcand *v = realloc(k->c, (size_t)cap * sizeof *v);
+            if (!v)
+                return rt_seterr(e, RT_ENOMEM, "replay: out of memory");
+            k->c = v;
+            k->cap = cap;
+        }
+        c = &k->c[k->nc++];
+    }
+    c->cfg = cfg;
+    snprintf(c->params, sizeof c->params, "%s", w->params);
+    snprintf(c->status, sizeof c->status, "%s", w->status);
+    c->median = w->median;
+    c->reps = w->reps;
+    return RT_OK;
+}
+
+static int load_db(rows *r, const replay_opts *o, const char *path, int *refused, rt_err *e)
+{
+    static const char q[] =
+        "SELECT d.name || ' ' || d.uuid, m.op, m.type, m.acc, m.result, m.layout, m.n, m.hot, "
+        "k.family, k.params, m.status, m.median_us, m.reps FROM measurements m "
+        "JOIN devices d ON d.id = m.device_id JOIN kernels k ON k.hash = m.kernel_hash "
+        "WHERE (?1 IS NULL OR m.op = ?1) AND (?2 IS NULL OR m.type = ?2) ORDER BY m.id";
+    store *s = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = store_open(path, STORE_READ, &s, e), x;
+    if (rc) {
+        *refused = rc == RT_EDB;
+        return rc;
+    }
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK
+        || sqlite3_bind_text(st, 1, o->op, -1, SQLITE_STATIC) != SQLITE_OK
+        || sqlite3_bind_text(st, 2, o->type, -1, SQLITE_STATIC) != SQLITE_OK) {
+        rc = store_fail(s, "measurements", e);
+        goto done;
+    }
+    while ((x = sqlite3_step(st)) == SQLITE_ROW) {
+        rrow w = {txt(st, 0), txt(st, 1), txt(st, 2), txt(st, 3), txt(st, 4), txt(st, 5),
+                  txt(st, 8), txt(st, 9), txt(st, 10), sqlite3_column_int64(st, 6),
+                  sqlite3_column_int(st, 7), sqlite3_column_double(st, 11),
+                  (long)sqlite3_column_int64(st, 12)};
+        if ((rc = add_row(r, &w, e)))
+            goto done;
+    }
+    if (x != SQLITE_DONE)
+        rc = store_fail(s, "measurements", e);
+done:
+    sqlite3_finalize(st);
+    store_close(s);
+    return rc;
+}
+
+/* A number of column 'col' of the CSV record: RT_EINVAL naming FILE:LINE when it is none. */
+static int csv_num(const csv *c, int i, const char *col, double lo, double *out, rt_err *e)
+{
+    char *end;
+    const char *v = i >= 0 ? c->f[i] : "";
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x >= lo) || !isfinite(x))
+        return rt_seterr(e, RT_EINVAL, "replay %s:%d: column %s: '%s' is not a number of at "
+                         "least %g", c->path, c->line, col, v, lo);
+    *out = x;
+    return RT_OK;
+}
+
+enum { C_OP, C_TYPE, C_LAYOUT, C_N, C_FAMILY, C_PARAMS, C_STATUS, C_MEDIAN, C_NEED,
+       C_DEVICE = C_NEED, C_UUID, C_ACC, C_RESULT, C_HOT, C_REPS, C_ALL };
+static const char *const csv_cols[C_ALL] = {
+    "op", "type", "layout", "n", "family", "params", "status", "median_us",
+    "device", "uuid", "acc", "result", "hot", "reps"};
+
+static int load_csv(rows *r, const replay_opts *o, const char *path, int *refused, rt_err *e)
+{
+    csv c;
+    int idx[C_ALL], rc, width;
+    if ((rc = csv_open(&c, "replay", path, e)))
+        goto done;
+    if ((rc = csv_next(&c, e)) <= 0) {
+        if (rc == 0)
+            rc = rt_seterr(e, RT_EINVAL, "replay %s: empty: no header row", path);
+        goto done;
+    }
+    for (int i = 0; i < C_ALL; i++)
+        if ((idx[i] = csv_column(&c, csv_cols[i])) < 0 && i < C_NEED) {
+            rc = rt_seterr(e, RT_EINVAL, "replay %s:%d: no column %s: not the CSV of `redtune "
+                           "measurements --format csv`", path, c.line, csv_cols[i]);
+            goto done;
+        }
+    width = c.nf;
+    while ((rc = csv_next(&c, e)) == 1) {
+        if (c.nf != width) {
+            rc = rt_seterr(e, RT_EINVAL, "replay %s:%d: %d fields, the header has %d", path,
+                           c.line, c.nf, width);
+            goto done;
+        }
+        double n, med, hot = 0, reps = STRATEGY_FULL_MIN;
+        if ((rc = csv_num(&c, idx[C_N], "n", 1, &n, e))
+            || (rc = csv_num(&c, idx[C_MEDIAN], "median_us", 0, &med, e))
+            || (idx[C_HOT] >= 0 && (rc = csv_num(&c, idx[C_HOT], "hot", 0, &hot, e)))
+            || (idx[C_REPS] >= 0 && (rc = csv_num(&c, idx[C_REPS], "reps", 0, &reps, e))))
+            goto done;
+#define F(k) (idx[k] >= 0 ? c.f[idx[k]] : "")
+        if ((o->op && strcmp(o->op, F(C_OP))) || (o->type && strcmp(o->type, F(C_TYPE))))
+            continue;
+        char dev[160];
+        snprintf(dev, sizeof dev, "%s %s", F(C_DEVICE), F(C_UUID));
+        rrow w = {dev, F(C_OP), F(C_TYPE), F(C_ACC), F(C_RESULT), F(C_LAYOUT), F(C_FAMILY),
+                  F(C_PARAMS), F(C_STATUS), (long long)n, hot != 0, med, (long)reps};
+#undef F
+        if ((rc = add_row(r, &w, e)))
+            goto done;
+    }
+done:
+    if (rc == RT_EINVAL || rc == RT_EIO)
+        *refused = 2;
+    csv_close(&c);
+    return rc < 0 ? rc : RT_OK;
+}
+
+/* A file is a database when it starts as SQLite's do; anything else is read as a CSV. */
+static int is_sqlite(const char *path)
+{
+    char head[16] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return got == sizeof head && !memcmp(head, "SQLite format 3", 16);
+}
+
+/* The candidate of k whose config is that of the case w chose, or -1. */
+static int same_config(const rcase *k, const rcase *w)
+{
+    if (w->chosen < 0)
+        return -1;
+    for (int i = 0; i < k->nc; i++)
+        if (!memcmp(&k->c[i].cfg, &w->c[w->chosen].cfg, sizeof k->c[i].cfg))
+            return i;
+    return -1;
+}
+
+/* Local's start: the choice at the nearest size replayed before of the same kind of case. */
+static int start_of(const rows *r, int ki)
+{
+    const rcase *k = &r->v[ki];
+    int start = -1;
+    double dist = 0;
+    for (int i = 0; i < ki; i++) {
+        const rcase *w = &r->v[i];
+        if (w->hot != k->hot || strcmp(w->dev, k->dev) || strcmp(w->op, k->op)
+            || strcmp(w->type, k->type) || strcmp(w->acc, k->acc)
+            || strcmp(w->result, k->result) || strcmp(w->layout, k->layout))
+            continue;
+        double d = fabs(log((double)w->n) - log((double)k->n));
+        int j = same_config(k, w);
+        if (j >= 0 && (start < 0 || d < dist))
+            start = j, dist = d;
+    }
+    return start;
+}
+
+typedef struct outcome {
+    double best, chosen;   /* medians, µs: all candidates', the chosen one's (INFINITY: none) */
+    int distinct, picks;   /* configs timed, picks made (halving times some again) */
+} outcome;
+
+static int replay_case(const replay_opts *o, rows *r, int ki, outcome *out, rt_err *e)
+{
+    rcase *k = &r->v[ki];
+    cand *c = calloc((size_t)k->nc, sizeof *c);
+    char *timed = calloc((size_t)k->nc, 1);
+    double *full = malloc((size_t)k->nc * sizeof *full);   /* full-rule medians seen */
+    strategy st = {o->strategy, NULL};
+    int rc = RT_OK;
+    if (!c || !timed || !full) {
+        rc = rt_seterr(e, RT_ENOMEM, "replay: out of memory");
+        goto done;
+    }
+    memset(out, 0, sizeof *out);
+    out->best = out->chosen = INFINITY;
+    for (int i = 0; i < k->nc; i++) {
+        c[i].cfg = k->c[i].cfg;
+        snprintf(c[i].params, sizeof c[i].params, "%s", k->c[i].params);
+        c[i].rc = RT_OK;
+        full[i] = INFINITY;
+        if (!strcmp(k->c[i].status, "ok") && k->c[i].median < out->best)
+            out->best = k->c[i].median;
+    }
+    long budget = strategy_budget_min(o->budget, o->budget_pct, o->budget_min, k->nc);
+    strategy_case sc = {c, k->nc, k->n, o->seed, budget, start_of(r, ki)};
+    if ((rc = st.ops->init(&st, &sc, e)))
+        goto done;
+    strategy_pick p;
+    while (st.ops->next(&st, 0, &p)) {
+        rcand *x = &k->c[p.cand];
+        out->picks++;
+        out->distinct += !timed[p.cand];
+        timed[p.cand] = 1;
+        long reps = x->reps < p.min_reps ? p.min_reps : x->reps > p.max_reps ? p.max_reps
+                                                                                : x->reps;
+        store_measurement m = {.status = x->status, .message = "", .median_us = x->median,
+                               .min_us = x->median, .max_us = x->median, .reps = (int)reps};
+        strategy_result res = {p.cand, STRATEGY_MEASURED, &m};
+        st.ops->observe(&st, &res);
+        if (!strcmp(x->status, "ok") && reps >= STRATEGY_FULL_MIN)
+            full[p.cand] = x->median;
+    }
+    /* best's rule (store_tune.h): the fastest measurement of the full repetition rule. */
+    for (int i = 0; i < k->nc; i++)
+        if (full[i] < out->chosen) {
+            out->chosen = full[i];
+            k->chosen = i;
+        }
+done:
+    st.ops->fini(&st);
+    free(c);
+    free(timed);
+    free(full);
+    return rc;
+}
+
+int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
+{
+    rows r = {0};
+    int rc = RT_OK, meets = 0, worst = -1, counted = 0;
+    double worst_q = 0, max_share = 0, sum_share = 0;
+    *refused = 0;
+    for (int i = 0; i < o->nfiles && rc == RT_OK; i++)
+        rc = is_sqlite(o->files[i]) ? load_db(&r, o, o->files[i], refused, e)
+                                    : load_csv(&r, o, o->files[i], refused, e);
+    if (rc)
+        goto done;
+    if (r.skipped)
+        fprintf(stderr, "redtune replay: %ld row%s left out: configs this build does not know "
+                "(e.g. %s)\n", r.skipped, r.skipped == 1 ? "" : "s", r.skipped_eg);
+    if (!r.n) {
+        rc = rt_seterr(e, RT_ENOTFOUND, "replay: no measurement%s of a config this build knows",
+                       o->op || o->type ? " for that filter" : "");
+        goto done;
+    }
+    if (o->csv)
+        fprintf(out, "device,op,type,acc,result,layout,n,hot,configs,timed,picks,share,"
+                     "chosen_us,best_us,quality,chosen_family,chosen_params,meets\r\n");
+    else
+        fprintf(out, "%-6s %-5s %-22s %12s %7s %5s %6s %10s %10s %7s  %s\n", "op", "type",
+                "layout", "n", "configs", "timed", "share", "chosen(us)", "best(us)",
+                "quality", "goal (<=1.03, <=0.20)");
+    for (int i = 0; i < r.n; i++) {
+        outcome oc;
+        rcase *k = &r.v[i];
+        if ((rc = replay_case(o, &r, i, &oc, e)))
+            goto done;
+        if (!isfinite(oc.best))
+            continue;   /* no config of the case ran: nothing to judge */
+        double q = isfinite(oc.chosen) ? oc.chosen / oc.best : INFINITY;
+        double share = (double)oc.distinct / k->nc;
+        int ok = q <= REPLAY_GOAL_QUALITY && share <= REPLAY_GOAL_SHARE;
+        counted++;
+        meets += ok;
+        sum_share += share;
+        if (share > max_share)
+            max_share = share;
+        if (worst < 0 || q > worst_q)
+            worst = i, worst_q = q;
+        const rcand *ch = k->chosen >= 0 ? &k->c[k->chosen] : NULL;
+        if (o->csv)
+            fprintf(out, "\"%s\",%s,%s,%s,%s,%s,%lld,%d,%d,%d,%d,%.4f,%.3f,%.3f,%.4f,%s,%s,%d\r\n",
+                    k->dev, k->op, k->type, k->acc, k->result, k->layout, k->n, k->hot, k->nc,
+                    oc.distinct, oc.picks, share, oc.chosen, oc.best, q,
+                    ch ? ch->cfg.family->name : "", ch ? ch->params : "", ok);
+        else
+            fprintf(out, "%-6s %-5s %-22s %12lld %7d %5d %6.3f %10.2f %10.2f %7.3f  %s\n",
+                    k->op, k->type, k->layout, k->n, k->nc, oc.distinct, share, oc.chosen,
+                    oc.best, q, ok ? "meets" : "misses");
+    }
+    if (!o->csv) {
+        fprintf(out, "%d cases, %d meet the goal; configs timed: %.1f%% on average, %.1f%% at "
+                "most", counted, meets, counted ? 100 * sum_share / counted : 0,
+                100 * max_share);
+        if (worst >= 0)
+            fprintf(out, "; worst quality %.3f (%s %s %s n=%lld)", worst_q, r.v[worst].op,
+                    r.v[worst].type, r.v[worst].layout, r.v[worst].n);
+        fputc('\n', out);
+    }
+    if (fflush(out) != 0)
+        rc = rt_seterr(e, RT_EIO, "stdout: cannot write");
+done:
+    for (int i = 0; i < r.n; i++)
+        free(r.v[i].c);
+    free(r.v);
+    return rc;
+}
