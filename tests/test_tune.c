@@ -400,7 +400,7 @@ static void db_text(const char *db, const char *sql, char *buf, size_t cap)
  * chosen from the full ones. A rerun measures nothing; with the winner's row gone, a rerun
  * times it briefly and then fully again (a row with fewer repetitions than a round asks for
  * is timed again), and nothing else. Then a local search of one config at a new size starts
- * from that best. */
+ * from that best, and one of another operator from the best of the nearest similar case. */
 static void tune_halving_resume_and_local_start(void **state)
 {
     (void)state;
@@ -452,6 +452,23 @@ static void tune_halving_resume_and_local_start(void **state)
                 "b.kernel_hash WHERE b.n = 4096", want, sizeof want);
     db_text(db, "SELECT k.family || ' ' || k.params FROM measurements m JOIN kernels k ON "
                 "k.hash = m.kernel_hash WHERE m.n = 2048", got, sizeof got);
+    assert_string_equal(got, want);
+    /* Another operator, nothing of it known: the best of a similar case (sum of this GPU and
+     * layout) nearest in input bytes, sum's 4096, rather than each family's centre. */
+    db_exec(db, "UPDATE best SET kernel_hash = (SELECT hash FROM kernels WHERE family = "
+                "'tb4warp') WHERE n = 4096");   /* not the first family's, where seeds begin */
+    db_text(db, "SELECT k.family || ' ' || k.params FROM best b JOIN kernels k ON k.hash = "
+                "b.kernel_hash WHERE b.n = 4096", want, sizeof want);
+    assert_non_null(strstr(want, "tb4warp"));
+    static const long long at4k[] = {4096};
+    o.op = RT_MAX;
+    o.sizes = at4k;
+    o.cmdline = "redtune --op max (test_tune)";
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "1 configs measured in this run"));
+    db_text(db, "SELECT k.family || ' ' || k.params FROM measurements m JOIN kernels k ON "
+                "k.hash = m.kernel_hash WHERE m.n = 4096 AND m.op = 'max'", got, sizeof got);
     assert_string_equal(got, want);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -874,7 +891,9 @@ static void halving_keeps_the_best(void **state)
 
 /* local: from a far corner (or from another family) to the optimum of a unimodal cost,
  * visiting each candidate once, every pick one step from a config visited before (or the
- * start), and far fewer than all; the budget stops it. */
+ * start), and far fewer than all; the budget stops it. With nothing known it times the
+ * centre of each family first (gridstride's, then tree_sequential's: the parameters' median
+ * values) and goes on from the better. */
 static void local_finds_the_optimum(void **state)
 {
     (void)state;
@@ -896,7 +915,18 @@ static void local_finds_the_optimum(void **state)
         strategy_pick p[200];
         strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, starts[si]};
         int k = fake_search(x, &cs, p, 200, -1);
-        assert_int_equal(p[0].cand, starts[si] >= 0 ? starts[si] : 0);
+        if (starts[si] >= 0) {
+            assert_int_equal(p[0].cand, starts[si]);
+        } else {   /* the centres: gridstride B=256 V=4 U=4 G=2 (the medians of its 103
+                    * compiled configs; also fake_cost's optimum) and tree_sequential B=512
+                    * R=4 */
+            const rt_config *a = &f.c[p[0].cand].cfg, *b = &f.c[p[1].cand].cfg;
+            assert_string_equal(a->family->name, "gridstride");
+            assert_true(a->values[0] == 256 && a->values[1] == 4 && a->values[2] == 4
+                        && a->values[3] == 2);
+            assert_string_equal(b->family->name, "tree_sequential");
+            assert_true(b->values[0] == 512 && b->values[1] == 4);
+        }
         int found = 0;
         for (int i = 0; i < k; i++) {
             assert_int_equal(p[i].min_reps, STRATEGY_FULL_MIN);
@@ -960,15 +990,12 @@ static void local_restarts_within_budget(void **state)
     assert_int_equal(fams, 2);
 }
 
-/* local: every other family is one step away, not only the families next to the current one
- * in the space's order. Families in the default space's order (tree_interleaved,
- * tree_sequential, oneblock, gridstride), gridstride the fastest, oneblock the slowest: a
- * search from tree_sequential that could only step to its neighbours in that order (the
- * interleaved tree, oneblock) stayed in tree_sequential; now it reaches gridstride, without
- * a budget (no restarts) and within its first neighbourhood. */
-static void local_reaches_every_family(void **state)
+/* A space of four families in the default space's order (tree_interleaved, tree_sequential,
+ * oneblock, gridstride), B = 128..1024 each (candidate 4 f + log2(B / 128)); a config costs
+ * its family's cost[f] plus B's distance from 256 in octaves. local from 'start' without a
+ * budget: its picks' candidates into 'picks', their count returned. */
+static int four_families(int start, const double cost[4], int *picks, int cap)
 {
-    (void)state;
     static fake_space f;
     memset(&f, 0, sizeof f);
     const char *fams[] = {"tree_interleaved", "tree_sequential", "oneblock", "gridstride"};
@@ -979,26 +1006,48 @@ static void local_reaches_every_family(void **state)
             config_default(family_find(fams[fi]), k);
             assert_int_equal(config_set(k, "B", b, &e), RT_OK);
         }
-    double cost[4] = {50, 40, 90, 10};   /* by family; + B's distance from 256 */
     strategy s = {&strategy_local, NULL};
     rt_err e;
-    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, 5};   /* tree_sequential B=256 */
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, start};
     assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
     strategy_pick p;
-    int k = 0, grid_at = -1;
-    while (strategy_local.next(&s, 0, &p)) {
-        int fi = p.cand / 4;
+    int k = 0;
+    while (k < cap && strategy_local.next(&s, 0, &p)) {
         store_measurement m = {.status = "ok", .reps = STRATEGY_FULL_MIN,
-                               .median_us = cost[fi] + fabs(log2((double)(128 << p.cand % 4)) - 8)};
+                               .median_us = cost[p.cand / 4] + fabs(p.cand % 4 - 1.0)};
         strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
         strategy_local.observe(&s, &r);
-        if (fi == 3 && grid_at < 0)
-            grid_at = k;
-        k++;
+        picks[k++] = p.cand;
     }
     strategy_local.fini(&s);
+    return k;
+}
+
+/* local: every other family is one step away, not only the families next to the current one
+ * in the space's order: gridstride the fastest, oneblock the slowest, a search from
+ * tree_sequential that could only step to its neighbours in that order (the interleaved
+ * tree, oneblock) stayed in tree_sequential; now it reaches gridstride within its first
+ * neighbourhood. And a neighbour that takes at most half the current config's time is moved
+ * to at once: from tree_interleaved B=1024 (52 us), tree_sequential B=1024 (22) is followed
+ * by its own neighbours before oneblock and gridstride are timed. */
+static void local_reaches_every_family(void **state)
+{
+    (void)state;
+    int picks[32], k, grid_at = -1;
+    const double slow_ob[4] = {50, 40, 90, 10};
+    k = four_families(5, slow_ob, picks, 32);   /* tree_sequential B=256 */
+    for (int i = 0; i < k && grid_at < 0; i++)
+        if (picks[i] / 4 == 3)
+            grid_at = i;
     assert_true(grid_at >= 1 && grid_at <= 5);   /* the start, its B steps, then families */
-    assert_true(k < f.n);
+    assert_true(k < 16);
+    const double fast_ts[4] = {50, 20, 90, 10};
+    k = four_families(3, fast_ts, picks, 32);    /* tree_interleaved B=1024 */
+    assert_true(k >= 5);
+    assert_int_equal(picks[0], 3);
+    assert_int_equal(picks[1], 2);               /* tree_interleaved B=512 */
+    assert_int_equal(picks[2], 7);               /* tree_sequential B=1024: 22 < 52 / 2 */
+    assert_int_equal(picks[3] / 4, 1);           /* at once: tree_sequential B=512 */
 }
 
 int test_tune_group(void)

@@ -56,9 +56,12 @@ tune_case() {
     fi
     local secs median
     secs=$(sed -n 's/^[0-9]* configs measured in this run, \([0-9.]*\) s;.*/\1/p' "$log" | tail -1)
-    # redtune best's row ends "time GB/s %read det [seg.mean]".
-    median=$(build/redtune best --db "$db" --op "$op" --type "$type" --n "$n" |
-             awk 'NR > 1 { t = ($NF ~ /^(yes|no|\?)$/) ? $(NF-3) : $(NF-4); print t; exit }')
+    # The case's row of redtune best --format csv (columns by name: a database holds the
+    # other profiles of a segmented size too, whose rows came first in the table here).
+    median=$(build/redtune best --db "$db" --op "$op" --type "$type" --n "$n" --format csv |
+             awk -F, -v want="${layout:-flat}${profile:+:$profile}" '
+                 NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                 $col["layout"] == want { print $col["median_us"]; exit }')
     echo "${median:-nan} ${secs:-nan}"
 }
 

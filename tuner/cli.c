@@ -767,7 +767,7 @@ int cli_parse(int argc, char **argv, cli_args *a, rt_err *e)
     lo[nlo] = (struct option){NULL, 0, NULL, 0};
     if (bit & (SHIP | C(REDUCE) | C(REPORT)))
         strcat(shorts, "o:");
-    if (bit & (C(TUNE) | C(COMPILE)))
+    if (bit & (C(TUNE) | C(COMPILE) | C(REPLAY)))
         strcat(shorts, "v");
     strcat(shorts, "h");
 

@@ -51,7 +51,7 @@ static const char usage_text[] =
     "       redtune report [--db FILE] [--device NAME] [--peers FILE.csv ...] -o FILE.html\n"
     "               [--force]\n"
     "       redtune replay FILE [FILE ...] [--strategy NAME] [--budget N|P%[,N]]\n"
-    "               [--strategy-seed S] [--op NAME] [--type T] [--format table|csv]\n"
+    "               [--strategy-seed S] [--op NAME] [--type T] [--format table|csv] [-v]\n"
     "       redtune export [--db FILE] --match NAME [--match NAME ...] [--with-measurements]\n"
     "                      -o FILE [--force]\n"
     "       redtune merge FILE FILE [...] -o FILE [--force]\n"
@@ -436,7 +436,7 @@ static int main_replay(cli_args *a)
     replay_opts r = {a->files, a->nfiles, strategy_find(o->strategy ? o->strategy
                                                                    : STRATEGY_DEFAULT),
                      o->budget, o->budget_pct, o->budget_min, o->strategy_seed,
-                     a->op_name, a->type_name, a->format == RESULTS_CSV};
+                     a->op_name, a->type_name, a->format == RESULTS_CSV, o->verbose};
     if (!o->strategy && !o->budget && !o->budget_pct)
         r.budget_pct = STRATEGY_DEFAULT_PCT, r.budget_min = STRATEGY_DEFAULT_MIN;
     rt_clearerr(&e);

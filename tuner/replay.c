@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "../runtime/family.h"
+#include "../runtime/optype.h"
 #include "../runtime/store_int.h"
 #include "csvread.h"
 #include "replay.h"
@@ -279,24 +280,42 @@ static int same_config(const rcase *k, const rcase *w)
     return -1;
 }
 
-/* Local's start: the choice at the nearest size replayed before of the same kind of case. */
+/* The bytes of a case's input, for the distance between cases of other element types. */
+static double case_bytes(const rcase *k)
+{
+    int t = optype_parse_type(k->type);
+    return (double)k->n * (double)(t < 0 ? 4 : optype_size((rt_type)t));
+}
+
+/* Local's start, as sweep.c's known_best finds it in a run's database: the choice at the
+ * nearest size replayed before of the same case (device, operator, type spec, layout,
+ * regime); else the nearest in input bytes of a similar case (another operator or type of
+ * the same device, regime and layout: a segmented profile's winner is a poor start for
+ * another profile) whose choice is a candidate here. */
 static int start_of(const rows *r, int ki)
 {
     const rcase *k = &r->v[ki];
-    int start = -1;
-    double dist = 0;
+    int start = -1, similar = -1;
+    double dist = 0, sdist = 0;
     for (int i = 0; i < ki; i++) {
         const rcase *w = &r->v[i];
-        if (w->hot != k->hot || strcmp(w->dev, k->dev) || strcmp(w->op, k->op)
-            || strcmp(w->type, k->type) || strcmp(w->acc, k->acc)
-            || strcmp(w->result, k->result) || strcmp(w->layout, k->layout))
+        if (w->hot != k->hot || strcmp(w->dev, k->dev) || strcmp(w->layout, k->layout))
             continue;
-        double d = fabs(log((double)w->n) - log((double)k->n));
         int j = same_config(k, w);
-        if (j >= 0 && (start < 0 || d < dist))
-            start = j, dist = d;
+        if (j < 0)
+            continue;
+        if (!strcmp(w->op, k->op) && !strcmp(w->type, k->type) && !strcmp(w->acc, k->acc)
+            && !strcmp(w->result, k->result) && !strcmp(w->layout, k->layout)) {
+            double d = fabs(log((double)w->n) - log((double)k->n));
+            if (start < 0 || d < dist)
+                start = j, dist = d;
+        } else {
+            double d = fabs(log(case_bytes(w)) - log(case_bytes(k)));
+            if (similar < 0 || d < sdist)
+                similar = j, sdist = d;
+        }
     }
-    return start;
+    return start >= 0 ? start : similar;
 }
 
 typedef struct outcome {
@@ -333,6 +352,10 @@ static int replay_case(const replay_opts *o, rows *r, int ki, outcome *out, rt_e
     strategy_pick p;
     while (st.ops->next(&st, 0, &p)) {
         rcand *x = &k->c[p.cand];
+        if (o->verbose)
+            fprintf(stderr, "  %s %s n=%lld pick %d: %s %s %s %.2f us (%ld reps)\n", k->op,
+                    k->layout, k->n, out->picks + 1, x->cfg.family->name, x->params, x->status,
+                    x->median, (long)p.min_reps);
         out->picks++;
         out->distinct += !timed[p.cand];
         timed[p.cand] = 1;

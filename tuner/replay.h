@@ -27,6 +27,7 @@ typedef struct replay_opts {
     uint64_t seed;               /* --strategy-seed */
     const char *op, *type;       /* filters (NULL: any) */
     int csv;                     /* CSV rows instead of the table */
+    int verbose;                 /* -v: each pick, its config and stored median, on stderr */
 } replay_opts;
 
 /* The goal of issue 12 that the verdict column judges: the chosen config within 3% of the

@@ -1,34 +1,41 @@
 /*
  * strategy_local.c - local search (strategy.h): from the best known config of the case
- * (cs->start: this device's best at the nearest size, else a similar device's, found by the
- * run; else the space's first compiled candidate), time its neighbours, move to the best of
- * them while it beats the current one, and stop at a local optimum or the budget.
+ * (cs->start: this device's best at the nearest size, else a similar device's, else a similar
+ * case's, found by the run), time its neighbours, move to the best of them while it beats
+ * the current one, and stop at a local optimum or the budget. With nothing known, the
+ * centre of each family of the space (its parameters' median values) is timed first and the
+ * search starts from the best of them.
  *
  * A neighbour is a candidate the space produced (so the space stays the one description of
  * what is legal) that differs from the current one in one parameter by one step of the
  * values the space has for it: the next lower and next higher value among the candidates
  * that agree in every other parameter. Every other family of the space is a neighbour too,
  * through its candidate that agrees with the current one in the most parameters of the same
- * name (the first such): when the family was a parameter whose neighbours were the families
- * before and after it in the space's order, a search that started in tree_sequential could
- * not reach gridstride past oneblock, and replays of the stored exhaustive runs (`redtune
- * replay`, docs/tuning.md) ended 1.37x off the best at 2^16; with every family one step
- * away, 1.06x at worst.
- * Every pick is timed at the full rule, so best compares like with like. A start that fails
- * with no neighbour that works restarts from the next untimed candidate in the space's order.
- * With a budget of configs (--budget N or P%) left at a local optimum the search starts again
- * (multi-start), from the first
- * untimed candidate of the family with the fewest timed so far (the space's order on a tie),
- * so that a budget is spent across the families rather than left unused in one basin
- * (tools/strategy_quality.sh: from an empty database a segmented case's first basin was 3x
- * the exhaustive best); without a budget it stops at the first local optimum.
+ * name (the first such). A neighbour that takes at most LEAP of the current config's time is
+ * moved to at once, without timing the rest of the neighbourhood. Every pick is timed at the
+ * full rule, so best compares like with like. A start that fails with no neighbour that
+ * works restarts from the next untimed candidate in the space's order. With a budget of
+ * configs (--budget N or P%) left at a local optimum the search starts again (multi-start),
+ * from the first untimed candidate of the family with the fewest timed so far (the space's
+ * order on a tie), so that a budget is spent across the families rather than left unused in
+ * one basin; without a budget it stops at the first local optimum.
+ *
+ * Why each rule (replays of stored exhaustive runs with `redtune replay`, docs/tuning.md):
+ * when only the families before and after the current one in the space's order were its
+ * neighbours, a search in tree_sequential could not reach gridstride past oneblock (1.37x off
+ * the best at 2^16); from the space's first config with nothing known, argmax spent a quarter
+ * of its budget in the tree families and a segmented case's first basin was 1.4-3x the best;
+ * and a case whose best is three steps from a far worse start (offsets len3: 53 -> 14 us in
+ * one step) ran out of budget timing the rest of the first neighbourhood.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "strategy.h"
 
-#define MAXQ (2 * RT_MAX_PARAMS + 64)
+#define MAXQ (2 * RT_MAX_PARAMS + 64)   /* the parameters' steps and the other families */
+#define MAXSEEDS 64
+#define LEAP 0.5   /* a neighbour this much faster is moved to at once */
 
 typedef struct local {
     const cand *c;
@@ -42,6 +49,7 @@ typedef struct local {
     int cur;             /* the current config; -1 before the start */
     int q[MAXQ], nq, qi, built;   /* the current config's neighbours */
     int start;
+    int seeds[MAXSEEDS], nseeds, si;   /* nothing known: each family's centre first */
     int done;
 } local;
 
@@ -159,6 +167,50 @@ static void neighbours(local *x)
     x->built = 1;
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The candidate of family f nearest its centre (each parameter's median value among the
+ * family's compiled candidates: fewest differing parameters, then the smallest sum of
+ * log-distances to the medians; the space's order on a tie), or -1. */
+static int centre_of(const local *x, const rt_family *f)
+{
+    long most = 0;
+    for (int j = 0; j < x->n; j++)
+        most += x->c[j].rc == RT_OK && x->c[j].cfg.family == f;
+    if (!most)
+        return -1;
+    long long *v = malloc(sizeof *v * (size_t)most), med[RT_MAX_PARAMS];
+    if (!v)
+        return -1;
+    for (int p = 0; p < f->nparams; p++) {
+        long k = 0;
+        for (int j = 0; j < x->n; j++)
+            if (x->c[j].rc == RT_OK && x->c[j].cfg.family == f)
+                v[k++] = x->c[j].cfg.values[p];
+        qsort(v, (size_t)k, sizeof *v, cmp_ll);
+        med[p] = v[k / 2];
+    }
+    free(v);
+    int best = -1;
+    double best_d = 0;
+    for (int j = 0; j < x->n; j++) {
+        if (x->c[j].rc != RT_OK || x->c[j].cfg.family != f)
+            continue;
+        double d = 0;
+        for (int p = 0; p < f->nparams; p++) {
+            long long a = x->c[j].cfg.values[p], b = med[p];
+            d += a != b ? 100 + (a > 0 && b > 0 ? fabs(log2((double)a / (double)b)) : 1) : 0;
+        }
+        if (best < 0 || d < best_d)
+            best = j, best_d = d;
+    }
+    return best;
+}
+
 /* The first compiled candidate not offered yet, or -1. */
 static int untimed(const local *x)
 {
@@ -210,6 +262,25 @@ static int next(strategy *s, int time_up, strategy_pick *p)
         return 0;
     for (;;) {
         if (x->cur < 0) {
+            if (x->start < 0 && !x->picks && x->si == 0)
+                for (int f = 0; f < x->nfam && x->nseeds < MAXSEEDS; f++) {
+                    int j = centre_of(x, x->fam[f]);
+                    if (j >= 0)
+                        x->seeds[x->nseeds++] = j;
+                }
+            if (x->si < x->nseeds) {
+                int j = x->seeds[x->si++];
+                if (!x->timed[j])
+                    return offer(x, j, p);
+                continue;
+            }
+            if (x->nseeds && x->start < 0) {   /* the seeds timed: start from their best */
+                int b = x->seeds[0];
+                for (int i = 1; i < x->nseeds; i++)
+                    if (x->med[x->seeds[i]] < x->med[b])
+                        b = x->seeds[i];
+                x->start = isfinite(x->med[b]) ? b : -1;
+            }
             x->cur = x->start >= 0 ? x->start : untimed(x);
             x->built = 0;
             if (x->cur < 0)
@@ -219,6 +290,12 @@ static int next(strategy *s, int time_up, strategy_pick *p)
             return offer(x, x->cur, p);
         if (!x->built)
             neighbours(x);
+        /* a neighbour far better than the current config: go on from it at once */
+        if (x->qi > 0 && x->med[x->q[x->qi - 1]] < x->med[x->cur] * LEAP) {
+            x->cur = x->q[x->qi - 1];
+            x->built = 0;
+            continue;
+        }
         while (x->qi < x->nq)
             if (!x->timed[x->q[x->qi++]])
                 return offer(x, x->q[x->qi - 1], p);

@@ -20,22 +20,48 @@ typedef struct known {
     int start;
 } known;
 
-/* A best row whose config is a candidate of this case (same kernel, else the same family
- * and parameters: a space edited since may still hold it), nearer in size than the last. */
+/* The candidate whose config is the row's (same kernel, else the same family and parameters:
+ * a space edited since may still hold it), or -1. */
+static int row_cand(const known *k, const store_best_row *r)
+{
+    for (int i = 0; i < k->ncfg; i++)
+        if (k->c[i].rc == RT_OK && (!strcmp(k->c[i].hash, r->kernel_hash)
+                                    || (!strcmp(k->c[i].cfg.family->name, r->family)
+                                        && !strcmp(k->c[i].params, r->params))))
+            return i;
+    return -1;
+}
+
+/* A best row whose config is a candidate of this case, nearer in size than the last. */
 static int known_row(const store_best_row *r, void *arg)
 {
     known *k = arg;
     double d = fabs(log((double)r->n) - log((double)k->n));
-    if (k->start >= 0 && d >= k->dist)
+    int i;
+    if ((k->start < 0 || d < k->dist) && (i = row_cand(k, r)) >= 0)
+        k->start = i, k->dist = d;
+    return 0;
+}
+
+/* A similar case: a best row of this GPU (its name), layout and regime, of another operator
+ * or type, whose config is a candidate of this case, nearer in input bytes than the last. */
+typedef struct similar {
+    known k;
+    const char *device, *layout;
+    int hot;
+    double bytes;
+} similar;
+
+static int similar_row(const store_best_row *r, void *arg)
+{
+    similar *x = arg;
+    if (r->hot != x->hot || strcmp(r->layout, x->layout) || strcmp(r->device_name, x->device))
         return 0;
-    for (int i = 0; i < k->ncfg; i++)
-        if (k->c[i].rc == RT_OK && (!strcmp(k->c[i].hash, r->kernel_hash)
-                                    || (!strcmp(k->c[i].cfg.family->name, r->family)
-                                        && !strcmp(k->c[i].params, r->params)))) {
-            k->start = i;
-            k->dist = d;
-            return 0;
-        }
+    int t = optype_parse_type(r->type), i;
+    double d = fabs(log((double)r->n * (double)(t < 0 ? 4 : optype_size((rt_type)t)))
+                    - log(x->bytes));
+    if ((x->k.start < 0 || d < x->k.dist) && (i = row_cand(&x->k, r)) >= 0)
+        x->k.start = i, x->k.dist = d;
     return 0;
 }
 
@@ -54,7 +80,9 @@ static void case_types(const sweep *sw, const char **type, const char **acc,
 
 /* The best known candidate for the case, for the local search to start from: the best row
  * at the nearest size of this device, else of the most similar device the database holds
- * (store_find_device's fallback chain); -1 when there is none. */
+ * (store_find_device's fallback chain); else the nearest in input bytes of a similar case
+ * of this GPU (another operator or type, the same layout and regime: `redtune replay` of the
+ * stored exhaustive runs, docs/tuning.md); -1 when there is none. */
 static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layout, long long n,
                       int *start, rt_err *e)
 {
@@ -65,11 +93,17 @@ static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layo
     case_types(sw, &type, &acc, &result);
     int rc = store_find_device_spec(sw->s, &sw->w->dev, sw->op, type, acc, result, layout,
                                     sw->o->hot, &dm, e);
-    if (rc == RT_ENOTFOUND)
-        return RT_OK;
     if (rc == RT_OK)
         rc = store_list_best_for_device_spec(sw->s, dm.id, sw->op, type, acc, result, layout,
                                              sw->o->hot, known_row, &k, e);
+    else if (rc == RT_ENOTFOUND)
+        rc = RT_OK;
+    if (rc == RT_OK && k.start < 0) {
+        similar x = {{c, ncfg, n, 0, -1}, sw->w->dev.name, layout, sw->o->hot,
+                     (double)n * (double)optype_size(sw->t)};
+        rc = store_list_best(sw->s, NULL, NULL, NULL, 0, similar_row, &x, e);
+        k.start = x.k.start;
+    }
     if (rc == RT_OK)
         *start = k.start;
     return rc;
