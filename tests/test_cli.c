@@ -904,34 +904,31 @@ static void strategy_options(void **state)
     (void)state;
     EXPECT("--op min --strategy annealing", 2, "redtune: --strategy: unknown strategy "
            "'annealing' (known: exhaustive, random, halving, local)\n(see redtune --help)");
-    const char *bad[] = {"10x", "s", "0", "-5", "1.5", "60sec", "0s", "", "1e99s",
-                         "x%", "%", "20%%", "-20%", "20%x", "20s%", "1e999%", "15s,8", "8,8",
-                         "15%;8"};
+    /* Each bad value, and the message naming it ('%1$s' is the value). */
+    static const struct { const char *v, *why; } bad[] = {
+#define NO_UNIT "redtune: --budget: '%1$s' is no number or unit (a count of configs per case, " \
+    "e.g. 200, seconds per case, e.g. 60s or 5m, or a share of each case's configs, e.g. " \
+    "20%% or 15%%,8 for at least 8)\n(see redtune --help)"
+#define NO_SHARE "redtune: --budget: '%1$s' is no share of a case's configs: the percentage " \
+    "is above 0 and at most 100\n(see redtune --help)"   /* out of (0, 100] */
+#define NO_FLOOR "redtune: --budget: '%1$s': the floor after 'P%%,' is a count of configs " \
+    "(15%%,8: 15%% of each case's configs, at least 8)"   /* after the share: a count */
+        {"10x", NO_UNIT}, {"s", NO_UNIT}, {"0", NO_UNIT}, {"-5", NO_UNIT}, {"1.5", NO_UNIT},
+        {"60sec", NO_UNIT}, {"0s", NO_UNIT}, {"", NO_UNIT}, {"1e99s", NO_UNIT},
+        {"x%", NO_UNIT}, {"%", NO_UNIT}, {"20%%", NO_UNIT}, {"-20%", NO_UNIT},
+        {"20%x", NO_UNIT}, {"20s%", NO_UNIT}, {"1e999%", NO_UNIT}, {"15s,8", NO_UNIT},
+        {"8,8", NO_UNIT}, {"15%;8", NO_UNIT},
+        {"0%", NO_SHARE}, {"150%", NO_SHARE}, {"100.5%", NO_SHARE}, {"0.0%", NO_SHARE},
+        {"15%,", NO_FLOOR}, {"15%,0", NO_FLOOR}, {"15%,x", NO_FLOOR}, {"15%,8x", NO_FLOOR},
+        {"15%,-3", NO_FLOOR}, {"15%,1.5", NO_FLOOR},
+#undef NO_UNIT
+#undef NO_SHARE
+#undef NO_FLOOR
+    };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char args[64], want[256];
-        snprintf(args, sizeof args, "--op min --budget '%s'", bad[i]);
-        snprintf(want, sizeof want, "redtune: --budget: '%s' is no number or unit (a count of "
-                 "configs per case, e.g. 200, seconds per case, e.g. 60s or 5m, or a share of "
-                 "each case's configs, e.g. 20%% or 15%%,8 for at least 8)\n(see redtune "
-                 "--help)", bad[i]);
-        EXPECT(args, 2, want);
-    }
-    /* A percentage out of (0, 100]. */
-    const char *range[] = {"0%", "150%", "100.5%", "0.0%"};
-    for (size_t i = 0; i < sizeof range / sizeof *range; i++) {
-        char args[64], want[160];
-        snprintf(args, sizeof args, "--op min --budget '%s'", range[i]);
-        snprintf(want, sizeof want, "redtune: --budget: '%s' is no share of a case's configs: "
-                 "the percentage is above 0 and at most 100\n(see redtune --help)", range[i]);
-        EXPECT(args, 2, want);
-    }
-    /* A floor after the share: a count of configs. */
-    const char *floors[] = {"15%,", "15%,0", "15%,x", "15%,8x", "15%,-3", "15%,1.5"};
-    for (size_t i = 0; i < sizeof floors / sizeof *floors; i++) {
-        char args[64], want[200];
-        snprintf(args, sizeof args, "--op min --budget '%s'", floors[i]);
-        snprintf(want, sizeof want, "redtune: --budget: '%s': the floor after 'P%%,' is a count "
-                 "of configs (15%%,8: 15%% of each case's configs, at least 8)", floors[i]);
+        char args[64], want[320];
+        snprintf(args, sizeof args, "--op min --budget '%s'", bad[i].v);
+        snprintf(want, sizeof want, bad[i].why, bad[i].v);
         EXPECT(args, 2, want);
     }
     EXPECT("--op min --budget 20% --budget 60s", 2, "--budget given twice ('20%', then '60s')");

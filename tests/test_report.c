@@ -203,6 +203,14 @@ static void replay_strategies(void **state)
     EXPECT(0, "sum    bf16  flat", "replay %s --strategy local --budget 50%%,1", csv);
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
 /* replay's bad inputs: a CSV that is not of measurements (exit 4, FILE:LINE), a file that
  * is missing (4), a database that is not redtune's (3), rows of no config this build knows
  * (1, and they are counted). */
@@ -211,24 +219,17 @@ static void replay_bad_inputs(void **state)
     (void)state;
     char path[160];
     snprintf(path, sizeof path, "%s/bad.csv", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("op,type,layout,n,family,params,status\nmin,f32,flat,1024,gridstride,B=256,ok\n", f);
-    fclose(f);
+    write_text(path, "op,type,layout,n,family,params,status\n"
+                     "min,f32,flat,1024,gridstride,B=256,ok\n");
     EXPECT(4, ":1: no column median_us: not the CSV of `redtune measurements --format csv`",
            "replay %s", path);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("op,type,layout,n,family,params,status,median_us\n"
-          "min,f32,flat,1024,gridstride,B=256,ok,2.5\nmin,f32,flat,x,gridstride,B=256,ok,2\n", f);
-    fclose(f);
+    write_text(path, "op,type,layout,n,family,params,status,median_us\n"
+                     "min,f32,flat,1024,gridstride,B=256,ok,2.5\n"
+                     "min,f32,flat,x,gridstride,B=256,ok,2\n");
     EXPECT(4, "bad.csv:3: column n: 'x' is not a number of at least 1", "replay %s", path);
     EXPECT(4, "/none.csv: No such file or directory", "replay %s/none.csv", dir);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("op,type,layout,n,family,params,status,median_us\n"
-          "min,f32,flat,1024,nosuch,B=256,ok,2.5\n", f);
-    fclose(f);
+    write_text(path, "op,type,layout,n,family,params,status,median_us\n"
+                     "min,f32,flat,1024,nosuch,B=256,ok,2.5\n");
     EXPECT(1, "replay: no measurement of a config this build knows", "replay %s", path);
     assert_non_null(strstr(out, "1 row left out: configs this build does not know (e.g. nosuch "
                            "B=256)"));

@@ -91,6 +91,21 @@ typedef struct rrow {
     long reps;
 } rrow;
 
+/* Room for one more of 'n' elements of 'size' bytes in *v (capacity *cap): 0, or -1 (out of
+ * memory, *v unchanged). */
+static int grow(void *v, int *cap, int n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    int want = *cap ? 2 * *cap : 64;
+    void *p = realloc(*(void **)v, (size_t)want * size);
+    if (!p)
+        return -1;
+    *(void **)v = p;
+    *cap = want;
+    return 0;
+}
+
 static int add_row(rows *r, const rrow *w, rt_err *e)
 {
     rt_config cfg;
@@ -109,14 +124,8 @@ static int add_row(rows *r, const rrow *w, rt_err *e)
             k = x;
     }
     if (!k) {
-        if (r->n == r->cap) {
-            int cap = r->cap ? 2 * r->cap : 64;
-            rcase *v = realloc(r->v, (size_t)cap * sizeof *v);
-            if (!v)
-                return rt_seterr(e, RT_ENOMEM, "replay: out of memory");
-            r->v = v;
-            r->cap = cap;
-        }
+        if (grow(&r->v, &r->cap, r->n, sizeof *r->v))
+            return rt_seterr(e, RT_ENOMEM, "replay: out of memory");
         k = &r->v[r->n++];
         memset(k, 0, sizeof *k);
         snprintf(k->dev, sizeof k->dev, "%s", w->dev);
@@ -136,14 +145,8 @@ static int add_row(rows *r, const rrow *w, rt_err *e)
     if (c && c->reps >= w->reps)
         return RT_OK;   /* measured again with fewer repetitions: keep the fuller one */
     if (!c) {
-        if (k->nc == k->cap) {
-            int cap = k->cap ? 2 * k->cap : 64;
-            rcand *v = realloc(k->c, (size_t)cap * sizeof *v);
-            if (!v)
-                return rt_seterr(e, RT_ENOMEM, "replay: out of memory");
-            k->c = v;
-            k->cap = cap;
-        }
+        if (grow(&k->c, &k->cap, k->nc, sizeof *k->c))
+            return rt_seterr(e, RT_ENOMEM, "replay: out of memory");
         c = &k->c[k->nc++];
     }
     c->cfg = cfg;
