@@ -18,21 +18,28 @@
 # goal of issue 12: within 3% of the exhaustive best in at most 20% of its time. Budgets are
 # per case, passed on as --budget: STRATEGIES="random:16 halving local:24" gives random and
 # local a budget of configs, "random:20% local:20%" a share of each case's configs (20% of 81
-# is 17; the default, since the cases' spaces differ in size and per-config timing dominates
-# a sweep, so the time ratio comes near 20%), "local:15%,7" a share with a floor of configs,
-# "random:60s" seconds (a name alone: none). Each entry has its own database, so "random:10%
-# random:20%" compare two budgets. The table goes to stdout and to $OUT/quality.txt (its rows
-# to $OUT/rows.txt as they come), the tuning logs to $OUT/logs.tar.gz, and the exhaustive
-# runs' measurements (CUBINs and sources left out) to $OUT/exhaustive.db: `redtune replay` judges any
-# other strategy or budget on them without a GPU (docs/tuning.md). BASE_DB=FILE starts the
-# CUBIN database from FILE (`redtune compile --arch sm_90 --db FILE ...` made on a machine
-# without a GPU), so that the device call compiles nothing it holds.
+# is 17), "local:12%,6" a share with a floor of configs (the default: "local:12%,6
+# local:15%,7", the budgets docs/tuning.md weighs), "random:60s" seconds (a name alone:
+# none). Each entry has its own database, so "random:10% random:20%" compare two budgets.
+# CASES=wide takes the 19 cases of the ninth session. The table goes to stdout and to
+# $OUT/quality.txt (its rows to $OUT/rows.txt as they come), the tuning logs to
+# $OUT/logs.tar.gz, and the exhaustive runs' measurements (CUBINs and sources left out) to
+# $OUT/exhaustive.db: `redtune replay` judges any other strategy or budget on them without a
+# GPU (docs/tuning.md). BASE_DB=FILE starts the CUBIN database from FILE (`redtune compile
+# --arch sm_90 --db FILE ...` made on a machine without a GPU), so that the device call
+# compiles nothing it holds.
 set -u
 cd "$(dirname "$0")/.."
 out=${OUT:-out}
-strategies=${STRATEGIES:-"random:20% local:20% halving"}
+strategies=${STRATEGIES:-"local:12%,6 local:15%,7"}
 base_db=${BASE_DB:-}
 cases=${CASES:-"min:f32:2^20 min:f32:2^24 sum:f32:2^20 sum:f32:2^24 sum:f32:2^22:offsets:rand10_50"}
+# CASES=wide: the 19 cases of the ninth session (docs/results.md), about 2.5 minutes a strategy
+# with exhaustive on an H100.
+[ "$cases" = wide ] && cases="min:f32:2^12 min:f32:2^16 min:f32:2^20 min:f32:2^24 min:f32:2^26
+    sum:f32:2^20 sum:f32:2^24 sum:bf16:2^16 sum:bf16:2^20 sum:bf16:2^24 max:f64:2^20
+    max:f64:2^24 sum:i32:2^22 argmax:f32:2^22 var_mean:f32:2^22 sum:f32:2^22:offsets:rand10_50
+    sum:f32:2^22:offsets:len3 sum:f32:2^22:offsets:one min:f32:2^22:keys:rand10_50"
 seed=${SEED:-7}
 mkdir -p "$out"
 [ -x build/redtune ] || { echo "$(basename "$0"): build/redtune is missing: carry build/" >&2; exit 1; }
