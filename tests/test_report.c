@@ -174,6 +174,14 @@ static int have_python(void)
     return sh("python3 -c 'import xml.etree.ElementTree, csv, json'") == 0;
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
 /* replay: a strategy run again over the stored measurements, from the database (the order
  * of the measurements' ids: k1, k2, k3) and from the CSV of `measurements`; per case the
  * config it chose against the best of all. */
@@ -201,15 +209,25 @@ static void replay_strategies(void **state)
     EXPECT(0, ",min,f32,f32,f32,flat,1048576,0,3,3,3,1.0000,1.600,1.600,1.0000,tb2,",
            "replay %s --strategy exhaustive --format csv", csv);
     EXPECT(0, "sum    bf16  flat", "replay %s --strategy local --budget 50%%,1", csv);
+    /* --judge: the choice timed in another sweep, against that sweep's best (k2, chosen at
+     * 1024, is 2.75 there against tb2's 2.5); a case the judge lacks is judged '-'. */
+    char judge[160];
+    snprintf(judge, sizeof judge, "%s/judge.csv", dir);
+    write_text(judge, "op,type,layout,n,family,params,status,median_us\n"
+                      "min,f32,flat,1024,gridstride,B=256 V=4 U=1 G=0,ok,3.0\n"
+                      "min,f32,flat,1024,gridstride,B=512 V=2 U=1 G=0,ok,2.75\n"
+                      "min,f32,flat,1024,tb2,B=256 R=2 PAD=1 PAD_PERIOD=32,ok,2.5\n");
+    EXPECT(0, ",min,f32,f32,f32,flat,1024,0,3,3,3,1.0000,2.500,2.500,1.0000,gridstride,"
+           "B=512 V=2 U=1 G=0,0,1.1000\r\n",
+           "replay %s --strategy exhaustive --format csv --judge %s", db, judge);
+    assert_non_null(strstr(out, ",meets,judged\r\n"));
+    assert_non_null(strstr(out, "B=256 R=2 PAD=1 PAD_PERIOD=32,0,\r\n"));   /* 2^20: none */
+    EXPECT(0, "1.100\n", "replay %s --strategy exhaustive --op min --judge %s", db, judge);
+    assert_non_null(strstr(out, "judged by "));
+    assert_non_null(strstr(out, ": worst 1.100"));
+    EXPECT(4, "/none.csv: No such file or directory", "replay %s --judge %s/none.csv", db, dir);
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
-}
 
 /* replay's bad inputs: a CSV that is not of measurements (exit 4, FILE:LINE), a file that
  * is missing (4), a database that is not redtune's (3), rows of no config this build knows

@@ -52,6 +52,7 @@ static const char usage_text[] =
     "               [--force]\n"
     "       redtune replay FILE [FILE ...] [--strategy NAME] [--budget N|P%[,N]]\n"
     "               [--strategy-seed S] [--op NAME] [--type T] [--format table|csv] [-v]\n"
+    "               [--judge FILE]\n"
     "       redtune export [--db FILE] --match NAME [--match NAME ...] [--with-measurements]\n"
     "                      -o FILE [--force]\n"
     "       redtune merge FILE FILE [...] -o FILE [--force]\n"
@@ -151,7 +152,9 @@ static const char usage_text[] =
     "  replay         a strategy and budget run again, without a GPU, over the measurements\n"
     "                 of exhaustive runs (databases, or CSVs of measurements --format csv):\n"
     "                 per case the config it would choose against the best of all, and the\n"
-    "                 share of configs it timed (docs/tuning.md)\n"
+    "                 share of configs it timed (docs/tuning.md); --judge FILE another\n"
+    "                 sweep of the same cases, where each chosen config is timed against\n"
+    "                 that sweep's best\n"
     "\n"
     "  reduce         reduce raw little-endian files on the GPU with the tuned kernel\n"
     "                 (libredtune): --in the values of --type; --keys u32 segment keys, one\n"
@@ -433,11 +436,14 @@ static int main_replay(cli_args *a)
     int refused = 0;
     for (int i = 0; i < a->nfiles; i++)
         check_input(a->files[i], "database or CSV file");
+    if (a->judge)
+        check_input(a->judge, "database or CSV file");
     const tune_opts *o = &a->tune;
     replay_opts r = {a->files, a->nfiles, strategy_find(o->strategy ? o->strategy
                                                                    : STRATEGY_DEFAULT),
                      o->budget, o->budget_pct, o->budget_min, o->strategy_seed,
-                     a->op_name, a->type_name, a->format == RESULTS_CSV, o->verbose};
+                     a->op_name, a->type_name, a->format == RESULTS_CSV, o->verbose,
+                     a->judge};
     if (!o->strategy && !o->budget && !o->budget_pct)
         r.budget_pct = STRATEGY_DEFAULT_PCT, r.budget_min = STRATEGY_DEFAULT_MIN;
     rt_clearerr(&e);

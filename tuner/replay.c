@@ -385,15 +385,51 @@ done:
     return rc;
 }
 
+/* The chosen config of k timed in the judge's sweep of the same case, over that sweep's best
+ * (the same device, else the same case of any device); NAN when it has no such case, or the
+ * config did not run there. */
+static double judged(const rows *j, const rcase *k)
+{
+    const rcase *w = NULL;
+    for (int i = 0; i < j->n; i++) {
+        const rcase *x = &j->v[i];
+        if (x->n != k->n || x->hot != k->hot || strcmp(x->op, k->op) || strcmp(x->type, k->type)
+            || strcmp(x->acc, k->acc) || strcmp(x->result, k->result)
+            || strcmp(x->layout, k->layout))
+            continue;
+        if (!w || !strcmp(x->dev, k->dev))
+            w = x;
+    }
+    if (!w || k->chosen < 0)
+        return NAN;
+    double best = INFINITY, mine = NAN;
+    for (int i = 0; i < w->nc; i++) {
+        if (strcmp(w->c[i].status, "ok"))
+            continue;
+        if (w->c[i].median < best)
+            best = w->c[i].median;
+        if (!memcmp(&w->c[i].cfg, &k->c[k->chosen].cfg, sizeof w->c[i].cfg))
+            mine = w->c[i].median;
+    }
+    return mine / best;
+}
+
+static int load_file(rows *r, const replay_opts *o, const char *path, int *refused, rt_err *e)
+{
+    return is_sqlite(path) ? load_db(r, o, path, refused, e) : load_csv(r, o, path, refused, e);
+}
+
 int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
 {
-    rows r = {0};
+    rows r = {0}, jr = {0};
+    double worst_j = 0;
     int rc = RT_OK, meets = 0, worst = -1, counted = 0;
     double worst_q = 0, max_share = 0, sum_share = 0;
     *refused = 0;
     for (int i = 0; i < o->nfiles && rc == RT_OK; i++)
-        rc = is_sqlite(o->files[i]) ? load_db(&r, o, o->files[i], refused, e)
-                                    : load_csv(&r, o, o->files[i], refused, e);
+        rc = load_file(&r, o, o->files[i], refused, e);
+    if (rc == RT_OK && o->judge)
+        rc = load_file(&jr, o, o->judge, refused, e);
     if (rc)
         goto done;
     if (r.skipped)
@@ -406,11 +442,12 @@ int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
     }
     if (o->csv)
         fprintf(out, "device,op,type,acc,result,layout,n,hot,configs,timed,picks,share,"
-                     "chosen_us,best_us,quality,chosen_family,chosen_params,meets\r\n");
+                     "chosen_us,best_us,quality,chosen_family,chosen_params,meets%s\r\n",
+                o->judge ? ",judged" : "");
     else
-        fprintf(out, "%-6s %-5s %-22s %12s %7s %5s %6s %10s %10s %7s  %s\n", "op", "type",
+        fprintf(out, "%-6s %-5s %-22s %12s %7s %5s %6s %10s %10s %7s  %-22s%s\n", "op", "type",
                 "layout", "n", "configs", "timed", "share", "chosen(us)", "best(us)",
-                "quality", "goal (<=1.03, <=0.20)");
+                "quality", "goal (<=1.03, <=0.20)", o->judge ? " judged" : "");
     for (int i = 0; i < r.n; i++) {
         outcome oc;
         rcase *k = &r.v[i];
@@ -429,15 +466,25 @@ int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
         if (worst < 0 || q > worst_q)
             worst = i, worst_q = q;
         const rcand *ch = k->chosen >= 0 ? &k->c[k->chosen] : NULL;
+        double jq = o->judge ? judged(&jr, k) : NAN;
+        char jt[32] = "";
+        if (o->judge && isnan(jq))
+            snprintf(jt, sizeof jt, "%s", o->csv ? "," : "      -");
+        else if (o->judge && o->csv)
+            snprintf(jt, sizeof jt, ",%.4f", jq);
+        else if (o->judge)
+            snprintf(jt, sizeof jt, " %6.3f", jq);
+        if (!isnan(jq) && jq > worst_j)
+            worst_j = jq;
         if (o->csv)
-            fprintf(out, "\"%s\",%s,%s,%s,%s,%s,%lld,%d,%d,%d,%d,%.4f,%.3f,%.3f,%.4f,%s,%s,%d\r\n",
+            fprintf(out, "\"%s\",%s,%s,%s,%s,%s,%lld,%d,%d,%d,%d,%.4f,%.3f,%.3f,%.4f,%s,%s,%d%s\r\n",
                     k->dev, k->op, k->type, k->acc, k->result, k->layout, k->n, k->hot, k->nc,
                     oc.distinct, oc.picks, share, oc.chosen, oc.best, q,
-                    ch ? ch->cfg.family->name : "", ch ? ch->params : "", ok);
+                    ch ? ch->cfg.family->name : "", ch ? ch->params : "", ok, jt);
         else
-            fprintf(out, "%-6s %-5s %-22s %12lld %7d %5d %6.3f %10.2f %10.2f %7.3f  %s\n",
+            fprintf(out, "%-6s %-5s %-22s %12lld %7d %5d %6.3f %10.2f %10.2f %7.3f  %-22s%s\n",
                     k->op, k->type, k->layout, k->n, k->nc, oc.distinct, share, oc.chosen,
-                    oc.best, q, ok ? "meets" : "misses");
+                    oc.best, q, ok ? "meets" : "misses", jt);
     }
     if (!o->csv) {
         fprintf(out, "%d cases, %d meet the goal; configs timed: %.1f%% on average, %.1f%% at "
@@ -446,6 +493,8 @@ int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
         if (worst >= 0)
             fprintf(out, "; worst quality %.3f (%s %s %s n=%lld)", worst_q, r.v[worst].op,
                     r.v[worst].type, r.v[worst].layout, r.v[worst].n);
+        if (o->judge)
+            fprintf(out, "; judged by %s: worst %.3f", o->judge, worst_j);
         fputc('\n', out);
     }
     if (fflush(out) != 0)
@@ -454,5 +503,8 @@ done:
     for (int i = 0; i < r.n; i++)
         free(r.v[i].c);
     free(r.v);
+    for (int i = 0; i < jr.n; i++)
+        free(jr.v[i].c);
+    free(jr.v);
     return rc;
 }

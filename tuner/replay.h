@@ -28,6 +28,9 @@ typedef struct replay_opts {
     const char *op, *type;       /* filters (NULL: any) */
     int csv;                     /* CSV rows instead of the table */
     int verbose;                 /* -v: each pick, its config and stored median, on stderr */
+    const char *judge;           /* --judge FILE: another sweep of the same cases (NULL: none),
+                                  * where the chosen config's time is judged against that
+                                  * sweep's best: the noise a replay of one sweep cannot see */
 } replay_opts;
 
 /* The goal of issue 12 that the verdict column judges: the chosen config within 3% of the
