@@ -239,7 +239,7 @@ static int axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long o
             rc = rt_seterr(e, RT_ENOTFOUND, "the built-in default family %s is not built into "
                            "this library%s%s", fam, family_error() ? ": " : "",
                            family_error() ? family_error() : "");
-        else if ((rc = api_params_config(f, params, &cfg, e)) == RT_OK)
+        else if ((rc = config_parse(f, params, &cfg, e)) == RT_OK)
             rc = api_config_kernel(ctx, op, type, &cfg, 1, &k, e);
     }
     if (rc != RT_OK)

@@ -232,7 +232,6 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
 /* api_kernel.c: loading. */
 int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
                       int builtin, kernel **out, rt_err *e);
-int api_params_config(const rt_family *f, const char *params, rt_config *cfg, rt_err *e);
 /* A database winner loaded as this library's unit for its family and parameters. */
 int api_winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row,
                       kernel **out, rt_err *e);

@@ -191,24 +191,6 @@ int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
     return rc;
 }
 
-/* A config of family 'f' from a stored "NAME=V ..." string (unknown words are errors). */
-int api_params_config(const rt_family *f, const char *params, rt_config *cfg, rt_err *e)
-{
-    config_default(f, cfg);
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", params ? params : "");
-    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(w, '=');
-        if (!eq)
-            continue;
-        *eq = '\0';
-        int rc = config_set(cfg, w, atoll(eq + 1), e);
-        if (rc)
-            return rc;
-    }
-    return RT_OK;
-}
-
 /*
  * A winner of the database, loaded as the unit this library generates for its family and
  * parameters, not as the stored source: the database chooses the config, the code is the
@@ -223,7 +205,7 @@ int api_winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row
 {
     const rt_family *f = family_find(row->family);
     rt_config cfg;
-    if (!f || api_params_config(f, row->params, &cfg, e) != RT_OK) {
+    if (!f || config_parse(f, row->params, &cfg, e) != RT_OK) {
         rt_clearerr(e);
         return get_kernel(ctx, op, type, row->hash, row->family, row->params, NULL, 0, out, e);
     }

@@ -54,7 +54,7 @@ static int seg_config(const char *family, const char *params, int layout, int of
     if (!f || f->plan != PLAN_SEGMENTED)
         return rt_seterr(e, RT_EINVAL, "segmented family '%s' is not built into this library",
                          family);
-    int rc = api_params_config(f, params, cfg, e);
+    int rc = config_parse(f, params, cfg, e);
     if (rc)
         return rc;
     char before[256], after[256];

@@ -243,6 +243,23 @@ void config_format(const rt_config *c, char *buf, size_t len)
                                 c->family->params[i].name, c->values[i]);
 }
 
+int config_parse(const rt_family *f, const char *params, rt_config *c, rt_err *e)
+{
+    config_default(f, c);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", params ? params : "");
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(w, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        int rc = config_set(c, w, atoll(eq + 1), e);
+        if (rc)
+            return rc;
+    }
+    return RT_OK;
+}
+
 int family_seg_skewed(unsigned long long longest, unsigned long long n, unsigned long long nseg)
 {
     return longest > 256 && (double)longest > 16.0 * (double)n / (double)(nseg ? nseg : 1);

@@ -78,4 +78,9 @@ int config_set(rt_config *c, const char *name, long long value, rt_err *e);
 /* "B=256 V=4 U=8 G=4" (every parameter, declaration order) into buf. */
 void config_format(const rt_config *c, char *buf, size_t len);
 
+/* The inverse: a config of family f from a stored "NAME=V ..." string (NULL: the defaults);
+ * parameters it does not name keep their defaults, words without '=' are skipped, an unknown
+ * name is config_set's RT_EINVAL. */
+int config_parse(const rt_family *f, const char *params, rt_config *c, rt_err *e);
+
 #endif
