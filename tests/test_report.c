@@ -196,6 +196,8 @@ static void replay_strategies(void **state)
            "replay %s --strategy exhaustive --format csv", db);
     assert_non_null(strstr(out, "device,op,type,acc,result,layout,n,hot,configs,timed,picks,"
                            "share,chosen_us,best_us,quality,chosen_family,chosen_params,meets"));
+    /* The device (name and uuid) quoted as RFC 4180 has it: its comma and quotes. */
+    assert_non_null(strstr(out, "\r\n\"Fake \"\"GPU\"\", <rev> & 2 feedface\",min,f32,"));
     /* A budget of one config: the first measured, k1 (3.0 us against k2's 2.5). */
     EXPECT(0, ",min,f32,f32,f32,flat,1024,0,3,1,1,0.3333,3.000,2.500,1.2000,gridstride,"
            "B=256 V=4 U=1 G=0,0\r\n", "replay %s --strategy exhaustive --budget 1 --format csv",

@@ -1,12 +1,12 @@
 /*
- * csvread.c - the CSV reader of csvread.h.
+ * csv.c - the CSV reader and field writer of csv.h.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "csvread.h"
+#include "csv.h"
 
 
 
@@ -136,3 +136,20 @@ int csv_column(const csv *c, const char *name)
     return -1;
 }
 
+
+void csv_put_field(FILE *out, const char *v)
+{
+    if (!v)
+        return;
+    if (!strpbrk(v, ",\"\r\n")) {
+        fputs(v, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *v; v++) {
+        if (*v == '"')
+            fputc('"', out);
+        fputc(*v, out);
+    }
+    fputc('"', out);
+}

@@ -1,15 +1,17 @@
 /*
- * csvread.h - the CSV files redtune reads (the benches' files for `report --peers`, the
- * measurements for `replay`): RFC 4180 (commas, double quotes doubled inside quoted fields,
- * LF or CRLF line ends), a header row naming the columns, found by name so that a writer may
- * add columns without breaking a reader. Written here rather than taken from a library:
- * Debian's libcsv is unmaintained since 2013, and the files redtune reads are the plain
- * form (bench/common.cu csv_field, Python's csv module, tuner/results.c).
+ * csv.h - the CSV files redtune reads (the benches' files for `report --peers`, the
+ * measurements for `replay`) and the fields it writes (`best`/`measurements --format csv`,
+ * `replay --format csv`): RFC 4180 (commas, double quotes doubled inside quoted fields, LF or
+ * CRLF line ends), a header row naming the columns, found by name so that a writer may add
+ * columns without breaking a reader. Written here rather than taken from a library: Debian's
+ * libcsv is unmaintained since 2013, and the files redtune reads are the plain form
+ * (bench/common.cu csv_field, Python's csv module, tuner/results.c).
  */
-#ifndef RT_CSVREAD_H
-#define RT_CSVREAD_H
+#ifndef RT_CSV_H
+#define RT_CSV_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "../runtime/err.h"
 
 #define CSV_MAX_BYTES (256u << 20)   /* the files are kilobytes to megabytes: refuse absurd */
@@ -39,5 +41,9 @@ int csv_next(csv *c, rt_err *e);
 
 /* The index of the field named 'name' in the record last read (the header), or -1. */
 int csv_column(const csv *c, const char *name);
+
+/* Write one field: as it is, or quoted (quotes doubled) when it holds a comma, a quote or a
+ * line end; NULL writes an empty field. */
+void csv_put_field(FILE *out, const char *v);
 
 #endif

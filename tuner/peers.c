@@ -1,6 +1,6 @@
 /*
  * peers.c - the peers' times for `redtune report --peers` (peers.h), read from the benches'
- * CSV files (tuner/csvread.h). Which bench wrote a file is told by its header; the columns
+ * CSV files (tuner/csv.h). Which bench wrote a file is told by its header; the columns
  * are found by name, so that a bench may add columns without breaking this reader.
  */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../runtime/optype.h"
-#include "csvread.h"
+#include "csv.h"
 #include "peers.h"
 
 /* ---------------------------------------------------------------- the benches' files */

@@ -25,7 +25,7 @@
 #include "../runtime/family.h"
 #include "../runtime/optype.h"
 #include "../runtime/store_int.h"
-#include "csvread.h"
+#include "csv.h"
 #include "replay.h"
 #include "store_tune.h"
 
@@ -53,34 +53,31 @@ typedef struct rows {
     char skipped_eg[320];
 } rows;
 
+/* Same case but for device and size: operator, type spec, layout and regime. */
+static int same_kind(const rcase *a, const rcase *b)
+{
+    return a->hot == b->hot && !strcmp(a->op, b->op) && !strcmp(a->type, b->type)
+           && !strcmp(a->acc, b->acc) && !strcmp(a->result, b->result)
+           && !strcmp(a->layout, b->layout);
+}
+
+static int same_cfg(const rt_config *a, const rt_config *b)
+{
+    return !memcmp(a, b, sizeof *a);   /* config_default zeroes every byte first */
+}
+
+static void rows_free(rows *r)
+{
+    for (int i = 0; i < r->n; i++)
+        free(r->v[i].c);
+    free(r->v);
+}
+
 /* One text column of the row: "" for NULL. */
 static const char *txt(sqlite3_stmt *st, int i)
 {
     const char *s = (const char *)sqlite3_column_text(st, i);
     return s ? s : "";
-}
-
-/* "B=256 V=4" of 'family' into c; 0, or -1 when this build does not know one of them. */
-static int parse_config(const char *family, const char *params, rt_config *c)
-{
-    const rt_family *f = family_find(family);
-    if (!f)
-        return -1;
-    config_default(f, c);
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", params);
-    char *save = NULL;
-    for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(t, '='), *end;
-        if (!eq)
-            return -1;
-        *eq = '\0';
-        long long v = strtoll(eq + 1, &end, 10);
-        rt_err ce;
-        if (end == eq + 1 || *end || config_set(c, t, v, &ce))
-            return -1;
-    }
-    return 0;
 }
 
 typedef struct rrow {
@@ -109,38 +106,37 @@ static int grow(void *v, int *cap, int n, size_t size)
 static int add_row(rows *r, const rrow *w, rt_err *e)
 {
     rt_config cfg;
-    if (parse_config(w->family, w->params, &cfg)) {
+    rt_err ce;
+    const rt_family *f = family_find(w->family);
+    if (!f || config_parse(f, w->params, &cfg, &ce)) {
         if (!r->skipped++)
             snprintf(r->skipped_eg, sizeof r->skipped_eg, "%s %s", w->family, w->params);
         return RT_OK;
     }
-    const char *acc = *w->acc ? w->acc : w->type, *result = *w->result ? w->result : w->type;
+    rcase key;
+    memset(&key, 0, sizeof key);
+    snprintf(key.dev, sizeof key.dev, "%s", w->dev);
+    snprintf(key.op, sizeof key.op, "%s", w->op);
+    snprintf(key.type, sizeof key.type, "%s", w->type);
+    snprintf(key.acc, sizeof key.acc, "%s", *w->acc ? w->acc : w->type);
+    snprintf(key.result, sizeof key.result, "%s", *w->result ? w->result : w->type);
+    snprintf(key.layout, sizeof key.layout, "%s", w->layout);
+    key.n = w->n;
+    key.hot = w->hot;
+    key.chosen = -1;
     rcase *k = NULL;
-    for (int i = r->n - 1; i >= 0 && !k; i--) {
-        rcase *x = &r->v[i];
-        if (x->n == w->n && x->hot == w->hot && !strcmp(x->op, w->op)
-            && !strcmp(x->type, w->type) && !strcmp(x->acc, acc) && !strcmp(x->result, result)
-            && !strcmp(x->layout, w->layout) && !strcmp(x->dev, w->dev))
-            k = x;
-    }
+    for (int i = r->n - 1; i >= 0 && !k; i--)
+        if (r->v[i].n == key.n && same_kind(&r->v[i], &key) && !strcmp(r->v[i].dev, key.dev))
+            k = &r->v[i];
     if (!k) {
         if (grow(&r->v, &r->cap, r->n, sizeof *r->v))
             return rt_seterr(e, RT_ENOMEM, "replay: out of memory");
         k = &r->v[r->n++];
-        memset(k, 0, sizeof *k);
-        snprintf(k->dev, sizeof k->dev, "%s", w->dev);
-        snprintf(k->op, sizeof k->op, "%s", w->op);
-        snprintf(k->type, sizeof k->type, "%s", w->type);
-        snprintf(k->acc, sizeof k->acc, "%s", acc);
-        snprintf(k->result, sizeof k->result, "%s", result);
-        snprintf(k->layout, sizeof k->layout, "%s", w->layout);
-        k->n = w->n;
-        k->hot = w->hot;
-        k->chosen = -1;
+        *k = key;
     }
     rcand *c = NULL;
     for (int i = 0; i < k->nc && !c; i++)
-        if (!memcmp(&k->c[i].cfg, &cfg, sizeof cfg))
+        if (same_cfg(&k->c[i].cfg, &cfg))
             c = &k->c[i];
     if (c && c->reps >= w->reps)
         return RT_OK;   /* measured again with fewer repetitions: keep the fuller one */
@@ -278,7 +274,7 @@ static int same_config(const rcase *k, const rcase *w)
     if (w->chosen < 0)
         return -1;
     for (int i = 0; i < k->nc; i++)
-        if (!memcmp(&k->c[i].cfg, &w->c[w->chosen].cfg, sizeof k->c[i].cfg))
+        if (same_cfg(&k->c[i].cfg, &w->c[w->chosen].cfg))
             return i;
     return -1;
 }
@@ -307,8 +303,7 @@ static int start_of(const rows *r, int ki)
         int j = same_config(k, w);
         if (j < 0)
             continue;
-        if (!strcmp(w->op, k->op) && !strcmp(w->type, k->type) && !strcmp(w->acc, k->acc)
-            && !strcmp(w->result, k->result) && !strcmp(w->layout, k->layout)) {
+        if (same_kind(w, k)) {
             double d = fabs(log((double)w->n) - log((double)k->n));
             if (start < 0 || d < dist)
                 start = j, dist = d;
@@ -393,9 +388,7 @@ static double judged(const rows *j, const rcase *k)
     const rcase *w = NULL;
     for (int i = 0; i < j->n; i++) {
         const rcase *x = &j->v[i];
-        if (x->n != k->n || x->hot != k->hot || strcmp(x->op, k->op) || strcmp(x->type, k->type)
-            || strcmp(x->acc, k->acc) || strcmp(x->result, k->result)
-            || strcmp(x->layout, k->layout))
+        if (x->n != k->n || !same_kind(x, k))
             continue;
         if (!w || !strcmp(x->dev, k->dev))
             w = x;
@@ -408,7 +401,7 @@ static double judged(const rows *j, const rcase *k)
             continue;
         if (w->c[i].median < best)
             best = w->c[i].median;
-        if (!memcmp(&w->c[i].cfg, &k->c[k->chosen].cfg, sizeof w->c[i].cfg))
+        if (same_cfg(&w->c[i].cfg, &k->c[k->chosen].cfg))
             mine = w->c[i].median;
     }
     return mine / best;
@@ -476,12 +469,16 @@ int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
             snprintf(jt, sizeof jt, " %6.3f", jq);
         if (!isnan(jq) && jq > worst_j)
             worst_j = jq;
-        if (o->csv)
-            fprintf(out, "\"%s\",%s,%s,%s,%s,%s,%lld,%d,%d,%d,%d,%.4f,%.3f,%.3f,%.4f,%s,%s,%d%s\r\n",
-                    k->dev, k->op, k->type, k->acc, k->result, k->layout, k->n, k->hot, k->nc,
+        if (o->csv) {
+            csv_put_field(out, k->dev);
+            fprintf(out, ",%s,%s,%s,%s,", k->op, k->type, k->acc, k->result);
+            csv_put_field(out, k->layout);
+            fprintf(out, ",%lld,%d,%d,%d,%d,%.4f,%.3f,%.3f,%.4f,%s,", k->n, k->hot, k->nc,
                     oc.distinct, oc.picks, share, oc.chosen, oc.best, q,
-                    ch ? ch->cfg.family->name : "", ch ? ch->params : "", ok, jt);
-        else
+                    ch ? ch->cfg.family->name : "");
+            csv_put_field(out, ch ? ch->params : "");
+            fprintf(out, ",%d%s\r\n", ok, jt);
+        } else
             fprintf(out, "%-6s %-5s %-22s %12lld %7d %5d %6.3f %10.2f %10.2f %7.3f  %-22s%s\n",
                     k->op, k->type, k->layout, k->n, k->nc, oc.distinct, share, oc.chosen,
                     oc.best, q, ok ? "meets" : "misses", jt);
@@ -500,11 +497,7 @@ int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
     if (fflush(out) != 0)
         rc = rt_seterr(e, RT_EIO, "stdout: cannot write");
 done:
-    for (int i = 0; i < r.n; i++)
-        free(r.v[i].c);
-    free(r.v);
-    for (int i = 0; i < jr.n; i++)
-        free(jr.v[i].c);
-    free(jr.v);
+    rows_free(&r);
+    rows_free(&jr);
     return rc;
 }

@@ -6,8 +6,9 @@
  * with the stored measurement. What it prints per case: the config the strategy would have
  * chosen, its median against the best median of all, and how many of the case's configs it
  * timed, so that a strategy and a budget are judged on every stored case in a second
- * (docs/tuning.md, "Replaying a strategy"). The GPU's own run (tools/strategy_quality.sh)
- * adds what a replay cannot see: run-to-run noise and the true tuning time.
+ * (docs/tuning.md, "Replaying a strategy"). Run-to-run noise comes in with --judge (a second
+ * sweep of the same cases); the true tuning time only from the GPU's own run
+ * (tools/strategy_quality.sh).
  */
 #ifndef RT_REPLAY_H
 #define RT_REPLAY_H

@@ -12,6 +12,7 @@
 
 #include "../runtime/family.h"
 #include "../runtime/store_int.h"
+#include "csv.h"
 #include "results.h"
 #include "store_tune.h"
 
@@ -137,29 +138,12 @@ static char *families_json(void)
 }
 
 /* One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line end. */
-static void csv_field(FILE *out, const char *v)
-{
-    if (!v)
-        return;
-    if (!strpbrk(v, ",\"\r\n")) {
-        fputs(v, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *v; v++) {
-        if (*v == '"')
-            fputc('"', out);
-        fputc(*v, out);
-    }
-    fputc('"', out);
-}
-
 static void csv_row(FILE *out, sqlite3_stmt *st)
 {
     for (int i = 0; i < RESULTS_NCOLS; i++) {
         if (i)
             fputc(',', out);
-        csv_field(out, st ? (const char *)sqlite3_column_text(st, i) : csv_header[i]);
+        csv_put_field(out, st ? (const char *)sqlite3_column_text(st, i) : csv_header[i]);
     }
     fputs("\r\n", out);
 }
