@@ -444,8 +444,6 @@ static int main_replay(cli_args *a)
                      o->budget, o->budget_pct, o->budget_min, o->strategy_seed,
                      a->op_name, a->type_name, a->format == RESULTS_CSV, o->verbose,
                      a->judge};
-    if (!o->strategy && !o->budget && !o->budget_pct)
-        r.budget_pct = STRATEGY_DEFAULT_PCT, r.budget_min = STRATEGY_DEFAULT_MIN;
     rt_clearerr(&e);
     if (replay_run(&r, stdout, &refused, &e))
         die(refused == 1 ? 3 : refused == 2 ? 4 : 1, "%s", e.msg);

@@ -100,12 +100,9 @@ extern const strategy_ops strategy_halving;
 /* Local search from 'start' over neighbouring parameter values, to a local optimum. */
 extern const strategy_ops strategy_local;
 
-/* What a run without --strategy searches with: the strategy, and its budget when no
- * --budget is given (STRATEGY_DEFAULT_PCT percent of each case's configs, at least
- * STRATEGY_DEFAULT_MIN; 0: none), chosen by the quality of docs/tuning.md. */
+/* What a run (and a replay) without --strategy searches with (docs/tuning.md, "Which
+ * strategy is the default"). */
 #define STRATEGY_DEFAULT "exhaustive"
-#define STRATEGY_DEFAULT_PCT 0
-#define STRATEGY_DEFAULT_MIN 0
 
 /* The strategy named 'name', or NULL; STRATEGY_NAMES lists them for messages. */
 const strategy_ops *strategy_find(const char *name);

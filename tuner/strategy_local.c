@@ -53,6 +53,8 @@ typedef struct local {
     int done;
 } local;
 
+static int centre_of(const local *x, const rt_family *f);
+
 static long planned(int n, long budget)
 {
     return budget > 0 && budget < n ? budget : n;
@@ -95,6 +97,11 @@ static int init(strategy *s, const strategy_case *cs, rt_err *e)
             k++;
         if (k == x->nfam)
             x->fam[x->nfam++] = cs->c[i].cfg.family;
+    }
+    for (int f = 0; x->start < 0 && f < x->nfam && x->nseeds < MAXSEEDS; f++) {
+        int j = centre_of(x, x->fam[f]);   /* nothing known: each family's centre first */
+        if (j >= 0)
+            x->seeds[x->nseeds++] = j;
     }
     return RT_OK;
 }
@@ -262,24 +269,19 @@ static int next(strategy *s, int time_up, strategy_pick *p)
         return 0;
     for (;;) {
         if (x->cur < 0) {
-            if (x->start < 0 && !x->picks && x->si == 0)
-                for (int f = 0; f < x->nfam && x->nseeds < MAXSEEDS; f++) {
-                    int j = centre_of(x, x->fam[f]);
-                    if (j >= 0)
-                        x->seeds[x->nseeds++] = j;
-                }
             if (x->si < x->nseeds) {
                 int j = x->seeds[x->si++];
                 if (!x->timed[j])
                     return offer(x, j, p);
                 continue;
             }
-            if (x->nseeds && x->start < 0) {   /* the seeds timed: start from their best */
+            if (x->nseeds) {   /* the seeds timed: start from their best, once */
                 int b = x->seeds[0];
                 for (int i = 1; i < x->nseeds; i++)
                     if (x->med[x->seeds[i]] < x->med[b])
                         b = x->seeds[i];
                 x->start = isfinite(x->med[b]) ? b : -1;
+                x->nseeds = 0;
             }
             x->cur = x->start >= 0 ? x->start : untimed(x);
             x->built = 0;

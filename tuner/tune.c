@@ -73,7 +73,7 @@ int tune_run(const tune_opts *o, rt_err *e)
     const char *type = rt_type_name(optype_elem(t));   /* the element type: a spec has no name */
 
     /* The search strategy: the one seam where another plugs in (strategy.h). */
-    const strategy_ops *search = strategy_find(o->strategy ? o->strategy : "exhaustive");
+    const strategy_ops *search = strategy_find(o->strategy ? o->strategy : STRATEGY_DEFAULT);
     if (!search) {
         rc = rt_seterr(e, RT_EINVAL, "unknown strategy '%s' (known: %s)", o->strategy,
                        STRATEGY_NAMES);

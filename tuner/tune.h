@@ -36,7 +36,7 @@ typedef struct tune_opts {
     axis_shape shapes[TUNE_MAX_SHAPES];   /* --axis: the shapes to tune, a case each (the
                                            * sizes are unused: n = outer * len * inner) */
     int nshapes;
-    const char *strategy;     /* --strategy (strategy.h); NULL: exhaustive */
+    const char *strategy;     /* --strategy (strategy.h); NULL: STRATEGY_DEFAULT */
     long budget;              /* --budget N: configs per case; 0: no limit */
     double budget_s;          /* --budget Ns: seconds per case; 0: no limit */
     double budget_pct;        /* --budget P%: that share of each case's configs, in (0, 100]
