@@ -453,9 +453,10 @@ int rt_explain_axis(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long oute
     snprintf(ver, sizeof ver, "%d.%d", k->nvrtc_version / 1000, k->nvrtc_version % 1000 / 10);
     if (d->row)
         snprintf(entry, sizeof entry, "device \"%s\" (sm_%d%d, %d SMs), tuned shape "
-                 "axis:%llux%llux%llu, median %.2f us, in %s", d->c->dev.name,
+                 "axis:%llux%llux%llu, median %.2f us, in %s; %s", d->c->dev.name,
                  d->c->dev.cc_major, d->c->dev.cc_minor, d->c->dev.sm_count, d->row->axis[0],
-                 d->row->axis[1], d->row->axis[2], d->row->median_us, store_path(ctx->db));
+                 d->row->axis[1], d->row->axis[2], d->row->median_us, store_path(ctx->db),
+                 api_row_owner(d->c, d->row));
     else if (d->c->foreign)
         snprintf(entry, sizeof entry, "none: the %d winners for %s %s in %s are of another "
                  "definition than the registered one, so none is used", d->c->foreign, on, tn,

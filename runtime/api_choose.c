@@ -2,9 +2,11 @@
  * api_choose.c - libredtune's choice of a kernel for each (operator, type, size range) of
  * rt_reduce (under the context's mutex, once per (op, type, size slot of n)):
  *   1. the device row of the database nearest to this GPU that has winners for (op, type,
- *      layout "flat", cold L2): same name and SM count, else same compute capability, else
- *      same major architecture (store_find_device); else the built-in default (gridstride,
- *      B=256 V=16/size (at most 4) U=4 G=4, generated from the embedded template);
+ *      layout "flat", cold L2): same name and SM count (this GPU's own row first, by UUID),
+ *      else same compute capability, else same major architecture (store_find_device); else
+ *      the built-in default (gridstride, B=256 V=16/size (at most 4) U=4 G=4, generated from
+ *      the embedded template). Its winners are completed by those of identical GPUs for the
+ *      sizes it lacks (the shares of `redtune --split`; store_list_best_for_device_kind);
  *   2. among that device's winners, by size slot (api_size_slot: n = 2^k exactly, or n in
  *      (2^k, 2^(k+1))): for n = 2^k the tuned size m nearest to it in log2, the larger m on
  *      a tie; inside (2^k, 2^(k+1)) the smallest tuned m > 2^k when m <= 2^(k+2), else the
@@ -65,6 +67,7 @@ static int collect_row(const store_best_row *row, void *arg)
     snprintf(b->params, sizeof b->params, "%s", row->params);
     b->median_us = row->median_us;
     b->seg_mean = row->seg_mean;
+    b->device_id = row->device_id;
     memset(b->axis, 0, sizeof b->axis);
     if (row->layout && !strncmp(row->layout, "axis:", 5)
         && sscanf(row->layout + 5, "%llux%llux%llu", &b->axis[0], &b->axis[1], &b->axis[2]) != 3)
@@ -129,6 +132,17 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     c->level = c->nrows ? c->dev.level : LEVEL_BUILTIN;
     c->resolved = 1;
     return RT_OK;
+}
+
+const char *api_row_owner(const choice *c, const best_entry *b)
+{
+    if (b->device_id && b->device_id != c->dev.id)
+        return "this size's winner on an identical GPU (the row above has none of it: tuned "
+               "with --split)";
+    if (c->dev.own)
+        return "this GPU's own row";
+    return c->dev.level == STORE_MATCH_EXACT ? "the row of another GPU of this model"
+                                             : "the row of another GPU";
 }
 
 /* A winner's family is timed only up to its @max_n (oneblock): not one to serve a slot past it. */

@@ -68,6 +68,7 @@ typedef struct best_entry {
     double median_us;
     double seg_mean;       /* segmented: the mean segment length it was tuned at */
     unsigned long long axis[3];   /* axis: the tuned shape (outer, len, inner) of its layout */
+    long long device_id;   /* its device row: the choice's, or an identical GPU's (--split) */
 } best_entry;
 
 /* The database's answer for one (op, type): a device row and its winners, or none. */
@@ -241,6 +242,9 @@ unsigned api_size_slot(unsigned long long n);
 void api_slot_text(unsigned sl, char *buf, size_t len);
 const best_entry *api_pick_winner(const best_entry *rows, int nrows, unsigned sl);
 int api_decided(const rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n);
+/* Whose winner 'b' of choice 'c' is, for the explanations: this GPU's own row, an identical
+ * GPU's (a size this row lacks; --split), another GPU's of the same model, or another's. */
+const char *api_row_owner(const choice *c, const best_entry *b);
 int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
                      decision **out, rt_err *e);
 

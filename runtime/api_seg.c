@@ -335,9 +335,9 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
         char from[512];
         if (d->row)
             snprintf(from, sizeof from, "tuned on %s at n = %lld, mean segment length %.1f: "
-                     "%.2f us%s", d->c_name, d->row->n, d->row->seg_mean, d->row->median_us,
+                     "%.2f us%s; %s", d->c_name, d->row->n, d->row->seg_mean, d->row->median_us,
                      d->respecialized ? " (re-specialised here for the offset width or "
-                     "alignment)" : "");
+                     "alignment)" : "", d->c ? api_row_owner(d->c, d->row) : "?");
         else
             snprintf(from, sizeof from, "no tuned entry%s", d->skewed && d->level == LEVEL_BUILTIN
                      && d->c && d->c->nrows ? " of a load-balanced family (RT_SEG_SKEWED)" : "");

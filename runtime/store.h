@@ -99,6 +99,7 @@ typedef struct store_best_row {
     int deterministic;
     long long nseg;          /* segmented: the segmentation measured (0 for flat) */
     double seg_mean;
+    long long device_id;     /* its device row (the lookup's lists; 0 elsewhere) */
 } store_best_row;
 
 /* ---- runtime lookup (the read-only queries of runtime/api*.c) ----
@@ -125,12 +126,13 @@ typedef struct store_device_match {
     int cc_major, cc_minor, sm_count;
     int level;               /* STORE_MATCH_* */
     int nbest;               /* rows of table best it has for the case asked */
+    int own;                 /* 1: the row of the GPU asked about (the same UUID) */
 } store_device_match;
 
 /*
  * The device row closest to 'd' that has at least one row of table best for (op, type, acc,
- * result, layout, hot): the best level first, then the nearest SM count, then the most best
- * rows, then the most recently seen. RT_ENOTFOUND when no row of the same major architecture
+ * result, layout, hot): the best level first, then the GPU's own row (the same UUID), then the
+ * nearest SM count, then the most best rows, then the most recently seen. RT_ENOTFOUND when no row of the same major architecture
  * has one (the caller falls back to its built-in default).
  *
  * 'type' is the element type's name, 'acc' and 'result' the names of the resolved
@@ -144,7 +146,10 @@ int store_find_device_spec(store *s, const rt_device *d, const char *op, const c
 
 /* The rows of table best of one device for (op, type, acc, result, layout, hot), ordered by
  * n, joined with their kernel (as store_list_best); a non-zero return from 'cb' stops the
- * walk. acc and result as in store_find_device_spec. */
+ * walk. acc and result as in store_find_device_spec. A case (layout, n) the device has no
+ * row for is filled from the devices identical to it (same name, compute capability, SM
+ * count, memory clock and bus width; the GPUs `redtune --split` shares the cases among), the
+ * fastest such row; row->device_id says whose a row is. */
 int store_list_best_for_device_spec(store *s, long long device_id, const char *op,
                                     const char *type, const char *acc, const char *result,
                                     const char *layout, int hot,

@@ -180,6 +180,7 @@ int store_walk_best_rows(store *s, sqlite3_stmt *st, const char *what,
             .seg_mean = sqlite3_column_double(st, 17),
             .acc = col_text(st, 18),
             .result = col_text(st, 19),
+            .device_id = sqlite3_column_count(st) > 20 ? sqlite3_column_int64(st, 20) : 0,
         };
         if (cb(&row, arg) != 0)
             return RT_OK;
@@ -201,13 +202,14 @@ int store_find_device_kind(store *s, const rt_device *d, const char *op, const c
 #define FIND_SQL(ACC, RESULT, LAYOUT)                                                         \
         "SELECT d.id, d.name, d.cc_major, d.cc_minor, d.sm_count, count(*) AS nbest, "      \
         "CASE WHEN d.name = ?5 AND d.sm_count = ?6 AND d.cc_minor = ?8 THEN 1 "             \
-        "     WHEN d.cc_minor = ?8 THEN 2 ELSE 3 END AS level "                             \
+        "     WHEN d.cc_minor = ?8 THEN 2 ELSE 3 END AS level, "                            \
+        "coalesce(d.uuid = ?12, 0) AS own "                                                 \
         "FROM best b JOIN devices d ON d.id = b.device_id "                                 \
         "WHERE b.op = ?1 AND b.type = ?2 AND " LAYOUT                                     \
         "AND b.hot = ?4 AND " ACC " = coalesce(?9, ?2) AND " RESULT " = coalesce(?10, ?2) " \
         "AND d.cc_major = ?7 "                                                              \
         "GROUP BY d.id "                                                                    \
-        "ORDER BY level, abs(d.sm_count - ?6), nbest DESC, d.last_seen DESC, d.id "         \
+        "ORDER BY level, own DESC, abs(d.sm_count - ?6), nbest DESC, d.last_seen DESC, d.id " \
         "LIMIT 1"
     static const char sql[] = FIND_SQL("b.acc", "b.result", LAYOUT_ANY("?3")),
                       sql_v2[] = FIND_SQL("b.type", "b.type", LAYOUT_ANY("?3")),   /* v2 */
@@ -228,7 +230,8 @@ int store_find_device_kind(store *s, const rt_device *d, const char *op, const c
         || sqlite3_bind_int(st, 6, d->sm_count) != SQLITE_OK
         || sqlite3_bind_int(st, 7, d->cc_major) != SQLITE_OK
         || sqlite3_bind_int(st, 8, d->cc_minor) != SQLITE_OK
-        || bind_text(st, 9, acc) != SQLITE_OK || bind_text(st, 10, result) != SQLITE_OK) {
+        || bind_text(st, 9, acc) != SQLITE_OK || bind_text(st, 10, result) != SQLITE_OK
+        || bind_text(st, 12, d->uuid[0] ? d->uuid : NULL) != SQLITE_OK) {
         rc = store_fail(s, "find device", e);
         goto done;
     }
@@ -241,6 +244,7 @@ int store_find_device_kind(store *s, const rt_device *d, const char *op, const c
         m->sm_count = sqlite3_column_int(st, 4);
         m->nbest = sqlite3_column_int(st, 5);
         m->level = sqlite3_column_int(st, 6);
+        m->own = sqlite3_column_int(st, 7);
     }
     if (r != SQLITE_DONE) {
         rc = store_fail(s, "find device", e);
@@ -274,15 +278,24 @@ int store_list_best_for_device_kind(store *s, long long device_id, const char *o
                                     int (*cb)(const store_best_row *row, void *arg),
                                     void *arg, rt_err *e)
 {
+/* The device's own rows, and for a case (layout, n) it has none of, the row of a device
+ * identical to it (same name, compute capability, SM count, memory clock and bus width: the
+ * GPUs that `--split` shares cases among), the fastest first. */
 #define LIST_SQL(ACC, RESULT, LAYOUT)                                                         \
         "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "   \
         "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, " \
-        "b.frac_bw, b.deterministic, b.nseg, b.seg_mean, " ACC ", " RESULT " "              \
-        "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "                             \
-        "JOIN devices d ON d.id = b.device_id "                                             \
-        "WHERE b.device_id = ?1 AND b.op = ?2 AND b.type = ?3 AND " LAYOUT                \
-        "AND b.hot = ?5 AND " ACC " = coalesce(?6, ?3) AND " RESULT " = coalesce(?7, ?3) "  \
-        "ORDER BY b.n"
+        "b.frac_bw, b.deterministic, b.nseg, b.seg_mean, b.acc_, b.result_, b.device_id "   \
+        "FROM (SELECT b.*, " ACC " AS acc_, " RESULT " AS result_, row_number() OVER "     \
+        "  (PARTITION BY b.layout, b.n ORDER BY b.device_id <> ?1, b.median_us, b.device_id) " \
+        "  AS rank_ "                                                                        \
+        "  FROM best b JOIN devices d ON d.id = b.device_id JOIN devices p ON p.id = ?1 "   \
+        "  WHERE d.name = p.name AND d.cc_major = p.cc_major AND d.cc_minor = p.cc_minor "  \
+        "  AND d.sm_count = p.sm_count AND d.mem_clock_khz = p.mem_clock_khz "              \
+        "  AND d.bus_width_bits = p.bus_width_bits "                                        \
+        "  AND b.op = ?2 AND b.type = ?3 AND " LAYOUT                                       \
+        "  AND b.hot = ?5 AND " ACC " = coalesce(?6, ?3) AND " RESULT " = coalesce(?7, ?3)) b " \
+        "JOIN kernels k ON k.hash = b.kernel_hash JOIN devices d ON d.id = b.device_id "     \
+        "WHERE b.rank_ = 1 ORDER BY b.n, b.layout"
     static const char sql[] = LIST_SQL("b.acc", "b.result", LAYOUT_ANY("?4")),
                       sql_v2[] = LIST_SQL("b.type", "b.type", LAYOUT_ANY("?4")),   /* v2 */
                       sql_kind[] = LIST_SQL("b.acc", "b.result", LAYOUT_KIND("?4", "?8")),

@@ -434,6 +434,99 @@ static void api_store_lookup(void **state)
     api_util_remove_dir(dir);
 }
 
+/* Identical GPUs (redtune --device all [--split]): a GPU takes its own device row (by UUID)
+ * over a twin's with as many winners, and a size its row lacks from the twin's row (the
+ * fastest twin's where several have it), never from a GPU that differs in memory clock; the
+ * rows say whose they are. */
+typedef struct owned_rows {
+    int count;
+    long long n[8], dev[8];
+    char hash[8][16];
+} owned_rows;
+
+static int see_owned_row(const store_best_row *row, void *arg)
+{
+    owned_rows *r = arg;
+    if (r->count < 8) {
+        r->n[r->count] = row->n;
+        r->dev[r->count] = row->device_id;
+        snprintf(r->hash[r->count], sizeof r->hash[0], "%s", row->kernel_hash);
+    }
+    r->count++;
+    return 0;
+}
+
+static void api_store_identical_gpus(void **state)
+{
+    (void)state;
+    char dir[64], db[128];
+    rt_err e;
+    store *s = NULL;
+
+    api_util_make_dir(dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    long long g0 = api_util_put_device(s, "NVIDIA H200", "u0", 9, 0, 132);
+    long long g1 = api_util_put_device(s, "NVIDIA H200", "u1", 9, 0, 132);
+    long long g2 = api_util_put_device(s, "NVIDIA H200", "u2", 9, 0, 132);
+    long long slow = api_util_put_device(s, "NVIDIA H200", "u3", 9, 0, 132);
+    assert_int_equal(sqlite3_exec(store_db(s), "UPDATE devices SET mem_clock_khz = 1000 WHERE "
+                                  "uuid = 'u3'", NULL, NULL, NULL), SQLITE_OK);
+    put_best(s, g0, "k0_1024", "min", "f32", 1024, 2.0);
+    put_best(s, g0, "k0_4096", "min", "f32", 4096, 3.0);
+    put_best(s, g1, "k1_4096", "min", "f32", 4096, 2.5);
+    put_best(s, g1, "k1_16384", "min", "f32", 16384, 4.0);
+    put_best(s, g2, "k2_16384", "min", "f32", 16384, 3.5);
+    put_best(s, slow, "k3_65536", "min", "f32", 65536, 9.0);
+    put_best(s, slow, "k3_1024", "min", "f32", 1024, 1.0);
+    store_close(s);
+    s = NULL;
+    assert_int_equal(store_open(db, STORE_READ, &s, &e), RT_OK);
+
+    rt_device me;
+    memset(&me, 0, sizeof me);
+    snprintf(me.name, sizeof me.name, "NVIDIA H200");
+    me.cc_major = 9;
+    me.sm_count = 132;
+    store_device_match m;
+    const char *uuid[] = {"u0", "u1"};
+    const long long want[] = {g0, g1};
+    for (int i = 0; i < 2; i++) {
+        snprintf(me.uuid, sizeof me.uuid, "%s", uuid[i]);
+        assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 0, &m, &e), RT_OK);
+        assert_int_equal(m.id, want[i]);
+        assert_int_equal(m.own, 1);
+        assert_int_equal(m.level, STORE_MATCH_EXACT);
+    }
+    snprintf(me.uuid, sizeof me.uuid, "elsewhere");
+    assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.own, 0);
+
+    /* g0's own 1024 and 4096 (though g1's 4096 is faster), 16384 from g2 (faster than g1's);
+     * nothing of u3, whose memory clock differs. */
+    owned_rows r = {0};
+    assert_int_equal(store_list_best_for_device(s, g0, "min", "f32", "flat", 0, see_owned_row,
+                                                &r, &e), RT_OK);
+    assert_int_equal(r.count, 3);
+    assert_int_equal(r.n[0], 1024);
+    assert_string_equal(r.hash[0], "k0_1024");
+    assert_int_equal(r.dev[0], g0);
+    assert_string_equal(r.hash[1], "k0_4096");
+    assert_int_equal(r.dev[1], g0);
+    assert_int_equal(r.n[2], 16384);
+    assert_string_equal(r.hash[2], "k2_16384");
+    assert_int_equal(r.dev[2], g2);
+    /* u3 differs: its own rows only. */
+    memset(&r, 0, sizeof r);
+    assert_int_equal(store_list_best_for_device(s, slow, "min", "f32", "flat", 0, see_owned_row,
+                                                &r, &e), RT_OK);
+    assert_int_equal(r.count, 2);
+    assert_string_equal(r.hash[0], "k3_1024");
+    assert_string_equal(r.hash[1], "k3_65536");
+    store_close(s);
+    api_util_remove_dir(dir);
+}
+
 /* ---------------------------------------------------------------- CPU: the size slots */
 
 /* rt_reduce's choice among a device's winners by size slot (api_choose.c): a tuned power of
@@ -506,6 +599,7 @@ int test_api_db_group(void)
         cmocka_unit_test(api_find_db_order),
         cmocka_unit_test(api_no_driver),
         cmocka_unit_test(api_store_lookup),
+        cmocka_unit_test(api_store_identical_gpus),
         cmocka_unit_test(api_pick_by_size_slot),
     };
     return cmocka_run_group_tests_name("api_db", tests, NULL, NULL);

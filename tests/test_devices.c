@@ -229,9 +229,9 @@ static void devices_one_fails_others_go_on(void **state)
     rm_dir(dir);
 }
 
-/* --split: two identical GPUs take every second case each (of three sizes: the first and
- * third on the first GPU, the second on the other), each under its own device row; a GPU
- * that differs in one of the properties is not identical and tunes every case. */
+/* --split: two identical GPUs divide the cases by cost (of three sizes of nearly one cost:
+ * the largest on the first GPU, the two others on the second), each under its own device
+ * row; a GPU that differs in one of the properties is not identical and tunes every case. */
 static void devices_split_identical(void **state)
 {
     (void)state;
@@ -260,14 +260,14 @@ static void devices_split_identical(void **state)
         print_error("%s\n---\n%s\n", out_text, err_text);
     assert_int_equal(worst, 0);
     HAS(out_text, "gpu 0 (Fake GPU, --split), gpu 1 (Fake GPU, --split), gpu 2 (Other GPU)\n");
-    HAS(out_text, "[gpu 0] redtune: --split: 2 of the 3 cases here (share 1 of 2), the others "
+    HAS(out_text, "[gpu 0] redtune: --split: 1 of the 3 cases here (share 1 of 2), the others "
                   "on identical GPUs\n");
-    HAS(out_text, "[gpu 1] redtune: --split: 1 of the 3 cases here (share 2 of 2)");
+    HAS(out_text, "[gpu 1] redtune: --split: 2 of the 3 cases here (share 2 of 2)");
     assert_null(strstr(out_text, "[gpu 2] redtune: --split"));
     DB_EQ(db, "SELECT group_concat(ordinal || ':' || ns, ' ') FROM (SELECT d.ordinal, "
               "(SELECT group_concat(n, ',') FROM (SELECT DISTINCT n FROM measurements m WHERE "
               "m.device_id = d.id ORDER BY n)) AS ns FROM devices d ORDER BY d.ordinal)",
-          "0:1000,16384 1:4096 2:1000,4096,16384");
+          "0:16384 1:1000,4096 2:1000,4096,16384");
 
     /* Identity: name, compute capability, SMs, memory clock, bus width. */
     rt_device a = p.dev[0], b = p.dev[1];

@@ -22,6 +22,7 @@
 #include "tuner/axisdata.h"
 #include "tuner/proto.h"
 #include "tuner/segdata.h"
+#include "tuner/split.h"
 #include "tuner/strategy.h"
 #include "tuner/tuner.h"
 
@@ -594,16 +595,26 @@ static void tune_axis_cases(void **state)
     assert_int_equal(rc, RT_OK);
     assert_non_null(strstr(out_text, "0 configs measured in this run"));
 
-    /* --split: of the three cases, the second GPU of two takes the second. */
+    /* --split by cost (configs x (SPLIT_CONFIG_BYTES + bytes)): 65536x128x1 (3 configs of
+     * 32 MiB) is the costliest and the first GPU's; 5x333x1 (3 of 6.5 KiB) and 64x2048x512
+     * (1 of 256 MiB) go to the second, whose load stays below the first's. */
     db_exec(db, "DELETE FROM best; DELETE FROM measurements");
     o.split_index = 1;
     o.split_count = 2;
     rc = tune_captured(&o, &e);
     assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "--split: 2 of the 3 cases here"));
+    assert_non_null(strstr(out_text, "4 configs measured in this run"));
+    db_text(db, "SELECT group_concat(layout, ' ') FROM (SELECT DISTINCT layout FROM "
+                "measurements ORDER BY layout)", got, sizeof got);
+    assert_string_equal(got, "axis:5x333x1 axis:64x2048x512");
+    db_exec(db, "DELETE FROM best; DELETE FROM measurements");
+    o.split_index = 0;
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
     assert_non_null(strstr(out_text, "--split: 1 of the 3 cases here"));
-    assert_non_null(strstr(out_text, "1 configs measured in this run"));
-    db_text(db, "SELECT group_concat(layout, ' ') FROM measurements", got, sizeof got);
-    assert_string_equal(got, "axis:64x2048x512");
+    db_text(db, "SELECT group_concat(DISTINCT layout) FROM measurements", got, sizeof got);
+    assert_string_equal(got, "axis:65536x128x1");
 
     /* --budget 50%: per shape, half of its own configs rounded up (3 -> 2, 1 -> 1, 3 -> 2),
      * and the progress line's total is theirs. */
@@ -621,6 +632,54 @@ static void tune_axis_cases(void **state)
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
+}
+
+/* --split's division (split.c): the costliest case first, each to the least loaded share;
+ * equal costs in order, ties to the lowest share; `--op min`'s eleven sizes of 2^10 .. 2^30
+ * on two GPUs put 2^30 alone on one; on random costs every case has one share, no share is
+ * empty, and the loads differ by at most the largest cost. */
+static void split_divides_by_cost(void **state)
+{
+    (void)state;
+    int owner[32];
+    const double even[3] = {1, 1, 1};
+    assert_int_equal(split_assign(even, 3, 2, owner), 0);
+    assert_int_equal(owner[0], 0);
+    assert_int_equal(owner[1], 1);
+    assert_int_equal(owner[2], 0);
+
+    double cost[32];
+    for (int i = 0; i < 11; i++)
+        cost[i] = split_case_cost(88, 4.0 * (double)(1LL << (10 + 2 * i)));
+    assert_int_equal(split_assign(cost, 11, 2, owner), 0);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(owner[i], 1);
+    assert_int_equal(owner[10], 0);
+
+    unsigned long long x = 12345;
+    for (int trial = 0; trial < 50; trial++) {
+        int k = 2 + trial % 4, nc = k + (int)(x % 20);
+        double load[8] = {0}, top = 0;
+        int used[8] = {0};
+        for (int i = 0; i < nc; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            cost[i] = 1 + (double)(x >> 40);
+            top = cost[i] > top ? cost[i] : top;
+        }
+        assert_int_equal(split_assign(cost, nc, k, owner), 0);
+        for (int i = 0; i < nc; i++) {
+            assert_true(owner[i] >= 0 && owner[i] < k);
+            load[owner[i]] += cost[i];
+            used[owner[i]] = 1;
+        }
+        double lo = load[0], hi = load[0];
+        for (int j = 0; j < k; j++) {
+            assert_true(used[j]);
+            lo = load[j] < lo ? load[j] : lo;
+            hi = load[j] > hi ? load[j] : hi;
+        }
+        assert_true(hi - lo <= top);
+    }
 }
 
 /* --budget P%: P percent of the case's configs rounded up, at least 1, at most all; whole
@@ -1067,6 +1126,7 @@ int test_tune_group(void)
         cmocka_unit_test(tune_random_budget_pct),
         cmocka_unit_test(budget_percentage_rounds_up),
         cmocka_unit_test(tune_axis_cases),
+        cmocka_unit_test(split_divides_by_cost),
     };
     return cmocka_run_group_tests_name("tune", tests, NULL, NULL);
 }

@@ -14,13 +14,15 @@
 #          (the rerun: only what is missing is measured)
 # Per database: PRAGMA integrity_check, rows per device (measurements by status, best rows,
 # runs open/closed); per log: "database is locked" lines and each GPU's progress lines.
-# A table last. MG_SIZES (e.g. 2^16,2^24) narrows every `--op min` run for a short call.
+# A table last. MG_SIZES (e.g. 2^16,2^24) narrows every `--op min` run for a short call;
+# MG_STEPS (default "one all split kill") runs only the steps named.
 set -u
 out=${OUT:-out}/mg
 mkdir -p "$out"
 rt=build/redtune
 sizes=${MG_SIZES:+--sizes $MG_SIZES}
 kill_after=${KILL_AFTER:-20}
+steps=" ${MG_STEPS:-one all split kill} "
 ngpu=$(nvidia-smi -L | wc -l)
 nvidia-smi -L
 nvidia-smi --query-gpu=index,name,uuid,clocks.mem,memory.total --format=csv,noheader
@@ -63,9 +65,21 @@ log_summary() {
     done
 }
 
+# explain_each DB: `redtune reduce --explain` of min f32 over 2^20 floats on every GPU with
+# DB, and numpy's min of the same floats
+explain_each() {
+    [ -f "$out/x.bin" ] || python3 -c "import numpy as np; np.random.default_rng(1).random(1 << 20, dtype=np.float32).tofile('$out/x.bin')"
+    echo "  numpy's min: $(python3 -c "import numpy as np; print(np.fromfile('$out/x.bin', dtype=np.float32).min())")"
+    for g in $(seq 0 $((ngpu - 1))); do
+        echo "  reduce --explain on GPU $g with $(basename "$1"):"
+        $rt reduce --op min --in "$out/x.bin" --db "$1" --device "$g" --explain 2>&1 | sed 's/^/    /' | head -12
+    done
+}
+
 rm -f "$out"/*.db*
 seg="--op sum --type f32 --segmented offsets --profiles rand10_50 --sizes 2^22"
 
+if [[ $steps == *" one "* ]]; then
 echo "== one: GPU 0 alone"
 # shellcheck disable=SC2086
 timed one "$out/one.log" $rt --device 0 --op min $sizes --db "$out/one.db"
@@ -73,6 +87,9 @@ timed one "$out/one.log" $rt --device 0 --op min $sizes --db "$out/one.db"
 timed one_seg "$out/one_seg.log" $rt --device 0 $seg --db "$out/one.db"
 db_summary "$out/one.db"
 
+fi
+
+if [[ $steps == *" all "* ]]; then
 echo "== all: every GPU at once"
 # shellcheck disable=SC2086
 timed all "$out/all.log" $rt --device all --op min $sizes --db "$out/all.db"
@@ -82,18 +99,27 @@ timed all_seg "$out/all_seg.log" $rt --device all $seg --db "$out/all.db"
 log_summary "$out/all_seg.log"
 db_summary "$out/all.db"
 grep -m3 "^\[gpu 1\] \[.*elapsed" "$out/all.log" | sed 's/^/  progress: /'
+explain_each "$out/all.db"
+fi
 
+if [[ $steps == *" split "* ]]; then
 echo "== split: identical GPUs share the cases"
 # shellcheck disable=SC2086
 timed split "$out/split.log" $rt --device all --split --op min $sizes --db "$out/split.db"
 log_summary "$out/split.log"
 db_summary "$out/split.db"
-python3 -c "import numpy as np; np.random.default_rng(1).random(1 << 20, dtype=np.float32).tofile('$out/x.bin')"
-for g in $(seq 0 $((ngpu - 1))); do
-    echo "  reduce --explain on GPU $g:"
-    $rt reduce --op min --in "$out/x.bin" --db "$out/split.db" --device "$g" --explain 2>&1 | sed 's/^/    /' | head -12
-done
+grep -h -- "--split:" "$out/split.log" | sed 's/^/  /'
+python3 - "$out/split.db" <<'EOF2'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for o, ns in db.execute("SELECT d.ordinal, group_concat(b.n, ' ') FROM best b JOIN devices d "
+                        "ON d.id = b.device_id GROUP BY d.ordinal ORDER BY d.ordinal"):
+    print(f"  best rows of GPU {o}: n = {ns}")
+EOF2
+explain_each "$out/split.db"
+fi
 
+if [[ $steps == *" kill "* ]]; then
 echo "== kill: the last GPU's tuner killed mid-run, then the rerun"
 # shellcheck disable=SC2086
 $rt --device all --op min $sizes --db "$out/kill.db" > "$out/kill.log" 2>&1 &
@@ -119,6 +145,7 @@ db_summary "$out/kill.db"
 timed rerun "$out/rerun.log" $rt --device all --op min $sizes --db "$out/kill.db"
 grep -E "measured in this run|reused|compiled" "$out/rerun.log" | sed 's/^/  /' | head -8
 db_summary "$out/kill.db"
+fi
 
 echo
 echo "| step | wall (s) |"

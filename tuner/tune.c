@@ -21,6 +21,7 @@
 #include "segdata.h"
 #include "session.h"
 #include "space.h"
+#include "split.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "tune.h"
@@ -50,6 +51,46 @@ static int check_definition(store *s, const opfile *u, rt_err *e)
     return rc;
 }
 
+/* --split: which of the run's cases are this GPU's share (split.h). A case's cost is the
+ * configs the strategy plans for it, each reading the case's bytes (the input, and the keys
+ * or offsets and the partials of a segmented case, as the sweep's fit check counts them). */
+static int split_share(const tune_opts *o, const strategy_ops *search, int ncfg, const int *gn,
+                       rt_type t, unsigned char **owned, rt_err *e)
+{
+    int ncases = tune_groups(o) * tune_nsizes(o), nsz = tune_nsizes(o);
+    int segmented = o->layout == SEG_LAYOUT_KEYS || o->layout == SEG_LAYOUT_OFFSETS;
+    size_t acc_size = o->user ? optype_size(t) : optype_acc_size(o->op, t);
+    double per_elem = optype_size(t) + (segmented ? 4 + (double)acc_size : 0);
+    double *cost = malloc((size_t)ncases * sizeof *cost);
+    int *owner = malloc((size_t)ncases * sizeof *owner);
+    int rc = RT_OK;
+    *owned = calloc((size_t)ncases, 1);
+    if (!cost || !owner || !*owned) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory dividing %d cases for --split", ncases);
+        goto done;
+    }
+    for (int ci = 0; ci < ncases; ci++) {
+        int nc = o->layout == SEG_LAYOUT_AXIS ? gn[ci / nsz] : ncfg;
+        long k = search->planned(nc, strategy_budget_min(o->budget, o->budget_pct,
+                                                         o->budget_min, nc));
+        cost[ci] = split_case_cost(k, (double)tune_size(o, ci / nsz, ci % nsz) * per_elem);
+    }
+    if (split_assign(cost, ncases, o->split_count, owner)) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory dividing %d cases for --split", ncases);
+        goto done;
+    }
+    for (int ci = 0; ci < ncases; ci++)
+        (*owned)[ci] = owner[ci] == o->split_index;
+done:
+    free(cost);
+    free(owner);
+    if (rc) {
+        free(*owned);
+        *owned = NULL;
+    }
+    return rc;
+}
+
 int tune_run(const tune_opts *o, rt_err *e)
 {
     int rc = RT_OK;
@@ -69,6 +110,8 @@ int tune_run(const tune_opts *o, rt_err *e)
     char skipped[1024] = "";
     int *gidx[TUNE_MAX_SHAPES] = {0}, gn[TUNE_MAX_SHAPES] = {0};   /* axis: each shape's */
     int axis = o->layout == SEG_LAYOUT_AXIS;
+    unsigned char *split_owned = NULL;
+    tune_opts split_opts;
     tune_case(o, &op, &t, &commutes);
     const char *type = rt_type_name(optype_elem(t));   /* the element type: a spec has no name */
 
@@ -132,6 +175,13 @@ int tune_run(const tune_opts *o, rt_err *e)
 
     int ncases = tune_groups(o) * tune_nsizes(o), owned = 0;
     long planned = 0;
+    if (o->split_count > 1) {
+        if ((rc = split_share(o, search, ncfg, gn, t, &split_owned, e)))
+            goto done;
+        split_opts = *o;
+        split_opts.split_owned = split_owned;
+        o = &split_opts;
+    }
     for (int ci = 0; ci < ncases; ci++)
         if (TUNE_OWNS_CASE(o, ci)) {
             owned++;
@@ -163,6 +213,7 @@ done:
     free(cfgs);
     for (int g = 0; g < TUNE_MAX_SHAPES; g++)
         free(gidx[g]);
+    free(split_owned);
     store_close(s);
     return rc;
 }

@@ -44,13 +44,16 @@ typedef struct tune_opts {
     long budget_min;          /* --budget P%,N: that share, but at least N configs; 0: none */
     unsigned long long strategy_seed;   /* --strategy-seed (default 1): the draws of random
                                          * and halving, apart from the data's --seed */
-    int split_index, split_count;   /* --split (tuner/devices.c): of the cases (profiles x
-                                     * sizes, in order), only those whose index modulo
-                                     * split_count is split_index; split_count <= 1: all */
+    int split_index, split_count;   /* --split (tuner/devices.c): this GPU is share
+                                     * split_index of split_count identical GPUs, which
+                                     * divide the cases by cost (split.h); split_count <= 1:
+                                     * it tunes every case */
+    const unsigned char *split_owned;   /* set by tune_run from the two above: nonzero for
+                                         * the cases of this share; NULL: every case */
 } tune_opts;
 
-/* Whether case 'ci' (profile index x nsizes + size index) is this run's under --split. */
-#define TUNE_OWNS_CASE(o, ci) ((o)->split_count <= 1 || (ci) % (o)->split_count == (o)->split_index)
+/* Whether case 'ci' (group index x nsizes + size index) is this run's under --split. */
+#define TUNE_OWNS_CASE(o, ci) (!(o)->split_owned || (o)->split_owned[ci])
 
 /* The cases of a run are groups (one for flat, the profiles of a segmented run, the shapes
  * of an axis run) x sizes (one per axis shape: its n); case ci = group x tune_nsizes + size. */
