@@ -2,8 +2,9 @@
  * api_choose.c - libredtune's choice of a kernel for each (operator, type, size range) of
  * rt_reduce (under the context's mutex, once per (op, type, size slot of n)):
  *   1. the device row of the database nearest to this GPU that has winners for (op, type,
- *      layout "flat", cold L2): same name and SM count (this GPU's own row first, by UUID),
- *      else same compute capability, else same major architecture (store_find_device); else
+ *      layout "flat", cold L2): same name and SM count (among rows of as many winners this
+ *      GPU's own, by UUID), else same compute capability, else same major architecture
+ *      (store_find_device); else
  *      the built-in default (gridstride, B=256 V=16/size (at most 4) U=4 G=4, generated from
  *      the embedded template). Its winners are completed by those of identical GPUs for the
  *      sizes it lacks (the shares of `redtune --split`; store_list_best_for_device_kind);

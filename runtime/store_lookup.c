@@ -209,7 +209,7 @@ int store_find_device_kind(store *s, const rt_device *d, const char *op, const c
         "AND b.hot = ?4 AND " ACC " = coalesce(?9, ?2) AND " RESULT " = coalesce(?10, ?2) " \
         "AND d.cc_major = ?7 "                                                              \
         "GROUP BY d.id "                                                                    \
-        "ORDER BY level, own DESC, abs(d.sm_count - ?6), nbest DESC, d.last_seen DESC, d.id " \
+        "ORDER BY level, abs(d.sm_count - ?6), nbest DESC, own DESC, d.last_seen DESC, d.id " \
         "LIMIT 1"
     static const char sql[] = FIND_SQL("b.acc", "b.result", LAYOUT_ANY("?3")),
                       sql_v2[] = FIND_SQL("b.type", "b.type", LAYOUT_ANY("?3")),   /* v2 */

@@ -307,7 +307,7 @@ static void put_best(store *s, long long dev, const char *hash, const char *op,
 
 typedef struct rows_seen {
     int count;
-    long long n[8];
+    long long n[8], dev[8];
     char hash[8][16];
 } rows_seen;
 
@@ -316,10 +316,22 @@ static int see_row(const store_best_row *row, void *arg)
     rows_seen *r = arg;
     if (r->count < 8) {
         r->n[r->count] = row->n;
+        r->dev[r->count] = row->device_id;
         snprintf(r->hash[r->count], sizeof r->hash[0], "%s", row->kernel_hash);
     }
     r->count++;
     return 0;
+}
+
+/* A new database t.db in a new directory, open for writing. */
+static store *fresh_store(char *dir, char *db, size_t cap)
+{
+    rt_err e;
+    store *s = NULL;
+    api_util_make_dir(dir);
+    snprintf(db, cap, "%s/t.db", dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    return s;
 }
 
 static void api_store_lookup(void **state)
@@ -327,11 +339,7 @@ static void api_store_lookup(void **state)
     (void)state;
     char dir[64], db[128];
     rt_err e;
-    store *s = NULL;
-
-    api_util_make_dir(dir);
-    snprintf(db, sizeof db, "%s/t.db", dir);
-    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    store *s = fresh_store(dir, db, sizeof db);
     long long a = api_util_put_device(s, "NVIDIA H100 80GB HBM3", "aa", 9, 0, 132);
     long long b = api_util_put_device(s, "NVIDIA H100 PCIe", "bb", 9, 0, 114);
     long long c = api_util_put_device(s, "NVIDIA GH200 480GB", "cc", 9, 0, 132);
@@ -435,37 +443,15 @@ static void api_store_lookup(void **state)
 }
 
 /* Identical GPUs (redtune --device all [--split]): a GPU takes its own device row (by UUID)
- * over a twin's with as many winners, and a size its row lacks from the twin's row (the
- * fastest twin's where several have it), never from a GPU that differs in memory clock; the
- * rows say whose they are. */
-typedef struct owned_rows {
-    int count;
-    long long n[8], dev[8];
-    char hash[8][16];
-} owned_rows;
-
-static int see_owned_row(const store_best_row *row, void *arg)
-{
-    owned_rows *r = arg;
-    if (r->count < 8) {
-        r->n[r->count] = row->n;
-        r->dev[r->count] = row->device_id;
-        snprintf(r->hash[r->count], sizeof r->hash[0], "%s", row->kernel_hash);
-    }
-    r->count++;
-    return 0;
-}
-
+ * over a twin's with as many winners, a twin's with more winners over its own, and a size
+ * the row lacks from a twin's row (the fastest twin's where several have it), never from a
+ * GPU that differs in memory clock; the rows say whose they are. */
 static void api_store_identical_gpus(void **state)
 {
     (void)state;
     char dir[64], db[128];
     rt_err e;
-    store *s = NULL;
-
-    api_util_make_dir(dir);
-    snprintf(db, sizeof db, "%s/t.db", dir);
-    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    store *s = fresh_store(dir, db, sizeof db);
     long long g0 = api_util_put_device(s, "NVIDIA H200", "u0", 9, 0, 132);
     long long g1 = api_util_put_device(s, "NVIDIA H200", "u1", 9, 0, 132);
     long long g2 = api_util_put_device(s, "NVIDIA H200", "u2", 9, 0, 132);
@@ -501,11 +487,15 @@ static void api_store_identical_gpus(void **state)
     snprintf(me.uuid, sizeof me.uuid, "elsewhere");
     assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 0, &m, &e), RT_OK);
     assert_int_equal(m.own, 0);
+    snprintf(me.uuid, sizeof me.uuid, "u2");   /* one winner: g0 and g1 have two */
+    assert_int_equal(store_find_device(s, &me, "min", "f32", "flat", 0, &m, &e), RT_OK);
+    assert_int_equal(m.own, 0);
+    assert_true(m.id == g0 || m.id == g1);
 
     /* g0's own 1024 and 4096 (though g1's 4096 is faster), 16384 from g2 (faster than g1's);
      * nothing of u3, whose memory clock differs. */
-    owned_rows r = {0};
-    assert_int_equal(store_list_best_for_device(s, g0, "min", "f32", "flat", 0, see_owned_row,
+    rows_seen r = {0};
+    assert_int_equal(store_list_best_for_device(s, g0, "min", "f32", "flat", 0, see_row,
                                                 &r, &e), RT_OK);
     assert_int_equal(r.count, 3);
     assert_int_equal(r.n[0], 1024);
@@ -518,7 +508,7 @@ static void api_store_identical_gpus(void **state)
     assert_int_equal(r.dev[2], g2);
     /* u3 differs: its own rows only. */
     memset(&r, 0, sizeof r);
-    assert_int_equal(store_list_best_for_device(s, slow, "min", "f32", "flat", 0, see_owned_row,
+    assert_int_equal(store_list_best_for_device(s, slow, "min", "f32", "flat", 0, see_row,
                                                 &r, &e), RT_OK);
     assert_int_equal(r.count, 2);
     assert_string_equal(r.hash[0], "k3_1024");
