@@ -28,8 +28,15 @@
 # GPU (docs/tuning.md). BASE_DB=FILE starts the CUBIN database from FILE (`redtune compile
 # --arch sm_90 --db FILE ...` made on a machine without a GPU), so that the device call
 # compiles nothing it holds.
+#
+# quality compares two minima of separate sweeps: exhaustive's is the least of some 80 noisy
+# medians, so it sits low by the noise, and a strategy that timed 10 configs is judged
+# against that luck. So each strategy's pick is also judged head to head: its config and
+# exhaustive's timed side by side in JUDGE (default 3) fresh runs of the case (a space of the
+# two; their order swapped every other run), the median over the runs of its time / exhaustive
+# pick's time ("judged"; 1.000 when they are the same config; JUDGE=0 leaves it out).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-out}
 strategies=${STRATEGIES:-"local:12%,6 local:15%,7"}
 base_db=${BASE_DB:-}
@@ -41,6 +48,7 @@ cases=${CASES:-"min:f32:2^20 min:f32:2^24 sum:f32:2^20 sum:f32:2^24 sum:f32:2^22
     max:f64:2^24 sum:i32:2^22 argmax:f32:2^22 var_mean:f32:2^22 sum:f32:2^22:offsets:rand10_50
     sum:f32:2^22:offsets:len3 sum:f32:2^22:offsets:one min:f32:2^22:keys:rand10_50"
 seed=${SEED:-7}
+judge_runs=${JUDGE:-3}
 mkdir -p "$out"
 [ -x build/redtune ] || { echo "$(basename "$0"): build/redtune is missing: carry build/" >&2; exit 1; }
 work=$(mktemp -d)
@@ -61,15 +69,55 @@ tune_case() {
         echo "nan nan"
         return
     fi
-    local secs median
+    local secs best
     secs=$(sed -n 's/^[0-9]* configs measured in this run, \([0-9.]*\) s;.*/\1/p' "$log" | tail -1)
-    # The case's row of redtune best --format csv (columns by name: a database holds the
-    # other profiles of a segmented size too, whose rows came first in the table here).
-    median=$(build/redtune best --db "$db" --op "$op" --type "$type" --n "$n" --format csv |
-             awk -F, -v want="${layout:-flat}${profile:+:$profile}" '
-                 NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-                 $col["layout"] == want { print $col["median_us"]; exit }')
-    echo "${median:-nan} ${secs:-nan}"
+    # The case's row of redtune best --format csv, read as CSV (columns by name: a database
+    # holds the other profiles of a segmented size too, whose rows came first in the table):
+    # its median, family and parameters (spaces as commas, so that the line stays 4 words).
+    best=$(build/redtune best --db "$db" --op "$op" --type "$type" --n "$n" --format csv |
+           python3 -c 'import csv, sys
+for r in csv.DictReader(sys.stdin):
+    if r["layout"] == sys.argv[1]:
+        print(r["median_us"], r["family"], r["params"].replace(" ", ",")); break' \
+               "${layout:-flat}${profile:+:$profile}")
+    read -r median family params <<<"$best"
+    echo "${median:-nan} ${secs:-nan} ${family:--} ${params:--}"
+}
+
+# B=512,V=4 -> "B = 512, V = 4", without the parameters the tuner sets (LAYOUT, OFF64).
+lua_params() { echo "$1" | tr ',' '\n' | grep -vE '^(LAYOUT|OFF64)=' | sed 's/=/ = /' | paste -sd, -; }
+
+# judge C FAMILY_A PARAMS_A FAMILY_B PARAMS_B: the two configs (parameters comma-separated)
+# timed side by side in JUDGE fresh runs of case C (a Lua space of just the two, the order
+# swapped every other run; LAYOUT and OFF64 are the tuner's own); prints the median over the
+# runs of A's median / B's, or nan.
+judge() {
+    local c=$1 fa=$2 pa=$3 fb=$4 pb=$5 op type n layout profile k ratios=() first second t
+    IFS=: read -r op type n layout profile <<<"$c"
+    if [ "$fa $pa" = "$fb $pb" ]; then echo 1.0000; return; fi
+    for k in $(seq 1 "$judge_runs"); do
+        first="{ family = \"$fa\", params = { $(lua_params "$pa") } }"
+        second="{ family = \"$fb\", params = { $(lua_params "$pb") } }"
+        if [ $((k % 2)) = 0 ]; then t=$first; first=$second; second=$t; fi
+        printf 'return {\n  %s,\n  %s,\n}\n' "$first" "$second" >"$work/judge.lua"
+        local args=(--op "$op" --type "$type" --sizes "$n" --seed "$seed" --space "$work/judge.lua"
+                    --db "$work/judge_$k.db")
+        [ -n "${layout:-}" ] && args+=(--segmented "$layout" --profiles "$profile")
+        rm -f "$work/judge_$k.db"
+        cp "$work/base.db" "$work/judge_$k.db"
+        build/redtune "${args[@]}" >>"$work/logs/judge.log" 2>&1 || continue
+        ratios+=("$(build/redtune measurements --db "$work/judge_$k.db" --format csv |
+                    python3 -c 'import csv, sys
+t = {(r["family"], r["params"]): float(r["median_us"]) for r in csv.DictReader(sys.stdin)}
+def find(f, p):
+    want = [x for x in p.split(",") if not x.startswith(("LAYOUT=", "OFF64="))]
+    for (g, q), v in t.items():
+        if g == f and [x for x in q.split() if not x.startswith(("LAYOUT=", "OFF64="))] == want:
+            return v
+a, b = find(*sys.argv[1:3]), find(*sys.argv[3:5])
+print(a / b if a and b else "nan")' "$fa" "$pa" "$fb" "$pb")")
+    done
+    printf '%s\n' "${ratios[@]}" | grep -vx nan | sort -g | awk '{v[NR] = $1} END { print NR ? v[int((NR + 1) / 2)] : "nan" }'
 }
 
 # The CUBINs once, into a database each run's copy starts from (compile time is no part of
@@ -107,18 +155,21 @@ for s in $strategies; do
     [ "$name" != "$s" ] && budget=(--budget "${s#*:}")
     for c in $cases; do
         r=$(tune_case "$work/$(tag "$s").db" "$c" "$(tag "$s")" --strategy "$name" "${budget[@]}")
-        read -r em et <<<"${exh[$c]}"
-        read -r sm st <<<"$r"
-        awk -v c="$c" -v s="$s" -v em="$em" -v et="$et" -v sm="$sm" -v st="$st" 'BEGIN {
+        read -r em et ef ep <<<"${exh[$c]}"
+        read -r sm st sf sp <<<"$r"
+        j=nan
+        [ "$judge_runs" -gt 0 ] && j=$(judge "$c" "$sf" "$sp" "$ef" "$ep")
+        awk -v c="$c" -v s="$s" -v em="$em" -v et="$et" -v sm="$sm" -v st="$st" -v j="$j" 'BEGIN {
             q = (em > 0 && sm > 0) ? sm / em : 1e9; t = (et > 0) ? st / et : 1e9
             ok = (q <= 1.03 && t <= 0.20) ? "meets" : "misses"
-            printf "%.4f %-34s %-12s %10.2f %10.2f %7.3f %7.2f %7.2f %6.3f  %s\n", q, c, s, sm, em, q, st, et, t, ok
+            jok = (j != "nan" && j + 0 <= 1.03 && t <= 0.20) ? "meets" : "misses"
+            printf "%.4f %-34s %-12s %10.2f %10.2f %7.3f %7.2f %7.2f %6.3f  %-6s %7s  %s\n", q, c, s, sm, em, q, st, et, t, ok, (j == "nan" ? "nan" : sprintf("%.3f", j)), jok
         }' >>"$rows"
     done
 done
 {
-    printf "%-34s %-12s %10s %10s %7s %7s %7s %6s  %s\n" case strategy "best(us)" "exh(us)" \
-        quality "time(s)" "exh(s)" ratio "goal (<=1.03, <=0.20)"
+    printf "%-34s %-12s %10s %10s %7s %7s %7s %6s  %-6s %7s  %s\n" case strategy "best(us)" \
+        "exh(us)" quality "time(s)" "exh(s)" ratio goal judged "goal judged"
     sort -n "$rows" | cut -d' ' -f2-
     echo "worst case last; per strategy, the worst:"
     for s in $strategies; do
