@@ -2,8 +2,8 @@
 """gen_consts.py HEADER OUT - write redtune/_consts.py from include/redtune.h.
 
 The Python package never spells a value of the C API by hand: ninja runs this on the header
-(`ninja python`), and python/tests/test_cpu.py checks the result against the header and the
-library. It reads what the header defines in its own simple forms:
+(`ninja python`), and python/tests/test_cpu_consts.py checks the result against the header and
+the library. It reads what the header defines in its own simple forms:
 
     #define RT_NAME  VALUE      an integer (result codes, flags, limits) or a string
     typedef enum rt_X { RT_A = 0, RT_B, ..., RT_X_COUNT } rt_X;

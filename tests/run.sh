@@ -42,7 +42,7 @@ fi
 # a TAP line per test through the rt_tap plugin; test_gpu.py skips without a GPU, torch, CuPy.
 if [ "$dir" = build ]; then
     case "$filter" in
-        cpu) pytests=python/tests/test_cpu.py ;;
+        cpu) pytests="python/tests/test_cpu_*.py" ;;
         gpu) pytests=python/tests/test_gpu.py ;;
         *) pytests=python/tests ;;
     esac

@@ -1,7 +1,7 @@
 """The library's type model in Python (docs/types.md, runtime/optype.c): which result type
 and how many result values an operator gives for an element type and an accumulator, so the
-package allocates the result before it calls rt_reduce. tests/test_cpu.py checks the table
-against the library's own rt_... rules through its refusals."""
+package allocates the result before it calls rt_reduce. python/tests/test_cpu_consts.py checks
+the table against the library's own rt_... rules through its refusals."""
 from . import _consts as C
 
 FLOATS = (C.RT_F16, C.RT_BF16, C.RT_F32, C.RT_F64)
