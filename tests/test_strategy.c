@@ -1,0 +1,511 @@
+/*
+ * test_strategy.c - the search strategies (tuner/strategy*.c) over fake candidate lists, with
+ * no worker and no GPU: exhaustive, random, halving and local, what each picks and how
+ * often, at which timing rule; --budget's percentages (strategy_budget); and --split's
+ * division of the cases among GPUs by their cost (tuner/split.c). The tuning run that drives
+ * them is in test_tune.c.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include "tuner/split.h"
+#include "tuner/strategy.h"
+
+/* ---- the exhaustive strategy over a fake candidate list ---- */
+
+/* Every candidate once, in the space's order, whatever is observed; the candidates that did
+ * not compile or that the database holds are offered too (the run skips them and counts
+ * them as done), so a resumed case offers exactly what a fresh one does. */
+static void exhaustive_order_and_resume(void **state)
+{
+    (void)state;
+    cand c[5];
+    memset(c, 0, sizeof c);
+    c[1].rc = RT_ENVRTC;   /* did not compile */
+    const strategy_ops *x = &strategy_exhaustive;
+    assert_string_equal(x->name, "exhaustive");
+    assert_int_equal(x->planned(5, 0), 5);
+    assert_int_equal(x->planned(0, 0), 0);
+    assert_int_equal(x->planned(5, 3), 3);
+    strategy_case cs = {c, 5, 4096, 1, 0, -1};
+    store_measurement ok = {.status = "ok", .median_us = 12.5};
+    store_measurement fault = {.status = "fault"};
+    /* A fresh case: measured, uncompiled, fault, ok, ok. A resumed one: all stored but the
+     * last. The picks are the same. */
+    const int outcome[2][5] = {
+        {STRATEGY_MEASURED, STRATEGY_UNCOMPILED, STRATEGY_MEASURED, STRATEGY_MEASURED,
+         STRATEGY_MEASURED},
+        {STRATEGY_STORED, STRATEGY_UNCOMPILED, STRATEGY_STORED, STRATEGY_STORED,
+         STRATEGY_MEASURED},
+    };
+    for (int run = 0; run < 2; run++) {
+        strategy s = {x, NULL};
+        rt_err e;
+        assert_int_equal(x->init(&s, &cs, &e), RT_OK);
+        strategy_pick p;
+        int k = 0;
+        while (x->next(&s, 0, &p)) {
+            assert_true(k < 5);
+            assert_int_equal(p.cand, k);
+            /* How the tuner has always timed a candidate. */
+            assert_int_equal(p.min_reps, 10);
+            assert_int_equal(p.max_reps, 200);
+            assert_true(p.budget_s == 0.25);
+            strategy_result r = {p.cand, outcome[run][k],
+                                 outcome[run][k] != STRATEGY_MEASURED ? NULL
+                                 : k == 2 ? &fault : &ok};
+            x->observe(&s, &r);
+            k++;
+        }
+        assert_int_equal(k, 5);
+        assert_int_equal(x->next(&s, 0, &p), 0);   /* done stays done */
+        x->fini(&s);
+        assert_null(s.state);
+        x->fini(&s);   /* harmless twice: the run's error path calls it again */
+    }
+    /* A case with no candidates is done at once. */
+    strategy_case none = {c, 0, 4096, 1, 0, -1};
+    strategy s = {x, NULL};
+    rt_err e;
+    assert_int_equal(x->init(&s, &none, &e), RT_OK);
+    strategy_pick p;
+    assert_int_equal(x->next(&s, 0, &p), 0);
+    x->fini(&s);
+}
+
+/* ---- the other strategies over a fake candidate list ---- */
+
+/* A grid of gridstride configs (B 128..1024, V 1/4, U 1..8, G 1..8) with the holes a space's
+ * constraint makes (B * G <= 2048), then a few tree_sequential ones; one did not compile. */
+typedef struct fake_space {
+    cand c[160];
+    int n;
+} fake_space;
+
+static void fake_space_make(fake_space *f)
+{
+    memset(f, 0, sizeof *f);
+    const rt_family *gs = family_find("gridstride"), *ts = family_find("tree_sequential");
+    assert_non_null(gs);
+    assert_non_null(ts);
+    for (long long b = 128; b <= 1024; b *= 2)
+        for (long long v = 1; v <= 4; v += 3)
+            for (long long u = 1; u <= 8; u *= 2)
+                for (long long g = 1; g <= 8; g *= 2) {
+                    if (b * g > 2048)
+                        continue;
+                    rt_config *k = &f->c[f->n++].cfg;
+                    config_default(gs, k);
+                    k->values[0] = b, k->values[1] = v, k->values[2] = u, k->values[3] = g;
+                }
+    for (long long b = 128; b <= 1024; b *= 2)
+        for (long long r = 1; r <= 16; r *= 4) {
+            rt_config *k = &f->c[f->n++].cfg;
+            config_default(ts, k);
+            k->values[0] = b, k->values[1] = r;
+        }
+    f->c[5].rc = RT_ENVRTC;
+}
+
+/* A unimodal cost: the best is gridstride B=256 V=4 U=4 G=2 (20 us), each step away costs
+ * more; tree_sequential is slower still. */
+static double fake_cost(const cand *c)
+{
+    const rt_config *k = &c->cfg;
+    double d = fabs(log2((double)k->values[0]) - 8);
+    if (!strcmp(k->family->name, "gridstride"))
+        return 20 + 3 * d + (k->values[1] == 4 ? 0 : 5)
+               + 2 * fabs(log2((double)k->values[2]) - 2) + fabs(log2((double)k->values[3]) - 1);
+    return 60 + d + fabs(log2((double)k->values[1]) - 2);
+}
+
+/* Run a strategy over the fake space as sweep.c does, measuring with fake_cost: the picks
+ * into 'picks' (their count returned); 'time_up_after' picks, then time is up (-1: never). */
+static int fake_search(const strategy_ops *x, const strategy_case *cs, strategy_pick *picks,
+                       int cap, int time_up_after)
+{
+    strategy s = {x, NULL};
+    rt_err e;
+    assert_int_equal(x->init(&s, cs, &e), RT_OK);
+    strategy_pick p;
+    int k = 0;
+    while (x->next(&s, time_up_after >= 0 && k >= time_up_after, &p)) {
+        assert_true(k < cap);
+        assert_true(p.cand >= 0 && p.cand < cs->n);
+        assert_int_equal(cs->c[p.cand].rc, RT_OK);   /* only compiled candidates */
+        picks[k++] = p;
+        store_measurement m = {.status = "ok", .median_us = fake_cost(&cs->c[p.cand]),
+                               .reps = p.max_reps};
+        strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
+        x->observe(&s, &r);
+    }
+    assert_int_equal(x->next(&s, 0, &p), 0);   /* done stays done */
+    x->fini(&s);
+    assert_null(s.state);
+    x->fini(&s);
+    return k;
+}
+
+static int best_of(const fake_space *f)
+{
+    int best = -1;
+    for (int i = 0; i < f->n; i++)
+        if (!f->c[i].rc && (best < 0 || fake_cost(&f->c[i]) < fake_cost(&f->c[best])))
+            best = i;
+    return best;
+}
+
+/* random: the budget's number of distinct compiled candidates at the full rule, the same
+ * ones in the same order for the same seed and size, others for another seed. */
+static void random_seeded_within_budget(void **state)
+{
+    (void)state;
+    static fake_space f;
+    fake_space_make(&f);
+    const strategy_ops *x = strategy_find("random");
+    assert_ptr_equal(x, &strategy_random);
+    assert_int_equal(x->planned(f.n, 10), 10);
+    assert_int_equal(x->planned(f.n, 0), f.n);
+    strategy_pick a[200], b[200], c[200];
+    strategy_case cs = {f.c, f.n, 1 << 20, 7, 10, -1};
+    int na = fake_search(x, &cs, a, 200, -1), nb = fake_search(x, &cs, b, 200, -1);
+    assert_int_equal(na, 10);
+    assert_int_equal(nb, 10);
+    assert_memory_equal(a, b, sizeof a[0] * 10);
+    for (int i = 0; i < na; i++) {
+        assert_int_equal(a[i].min_reps, STRATEGY_FULL_MIN);
+        assert_int_equal(a[i].max_reps, STRATEGY_FULL_MAX);
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(a[i].cand, a[j].cand);   /* without replacement */
+    }
+    cs.seed = 8;
+    fake_search(x, &cs, c, 200, -1);
+    assert_true(memcmp(a, c, sizeof a[0] * 10) != 0);
+    /* No budget: every compiled candidate once; time up: no more. */
+    cs.budget = 0;
+    assert_int_equal(fake_search(x, &cs, c, 200, -1), f.n - 1);
+    assert_int_equal(fake_search(x, &cs, c, 200, 3), 3);
+}
+
+/* halving: rounds of 3 and 9 repetitions over fewer and fewer candidates, each a subset of
+ * the last round's best third; the best survives to the final round at the full rule, and
+ * the picks stay within planned. With a budget, round 0 is a sample of that many. When time
+ * is up, the leader so far gets one full timing. */
+static void halving_keeps_the_best(void **state)
+{
+    (void)state;
+    static fake_space f;
+    fake_space_make(&f);
+    const strategy_ops *x = strategy_find("halving");
+    strategy_pick p[400];
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, -1};
+    int k = fake_search(x, &cs, p, 400, -1), best = best_of(&f);
+    assert_true(k <= x->planned(f.n, 0));
+    /* Round 0: every compiled candidate, briefly. */
+    int r0 = 0;
+    while (r0 < k && p[r0].max_reps == 3)
+        r0++;
+    assert_int_equal(r0, f.n - 1);
+    /* The last picks are the final round: at most 3, at the full rule, the best among them. */
+    int fin = k;
+    while (fin > 0 && p[fin - 1].min_reps == STRATEGY_FULL_MIN)
+        fin--;
+    assert_true(k - fin >= 1 && k - fin <= 3);
+    int seen_best = 0;
+    for (int i = fin; i < k; i++) {
+        assert_int_equal(p[i].max_reps, STRATEGY_FULL_MAX);
+        seen_best |= p[i].cand == best;
+    }
+    assert_true(seen_best);
+    /* Brief timings never reach the full rule's floor (best leaves them out). */
+    for (int i = 0; i < fin; i++)
+        assert_true(p[i].max_reps < STRATEGY_FULL_MIN);
+    assert_int_equal(x->planned(9, 0), 9 + 3);
+    assert_int_equal(x->planned(100, 30), 30 + 10 + 4 + 2);
+
+    /* A budget of 12: 12 briefly, 4 again, 2 at the full rule. */
+    cs.budget = 12;
+    k = fake_search(x, &cs, p, 400, -1);
+    assert_int_equal(k, 12 + 4 + 2);
+    assert_int_equal(p[12].max_reps, 9);
+    assert_int_equal(p[16].max_reps, STRATEGY_FULL_MAX);
+
+    /* Time up after 5 brief picks: the fastest of them, once more at the full rule. */
+    cs.budget = 0;
+    k = fake_search(x, &cs, p, 400, 5);
+    assert_int_equal(k, 6);
+    int lead = p[0].cand;
+    for (int i = 1; i < 5; i++)
+        if (fake_cost(&f.c[p[i].cand]) < fake_cost(&f.c[lead]))
+            lead = p[i].cand;
+    assert_int_equal(p[5].cand, lead);
+    assert_int_equal(p[5].min_reps, STRATEGY_FULL_MIN);
+}
+
+/* local: from a far corner (or from another family) to the optimum of a unimodal cost,
+ * visiting each candidate once, every pick one step from a config visited before (or the
+ * start), and far fewer than all; the budget stops it. With nothing known it times the
+ * centre of each family first (gridstride's, then tree_sequential's: the parameters' median
+ * values) and goes on from the better. */
+static void local_finds_the_optimum(void **state)
+{
+    (void)state;
+    static fake_space f;
+    fake_space_make(&f);
+    const strategy_ops *x = strategy_find("local");
+    int best = best_of(&f), corner = -1, tree = -1;
+    for (int i = 0; i < f.n; i++) {
+        const rt_config *k = &f.c[i].cfg;
+        if (!strcmp(k->family->name, "gridstride") && k->values[0] == 1024 && k->values[1] == 1
+            && k->values[2] == 8 && k->values[3] == 2)
+            corner = i;
+        if (!strcmp(k->family->name, "tree_sequential") && tree < 0)
+            tree = i;
+    }
+    assert_true(corner >= 0 && tree >= 0);
+    const int starts[] = {corner, tree, -1};
+    for (int si = 0; si < 3; si++) {
+        strategy_pick p[200];
+        strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, starts[si]};
+        int k = fake_search(x, &cs, p, 200, -1);
+        if (starts[si] >= 0) {
+            assert_int_equal(p[0].cand, starts[si]);
+        } else {   /* the centres: gridstride B=256 V=4 U=4 G=2 (the medians of its 103
+                    * compiled configs; also fake_cost's optimum) and tree_sequential B=512
+                    * R=4 */
+            const rt_config *a = &f.c[p[0].cand].cfg, *b = &f.c[p[1].cand].cfg;
+            assert_string_equal(a->family->name, "gridstride");
+            assert_true(a->values[0] == 256 && a->values[1] == 4 && a->values[2] == 4
+                        && a->values[3] == 2);
+            assert_string_equal(b->family->name, "tree_sequential");
+            assert_true(b->values[0] == 512 && b->values[1] == 4);
+        }
+        int found = 0;
+        for (int i = 0; i < k; i++) {
+            assert_int_equal(p[i].min_reps, STRATEGY_FULL_MIN);
+            found |= p[i].cand == best;
+            int near = i == 0;
+            for (int j = 0; j < i; j++) {
+                assert_int_not_equal(p[i].cand, p[j].cand);
+                const rt_config *a = &f.c[p[i].cand].cfg, *b = &f.c[p[j].cand].cfg;
+                int differ = 0;
+                for (int q = 0; a->family == b->family && q < a->family->nparams; q++)
+                    differ += a->values[q] != b->values[q];
+                near |= a->family != b->family || differ == 1;
+            }
+            assert_true(near);
+        }
+        if (!found)
+            print_error("start %d: %d picks, the optimum %d not among them\n", starts[si], k,
+                        best);
+        assert_true(found);
+        assert_true(k < f.n / 2);
+    }
+    strategy_pick p[200];
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 4, corner};
+    assert_int_equal(fake_search(x, &cs, p, 200, -1), 4);
+    cs.budget = 0;
+    assert_int_equal(fake_search(x, &cs, p, 200, 2), 2);
+}
+
+/* local with a budget of configs left at a local optimum: it starts again in the family
+ * least visited, so the whole budget is spent and every family of the space is timed; the
+ * optimum is still found, and no candidate twice. */
+static void local_restarts_within_budget(void **state)
+{
+    (void)state;
+    static fake_space f;
+    fake_space_make(&f);
+    const strategy_ops *x = strategy_find("local");
+    int best = best_of(&f), corner = -1;
+    for (int i = 0; i < f.n && corner < 0; i++)
+        if (!strcmp(f.c[i].cfg.family->name, "tree_sequential"))
+            corner = i;
+    strategy_pick p[200];
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, corner};
+    int alone = fake_search(x, &cs, p, 200, -1);   /* no budget: one basin, then stop */
+    cs.budget = alone + 6;
+    assert_true(cs.budget < f.n - 1);
+    int k = fake_search(x, &cs, p, 200, -1), found = 0, fams = 0;
+    assert_int_equal(k, cs.budget);
+    const rt_family *seen[4] = {NULL};
+    for (int i = 0; i < k; i++) {
+        found |= p[i].cand == best;
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(p[i].cand, p[j].cand);
+        int known = 0;
+        for (int q = 0; q < fams; q++)
+            known |= seen[q] == f.c[p[i].cand].cfg.family;
+        if (!known && fams < 4)
+            seen[fams++] = f.c[p[i].cand].cfg.family;
+    }
+    assert_true(found);
+    assert_int_equal(fams, 2);
+}
+
+/* A space of four families in the default space's order (tree_interleaved, tree_sequential,
+ * oneblock, gridstride), B = 128..1024 each (candidate 4 f + log2(B / 128)); a config costs
+ * its family's cost[f] plus B's distance from 256 in octaves. local from 'start' without a
+ * budget: its picks' candidates into 'picks', their count returned. */
+static int four_families(int start, const double cost[4], int *picks, int cap)
+{
+    static fake_space f;
+    memset(&f, 0, sizeof f);
+    const char *fams[] = {"tree_interleaved", "tree_sequential", "oneblock", "gridstride"};
+    for (int fi = 0; fi < 4; fi++)
+        for (long long b = 128; b <= 1024; b *= 2) {
+            rt_config *k = &f.c[f.n++].cfg;
+            rt_err e;
+            config_default(family_find(fams[fi]), k);
+            assert_int_equal(config_set(k, "B", b, &e), RT_OK);
+        }
+    strategy s = {&strategy_local, NULL};
+    rt_err e;
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, start};
+    assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
+    strategy_pick p;
+    int k = 0;
+    while (k < cap && strategy_local.next(&s, 0, &p)) {
+        store_measurement m = {.status = "ok", .reps = STRATEGY_FULL_MIN,
+                               .median_us = cost[p.cand / 4] + fabs(p.cand % 4 - 1.0)};
+        strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
+        strategy_local.observe(&s, &r);
+        picks[k++] = p.cand;
+    }
+    strategy_local.fini(&s);
+    return k;
+}
+
+/* local: every other family is one step away, not only the families next to the current one
+ * in the space's order: gridstride the fastest, oneblock the slowest, a search from
+ * tree_sequential that could only step to its neighbours in that order (the interleaved
+ * tree, oneblock) stayed in tree_sequential; now it reaches gridstride within its first
+ * neighbourhood. And a neighbour that takes at most half the current config's time is moved
+ * to at once: from tree_interleaved B=1024 (52 us), tree_sequential B=1024 (22) is followed
+ * by its own neighbours before oneblock and gridstride are timed. */
+static void local_reaches_every_family(void **state)
+{
+    (void)state;
+    int picks[32], k, grid_at = -1;
+    const double slow_ob[4] = {50, 40, 90, 10};
+    k = four_families(5, slow_ob, picks, 32);   /* tree_sequential B=256 */
+    for (int i = 0; i < k && grid_at < 0; i++)
+        if (picks[i] / 4 == 3)
+            grid_at = i;
+    assert_true(grid_at >= 1 && grid_at <= 5);   /* the start, its B steps, then families */
+    assert_true(k < 16);
+    const double fast_ts[4] = {50, 20, 90, 10};
+    k = four_families(3, fast_ts, picks, 32);    /* tree_interleaved B=1024 */
+    assert_true(k >= 5);
+    assert_int_equal(picks[0], 3);
+    assert_int_equal(picks[1], 2);               /* tree_interleaved B=512 */
+    assert_int_equal(picks[2], 7);               /* tree_sequential B=1024: 22 < 52 / 2 */
+    assert_int_equal(picks[3] / 4, 1);           /* at once: tree_sequential B=512 */
+}
+
+/* ---- --budget and --split ---- */
+
+/* --budget P%: P percent of the case's configs rounded up, at least 1, at most all; whole
+ * percentages and tenths exactly as integer arithmetic rounds them (0.2 * 80 in doubles is
+ * above 16); a count or no budget passes through. */
+static void budget_percentage_rounds_up(void **state)
+{
+    (void)state;
+    assert_int_equal(strategy_budget(0, 20, 81), 17);
+    assert_int_equal(strategy_budget(0, 20, 80), 16);
+    assert_int_equal(strategy_budget(0, 0.1, 10), 1);
+    assert_int_equal(strategy_budget(0, 0.001, 700), 1);
+    assert_int_equal(strategy_budget(0, 100, 81), 81);
+    assert_int_equal(strategy_budget(0, 12.5, 8), 1);
+    assert_int_equal(strategy_budget(0, 33.3, 1000), 333);
+    assert_int_equal(strategy_budget(0, 50, 0), 0);
+    assert_int_equal(strategy_budget(7, 0, 81), 7);
+    assert_int_equal(strategy_budget(0, 0, 81), 0);
+    for (long n = 1; n <= 1000; n++)
+        for (long t = 1; t <= 1000; t++) {   /* t tenths of a percent */
+            long want = (t * n + 999) / 1000;
+            if (strategy_budget(0, (double)t / 10, (int)n) != want)
+                fail_msg("%.1f%% of %ld: %ld, not %ld", (double)t / 10, n,
+                         strategy_budget(0, (double)t / 10, (int)n), want);
+        }
+    /* --budget P%,N: the share, but at least N configs (and never more than there are);
+     * a count or no share has no floor. */
+    assert_int_equal(strategy_budget_min(0, 15, 8, 33), 8);
+    assert_int_equal(strategy_budget_min(0, 15, 8, 80), 12);
+    assert_int_equal(strategy_budget_min(0, 15, 8, 5), 5);
+    assert_int_equal(strategy_budget_min(0, 15, 0, 33), 5);
+    assert_int_equal(strategy_budget_min(0, 0, 8, 80), 0);
+    assert_int_equal(strategy_budget_min(7, 0, 8, 80), 7);
+    /* halving: a percentage is its first round's sample, as a count is. */
+    assert_int_equal(strategy_halving.planned(81, strategy_budget(0, 20, 81)), 17 + 6 + 2);
+}
+
+/* --split's division (split.c): the costliest case first, each to the least loaded share;
+ * equal costs in order, ties to the lowest share; `--op min`'s eleven sizes of 2^10 .. 2^30
+ * on two GPUs put 2^30 alone on one; on random costs every case has one share, no share is
+ * empty, and the loads differ by at most the largest cost. */
+static void split_divides_by_cost(void **state)
+{
+    (void)state;
+    int owner[32];
+    const double even[3] = {1, 1, 1};
+    assert_int_equal(split_assign(even, 3, 2, owner), 0);
+    assert_int_equal(owner[0], 0);
+    assert_int_equal(owner[1], 1);
+    assert_int_equal(owner[2], 0);
+
+    double cost[32];
+    for (int i = 0; i < 11; i++)
+        cost[i] = split_case_cost(88, 4.0 * (double)(1LL << (10 + 2 * i)));
+    assert_int_equal(split_assign(cost, 11, 2, owner), 0);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(owner[i], 1);
+    assert_int_equal(owner[10], 0);
+
+    unsigned long long x = 12345;
+    for (int trial = 0; trial < 50; trial++) {
+        int k = 2 + trial % 4, nc = k + (int)(x % 20);
+        double load[8] = {0}, top = 0;
+        int used[8] = {0};
+        for (int i = 0; i < nc; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            cost[i] = 1 + (double)(x >> 40);
+            top = cost[i] > top ? cost[i] : top;
+        }
+        assert_int_equal(split_assign(cost, nc, k, owner), 0);
+        for (int i = 0; i < nc; i++) {
+            assert_true(owner[i] >= 0 && owner[i] < k);
+            load[owner[i]] += cost[i];
+            used[owner[i]] = 1;
+        }
+        double lo = load[0], hi = load[0];
+        for (int j = 0; j < k; j++) {
+            assert_true(used[j]);
+            lo = load[j] < lo ? load[j] : lo;
+            hi = load[j] > hi ? load[j] : hi;
+        }
+        assert_true(hi - lo <= top);
+    }
+}
+
+int test_strategy_group(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exhaustive_order_and_resume),
+        cmocka_unit_test(random_seeded_within_budget),
+        cmocka_unit_test(halving_keeps_the_best),
+        cmocka_unit_test(local_finds_the_optimum),
+        cmocka_unit_test(local_restarts_within_budget),
+        cmocka_unit_test(local_reaches_every_family),
+        cmocka_unit_test(budget_percentage_rounds_up),
+        cmocka_unit_test(split_divides_by_cost),
+    };
+    return cmocka_run_group_tests_name("strategy", tests, NULL, NULL);
+}
