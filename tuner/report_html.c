@@ -25,18 +25,12 @@
 #include "results.h"
 #include "ship.h"
 #include "peers.h"
+#include "report_int.h"
 #include "store_tune.h"
 
 /* ---------------------------------------------------------------- the output text */
 
-typedef struct text {
-    char *p;
-    size_t len, cap;
-    int oom;
-} text;
-
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(text *t, const char *fmt, ...)
+void report_put(text *t, const char *fmt, ...)
 {
     va_list ap;
     for (int tries = 0; tries < 2 && !t->oom; tries++) {
@@ -66,53 +60,25 @@ static void put(text *t, const char *fmt, ...)
 }
 
 /* Text from the database, escaped for XML (element text and quoted attributes). */
-static void put_esc(text *t, const char *s)
+void report_put_esc(text *t, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
-        case '&': put(t, "&amp;"); break;
-        case '<': put(t, "&lt;"); break;
-        case '>': put(t, "&gt;"); break;
-        case '"': put(t, "&quot;"); break;
-        case '\'': put(t, "&#39;"); break;
+        case '&': report_put(t, "&amp;"); break;
+        case '<': report_put(t, "&lt;"); break;
+        case '>': report_put(t, "&gt;"); break;
+        case '"': report_put(t, "&quot;"); break;
+        case '\'': report_put(t, "&#39;"); break;
         default:
             if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-                put(t, "?");   /* control characters are not XML */
+                report_put(t, "?");   /* control characters are not XML */
             else
-                put(t, "%c", *s);
+                report_put(t, "%c", *s);
         }
     }
 }
 
 /* ---------------------------------------------------------------- the data of one chart */
-
-typedef struct band {      /* one family at one n: its verified configs' GB/s */
-    char family[64];
-    long long n;
-    double lo, hi;
-    long long configs;
-} band;
-
-typedef struct winner {
-    long long n;
-    double gbps, us, pct;
-    long long nseg;
-    double seg_mean;
-    char family[64], params[160];
-} winner;
-
-#define MAX_FAMILIES 32
-
-typedef struct chart {
-    band *bands;             /* ordered by family, n */
-    int nbands;
-    winner *wins;            /* ordered by n */
-    int nwins;
-    const char *families[MAX_FAMILIES];   /* those of bands, then winners': their colours */
-    int nfamilies;
-    const peer_row **peers;  /* the peers' rows of this device and case, by peer, then n */
-    int npeers;
-} chart;
 
 static void chart_free(chart *c)
 {
@@ -246,259 +212,6 @@ static int load_peers(chart *c, peer_set *ps, const char *name, const rcase *k, 
     return RT_OK;
 }
 
-/* ---------------------------------------------------------------- drawing */
-
-#define W 760      /* the chart's size and its plot area inside the margins */
-#define H 380
-#define ML 64
-#define MR 170
-#define MT 46
-#define MB 46
-#define PW (W - ML - MR)
-#define PH (H - MT - MB)
-
-static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-#define NPALETTE (int)(sizeof palette / sizeof palette[0])
-
-typedef struct axes {
-    double x0, x1;   /* log2 n at the left and right edges */
-    double ymax;     /* GB/s at the top */
-    double ystep;
-} axes;
-
-static double px(const axes *a, long long n)
-{
-    return ML + (log2((double)n) - a->x0) / (a->x1 - a->x0) * PW;
-}
-
-static double py(const axes *a, double gbps)
-{
-    return MT + PH - gbps / a->ymax * PH;
-}
-
-/* A round step (1, 2 or 5 times a power of ten) that cuts 'range' into about five. */
-static double nice_step(double range)
-{
-    double raw = range / 5, mag = pow(10, floor(log10(raw))), f = raw / mag;
-    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
-}
-
-static axes make_axes(const chart *c, double read_gbps)
-{
-    long long lo = 0, hi = 0;
-    double top = read_gbps > 0 ? read_gbps : 0;
-    for (int i = 0; i < c->nbands; i++) {
-        long long n = c->bands[i].n;
-        lo = !lo || n < lo ? n : lo;
-        hi = n > hi ? n : hi;
-        top = fmax(top, c->bands[i].hi);
-    }
-    for (int i = 0; i < c->nwins; i++) {
-        long long n = c->wins[i].n;
-        lo = !lo || n < lo ? n : lo;
-        hi = n > hi ? n : hi;
-        top = fmax(top, c->wins[i].gbps);
-    }
-    for (int i = 0; i < c->npeers; i++) {
-        long long n = c->peers[i]->n;
-        lo = !lo || n < lo ? n : lo;
-        hi = n > hi ? n : hi;
-        top = fmax(top, c->peers[i]->gbps);
-    }
-    axes a = {floor(log2((double)(lo ? lo : 1))), ceil(log2((double)(hi ? hi : 2))), 0, 0};
-    if (a.x1 - a.x0 < 2) {
-        a.x0 -= 1;
-        a.x1 += 1;
-    }
-    top = top > 0 ? top * 1.1 : 100;
-    a.ystep = nice_step(top);
-    a.ymax = ceil(top / a.ystep) * a.ystep;
-    return a;
-}
-
-/* The family's place in the chart's list of families (its colour); added when new. */
-static int family_index(chart *c, const char *family)
-{
-    int k = 0;
-    while (k < c->nfamilies && strcmp(c->families[k], family))
-        k++;
-    if (k == c->nfamilies && k < MAX_FAMILIES)
-        c->families[c->nfamilies++] = family;
-    return k;
-}
-
-static const char *family_colour(chart *c, const char *family)
-{
-    return palette[family_index(c, family) % NPALETTE];
-}
-
-static void draw_axes(text *t, const axes *a, double read_gbps)
-{
-    int every = a->x1 - a->x0 > 16 ? 2 : 1;
-    put(t, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"plot\"/>\n", ML, MT, PW,
-        PH);
-    for (double y = 0; y <= a->ymax + 1e-9; y += a->ystep) {
-        put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
-            "<text x=\"%d\" y=\"%.1f\" class=\"ytick\">%g</text>\n", ML, ML + PW, py(a, y),
-            py(a, y), ML - 6, py(a, y) + 4, y);
-    }
-    for (int k = (int)a->x0; k <= (int)a->x1; k += every) {
-        double x = ML + (k - a->x0) / (a->x1 - a->x0) * PW;
-        put(t, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"grid\"/>"
-            "<text x=\"%.1f\" y=\"%d\" class=\"xtick\">2<tspan dy=\"-6\" "
-            "font-size=\"9\">%d</tspan></text>\n", x, x, MT, MT + PH, x, MT + PH + 16, k);
-    }
-    put(t, "<text x=\"%d\" y=\"%d\" class=\"xlabel\">n (elements, log2 axis)</text>\n"
-        "<text x=\"14\" y=\"%d\" class=\"ylabel\" transform=\"rotate(-90 14 %d)\">GB/s</text>\n",
-        ML + PW / 2, H - 6, MT + PH / 2, MT + PH / 2);
-    if (read_gbps > 0)
-        put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"read\"/>"
-            "<text x=\"%d\" y=\"%.1f\" class=\"readlabel\">read %.0f GB/s</text>\n", ML,
-            ML + PW, py(a, read_gbps), py(a, read_gbps), ML + PW - 4, py(a, read_gbps) - 4,
-            read_gbps);
-}
-
-/* Each family: a band from its slowest to its fastest config at each n, and the fastest as
- * a line, so that a wide band says the parameters matter there. */
-static void draw_bands(text *t, chart *c, const axes *a)
-{
-    for (int i = 0; i < c->nbands;) {
-        int j = i;
-        while (j < c->nbands && !strcmp(c->bands[j].family, c->bands[i].family))
-            j++;
-        const char *col = family_colour(c, c->bands[i].family);
-        put(t, "<g class=\"family\" data-family=\"");
-        put_esc(t, c->bands[i].family);
-        put(t, "\"><polygon fill=\"%s\" fill-opacity=\"0.15\" stroke=\"none\" points=\"", col);
-        for (int k = i; k < j; k++)
-            put(t, "%.1f,%.1f ", px(a, c->bands[k].n), py(a, c->bands[k].hi));
-        for (int k = j - 1; k >= i; k--)
-            put(t, "%.1f,%.1f ", px(a, c->bands[k].n), py(a, c->bands[k].lo));
-        put(t, "\"/><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\" points=\"", col);
-        for (int k = i; k < j; k++)
-            put(t, "%.1f,%.1f ", px(a, c->bands[k].n), py(a, c->bands[k].hi));
-        put(t, "\"/>\n");
-        for (int k = i; k < j; k++) {
-            const band *b = &c->bands[k];
-            put(t, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                "stroke-width=\"3\" stroke-opacity=\"0.5\"><title>", px(a, b->n), px(a, b->n),
-                py(a, b->lo), py(a, b->hi), col);
-            put_esc(t, b->family);
-            put(t, " at n = %lld: %lld configs, %.1f to %.1f GB/s</title></line>\n", b->n,
-                b->configs, b->lo, b->hi);
-        }
-        put(t, "</g>\n");
-        i = j;
-    }
-}
-
-/* The winners: a line through them, each point coloured by its family and labelled where the
- * family changes (every point names its config when hovered). */
-static void draw_winners(text *t, chart *c, const axes *a)
-{
-    if (!c->nwins)
-        return;
-    put(t, "<g class=\"winners\"><polyline fill=\"none\" stroke=\"#000\" stroke-width=\"2\" "
-        "points=\"");
-    for (int i = 0; i < c->nwins; i++)
-        put(t, "%.1f,%.1f ", px(a, c->wins[i].n), py(a, c->wins[i].gbps));
-    put(t, "\"/>\n");
-    for (int i = 0; i < c->nwins; i++) {
-        const winner *w = &c->wins[i];
-        double x = px(a, w->n), y = py(a, w->gbps);
-        put(t, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" stroke=\"#000\">"
-            "<title>n = %lld: ", x, y, family_colour(c, w->family), w->n);
-        put_esc(t, w->family);
-        put(t, " ");
-        put_esc(t, w->params);
-        put(t, ", %.2f us, %.1f GB/s</title></circle>\n", w->us, w->gbps);
-        if (i && !strcmp(w->family, c->wins[i - 1].family))
-            continue;
-        put(t, "<text class=\"wlabel\" transform=\"translate(%.1f %.1f) rotate(-35)\">", x + 3,
-            y - 7);
-        put_esc(t, w->family);
-        put(t, "</text>\n");
-    }
-    put(t, "</g>\n");
-}
-
-/* The peers' colours and dashes, by their place among the chart's peers. */
-static const char *const peer_colour[] = {"#555555", "#008b8b", "#b8860b", "#c71585"};
-static const char *const peer_dash[] = {"5 3", "2 2", "8 3 2 3", "1 3"};
-#define NPEERSTYLE 4
-
-/* The peers: each a dashed line of open squares, a title on each with its time and source. */
-static void draw_peers(text *t, const chart *c, const axes *a)
-{
-    for (int i = 0, p = 0; i < c->npeers; p++) {
-        int j = i;
-        while (j < c->npeers && !strcmp(c->peers[j]->who, c->peers[i]->who))
-            j++;
-        const char *col = peer_colour[p % NPEERSTYLE];
-        put(t, "<g class=\"peer\" data-peer=\"");
-        put_esc(t, c->peers[i]->who);
-        put(t, "\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
-            "stroke-dasharray=\"%s\" points=\"", col, peer_dash[p % NPEERSTYLE]);
-        for (int k = i; k < j; k++)
-            put(t, "%.1f,%.1f ", px(a, c->peers[k]->n), py(a, c->peers[k]->gbps));
-        put(t, "\"/>\n");
-        for (int k = i; k < j; k++) {
-            const peer_row *r = c->peers[k];
-            put(t, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"#fff\" "
-                "stroke=\"%s\" stroke-width=\"1.5\"><title>n = %lld: ", px(a, r->n) - 3.5,
-                py(a, r->gbps) - 3.5, col, r->n);
-            put_esc(t, r->who);
-            if (r->call[0]) {
-                put(t, " (");
-                put_esc(t, r->call);
-                put(t, ")");
-            }
-            put(t, ", %.2f us, %.1f GB/s; ", r->us, r->gbps);
-            put_esc(t, r->file);
-            put(t, ":%d</title></rect>\n", r->line);
-        }
-        put(t, "</g>\n");
-        i = j;
-    }
-}
-
-static void draw_legend(text *t, const chart *c, double read_gbps)
-{
-    int row = 0, x = ML + PW + 16;
-    for (int k = 0; k < c->nfamilies; k++) {
-        int y = MT + 8 + 16 * row++;
-        put(t, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"9\" fill=\"%s\" "
-            "fill-opacity=\"0.5\"/><text x=\"%d\" y=\"%d\" class=\"legend\">", x, y - 8,
-            palette[k % NPALETTE], x + 20, y);
-        put_esc(t, c->families[k]);
-        put(t, "</text>\n");
-    }
-    int y = MT + 8 + 16 * row++;
-    put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#000\" stroke-width=\"2\"/>"
-        "<text x=\"%d\" y=\"%d\" class=\"legend\">winner</text>\n", x, x + 14, y - 4, y - 4,
-        x + 20, y);
-    for (int i = 0, p = 0; i < c->npeers; p++) {
-        int j = i;
-        while (j < c->npeers && !strcmp(c->peers[j]->who, c->peers[i]->who))
-            j++;
-        y = MT + 8 + 16 * row++;
-        put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" "
-            "stroke-width=\"1.5\" stroke-dasharray=\"%s\"/><text x=\"%d\" y=\"%d\" "
-            "class=\"legend\">", x, x + 14, y - 4, y - 4, peer_colour[p % NPEERSTYLE],
-            peer_dash[p % NPEERSTYLE], x + 20, y);
-        put_esc(t, c->peers[i]->who);
-        put(t, "</text>\n");
-        i = j;
-    }
-    if (read_gbps > 0) {
-        y = MT + 8 + 16 * row;
-        put(t, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"read\"/>"
-            "<text x=\"%d\" y=\"%d\" class=\"legend\">read bandwidth</text>\n", x, x + 14,
-            y - 4, y - 4, x + 20, y);
-    }
-}
-
 /* ---------------------------------------------------------------- the sections */
 
 /* How much each parameter matters per family: at the family's largest n, the fastest config
@@ -531,22 +244,22 @@ static int put_params(text *t, store *s, long long dev, const rcase *k, rt_err *
     }
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         if (!rows++)
-            put(t, "<details><summary>which parameters matter</summary>\n<table>\n<tr>"
+            report_put(t, "<details><summary>which parameters matter</summary>\n<table>\n<tr>"
                 "<th>family</th><th>at n</th><th>parameter</th><th>values</th>"
                 "<th>GB/s of the fastest config per value</th><th>best value</th></tr>\n");
-        put(t, "<tr><td>");
-        put_esc(t, col_text(st, 0));
-        put(t, "</td><td>%lld</td><td>", sqlite3_column_int64(st, 1));
-        put_esc(t, col_text(st, 2));
-        put(t, "</td><td>%d</td><td>%.1f to %.1f</td><td>", sqlite3_column_int(st, 3),
+        report_put(t, "<tr><td>");
+        report_put_esc(t, col_text(st, 0));
+        report_put(t, "</td><td>%lld</td><td>", sqlite3_column_int64(st, 1));
+        report_put_esc(t, col_text(st, 2));
+        report_put(t, "</td><td>%d</td><td>%.1f to %.1f</td><td>", sqlite3_column_int(st, 3),
             sqlite3_column_double(st, 4), sqlite3_column_double(st, 5));
-        put_esc(t, col_text(st, 6));
-        put(t, "</td></tr>\n");
+        report_put_esc(t, col_text(st, 6));
+        report_put(t, "</td></tr>\n");
     }
     if (r != SQLITE_DONE)
         rc = store_fail(s, "report", e);
     else if (rows)
-        put(t, "</table>\n</details>\n");
+        report_put(t, "</table>\n</details>\n");
 done:
     sqlite3_finalize(st);
     return rc;
@@ -556,19 +269,19 @@ static void put_winners(text *t, const chart *c)
 {
     if (!c->nwins)
         return;
-    put(t, "<details><summary>winners</summary>\n<table>\n<tr><th>n</th><th>family</th>"
+    report_put(t, "<details><summary>winners</summary>\n<table>\n<tr><th>n</th><th>family</th>"
         "<th>parameters</th><th>median us</th><th>GB/s</th><th>%% read</th>"
         "<th>segments</th><th>mean length</th></tr>\n");
     for (int i = 0; i < c->nwins; i++) {
         const winner *w = &c->wins[i];
-        put(t, "<tr><td>%lld</td><td>", w->n);
-        put_esc(t, w->family);
-        put(t, "</td><td>");
-        put_esc(t, w->params);
-        put(t, "</td><td>%.2f</td><td>%.1f</td><td>%.1f</td><td>%lld</td><td>%.1f</td></tr>\n",
+        report_put(t, "<tr><td>%lld</td><td>", w->n);
+        report_put_esc(t, w->family);
+        report_put(t, "</td><td>");
+        report_put_esc(t, w->params);
+        report_put(t, "</td><td>%.2f</td><td>%.1f</td><td>%.1f</td><td>%lld</td><td>%.1f</td></tr>\n",
             w->us, w->gbps, w->pct, w->nseg, w->seg_mean);
     }
-    put(t, "</table>\n</details>\n");
+    report_put(t, "</table>\n</details>\n");
 }
 
 /* The peers against the winner at the same n: redtune / peer below 1 is redtune faster. */
@@ -576,7 +289,7 @@ static void put_peers(text *t, const chart *c)
 {
     if (!c->npeers)
         return;
-    put(t, "<details open=\"open\"><summary>against other libraries</summary>\n<table>\n<tr>"
+    report_put(t, "<details open=\"open\"><summary>against other libraries</summary>\n<table>\n<tr>"
         "<th>n</th><th>peer</th><th>call</th><th>median us</th><th>GB/s</th>"
         "<th>winner us</th><th>winner / peer</th><th>from</th></tr>\n");
     for (int i = 0; i < c->npeers; i++) {
@@ -585,20 +298,20 @@ static void put_peers(text *t, const chart *c)
         for (int k = 0; k < c->nwins && !w; k++)
             if (c->wins[k].n == r->n)
                 w = &c->wins[k];
-        put(t, "<tr><td>%lld</td><td>", r->n);
-        put_esc(t, r->who);
-        put(t, "</td><td>");
-        put_esc(t, r->call);
-        put(t, "</td><td>%.2f</td><td>%.1f</td>", r->us, r->gbps);
+        report_put(t, "<tr><td>%lld</td><td>", r->n);
+        report_put_esc(t, r->who);
+        report_put(t, "</td><td>");
+        report_put_esc(t, r->call);
+        report_put(t, "</td><td>%.2f</td><td>%.1f</td>", r->us, r->gbps);
         if (w)
-            put(t, "<td>%.2f</td><td>%.3f</td>", w->us, w->us / r->us);
+            report_put(t, "<td>%.2f</td><td>%.3f</td>", w->us, w->us / r->us);
         else
-            put(t, "<td>-</td><td>-</td>");
-        put(t, "<td>");
-        put_esc(t, r->file);
-        put(t, ":%d</td></tr>\n", r->line);
+            report_put(t, "<td>-</td><td>-</td>");
+        report_put(t, "<td>");
+        report_put_esc(t, r->file);
+        report_put(t, ":%d</td></tr>\n", r->line);
     }
-    put(t, "</table>\n<p>The winner's time is the tuner's measurement; the peer's is the "
+    report_put(t, "</table>\n<p>The winner's time is the tuner's measurement; the peer's is the "
         "bench's, in another process: compare them as two runs, not as one.</p>\n"
         "</details>\n");
 }
@@ -620,53 +333,46 @@ static int put_case(text *t, store *s, long long dev, const char *name, double r
         return rc;
     }
     const char *colon = strchr(layout, ':');
-    put(t, "<section class=\"case\" data-case=\"");
-    put_esc(t, k->op);
-    put(t, " ");
-    put_esc(t, k->type);
+    report_put(t, "<section class=\"case\" data-case=\"");
+    report_put_esc(t, k->op);
+    report_put(t, " ");
+    report_put_esc(t, k->type);
     if (!plain) {
-        put(t, ":acc=");
-        put_esc(t, k->acc);
-        put(t, ":result=");
-        put_esc(t, k->result);
+        report_put(t, ":acc=");
+        report_put_esc(t, k->acc);
+        report_put(t, ":result=");
+        report_put_esc(t, k->result);
     }
-    put(t, " ");
-    put_esc(t, layout);
-    put(t, " %s\">\n<h3>", hot ? "hot" : "flush");
-    put_esc(t, k->op);
-    put(t, " ");
-    put_esc(t, k->type);
+    report_put(t, " ");
+    report_put_esc(t, layout);
+    report_put(t, " %s\">\n<h3>", hot ? "hot" : "flush");
+    report_put_esc(t, k->op);
+    report_put(t, " ");
+    report_put_esc(t, k->type);
     if (!plain) {
-        put(t, " (");
-        put_esc(t, k->acc);
-        put(t, " accumulator, ");
-        put_esc(t, k->result);
-        put(t, " result)");
+        report_put(t, " (");
+        report_put_esc(t, k->acc);
+        report_put(t, " accumulator, ");
+        report_put_esc(t, k->result);
+        report_put(t, " result)");
     }
-    put(t, ", ");
+    report_put(t, ", ");
     if (colon && !strncmp(layout, "axis:", 5)) {
-        put(t, "along an axis, shape ");
-        put_esc(t, colon + 1);
-        put(t, " (outer x len x inner)");
+        report_put(t, "along an axis, shape ");
+        report_put_esc(t, colon + 1);
+        report_put(t, " (outer x len x inner)");
     } else if (colon) {
-        put(t, "segmented by %.*s, profile ", (int)(colon - layout), layout);
-        put_esc(t, colon + 1);
+        report_put(t, "segmented by %.*s, profile ", (int)(colon - layout), layout);
+        report_put_esc(t, colon + 1);
     } else {
-        put_esc(t, layout);
+        report_put_esc(t, layout);
     }
-    put(t, ", L2 %s</h3>\n", hot ? "warm" : "flushed");
-    axes a = make_axes(&c, read_gbps);
-    put(t, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", W, H, W, H);
-    draw_axes(t, &a, read_gbps);
-    draw_bands(t, &c, &a);
-    draw_peers(t, &c, &a);
-    draw_winners(t, &c, &a);
-    draw_legend(t, &c, read_gbps);
-    put(t, "</svg>\n");
+    report_put(t, ", L2 %s</h3>\n", hot ? "warm" : "flushed");
+    report_chart_svg(t, &c, read_gbps);
     put_winners(t, &c);
     put_peers(t, &c);
     rc = put_params(t, s, dev, k, e);
-    put(t, "</section>\n");
+    report_put(t, "</section>\n");
     chart_free(&c);
     return rc;
 }
@@ -687,15 +393,15 @@ static int put_device(text *t, store *s, sqlite3_stmt *d, peer_set *ps, rt_err *
 
     copy(name, sizeof name, col_text(d, 1));
 
-    put(t, "<section class=\"device\">\n<h2>");
-    put_esc(t, col_text(d, 1));
-    put(t, "</h2>\n<p>%s, %d SMs, measured read bandwidth ", col_text(d, 2),
+    report_put(t, "<section class=\"device\">\n<h2>");
+    report_put_esc(t, col_text(d, 1));
+    report_put(t, "</h2>\n<p>%s, %d SMs, measured read bandwidth ", col_text(d, 2),
         sqlite3_column_int(d, 3));
     if (read_gbps > 0)
-        put(t, "%.1f GB/s", read_gbps);
+        report_put(t, "%.1f GB/s", read_gbps);
     else
-        put(t, "not measured");
-    put(t, "; last seen %s.</p>\n", col_text(d, 5));
+        report_put(t, "not measured");
+    report_put(t, "; last seen %s.</p>\n", col_text(d, 5));
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK
         || sqlite3_bind_int64(st, 1, dev) != SQLITE_OK) {
         rc = store_fail(s, "report", e);
@@ -714,7 +420,7 @@ static int put_device(text *t, store *s, sqlite3_stmt *d, peer_set *ps, rt_err *
     }
     if (rc == RT_OK && r != SQLITE_DONE)
         rc = store_fail(s, "report", e);
-    put(t, "</section>\n");
+    report_put(t, "</section>\n");
 done:
     sqlite3_finalize(st);
     return rc;
@@ -761,12 +467,12 @@ int cmd_report(const char *db_path, const char *device_match, const char *out, i
         *refused = rc == RT_EDB;
         goto done;
     }
-    put(&t, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+    report_put(&t, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
         "<title>redtune report: ");
-    put_esc(&t, db_path);
-    put(&t, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>redtune report: ", style);
-    put_esc(&t, db_path);
-    put(&t, "</h1>\n<p>GB/s (bytes a reduction must read per second) against n for every "
+    report_put_esc(&t, db_path);
+    report_put(&t, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>redtune report: ", style);
+    report_put_esc(&t, db_path);
+    report_put(&t, "</h1>\n<p>GB/s (bytes a reduction must read per second) against n for every "
         "tuned case. Black: the winner at each n, labelled by family. Shaded: each family's "
         "verified configs from the slowest to the fastest at each n (hover for the counts), "
         "its fastest as a line. Dashed red: the device's measured read bandwidth.%s</p>\n",
@@ -792,7 +498,7 @@ int cmd_report(const char *db_path, const char *device_match, const char *out, i
                        device_match ? " for that device" : "");
         goto done;
     }
-    put(&t, "</body>\n</html>\n");
+    report_put(&t, "</body>\n</html>\n");
     if (t.oom) {
         rc = rt_seterr(e, RT_ENOMEM, "report: out of memory");
         goto done;
