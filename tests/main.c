@@ -14,6 +14,8 @@
 
 int test_codegen_group(void);
 int test_space_group(void);
+int test_space_bad_group(void);
+int test_space_layout_group(void);
 int test_opfile_group(void);
 int test_nvrtc_group(void);
 int test_store_group(void);
@@ -22,10 +24,13 @@ int test_store_ship_group(void);
 int test_store_ship_checks_group(void);
 int test_data_group(void);
 int test_cli_group(void);
+int test_cli_ship_group(void);
+int test_cli_reduce_group(void);
 int test_segdata_group(void);
 int test_axisdata_group(void);
 int test_gpu_group(void);
 int test_gpu_seg_group(void);
+int test_gpu_seg_cmd_group(void);
 int test_gpu_types_group(void);
 int test_gpu_axis_group(void);
 int test_api_group(void);
@@ -63,6 +68,8 @@ int main(int argc, char **argv)
     if (strcmp(only, "gpu")) {
         failed += test_codegen_group();
         failed += test_space_group();
+        failed += test_space_bad_group();
+        failed += test_space_layout_group();
         failed += test_opfile_group();
         failed += test_nvrtc_group();
         failed += test_store_group();
@@ -73,6 +80,8 @@ int main(int argc, char **argv)
         failed += test_segdata_group();
         failed += test_axisdata_group();
         failed += test_cli_group();
+        failed += test_cli_ship_group();
+        failed += test_cli_reduce_group();
         failed += test_api_group();
         failed += test_api_db_group();
         failed += test_api_axis_group();
@@ -88,6 +97,7 @@ int main(int argc, char **argv)
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();
         failed += test_gpu_seg_group();
+        failed += test_gpu_seg_cmd_group();
         failed += test_gpu_types_group();
         failed += test_gpu_axis_group();
         failed += test_api_gpu_group();

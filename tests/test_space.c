@@ -1,7 +1,9 @@
 /*
- * test_space.c - the Lua search spaces (tuner/space.c): the default space on a fake H100, the
- * order and filtering of the expansion, derived parameters, the helpers, and every bad script
- * in tests/lua/ with its exact message. Run from the source top (fixtures are found at
+ * test_space.c - the Lua search spaces (tuner/space.c): every shipped space for every
+ * operator and type, the default space on a fake H100, the order and filtering of the
+ * expansion, derived parameters, the helpers and the sandbox, and the errors of inline
+ * scripts. The bad scripts of tests/lua/ are in test_space_bad.c, the spaces by layout (axis,
+ * segmented) in test_space_layout.c. Run from the source top (fixtures are found at
  * "tests/lua/...").
  */
 #include <stdarg.h>
@@ -14,81 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tuner/axisdata.h"
-#include "tuner/sandbox.h"
 #include "tuner/space.h"
-
-static const space_case F32 = {"sum", "f32", 4, 1};
-static const space_case F64 = {"sum", "f64", 8, 1};
-static const space_case NONCOMM = {"first", "f32", 4, 0};
-
-static rt_err err;   /* 16 KiB: not on the test's stack */
-
-/* An H100 SXM as the driver describes it. */
-static rt_device h100(void)
-{
-    rt_device d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "Fake NVIDIA H100 80GB HBM3");
-    d.cc_major = 9;
-    d.cc_minor = 0;
-    d.sm_count = 132;
-    d.warp_size = 32;
-    d.max_threads_per_block = 1024;
-    d.max_threads_per_sm = 2048;
-    d.max_blocks_per_sm = 32;
-    d.smem_per_block = 48 * 1024;
-    d.smem_per_block_optin = 227 * 1024;
-    d.smem_per_sm = 228 * 1024;
-    d.regs_per_block = 65536;
-    d.regs_per_sm = 65536;
-    d.l2_bytes = 50 * 1024 * 1024;
-    d.mem_clock_khz = 2619000;
-    d.bus_width_bits = 5120;
-    d.driver_version = 13000;
-    d.total_mem = 80LL << 30;
-    return d;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s (run the tests from the source top)", path);
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n + 4096 > cap) {
-            cap = cap * 2 + 4096;
-            buf = realloc(buf, cap + 1);
-            assert_non_null(buf);
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-static int expand_text(const char *text, const char *name, const rt_device *dev,
-                       const space_case *cs, rt_config **v, int *n)
-{
-    rt_clearerr(&err);
-    return space_expand(text, strlen(text), name, dev, cs, v, n, &err);
-}
-
-static int expand_file(const char *path, const space_case *cs, rt_config **v, int *n)
-{
-    size_t len;
-    char *text = slurp(path, &len);
-    rt_device d = h100();
-    rt_clearerr(&err);
-    int rc = space_expand(text, len, path, &d, cs, v, n, &err);
-    free(text);
-    return rc;
-}
+#include "tests/space_util.h"
 
 /* Every shipped space expands for every built-in operator and a user operator's name, on
  * 4- and 8-byte and narrow types (paper.lua once called a string method the sandbox lacks
@@ -126,16 +55,6 @@ static int expand_default(const rt_device *d, const space_case *cs, rt_config **
     return rc;
 }
 
-/* The value of parameter 'name' in c; the test fails when the family has none. */
-static long long get(const rt_config *c, const char *name)
-{
-    for (int i = 0; i < c->family->nparams; i++)
-        if (strcmp(c->family->params[i].name, name) == 0)
-            return c->values[i];
-    fail_msg("family %s has no parameter %s", c->family->name, name);
-    return -1;
-}
-
 static long long def(const char *family, const char *name)
 {
     const rt_family *f = family_find(family);
@@ -145,11 +64,6 @@ static long long def(const char *family, const char *name)
             return f->params[i].def;
     fail_msg("family %s has no parameter %s", family, name);
     return -1;
-}
-
-static int is_family(const rt_config *c, const char *name)
-{
-    return strcmp(c->family->name, name) == 0;
 }
 
 static int is_pow2(long long v)
@@ -198,14 +112,6 @@ static void check_no_duplicates(const rt_config *v, int n)
                 memcmp(v[i].values, v[j].values,
                        (size_t)v[i].family->nparams * sizeof v[i].values[0]) == 0)
                 fail_msg("configs %d and %d are the same", i, j);
-}
-
-static int count_family(const rt_config *v, int n, const char *name)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        k += is_family(&v[i], name);
-    return k;
 }
 
 static int has_seq(const rt_config *v, int n, long long B, long long R, int load_add, int warp,
@@ -455,17 +361,6 @@ static void test_helpers_expand(void **state)
     free(v);
 }
 
-static void expect_text_error(const char *text, const char *name, int code, const char *msg)
-{
-    rt_device d = h100();
-    rt_config *v = (rt_config *)&v;
-    int n = -1;
-    assert_int_equal(expand_text(text, name, &d, &F32, &v, &n), code);
-    assert_string_equal(err.msg, msg);
-    assert_null(v);
-    assert_int_equal(n, 0);
-}
-
 static void test_helper_errors(void **state)
 {
     (void)state;
@@ -520,398 +415,6 @@ static void test_null_arguments(void **state)
     assert_int_equal(space_expand("return {}", 9, "x.lua", NULL, &F32, &v, &n, NULL), RT_EINVAL);
 }
 
-static void expect_error(const char *path, int code, const char *msg)
-{
-    rt_config *v = (rt_config *)&v;
-    int n = -1;
-    int rc = expand_file(path, &F32, &v, &n);
-    if (rc != code)
-        fail_msg("%s: expected %s, got %s: %s", path, rt_strerror(code), rt_strerror(rc),
-                 err.msg);
-    assert_int_equal(err.code, code);
-    assert_string_equal(err.msg, msg);
-    assert_null(v);
-    assert_int_equal(n, 0);
-}
-
-static void test_bad_syntax(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_syntax.lua", RT_ELUA,
-                 "tests/lua/bad_syntax.lua:4: '}' expected (to close '{' at line 3) near 'params'");
-}
-
-static void test_bad_runtime(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_runtime.lua", RT_ELUA,
-                 "tests/lua/bad_runtime.lua:3: no space today");
-}
-
-static void test_bad_loop(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_loop.lua", RT_ELUA,
-                 "tests/lua/bad_loop.lua:3: instruction limit exceeded");
-}
-
-static void test_bad_pcall(void **state)
-{
-    (void)state;
-    rt_config *v;
-    int n;
-    assert_int_equal(expand_file("tests/lua/bad_pcall.lua", &F32, &v, &n), RT_ELUA);
-    const char *prefix = "tests/lua/bad_pcall.lua:";
-    const char *suffix = ": instruction limit exceeded";
-    assert_memory_equal(err.msg, prefix, strlen(prefix));
-    assert_true(strlen(err.msg) > strlen(suffix));
-    assert_string_equal(err.msg + strlen(err.msg) - strlen(suffix), suffix);
-}
-
-static void test_bad_memory(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_memory.lua", RT_ELUA,
-                 "tests/lua/bad_memory.lua: memory limit exceeded (256 MiB)");
-}
-
-/* Caught memory errors stop the script at its next instruction. */
-static void test_bad_memory_pcall(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_memory_pcall.lua", RT_ELUA,
-                 "tests/lua/bad_memory_pcall.lua:3: memory limit exceeded (256 MiB)");
-}
-
-static void test_bad_gc(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_gc.lua", RT_ELUA,
-                 "tests/lua/bad_gc.lua:3: __gc metamethods are not allowed in a sandboxed script");
-}
-
-/* Every way of running Lua code stays under the instruction limit: a message handler (which
- * Lua runs with hooks off when the hook raised the error), __close, __tostring. */
-static void test_bad_handlers(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_xpcall.lua", RT_ELUA,
-                 "tests/lua/bad_xpcall.lua:3: instruction limit exceeded");
-    expect_error("tests/lua/bad_close.lua", RT_ELUA,
-                 "tests/lua/bad_close.lua:3: instruction limit exceeded");
-    expect_error("tests/lua/bad_tostring.lua", RT_ELUA,
-                 "tests/lua/bad_tostring.lua:2: instruction limit exceeded");
-}
-
-/* Time spent in C, where no instruction is counted: the time limit (here 0.3 s) stops it. */
-static void test_bad_time(void **state)
-{
-    (void)state;
-    sandbox_set_time_limit(300);
-    expect_error("tests/lua/bad_sort.lua", RT_ELUA,
-                 "tests/lua/bad_sort.lua:5: time limit exceeded (0.3 s)");
-    expect_error("tests/lua/bad_insert.lua", RT_ELUA,
-                 "tests/lua/bad_insert.lua:3: time limit exceeded (0.3 s)");
-    rt_config *v;
-    int n;
-    assert_int_equal(expand_file("tests/lua/bad_compare.lua", &F32, &v, &n), RT_ELUA);
-    const char *prefix = "tests/lua/bad_compare.lua:";
-    const char *suffix = ": time limit exceeded (0.3 s)";
-    assert_memory_equal(err.msg, prefix, strlen(prefix));
-    assert_true(strlen(err.msg) > strlen(suffix));
-    assert_string_equal(err.msg + strlen(err.msg) - strlen(suffix), suffix);
-}
-
-/* The default time limit again, whether test_bad_time passed or not. */
-static int default_time_limit(void **state)
-{
-    (void)state;
-    sandbox_set_time_limit(0);
-    return 0;
-}
-
-/* The string library without the functions whose time in C nothing bounds. */
-static void test_bad_string(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_find.lua", RT_ELUA,
-                 "tests/lua/bad_find.lua:3: attempt to call a nil value (method 'find')");
-    expect_error("tests/lua/bad_rep.lua", RT_ELUA,
-                 "tests/lua/bad_rep.lua: memory limit exceeded (256 MiB)");
-}
-
-/* A script over the size limit is refused before it runs. */
-static void test_bad_size(void **state)
-{
-    (void)state;
-    rt_device dev = h100();
-    rt_config *v;
-    int n;
-    char *text = malloc(SPACE_MAX_BYTES + 1);
-    assert_non_null(text);
-    memset(text, ' ', SPACE_MAX_BYTES + 1);
-    rt_clearerr(&err);
-    assert_int_equal(space_expand(text, SPACE_MAX_BYTES + 1, "big.lua", &dev, &F32, &v, &n, &err),
-                     RT_EINVAL);
-    assert_string_equal(err.msg, "big.lua: the space script is 1048577 bytes long; at most "
-                                 "1048576 (1 MiB)");
-    free(text);
-}
-
-static void test_bad_io(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_io.lua", RT_ELUA,
-                 "tests/lua/bad_io.lua:2: attempt to index a nil value (global 'io')");
-}
-
-static void test_bad_os(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_os.lua", RT_ELUA,
-                 "tests/lua/bad_os.lua:2: attempt to index a nil value (global 'os')");
-}
-
-static void test_bad_require(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_require.lua", RT_ELUA,
-                 "tests/lua/bad_require.lua:2: attempt to call a nil value (global 'require')");
-}
-
-static void test_bad_dofile(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_dofile.lua", RT_ELUA,
-                 "tests/lua/bad_dofile.lua:2: attempt to call a nil value (global 'dofile')");
-}
-
-static void test_bad_family(void **state)
-{
-    (void)state;
-    char known[2048] = "", msg[4096];
-    for (int i = 0; i < family_count(); i++)
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? " " : "",
-                 family_at(i)->name);
-    assert_non_null(strstr(known, "gridstride"));
-    snprintf(msg, sizeof msg,
-             "tests/lua/bad_family.lua: unknown family 'tree_sideways' (known: %s)", known);
-    expect_error("tests/lua/bad_family.lua", RT_EINVAL, msg);
-}
-
-static void test_bad_param(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_param.lua", RT_EINVAL,
-                 "tests/lua/bad_param.lua: family 'gridstride' has no parameter 'Q' "
-                 "(parameters: B V U G)");
-}
-
-static void test_bad_return(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_return.lua", RT_EINVAL,
-                 "tests/lua/bad_return.lua: the script must return a list of family entries, "
-                 "not a number");
-}
-
-static void test_bad_value(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_value.lua", RT_EINVAL,
-                 "tests/lua/bad_value.lua: family 'gridstride' parameter 'V' must be an "
-                 "integer, not 2.5");
-}
-
-static void test_bad_derive(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_derive.lua", RT_EINVAL,
-                 "tests/lua/bad_derive.lua: family 'tree_sequential' parameter 'R' must be an "
-                 "integer, not 7.8125");
-    expect_text_error("return { { family = 'gridstride', derive = function(c) c.W = 1 end } }",
-                      "inline.lua", RT_EINVAL,
-                      "inline.lua: family 'gridstride' has no parameter 'W' "
-                      "(parameters: B V U G)");
-}
-
-static void test_bad_constraint(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_constraint.lua", RT_ELUA,
-                 "tests/lua/bad_constraint.lua:4: the constraint of family 'gridstride' "
-                 "returned nil, not true or false");
-}
-
-static void test_bad_field(void **state)
-{
-    (void)state;
-    expect_error("tests/lua/bad_field.lua", RT_EINVAL,
-                 "tests/lua/bad_field.lua: family 'gridstride': unknown field 'constriant' "
-                 "(fields: family params derive constraint)");
-}
-
-
-/* The axis space (lua/spaces/axis.lua) for one shape and type: its configs in *v. */
-static int expand_axis(const axis_shape *sh, const char *type, int size, int commutes,
-                       rt_config **v, int *n)
-{
-    const char *name;
-    const char *text = space_for_layout(SEG_LAYOUT_AXIS, &name);
-    assert_string_equal(name, "lua/spaces/axis.lua");
-    space_case cs = {"sum", type, size, commutes, NULL, 0, "axis", sh->outer, sh->len,
-                     sh->inner};
-    rt_device d = h100();
-    return expand_text(text, name, &d, &cs, v, n);
-}
-
-/* The axis space on every default shape: axis families only, a few hundred configs at most;
- * rows shapes (inner == 1) get axis_rows with lanes no more than the row has elements (and a
- * block of one lane group per row when there are few rows), columns and 3-D shapes axis_cols
- * alone with tiles no wider than inner; an operator that does not commute gets axis_cols,
- * the in-order family, on every shape. */
-static void test_axis_space(void **state)
-{
-    (void)state;
-    axis_shape shapes[16];
-    int ns = axisdata_default_shapes(shapes, 16);
-    assert_int_equal(ns, 11);
-    static const struct { const char *type; int size; } types[] = {
-        {"f32", 4}, {"f64", 8}, {"bf16", 2}, {"u8", 1}};
-    for (int k = 0; k < ns; k++)
-        for (size_t t = 0; t < sizeof types / sizeof *types; t++)
-            for (int commutes = 0; commutes <= 1; commutes++) {
-                const axis_shape *sh = &shapes[k];
-                rt_config *v = NULL;
-                int n = 0;
-                if (expand_axis(sh, types[t].type, types[t].size, commutes, &v, &n))
-                    fail_msg("%llux%llux%llu %s: %s", sh->outer, sh->len, sh->inner,
-                             types[t].type, err.msg);
-                /* A few hundred a shape at most (the columns' chunks of 256 to 4096 rows
-                 * take 1x32768x1024 to 537): a sampled or exhaustive run stays minutes. */
-                if (n < 1 || n > 600)
-                    fail_msg("%llux%llux%llu %s: %d configs", sh->outer, sh->len, sh->inner,
-                             types[t].type, n);
-                int rows = count_family(v, n, "axis_rows"), cols = count_family(v, n, "axis_cols");
-                assert_int_equal(rows + cols, n);
-                if (sh->inner == 1 && commutes)
-                    assert_true(rows > 0);
-                else
-                    assert_int_equal(rows, 0);
-                assert_true(cols > 0 || (sh->inner == 1 && commutes));
-                for (int i = 0; i < n; i++) {
-                    assert_int_equal(v[i].family->plan, PLAN_AXIS);
-                    if (!strcmp(v[i].family->name, "axis_rows")) {
-                        long long L = get(&v[i], "L"), V = get(&v[i], "V"), B = get(&v[i], "B");
-                        assert_true(L <= B && V * types[t].size <= 16);
-                        assert_true((unsigned long long)(L * V) <= 2 * sh->len);
-                    } else {
-                        long long TX = get(&v[i], "TX"), CV = get(&v[i], "CV");
-                        assert_true((unsigned long long)(TX * CV) <= 2 * sh->inner
-                                    && CV * types[t].size <= 16);
-                    }
-                }
-                free(v);
-            }
-}
-
-/* The layout filter: flat and segmented cases never get @plan axis families, axis cases
- * only them, whatever the space lists. */
-static void test_axis_layout_filter(void **state)
-{
-    (void)state;
-    static const char text[] =
-        "return { { family = 'gridstride' }, { family = 'axis_rows' },\n"
-        "         { family = 'seg_per' }, { family = 'axis_cols' } }\n";
-    static const char *const layouts[] = {NULL, "flat", "offsets", "axis"};
-    static const char *const want[] = {"gridstride", "gridstride", "seg_per",
-                                       "axis_rows axis_cols"};
-    rt_device d = h100();
-    for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++) {
-        space_case cs = {"sum", "f32", 4, 1, NULL, 0, layouts[l], 64, 2048, 1};
-        rt_config *v = NULL;
-        int n = 0;
-        assert_int_equal(expand_text(text, "filter.lua", &d, &cs, &v, &n), RT_OK);
-        char got[256] = "";
-        for (int i = 0; i < n; i++)
-            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "",
-                     v[i].family->name);
-        assert_string_equal(got, want[l]);
-        free(v);
-    }
-    /* The shipped flat and segmented spaces offer no axis family. */
-    static const char *const files[] = {"lua/spaces/default.lua", "lua/spaces/paper.lua",
-                                        "lua/spaces/segmented.lua"};
-    static const char *const lay[] = {NULL, NULL, "keys"};
-    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
-        space_case cs = {"sum", "f32", 4, 1, NULL, 0, lay[f], 0, 0, 0};
-        rt_config *v = NULL;
-        int n = 0;
-        assert_int_equal(expand_file(files[f], &cs, &v, &n), RT_OK);
-        assert_true(n > 0);
-        for (int i = 0; i < n; i++)
-            assert_int_not_equal(v[i].family->plan, PLAN_AXIS);
-        free(v);
-    }
-}
-
-/* seg_lb's FAST: the segmented spaces offer FAST = 1 for offsets only, each beside its FAST = 0
- * twin (the same config but FAST), for commutative and non-commutative operators alike. */
-static void test_seg_fast(void **state)
-{
-    (void)state;
-    static const char *const files[] = {"lua/spaces/segmented.lua", "lua/spaces/segmented_ship.lua"};
-    static const char *const layouts[] = {"keys", "offsets"};
-    for (size_t f = 0; f < sizeof files / sizeof *files; f++)
-        for (size_t l = 0; l < 2; l++)
-            for (int commutes = 0; commutes <= 1; commutes++) {
-                space_case cs = {commutes ? "min" : "affine", commutes ? "f32" : "u64",
-                                 commutes ? 4 : 8, commutes, NULL, 0, layouts[l], 0, 0, 0};
-                rt_config *v = NULL;
-                int n = 0, fast = 0;
-                assert_int_equal(expand_file(files[f], &cs, &v, &n), RT_OK);
-                for (int i = 0; i < n; i++) {
-                    if (strcmp(v[i].family->name, "seg_lb") || get(&v[i], "FAST") == 0)
-                        continue;
-                    fast++;
-                    int twin = 0;
-                    for (int j = 0; j < n && !twin; j++) {
-                        if (v[j].family != v[i].family || get(&v[j], "FAST") != 0)
-                            continue;
-                        twin = 1;
-                        for (int k = 0; k < v[i].family->nparams; k++)
-                            if (strcmp(v[i].family->params[k].name, "FAST") &&
-                                v[i].values[k] != v[j].values[k])
-                                twin = 0;
-                    }
-                    if (!twin)
-                        fail_msg("%s %s: config %d (FAST = 1) has no FAST = 0 twin", files[f],
-                                 layouts[l], i);
-                }
-                if (l == 0 ? fast != 0 : fast == 0)
-                    fail_msg("%s %s %s: %d configs with FAST = 1", files[f], layouts[l], cs.op, fast);
-                free(v);
-            }
-}
-
-/* Lua sees an axis case's shape: case.layout, outer, len, inner and n. */
-static void test_axis_case_fields(void **state)
-{
-    (void)state;
-    static const char text[] =
-        "assert(case.layout == 'axis' and case.outer == 7 and case.len == 513\n"
-        "       and case.inner == 33 and case.n == 7 * 513 * 33, 'fields')\n"
-        "return { { family = 'axis_cols', params = { TX = 32, CV = 1 } } }\n";
-    rt_device d = h100();
-    space_case cs = {"sum", "f32", 4, 1, NULL, 0, "axis", 7, 513, 33};
-    rt_config *v = NULL;
-    int n = 0;
-    if (expand_text(text, "fields.lua", &d, &cs, &v, &n))
-        fail_msg("%s", err.msg);
-    assert_int_equal(n, 1);
-    free(v);
-}
-
 int test_space_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -929,33 +432,7 @@ int test_space_group(void)
         cmocka_unit_test(test_error_positions),
         cmocka_unit_test(test_long_chunkname),
         cmocka_unit_test(test_null_arguments),
-        cmocka_unit_test(test_bad_syntax),
-        cmocka_unit_test(test_bad_runtime),
-        cmocka_unit_test(test_bad_loop),
-        cmocka_unit_test(test_bad_pcall),
-        cmocka_unit_test(test_bad_memory),
-        cmocka_unit_test(test_bad_memory_pcall),
-        cmocka_unit_test(test_bad_gc),
-        cmocka_unit_test(test_bad_handlers),
-        cmocka_unit_test_teardown(test_bad_time, default_time_limit),
-        cmocka_unit_test(test_bad_string),
-        cmocka_unit_test(test_bad_size),
-        cmocka_unit_test(test_bad_io),
-        cmocka_unit_test(test_bad_os),
-        cmocka_unit_test(test_bad_require),
-        cmocka_unit_test(test_bad_dofile),
-        cmocka_unit_test(test_bad_family),
-        cmocka_unit_test(test_bad_param),
-        cmocka_unit_test(test_bad_return),
-        cmocka_unit_test(test_bad_value),
-        cmocka_unit_test(test_bad_derive),
         cmocka_unit_test(test_spaces_every_op),
-        cmocka_unit_test(test_bad_constraint),
-        cmocka_unit_test(test_bad_field),
-        cmocka_unit_test(test_axis_space),
-        cmocka_unit_test(test_axis_layout_filter),
-        cmocka_unit_test(test_axis_case_fields),
-        cmocka_unit_test(test_seg_fast),
     };
     return cmocka_run_group_tests_name("space", tests, NULL, NULL);
 }
