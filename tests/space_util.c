@@ -18,7 +18,7 @@ const space_case F32 = {"sum", "f32", 4, 1};
 const space_case F64 = {"sum", "f64", 8, 1};
 const space_case NONCOMM = {"first", "f32", 4, 0};
 
-rt_err err;
+rt_err space_err;
 
 rt_device h100(void)
 {
@@ -70,8 +70,8 @@ static char *slurp(const char *path, size_t *len)
 int expand_text(const char *text, const char *name, const rt_device *dev,
                 const space_case *cs, rt_config **v, int *n)
 {
-    rt_clearerr(&err);
-    return space_expand(text, strlen(text), name, dev, cs, v, n, &err);
+    rt_clearerr(&space_err);
+    return space_expand(text, strlen(text), name, dev, cs, v, n, &space_err);
 }
 
 int expand_file(const char *path, const space_case *cs, rt_config **v, int *n)
@@ -79,8 +79,8 @@ int expand_file(const char *path, const space_case *cs, rt_config **v, int *n)
     size_t len;
     char *text = slurp(path, &len);
     rt_device d = h100();
-    rt_clearerr(&err);
-    int rc = space_expand(text, len, path, &d, cs, v, n, &err);
+    rt_clearerr(&space_err);
+    int rc = space_expand(text, len, path, &d, cs, v, n, &space_err);
     free(text);
     return rc;
 }
@@ -113,7 +113,7 @@ void expect_text_error(const char *text, const char *name, int code, const char 
     rt_config *v = (rt_config *)&v;
     int n = -1;
     assert_int_equal(expand_text(text, name, &d, &F32, &v, &n), code);
-    assert_string_equal(err.msg, msg);
+    assert_string_equal(space_err.msg, msg);
     assert_null(v);
     assert_int_equal(n, 0);
 }

@@ -13,12 +13,12 @@
 extern const space_case F32, F64, NONCOMM;
 
 /* The error of the last expand_text or expand_file (16 KiB: not on a test's stack). */
-extern rt_err err;
+extern rt_err space_err;
 
 /* An H100 SXM as the driver describes it. */
 rt_device h100(void);
 
-/* space_expand of 'text' (named 'name') on 'dev', into err; the file at 'path' on h100(). */
+/* space_expand of 'text' (named 'name') on 'dev', into space_err; the file at 'path' on h100(). */
 int expand_text(const char *text, const char *name, const rt_device *dev,
                 const space_case *cs, rt_config **v, int *n);
 int expand_file(const char *path, const space_case *cs, rt_config **v, int *n);

@@ -40,7 +40,7 @@ static void test_spaces_every_op(void **state)
                 rt_config *v = NULL;
                 int n = 0;
                 if (expand_file(files[f], &cs, &v, &n) != RT_OK)
-                    fail_msg("%s, %s %s: %s", files[f], cs.op, cs.type, err.msg);
+                    fail_msg("%s, %s %s: %s", files[f], cs.op, cs.type, space_err.msg);
                 free(v);
             }
 }
@@ -51,7 +51,7 @@ static int expand_default(const rt_device *d, const space_case *cs, rt_config **
     assert_non_null(text);
     int rc = expand_text(text, "lua/spaces/default.lua", d, cs, v, n);
     if (rc != RT_OK)
-        fail_msg("default space: %s", err.msg);
+        fail_msg("default space: %s", space_err.msg);
     return rc;
 }
 
@@ -338,7 +338,7 @@ static void test_sandbox_and_helpers(void **state)
     int n = -1;
     int rc = expand_file("tests/lua/good_sandbox.lua", &F32, &v, &n);
     if (rc != RT_OK)
-        fail_msg("%s", err.msg);
+        fail_msg("%s", space_err.msg);
     assert_int_equal(n, 0);
     free(v);
 }
@@ -409,7 +409,7 @@ static void test_null_arguments(void **state)
     rt_device d = h100();
     rt_config *v = (rt_config *)&v;
     int n = -1;
-    assert_int_equal(space_expand(NULL, 0, "x.lua", &d, &F32, &v, &n, &err), RT_EINVAL);
+    assert_int_equal(space_expand(NULL, 0, "x.lua", &d, &F32, &v, &n, &space_err), RT_EINVAL);
     assert_null(v);
     assert_int_equal(n, 0);
     assert_int_equal(space_expand("return {}", 9, "x.lua", NULL, &F32, &v, &n, NULL), RT_EINVAL);

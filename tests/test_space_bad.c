@@ -25,9 +25,9 @@ static void expect_error(const char *path, int code, const char *msg)
     int rc = expand_file(path, &F32, &v, &n);
     if (rc != code)
         fail_msg("%s: expected %s, got %s: %s", path, rt_strerror(code), rt_strerror(rc),
-                 err.msg);
-    assert_int_equal(err.code, code);
-    assert_string_equal(err.msg, msg);
+                 space_err.msg);
+    assert_int_equal(space_err.code, code);
+    assert_string_equal(space_err.msg, msg);
     assert_null(v);
     assert_int_equal(n, 0);
 }
@@ -61,9 +61,9 @@ static void test_bad_pcall(void **state)
     assert_int_equal(expand_file("tests/lua/bad_pcall.lua", &F32, &v, &n), RT_ELUA);
     const char *prefix = "tests/lua/bad_pcall.lua:";
     const char *suffix = ": instruction limit exceeded";
-    assert_memory_equal(err.msg, prefix, strlen(prefix));
-    assert_true(strlen(err.msg) > strlen(suffix));
-    assert_string_equal(err.msg + strlen(err.msg) - strlen(suffix), suffix);
+    assert_memory_equal(space_err.msg, prefix, strlen(prefix));
+    assert_true(strlen(space_err.msg) > strlen(suffix));
+    assert_string_equal(space_err.msg + strlen(space_err.msg) - strlen(suffix), suffix);
 }
 
 static void test_bad_memory(void **state)
@@ -115,9 +115,9 @@ static void test_bad_time(void **state)
     assert_int_equal(expand_file("tests/lua/bad_compare.lua", &F32, &v, &n), RT_ELUA);
     const char *prefix = "tests/lua/bad_compare.lua:";
     const char *suffix = ": time limit exceeded (0.3 s)";
-    assert_memory_equal(err.msg, prefix, strlen(prefix));
-    assert_true(strlen(err.msg) > strlen(suffix));
-    assert_string_equal(err.msg + strlen(err.msg) - strlen(suffix), suffix);
+    assert_memory_equal(space_err.msg, prefix, strlen(prefix));
+    assert_true(strlen(space_err.msg) > strlen(suffix));
+    assert_string_equal(space_err.msg + strlen(space_err.msg) - strlen(suffix), suffix);
 }
 
 /* The default time limit again, whether test_bad_time passed or not. */
@@ -148,10 +148,10 @@ static void test_bad_size(void **state)
     char *text = malloc(SPACE_MAX_BYTES + 1);
     assert_non_null(text);
     memset(text, ' ', SPACE_MAX_BYTES + 1);
-    rt_clearerr(&err);
-    assert_int_equal(space_expand(text, SPACE_MAX_BYTES + 1, "big.lua", &dev, &F32, &v, &n, &err),
+    rt_clearerr(&space_err);
+    assert_int_equal(space_expand(text, SPACE_MAX_BYTES + 1, "big.lua", &dev, &F32, &v, &n, &space_err),
                      RT_EINVAL);
-    assert_string_equal(err.msg, "big.lua: the space script is 1048577 bytes long; at most "
+    assert_string_equal(space_err.msg, "big.lua: the space script is 1048577 bytes long; at most "
                                  "1048576 (1 MiB)");
     free(text);
 }

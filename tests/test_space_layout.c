@@ -51,7 +51,7 @@ static void test_axis_space(void **state)
                 int n = 0;
                 if (expand_axis(sh, types[t].type, types[t].size, commutes, &v, &n))
                     fail_msg("%llux%llux%llu %s: %s", sh->outer, sh->len, sh->inner,
-                             types[t].type, err.msg);
+                             types[t].type, space_err.msg);
                 /* A few hundred a shape at most (the columns' chunks of 256 to 4096 rows
                  * take 1x32768x1024 to 537): a sampled or exhaustive run stays minutes. */
                 if (n < 1 || n > 600)
@@ -172,7 +172,7 @@ static void test_axis_case_fields(void **state)
     rt_config *v = NULL;
     int n = 0;
     if (expand_text(text, "fields.lua", &d, &cs, &v, &n))
-        fail_msg("%s", err.msg);
+        fail_msg("%s", space_err.msg);
     assert_int_equal(n, 1);
     free(v);
 }
