@@ -17,6 +17,9 @@
 #             build/axis.db (random sample of 64, then local search of 32 from its best), its
 #             winners exported to $OUT/axis_ship.db, then redtune_bench --axis (rt_reduce_axis,
 #             CUB, the limit) with it
+#   axisops  issue 16's other operators along an axis: argmax f32/bf16 and max f32 tuned over
+#             the default shapes (random 48, then local 24), benched with the shipped database
+#             alone and merged with them
 #   axischeck the axis GPU tests (C and Python), then bench/torch_axis.py (eager,
 #             torch.compile, redtune) with build/axis.db (or a carried build/axis_ship.db)
 #   everyn    issue 14: redtune_bench --every-n, min and sum f32 cold, every power of two
@@ -49,7 +52,7 @@
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
+step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axisops, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -163,6 +166,35 @@ axis)
     echo "bench --axis: exit $? ($(( $(date +%s) - t0 )) s)"
     sed -n '/^reductions along an axis/,$p' "$out/axis.log" | head -40
     tail -n 3 "$out/axis.err"
+    ;;
+axisops)
+    # Issue 16's "every op": the axis shapes of the operators the shipped database has no axis
+    # winner for (AXIS_OPS, default argmax:f32 argmax:bf16 max:f32), each a seeded random
+    # sample then a local search from its best, into build/axis_ops.db; its H100 winners to
+    # $out/axis_ops_ship.db; then redtune_bench --axis for those operators with the shipped
+    # database alone (built-in defaults) and merged with the new winners.
+    rm -f build/axis_ops.db /tmp/ship.db /tmp/merged.db
+    build/redtune load db/tuned/h100.sql db/tuned/h200.sql -o /tmp/ship.db > /dev/null
+    for c in ${AXIS_OPS:-argmax:f32 argmax:bf16 max:f32}; do
+        for st in "random --budget ${AXIS_RANDOM:-48}" "local --budget ${AXIS_LOCAL:-24}"; do
+            t0=$(date +%s)
+            # shellcheck disable=SC2086
+            timeout 200 build/redtune --axis --op "${c%%:*}" --type "${c#*:}" --db build/axis_ops.db \
+                --strategy $st --strategy-seed 1 > "$out/tune_axis_${c%%:*}_${c#*:}_${st%% *}.log" 2>&1
+            echo "redtune --axis --op ${c%%:*} --type ${c#*:} --strategy $st: exit $? ($(( $(date +%s) - t0 )) s)"
+        done
+    done
+    build/redtune export --db build/axis_ops.db --match H100 -o "$out/axis_ops_ship.db" --force
+    build/redtune merge /tmp/ship.db build/axis_ops.db -o /tmp/merged.db --force > /dev/null
+    ops=$(for c in ${AXIS_OPS:-argmax:f32 argmax:bf16 max:f32}; do echo "${c%%:*}"; done | sort -u | paste -sd, -)
+    types=$(for c in ${AXIS_OPS:-argmax:f32 argmax:bf16 max:f32}; do echo "${c#*:}"; done | sort -u | paste -sd, -)
+    for db in /tmp/ship.db /tmp/merged.db; do
+        t0=$(date +%s)
+        timeout 150 build/bench/redtune_bench --db "$db" --axis --ops "$ops" --types "$types" \
+            --csv "$out/axis_ops_$(basename "$db" .db).csv" > "$out/axis_ops_$(basename "$db" .db).log" 2>&1
+        echo "bench --axis with $(basename "$db"): exit $? ($(( $(date +%s) - t0 )) s)"
+        sed -n '/^reductions along an axis/,/^(\*/p' "$out/axis_ops_$(basename "$db" .db).log"
+    done
     ;;
 axischeck)
     # After `axis`: build/axis.db (or build/axis_ship.db carried back) for the PyTorch side.
