@@ -4,6 +4,7 @@
  * of every output an implementation wrote.
  */
 #include "axis_data.h"
+#include "scalars.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -28,46 +29,6 @@ static void parallel(unsigned long long n, int threads, F &&body)
     }
     for (std::thread &th : pool)
         th.join();
-}
-
-static float bf16_value(uint16_t b)
-{
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static uint16_t bf16_bits(float f)   /* exact for the small integers of the data */
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
-static float f16_value(uint16_t b)
-{
-    __half_raw r;
-    r.x = b;
-    return __half2float(__half(r));
-}
-
-static uint16_t f16_bits(float f)
-{
-    __half_raw r = __half_raw(__float2half_rn(f));
-    return r.x;
-}
-
-static double elem_at(const void *buf, rt_type t, unsigned long long i)
-{
-    switch (t) {
-    case RT_BF16: return bf16_value(((const uint16_t *)buf)[i]);
-    case RT_F16: return f16_value(((const uint16_t *)buf)[i]);
-    case RT_F32: return ((const float *)buf)[i];
-    case RT_F64: return ((const double *)buf)[i];
-    case RT_I32: return ((const int32_t *)buf)[i];
-    default: return NAN;
-    }
 }
 
 /* Small integers, exact in every type: sums 0..16 (their f32 partials stay exact for long,
@@ -104,7 +65,7 @@ axis_ref compute_reference(const void *buf, rt_op op, rt_type t, const axis_shap
             double acc = op == RT_SUM ? 0.0 : op == RT_MIN ? INFINITY : -INFINITY;
             long long best = -1;
             for (unsigned long long l = 0; l < s.len; l++) {
-                double x = elem_at(buf, t, (o * s.len + l) * s.inner + i);
+                double x = scalar_at(buf, t, (o * s.len + l) * s.inner + i);
                 if (op == RT_SUM)
                     acc += x;
                 else if (op == RT_MIN)
@@ -119,24 +80,6 @@ axis_ref compute_reference(const void *buf, rt_op op, rt_type t, const axis_shap
     return r;
 }
 
-/* One result of scalar type t at b. */
-static double value_of(const unsigned char *b, rt_type t)
-{
-    uint16_t h;
-    float f;
-    double d;
-    int32_t i;
-    switch (t) {
-    case RT_BF16: memcpy(&h, b, 2); return bf16_value(h);
-    case RT_F16: memcpy(&h, b, 2); return f16_value(h);
-    case RT_F32: memcpy(&f, b, 4); return f;
-    case RT_F64: memcpy(&d, b, 8); return d;
-    case RT_I32: memcpy(&i, b, 4); return i;
-    default: return NAN;
-    }
-}
-
-
 /* Every output against the reference: sums within 1e-6 of the row's sum of |x| (all
  * positive here: the reference itself) plus 1e-6, the rest exact. */
 bool check_all(const unsigned char *got, const out_layout &L, rt_op op, const axis_ref &ref,
@@ -145,7 +88,7 @@ bool check_all(const unsigned char *got, const out_layout &L, rt_op op, const ax
     unsigned long long m = s.outer * s.inner;
     for (unsigned long long k = 0; k < m; k++) {
         const unsigned char *p = got + k * L.stride;
-        double v = value_of(p + L.val_off, L.res);
+        double v = scalar_at(p + L.val_off, L.res, 0);
         bool ok;
         long long idx = -1;
         if (op == RT_SUM)

@@ -12,6 +12,7 @@
  * and the fused operators); both results are checked before and after the timing.
  */
 #include "common.h"
+#include "scalars.h"
 
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/transform_output_iterator.h>
@@ -138,46 +139,6 @@ void parallel(unsigned long long n, int threads, F &&body)
         th.join();
 }
 
-float bf16_value(uint16_t b)
-{
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-uint16_t bf16_bits(float f)   /* round to nearest even; the data holds no NaN */
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
-float f16_value(uint16_t b)
-{
-    __half_raw r;
-    r.x = b;
-    return __half2float(__half(r));
-}
-
-uint16_t f16_bits(float f)
-{
-    __half_raw r = __half_raw(__float2half_rn(f));
-    return r.x;
-}
-
-/* An element of the input as a double, whatever its type. */
-double elem_at(const void *buf, rt_type t, unsigned long long i)
-{
-    switch (t) {
-    case RT_BF16: return bf16_value(((const uint16_t *)buf)[i]);
-    case RT_F16: return f16_value(((const uint16_t *)buf)[i]);
-    case RT_F32: return ((const float *)buf)[i];
-    case RT_F64: return ((const double *)buf)[i];
-    default: return NAN;
-    }
-}
-
 /* Values chosen so that a wrong kernel shows (and the checks can be tight):
  *   sum:      integers 0..16 (exact in bf16; the f32 partials stay exact for long);
  *   amax:     |x| <= 512 of both signs, one -768 planted: max(x) is not max|x|;
@@ -236,7 +197,7 @@ reference compute_reference(const void *buf, const tcase &c, int threads)
         double s = 0, best = -INFINITY;
         long long bi = -1;
         for (unsigned long long i = a; i < b; i++) {
-            double x = elem_at(buf, t, i);
+            double x = scalar_at(buf, t, i);
             switch (c.op) {
             case RT_SUM:
             case RT_VAR_MEAN: s += x; break;
@@ -269,7 +230,7 @@ reference compute_reference(const void *buf, const tcase &c, int threads)
         parallel(n, threads, [&](int k, unsigned long long a, unsigned long long b) {
             double q = 0;
             for (unsigned long long i = a; i < b; i++) {
-                double d = elem_at(buf, t, i) - mean;
+                double d = scalar_at(buf, t, i) - mean;
                 q += d * d;
             }
             part2[k] = q;
@@ -283,28 +244,13 @@ reference compute_reference(const void *buf, const tcase &c, int threads)
     return r;
 }
 
-/* One scalar of a result, of type t, at b. */
-double value_of(const unsigned char *b, rt_type t)
-{
-    uint16_t h;
-    float f;
-    double d;
-    switch (t) {
-    case RT_BF16: memcpy(&h, b, 2); return bf16_value(h);
-    case RT_F16: memcpy(&h, b, 2); return f16_value(h);
-    case RT_F32: memcpy(&f, b, 4); return f;
-    case RT_F64: memcpy(&d, b, 8); return d;
-    default: return NAN;
-    }
-}
-
 /* Check a result whose scalars have type 'res' (argmax: the value has 'res', the index is
  * at offset 8). Sums in f32 of 2^20..2^28 elements: relative 1e-4 (a lost block or a wrong
  * map is far outside it); amax and argmax: exact. */
 bool check(const unsigned char *got, rt_type res, const tcase &c, const reference &ref,
            char *why, size_t len)
 {
-    double v = value_of(got, res);
+    double v = scalar_at(got, res, 0);
     const double tol = 1e-4;
     switch (c.op) {
     case RT_AMAX:
@@ -322,7 +268,7 @@ bool check(const unsigned char *got, rt_type res, const tcase &c, const referenc
         return false;
     }
     case RT_VAR_MEAN: {
-        double m = value_of(got + optype_size(res), res);
+        double m = scalar_at(got + optype_size(res), res, 0);
         double scale = fabs(ref.v[1]) + sqrt(ref.v[0]);
         if (fabs(v - ref.v[0]) <= tol * ref.v[0] && fabs(m - ref.v[1]) <= tol * scale)
             return true;
