@@ -99,7 +99,7 @@ typedef struct store_best_row {
     int deterministic;
     long long nseg;          /* segmented: the segmentation measured (0 for flat) */
     double seg_mean;
-    long long device_id;     /* its device row (the lookup's lists; 0 elsewhere) */
+    long long device_id;     /* its device row */
 } store_best_row;
 
 /* ---- runtime lookup (the read-only queries of runtime/api*.c) ----

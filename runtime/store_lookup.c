@@ -180,7 +180,7 @@ int store_walk_best_rows(store *s, sqlite3_stmt *st, const char *what,
             .seg_mean = sqlite3_column_double(st, 17),
             .acc = col_text(st, 18),
             .result = col_text(st, 19),
-            .device_id = sqlite3_column_count(st) > 20 ? sqlite3_column_int64(st, 20) : 0,
+            .device_id = sqlite3_column_int64(st, 20),
         };
         if (cb(&row, arg) != 0)
             return RT_OK;

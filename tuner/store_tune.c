@@ -519,7 +519,7 @@ int store_list_best(store *s, const char *device_match, const char *op, const ch
     static const char sql[] =
         "SELECT d.name, 'sm_' || d.cc_major || d.cc_minor, b.op, b.type, b.layout, b.n, "
         "b.hot, b.kernel_hash, k.family, k.params, b.median_us, b.min_us, b.max_us, b.gbps, "
-        "b.frac_bw, b.deterministic, b.nseg, b.seg_mean, b.acc, b.result "
+        "b.frac_bw, b.deterministic, b.nseg, b.seg_mean, b.acc, b.result, b.device_id "
         "FROM best b JOIN kernels k ON k.hash = b.kernel_hash "
         "JOIN devices d ON d.id = b.device_id "
         "WHERE (?1 IS NULL OR instr(lower(d.name), lower(?1)) > 0) "
