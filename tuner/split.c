@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include "split.h"
 
-static const double *cmp_cost;
-
 /* The costliest first; equal costs in the order of the cases. */
-static int by_cost(const void *a, const void *b)
+static int by_cost(const void *a, const void *b, void *arg)
 {
+    const double *cost = arg;
     int i = *(const int *)a, j = *(const int *)b;
-    if (cmp_cost[i] != cmp_cost[j])
-        return cmp_cost[i] > cmp_cost[j] ? -1 : 1;
+    if (cost[i] != cost[j])
+        return cost[i] > cost[j] ? -1 : 1;
     return (i > j) - (i < j);
 }
 
@@ -30,8 +29,7 @@ int split_assign(const double *cost, int ncases, int k, int *owner)
     }
     for (int i = 0; i < ncases; i++)
         order[i] = i;
-    cmp_cost = cost;
-    qsort(order, (size_t)ncases, sizeof *order, by_cost);
+    qsort_r(order, (size_t)ncases, sizeof *order, by_cost, (void *)cost);
     for (int r = 0; r < ncases; r++) {
         int least = 0;
         for (int s = 1; s < k; s++)

@@ -133,9 +133,8 @@ int sweep_run(const sweep *sw, rt_err *e)
     cand *fc = NULL;   /* a size's candidates when a family's @max_n leaves some out */
     size_t esize = optype_size(t);
     size_t acc_size = o->user ? esize : optype_acc_size(o->op, t);
-    /* Bytes per element that must fit on the GPU: the input, the keys or offsets, outputs. */
     int segmented = o->layout == SEG_LAYOUT_KEYS || o->layout == SEG_LAYOUT_OFFSETS;
-    double per_elem = esize + (segmented ? 4 + (double)acc_size : 0);
+    double per_elem = tune_bytes_per_elem(o, t);   /* what must fit on the GPU per element */
     for (int pi = 0; pi < nprof; pi++) {
         char layout[96];
         report_layout(o, pi, layout, sizeof layout);

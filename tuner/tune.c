@@ -51,16 +51,22 @@ static int check_definition(store *s, const opfile *u, rt_err *e)
     return rc;
 }
 
+/* The configs the strategy plans for case ci: of all ncfg, or of its axis shape's gn[]. */
+static long case_planned(const tune_opts *o, const strategy_ops *search, int ncfg,
+                         const int *gn, int ci)
+{
+    int nc = o->layout == SEG_LAYOUT_AXIS ? gn[ci / tune_nsizes(o)] : ncfg;
+    return search->planned(nc, strategy_budget_min(o->budget, o->budget_pct, o->budget_min, nc));
+}
+
 /* --split: which of the run's cases are this GPU's share (split.h). A case's cost is the
- * configs the strategy plans for it, each reading the case's bytes (the input, and the keys
- * or offsets and the partials of a segmented case, as the sweep's fit check counts them). */
+ * configs the strategy plans for it, each reading the case's bytes (tune_bytes_per_elem, as
+ * the sweep's fit check counts them). */
 static int split_share(const tune_opts *o, const strategy_ops *search, int ncfg, const int *gn,
                        rt_type t, unsigned char **owned, rt_err *e)
 {
     int ncases = tune_groups(o) * tune_nsizes(o), nsz = tune_nsizes(o);
-    int segmented = o->layout == SEG_LAYOUT_KEYS || o->layout == SEG_LAYOUT_OFFSETS;
-    size_t acc_size = o->user ? optype_size(t) : optype_acc_size(o->op, t);
-    double per_elem = optype_size(t) + (segmented ? 4 + (double)acc_size : 0);
+    double per_elem = tune_bytes_per_elem(o, t);
     double *cost = malloc((size_t)ncases * sizeof *cost);
     int *owner = malloc((size_t)ncases * sizeof *owner);
     int rc = RT_OK;
@@ -69,12 +75,9 @@ static int split_share(const tune_opts *o, const strategy_ops *search, int ncfg,
         rc = rt_seterr(e, RT_ENOMEM, "out of memory dividing %d cases for --split", ncases);
         goto done;
     }
-    for (int ci = 0; ci < ncases; ci++) {
-        int nc = o->layout == SEG_LAYOUT_AXIS ? gn[ci / nsz] : ncfg;
-        long k = search->planned(nc, strategy_budget_min(o->budget, o->budget_pct,
-                                                         o->budget_min, nc));
-        cost[ci] = split_case_cost(k, (double)tune_size(o, ci / nsz, ci % nsz) * per_elem);
-    }
+    for (int ci = 0; ci < ncases; ci++)
+        cost[ci] = split_case_cost(case_planned(o, search, ncfg, gn, ci),
+                                   (double)tune_size(o, ci / nsz, ci % nsz) * per_elem);
     if (split_assign(cost, ncases, o->split_count, owner)) {
         rc = rt_seterr(e, RT_ENOMEM, "out of memory dividing %d cases for --split", ncases);
         goto done;
@@ -185,9 +188,7 @@ int tune_run(const tune_opts *o, rt_err *e)
     for (int ci = 0; ci < ncases; ci++)
         if (TUNE_OWNS_CASE(o, ci)) {
             owned++;
-            int nc = axis ? gn[ci / tune_nsizes(o)] : ncfg;
-            planned += search->planned(nc, strategy_budget_min(o->budget, o->budget_pct,
-                                                               o->budget_min, nc));
+            planned += case_planned(o, search, ncfg, gn, ci);
         }
     if (o->split_count > 1)
         printf("redtune: --split: %d of the %d cases here (share %d of %d), the others on "

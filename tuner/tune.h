@@ -74,6 +74,15 @@ static inline long long tune_size(const tune_opts *o, int gi, int si)
     return o->layout == SEG_LAYOUT_AXIS ? (long long)axisdata_n(&o->shapes[gi]) : o->sizes[si];
 }
 
+/* The bytes per element a case of 'o' (element type t) keeps on the GPU: the input, and for
+ * a segmented case its key or offset and its share of the partials. */
+static inline double tune_bytes_per_elem(const tune_opts *o, rt_type t)
+{
+    size_t esize = optype_size(t), acc = o->user ? esize : optype_acc_size(o->op, t);
+    int segmented = o->layout == SEG_LAYOUT_KEYS || o->layout == SEG_LAYOUT_OFFSETS;
+    return (double)esize + (segmented ? 4 + (double)acc : 0);
+}
+
 /* The operator's name, the type and whether the operator commutes, for the case of 'o'. */
 void tune_case(const tune_opts *o, const char **op, rt_type *type, int *commutes);
 
