@@ -138,8 +138,8 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
 const char *api_row_owner(const choice *c, const best_entry *b)
 {
     if (b->device_id && b->device_id != c->dev.id)
-        return "this size's winner on an identical GPU (the row above has none of it: tuned "
-               "with --split)";
+        return "this size's winner on an identical GPU (the row above has none of this "
+               "case, as after --split)";
     if (c->dev.own)
         return "this GPU's own row";
     return c->dev.level == STORE_MATCH_EXACT ? "the row of another GPU of this model"

@@ -517,6 +517,30 @@ static void api_store_identical_gpus(void **state)
     api_util_remove_dir(dir);
 }
 
+/* rt_explain's word on whose winner runs (api_row_owner): an identical GPU's row for a case
+ * the chosen row lacks, else this GPU's own row, another GPU of this model, or another GPU
+ * (a fallback level below the exact device). */
+static void api_row_owner_says_whose(void **state)
+{
+    (void)state;
+    choice c;
+    best_entry b;
+    memset(&c, 0, sizeof c);
+    memset(&b, 0, sizeof b);
+    c.dev.id = 7;
+    c.dev.level = STORE_MATCH_EXACT;
+    b.device_id = 7;
+    assert_string_equal(api_row_owner(&c, &b), "the row of another GPU of this model");
+    c.dev.own = 1;
+    assert_string_equal(api_row_owner(&c, &b), "this GPU's own row");
+    b.device_id = 8;
+    assert_non_null(strstr(api_row_owner(&c, &b), "this size's winner on an identical GPU"));
+    b.device_id = 7;
+    c.dev.own = 0;
+    c.dev.level = STORE_MATCH_CC;
+    assert_string_equal(api_row_owner(&c, &b), "the row of another GPU");
+}
+
 /* ---------------------------------------------------------------- CPU: the size slots */
 
 /* rt_reduce's choice among a device's winners by size slot (api_choose.c): a tuned power of
@@ -591,6 +615,7 @@ int test_api_db_group(void)
         cmocka_unit_test(api_store_lookup),
         cmocka_unit_test(api_store_identical_gpus),
         cmocka_unit_test(api_pick_by_size_slot),
+        cmocka_unit_test(api_row_owner_says_whose),
     };
     return cmocka_run_group_tests_name("api_db", tests, NULL, NULL);
 }
