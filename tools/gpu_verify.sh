@@ -174,8 +174,9 @@ axisops)
     # $out/axis_ops_ship.db; then redtune_bench --axis for those operators with the shipped
     # database alone (built-in defaults) and merged with the new winners.
     rm -f build/axis_ops.db /tmp/ship.db /tmp/merged.db
+    axis_ops=${AXIS_OPS:-argmax:f32 argmax:bf16 max:f32}
     build/redtune load db/tuned/h100.sql db/tuned/h200.sql -o /tmp/ship.db > /dev/null
-    for c in ${AXIS_OPS:-argmax:f32 argmax:bf16 max:f32}; do
+    for c in $axis_ops; do
         for st in "random --budget ${AXIS_RANDOM:-48}" "local --budget ${AXIS_LOCAL:-24}"; do
             t0=$(date +%s)
             # shellcheck disable=SC2086
@@ -186,8 +187,8 @@ axisops)
     done
     build/redtune export --db build/axis_ops.db --match H100 -o "$out/axis_ops_ship.db" --force
     build/redtune merge /tmp/ship.db build/axis_ops.db -o /tmp/merged.db --force > /dev/null
-    ops=$(for c in ${AXIS_OPS:-argmax:f32 argmax:bf16 max:f32}; do echo "${c%%:*}"; done | sort -u | paste -sd, -)
-    types=$(for c in ${AXIS_OPS:-argmax:f32 argmax:bf16 max:f32}; do echo "${c#*:}"; done | sort -u | paste -sd, -)
+    ops=$(for c in $axis_ops; do echo "${c%%:*}"; done | sort -u | paste -sd, -)
+    types=$(for c in $axis_ops; do echo "${c#*:}"; done | sort -u | paste -sd, -)
     for db in /tmp/ship.db /tmp/merged.db; do
         t0=$(date +%s)
         timeout 150 build/bench/redtune_bench --db "$db" --axis --ops "$ops" --types "$types" \
