@@ -80,6 +80,9 @@
 #endif
 
 #include "seg_common.cuh"
+#if RT_LAYOUT == 2 && !RT_MP
+#include "seg_search.cuh"
+#endif
 
 #define LB_T (RT_B * RT_R)   /* items per tile */
 
@@ -582,28 +585,6 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
 
 static_assert(LB_NB * sizeof(lb_end_t) <= 32 * 1024, "seg_lb: the staged segment starts exceed 32 KB");
 
-/* The first s in 0..nseg with offsets[s] >= x (nseg + 1 when none), by one warp, 32 probes a
- * step; all 32 lanes call it converged and get the answer. */
-static __device__ __forceinline__ unsigned long long lb_lower(const sc_off_t *offs, unsigned long long n,
-                                                              unsigned long long nseg, unsigned long long x)
-{
-    const unsigned int lane = threadIdx.x % 32;
-    unsigned long long lo = 0, hi = nseg + 1;
-    while (lo < hi) {
-        const unsigned long long step = (hi - lo + 31) / 32;
-        const unsigned long long mid = lo + (lane + 1) * step - 1;
-        const bool valid = mid < hi;
-        const bool below = valid && sc_off(offs, mid, n, nseg) < x;
-        const unsigned int c = __popc(__ballot_sync(SC_FULL, below));
-        const unsigned int nv = __popc(__ballot_sync(SC_FULL, valid));
-        const unsigned long long nlo = c > 0 ? lo + c * step : lo;
-        const unsigned long long nhi = c < nv ? lo + (c + 1) * step - 1 : hi;
-        lo = nlo;
-        hi = nhi;
-    }
-    return lo;
-}
-
 extern "C" __global__ void __launch_bounds__(RT_B)
 rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n, unsigned long long nseg,
        rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry, unsigned long long ntiles)
@@ -654,7 +635,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         }
 #endif
         if (warp < 2) {
-            const unsigned long long L = lb_lower(offs, n, nseg, warp == 0 ? a : b);
+            const unsigned long long L = sc_lower(offs, n, nseg, warp == 0 ? a : b);
             if (tid % 32 == 0)
                 s_L[warp] = L;
         }

@@ -42,6 +42,10 @@
 #             with RUNS_TUNE="op:type ..." those cases are first tuned at RUNS_SIZES
 #             (tools/tune_shipped.sh: $out/flat_ship.db) and benched with the shipped
 #             database merged with them
+#   stream    issue 14: seg_stream (offsets streamed by a resident grid): seg_harness --only
+#             seg_stream, its GPU tests (STREAM_TESTS), then f32 min over the four goal profiles
+#             at 30M tuned with seg_stream alone ($out/stream.db) and benched (rt_reduce_segmented,
+#             CUB, the limit) with the shipped database and with stream.db
 #   pergpu    issue 14's "does tuning per GPU pay?" on a GPU the shipped database was not
 #             tuned on (the lent H200): tools/tune_shipped.sh for PERGPU_CASES into
 #             $out/flat_ship.db, then redtune_bench, cold, on the same cases and sizes, per case
@@ -52,7 +56,7 @@
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, sanA, sanB, bench, bench2, python, types, devall, axis, axisops, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
+step=${1:?step: tests, stream, sanA, sanB, bench, bench2, python, types, devall, axis, axisops, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -394,5 +398,30 @@ devall)
     build/redtune best --db /tmp/all.db 2>&1 | head -8
     build/redtune --device 1 --op sum --db /tmp/none.db > "$out/devnone.log" 2>&1
     echo "--device 1: exit $? ($(head -c 200 "$out/devnone.log")); db: $(ls /tmp/none.db 2>&1)"
+    ;;
+stream)
+    t0=$(date +%s)
+    timeout 150 build/seg_harness --only seg_stream > "$out/harness_stream.log" 2>&1
+    echo "seg_harness --only seg_stream: exit $? $(tail -n 1 "$out/harness_stream.log") ($(( $(date +%s) - t0 )) s)"
+    grep -E '^(FAIL|WRONG)' "$out/harness_stream.log" | head -10
+    for f in ${STREAM_TESTS:-seg_RT_MIN_RT_F32 seg_RT_SUM_RT_U64 seg_order_kept}; do
+        filtered_tests "$f" 150 "$out/tests_$f.log"
+    done
+    t0=$(date +%s)
+    timeout 200 build/redtune --device 0 --op min --type f32 --segmented offsets \
+        --profiles ${STREAM_PROFILES:-one,rand10_50,len3,heavy} --sizes 30M --family seg_stream \
+        --seed 7 --db "$out/stream.db" > "$out/tune_stream.log" 2>&1
+    echo "tune offsets seg_stream: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' "$out/tune_stream.log") not ok"
+    build/redtune best --db "$out/stream.db" 2>&1 | cut -c1-170 | grep offsets
+    build/redtune load --force -o /tmp/shipped.db db/tuned/*.sql > /dev/null || exit 1
+    for which in shipped stream; do
+        db=/tmp/shipped.db
+        [ $which = stream ] && db=$out/stream.db
+        t0=$(date +%s)
+        timeout 120 build/bench/redtune_bench --db "$db" --segmented offsets \
+            --profiles ${STREAM_PROFILES:-one,rand10_50,len3,heavy} --sizes 30M --ops min --types f32 \
+            --regimes cold --csv "$out/offsets_$which.csv" > "$out/offsets_$which.log" 2>&1
+        echo "offsets bench with the $which database: exit $? ($(( $(date +%s) - t0 )) s)"
+    done
     ;;
 esac

@@ -2,7 +2,7 @@
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
 -- neighbours, with the vector width scaled to the element size. About 4 configs for keys and
--- 13 for offsets, so that the 18 cases (min, max, sum x f32, f64, i32 x keys, offsets) take
+-- 21 for offsets, so that the 18 cases (min, max, sum x f32, f64, i32 x keys, offsets) take
 -- three device calls (f32 min was also tuned in the full space, on another lent H100: a device
 -- row of its own in db/tuned/h100.sql).
 
@@ -22,6 +22,12 @@ return {
   -- tile inside one segment as a flat reduction does.
   { family = "seg_lb",
     params = { B = 512, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, MP = 0, FAST = {0, 1} },
+    constraint = function(c, dev, case)
+      return case.layout == "offsets" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
+    end },
+  -- Offsets streamed by a resident grid, the window of starts following the tiles.
+  { family = "seg_stream",
+    params = { B = {256, 512}, R = {8, 16}, V = {2, 4}, WS = {0, 1} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
     end },
