@@ -1,5 +1,5 @@
 // @family      seg_stream
-// @summary     segmented, offsets: a resident grid, each block streaming one contiguous chunk of the elements in B*R-element tiles; a tile's segment starts come from a window of the offsets that follows the previous tile's (no search per tile), its outputs are staged in shared memory and stored coalesced, and a run open at a tile's end goes on in registers (one carry per block)
+// @summary     segmented, offsets: a resident grid, each warp streaming its own contiguous chunk of the elements in 32*R-element tiles with the next tile's elements and segment starts in flight; a tile's starts come from a window of the offsets that follows the previous tile's (no search per tile), its outputs are staged and stored coalesced; no block barrier but one at the end, where the warps' runs are stitched (one carry per block)
 // @plan        segmented
 // @layout      offsets
 // @balanced    yes
@@ -10,38 +10,41 @@
 // @param B 256 threads per block (multiple of 32, 128..1024)
 // @param R 16 consecutive elements per thread in a tile (1..32)
 // @param V 4 elements per vector load (1, 2, 4; R a multiple of V): V > 1 needs `in` aligned to V elements; the runtime library must pick V = 1 for pointers it cannot vouch for
-// @param WS 0 the window: a tile keeps up to (B*R >> WS) segment starts in shared memory (fewer where 44 KB does not hold them with their outputs); a tile with more reads its starts from global memory (correct, slow: runs of empty segments, segments of one element)
+// @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound): occupancy against spills
+// @param WS 0 the window: a warp keeps up to (32*R >> WS) segment starts of a tile in shared memory (fewer where the block's 44 KB do not hold them with their outputs); a tile with more reads its starts from global memory (correct, slow: runs of empty segments, segments of one element)
 //
 // seg_stream.cu - segmented reduction over offsets with the elements streamed as a flat
 // reduction streams them (docs/segmented.md, "seg_stream").
 //
-// The grid is the resident one (SMs x occupancy). Block g owns the elements [a0, a1) =
-// [g*n/G, (g+1)*n/G) (cut at multiples of V) and walks them in order in tiles of T = B*R:
-// thread r loads the R consecutive elements a + r*R .. (R/V aligned vectors, all in flight)
-// before it looks at anything. A tile's segment starts are offsets[s_lo ..] where s_lo, the
-// number of offsets below the tile's first element, is found once per block (a warp search
-// at a0) and then advanced by the starts each tile had: the block copies the next window of
-// offsets (sized from the previous tile's count, grown while its last entry is still inside
-// the tile) into shared memory with coalesced loads that are in flight with the elements'.
-// c, the starts in [a, b), comes from a binary search there. Every thread finds the first
-// start at or after its first element by a binary search and walks its R elements: at a
-// start the run before it is complete (the first such run of the thread waits for the block
-// scan, later ones are its own); runs of equal starts (empty segments) are skipped by a
-// second binary search.
+// The grid is the resident one (SMs x occupancy). Block g owns the elements [g*n/G,
+// (g+1)*n/G) (cut at multiples of V), and each of its NW = B/32 warps a contiguous NW-th of
+// that, which it walks in order in tiles of 32*R: lane l holds the R consecutive elements
+// a + l*R .. (R/V aligned vectors). A tile's segment starts are offsets[s_lo ..] where s_lo,
+// the number of offsets below the tile's first element, is found once per warp (a 32-way
+// search at its first element) and then advanced by the starts each tile had. The warp keeps
+// a window of the offsets from s_lo in its part of shared memory; c, the starts in the tile
+// [a, b), comes from a binary search there. As soon as c is known the warp issues the loads
+// of the next tile: its elements into a second set of registers and the first window entries
+// of the next s_lo (sized from this tile's count) - so that memory is busy while the tile is
+// walked. Every lane finds the first start at or after its first element by a binary search
+// and walks its R elements: at a start the run before it is complete (the lane's first such
+// run waits for the warp's segmented scan, later ones are its own); runs of equal starts
+// (empty segments) are skipped by a second binary search.
 //
-// Outputs: the tile owns the segments that start in it, s_lo .. s_lo + c - 1, and stages
-// them in s_o (the identity first, so empty segments need no more work), then stores them
+// Outputs: the tile owns the segments that start in it, s_lo .. s_lo + c - 1, stages them in
+// its part of s_o (the identity first, so empty segments need no more work), then stores them
 // coalesced. The last of them is open at the tile's end: its value (the scan's total) goes on
-// in registers as the next tile's scan init, and is stored when a later start closes it (the
-// next tile's first run), or at the end of the chunk. The chunk's first run, when its segment
-// began before a0, is the block's carry (carry[g]); rt_seg_fix folds the G carries (the
-// others, up to the host's tile count, are RT_SEG_NONE). The block that owns n also writes
-// the segments that start at n (empty).
+// in registers as the next tile's scan init, and is stored when a later start closes it. The
+// warp's first run (elements before its first start) is kept for the end: there the block
+// stitches its warps in order (one barrier; thread 0 walks NW records), storing the runs that
+// cross warps, and the block's first run, when its segment began before the block, is the
+// block's carry (carry[g]); rt_seg_fix folds the G carries (the others, up to the host's tile
+// count, are RT_SEG_NONE). The block that owns n also writes the segments that start at n.
 //
-// A tile with more than W starts (W = B*R >> WS, capped by shared memory) reads them from
-// global memory instead and stores every output directly: the same walk, slower, and
-// correct for any number of empty segments. Unsorted offsets end every search and loop (all
-// reads are clamped, all counts bounded) and store only into out[0 .. nseg).
+// A tile with more than W starts (W = 32*R >> WS, capped by shared memory) reads them from
+// global memory instead and stores every output directly: the same walk, slower, and correct
+// for any number of empty segments. Unsorted offsets end every search and loop (all reads are
+// clamped, all counts bounded) and store only into out[0 .. nseg).
 
 #ifndef RT_PRELUDE
 #include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */
@@ -63,7 +66,10 @@
 #define RT_V 4       /* elements per vector load */
 #endif
 #ifndef RT_WS
-#define RT_WS 0      /* window: B*R >> WS starts in shared memory */
+#define RT_WS 0      /* window: 32*R >> WS starts per warp in shared memory */
+#endif
+#ifndef RT_MINW
+#define RT_MINW 0    /* warps per SM asked of the register allocator; 0: none */
 #endif
 
 #include "seg_common.cuh"
@@ -74,8 +80,12 @@ static_assert(RT_B >= 128 && RT_B <= 1024 && RT_B % 32 == 0, "seg_stream: B must
 static_assert(RT_R >= 1 && RT_R <= 32, "seg_stream: R must be in 1..32");
 static_assert((RT_V == 1 || RT_V == 2 || RT_V == 4) && RT_R % RT_V == 0, "seg_stream: V is 1, 2 or 4 and divides R");
 static_assert(RT_WS >= 0 && RT_WS <= 4, "seg_stream: WS is 0..4");
+static_assert(RT_MINW >= 0 && RT_MINW <= 64, "seg_stream: MINW is 0..64");
 
-#define SS_T (RT_B * RT_R)   /* elements per tile */
+#define SS_NW (RT_B / 32)     /* warps per block */
+#define SS_T (32 * RT_R)       /* elements per warp tile */
+/* __launch_bounds__' blocks per SM: MINW warps (registers: 64 for 32, 80 for 24, 128 for 16) */
+#define SS_MINB (RT_MINW * 32 / RT_B > 1 ? RT_MINW * 32 / RT_B : 1)
 
 #if RT_OFF64
 typedef unsigned long long ss_pos_t;
@@ -83,13 +93,16 @@ typedef unsigned long long ss_pos_t;
 typedef unsigned int ss_pos_t;   /* clamped offsets: below 2^31 */
 #endif
 
-/* The window: W starts and their W outputs, plus one start (to see the first one past the
- * tile), in at most 44 KB. */
-#define SS_FIT ((44 * 1024 - 16) / (sizeof(ss_pos_t) + sizeof(rt_acc_t)) - 1)
+/* A warp's window: W starts, their W outputs and the index of each distinct one (2 bytes),
+ * plus one start (to see the first one past the tile) and the 32 lanes' boundary masks; the
+ * block's NW windows and the stitch records in at most 44 KB. */
+#define SS_FIT (((44 * 1024 - 64 * SS_NW) / SS_NW - 136) / (sizeof(ss_pos_t) + sizeof(rt_acc_t) + 2) - 1)
 #define SS_W ((SS_T >> RT_WS) < SS_FIT ? (SS_T >> RT_WS) : SS_FIT)
-static_assert(SS_W >= 32, "seg_stream: the accumulator is too large for a window of 32 starts");
+static_assert(SS_W >= 32, "seg_stream: the accumulator is too large for a window of 32 starts per warp");
 
-extern "C" __device__ const unsigned int rt_meta[4] = {RT_B, SS_T, 0xffffffffu, 0u};
+/* rt_meta: a "tile" of B*R elements, so that the host's carry array (one per tile) holds one
+ * carry per block of the resident grid. */
+extern "C" __device__ const unsigned int rt_meta[4] = {RT_B, RT_B * RT_R, 0xffffffffu, 0u};
 
 /* The tile's starts: st(w) = offsets[s_lo + w] (clamped), from shared memory or, GL, from
  * global memory; w < the number loaded (smem) or <= nseg - s_lo (GL). */
@@ -130,43 +143,46 @@ struct ss_starts {
     }
 };
 
-/* What the block carries from tile to tile; the same in every thread. */
+/* What a warp carries from tile to tile; the same in every lane. */
 struct ss_state {
     unsigned long long s_lo;   /* offsets below the tile's first element */
     rt_acc_t run;              /* the run open at the previous tile's end (key s_lo - 1) */
-    bool open_first;           /* no start yet in the chunk: the open run is its first */
-    bool first_carry;          /* the chunk's first run continues a segment begun before a0 */
+    bool open_first;           /* no start yet in the warp's chunk: the open run is its first */
 };
 
-/* The tile's first run (key s_lo - 1, ended by a start in the tile or by the chunk's end),
- * value v: the block's carry when it is the chunk's first run of a segment begun before the
- * chunk, nothing when it is the chunk's first run of no segment (before offsets[0]), else the
- * segment's result. */
-static __device__ __forceinline__ void ss_first_run(const ss_state &st, rt_acc_t *out, rt_seg_carry *carry,
-                                                    unsigned long long nseg, rt_acc_t v)
+/* The window: Sw[0 .. have) hold offsets[s_lo ..]; load more (at least want0 in all) until
+ * the last entry loaded is at or past b, all offsets are in, or the window is full. Returns
+ * the entries loaded. The warp calls it converged. */
+static __device__ __forceinline__ unsigned int ss_window(ss_pos_t *Sw, const sc_off_t *offs, unsigned long long n,
+                                                         unsigned long long nseg, unsigned long long s_lo,
+                                                         unsigned long long b, unsigned int have, unsigned int want0)
 {
-    const unsigned long long key = st.s_lo - 1;
-    if (st.open_first) {
-        if (st.first_carry) {
-            rt_seg_carry c;
-            c.key = key;
-            c.val = v;
-            carry[blockIdx.x] = c;
-        }
-    } else if (key < nseg) {
-        out[key] = rt_seg_out(v);
+    const unsigned int lane = threadIdx.x % 32;
+    const unsigned long long avail = s_lo <= nseg ? nseg + 1 - s_lo : 0;
+    const unsigned int cap = avail < SS_W + 1 ? (unsigned int)avail : SS_W + 1;
+    unsigned int want = want0 > have ? want0 : have;
+    for (;;) {
+        want = want < cap ? want : cap;
+        for (unsigned int w = have + lane; w < want; w += 32)
+            Sw[w] = (ss_pos_t)sc_off(offs, s_lo + w, n, nseg);
+        __syncwarp();
+        if (want == cap || (want > 0 && (unsigned long long)Sw[want - 1] >= b))
+            return want;
+        have = want;
+        want = 2 * want > 32 ? 2 * want : 32;
     }
 }
 
-/* One tile [a, b) of the chunk, its elements in x (element a + tid*R + k in x[k]), c starts in
- * it (c <= SS_W unless GL). Walk, scan, outputs; updates st. */
+/* One tile [a, b) of the warp's chunk, its elements in x (element a + lane*R + k in x[k]), c
+ * starts in it (c <= SS_W unless GL). Walk, scan, outputs; updates st. The warp's first run,
+ * when it closes here, goes to *first (shared memory) for the block's stitch. */
 template <bool GL>
-static __device__ __forceinline__ void ss_tile(const ss_starts<GL> &sv, rt_acc_t *s_o, const rt_value_t (&x)[RT_R],
+static __device__ __forceinline__ void ss_tile(const ss_starts<GL> &sv, rt_acc_t *So, const rt_value_t (&x)[RT_R],
                                                unsigned long long a, unsigned long long b, unsigned long long c,
-                                               rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry,
+                                               rt_acc_t *__restrict__ out, rt_acc_t *first,
                                                unsigned long long nseg, ss_state &st)
 {
-    const unsigned int tid = threadIdx.x;
+    const unsigned int lane = threadIdx.x % 32;
     const unsigned long long s_lo = st.s_lo;
     /* A closed run of a segment that starts in the tile (slot key - s_lo < c - 1). */
 #define SS_PUT(K_, V_)                                                          \
@@ -176,29 +192,34 @@ static __device__ __forceinline__ void ss_tile(const ss_starts<GL> &sv, rt_acc_t
             if (GL)                                                            \
                 out[k_] = rt_seg_out(V_);                                      \
             else                                                               \
-                s_o[w_] = (V_);                                                \
+                So[w_] = (V_);                                                 \
         }                                                                      \
     } while (0)
 
     if (!GL) {
-        for (unsigned int w = tid; w < c; w += RT_B)
-            s_o[w] = rt_identity();   /* empty segments keep it */
-        __syncthreads();
+        for (unsigned int w = lane; w < c; w += 32)
+            So[w] = rt_identity();   /* empty segments keep it */
+        __syncwarp();
     }
 
-    const unsigned long long p = a + (unsigned long long)tid * RT_R;
-    unsigned long long j = p < b ? sv.lower(0, c, p) : c;   /* starts before p */
-    unsigned long long cur = s_lo - 1 + j;                 /* key of element p - 1 */
-    unsigned long long nxt = j < c ? sv.st(j) : ~0ull;      /* the next start */
+    /* Positions relative to a (32-bit; a start before a, only in unsorted input, reads as
+     * 0, none as ~0u); j: the starts before the element, 32-bit but on the global path. */
+    typedef typename sc_pick<GL, unsigned long long, unsigned int>::type ix_t;
+    const unsigned int pr = lane * RT_R, len = (unsigned int)(b - a);
+    const unsigned long long p = a + pr;
+#define SS_REL(S_) ((S_) < a ? 0u : (S_) - a < 0xffffffffull ? (unsigned int)((S_) - a) : 0xffffffffu)
+    ix_t j = pr < len ? (ix_t)sv.lower(0, c, p) : (ix_t)c;
+    unsigned int nxt = j < c ? SS_REL(sv.st(j)) : ~0u;   /* the next start */
     bool flag = false;
     rt_acc_t head = rt_identity(), acc = rt_identity();
     unsigned long long hk = 0;
 #pragma unroll
     for (unsigned int k = 0; k < RT_R; k++) {
-        const unsigned long long i = p + k;
-        if (i < b) {
-            const rt_acc_t v = rt_lift(x[k], i);
-            if (i == nxt) {   /* the run of key cur ends at i - 1 */
+        const unsigned int ir = pr + k;
+        if (ir < len) {
+            const rt_acc_t v = rt_lift(x[k], a + ir);
+            if (ir == nxt) {   /* the run of key s_lo - 1 + j ends at ir - 1 */
+                const unsigned long long cur = s_lo - 1 + j;
                 if (!flag) {
                     flag = true;
                     head = acc;
@@ -208,10 +229,111 @@ static __device__ __forceinline__ void ss_tile(const ss_starts<GL> &sv, rt_acc_t
                 }
                 acc = v;
                 j++;
-                if (j < c && sv.st(j) <= i)   /* empty segments start at i too */
-                    j = sv.upper(j, c, i);
-                cur = s_lo - 1 + j;
-                nxt = j < c ? sv.st(j) : ~0ull;
+                if (j < c && SS_REL(sv.st(j)) <= ir)   /* empty segments start at ir too */
+                    j = (ix_t)sv.upper(j, c, a + ir);
+                nxt = j < c ? SS_REL(sv.st(j)) : ~0u;
+            } else {
+                acc = rt_combine(acc, v);
+            }
+        }
+    }
+#undef SS_REL
+
+    bool before, total_f;
+    rt_acc_t total;
+    const rt_acc_t excl = sc_block_scan<32>(flag, acc, st.run, before, total, total_f);
+    if (flag) {
+        const rt_acc_t hv = rt_combine(excl, head);
+        if (before)
+            SS_PUT(hk, hv);
+        else if (st.open_first)
+            *first = hv;                      /* the warp's first run: stitched at the end */
+        else if (hk < nseg)
+            out[hk] = rt_seg_out(hv);         /* hk == s_lo - 1: begun in an earlier tile */
+    }
+#undef SS_PUT
+    if (GL) {
+        /* The empty segments that start in the tile (slot c - 1 is the open run). */
+        const rt_acc_t id = rt_seg_out(rt_identity());
+        for (unsigned long long w = lane; w + 1 < c; w += 32)
+            if (s_lo + w < nseg && sv.st(w) >= sv.st(w + 1))
+                out[s_lo + w] = id;
+    } else {
+        __syncwarp();   /* So is complete */
+        for (unsigned int w = lane; w + 1 < c; w += 32)
+            if (s_lo + w < nseg)
+                out[s_lo + w] = rt_seg_out(So[w]);
+    }
+    st.run = total;   /* the run open at b: key s_lo + c - 1 */
+    st.open_first = st.open_first && !total_f;
+    st.s_lo = s_lo + c;
+}
+
+/* One tile [a, b) from the window (c <= SS_W starts in it, Sw[0 .. c] loaded, sorted unless
+ * the input breaks the rules): the same results as ss_tile, with the walk cut to a bit test
+ * per element. Each distinct start position in the tile (the last of equal starts: the
+ * segment that has elements; the others are empty and keep the identity in So) sets a bit in
+ * the mask of the lane that holds it, and its window index goes to Kw in order; a lane finds
+ * its first index there from the popcounts of the lanes before it. */
+static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t *So, unsigned short *Kw,
+                                                    unsigned int *Msk, const rt_value_t (&x)[RT_R],
+                                                    unsigned long long a, unsigned long long b, unsigned int c,
+                                                    rt_acc_t *__restrict__ out, rt_acc_t *first,
+                                                    unsigned long long nseg, ss_state &st)
+{
+    const unsigned int lane = threadIdx.x % 32, len = (unsigned int)(b - a);
+    const unsigned long long s_lo = st.s_lo;
+    Msk[lane] = 0u;
+    __syncwarp();
+    unsigned int d = 0;   /* distinct starts so far */
+    for (unsigned int base = 0; base < c; base += 32) {
+        const unsigned int w = base + lane;
+        const bool valid = w < c;
+        const unsigned long long pos = valid ? (unsigned long long)Sw[w] : 0ull;
+        const bool last = valid && (w + 1 >= c || (unsigned long long)Sw[w + 1] != pos);
+        const unsigned int bal = __ballot_sync(SC_FULL, last);
+        if (last) {
+            const unsigned long long rel = pos - a;   /* < len unless unsorted */
+            if (pos >= a && rel < len)
+                atomicOr(&Msk[(unsigned int)rel / RT_R], 1u << ((unsigned int)rel % RT_R));
+            Kw[d + __popc(bal & ((1u << lane) - 1u))] = (unsigned short)w;
+        }
+        if (valid)
+            So[w] = rt_identity();   /* empty segments keep it */
+        d += __popc(bal);
+    }
+    __syncwarp();
+    const unsigned int m = Msk[lane];
+    /* The distinct starts before this lane: an exclusive scan of the popcounts. */
+    unsigned int ord = __popc(m);
+#pragma unroll
+    for (unsigned int o = 1; o < 32; o *= 2) {
+        const unsigned int y = __shfl_up_sync(SC_FULL, ord, o);
+        if (lane >= o)
+            ord += y;
+    }
+    ord -= __popc(m);
+    /* Slots: a start's window index; SS_W + 1 is the run that entered the tile (key s_lo - 1). */
+    unsigned int cur = ord > 0 && ord - 1 < d ? Kw[ord - 1] : SS_W + 1;
+    bool flag = false;
+    rt_acc_t head = rt_identity(), acc = rt_identity();
+    unsigned int hs = 0;
+    const unsigned int pr = lane * RT_R;
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++) {
+        if (pr + k < len) {
+            const rt_acc_t v = rt_lift(x[k], a + pr + k);
+            if ((m >> k) & 1u) {   /* a segment starts here: the run of slot cur ends */
+                if (!flag) {
+                    flag = true;
+                    head = acc;
+                    hs = cur;
+                } else if (cur < c) {
+                    So[cur] = acc;
+                }
+                cur = ord < d ? Kw[ord] : SS_W + 2;
+                ord++;
+                acc = v;
             } else {
                 acc = rt_combine(acc, v);
             }
@@ -220,133 +342,160 @@ static __device__ __forceinline__ void ss_tile(const ss_starts<GL> &sv, rt_acc_t
 
     bool before, total_f;
     rt_acc_t total;
-    const rt_acc_t excl = sc_block_scan<RT_B>(flag, acc, st.run, before, total, total_f);
+    const rt_acc_t excl = sc_block_scan<32>(flag, acc, st.run, before, total, total_f);
     if (flag) {
         const rt_acc_t hv = rt_combine(excl, head);
-        if (before)
-            SS_PUT(hk, hv);
-        else
-            ss_first_run(st, out, carry, nseg, hv);   /* hk == s_lo - 1 */
+        if (before) {
+            if (hs < c)
+                So[hs] = hv;
+        } else if (st.open_first) {
+            *first = hv;                            /* the warp's first run: stitched at the end */
+        } else if (s_lo - 1 < nseg) {
+            out[s_lo - 1] = rt_seg_out(hv);         /* begun in an earlier tile of the warp */
+        }
     }
-#undef SS_PUT
-    if (GL) {
-        /* The empty segments that start in the tile (slot c - 1 is the open run). */
-        const rt_acc_t id = rt_seg_out(rt_identity());
-        for (unsigned long long w = tid; w + 1 < c; w += RT_B)
-            if (s_lo + w < nseg && sv.st(w) >= sv.st(w + 1))
-                out[s_lo + w] = id;
-    } else {
-        __syncthreads();   /* s_o is complete */
-        for (unsigned int w = tid; w + 1 < c; w += RT_B)
-            if (s_lo + w < nseg)
-                out[s_lo + w] = rt_seg_out(s_o[w]);
-    }
-    st.run = total;   /* the run open at b: key s_lo + c - 1 */
+    __syncwarp();   /* So is complete */
+    for (unsigned int w = lane; w + 1 < c; w += 32)
+        if (s_lo + w < nseg)
+            out[s_lo + w] = rt_seg_out(So[w]);
+    st.run = total;   /* the run open at b: slot c - 1 */
     st.open_first = st.open_first && !total_f;
     st.s_lo = s_lo + c;
 }
 
-extern "C" __global__ void __launch_bounds__(RT_B)
+/* x = the elements [a, b) of the tile at a (lane l: a + l*R ..): whole vectors as vectors (a
+ * chunk's ends are multiples of V, but n), the rest one by one; nothing when a >= b. */
+static __device__ __forceinline__ void ss_load(const rt_value_t *__restrict__ in, unsigned long long a,
+                                               unsigned long long b, rt_value_t (&x)[RT_R])
+{
+    const unsigned long long p = a + (unsigned long long)(threadIdx.x % 32) * RT_R;
+#pragma unroll
+    for (unsigned int q = 0; q < RT_R / RT_V; q++) {
+        const unsigned long long e = p + q * RT_V;
+        if (e + RT_V <= b) {
+            sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + e, x + q * RT_V);
+        } else {
+#pragma unroll
+            for (unsigned int k = 0; k < RT_V; k++) {
+                x[q * RT_V + k] = (rt_value_t)0;   /* unused past b */
+                if (e + k < b)
+                    x[q * RT_V + k] = in[e + k];
+            }
+        }
+    }
+}
+
+/* The end of a chunk cut in 'parts' at multiples of V: [0, len) part k ends at
+ * floor((k+1)*len/parts) rounded down to V, the last at len. */
+static __device__ __forceinline__ unsigned long long ss_cut(unsigned long long len, unsigned long long parts,
+                                                            unsigned long long k)
+{
+    return k >= parts ? len : (len / parts * k + len % parts * k / parts) / RT_V * RT_V;
+}
+
+extern "C" __global__ void __launch_bounds__(RT_B, SS_MINB)
 rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n, unsigned long long nseg,
        rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry, unsigned long long ntiles)
 {
     const sc_off_t *offs = (const sc_off_t *)seg;
-    __shared__ ss_pos_t s_st[SS_W + 1];
-    __shared__ rt_acc_t s_o[SS_W];
-    __shared__ unsigned long long s_sh;
-    const unsigned int tid = threadIdx.x;
+    __shared__ ss_pos_t s_st[SS_NW][SS_W + 1];
+    __shared__ rt_acc_t s_o[SS_NW][SS_W];
+    /* The stitch records: per warp its first run (until its first start, or all of it), the
+     * run open at its end, the keys of both, whether it had a start. */
+    __shared__ rt_acc_t s_first[SS_NW], s_last[SS_NW];
+    __shared__ unsigned long long s_k0[SS_NW], s_k1[SS_NW];
+    __shared__ unsigned int s_hb[SS_NW], s_start0;
+    __shared__ unsigned short s_kw[SS_NW][SS_W];
+    __shared__ unsigned int s_msk[SS_NW][32];
+    const unsigned int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const unsigned long long G = gridDim.x, g = blockIdx.x;
 
-    /* Carries: this block's (NONE until its first run says otherwise; the barriers before
-     * that order the two stores), and the host's tiles past the grid. */
+    /* Carries: this block's (NONE unless the stitch says otherwise, after the barrier), and
+     * the host's tiles past the grid. */
     if (tid == 0)
         for (unsigned long long t = g; t < ntiles; t += G)
             sc_carry_none(carry, t);
 
-    /* The chunk: [floor(g*n/G), floor((g+1)*n/G)), both ends rounded down to a multiple of V
-     * (n itself stays n). */
-    const unsigned long long c0 = (n / G * g + n % G * g / G) / RT_V * RT_V;
-    const unsigned long long c1 = g + 1 == G ? n : (n / G * (g + 1) + n % G * (g + 1) / G) / RT_V * RT_V;
+    /* The block's chunk [c0, c1), this warp's [w0, w1). */
+    const unsigned long long c0 = ss_cut(n, G, g), c1 = ss_cut(n, G, g + 1);
+    const unsigned long long w0 = c0 + ss_cut(c1 - c0, SS_NW, warp) / RT_V * RT_V;
+    const unsigned long long w1 = warp + 1 == SS_NW ? c1 : c0 + ss_cut(c1 - c0, SS_NW, warp + 1) / RT_V * RT_V;
+    ss_pos_t *Sw = s_st[warp];
+    rt_acc_t *So = s_o[warp];
 
+    /* The first tile's elements are in flight during the search for its s_lo. */
+    rt_value_t x[RT_R];
+    unsigned long long a = w0, b = a + SS_T < w1 ? a + SS_T : w1;
+    if (a < b)
+        ss_load(in, a, b, x);
     ss_state st;
     st.run = rt_identity();
     st.open_first = true;
-    st.first_carry = false;
-    if (tid < 32) {
-        const unsigned long long L = sc_lower(offs, n, nseg, c0);
-        if (tid == 0)
-            s_sh = L;
+    st.s_lo = sc_lower(offs, n, nseg, w0);
+    const unsigned long long k0 = st.s_lo - 1;   /* the key of the run entering the chunk */
+    if (warp == 0 && lane == 0)   /* does a segment start at c0? (the block's carry rule) */
+        s_start0 = st.s_lo <= nseg && sc_off(offs, st.s_lo, n, nseg) <= c0;
+    unsigned int want = (unsigned int)((nseg + 1) / (n / SS_T + 1)) + 33;
+    while (a < w1) {
+        const unsigned int loaded = ss_window(Sw, offs, n, nseg, st.s_lo, b, 0, want);
+        const ss_starts<false> sv = {Sw, offs, n, nseg, st.s_lo};
+        unsigned long long c = sv.lower(0, loaded, b);   /* the starts in [a, b) */
+        if (c <= SS_W) {
+            ss_tile_mask(Sw, So, s_kw[warp], s_msk[warp], x, a, b, (unsigned int)c, out, &s_first[warp], nseg, st);
+        } else {
+            /* More than the window holds: count them, and walk them, in global memory. */
+            const unsigned long long L = sc_lower(offs, n, nseg, b);
+            c = L > st.s_lo ? L - st.s_lo : 0;
+            const ss_starts<true> gv = {Sw, offs, n, nseg, st.s_lo};
+            ss_tile<true>(gv, So, x, a, b, c, out, &s_first[warp], nseg, st);
+        }
+        want = (unsigned int)((c < SS_W ? c : SS_W) + c / 8 + 33);
+        a = b;
+        if (a >= w1)
+            break;
+        b = a + SS_T < w1 ? a + SS_T : w1;
+        __syncwarp();   /* the window is free */
+        ss_load(in, a, b, x);
+    }
+
+    /* The stitch: the warps' records in order, by thread 0. */
+    if (lane == 0) {
+        if (st.open_first)
+            s_first[warp] = st.run;   /* no start in the chunk: all of it is its first run */
+        s_last[warp] = st.run;
+        s_k0[warp] = k0;
+        s_k1[warp] = st.s_lo - 1;
+        s_hb[warp] = !st.open_first;
     }
     __syncthreads();
-    st.s_lo = s_sh;
-
-    /* The window's first size: the mean density of starts, a warp's worth of slack. */
-    unsigned long long est = (nseg + 1) / (n / SS_T + 1) + 32;
-    for (unsigned long long a = c0; a < c1; a += SS_T) {
-        const unsigned long long b = a + SS_T < c1 ? a + SS_T : c1;
-        const unsigned long long p = a + (unsigned long long)tid * RT_R;
-        rt_value_t x[RT_R];
-        /* Whole vectors as vectors (a chunk's ends are multiples of V, but n), the rest one by
-         * one; every load in flight before anything is used. */
-#pragma unroll
-        for (unsigned int q = 0; q < RT_R / RT_V; q++) {
-            const unsigned long long e = p + q * RT_V;
-            if (e + RT_V <= b) {
-                sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + e, x + q * RT_V);
-            } else {
-#pragma unroll
-                for (unsigned int k = 0; k < RT_V; k++) {
-                    x[q * RT_V + k] = (rt_value_t)0;   /* unused past b */
-                    if (e + k < b)
-                        x[q * RT_V + k] = in[e + k];
+    if (tid == 0 && c0 < c1) {
+        /* The block's first run continues a segment begun before c0: its carry. */
+        const bool first_carry = c0 > 0 && !s_start0 && s_k0[0] < nseg;
+        bool firstrun = true;
+        rt_acc_t r = rt_identity();
+        for (unsigned int w = 0; w <= SS_NW; w++) {
+            const bool closes = w == SS_NW || s_hb[w];
+            if (w < SS_NW)
+                r = rt_combine(r, s_first[w]);
+            if (!closes)
+                continue;
+            const unsigned long long key = w < SS_NW ? s_k0[w] : s_k1[SS_NW - 1];
+            if (firstrun) {
+                if (first_carry) {
+                    rt_seg_carry cr;
+                    cr.key = key;
+                    cr.val = r;
+                    carry[g] = cr;
                 }
+            } else if (key < nseg) {
+                out[key] = rt_seg_out(r);
             }
+            firstrun = false;
+            if (w < SS_NW)
+                r = s_last[w];
         }
-
-        /* The window: offsets[s_lo ..], grown while its last entry lies in the tile. */
-        const unsigned long long s_lo = st.s_lo;
-        const unsigned long long avail = s_lo <= nseg ? nseg + 1 - s_lo : 0;
-        unsigned long long want = (est + RT_B - 1) / RT_B * RT_B, have = 0, loaded;
-        if (want > SS_W + 1)
-            want = SS_W + 1;
-        for (;;) {
-            const unsigned long long lim = want < avail ? want : avail;
-            for (unsigned long long w = have + tid; w < lim; w += RT_B)
-                s_st[w] = (ss_pos_t)sc_off(offs, s_lo + w, n, nseg);
-            __syncthreads();
-            if (lim < want || want == SS_W + 1 || lim == 0 || (unsigned long long)s_st[lim - 1] >= b) {
-                loaded = lim;
-                break;
-            }
-            have = lim;
-            want = 2 * want < SS_W + 1 ? 2 * want : SS_W + 1;
-        }
-        const ss_starts<false> sv = {s_st, offs, n, nseg, s_lo};
-        unsigned long long c = sv.lower(0, loaded, b);   /* the starts in [a, b) */
-        if (a == c0)
-            st.first_carry = c0 > 0 && s_lo >= 1 && s_lo - 1 < nseg && !(c > 0 && sv.st(0) <= c0);
-        if (c <= SS_W) {
-            ss_tile<false>(sv, s_o, x, a, b, c, out, carry, nseg, st);
-        } else {
-            /* More starts than the window holds: count them in global memory. */
-            if (tid < 32) {
-                const unsigned long long L = sc_lower(offs, n, nseg, b);
-                if (tid == 0)
-                    s_sh = L;
-            }
-            __syncthreads();
-            c = s_sh > s_lo ? s_sh - s_lo : 0;
-            const ss_starts<true> gv = {s_st, offs, n, nseg, s_lo};
-            ss_tile<true>(gv, s_o, x, a, b, c, out, carry, nseg, st);
-        }
-        est = c + c / 8 + 33;
-        __syncthreads();   /* the window and s_sh are free for the next tile */
     }
-
-    /* The run open at the chunk's end. */
-    if (tid == 0 && c0 < c1)
-        ss_first_run(st, out, carry, nseg, st.run);
     /* The segments that start at n (empty), by the block that owns n. */
     if (c1 == n)
-        sc_fill(out, st.s_lo, nseg);
+        sc_fill(out, s_k1[SS_NW - 1] + 1, nseg);
 }
