@@ -440,22 +440,43 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         const unsigned int loaded = ss_window(Sw, offs, n, nseg, st.s_lo, b, 0, want);
         const ss_starts<false> sv = {Sw, offs, n, nseg, st.s_lo};
         unsigned long long c = sv.lower(0, loaded, b);   /* the starts in [a, b) */
-        if (c <= SS_W) {
-            ss_tile_mask(Sw, So, s_kw[warp], s_msk[warp], x, a, b, (unsigned int)c, out, &s_first[warp], nseg, st);
-        } else {
-            /* More than the window holds: count them, and walk them, in global memory. */
+        if (c > SS_W) {   /* more than the window holds: count them in global memory */
             const unsigned long long L = sc_lower(offs, n, nseg, b);
             c = L > st.s_lo ? L - st.s_lo : 0;
+        }
+        /* The next tile's elements, in flight while this one is walked. */
+        const unsigned long long an = b, bn = an + SS_T < w1 ? an + SS_T : w1;
+        rt_value_t xn[RT_R];
+        if (an < bn)
+            ss_load(in, an, bn, xn);
+        if (c == 0) {
+            /* No start in the tile: one run, reduced in order (lane, then an ordered tree). */
+            rt_acc_t acc = rt_identity();
+            const unsigned int pr = lane * RT_R, len = (unsigned int)(b - a);
+#pragma unroll
+            for (unsigned int k = 0; k < RT_R; k++)
+                if (pr + k < len)
+                    acc = rt_combine(acc, rt_lift(x[k], a + pr + k));
+#pragma unroll
+            for (unsigned int o = 1; o < 32; o *= 2) {
+                const rt_acc_t y = rt_shfl_down(acc, o);
+                if (lane % (2 * o) == 0)
+                    acc = rt_combine(acc, y);
+            }
+            st.run = rt_combine(st.run, rt_shfl(acc, 0));
+        } else if (c <= SS_W) {
+            ss_tile_mask(Sw, So, s_kw[warp], s_msk[warp], x, a, b, (unsigned int)c, out, &s_first[warp], nseg, st);
+        } else {
             const ss_starts<true> gv = {Sw, offs, n, nseg, st.s_lo};
             ss_tile<true>(gv, So, x, a, b, c, out, &s_first[warp], nseg, st);
         }
         want = (unsigned int)((c < SS_W ? c : SS_W) + c / 8 + 33);
-        a = b;
-        if (a >= w1)
-            break;
-        b = a + SS_T < w1 ? a + SS_T : w1;
+        a = an;
+        b = bn;
+#pragma unroll
+        for (unsigned int k = 0; k < RT_R; k++)
+            x[k] = xn[k];
         __syncwarp();   /* the window is free */
-        ss_load(in, a, b, x);
     }
 
     /* The stitch: the warps' records in order, by thread 0. */
