@@ -10,6 +10,7 @@
 // @param B 256 threads per block (multiple of 32, 128..1024)
 // @param R 16 consecutive elements per thread in a tile (1..32)
 // @param V 4 elements per vector load (1, 2, 4; R a multiple of V): V > 1 needs `in` aligned to V elements; the runtime library must pick V = 1 for pointers it cannot vouch for
+// @param PF 1 1: the next tile's elements are loaded (into a second set of registers) before a tile is walked, so memory stays busy during the walk; 0: after it (fewer registers)
 // @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound): occupancy against spills
 // @param WS 0 the window: a warp keeps up to (32*R >> WS) segment starts of a tile in shared memory (fewer where the block's 44 KB do not hold them with their outputs); a tile with more reads its starts from global memory (correct, slow: runs of empty segments, segments of one element)
 //
@@ -24,12 +25,13 @@
 // search at its first element) and then advanced by the starts each tile had. The warp keeps
 // a window of the offsets from s_lo in its part of shared memory; c, the starts in the tile
 // [a, b), comes from a binary search there. As soon as c is known the warp issues the loads
-// of the next tile: its elements into a second set of registers and the first window entries
-// of the next s_lo (sized from this tile's count) - so that memory is busy while the tile is
-// walked. Every lane finds the first start at or after its first element by a binary search
-// and walks its R elements: at a start the run before it is complete (the lane's first such
-// run waits for the warp's segmented scan, later ones are its own); runs of equal starts
-// (empty segments) are skipped by a second binary search.
+// of the next tile's elements into a second set of registers (PF = 1), so that memory is busy
+// while the tile is walked. A tile with no start is reduced as one run (an ordered tree).
+// Otherwise each distinct start position (the last of equal starts: the segment with
+// elements; the others are empty) sets a bit in the mask of the lane that holds it, its
+// window index goes to a list in order, and every lane walks its R elements with one bit test
+// each: at a start the run before it is complete (the lane's first such run waits for the
+// warp's segmented scan, later ones are its own).
 //
 // Outputs: the tile owns the segments that start in it, s_lo .. s_lo + c - 1, stages them in
 // its part of s_o (the identity first, so empty segments need no more work), then stores them
@@ -68,6 +70,9 @@
 #ifndef RT_WS
 #define RT_WS 0      /* window: 32*R >> WS starts per warp in shared memory */
 #endif
+#ifndef RT_PF
+#define RT_PF 1      /* 1: the next tile's elements are loaded before a tile is walked */
+#endif
 #ifndef RT_MINW
 #define RT_MINW 0    /* warps per SM asked of the register allocator; 0: none */
 #endif
@@ -80,6 +85,7 @@ static_assert(RT_B >= 128 && RT_B <= 1024 && RT_B % 32 == 0, "seg_stream: B must
 static_assert(RT_R >= 1 && RT_R <= 32, "seg_stream: R must be in 1..32");
 static_assert((RT_V == 1 || RT_V == 2 || RT_V == 4) && RT_R % RT_V == 0, "seg_stream: V is 1, 2 or 4 and divides R");
 static_assert(RT_WS >= 0 && RT_WS <= 4, "seg_stream: WS is 0..4");
+static_assert(RT_PF == 0 || RT_PF == 1, "seg_stream: PF is 0 or 1");
 static_assert(RT_MINW >= 0 && RT_MINW <= 64, "seg_stream: MINW is 0..64");
 
 #define SS_NW (RT_B / 32)     /* warps per block */
@@ -444,11 +450,13 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             const unsigned long long L = sc_lower(offs, n, nseg, b);
             c = L > st.s_lo ? L - st.s_lo : 0;
         }
-        /* The next tile's elements, in flight while this one is walked. */
+        /* PF: the next tile's elements, in flight while this one is walked. */
         const unsigned long long an = b, bn = an + SS_T < w1 ? an + SS_T : w1;
-        rt_value_t xn[RT_R];
-        if (an < bn)
-            ss_load(in, an, bn, xn);
+        rt_value_t xn[RT_PF ? RT_R : 1];
+        if constexpr (RT_PF) {
+            if (an < bn)
+                ss_load(in, an, bn, xn);
+        }
         if (c == 0) {
             /* No start in the tile: one run, reduced in order (lane, then an ordered tree). */
             rt_acc_t acc = rt_identity();
@@ -473,9 +481,13 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         want = (unsigned int)((c < SS_W ? c : SS_W) + c / 8 + 33);
         a = an;
         b = bn;
+        if constexpr (RT_PF) {
 #pragma unroll
-        for (unsigned int k = 0; k < RT_R; k++)
-            x[k] = xn[k];
+            for (unsigned int k = 0; k < RT_R; k++)
+                x[k] = xn[k];
+        } else if (a < b) {
+            ss_load(in, a, b, x);
+        }
         __syncwarp();   /* the window is free */
     }
 

@@ -499,7 +499,7 @@ static const cfg configs[] = {
     /* seg_stream: chunks of a resident grid, windows of starts; WS = 3 with small tiles sends
      * the dense profiles' tiles down the slow path (starts from global memory) */
     {"seg_stream", "LAYOUT=2"},
-    {"seg_stream", "LAYOUT=2 B=512 R=8 V=2 WS=1 MINW=24"},
+    {"seg_stream", "LAYOUT=2 B=512 R=8 V=2 WS=1 MINW=24 PF=0"},
     {"seg_stream", "LAYOUT=2 OFF64=1 B=128 R=8 V=1 WS=3"},
     {"seg_stream", "LAYOUT=2 OFF64=1 B=256 R=32 V=4 MINW=32"},
     {"seg_stream", "LAYOUT=2 B=1024 R=5 V=1 WS=2"},

@@ -2,7 +2,7 @@
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
 -- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. About 28 configs
--- for keys and 53 for offsets on a current GPU.
+-- for keys and 57 for offsets on a current GPU.
 
 local SMEM = 44 * 1024   -- what the templates allow themselves (static shared memory)
 
@@ -88,9 +88,10 @@ return {
   -- elements in tiles of 32*R; a tile's segment starts come from a window of the offsets that
   -- follows the previous tile's (no search per tile), its outputs are staged and stored
   -- coalesced. The template sizes the window to 44 KB itself (WS = 1 halves it: occupancy);
-  -- MINW = 24 asks the register allocator for 24 warps per SM.
+  -- MINW = 24 asks the register allocator for 24 warps per SM; PF = 1 loads the next tile
+  -- while a tile is walked (long segments), PF = 0 keeps the registers (short ones).
   { family = "seg_stream",
-    params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, WS = {0, 1}, MINW = {0, 24} },
+    params = { B = {256, 512}, R = {16, 32}, V = {2, 4}, WS = {0, 1}, MINW = {0, 24}, PF = {0, 1} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and fits(c, dev) and c.B * c.R <= 8192
              and c.V == lb_vec(case) and c.R % c.V == 0
