@@ -452,11 +452,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         }
         /* PF: the next tile's elements, in flight while this one is walked. */
         const unsigned long long an = b, bn = an + SS_T < w1 ? an + SS_T : w1;
-        rt_value_t xn[RT_PF ? RT_R : 1];
-        if constexpr (RT_PF) {
-            if (an < bn)
-                ss_load(in, an, bn, xn);
-        }
+        rt_value_t xn[RT_R];   /* unused with PF = 0 */
+        if (RT_PF && an < bn)
+            ss_load(in, an, bn, xn);
         if (c == 0) {
             /* No start in the tile: one run, reduced in order (lane, then an ordered tree). */
             rt_acc_t acc = rt_identity();
@@ -481,7 +479,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         want = (unsigned int)((c < SS_W ? c : SS_W) + c / 8 + 33);
         a = an;
         b = bn;
-        if constexpr (RT_PF) {
+        if (RT_PF) {
 #pragma unroll
             for (unsigned int k = 0; k < RT_R; k++)
                 x[k] = xn[k];
