@@ -46,6 +46,10 @@
 #             seg_stream, its GPU tests (STREAM_TESTS), then f32 min over the four goal profiles
 #             at 30M tuned with seg_stream alone ($out/stream.db) and benched (rt_reduce_segmented,
 #             CUB, the limit) with the shipped database and with stream.db
+#   streamship seg_stream in the shipped space (lua/spaces/segmented_ship.lua) for the shipped
+#             offsets cases (STREAM_CASES, default min, max, sum x f32, f64, i32) over
+#             STREAM_PROFILES at 30M into $out/stream_ship.db (exported: best rows, kernels,
+#             CUBINs), to merge into db/tuned (merge keeps the faster verified entry)
 #   pergpu    issue 14's "does tuning per GPU pay?" on a GPU the shipped database was not
 #             tuned on (the lent H200): tools/tune_shipped.sh for PERGPU_CASES into
 #             $out/flat_ship.db, then redtune_bench, cold, on the same cases and sizes, per case
@@ -56,7 +60,7 @@
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, stream, sanA, sanB, bench, bench2, python, types, devall, axis, axisops, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
+step=${1:?step: tests, stream, streamship, sanA, sanB, bench, bench2, python, types, devall, axis, axisops, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -423,5 +427,19 @@ stream)
             --regimes cold --csv "$out/offsets_$which.csv" > "$out/offsets_$which.log" 2>&1
         echo "offsets bench with the $which database: exit $? ($(( $(date +%s) - t0 )) s)"
     done
+    ;;
+streamship)
+    t0=$(date +%s)
+    for c in ${STREAM_CASES:-min:f32 max:f32 sum:f32 min:f64 max:f64 sum:f64 min:i32 max:i32 sum:i32}; do
+        timeout 120 build/redtune --device 0 --op "${c%%:*}" --type "${c##*:}" --segmented offsets \
+            --profiles ${STREAM_PROFILES:-one,rand10_50,len3,heavy} --sizes 30M --family seg_stream \
+            --space lua/spaces/segmented_ship.lua --seed 7 --db /tmp/stream_ship.db \
+            > "$out/ship_${c%%:*}_${c##*:}.log" 2>&1
+        echo "tune $c: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' "$out/ship_${c%%:*}_${c##*:}.log") not ok"
+    done
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | head -n 1)
+    build/redtune export --db /tmp/stream_ship.db --match "$gpu" -o "$out/stream_ship.db" --force || exit 1
+    build/redtune best --db /tmp/stream_ship.db 2>&1 | cut -c1-170 | grep offsets > "$out/stream_ship_best.txt"
+    tar -czf "$out/ship_logs.tar.gz" -C "$out" $(cd "$out" && ls ship_*.log) && rm -f "$out"/ship_*.log
     ;;
 esac

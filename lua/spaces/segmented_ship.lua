@@ -2,7 +2,7 @@
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
 -- neighbours, with the vector width scaled to the element size. About 4 configs for keys and
--- 21 for offsets, so that the 18 cases (min, max, sum x f32, f64, i32 x keys, offsets) take
+-- 25 for offsets, so that the 18 cases (min, max, sum x f32, f64, i32 x keys, offsets) take
 -- three device calls (f32 min was also tuned in the full space, on another lent H100: a device
 -- row of its own in db/tuned/h100.sql).
 
@@ -25,11 +25,13 @@ return {
     constraint = function(c, dev, case)
       return case.layout == "offsets" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
     end },
-  -- Offsets streamed by a resident grid, the window of starts following the tiles.
+  -- Offsets streamed by warps of a resident grid, the window of starts following the tiles
+  -- (won the heavy mix and one segment of f32 min in the full space).
   { family = "seg_stream",
-    params = { B = {256, 512}, R = {8, 16}, V = {2, 4}, WS = {0, 1} },
+    params = { B = {256, 512}, R = {16, 32}, V = {2, 4}, WS = 0, MINW = {0, 24}, PF = {0, 1} },
     constraint = function(c, dev, case)
-      return case.layout == "offsets" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
+      return case.layout == "offsets" and c.V == lb_vec(case) and c.B * c.R <= 8192
+             and c.B <= dev.max_threads_per_block
     end },
   -- Offsets: a group of LANES threads per segment, for short and medium segments.
   { family = "seg_per",
