@@ -26,7 +26,7 @@ return {
       return case.layout == "offsets" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
     end },
   -- Offsets streamed by warps of a resident grid, the window of starts following the tiles
-  -- (won the heavy mix and one segment of f32 min in the full space).
+  -- (f32 min, one run on an H100: ties seg_lb on one segment, 0.89x it on the heavy mix).
   { family = "seg_stream",
     params = { B = {256, 512}, R = {16, 32}, V = {2, 4}, WS = 0, MINW = {0, 24}, PF = {0, 1} },
     constraint = function(c, dev, case)
