@@ -1,5 +1,5 @@
 // @family      seg_stream
-// @summary     segmented, offsets: a resident grid, each warp streaming its own contiguous chunk of the elements in 32*R-element tiles with the next tile's elements and segment starts in flight; a tile's starts come from a window of the offsets that follows the previous tile's (no search per tile), its outputs are staged and stored coalesced; no block barrier but one at the end, where the warps' runs are stitched (one carry per block)
+// @summary     segmented, offsets: a resident grid, each warp streaming its own contiguous chunk of the elements in 32*R-element tiles (PF: the next tile's elements in flight during the walk); a tile's starts come from a window of the offsets that follows the previous tile's (no search per tile), its outputs are staged and stored coalesced; no block barrier but one at the end, where the warps' runs are stitched (one carry per block)
 // @plan        segmented
 // @layout      offsets
 // @balanced    yes
