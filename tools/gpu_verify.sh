@@ -46,6 +46,8 @@
 #             seg_stream, its GPU tests (STREAM_TESTS), then f32 min over the four goal profiles
 #             at 30M tuned with seg_stream alone ($out/stream.db) and benched (rt_reduce_segmented,
 #             CUB, the limit) with the shipped database and with stream.db
+#             ($out: 2 CSVs, stream.db, stream_logs.tar.gz; the device tool brings back at most
+#             8 files, so run streamship with another OUT or in its own call)
 #   streamship seg_stream in the shipped space (lua/spaces/segmented_ship.lua) for the shipped
 #             offsets cases (STREAM_CASES, default min, max, sum x f32, f64, i32) over
 #             STREAM_PROFILES at 30M into $out/stream_ship.db (exported: best rows, kernels,
@@ -427,6 +429,8 @@ stream)
             --regimes cold --csv "$out/offsets_$which.csv" > "$out/offsets_$which.log" 2>&1
         echo "offsets bench with the $which database: exit $? ($(( $(date +%s) - t0 )) s)"
     done
+    # The device tool brings back at most 8 files from $OUT: the logs as one archive.
+    tar -czf "$out/stream_logs.tar.gz" -C "$out" $(cd "$out" && ls *.log) && rm -f "$out"/*.log
     ;;
 streamship)
     t0=$(date +%s)
