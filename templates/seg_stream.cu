@@ -100,9 +100,11 @@ typedef unsigned int ss_pos_t;   /* clamped offsets: below 2^31 */
 #endif
 
 /* A warp's window: W starts, their W outputs and the index of each distinct one (2 bytes),
- * plus one start (to see the first one past the tile) and the 32 lanes' boundary masks; the
- * block's NW windows and the stitch records in at most 44 KB. */
-#define SS_FIT (((44 * 1024 - 64 * SS_NW) / SS_NW - 136) / (sizeof(ss_pos_t) + sizeof(rt_acc_t) + 2) - 1)
+ * plus one start (to see the first one past the tile), the 32 lanes' boundary masks (128
+ * bytes) and its stitch record (two accumulators, two keys, a flag; 8 bytes of slack for
+ * alignment); the block's NW of them in at most 44 KB. */
+#define SS_FIT (((44 * 1024 - 16) / SS_NW - 128 - 2 * sizeof(rt_acc_t) - 20 - 8) \
+                / (sizeof(ss_pos_t) + sizeof(rt_acc_t) + 2) - 1)
 #define SS_W ((SS_T >> RT_WS) < SS_FIT ? (SS_T >> RT_WS) : SS_FIT)
 static_assert(SS_W >= 32, "seg_stream: the accumulator is too large for a window of 32 starts per warp");
 
