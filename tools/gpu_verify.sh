@@ -48,6 +48,10 @@
 #             CUB, the limit) with the shipped database and with stream.db
 #             ($out: 2 CSVs, stream.db, stream_logs.tar.gz; the device tool brings back at most
 #             8 files, so run streamship with another OUT or in its own call)
+#   segncu    Nsight Compute (--clock-control none: the clocks are left alone) on rt_seg as
+#             redtune_bench runs it, f32 min at 30M, for each of STREAM_PROFILES with the
+#             database NCU_DB (default: the shipped one): speed of light, occupancy, warp
+#             state, instruction counts; the key lines into $out/segncu.txt
 #   streamship seg_stream in the shipped space (lua/spaces/segmented_ship.lua) for the shipped
 #             offsets cases (STREAM_CASES, default min, max, sum x f32, f64, i32) over
 #             STREAM_PROFILES at 30M into $out/stream_ship.db (exported: best rows, kernels,
@@ -62,7 +66,7 @@
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, stream, streamship, sanA, sanB, bench, bench2, python, types, devall, axis, axisops, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
+step=${1:?step: tests, stream, streamship, segncu, sanA, sanB, bench, bench2, python, types, devall, axis, axisops, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -445,5 +449,19 @@ streamship)
     build/redtune export --db /tmp/stream_ship.db --match "$gpu" -o "$out/stream_ship.db" --force || exit 1
     build/redtune best --db /tmp/stream_ship.db 2>&1 | cut -c1-170 | grep offsets > "$out/stream_ship_best.txt"
     tar -czf "$out/ship_logs.tar.gz" -C "$out" $(cd "$out" && ls ship_*.log) && rm -f "$out"/ship_*.log
+    ;;
+segncu)
+    db=${NCU_DB:-/tmp/shipped.db}
+    [ "$db" != /tmp/shipped.db ] || build/redtune load --force -o /tmp/shipped.db db/tuned/*.sql > /dev/null || exit 1
+    for prof in $(echo "${STREAM_PROFILES:-one,rand10_50,len3,heavy}" | tr , ' '); do
+        echo "=== $prof ($db)"
+        timeout 120 ncu --clock-control none -k rt_seg -s 3 -c 1 --section SpeedOfLight \
+            --section Occupancy --section WarpStateStats --section LaunchStats \
+            --section ComputeWorkloadAnalysis --section InstructionStats \
+            build/bench/redtune_bench --db "$db" --segmented offsets --profiles "$prof" --sizes 30M \
+            --ops min --types f32 --regimes cold 2>&1 |
+            grep -E "redtune_bench: \[|Duration|DRAM Throughput|Compute \(SM\)|Registers Per|Grid Size|Theoretical Occ|Achieved Occ|Block Limit (Reg|Shared)|Warp Cycles Per Issued|Active Threads Per Warp|Executed Instructions  |Issue Slots Busy"
+    done > "$out/segncu.txt" 2>&1
+    cat "$out/segncu.txt"
     ;;
 esac
