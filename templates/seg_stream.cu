@@ -158,17 +158,17 @@ struct ss_state {
     bool open_first;           /* no start yet in the warp's chunk: the open run is its first */
 };
 
-/* The window: Sw[0 .. have) hold offsets[s_lo ..]; load more (at least want0 in all) until
- * the last entry loaded is at or past b, all offsets are in, or the window is full. Returns
- * the entries loaded. The warp calls it converged. */
+/* The window: Sw[0 ..] = offsets[s_lo ..], at least want entries, more until the last entry
+ * loaded is at or past b, all offsets are in, or the window is full. Returns the entries
+ * loaded. The warp calls it converged. */
 static __device__ __forceinline__ unsigned int ss_window(ss_pos_t *Sw, const sc_off_t *offs, unsigned long long n,
                                                          unsigned long long nseg, unsigned long long s_lo,
-                                                         unsigned long long b, unsigned int have, unsigned int want0)
+                                                         unsigned long long b, unsigned int want)
 {
     const unsigned int lane = threadIdx.x % 32;
     const unsigned long long avail = s_lo <= nseg ? nseg + 1 - s_lo : 0;
     const unsigned int cap = avail < SS_W + 1 ? (unsigned int)avail : SS_W + 1;
-    unsigned int want = want0 > have ? want0 : have;
+    unsigned int have = 0;
     for (;;) {
         want = want < cap ? want : cap;
         for (unsigned int w = have + lane; w < want; w += 32)
@@ -181,42 +181,32 @@ static __device__ __forceinline__ unsigned int ss_window(ss_pos_t *Sw, const sc_
     }
 }
 
-/* One tile [a, b) of the warp's chunk, its elements in x (element a + lane*R + k in x[k]), c
- * starts in it (c <= SS_W unless GL). Walk, scan, outputs; updates st. The warp's first run,
- * when it closes here, goes to *first (shared memory) for the block's stitch. */
-template <bool GL>
-static __device__ __forceinline__ void ss_tile(const ss_starts<GL> &sv, rt_acc_t *So, const rt_value_t (&x)[RT_R],
+/* One tile [a, b) of the warp's chunk with more starts (c) than the window holds, its
+ * elements in x (element a + lane*R + k in x[k]): the starts are read from global memory,
+ * each lane walks its elements and binary-searches past runs of equal starts (empty
+ * segments), every output is stored directly. Updates st. The warp's first run, when it
+ * closes here, goes to *first (shared memory) for the block's stitch. */
+static __device__ __forceinline__ void ss_tile_global(const ss_starts<true> &sv, const rt_value_t (&x)[RT_R],
                                                unsigned long long a, unsigned long long b, unsigned long long c,
                                                rt_acc_t *__restrict__ out, rt_acc_t *first,
                                                unsigned long long nseg, ss_state &st)
 {
     const unsigned int lane = threadIdx.x % 32;
     const unsigned long long s_lo = st.s_lo;
-    /* A closed run of a segment that starts in the tile (slot key - s_lo < c - 1). */
+    /* A closed run of a segment that starts in the tile (key - s_lo < c - 1). */
 #define SS_PUT(K_, V_)                                                          \
     do {                                                                       \
-        const unsigned long long k_ = (K_), w_ = k_ - s_lo;                    \
-        if (w_ < c && k_ < nseg) {                                             \
-            if (GL)                                                            \
-                out[k_] = rt_seg_out(V_);                                      \
-            else                                                               \
-                So[w_] = (V_);                                                 \
-        }                                                                      \
+        const unsigned long long k_ = (K_);                                    \
+        if (k_ - s_lo < c && k_ < nseg)                                        \
+            out[k_] = rt_seg_out(V_);                                          \
     } while (0)
 
-    if (!GL) {
-        for (unsigned int w = lane; w < c; w += 32)
-            So[w] = rt_identity();   /* empty segments keep it */
-        __syncwarp();
-    }
-
     /* Positions relative to a (32-bit; a start before a, only in unsorted input, reads as
-     * 0, none as ~0u); j: the starts before the element, 32-bit but on the global path. */
-    typedef typename sc_pick<GL, unsigned long long, unsigned int>::type ix_t;
+     * 0, none as ~0u); j: the starts before the element. */
     const unsigned int pr = lane * RT_R, len = (unsigned int)(b - a);
     const unsigned long long p = a + pr;
 #define SS_REL(S_) ((S_) < a ? 0u : (S_) - a < 0xffffffffull ? (unsigned int)((S_) - a) : 0xffffffffu)
-    ix_t j = pr < len ? (ix_t)sv.lower(0, c, p) : (ix_t)c;
+    unsigned long long j = pr < len ? sv.lower(0, c, p) : c;
     unsigned int nxt = j < c ? SS_REL(sv.st(j)) : ~0u;   /* the next start */
     bool flag = false;
     rt_acc_t head = rt_identity(), acc = rt_identity();
@@ -238,7 +228,7 @@ static __device__ __forceinline__ void ss_tile(const ss_starts<GL> &sv, rt_acc_t
                 acc = v;
                 j++;
                 if (j < c && SS_REL(sv.st(j)) <= ir)   /* empty segments start at ir too */
-                    j = (ix_t)sv.upper(j, c, a + ir);
+                    j = sv.upper(j, c, a + ir);
                 nxt = j < c ? SS_REL(sv.st(j)) : ~0u;
             } else {
                 acc = rt_combine(acc, v);
@@ -260,26 +250,19 @@ static __device__ __forceinline__ void ss_tile(const ss_starts<GL> &sv, rt_acc_t
             out[hk] = rt_seg_out(hv);         /* hk == s_lo - 1: begun in an earlier tile */
     }
 #undef SS_PUT
-    if (GL) {
-        /* The empty segments that start in the tile (slot c - 1 is the open run). */
-        const rt_acc_t id = rt_seg_out(rt_identity());
-        for (unsigned long long w = lane; w + 1 < c; w += 32)
-            if (s_lo + w < nseg && sv.st(w) >= sv.st(w + 1))
-                out[s_lo + w] = id;
-    } else {
-        __syncwarp();   /* So is complete */
-        for (unsigned int w = lane; w + 1 < c; w += 32)
-            if (s_lo + w < nseg)
-                out[s_lo + w] = rt_seg_out(So[w]);
-    }
+    /* The empty segments that start in the tile (start c - 1 is the open run's). */
+    const rt_acc_t id = rt_seg_out(rt_identity());
+    for (unsigned long long w = lane; w + 1 < c; w += 32)
+        if (s_lo + w < nseg && sv.st(w) >= sv.st(w + 1))
+            out[s_lo + w] = id;
     st.run = total;   /* the run open at b: key s_lo + c - 1 */
     st.open_first = st.open_first && !total_f;
     st.s_lo = s_lo + c;
 }
 
 /* One tile [a, b) from the window (c <= SS_W starts in it, Sw[0 .. c] loaded, sorted unless
- * the input breaks the rules): the same results as ss_tile, with the walk cut to a bit test
- * per element. Each distinct start position in the tile (the last of equal starts: the
+ * the input breaks the rules): the same results as ss_tile_global, with the walk cut to a bit
+ * test per element and the outputs staged in So and stored coalesced. Each distinct start position in the tile (the last of equal starts: the
  * segment that has elements; the others are empty and keep the identity in So) sets a bit in
  * the mask of the lane that holds it, and its window index goes to Kw in order; a lane finds
  * its first index there from the popcounts of the lanes before it. */
@@ -426,8 +409,8 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
 
     /* The block's chunk [c0, c1), this warp's [w0, w1). */
     const unsigned long long c0 = ss_cut(n, G, g), c1 = ss_cut(n, G, g + 1);
-    const unsigned long long w0 = c0 + ss_cut(c1 - c0, SS_NW, warp) / RT_V * RT_V;
-    const unsigned long long w1 = warp + 1 == SS_NW ? c1 : c0 + ss_cut(c1 - c0, SS_NW, warp + 1) / RT_V * RT_V;
+    const unsigned long long w0 = c0 + ss_cut(c1 - c0, SS_NW, warp);
+    const unsigned long long w1 = c0 + ss_cut(c1 - c0, SS_NW, warp + 1);
     ss_pos_t *Sw = s_st[warp];
     rt_acc_t *So = s_o[warp];
 
@@ -445,7 +428,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         s_start0 = st.s_lo <= nseg && sc_off(offs, st.s_lo, n, nseg) <= c0;
     unsigned int want = (unsigned int)((nseg + 1) / (n / SS_T + 1)) + 33;
     while (a < w1) {
-        const unsigned int loaded = ss_window(Sw, offs, n, nseg, st.s_lo, b, 0, want);
+        const unsigned int loaded = ss_window(Sw, offs, n, nseg, st.s_lo, b, want);
         const ss_starts<false> sv = {Sw, offs, n, nseg, st.s_lo};
         unsigned long long c = sv.lower(0, loaded, b);   /* the starts in [a, b) */
         if (c > SS_W) {   /* more than the window holds: count them in global memory */
@@ -476,7 +459,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             ss_tile_mask(Sw, So, s_kw[warp], s_msk[warp], x, a, b, (unsigned int)c, out, &s_first[warp], nseg, st);
         } else {
             const ss_starts<true> gv = {Sw, offs, n, nseg, st.s_lo};
-            ss_tile<true>(gv, So, x, a, b, c, out, &s_first[warp], nseg, st);
+            ss_tile_global(gv, x, a, b, c, out, &s_first[warp], nseg, st);
         }
         want = (unsigned int)((c < SS_W ? c : SS_W) + c / 8 + 33);
         a = an;
