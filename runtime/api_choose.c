@@ -4,10 +4,10 @@
  *   1. the device row of the database nearest to this GPU that has winners for (op, type,
  *      layout "flat", cold L2): same name and SM count (among rows of as many winners this
  *      GPU's own, by UUID), else same compute capability, else same major architecture
- *      (store_find_device); else
- *      the built-in default (gridstride, B=256 V=16/size (at most 4) U=4 G=4, generated from
- *      the embedded template). Its winners are completed by those of identical GPUs for the
- *      sizes it lacks (the shares of `redtune --split`; store_list_best_for_device_kind);
+ *      (store_find_device); else the built-in default (gridstride, B=256 V=16/size (at most
+ *      4) U=4 G=4, generated from the embedded template). Its winners are completed by those
+ *      of identical GPUs for the sizes it lacks (the shares of `redtune --split`;
+ *      store_list_best_for_device_kind);
  *   2. among that device's winners, by size slot (api_size_slot: n = 2^k exactly, or n in
  *      (2^k, 2^(k+1))): for n = 2^k the tuned size m nearest to it in log2, the larger m on
  *      a tie; inside (2^k, 2^(k+1)) the smallest tuned m > 2^k when m <= 2^(k+2), else the

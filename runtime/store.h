@@ -132,8 +132,9 @@ typedef struct store_device_match {
 /*
  * The device row closest to 'd' that has at least one row of table best for (op, type, acc,
  * result, layout, hot): the best level first, then the nearest SM count, then the most best
- * rows, then the GPU's own row (the same UUID), then the most recently seen. RT_ENOTFOUND when no row of the same major architecture
- * has one (the caller falls back to its built-in default).
+ * rows, then the GPU's own row (the same UUID), then the most recently seen. RT_ENOTFOUND
+ * when no row of the same major architecture has one (the caller falls back to its built-in
+ * default).
  *
  * 'type' is the element type's name, 'acc' and 'result' the names of the resolved
  * accumulator and result scalar types (optype_resolve's ts.acc and ts.res, through

@@ -137,7 +137,7 @@ static char *families_json(void)
     return j;
 }
 
-/* One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line end. */
+/* One row of the CSV (the header when st is NULL), each field as RFC 4180 wants it (csv.h). */
 static void csv_row(FILE *out, sqlite3_stmt *st)
 {
     for (int i = 0; i < RESULTS_NCOLS; i++) {
