@@ -12,8 +12,10 @@
 //   6 first block polls the first block to finish waits for the others' tagged partials
 //   7 2nd kernel (PDL)  1, then a one-block fold kernel launched early (programmatic dependent
 //                       launch) that waits in griddepcontrol.wait
+//   8 two-level tickets for a grid of one tile per block (G = 0, as the yardstick's fastest
+//                       shapes): groups of B blocks fold under their own ticket, then the groups
 // beside the read yardstick's shape (5: xor of the words, nothing written) at each size and at
-// 4 GiB, whose bandwidth is the limit. Sizes 512, 256, 64, 4 MiB and 64 bytes (launch +
+// 4 GiB, whose bandwidth is the limit. Sizes 512, 256, 128, 64, 32, 16, 4 MiB and 64 bytes (launch +
 // finish). Cold: 2 x L2 (at least 64 MiB) read before each repetition, CUDA events, median of 30.
 // (Its first version split the input among the blocks two more ways, contiguous ranges and
 // chunks taken from an atomic counter: both slower than the grid stride on an H200, 2026-11-27,
@@ -100,6 +102,37 @@ template <int F>
 __device__ void finish(float acc, float *part, unsigned *count, float *out)
 {
     float s = block_sum(acc);
+    if (F == 8) {
+        /* Two levels of tickets, for a grid of one tile per block (G = 0): the last block of
+         * each group of B blocks folds the group's partials (one load a thread) into a group
+         * partial and takes a ticket of its own; the last group folds the group partials.
+         * count[0] counts groups, count[1 + g] group g's blocks. */
+        const unsigned g = blockIdx.x / B, groups = (gridDim.x + B - 1) / B;
+        const unsigned members = min((unsigned)B, gridDim.x - g * B);
+        float *gpart = part + ((gridDim.x + 3u) & ~3u);
+        __shared__ bool last;
+        if (threadIdx.x == 0) {
+            part[blockIdx.x] = s;
+            last = ticket<false>(count + 1 + g, members - 1) == members - 1;
+        }
+        __syncthreads();
+        if (!last)
+            return;
+        float t = threadIdx.x < members ? __ldcg(part + g * B + threadIdx.x) : 0.f;
+        t = block_sum(t);
+        if (threadIdx.x == 0) {
+            gpart[g] = t;
+            last = ticket<false>(count, groups - 1) == groups - 1;
+        }
+        __syncthreads();
+        if (!last)
+            return;
+        float u = 0;
+        for (unsigned i = threadIdx.x; i < groups; i += B) u += __ldcg(gpart + i);
+        u = block_sum(u);
+        if (threadIdx.x == 0) *out = u;
+        return;
+    }
     if (F == 6) {
         /* The first block to finish folds: every other block stores its partial tagged (bit 32)
          * in one 64-bit word and leaves; the folder polls each slot until its tag is there,
@@ -275,12 +308,12 @@ int main()
     unsigned *count, *sink;
     CK(cudaMalloc(&in, big));
     CK(cudaMalloc(&fl, fbytes));
-    CK(cudaMalloc(&part, 16 * 1024 * 8));
+    CK(cudaMalloc(&part, 1 << 20));
     CK(cudaMemset(part, 0, 16 * 1024 * 8));
     CK(cudaMalloc(&out, 4));
     CK(cudaMalloc(&sink, 4));
-    CK(cudaMalloc(&count, 4));
-    CK(cudaMemset(count, 0, 4));
+    CK(cudaMalloc(&count, 4096 * 4));
+    CK(cudaMemset(count, 0, 4096 * 4));
     CK(cudaMemset(in, 0x3c, big));   /* bf16 0x3c3c = 0.0115, f32 0x3c3c3c3c = 0.0115 */
     CK(cudaMemset(fl, 0x11, fbytes));
     cudaEvent_t a, b;
@@ -313,20 +346,24 @@ int main()
 
     const char *names[] = {"ticket (today)", "partial only", "cluster 8+ticket", "ticket, fold in flight",
                            "relaxed (bound)", "yardstick xor", "first block polls",
-                           "2nd kernel (PDL)"};
-    const size_t sizes[] = {(size_t)512 << 20, (size_t)256 << 20, (size_t)64 << 20, (size_t)4 << 20, 64};
+                           "2nd kernel (PDL)", "two-level tickets"};
+    const size_t sizes[] = {(size_t)512 << 20, (size_t)256 << 20, (size_t)128 << 20, (size_t)64 << 20,
+                            (size_t)32 << 20, (size_t)16 << 20, (size_t)4 << 20, 64};
     for (int bf = 1; bf >= 0; bf--) {
         printf("\n%s sum -> f32\n%-18s %3s", bf ? "bf16" : "f32", "finish", "G");
         for (size_t s : sizes) printf(" %9zuK %6s", s >> 10, "%");
         printf("\n");
-        for (int f : {0, 1, 2, 3, 4, 6, 7, 5})
-            for (int g : {2, 4, 8}) {
+        for (int f : {0, 1, 2, 3, 4, 6, 7, 8, 5})
+            for (int g : {0, 2, 4, 8}) {
+                /* G = 0: one tile per block (the grid of the yardstick's fastest shapes) */
+                if ((g == 0) != (f == 8) && !(g == 0 && (f == 1 || f == 5)))
+                    continue;
                 if (f == 6)   /* the other finishes leave floats in the slots */
                     CK(cudaMemset(part, 0, 16 * 1024 * 8));
                 printf("%-22s %3d", names[f], g);
                 for (size_t s : sizes) {
                     const size_t n16 = s / 16;
-                    const int grid = sms * g;
+                    const int grid = g ? sms * g : (int)std::max<size_t>(1, n16 / (B * U));
                     cudaError_t err = cudaSuccess;
                     float us = time([&] {
                         if (bf) {
@@ -337,6 +374,7 @@ int main()
                             else if (f == 4) err = launch<4, true>(grid, in, n16, part, count, out);
                             else if (f == 6) err = launch<6, true>(grid, in, n16, part, count, out);
                             else if (f == 7) err = launch<7, true>(grid, in, n16, part, count, out);
+                            else if (f == 8) err = launch<8, true>(grid, in, n16, part, count, out);
                             else err = launch<5, true>(grid, in, n16, part, count, out);
                         } else {
                             if (f == 0) err = launch<0, false>(grid, in, n16, part, count, out);
@@ -346,6 +384,7 @@ int main()
                             else if (f == 4) err = launch<4, false>(grid, in, n16, part, count, out);
                             else if (f == 6) err = launch<6, false>(grid, in, n16, part, count, out);
                             else if (f == 7) err = launch<7, false>(grid, in, n16, part, count, out);
+                            else if (f == 8) err = launch<8, false>(grid, in, n16, part, count, out);
                             else err = launch<5, false>(grid, in, n16, part, count, out);
                         }
                     });
@@ -372,6 +411,10 @@ int main()
     float h4;
     CK(cudaMemcpy(&h4, out, 4, cudaMemcpyDeviceToHost));
     printf("2nd kernel (PDL), 2^22 elements: %.9g\n", h4);
+    launch<8, false>(1024, in, (size_t)1 << 20, part, count, out);
+    float h5;
+    CK(cudaMemcpy(&h5, out, 4, cudaMemcpyDeviceToHost));
+    printf("two-level tickets, grid 1024, 2^22 elements: %.9g\n", h5);
     printf("first block polls, 2^22 elements, three launches: %.9g %.9g %.9g\n", h3[0], h3[1], h3[2]);
     printf("\ncheck: cluster finish, 16 f32 elements %g (expected %g); fold in flight, 2^22 elements %g (expected %g)\n",
            h, 16 * 0.011489f, h2, 4194304 * 0.0114889f);
