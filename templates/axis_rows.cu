@@ -8,6 +8,7 @@
 // @param V 4 elements per vector load (1, 2, 4, 8, 16; V * element size <= 16 bytes); used where inner == 1, len % V == 0 and the input is aligned, else scalar loads
 // @param U 2 loads in flight per lane before it combines them (1, 2, 4, 8)
 // @param CHUNK 0 fewest elements of len per split: 0 never splits; else the host splits long rows over blocks (e.g. 8192, 32768, 131072)
+// @param IL 0 the splits' parts of a row: 0 contiguous, equal parts; 1 interleaved rounds (split s takes rounds s, s + S, ... of U*L*V elements), so that a row's blocks read neighbouring memory at any time, as gridstride's grid does
 //
 // axis_rows.cu - reduce an [outer, len, inner] tensor along len, one group of lanes per
 // output (docs/axis.md). Made for rows (inner == 1: an output's elements are contiguous);
@@ -26,8 +27,11 @@
 // order: a commutative operator only.
 //
 // Long rows (few outputs, len > CHUNK) are split: the host launches grid.y = S splits, block
-// (x, s) reduces its part of len (ax_part: contiguous, equal, multiples of 16 elements) and
-// stores its raw partials, the last block of tile x to finish (a ticket on counter[x]) folds
+// (x, s) reduces its part of len (IL = 0, ax_part: contiguous, equal, multiples of 16
+// elements; IL = 1: rounds s, s + S, s + 2S, ... of the row, a round being the U*L*V elements
+// the group loads at once, the partial last round to the split whose turn it is; the
+// grid-stride walk of tools/exp/tail.cu, which read 3-5% faster than contiguous parts at
+// 256-512 MiB) and stores its raw partials, the last block of tile x to finish (a ticket on counter[x]) folds
 // the S partials of each output in split order and writes rt_final of them (more than 256
 // splits: the last block of each group of 32 folds its group first; ax_finish_splits in
 // axis_common.cuh). Without splits each output is written once, through rt_final; len == 0
@@ -52,6 +56,9 @@
 #ifndef RT_CHUNK
 #define RT_CHUNK 0   /* fewest elements of len per split; 0: never split */
 #endif
+#ifndef RT_IL
+#define RT_IL 0      /* 1: the splits take a row's rounds in turn */
+#endif
 
 #if !RT_COMMUTATIVE
 #error "axis_rows combines elements out of order: it needs a commutative operator"
@@ -64,6 +71,7 @@ static_assert(RT_V >= 1 && RT_V <= 16 && (RT_V & (RT_V - 1)) == 0, "axis_rows: V
 static_assert(RT_V * sizeof(rt_value_t) <= 16, "axis_rows: a vector is at most 16 bytes (V * element size <= 16)");
 static_assert(RT_U >= 1 && RT_U <= 8 && (RT_U & (RT_U - 1)) == 0, "axis_rows: U must be 1, 2, 4 or 8");
 static_assert(RT_CHUNK >= 0 && RT_CHUNK <= 0x7fffffff, "axis_rows: CHUNK must be in 0..2^31-1");
+static_assert(RT_IL == 0 || RT_IL == 1, "axis_rows: IL must be 0 or 1");
 
 /* ax_ helpers: the ordered trees, the split's cut and last-block fold (inlined by the
  * generator, after the warp trees and the ticket they use). */
@@ -77,27 +85,28 @@ static_assert(RT_CHUNK >= 0 && RT_CHUNK <= 0x7fffffff, "axis_rows: CHUNK must be
 /* Threads per block, outputs per tile, the split chunk, tile unit PLAN_AXIS_TILE_FLAT. */
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, AR_T, (unsigned int)RT_CHUNK, 0u };
 
-/* Elements l in [lo, hi) of one output, at in[base + l * stride], reduced by lane j of the
- * RT_L lanes of its group (the lane's share only; the group tree combines the lanes). VV > 1:
- * stride == 1, base + lo and hi - lo multiples of VV, in + base aligned to VV * size. Whole
- * rounds of U*L*VV elements load without a test; the last, partial round clamps each load to
- * the last vector of the range (all U in flight) and drops what lies past it. */
+/* Elements of one output, at in[base + l * stride], reduced by lane j of the RT_L lanes of its
+ * group (the lane's share only; the group tree combines the lanes): nfull whole rounds of
+ * ROUND = U*L*VV elements, the first at element first and each rstep elements after the one
+ * before (ROUND: a contiguous part; S * ROUND: a split's rounds of IL = 1), then the partial
+ * round [tail, hi) when tail < hi. VV > 1: stride == 1, base + first, rstep and tail multiples
+ * of VV, hi - tail too, in + base aligned to VV * size. Whole rounds load without a test; the
+ * partial one clamps each load to the last vector of the range (all U in flight) and drops
+ * what lies past it. */
 template <unsigned int VV>
 static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restrict__ in, unsigned long long base,
-                                                     unsigned long long stride, unsigned long long lo,
-                                                     unsigned long long hi, unsigned int j)
+                                                     unsigned long long stride, unsigned long long first,
+                                                     unsigned long long nfull, unsigned long long rstep,
+                                                     unsigned long long tail, unsigned long long hi,
+                                                     unsigned int j)
 {
     constexpr unsigned int STEP = RT_L * VV;   /* elements between a lane's loads */
-    constexpr unsigned int ROUND = STEP * RT_U;
     rt_acc_t acc = rt_identity();
-    if (hi <= lo)
-        return acc;
-    const unsigned long long nfull = (hi - lo) / ROUND;
-    unsigned long long l = lo + (unsigned long long)j * VV;
+    unsigned long long l = first + (unsigned long long)j * VV;
     /* p: the lane's next load; the index l is only for rt_lift (dead code for most ops). */
     const rt_value_t *p = in + base + l * stride;
     const unsigned long long pstep = STEP * stride;
-    for (unsigned long long r = 0; r < nfull; r++, l += ROUND, p += ROUND * stride) {
+    for (unsigned long long r = 0; r < nfull; r++, l += rstep, p += rstep * stride) {
         rt_value_t x[RT_U][VV];
 #pragma unroll
         for (unsigned int u = 0; u < RT_U; u++) {
@@ -114,8 +123,9 @@ static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restric
                 a[u * VV + e] = rt_lift(x[u][e], l + u * STEP + e);
         acc = rt_combine(acc, ax_tree<RT_U * VV>(a));
     }
-    if (lo + nfull * ROUND < hi) {
+    if (tail < hi) {
         const unsigned long long last = hi - VV;   /* the last vector of the range */
+        l = tail + (unsigned long long)j * VV;
         rt_value_t x[RT_U][VV];
 #pragma unroll
         for (unsigned int u = 0; u < RT_U; u++) {
@@ -136,6 +146,27 @@ static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restric
     return acc;
 }
 
+/* The walk of one output for ar_reduce<VV>: split s of S takes its part of len [0, len). */
+template <unsigned int VV>
+static __device__ __forceinline__ rt_acc_t ar_walk(const rt_value_t *__restrict__ in, unsigned long long base,
+                                                   unsigned long long stride, unsigned long long len,
+                                                   unsigned int s, unsigned int S, unsigned int j)
+{
+    constexpr unsigned long long ROUND = (unsigned long long)RT_L * VV * RT_U;
+    if (RT_IL && S > 1) {
+        /* Rounds s, s + S, ... of the row's len / ROUND whole rounds; the partial round after
+         * them goes to the split whose turn it is. */
+        const unsigned long long rounds = len / ROUND;
+        const unsigned long long nfull = rounds > s ? (rounds - s + S - 1) / S : 0;
+        const unsigned long long tail = rounds % S == s ? rounds * ROUND : len;
+        return ar_reduce<VV>(in, base, stride, s * ROUND, nfull, S * ROUND, tail, len, j);
+    }
+    unsigned long long lo, hi;
+    ax_part(len, s, S, lo, hi);
+    const unsigned long long nfull = hi > lo ? (hi - lo) / ROUND : 0;
+    return ar_reduce<VV>(in, base, stride, lo, nfull, ROUND, lo + nfull * ROUND, hi, j);
+}
+
 extern "C" __global__ void __launch_bounds__(RT_B, ax_min_blocks(RT_B, RT_U * RT_V * sizeof(rt_value_t), RT_U, RT_U * RT_V))
 rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t *__restrict__ part,
         unsigned int *__restrict__ counter, unsigned long long outer, unsigned long long len,
@@ -143,8 +174,6 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
 {
     const unsigned int tid = threadIdx.x, g = tid / RT_L, j = tid % RT_L;
     const unsigned long long M = outer * inner, tiles = (M + AR_T - 1) / AR_T;
-    unsigned long long lo, hi;
-    ax_part(len, blockIdx.y, gridDim.y, lo, hi);
     /* Vector loads: every row starts on a vector (uniform over the launch). */
     const bool vec = RT_V > 1 && inner == 1 && len % RT_V == 0
                      && reinterpret_cast<unsigned long long>(in) % (RT_V * sizeof(rt_value_t)) == 0;
@@ -166,9 +195,9 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
                 stride = inner;
             }
             if (RT_V > 1 && vec)
-                v = ar_reduce<RT_V>(in, base, 1, lo, hi, j);
+                v = ar_walk<RT_V>(in, base, 1, len, blockIdx.y, gridDim.y, j);
             else
-                v = ar_reduce<1>(in, base, stride, lo, hi, j);
+                v = ar_walk<1>(in, base, stride, len, blockIdx.y, gridDim.y, j);
         }
         v = co_warp_halving<AR_G>(v);
 #if RT_L > 32

@@ -47,6 +47,9 @@ static const struct {
     {0, {"axis_rows", "B=192", "L=64", "V=8", "U=2", "CHUNK=0"}},
     {0, {"axis_rows", "B=64", "L=16", "V=4", "U=8", "CHUNK=8192"}},
     {0, {"axis_rows", "B=128", "L=8", "V=4", "U=2", "CHUNK=1024"}},   /* 16x2^20x1: 1024 grouped splits */
+    {1, {"axis_rows", "B=256", "L=32", "V=4", "U=2", "CHUNK=8192", "IL=1"}},   /* rounds interleaved */
+    {0, {"axis_rows", "B=128", "L=128", "V=2", "U=4", "CHUNK=2048", "IL=1"}},
+    {0, {"axis_rows", "B=128", "L=8", "V=4", "U=2", "CHUNK=1024", "IL=1"}},   /* grouped, interleaved */
     {1, {"axis_cols", "B=256", "TX=32", "CV=4", "U=4", "CHUNK=0"}},
     {1, {"axis_cols", "B=256", "TX=1", "CV=1", "U=2", "CHUNK=8192"}},
     {0, {"axis_cols", "B=128", "TX=4", "CV=2", "U=1", "CHUNK=0"}},

@@ -184,6 +184,7 @@ params_for() {   # family type -> one parameter set per line, NAME=value separat
         echo "B=1024 L=1024 V=$vmax U=4 CHUNK=131072"
         echo "B=192 L=64 V=1 U=1 CHUNK=0"
         echo "B=512 L=8 V=$vmax U=4 CHUNK=32768"
+        echo "B=128 L=128 V=$vmax U=4 CHUNK=65536 IL=1"
         ;;
     axis_cols)   # CV at most 8 and 16 bytes
         cvmax=$((vmax < 8 ? vmax : 8))
@@ -223,6 +224,7 @@ refused_for() {   # family -> "params|expected text" per line
     axis_rows)
         echo "L=48|L must be 1, 2, 4, 8, 16, 32 or a multiple of 32 dividing B"
         echo "V=8|a vector is at most 16 bytes"
+        echo "IL=2|IL must be 0 or 1"
         ;;
     axis_cols)
         echo "TX=3|TX must be a power of two dividing B"

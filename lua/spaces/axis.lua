@@ -3,7 +3,8 @@
 -- case.inner), so each shape gets the configs that matter for its kind:
 --   axis_rows (inner == 1 only; it needs a commutative operator): L lanes per row from 1 to
 --     B, never more lanes than the row has elements (L * V up to len rounded up to a power
---     of two), never a block of more rows than there are, enough lanes for long rows;
+--     of two), never a block of more rows than there are, enough lanes for long rows; split
+--     rows in contiguous parts (IL = 0) or in interleaved rounds (IL = 1);
 --   axis_cols (any shape, any operator: it keeps the order): TX columns x TY = B / TX row
 --     groups, tiles of TX * CV columns no wider than inner and at least a warp wide where
 --     inner allows, never more row groups than len has rows (B = 64 aside: the fallback of
@@ -57,9 +58,10 @@ local LANES = redtune.pow2(1, 1024)
 return {
   { family = "axis_rows",
     params = { B = { 128, 256, 512, 1024 }, L = LANES, V = vectors(len, 16), U = { 1, 2, 4 },
-               CHUNK = CHUNKS },
+               CHUNK = CHUNKS, IL = { 0, 1 } },
     constraint = function(c, dev, case)
       if inner ~= 1 or c.L > c.B or c.B > dev.max_threads_per_block then return false end
+      if c.IL == 1 and c.CHUNK == 0 then return false end        -- interleaving splits only
       if c.L * c.V > cp2(len) then return false end            -- idle lanes
       if c.L < c.B and c.B // c.L > outer then return false end  -- idle rows in the block
       local step = c.L * c.V * c.U
