@@ -80,8 +80,8 @@
 #endif
 
 #include "seg_common.cuh"
-#if RT_LAYOUT == 2 && !RT_MP
-#include "seg_search.cuh"
+#if RT_LAYOUT == 2
+#include "seg_search.cuh"   /* the warp searches of both offsets tilings */
 #endif
 
 #define LB_T (RT_B * RT_R)   /* items per tile */
@@ -319,28 +319,16 @@ static __device__ __forceinline__ unsigned int lb_slot(unsigned int j) { return 
 
 /* The merge-path split of diagonal d (0 <= d <= m + nseg) over all the input: the number of
  * segment ends among the first d items (end y, at offset offsets[y+1], comes before element
- * x when offsets[y+1] <= x). Searched by one warp, 32 probes a step: about log32(nseg) steps
- * of one memory latency each (5 at 10M segments) instead of log2(nseg). All 32 lanes call it
- * converged; every lane gets the answer. */
+ * x when offsets[y+1] <= x). One warp's 32-way search (sc_warp_search): about log32(nseg)
+ * steps of one memory latency each (5 at 10M segments) instead of log2(nseg). All 32 lanes
+ * call it converged; every lane gets the answer. */
 static __device__ __forceinline__ unsigned long long lb_search(const sc_off_t *offs, unsigned long long n,
                                                                unsigned long long nseg, unsigned long long e0,
                                                                unsigned long long m, unsigned long long d)
 {
-    const unsigned int lane = threadIdx.x % 32;
-    unsigned long long lo = d > m ? d - m : 0, hi = d < nseg ? d : nseg;
-    while (lo < hi) {
-        const unsigned long long step = (hi - lo + 31) / 32;
-        const unsigned long long mid = lo + (lane + 1) * step - 1;
-        const bool valid = mid < hi;
-        const bool below = valid && sc_off(offs, mid + 1, n, nseg) <= e0 + d - mid - 1;
-        const unsigned int c = __popc(__ballot_sync(SC_FULL, below));   /* a prefix of the lanes */
-        const unsigned int nv = __popc(__ballot_sync(SC_FULL, valid));
-        const unsigned long long nlo = c > 0 ? lo + c * step : lo;
-        const unsigned long long nhi = c < nv ? lo + (c + 1) * step - 1 : hi;
-        lo = nlo;
-        hi = nhi;
-    }
-    return lo;
+    return sc_warp_search(d > m ? d - m : 0, d < nseg ? d : nseg, [&](unsigned long long mid) {
+        return sc_off(offs, mid + 1, n, nseg) <= e0 + d - mid - 1;
+    });
 }
 
 extern "C" __global__ void __launch_bounds__(RT_B)
