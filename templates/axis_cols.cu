@@ -8,7 +8,7 @@
 // @param CV 2 consecutive columns per thread (1, 2, 4, 8; CV * element size <= 16 bytes): one vector load where inner % CV == 0 and the input is aligned, else scalar loads
 // @param U 4 rows each thread has in flight before it combines them (1, 2, 4, 8)
 // @param CHUNK 0 fewest elements of len per split: 0 never splits; else the host splits long columns over blocks (e.g. 8192, 32768, 131072)
-// @param IL 0 rows of a row group: 0 a contiguous run of the block's part (in order); 1 every TY-th row, so that each step of the block reads TY consecutive rows (commutative operators only)
+// @param IL 0 rows of a row group: 0 a contiguous run of the block's part (in order); 1 every TY-th row, so that each step of the block reads TY consecutive rows; 2 (splits) rows interleaved over the row groups and the splits too: row group ty of split s takes rows s*TY + ty, then S*TY further on each step, so that the splits of a tile read neighbouring rows at any time (1 and 2: commutative operators only)
 //
 // axis_cols.cu - reduce an [outer, len, inner] tensor along len, in order, with the columns
 // (inner) across the threads (docs/axis.md). Made for columns and the middle axis of 3-D
@@ -20,7 +20,10 @@
 // group ty the contiguous rows [lo + ty*p, lo + ty*p + p) of the block's part [lo, hi) of
 // len (p = ceil((hi - lo) / TY)); with IL = 1 it owns rows lo + ty, lo + ty + TY, ... instead,
 // so that the block's warps read TY consecutive rows at each step (one contiguous stream when
-// the tile is a whole row, as a flat reduction reads: commutative operators only). It walks
+// the tile is a whole row, as a flat reduction reads: commutative operators only); with IL = 2
+// the S splits give up their parts too: row group ty of split s owns rows s*TY + ty,
+// s*TY + ty + S*TY, ..., so that the S blocks of a tile read S*TY neighbouring rows at each
+// step, the grid-stride walk of tools/exp/tail.cu (commutative operators only). It walks
 // its rows in order, U rows in flight (each row's CV columns one vector load when
 // inner % CV == 0 and `in` is aligned to CV * size, decided once at run time, else CV scalar
 // loads), the U rows combined as an ordered tree and folded into its CV accumulators. A warp's load instruction reads min(TX, 32) * CV consecutive columns of
@@ -32,10 +35,10 @@
 // when all CV would not fit in 32 KB). Every combine keeps the lower indices on the left: a
 // non-commutative operator gets the in-order result.
 //
-// Splits (few tiles, len > CHUNK): block (x, s) reduces its contiguous part of len and
-// stores raw partials; the last block of tile x folds them in split order and writes rt_final
-// (more than 256 splits: the last block of each group of 32 folds its group first;
-// ax_finish_splits in axis_common.cuh). Without splits each output is written once, through
+// Splits (few tiles, len > CHUNK): block (x, s) reduces its part of len (contiguous; IL = 2
+// above) and stores raw partials; the last block of tile x folds them in split order and
+// writes rt_final (more than 256 splits: the last block of each group of 32 folds its group
+// first; ax_finish_splits in axis_common.cuh). Without splits each output is written once, through
 // rt_final; len == 0 writes rt_final(rt_identity()).
 
 #ifndef RT_PRELUDE
@@ -58,7 +61,7 @@
 #define RT_CHUNK 0   /* fewest elements of len per split; 0: never split */
 #endif
 #ifndef RT_IL
-#define RT_IL 0      /* 1: row group ty walks rows ty, ty + TY, ... of the block's part */
+#define RT_IL 0      /* 1: row group ty walks rows ty, ty + TY, ... of the block's part; 2: of len, over the splits too */
 #endif
 
 static_assert(RT_B >= 64 && RT_B <= 1024 && RT_B % 32 == 0, "axis_cols: B must be a multiple of 32 in 64..1024");
@@ -68,8 +71,8 @@ static_assert(RT_CV == 1 || RT_CV == 2 || RT_CV == 4 || RT_CV == 8, "axis_cols: 
 static_assert(RT_CV * sizeof(rt_value_t) <= 16, "axis_cols: a vector is at most 16 bytes (CV * element size <= 16)");
 static_assert(RT_U >= 1 && RT_U <= 8 && (RT_U & (RT_U - 1)) == 0, "axis_cols: U must be 1, 2, 4 or 8");
 static_assert(RT_CHUNK >= 0 && RT_CHUNK <= 0x7fffffff, "axis_cols: CHUNK must be in 0..2^31-1");
-static_assert(RT_IL == 0 || RT_IL == 1, "axis_cols: IL must be 0 or 1");
-static_assert(RT_IL == 0 || RT_COMMUTATIVE, "axis_cols: IL = 1 interleaves the rows and needs a commutative operator");
+static_assert(RT_IL >= 0 && RT_IL <= 2, "axis_cols: IL must be 0, 1 or 2");
+static_assert(RT_IL == 0 || RT_COMMUTATIVE, "axis_cols: IL = 1 or 2 interleaves the rows and needs a commutative operator");
 
 /* ax_ helpers: the ordered trees, the split's cut and last-block fold (inlined by the
  * generator, after the warp trees and the ticket they use). */
@@ -89,8 +92,8 @@ extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, AC_T, (unsigned in
 
 /* Rows [a, b) of the thread's walk over its CV columns: row l at p + l * stride, its index
  * along len first + l * step (p pointing at column c of the walk's row 0; stride = inner and
- * step = 1 for contiguous rows, TY times both for IL); w: the columns that exist (CV, or fewer
- * at the end of a row when inner % CV != 0). VEC: each row's CV columns are one aligned
+ * step = 1 for contiguous rows, TY times both for IL = 1, S*TY for IL = 2); w: the columns
+ * that exist (CV, or fewer at the end of a row when inner % CV != 0). VEC: each row's CV columns are one aligned
  * vector. Folded in order into acc[]. Whole groups of U rows load without a test; the last
  * group clamps its rows to b - 1 (all loads in flight) and drops the extra ones. */
 template <bool VEC>
@@ -157,12 +160,19 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
     const unsigned long long tiles = outer * per_outer;
     /* The block's part of len, and this row group's share of it: rows [ra, rb) of its walk,
      * row l being row first + l * step of len. */
+#if RT_IL == 2
+    /* Rows s*TY + ty + k*S*TY of all len, k = 0, 1, ... */
+    const unsigned long long step = (unsigned long long)gridDim.y * AC_TY, ra = 0;
+    const unsigned long long first = (unsigned long long)blockIdx.y * AC_TY + ty;
+    const unsigned long long rb = first < len ? (len - first + step - 1) / step : 0;
+#elif RT_IL
     unsigned long long lo, hi;
     ax_part(len, blockIdx.y, gridDim.y, lo, hi);
-#if RT_IL
     const unsigned long long first = lo + ty, step = AC_TY, ra = 0;
     const unsigned long long rb = first < hi ? (hi - first + AC_TY - 1) / AC_TY : 0;
 #else
+    unsigned long long lo, hi;
+    ax_part(len, blockIdx.y, gridDim.y, lo, hi);
     const unsigned long long first = 0, step = 1;
     const unsigned long long rp = (hi - lo + AC_TY - 1) / AC_TY;
     const unsigned long long ra = lo + ty * rp < hi ? lo + ty * rp : hi;

@@ -61,6 +61,9 @@ static const struct {
     {1, {"axis_cols", "B=256", "TX=32", "CV=4", "U=2", "CHUNK=512", "IL=1"}},
     {0, {"axis_cols", "B=512", "TX=4", "CV=4", "U=4", "CHUNK=256", "IL=1"}},
     {0, {"axis_cols", "B=1024", "TX=16", "CV=8", "U=1", "CHUNK=0", "IL=1"}},
+    {1, {"axis_cols", "B=256", "TX=32", "CV=4", "U=2", "CHUNK=512", "IL=2"}},   /* over the splits */
+    {0, {"axis_cols", "B=128", "TX=16", "CV=1", "U=2", "CHUNK=256", "IL=2"}},   /* grouped fold */
+    {0, {"axis_cols", "B=512", "TX=64", "CV=2", "U=4", "CHUNK=0", "IL=2"}},     /* no split: IL = 1's rows */
 };
 #define NVARIANTS (int)(sizeof variants / sizeof variants[0])
 
@@ -85,7 +88,7 @@ static int config_of(int v, size_t es, int commutes, rt_config *c, char *name, s
     config_default(f, c);
     rt_err e;
     for (int k = 1; k < 7 && variants[v].p[k]; k++) {
-        if (!strcmp(variants[v].p[k], "IL=1") && !commutes)
+        if ((!strcmp(variants[v].p[k], "IL=1") || !strcmp(variants[v].p[k], "IL=2")) && !commutes)
             return 0;   /* interleaved rows: commutative operators only */
         char pn[16];
         const char *eq = strchr(variants[v].p[k], '=');

@@ -194,6 +194,7 @@ params_for() {   # family type -> one parameter set per line, NAME=value separat
         echo "B=1024 TX=8 CV=$cvmax U=8 CHUNK=0"
         echo "B=128 TX=4 CV=$cvmax U=1 CHUNK=32768"
         echo "B=512 TX=16 CV=$cvmax U=4 CHUNK=512 IL=1"
+        echo "B=256 TX=32 CV=$cvmax U=2 CHUNK=4096 IL=2"
         ;;
     bandwidth)
         echo "B=512 U=4 G=4"
@@ -229,6 +230,7 @@ refused_for() {   # family -> "params|expected text" per line
     axis_cols)
         echo "TX=3|TX must be a power of two dividing B"
         echo "CV=8|a vector is at most 16 bytes"
+        echo "IL=3|IL must be 0, 1 or 2"
         ;;
     diffwarps_async)
         echo "W=12|multiple of 32 bytes"
@@ -363,7 +365,12 @@ for f in $families; do
         [ -f "$work/$id.cu" ] && sed -i 's/^#define RT_COMMUTATIVE 1$/#define RT_COMMUTATIVE 0/' "$work/$id.cu"
     else
         while read -r ps; do
-            unit_emit "$f" "affine/u64" "$ps" ok --op-file lua/ops/affine.lua
+            case " $ps " in
+            *" IL=1 "* | *" IL=2 "*)   # interleaved rows: the template refuses the operator
+                unit_emit "$f" "affine/u64" "$ps" "fail:needs a commutative operator" \
+                    --op-file lua/ops/affine.lua ;;
+            *) unit_emit "$f" "affine/u64" "$ps" ok --op-file lua/ops/affine.lua ;;
+            esac
         done < <(params_for "$f" u64 | head -n $([ "$quick" = 1 ] && echo 1 || echo 99))
     fi
     while IFS='|' read -r ps text; do
