@@ -85,24 +85,29 @@ static_assert(RT_IL == 0 || RT_IL == 1, "axis_rows: IL must be 0 or 1");
 /* Threads per block, outputs per tile, the split chunk, tile unit PLAN_AXIS_TILE_FLAT. */
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, AR_T, (unsigned int)RT_CHUNK, 0u };
 
-/* Elements of one output, at in[base + l * stride], reduced by lane j of the RT_L lanes of its
- * group (the lane's share only; the group tree combines the lanes): nfull whole rounds of
- * ROUND = U*L*VV elements, the first at element first and each rstep elements after the one
- * before (ROUND: a contiguous part; S * ROUND: a split's rounds of IL = 1), then the partial
- * round [tail, hi) when tail < hi. VV > 1: stride == 1, base + first, rstep and tail multiples
- * of VV, hi - tail too, in + base aligned to VV * size. Whole rounds load without a test; the
- * partial one clamps each load to the last vector of the range (all U in flight) and drops
- * what lies past it. */
-template <unsigned int VV>
+/* Elements l in [lo, hi) of one output, at in[base + l * stride], reduced by lane j of the
+ * RT_L lanes of its group (the lane's share only; the group tree combines the lanes), in
+ * rounds of ROUND = U*L*VV elements. IL: only rounds s, s + S, s + 2S, ... of the range (split
+ * s of S, IL = 1), and the partial round after the whole ones if it is split s's turn; else
+ * every round. VV > 1: stride == 1, base + lo and hi - lo multiples of VV, in + base aligned
+ * to VV * size. Whole rounds load without a test; the partial one clamps each load to the last
+ * vector of the range (all U in flight) and drops what lies past it. (IL = false is the code
+ * of the contiguous parts as it was before IL, to the PTX.) */
+template <unsigned int VV, bool IL>
 static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restrict__ in, unsigned long long base,
-                                                     unsigned long long stride, unsigned long long first,
-                                                     unsigned long long nfull, unsigned long long rstep,
-                                                     unsigned long long tail, unsigned long long hi,
-                                                     unsigned int j)
+                                                     unsigned long long stride, unsigned long long lo,
+                                                     unsigned long long hi, unsigned int j, unsigned int s,
+                                                     unsigned int S)
 {
     constexpr unsigned int STEP = RT_L * VV;   /* elements between a lane's loads */
+    constexpr unsigned int ROUND = STEP * RT_U;
     rt_acc_t acc = rt_identity();
-    unsigned long long l = first + (unsigned long long)j * VV;
+    if (hi <= lo)
+        return acc;
+    const unsigned long long rounds = (hi - lo) / ROUND;
+    const unsigned long long nfull = IL ? (rounds > s ? (rounds - s + S - 1) / S : 0) : rounds;
+    const unsigned long long rstep = IL ? (unsigned long long)S * ROUND : ROUND;
+    unsigned long long l = lo + (IL ? (unsigned long long)s * ROUND : 0) + (unsigned long long)j * VV;
     /* p: the lane's next load; the index l is only for rt_lift (dead code for most ops). */
     const rt_value_t *p = in + base + l * stride;
     const unsigned long long pstep = STEP * stride;
@@ -123,9 +128,10 @@ static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restric
                 a[u * VV + e] = rt_lift(x[u][e], l + u * STEP + e);
         acc = rt_combine(acc, ax_tree<RT_U * VV>(a));
     }
-    if (tail < hi) {
+    if (IL ? rounds % S == s && lo + rounds * ROUND < hi : lo + nfull * ROUND < hi) {
+        if (IL)
+            l = lo + rounds * ROUND + (unsigned long long)j * VV;
         const unsigned long long last = hi - VV;   /* the last vector of the range */
-        l = tail + (unsigned long long)j * VV;
         rt_value_t x[RT_U][VV];
 #pragma unroll
         for (unsigned int u = 0; u < RT_U; u++) {
@@ -146,25 +152,19 @@ static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restric
     return acc;
 }
 
-/* The walk of one output for ar_reduce<VV>: split s of S takes its part of len [0, len). */
+/* Output m's part of len for this block: split s of S takes its contiguous part (ax_part) or,
+ * IL = 1 and S > 1, its rounds of the whole row. */
 template <unsigned int VV>
-static __device__ __forceinline__ rt_acc_t ar_walk(const rt_value_t *__restrict__ in, unsigned long long base,
-                                                   unsigned long long stride, unsigned long long len,
-                                                   unsigned int s, unsigned int S, unsigned int j)
+static __device__ __forceinline__ rt_acc_t ar_output(const rt_value_t *__restrict__ in, unsigned long long base,
+                                                     unsigned long long stride, unsigned long long lo,
+                                                     unsigned long long hi, unsigned long long len,
+                                                     unsigned int j)
 {
-    constexpr unsigned long long ROUND = (unsigned long long)RT_L * VV * RT_U;
-    if (RT_IL && S > 1) {
-        /* Rounds s, s + S, ... of the row's len / ROUND whole rounds; the partial round after
-         * them goes to the split whose turn it is. */
-        const unsigned long long rounds = len / ROUND;
-        const unsigned long long nfull = rounds > s ? (rounds - s + S - 1) / S : 0;
-        const unsigned long long tail = rounds % S == s ? rounds * ROUND : len;
-        return ar_reduce<VV>(in, base, stride, s * ROUND, nfull, S * ROUND, tail, len, j);
-    }
-    unsigned long long lo, hi;
-    ax_part(len, s, S, lo, hi);
-    const unsigned long long nfull = hi > lo ? (hi - lo) / ROUND : 0;
-    return ar_reduce<VV>(in, base, stride, lo, nfull, ROUND, lo + nfull * ROUND, hi, j);
+#if RT_IL
+    if (gridDim.y > 1)
+        return ar_reduce<VV, true>(in, base, stride, 0, len, j, blockIdx.y, gridDim.y);
+#endif
+    return ar_reduce<VV, false>(in, base, stride, lo, hi, j, 0, 1);
 }
 
 extern "C" __global__ void __launch_bounds__(RT_B, ax_min_blocks(RT_B, RT_U * RT_V * sizeof(rt_value_t), RT_U, RT_U * RT_V))
@@ -174,6 +174,8 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
 {
     const unsigned int tid = threadIdx.x, g = tid / RT_L, j = tid % RT_L;
     const unsigned long long M = outer * inner, tiles = (M + AR_T - 1) / AR_T;
+    unsigned long long lo, hi;
+    ax_part(len, blockIdx.y, gridDim.y, lo, hi);
     /* Vector loads: every row starts on a vector (uniform over the launch). */
     const bool vec = RT_V > 1 && inner == 1 && len % RT_V == 0
                      && reinterpret_cast<unsigned long long>(in) % (RT_V * sizeof(rt_value_t)) == 0;
@@ -195,9 +197,9 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
                 stride = inner;
             }
             if (RT_V > 1 && vec)
-                v = ar_walk<RT_V>(in, base, 1, len, blockIdx.y, gridDim.y, j);
+                v = ar_output<RT_V>(in, base, 1, lo, hi, len, j);
             else
-                v = ar_walk<1>(in, base, stride, len, blockIdx.y, gridDim.y, j);
+                v = ar_output<1>(in, base, stride, lo, hi, len, j);
         }
         v = co_warp_halving<AR_G>(v);
 #if RT_L > 32
