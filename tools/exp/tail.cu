@@ -71,6 +71,23 @@ __device__ __forceinline__ float block_sum(float acc)
     return s;
 }
 
+/* This thread's share of partials 0 .. slots-1 with every load in flight at once: 16-byte
+ * words, up to 4 a thread (slots % 4 == 0, slots <= 4096). */
+__device__ __forceinline__ float fold_in_flight(const float *part, unsigned slots)
+{
+    const float4 *p4 = reinterpret_cast<const float4 *>(part);
+    float4 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const unsigned i = threadIdx.x + k * B;
+        v[k] = i < slots / 4 ? __ldcg(p4 + i) : make_float4(0, 0, 0, 0);
+    }
+    float t = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) t += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    return t;
+}
+
 template <bool RELAXED>
 __device__ __forceinline__ unsigned ticket(unsigned *counter, unsigned limit)
 {
@@ -193,16 +210,7 @@ __device__ void finish(float acc, float *part, unsigned *count, float *out)
     if (!last) return;
     float t = 0;
     if (F >= 3) {
-        /* Every load in flight at once: 16-byte words, up to 4 a thread (slots % 4 == 0, <= 4096). */
-        const float4 *p4 = reinterpret_cast<const float4 *>(part);
-        float4 v[4];
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            const unsigned i = threadIdx.x + k * B;
-            v[k] = i < slots / 4 ? __ldcg(p4 + i) : make_float4(0, 0, 0, 0);
-        }
-#pragma unroll
-        for (int k = 0; k < 4; k++) t += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+        t = fold_in_flight(part, slots);
     } else {
         for (unsigned i = threadIdx.x; i < slots; i += B) t += __ldcg(part + i);
     }
@@ -253,16 +261,7 @@ __global__ void __launch_bounds__(B) red(const uint4 *__restrict__ in, size_t n1
 __global__ void __launch_bounds__(B) fold_after(const float *part, unsigned slots, float *out)
 {
     asm volatile("griddepcontrol.wait;" ::: "memory");
-    const float4 *p4 = reinterpret_cast<const float4 *>(part);
-    float4 v[4];
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        const unsigned i = threadIdx.x + k * B;
-        v[k] = i < slots / 4 ? __ldcg(p4 + i) : make_float4(0, 0, 0, 0);
-    }
-    float t = 0;
-#pragma unroll
-    for (int k = 0; k < 4; k++) t += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    float t = fold_in_flight(part, slots);
     t = block_sum(t);
     if (threadIdx.x == 0) *out = t;
 }
@@ -294,6 +293,23 @@ template <int F, bool BF> cudaError_t launch(int grid, const uint4 *in, size_t n
     c2.attrs = a2;
     c2.numAttrs = 1;
     return cudaLaunchKernelEx(&c2, fold_after, (const float *)part, (unsigned)grid, out);
+}
+
+/* Finish f (the list above) of the bf16 or the f32 kernel. */
+template <bool BF> cudaError_t dispatch(int f, int grid, const uint4 *in, size_t n16, float *part,
+                                        unsigned *count, float *out)
+{
+    switch (f) {
+    case 0: return launch<0, BF>(grid, in, n16, part, count, out);
+    case 1: return launch<1, BF>(grid, in, n16, part, count, out);
+    case 2: return launch<2, BF>(grid, in, n16, part, count, out);
+    case 3: return launch<3, BF>(grid, in, n16, part, count, out);
+    case 4: return launch<4, BF>(grid, in, n16, part, count, out);
+    case 6: return launch<6, BF>(grid, in, n16, part, count, out);
+    case 7: return launch<7, BF>(grid, in, n16, part, count, out);
+    case 8: return launch<8, BF>(grid, in, n16, part, count, out);
+    default: return launch<5, BF>(grid, in, n16, part, count, out);
+    }
 }
 
 int main()
@@ -366,27 +382,8 @@ int main()
                     const int grid = g ? sms * g : (int)std::max<size_t>(1, n16 / (B * U));
                     cudaError_t err = cudaSuccess;
                     float us = time([&] {
-                        if (bf) {
-                            if (f == 0) err = launch<0, true>(grid, in, n16, part, count, out);
-                            else if (f == 1) err = launch<1, true>(grid, in, n16, part, count, out);
-                            else if (f == 2) err = launch<2, true>(grid, in, n16, part, count, out);
-                            else if (f == 3) err = launch<3, true>(grid, in, n16, part, count, out);
-                            else if (f == 4) err = launch<4, true>(grid, in, n16, part, count, out);
-                            else if (f == 6) err = launch<6, true>(grid, in, n16, part, count, out);
-                            else if (f == 7) err = launch<7, true>(grid, in, n16, part, count, out);
-                            else if (f == 8) err = launch<8, true>(grid, in, n16, part, count, out);
-                            else err = launch<5, true>(grid, in, n16, part, count, out);
-                        } else {
-                            if (f == 0) err = launch<0, false>(grid, in, n16, part, count, out);
-                            else if (f == 1) err = launch<1, false>(grid, in, n16, part, count, out);
-                            else if (f == 2) err = launch<2, false>(grid, in, n16, part, count, out);
-                            else if (f == 3) err = launch<3, false>(grid, in, n16, part, count, out);
-                            else if (f == 4) err = launch<4, false>(grid, in, n16, part, count, out);
-                            else if (f == 6) err = launch<6, false>(grid, in, n16, part, count, out);
-                            else if (f == 7) err = launch<7, false>(grid, in, n16, part, count, out);
-                            else if (f == 8) err = launch<8, false>(grid, in, n16, part, count, out);
-                            else err = launch<5, false>(grid, in, n16, part, count, out);
-                        }
+                        err = bf ? dispatch<true>(f, grid, in, n16, part, count, out)
+                                 : dispatch<false>(f, grid, in, n16, part, count, out);
                     });
                     if (err != cudaSuccess) printf(" %17s", cudaGetErrorString(err));
                     else printf(" %10.2f %5.1f%%", us, 100.0 * (s / (gbps * 1e3)) / us);
