@@ -496,16 +496,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             if (!closes)
                 continue;
             const unsigned long long key = w < SS_NW ? s_k0[w] : s_k1[SS_NW - 1];
-            if (firstrun) {
-                if (first_carry) {
-                    rt_seg_carry cr;
-                    cr.key = key;
-                    cr.val = r;
-                    carry[g] = cr;
-                }
-            } else if (key < nseg) {
-                out[key] = rt_seg_out(r);
-            }
+            /* The first run is a carry or, with no segment begun before c0, nobody's. */
+            if (!firstrun || first_carry)
+                sc_emit(out, carry, g, nseg, key, r, firstrun, first_carry);
             firstrun = false;
             if (w < SS_NW)
                 r = s_last[w];
