@@ -20,6 +20,9 @@
 #   axisops  issue 16's other operators along an axis: argmax f32/bf16 and max f32 tuned over
 #             the default shapes (random 48, then local 24), benched with the shipped database
 #             alone and merged with them
+#   cols     issue 16: the column shapes that split len, sum f32 and bf16, the default space
+#             exhaustively (IL = 2 in it) into build/cols.db, its H100 winners to
+#             $OUT/cols_ship.db, the measurements to $OUT/cols_meas.csv.gz
 #   axischeck the axis GPU tests (C and Python), then bench/torch_axis.py (eager,
 #             torch.compile, redtune) with build/axis.db (or a carried build/axis_ship.db)
 #   everyn    issue 14: redtune_bench --every-n, min and sum f32 cold, every power of two
@@ -66,7 +69,7 @@
 # iniconfig, py), it goes on PYTHONPATH. build/python (`ninja python`) may travel without its
 # redtune.db (the carry limit): build/redtune.db is put there.
 set -u
-step=${1:?step: tests, stream, streamship, segncu, sanA, sanB, bench, bench2, python, types, devall, axis, axisops, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
+step=${1:?step: tests, stream, streamship, segncu, sanA, sanB, bench, bench2, python, types, devall, axis, axisops, cols, axischeck, everyn, quick, runs, pergpu, final1, final2 or final3}
 out=${OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/build/devlib:${LD_LIBRARY_PATH:-}
@@ -210,6 +213,26 @@ axisops)
         echo "bench --axis with $(basename "$db"): exit $? ($(( $(date +%s) - t0 )) s)"
         sed -n '/^reductions along an axis/,/^(\*/p' "$out/axis_ops_$(basename "$db" .db).log"
     done
+    ;;
+cols)
+    # Issue 16 (thirteenth session): the column shapes whose len the plan splits (COLS_SHAPES),
+    # sum f32 and bf16 (COLS_TYPES), every config of the default space (its IL = 2 walk among
+    # them) into build/cols.db; its H100 winners to $out/cols_ship.db, every measurement to
+    # $out/cols_meas.csv.gz.
+    rm -f build/cols.db
+    for ty in ${COLS_TYPES:-f32 bf16}; do
+        t0=$(date +%s)
+        timeout "${COLS_TIMEOUT:-270}" build/redtune --axis --op sum --type "$ty" --db build/cols.db \
+            --shapes "${COLS_SHAPES:-1,32768,1024;1,4096,4096;64,2048,512;1,65536,128;1,1048576,16}" \
+            > "$out/tune_cols_$ty.log" 2>&1
+        echo "redtune --axis --op sum --type $ty (columns): exit $? ($(( $(date +%s) - t0 )) s)"
+        grep -E 'configs (from|measured)' "$out/tune_cols_$ty.log" | tail -n 4
+    done
+    build/redtune best --db build/cols.db 2>&1 | sed 's/  */ /g' | cut -c1-160
+    # Winners alone (with every measurement the database is past what a device call brings
+    # back); the measurements as compressed CSV.
+    build/redtune export --db build/cols.db --match H100 -o "$out/cols_ship.db" --force
+    build/redtune measurements --db build/cols.db --format csv | gzip -9 > "$out/cols_meas.csv.gz"
     ;;
 axischeck)
     # After `axis`: build/axis.db (or build/axis_ship.db carried back) for the PyTorch side.
