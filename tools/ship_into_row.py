@@ -14,7 +14,6 @@ that it is the same model (name, compute capability, SM count, memory clock, bus
 IN.db and SHIPPED.db are read only. Standard library only. Exit 0, or 1 naming the problem."""
 import argparse
 import os
-import shutil
 import sqlite3
 import sys
 
@@ -47,8 +46,13 @@ def main():
         sys.exit(f"ship_into_row: {a.uuid} in {a.shipped} is {tuple(row)}, "
                  f"{a.input}'s GPU {tuple(devs[0][2:])}: not the same model")
     tmp = a.output + ".part"
-    shutil.copyfile(a.input, tmp)
+    if os.path.exists(tmp):
+        os.remove(tmp)
+    src = sqlite3.connect(f"file:{a.input}?mode=ro", uri=True)
     out = sqlite3.connect(tmp)
+    src.backup(out)   # the database as SQLite sees it (a -wal beside it included)
+    src.close()
+    out.execute("PRAGMA journal_mode = DELETE")
     out.execute("UPDATE devices SET uuid = ? WHERE id = ?", (a.uuid, devs[0][0]))
     out.commit()
     out.close()
