@@ -53,7 +53,8 @@ def main():
                            (dev,)).fetchall()
         ndev = db.execute("SELECT count(*) FROM devices").fetchone()[0]
         db.close()
-        # Another GPU of the model: the row alone, its uuid new, one case 10% faster, one 10% slower.
+        # Another GPU of the model: the row alone, its uuid new, one case 10% faster, one
+        # 10% slower.
         new = os.path.join(w, "new.db")
         shutil.copyfile(ship, new)
         db = sqlite3.connect(new)

@@ -1,12 +1,16 @@
 #!/bin/bash
 # dev_cols_check.sh - device run of the thirteenth session (issue 16), after the column shapes'
 # retune (`tools/gpu_verify.sh cols`) was merged into db/tuned/h100.sql: redtune_bench --axis
-# (sum f32 and bf16, cold) with the shipped database before the merge (the new H100 row's
-# winners deleted again: NEW_UUID; or build/old_axis.db where carried) and after it, A B A B in one call; bench/torch_axis.py
-# (eager, Inductor, redtune) with the new one; the C axis GPU tests. Carried: build/redtune,
-# build/bench/redtune_bench, build/tests/all (stripped), build/devlib, build/python (without
-# its redtune.db: `ninja python` first), build/pyt for pytest. Arguments: the steps to run
-# (bench torch tests pytest; default all). Logs and CSVs: $OUT (a tarball and sum.txt).
+# (sum f32 and bf16, cold) with the database before the merge and after it, A B A B in one
+# call; bench/torch_axis.py (eager, Inductor, redtune) with the new one; the C axis GPU tests;
+# the Python axis GPU tests. The old database: build/old_axis.db where carried (the commit
+# before's axis winners alone: `redtune load` of its h100.sql, then every best row but the
+# axis ones, the kernels no row needs and every CUBIN deleted), else the new one less the rows
+# of the device NEW_UUID (for a merge that added a row of its own; tools/ship_into_row.py
+# merges into the shipped row instead). Carried: build/redtune, build/bench/redtune_bench,
+# build/tests/all (stripped), build/devlib, build/python (without its redtune.db: `ninja
+# python` first), build/pyt for pytest. Arguments: the steps to run (bench torch tests pytest;
+# default all). Logs and CSVs: $OUT (a tarball and sum.txt).
 export LD_LIBRARY_PATH=$PWD/build/devlib
 [ -d build/pyt ] && export PYTHONPATH=$PWD/build/pyt
 steps="$*"   # any of bench torch tests pytest (default: all)

@@ -43,7 +43,8 @@ def main():
         print(f"{' '.join(map(str, key))}: rows {sorted((d, len(rows[d])) for d in rows)}, "
               f"chosen {first}, cases added {len(more)}, shadowed {len(hid)} "
               f"(faster elsewhere {len(quick)}"
-              + (f", best {min(rows[d][c] / rows[first][c] for d, c in quick):.3f}x" if quick else "")
+              + (f", best {min(rows[d][c] / rows[first][c] for d, c in quick):.3f}x"
+                 if quick else "")
               + ")")
     print(f"cases added by identical rows: {added}; shadowed: {shadowed}, "
           f"faster in the row not taken: {faster}")

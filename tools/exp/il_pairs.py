@@ -21,7 +21,8 @@ def main(path):
                 best[il] = r
         for il in sorted(best):
             r = best[il]
-            print(f"  best IL={il}: {float(r['median_us']):8.2f} us {float(r['read_pct']):5.1f}%  {r['params']}")
+            print(f"  best IL={il}: {float(r['median_us']):8.2f} us "
+                  f"{float(r['read_pct']):5.1f}%  {r['params']}")
         for il in sorted(best):
             if il == 0:
                 continue
@@ -34,7 +35,8 @@ def main(path):
                     ratios.append(float(r["median_us"]) / float(q["median_us"]))
             if ratios:
                 g = math.exp(sum(map(math.log, ratios)) / len(ratios))
-                print(f"  IL={il}/IL=0 over {len(ratios)} pairs: geomean {g:.3f} ({min(ratios):.2f}-{max(ratios):.2f})")
+                print(f"  IL={il}/IL=0 over {len(ratios)} pairs: geomean {g:.3f} "
+                      f"({min(ratios):.2f}-{max(ratios):.2f})")
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "il_meas.csv")
