@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """il_pairs.py MEAS.csv - the axis walks (IL) side by side from `redtune measurements --format csv`
 of a dev_axis_walk.sh run: per shape and type, the best config of each IL value (median µs and
-percent of the read limit) and, per IL value against IL = 0, the geometric mean and range of the
-ratio over configs that differ in IL alone."""
+percent of the read limit) and, per IL value against the lowest IL of the case (0, or 1 for the
+unsplit pairs), the geometric mean and range of the ratio over configs that differ in IL alone."""
 import csv, gzip, math, re, sys
 from collections import defaultdict
 
@@ -23,19 +23,20 @@ def main(path):
             r = best[il]
             print(f"  best IL={il}: {float(r['median_us']):8.2f} us "
                   f"{float(r['read_pct']):5.1f}%  {r['params']}")
+        base = min(best)
         for il in sorted(best):
-            if il == 0:
+            if il == base:
                 continue
             ratios = []
             for p, r in byp.items():
                 if f"IL={il}" not in p:
                     continue
-                q = byp.get(p.replace(f"IL={il}", "IL=0"))
+                q = byp.get(p.replace(f"IL={il}", f"IL={base}"))
                 if q:
                     ratios.append(float(r["median_us"]) / float(q["median_us"]))
             if ratios:
                 g = math.exp(sum(map(math.log, ratios)) / len(ratios))
-                print(f"  IL={il}/IL=0 over {len(ratios)} pairs: geomean {g:.3f} "
+                print(f"  IL={il}/IL={base} over {len(ratios)} pairs: geomean {g:.3f} "
                       f"({min(ratios):.2f}-{max(ratios):.2f})")
 
 if __name__ == "__main__":
