@@ -79,6 +79,9 @@
 
 #include "seg_common.cuh"
 #include "seg_search.cuh"
+/* co_warp_tree<32>: the ordered warp tree of a tile without a segment start (lane 0 gets the
+ * lanes combined in order; inlined by the generator). */
+#include "collectives.cuh"
 
 static_assert(RT_LAYOUT == 2, "seg_stream: offsets only (LAYOUT = 2)");
 static_assert(RT_B >= 128 && RT_B <= 1024 && RT_B % 32 == 0, "seg_stream: B must be a multiple of 32 in 128..1024");
@@ -448,13 +451,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             for (unsigned int k = 0; k < RT_R; k++)
                 if (pr + k < len)
                     acc = rt_combine(acc, rt_lift(x[k], a + pr + k));
-#pragma unroll
-            for (unsigned int o = 1; o < 32; o *= 2) {
-                const rt_acc_t y = rt_shfl_down(acc, o);
-                if (lane % (2 * o) == 0)
-                    acc = rt_combine(acc, y);
-            }
-            st.run = rt_combine(st.run, rt_shfl(acc, 0));
+            st.run = rt_combine(st.run, rt_shfl(co_warp_tree<32>(acc), 0));
         } else if (c <= SS_W) {
             ss_tile_mask(Sw, So, s_kw[warp], s_msk[warp], x, a, b, (unsigned int)c, out, &s_first[warp], nseg, st);
         } else {
