@@ -94,17 +94,20 @@ def main():
         db.commit()
         db.close()
         two = os.path.join(w, "two.db")     # the shipped row and the other GPU's
-        run(redtune, "merge", ship, new, "-o", two)
-        bad = []
-        for args, why in (((new, ship, "no-such-uuid", "-o", os.path.join(w, "r1.db")), "uuid"),
-                          ((other, ship, uuid, "-o", os.path.join(w, "r2.db")), "model"),
-                          ((two, ship, uuid, "-o", os.path.join(w, "r3.db")), "devices"),
-                          ((new, ship, uuid, "-o", out), "exists")):
+        r = run(redtune, "merge", ship, new, "-o", two)
+        bad = [f"merge into two.db: exit {r.returncode}, {r.stderr.strip()}"] if r.returncode else []
+        for args, says in (((new, ship, "no-such-uuid", "-o", os.path.join(w, "r1.db")),
+                            "no device of uuid no-such-uuid"),
+                           ((other, ship, uuid, "-o", os.path.join(w, "r2.db")),
+                            "not the same model"),
+                           ((two, ship, uuid, "-o", os.path.join(w, "r3.db")),
+                            "2 devices; one expected"),
+                           ((new, ship, uuid, "-o", out), "exists; not overwritten")):
             made = os.path.exists(args[-1])
             r = run(sys.executable, tool, *args)
-            if r.returncode != 1 or "ship_into_row:" not in r.stderr \
+            if r.returncode != 1 or says not in r.stderr \
                     or (not made and os.path.exists(args[-1])):
-                bad.append(f"{why}: exit {r.returncode}, {r.stderr.strip()}")
+                bad.append(f"expected '{says}': exit {r.returncode}, {r.stderr.strip()}")
         if not tap(2, not bad, "a wrong uuid, another model, two devices, an existing output "
                    "are refused (exit 1, nothing written)", "\n".join(bad)):
             status = 1
