@@ -95,7 +95,8 @@ def main():
         db.close()
         two = os.path.join(w, "two.db")     # the shipped row and the other GPU's
         r = run(redtune, "merge", ship, new, "-o", two)
-        bad = [f"merge into two.db: exit {r.returncode}, {r.stderr.strip()}"] if r.returncode else []
+        bad = [f"merge into two.db: exit {r.returncode}, {r.stderr.strip()}"] \
+            if r.returncode else []
         for args, says in (((new, ship, "no-such-uuid", "-o", os.path.join(w, "r1.db")),
                             "no device of uuid no-such-uuid"),
                            ((other, ship, uuid, "-o", os.path.join(w, "r2.db")),
