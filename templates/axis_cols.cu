@@ -8,7 +8,7 @@
 // @param CV 2 consecutive columns per thread (1, 2, 4, 8; CV * element size <= 16 bytes): one vector load where inner % CV == 0 and the input is aligned, else scalar loads
 // @param U 4 rows each thread has in flight before it combines them (1, 2, 4, 8)
 // @param CHUNK 0 fewest elements of len per split: 0 never splits; else the host splits long columns over blocks (e.g. 8192, 32768, 131072)
-// @param IL 0 rows of a row group: 0 a contiguous run of the block's part (in order); 1 every TY-th row, so that each step of the block reads TY consecutive rows; 2 (splits) rows interleaved over the row groups and the splits too: row group ty of split s takes rows s*TY + ty, then S*TY further on each step, so that the splits of a tile read neighbouring rows at any time (1 and 2: commutative operators only)
+// @param IL 0 rows of a row group: 0 a contiguous run of the block's part (in order); 1 every TY-th row, so that each step of the block reads TY consecutive rows; 2 (splits) rows interleaved over the row groups and the splits too: row group ty of split s takes rows s*TY + ty, then S*TY further on each step, so that the splits of a tile read neighbouring rows at any time; with CHUNK = 0 (never split) IL = 2 is IL = 1, the same code (1 and 2: commutative operators only)
 //
 // axis_cols.cu - reduce an [outer, len, inner] tensor along len, in order, with the columns
 // (inner) across the threads (docs/axis.md). Made for columns and the middle axis of 3-D
@@ -23,7 +23,9 @@
 // the tile is a whole row, as a flat reduction reads: commutative operators only); with IL = 2
 // the S splits give up their parts too: row group ty of split s owns rows s*TY + ty,
 // s*TY + ty + S*TY, ..., so that the S blocks of a tile read S*TY neighbouring rows at each
-// step, the grid-stride walk of tools/exp/tail.cu (commutative operators only). It walks
+// step, the grid-stride walk of tools/exp/tail.cu (commutative operators only); with CHUNK = 0
+// there is one split and IL = 2 compiles to IL = 1's walk (its constant step: the general one
+// divides by S * TY at run time, up to 2.3x slower unsplit with U = 1 on the H100). It walks
 // its rows in order, U rows in flight (each row's CV columns one vector load when
 // inner % CV == 0 and `in` is aligned to CV * size, decided once at run time, else CV scalar
 // loads), the U rows combined as an ordered tree and folded into its CV accumulators. A warp's load instruction reads min(TX, 32) * CV consecutive columns of
@@ -160,12 +162,12 @@ rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t 
     const unsigned long long tiles = outer * per_outer;
     /* The block's part of len, and this row group's share of it: rows [ra, rb) of its walk,
      * row l being row first + l * step of len. */
-#if RT_IL == 2
+#if RT_IL == 2 && RT_CHUNK > 0
     /* Rows s*TY + ty + k*S*TY of all len, k = 0, 1, ... */
     const unsigned long long step = (unsigned long long)gridDim.y * AC_TY, ra = 0;
     const unsigned long long first = (unsigned long long)blockIdx.y * AC_TY + ty;
     const unsigned long long rb = first < len ? (len - first + step - 1) / step : 0;
-#elif RT_IL
+#elif RT_IL   /* IL = 1, or IL = 2 unsplit (one split: the same rows) */
     unsigned long long lo, hi;
     ax_part(len, blockIdx.y, gridDim.y, lo, hi);
     const unsigned long long first = lo + ty, step = AC_TY, ra = 0;

@@ -75,6 +75,14 @@ static void test_axis_space(void **state)
                         long long TX = get(&v[i], "TX"), CV = get(&v[i], "CV");
                         assert_true((unsigned long long)(TX * CV) <= 2 * sh->inner
                                     && CV * types[t].size <= 16);
+                        /* One interleaved walk, IL = 2 (unsplit: IL = 1's code), for
+                         * commutative operators; tiles narrower than a row only split
+                         * (CHUNK >= 1024) with U >= 2. */
+                        long long IL = get(&v[i], "IL"), U = get(&v[i], "U"),
+                                  CHUNK = get(&v[i], "CHUNK");
+                        assert_true(IL == 0 || (IL == 2 && commutes));
+                        if (IL == 2 && (unsigned long long)(TX * CV) < sh->inner)
+                            assert_true(CHUNK >= 1024 && U >= 2);
                     }
                 }
                 free(v);

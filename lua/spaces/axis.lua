@@ -9,12 +9,14 @@
 --     groups, tiles of TX * CV columns no wider than inner and at least a warp wide where
 --     inner allows, never more row groups than len has rows (B = 64 aside: the fallback of
 --     short rows for operators that do not commute, a block walking each row); rows
---     interleaved (commutative operators only): unsplit, IL = 1 (over the row groups) where
---     the tile is a whole row, so that the block reads one stream; split, IL = 2 (over the
---     splits and the row groups: a grid-stride walk of the rows) in place of IL = 1, for
---     tiles narrower than a row too where U >= 2 and CHUNK >= 1024 (the thirteenth
---     session's pairs: IL = 2 as fast as IL = 1 and the best of either 1.3-3.8% faster than
---     the best of IL = 0 on three split column shapes, docs/axis.md).
+--     interleaved (commutative operators only) by one value, IL = 2: over the splits and the
+--     row groups (a grid-stride walk of the rows), for tiles narrower than a row too where
+--     U >= 2 and CHUNK >= 1024; unsplit (CHUNK = 0) it is IL = 1's walk, the same code, where
+--     the tile is a whole row, so that the block reads one stream (the thirteenth session's
+--     pairs: IL = 2 as fast as IL = 1 and the best of either 1.3-3.8% faster than the best of
+--     IL = 0 on three split column shapes; one value, so that a local search steps from an
+--     unsplit config to a split one by CHUNK alone, docs/axis.md). IL = 1 stays a legal
+--     parameter (split too: a block's own part interleaved) that this space leaves out.
 -- CHUNK 512 and 2048 (one split a block of the GPU's width for 65536 rows, and half that)
 -- come with rows interleaved only, to keep the space's size.
 -- CHUNK (splits of len) is offered only where a split can happen: len of at least two chunks
@@ -77,15 +79,14 @@ return {
     end },
   { family = "axis_cols",
     params = { B = { 64, 128, 256, 512, 1024 }, TX = redtune.pow2(1, 256),
-               CV = vectors(inner, 8), U = { 1, 2, 4 }, CHUNK = COL_CHUNKS, IL = { 0, 1, 2 } },
+               CV = vectors(inner, 8), U = { 1, 2, 4 }, CHUNK = COL_CHUNKS, IL = { 0, 2 } },
     constraint = function(c, dev, case)
       if c.TX > c.B or c.B > dev.max_threads_per_block then return false end
       local ty = c.B // c.TX
       if c.IL > 0 then                                          -- rows interleaved
         if not case.commutative or inner == 1 or ty == 1 then return false end
-        if (c.IL == 2) ~= (c.CHUNK > 0) then return false end   -- split: over the splits too
-        if c.TX * c.CV < inner and (c.IL == 1 or c.U == 1 or c.CHUNK < 1024) then
-          return false                                          -- narrower tiles: IL = 2's best
+        if c.TX * c.CV < inner and (c.U == 1 or c.CHUNK < 1024) then
+          return false                    -- narrower tiles: split with U >= 2 (unsplit: whole rows)
         end
       elseif c.CHUNK == 512 or c.CHUNK == 2048 then
         return false                                            -- the finer splits: IL only

@@ -11,7 +11,8 @@
 #         tools/exp/axis_cols_il_space.lua on the column shapes that split len (run on the
 #         H100, 2026-11-27, thirteenth session)
 #   unsplit axis_cols IL = 1 against IL = 2 without splits (tools/exp/axis_il_unsplit_space.lua,
-#         the 3-D shape; written in the thirteenth session, not run yet)
+#         the 3-D shape; run on the H100, 2026-11-27, fourteenth session: the best equal,
+#         U = 1 pairs up to 2.35x slower with IL = 2, since compiled as IL = 1 when CHUNK = 0)
 # `python3 tools/exp/il_pairs.py $OUT/il_meas.csv` prints the pairs.
 export LD_LIBRARY_PATH=$PWD/build/devlib
 L=$OUT
