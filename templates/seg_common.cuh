@@ -472,7 +472,10 @@ static __device__ __forceinline__ void sc_fold(rt_acc_t *out, unsigned long long
                                                          * but for the rule that results pass it */
 }
 
-extern "C" __global__ void __launch_bounds__(RT_B)
+/* One block a launch: (RT_B, 1) lets ptxas give a thread all the registers its SC_FIXP keys
+ * and values want (with RT_B alone it aimed at more blocks an SM and spilled a word for f64
+ * sums over keys: tools/check_templates.sh's full matrix). */
+extern "C" __global__ void __launch_bounds__(RT_B, 1)
 rt_seg_fix(const rt_seg_carry *__restrict__ carry, unsigned long long ncarry, rt_acc_t *__restrict__ out,
            unsigned long long nseg)
 {
