@@ -10,8 +10,19 @@
 #      the rows' IL = 1 winners through the library for the first time.
 #   b  bf16 [2^20 x 16] columns, the default space exhaustively (the thirteenth session's
 #      retune stopped there by its limit): tools/gpu_verify.sh cols, winners to cols_ship.db.
+#   c  after IL = 2 unsplit became IL = 1's code and the bf16 [2^20 x 16] winner was merged:
+#      redtune_bench --axis with the axis winners of the session's start (build/old_axis.db)
+#      against db/tuned, A B A B, and the C axis GPU tests (dev_cols_check.sh bench tests);
+#      then 256 MiB of f32 as 1, 4, 16 and 64 split rows (tools/exp/axis_rows_fronts_space.lua,
+#      the best per shape; measurements to $OUT/fronts_meas.csv).
+#   d  the Python side: bench/torch_axis.py and the Python axis GPU tests (dev_cols_check.sh
+#      torch pytest; build/python staged by `ninja python`, carried without its redtune.db,
+#      build/pyt); then rt_seg_fix's __launch_bounds__(B, 1): the segmented C GPU tests.
+#   e  rt_seg_fix's change: `seg_harness --quick`, then timed: redtune_bench --segmented offsets|keys, min and sum f32,
+#      the build before it (build/bench_before/redtune_bench) and after, A B A B.
 # Carried: build/redtune, build/tests/all, build/bench/redtune_bench, build/seg_harness
-# (stripped), build/devlib, build/old_axis.db.
+# (stripped), build/devlib, build/old_axis.db (a: all; later parts what they add: ignored build
+# outputs stay on the warm machine between calls).
 part=${1:?part: a or b}
 export LD_LIBRARY_PATH=$PWD/build/devlib
 L=$OUT/logs
@@ -41,6 +52,54 @@ b)
   COLS_TYPES=bf16 COLS_SHAPES=1,1048576,16 OUT=$L bash tools/gpu_verify.sh cols > "$L/cols.txt" 2>&1
   cat "$L/cols.txt" >> "$S"
   mv "$L/cols_ship.db" "$L/cols_meas.csv.gz" "$OUT/" 2>/dev/null
+  ;;
+c)
+  mkdir -p "$L/check"
+  OUT=$L/check bash tools/exp/dev_cols_check.sh bench tests > /dev/null 2>&1
+  cat "$L/check/sum.txt" >> "$S"
+  t0=$(date +%s)
+  timeout 240 build/redtune --device 0 --axis --op sum --type f32 --db "$L/fronts.db" \
+    --shapes "1,67108864,1;4,16777216,1;16,4194304,1;64,1048576,1" \
+    --space tools/exp/axis_rows_fronts_space.lua > "$L/fronts.log" 2>&1
+  echo "fronts (256 MiB f32 as 1, 4, 16, 64 rows): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+  build/redtune measurements --db "$L/fronts.db" --format csv > "$OUT/fronts_meas.csv"
+  rm -f "$L/fronts.db"
+  python3 - "$OUT/fronts_meas.csv" >> "$S" <<'PY'
+import csv, sys
+best = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["status"] == "ok" and (r["layout"] not in best or float(r["median_us"]) < float(best[r["layout"]]["median_us"])):
+        best[r["layout"]] = r
+for k, r in sorted(best.items()):
+    print(f"  {k}: {float(r['median_us']):.2f} us {float(r['read_pct']):.1f}% {r['params']}")
+PY
+  ;;
+d)
+  mkdir -p "$L/check"
+  OUT=$L/check PYTEST_TIMEOUT=240 bash tools/exp/dev_cols_check.sh torch pytest > /dev/null 2>&1
+  cat "$L/check/sum.txt" >> "$S"
+  t0=$(date +%s)
+  REDTUNE_TEST_FILTER='seg_*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 280 build/tests/all gpu > "$L/seg_tests.log" 2>&1
+  echo "C GPU tests 'seg_*': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$L/seg_tests.log") ok, $(grep '^not ok' "$L/seg_tests.log" | grep -vc SKIP) not ok" >> "$S"
+  grep -A12 '^not ok' "$L/seg_tests.log" | grep -v SKIP | head -20 >> "$S"
+  ;;
+e)
+  t0=$(date +%s)
+  timeout 150 build/seg_harness --quick > "$L/seg_harness_quick.log" 2>&1
+  echo "seg_harness --quick: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/seg_harness_quick.log")" >> "$S"
+  build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
+  for r in 1 2; do
+    for v in before after; do
+      bin=build/bench/redtune_bench
+      [ $v = before ] && bin=build/bench_before/redtune_bench
+      for l in offsets keys; do
+        t0=$(date +%s)
+        timeout 100 $bin --db build/redtune.db --segmented $l --ops min,sum --types f32 \
+          --csv "$L/seg_${l}_${v}_$r.csv" > "$L/seg_${l}_${v}_$r.log" 2>&1
+        echo "bench --segmented $l $v run $r: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+      done
+    done
+  done
   ;;
 esac
 tar czf "$OUT/logs_$part.tgz" -C "$L" .
