@@ -20,6 +20,9 @@
 #      build/pyt); then rt_seg_fix's __launch_bounds__(B, 1): the segmented C GPU tests.
 #   e  rt_seg_fix's change: `seg_harness --quick`, then timed: redtune_bench --segmented offsets|keys, min and sum f32,
 #      the build before it (build/bench_before/redtune_bench) and after, A B A B.
+#   f  256 MiB of f32 by axis_rows (16 rows, 1 row) and by gridstride, and the 3-D bf16 shape
+#      by axis_cols unsplit (tools/exp/axis_il_unsplit_space.lua), with the streaming hint and
+#      without (REDTUNE_LOADS=keep), A B A B; measurements to $OUT/loads_meas.csv.
 # Carried: build/redtune, build/tests/all, build/bench/redtune_bench, build/seg_harness
 # (stripped), build/devlib, build/old_axis.db (a: all; later parts what they add: ignored build
 # outputs stay on the warm machine between calls).
@@ -100,6 +103,45 @@ e)
       done
     done
   done
+  ;;
+f)
+  # The same 256 MiB of f32 read by axis_rows (16 rows and 1) and by gridstride (flat), and
+  # the 3-D bf16 shape, each with the streaming hint (REDTUNE_LOADS=stream, the default) and
+  # without (keep), A B A B.
+  for r in 1 2; do
+    for loads in stream keep; do
+      REDTUNE_LOADS=$loads timeout 120 build/redtune --device 0 --axis --op sum --type f32 \
+        --db "$L/rows_${loads}_$r.db" --shapes "16,4194304,1;1,67108864,1" \
+        --space tools/exp/axis_rows_fronts_space.lua > "$L/rows_${loads}_$r.log" 2>&1
+      echo "rows $loads run $r: exit $?" >> "$S"
+      REDTUNE_LOADS=$loads timeout 120 build/redtune --device 0 --op sum --type f32 \
+        --db "$L/flat_${loads}_$r.db" --sizes 67108864 \
+        --space tools/exp/gridstride_loads_space.lua > "$L/flat_${loads}_$r.log" 2>&1
+      echo "flat $loads run $r: exit $?" >> "$S"
+      REDTUNE_LOADS=$loads timeout 120 build/redtune --device 0 --axis --op sum --type bf16 \
+        --db "$L/cols_${loads}_$r.db" --shapes 64,2048,512 \
+        --space tools/exp/axis_il_unsplit_space.lua > "$L/cols_${loads}_$r.log" 2>&1
+      echo "3-D bf16 $loads run $r: exit $?" >> "$S"
+      for d in rows flat cols; do
+        build/redtune measurements --db "$L/${d}_${loads}_$r.db" --format csv \
+          | sed "s/\r\$//; s/\$/,$loads,$r/" > "$L/${d}_${loads}_$r.csv"
+        rm -f "$L/${d}_${loads}_$r.db"
+      done
+    done
+  done
+  cat "$L"/*.csv > "$OUT/loads_meas.csv"
+  python3 - "$OUT/loads_meas.csv" >> "$S" <<'PY'
+import csv, sys
+best = {}
+for row in csv.reader(open(sys.argv[1])):
+    if len(row) < 26 or row[0] == "device" or row[23] != "ok":
+        continue
+    key = (row[9], row[-2], row[-1])        # layout, loads, run
+    if key not in best or float(row[17]) < float(best[key][17]):
+        best[key] = row
+for k, r in sorted(best.items()):
+    print(f"  {k[0]:>20} {k[1]:>6} run {k[2]}: {float(r[17]):.2f} us {float(r[22]):.1f}% {r[14]} {r[15]}")
+PY
   ;;
 esac
 tar czf "$OUT/logs_$part.tgz" -C "$L" .
