@@ -24,8 +24,8 @@
 // the S splits give up their parts too: row group ty of split s owns rows s*TY + ty,
 // s*TY + ty + S*TY, ..., so that the S blocks of a tile read S*TY neighbouring rows at each
 // step, the grid-stride walk of tools/exp/tail.cu (commutative operators only); with CHUNK = 0
-// there is one split and IL = 2 compiles to IL = 1's walk (its constant step: the general one
-// divides by S * TY at run time, up to 2.3x slower unsplit with U = 1 on the H100). It walks
+// there is one split and IL = 2 compiles to IL = 1's walk (its step TY a constant: the general
+// walk's S * TY is known only at run time, up to 2.3x slower unsplit with U = 1 on the H100). It walks
 // its rows in order, U rows in flight (each row's CV columns one vector load when
 // inner % CV == 0 and `in` is aligned to CV * size, decided once at run time, else CV scalar
 // loads), the U rows combined as an ordered tree and folded into its CV accumulators. A warp's load instruction reads min(TX, 32) * CV consecutive columns of
