@@ -180,9 +180,13 @@ __device__ __forceinline__ void ax_fold(rt_acc_t *part, rt_res_t *__restrict__ o
 
 /* After the block's raw partials of tile x are stored (part[s * M + m], s = blockIdx.y, for
  * outputs m0 .. m0 + cnt - 1): the fold of the tile's splits, by the blocks that finish last.
- * Every thread fences its own stores, the barrier gathers them, and thread 0 takes a ticket
- * (acquire-release, co_ticket) on a counter with limit (blocks counted) - 1: the last ticket
- * wraps the counter back to 0, so every counter is zero again for the next launch.
+ * The barrier orders every thread's stores before thread 0's ticket, an acquire-release atomic
+ * (co_ticket) whose release is cumulative: what the block stored is visible to the block that
+ * acquires the last ticket, with no fence of each thread's own (the grid barrier of
+ * cooperative groups orders a block's stores the same way; each thread's __threadfence() before
+ * it cost a round trip at the end of every split block). The counter's limit is (blocks
+ * counted) - 1: the last ticket wraps it back to 0, so every counter is zero again for the
+ * next launch.
  * One level: counter[x] counts the gridDim.y splits; the last folds them all into out.
  * Grouped (ax_grouped): counter[tiles + x * ng + g] counts group g's splits (AX_GROUP
  * consecutive ones, the last group shorter); its last block folds them into part[g *
@@ -202,8 +206,7 @@ __device__ __forceinline__ void ax_finish_splits(rt_acc_t *part, rt_res_t *__res
     unsigned int *ticket = grouped ? counter + tiles + x * ng + g : counter + x;
     unsigned int limit = grouped ? n - 1 : S - 1, level = grouped ? 1u : 2u;
     for (;;) {   /* level 1: the group's fold (grouped only); level 2: the tile's */
-        __threadfence();
-        __syncthreads();
+        __syncthreads();   /* the block's stores before thread 0's release (cumulative) */
         if (threadIdx.x == 0)
             s_flag = co_ticket(ticket, limit) == limit;
         __syncthreads();
