@@ -8,6 +8,7 @@
 #   sanB      tools/sanitize.sh synccheck initcheck
 #   bench     redtune_bench before/after, flat (same cases, interleaved A B A B)
 #   bench2    redtune_bench before/after, segmented offsets and keys (A B), then --api
+#             (BENCH2_ROUNDS=N: A B N times, files seg_LAYOUT_V_R.csv; BENCH2_API=0: no --api)
 #   python    the Python package's host cost against torch.sum (python/bench_host_cost.py)
 #   types     issue 15's cases: redtune_bench --type-cases (CUB, the limit), then
 #             bench/torch_types.py (PyTorch eager, torch.compile, libredtune) at the same
@@ -116,20 +117,27 @@ bench)
     done
     ;;
 bench2)
-    for v in before after; do
-        bin=build/bench/redtune_bench
-        [ $v = before ] && bin=build/bench_before/redtune_bench
-        for l in offsets keys; do
-            t0=$(date +%s)
-            timeout 100 $bin --db build/redtune.db --segmented $l --ops min,sum --types f32 \
-                --csv "$out/seg_${l}_$v.csv" > "$out/seg_${l}_$v.log" 2>&1
-            echo "bench $l $v: exit $? ($(( $(date +%s) - t0 )) s)"
+    rounds=${BENCH2_ROUNDS:-1}
+    for r in $(seq 1 "$rounds"); do
+        for v in before after; do
+            bin=build/bench/redtune_bench
+            [ $v = before ] && bin=build/bench_before/redtune_bench
+            sfx=$v
+            [ "$rounds" -gt 1 ] && sfx=${v}_$r
+            for l in offsets keys; do
+                t0=$(date +%s)
+                timeout 100 $bin --db build/redtune.db --segmented $l --ops min,sum --types f32 \
+                    --csv "$out/seg_${l}_$sfx.csv" > "$out/seg_${l}_$sfx.log" 2>&1
+                echo "bench $l $sfx: exit $? ($(( $(date +%s) - t0 )) s)"
+            done
         done
     done
-    t0=$(date +%s)
-    timeout 200 build/bench/redtune_bench --db build/redtune.db --api > "$out/api.log" 2>&1
-    echo "bench --api: exit $? ($(( $(date +%s) - t0 )) s)"
-    grep -E 'PASS|MISS' "$out/api.log" | head -20
+    if [ "${BENCH2_API:-1}" != 0 ]; then
+        t0=$(date +%s)
+        timeout 200 build/bench/redtune_bench --db build/redtune.db --api > "$out/api.log" 2>&1
+        echo "bench --api: exit $? ($(( $(date +%s) - t0 )) s)"
+        grep -E 'PASS|MISS' "$out/api.log" | head -20
+    fi
     ;;
 python)
     # -P: not python/ (the script's folder, the sources without _consts.py) but build/python.

@@ -91,18 +91,8 @@ e)
   timeout 150 build/seg_harness --quick > "$L/seg_harness_quick.log" 2>&1
   echo "seg_harness --quick: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/seg_harness_quick.log")" >> "$S"
   build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
-  for r in 1 2; do
-    for v in before after; do
-      bin=build/bench/redtune_bench
-      [ $v = before ] && bin=build/bench_before/redtune_bench
-      for l in offsets keys; do
-        t0=$(date +%s)
-        timeout 100 $bin --db build/redtune.db --segmented $l --ops min,sum --types f32 \
-          --csv "$L/seg_${l}_${v}_$r.csv" > "$L/seg_${l}_${v}_$r.log" 2>&1
-        echo "bench --segmented $l $v run $r: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-      done
-    done
-  done
+  # (run 6 had this loop written out here; the same runs, files seg_LAYOUT_V_R.csv)
+  BENCH2_ROUNDS=2 BENCH2_API=0 OUT=$L bash tools/gpu_verify.sh bench2 >> "$S" 2>&1
   ;;
 f)
   # The same 256 MiB of f32 read by axis_rows (16 rows and 1) and by gridstride (flat), and
