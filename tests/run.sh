@@ -27,7 +27,8 @@ if [ "$templates" = quick ] || [ "$templates" = full ]; then
 fi
 # The whole suite of the normal build (`ninja test`) ends with what the shared and static
 # libraries export, an application linking the static one, what libredtune carries (no
-# database writes, no Lua), tools/ship_into_row.py with merge, the shipped database's report
+# database writes, no Lua), tools/ship_into_row.py with merge, axis_cols' IL = 2 unsplit
+# compiled as IL = 1 (NVRTC; skipped without it), the shipped database's report
 # in a headless browser where Chromium is installed, the short fuzzing runs and a staged
 # install (CMake example, man page).
 if [ "$dir" = build ] && [ -z "$filter" ]; then
@@ -36,6 +37,7 @@ if [ "$dir" = build ] && [ -z "$filter" ]; then
     tools/check_static_link.sh 2>&1 | tee -a "$log"
     tools/check_runtime.sh 2>&1 | tee -a "$log"
     python3 tools/check_ship_into_row.py "$REDTUNE_BIN" 2>&1 | tee -a "$log"
+    python3 tools/check_axis_il_ptx.py "$REDTUNE_BIN" 2>&1 | tee -a "$log"
     tools/check_report_browser.sh 2>&1 | tee -a "$log"
     tests/fuzz/run.sh 2>&1 | tee -a "$log"
     tests/install_test.sh 2>&1 | tee -a "$log"
