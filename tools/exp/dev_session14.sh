@@ -67,15 +67,7 @@ c)
   echo "fronts (256 MiB f32 as 1, 4, 16, 64 rows): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
   build/redtune measurements --db "$L/fronts.db" --format csv > "$OUT/fronts_meas.csv"
   rm -f "$L/fronts.db"
-  python3 - "$OUT/fronts_meas.csv" >> "$S" <<'PY'
-import csv, sys
-best = {}
-for r in csv.DictReader(open(sys.argv[1])):
-    if r["status"] == "ok" and (r["layout"] not in best or float(r["median_us"]) < float(best[r["layout"]]["median_us"])):
-        best[r["layout"]] = r
-for k, r in sorted(best.items()):
-    print(f"  {k}: {float(r['median_us']):.2f} us {float(r['read_pct']):.1f}% {r['params']}")
-PY
+  python3 tools/exp/meas_best.py "$OUT/fronts_meas.csv" >> "$S"
   ;;
 d)
   mkdir -p "$L/check"
@@ -120,18 +112,7 @@ f)
     done
   done
   cat "$L"/*.csv > "$OUT/loads_meas.csv"
-  python3 - "$OUT/loads_meas.csv" >> "$S" <<'PY'
-import csv, sys
-best = {}
-for row in csv.reader(open(sys.argv[1])):
-    if len(row) < 26 or row[0] == "device" or row[23] != "ok":
-        continue
-    key = (row[9], row[-2], row[-1])        # layout, loads, run
-    if key not in best or float(row[17]) < float(best[key][17]):
-        best[key] = row
-for k, r in sorted(best.items()):
-    print(f"  {k[0]:>20} {k[1]:>6} run {k[2]}: {float(r[17]):.2f} us {float(r[22]):.1f}% {r[14]} {r[15]}")
-PY
+  python3 tools/exp/meas_best.py "$OUT/loads_meas.csv" --tags 2 >> "$S"
   ;;
 esac
 tar czf "$OUT/logs_$part.tgz" -C "$L" .

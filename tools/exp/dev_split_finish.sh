@@ -41,20 +41,9 @@ flat() {
         --space tools/exp/gridstride_loads_space.lua >> "$OUT/${step}.log" 2>&1 || echo "flat $tag: exit $?"
     build/redtune measurements --db "$db" --format csv | sed "s/\r\$//; s/\$/,$tag/" >> "$M"
 }
-# best NTAGS: the best median per case (layout, type) and tag.
+# best NTAGS: the best median per case (layout, type) and tag (tools/exp/meas_best.py).
 best() {
-    python3 - "$M" "$1" <<'PY'
-import csv, sys
-nt = int(sys.argv[2]); best = {}
-for row in csv.reader(open(sys.argv[1])):
-    if len(row) < 25 + nt or row[0] == "device" or row[23] != "ok":
-        continue
-    k = (row[9], row[5]) + tuple(row[-nt:])
-    if k not in best or float(row[17]) < float(best[k][17]):
-        best[k] = row
-for k, r in sorted(best.items()):
-    print(f"  {k[0]:>20} {k[1]:<5} {' '.join(k[2:])}: {float(r[17]):.2f} us {float(r[22]):.1f}% {r[14]} {r[15]}")
-PY
+    python3 tools/exp/meas_best.py "$M" --tags "$1"
 }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 case $step in
@@ -85,18 +74,7 @@ minb)
         tune "m" build/redtune $ty "16,4194304,1;4096,4096,1;1,67108864,1" \
             tools/exp/axis_rows_minb_space.lua
     done
-    python3 - "$M" <<'PY'
-import csv, re, sys
-best = {}
-for row in csv.reader(open(sys.argv[1])):
-    if len(row) < 26 or row[0] == "device" or row[23] != "ok":
-        continue
-    k = (row[9], row[5], int(re.search(r"MINB=(\d+)", row[15]).group(1)))
-    if k not in best or float(row[17]) < float(best[k][17]):
-        best[k] = row
-for k, r in sorted(best.items()):
-    print(f"  {k[0]:>20} {k[1]:<5} MINB={k[2]:<2} {float(r[17]):8.2f} us {r[15]}")
-PY
+    python3 tools/exp/meas_best.py "$M" --tags 1 --by MINB
     ;;
 unsplit)
     for r in 1 2; do
@@ -128,7 +106,7 @@ fence)
             done
         done
     done
-    best 2 ;;
+    python3 tools/exp/meas_best.py "$M" --tags 2 --pairs old,new ;;
 bench)
     build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
     for r in 1 2; do
