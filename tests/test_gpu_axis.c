@@ -88,7 +88,7 @@ static int config_of(int v, size_t es, int commutes, rt_config *c, char *name, s
     config_default(f, c);
     rt_err e;
     for (int k = 1; k < 7 && variants[v].p[k]; k++) {
-        if ((!strcmp(variants[v].p[k], "IL=1") || !strcmp(variants[v].p[k], "IL=2")) && !commutes)
+        if (!strncmp(variants[v].p[k], "IL=", 3) && strcmp(variants[v].p[k], "IL=0") && !commutes)
             return 0;   /* interleaved rows: commutative operators only */
         char pn[16];
         const char *eq = strchr(variants[v].p[k], '=');
