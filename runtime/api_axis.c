@@ -157,7 +157,7 @@ static void axis_met(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long out
     if (!ctx->cap.active || len == 0 || optype_resolve(op, type, &ts, NULL, 0))
         return;
     int exact = 0;
-    for (int i = 0; d->level == STORE_MATCH_EXACT && i < d->c->nrows && !exact; i++)
+    for (int i = 0; d->level == STORE_MATCH_EXACT && !d->c->has_kin && i < d->c->nrows && !exact; i++)
         exact = d->c->rows[i].axis[0] == outer && d->c->rows[i].axis[1] == len
                 && d->c->rows[i].axis[2] == inner;
     char spec[64], layout[80];
@@ -165,7 +165,8 @@ static void axis_met(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long out
     const user_op *u = api_user_of(ctx, op);
     capture_case cs = {api_opname(ctx, op), capture_type_text(op, ts.canon, spec, sizeof spec),
                        layout, outer * len * inner, outer * inner,
-                       exact ? NULL : fallbacks[d->level], u ? u->id : NULL, ctx->dev.name};
+                       exact ? NULL : api_kin_name(d->c, d->row) ? "sibling" : fallbacks[d->level],
+                       u ? u->id : NULL, ctx->dev.name};
     capture_case_met(&ctx->cap, &cs);
 }
 
@@ -226,9 +227,15 @@ static int axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long o
     const best_entry *row = NULL;
     if ((rc = api_get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
         goto done;
-    if (c->level != LEVEL_BUILTIN && (row = pick_axis(c, bo, bl, bi)) != NULL) {
-        rc = api_winner_kernel(ctx, op, type, row, &k, e);
-    } else {
+    if (c->level != LEVEL_BUILTIN && (row = pick_axis(c, bo, bl, bi)) != NULL
+        && (rc = api_winner_kernel(ctx, op, type, row, &k, e)) != RT_OK && c->has_kin) {
+        /* a sibling's config this operator cannot take: the built-in default */
+        rt_clearerr(e);
+        rc = RT_OK;
+        row = NULL;
+        k = NULL;
+    }
+    if (!row) {
         const user_op *u = api_user_of(ctx, op);
         char fam[RT_NAME_MAX], params[128];
         rt_config cfg;
@@ -262,7 +269,7 @@ static int axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long o
         char what[RT_NAME_MAX + 320];
         snprintf(what, sizeof what, "axis %s %s %s", api_opname(ctx, op),
                  api_typename(op, type, tn, sizeof tn), cls);
-        api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, k);
+        api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
     }
 done:
     pthread_mutex_unlock(&ctx->lock);
@@ -448,15 +455,15 @@ int rt_explain_axis(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long oute
         goto done;
     const kernel *k = d->k;
     const plan *p = &k->p;
-    char entry[1024], ver[16], who[RT_NAME_MAX + 64] = "";
+    char entry[1536], ver[16], who[RT_NAME_MAX + 64] = "", kin[512];
     class_text(d->bo, d->bl, d->bi, cls, sizeof cls);
     snprintf(ver, sizeof ver, "%d.%d", k->nvrtc_version / 1000, k->nvrtc_version % 1000 / 10);
     if (d->row)
         snprintf(entry, sizeof entry, "device \"%s\" (sm_%d%d, %d SMs), tuned shape "
-                 "axis:%llux%llux%llu, median %.2f us, in %s; %s", d->c->dev.name,
+                 "axis:%llux%llux%llu, median %.2f us, in %s; %s%s", d->c->dev.name,
                  d->c->dev.cc_major, d->c->dev.cc_minor, d->c->dev.sm_count, d->row->axis[0],
                  d->row->axis[1], d->row->axis[2], d->row->median_us, store_path(ctx->db),
-                 api_row_owner(d->c, d->row));
+                 api_row_owner(d->c, d->row), api_kin_note(ctx, d->c, d->row, op, kin, sizeof kin));
     else if (d->c->foreign)
         snprintf(entry, sizeof entry, "none: the %d winners for %s %s in %s are of another "
                  "definition than the registered one, so none is used", d->c->foreign, on, tn,

@@ -81,6 +81,46 @@ static int collect_row(const store_best_row *row, void *arg)
  * inner == 1 / inner > 1. Caller holds ctx->lock. */
 static const char *const layout_names[NLAYOUTS] = {LAYOUT, "keys", "offsets", "axis", "axis"};
 
+/* The winners of built-in or user operator 'on' (its name) for the resolved spec 'ts' and
+ * 'layout' into c->rows, from the device row nearest this GPU (c->dev, c->level); no row
+ * anywhere leaves c->nrows 0. With 'known', rows of a family this library does not know are
+ * dropped (a sibling's: their stored unit would be the sibling's own code). */
+static int read_choice(rt_ctx *ctx, int layout, rt_op op, const char *on, const optype_ts *ts,
+                       int known, choice *c, rt_err *e)
+{
+    /* The database keys its winners by (op, element type, accumulator, result): schema
+     * version 3; a version 2 file reads as accumulator = result = type. */
+    const char *tn = rt_type_name(ts->elem), *an = rt_type_name(ts->acc),
+               *rn = rt_type_name(ts->res);
+    /* axis_kind: 1 rows of inner == 1, 0 of inner > 1, -1 any row of the layout */
+    int axis_kind = layout == API_AXIS_ROWS ? 1 : layout == API_AXIS_COLS ? 0 : -1;
+    c->nrows = 0;
+    c->oom = 0;
+    int rc = store_find_device_kind(ctx->db, &ctx->dev, on, tn, an, rn, layout_names[layout],
+                                    axis_kind, HOT, &c->dev, e);
+    if (rc == RT_ENOTFOUND) {
+        rt_clearerr(e);
+        return RT_OK;
+    }
+    if (rc == RT_OK)
+        rc = store_list_best_for_device_kind(ctx->db, c->dev.id, on, tn, an, rn,
+                                             layout_names[layout], axis_kind, HOT, collect_row,
+                                             c, e);
+    if (rc == RT_OK && c->oom)
+        rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory reading the winners of %s %s",
+                       store_path(ctx->db), on, tn);
+    if (rc == RT_OK && api_user_of(ctx, op))
+        rc = api_keep_definition(ctx, api_user_of(ctx, op), c, e);
+    if (rc == RT_OK && known) {
+        int k = 0;
+        for (int i = 0; i < c->nrows; i++)
+            if (family_find(c->rows[i].family))
+                c->rows[k++] = c->rows[i];
+        c->nrows = k;
+    }
+    return rc;
+}
+
 int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e)
 {
     choice **row = &ctx->choices[layout][op_index(op)];
@@ -94,40 +134,32 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     if (!*row && !(*row = calloc(OPTYPE_SLOTS, sizeof **row)))
         return rt_seterr(e, RT_ENOMEM, "out of memory");
     choice *c = &(*row)[ts.slot];
-    const char *on = api_opname(ctx, op), *tn = rt_type_name(ts.elem);
 
     *out = c;
     if (c->resolved)
         return RT_OK;
-    /* The database keys its winners by (op, element type, accumulator, result): schema
-     * version 3; a version 2 file reads as accumulator = result = type. */
-    const char *an = rt_type_name(ts.acc), *rn = rt_type_name(ts.res);
-    /* axis_kind: 1 rows of inner == 1, 0 of inner > 1, -1 any row of the layout */
-    int axis_kind = layout == API_AXIS_ROWS ? 1 : layout == API_AXIS_COLS ? 0 : -1;
-    rc = store_find_device_kind(ctx->db, &ctx->dev, on, tn, an, rn, layout_names[layout],
-                                axis_kind, HOT, &c->dev, e);
-    if (rc == RT_ENOTFOUND) {
-        rt_clearerr(e);
-        c->level = LEVEL_BUILTIN;
-        c->resolved = 1;
-        return RT_OK;
+    rc = read_choice(ctx, layout, op, api_opname(ctx, op), &ts, 0, c, e);
+    /* None of its own for this GPU or a similar one: a built-in operator takes the winners
+     * of a sibling of the same cost (min those of max, argmin argmax's, asum sum's), of the
+     * same types, at the nearest device level it has, before the built-in default. */
+    rt_op kin[4];
+    int nkin = rc == RT_OK && !c->nrows && !api_user_of(ctx, op) ? optype_siblings(op, kin, 4) : 0;
+    c->has_kin = 0;
+    for (int i = 0; i < nkin && rc == RT_OK && !c->nrows; i++) {
+        optype_ts ks;
+        if (!optype_same_cost(op, kin[i], type) || optype_resolve(kin[i], type, &ks, NULL, 0))
+            continue;
+        rc = read_choice(ctx, layout, kin[i], rt_op_name(kin[i]), &ks, 1, c, e);
+        if (rc == RT_OK && c->nrows) {
+            c->has_kin = 1;
+            c->kin = kin[i];
+        }
     }
-    if (rc != RT_OK)
-        return rc;
-    c->nrows = 0;
-    c->oom = 0;
-    rc = store_list_best_for_device_kind(ctx->db, c->dev.id, on, tn, an, rn,
-                                         layout_names[layout], axis_kind, HOT, collect_row, c,
-                                         e);
-    if (rc == RT_OK && c->oom)
-        rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory reading the winners of %s %s",
-                       store_path(ctx->db), on, tn);
-    if (rc == RT_OK && api_user_of(ctx, op))
-        rc = api_keep_definition(ctx, api_user_of(ctx, op), c, e);
     if (rc != RT_OK) {
         free(c->rows);
         c->rows = NULL;
         c->nrows = c->cap = 0;
+        c->has_kin = 0;
         return rc;
     }
     c->level = c->nrows ? c->dev.level : LEVEL_BUILTIN;
@@ -252,12 +284,19 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
         goto done;
     api_trace(ctx, &t, "%s %s: winners read from the database", api_opname(ctx, op),
           api_typename(op, type, tn, sizeof tn));
-    if (c->level != LEVEL_BUILTIN) {
+    int level = c->level;
+    if (level != LEVEL_BUILTIN) {
         row = api_pick_winner(c->rows, c->nrows, b);
         rc = api_winner_kernel(ctx, op, type, row, &k, e);
-    } else {
-        rc = builtin_kernel(ctx, op, type, &k, e);
+        if (rc != RT_OK && c->has_kin) {
+            /* a sibling's config this operator cannot take: the built-in default */
+            rt_clearerr(e);
+            row = NULL;
+            level = LEVEL_BUILTIN;
+        }
     }
+    if (level == LEVEL_BUILTIN)
+        rc = builtin_kernel(ctx, op, type, &k, e);
     if (rc != RT_OK)
         goto done;   /* not cached: the next call tries again */
     if (!(d = calloc(1, sizeof *d))) {
@@ -265,7 +304,7 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
         goto done;
     }
     d->k = k;
-    d->level = c->level;
+    d->level = level;
     d->c = c;
     d->row = row;
     d->next = ctx->decisions;
@@ -276,7 +315,7 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
         api_slot_text(b, range, sizeof range);
         snprintf(what, sizeof what, "%s %s %s", api_opname(ctx, op),
                  api_typename(op, type, tn, sizeof tn), range);
-        api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, k);
+        api_log_choice(ctx, what, level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
     }
 done:
     pthread_mutex_unlock(&ctx->lock);
@@ -330,9 +369,15 @@ int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
 /* A new decision: a fallback (another GPU's winner, the built-in default) is a warning, a
  * winner of this GPU news at info level. 'from' is the device row's name, NULL for none. */
 void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from,
-                    const kernel *k)
+                    const char *kin, const kernel *k)
 {
-    if (level == STORE_MATCH_EXACT)
+    if (kin)
+        capture_log(&ctx->cap, CAPTURE_LOG_WARN, "%s: %s holds no winner of this operator for "
+                    "this GPU (\"%s\", %s) or a similar one; %s %s runs, the winner of %s (an "
+                    "operator of the same cost) tuned on \"%s\" (%s)", what, store_path(ctx->db),
+                    ctx->dev.name, ctx->arch, k->family, k->params, kin, from ? from : "?",
+                    api_level_names[level]);
+    else if (level == STORE_MATCH_EXACT)
         capture_log(&ctx->cap, CAPTURE_LOG_INFO, "%s: %s %s, tuned on this GPU", what,
                     k->family, k->params);
     else if (level == LEVEL_BUILTIN)
@@ -344,6 +389,23 @@ void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from,
                     "%s); %s %s runs, tuned on \"%s\" (%s)", what, store_path(ctx->db),
                     ctx->dev.name, ctx->arch, k->family, k->params, from ? from : "?",
                     api_level_names[level]);
+}
+
+const char *api_kin_name(const choice *c, const best_entry *row)
+{
+    return c && row && c->has_kin ? rt_op_name(c->kin) : NULL;
+}
+
+const char *api_kin_note(const rt_ctx *ctx, const choice *c, const best_entry *row, rt_op op,
+                         char *buf, size_t len)
+{
+    if (!api_kin_name(c, row))
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "; the winner of %s, an operator of the same cost (optype_siblings): "
+                 "%s holds none of %s's own for this GPU or a similar one", rt_op_name(c->kin),
+                 store_path(ctx->db), api_opname(ctx, op));
+    return buf;
 }
 
 /* The mean-length bucket of the segmented lookup (api_seg.c's seg_decide). */
@@ -368,13 +430,16 @@ void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long
     char spec[64];
     int exact = 0;
     int mb = layout ? mean_bucket((double)n / (double)(nseg ? nseg : 1)) : 0;
-    for (int i = 0; level == STORE_MATCH_EXACT && c && i < c->nrows && !exact; i++)
+    for (int i = 0; level == STORE_MATCH_EXACT && c && !c->has_kin && i < c->nrows && !exact; i++)
         exact = (unsigned long long)c->rows[i].n == n
                 && (!layout || mean_bucket(c->rows[i].seg_mean) == mb);
     const user_op *u = api_user_of(ctx, op);
     capture_case cs = {api_opname(ctx, op), capture_type_text(op, ts.canon, spec, sizeof spec),
                        layouts[layout], n,
-                       layout ? nseg : 0, exact ? NULL : fallbacks[level], u ? u->id : NULL,
+                       layout ? nseg : 0,
+                       exact ? NULL : c && c->has_kin && level != LEVEL_BUILTIN ? "sibling"
+                                                                                : fallbacks[level],
+                       u ? u->id : NULL,
                        ctx->dev.name};
     capture_case_met(&ctx->cap, &cs);
 }

@@ -52,14 +52,16 @@ int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *
         goto done;
 
     const kernel *k = d->k;
-    char entry[1024], ver[16], range[64];
+    char entry[1536], ver[16], range[64];
     api_slot_text(api_size_slot(n), range, sizeof range);
     nvrtc_text(k->nvrtc_version, ver, sizeof ver);
+    char kin[512];
     if (d->row)
         snprintf(entry, sizeof entry, "device \"%s\" (sm_%d%d, %d SMs), tuned n = %lld, "
-                 "median %.2f us, in %s; %s", d->c->dev.name, d->c->dev.cc_major,
+                 "median %.2f us, in %s; %s%s", d->c->dev.name, d->c->dev.cc_major,
                  d->c->dev.cc_minor, d->c->dev.sm_count, d->row->n, d->row->median_us,
-                 store_path(ctx->db), api_row_owner(d->c, d->row));
+                 store_path(ctx->db), api_row_owner(d->c, d->row),
+                 api_kin_note(ctx, d->c, d->row, op, kin, sizeof kin));
     else if (d->c->foreign)
         snprintf(entry, sizeof entry, "none: the %d winners for %s %s in %s are of another "
                  "definition than the registered one (%s), so none is used", d->c->foreign,

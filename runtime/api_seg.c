@@ -109,11 +109,22 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
     if ((rc = api_get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
         goto done;
     if (c->level != LEVEL_BUILTIN && (row = pick_seg(c, nb, mb, skewed)) != NULL) {
-        if ((rc = seg_config(row->family, row->params, layout, off64, aligned, &cfg, &changed, e)))
-            goto done;
         /* Always the unit this library generates for the winner's config (winner_kernel). */
-        rc = api_config_kernel(ctx, op, type, &cfg, 0, &k, e);
-    } else {
+        if ((rc = seg_config(row->family, row->params, layout, off64, aligned, &cfg, &changed,
+                             e)) == RT_OK)
+            rc = api_config_kernel(ctx, op, type, &cfg, 0, &k, e);
+        if (rc != RT_OK && c->has_kin) {
+            /* a sibling's config this operator cannot take: the built-in default */
+            rt_clearerr(e);
+            rc = RT_OK;
+            row = NULL;
+            k = NULL;
+            changed = 0;
+        } else if (rc != RT_OK) {
+            goto done;
+        }
+    }
+    if (!row) {
         /* The built-in default: load-balanced tiles, scalar loads, legal for every op, type
          * and layout. */
         if ((rc = seg_config("seg_lb", "B=256 R=8 V=1 STAGE=0 PERSIST=0", layout, off64, 0, &cfg,
@@ -135,7 +146,7 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
                  "[2^%.1f, 2^%.1f)%s", layout == 1 ? "keys" : "offsets", api_opname(ctx, op),
                  tn, nb, nb + 1, mb / 2.0, (mb + 1) / 2.0,
                  skewed ? ", skewed lengths (load-balanced kernels only)" : "");
-        api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, k);
+        api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
     }
 done:
     pthread_mutex_unlock(&ctx->lock);
@@ -332,12 +343,13 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
                     type, n, nseg, NULL, &d, &e);
     if (rc == RT_OK) {
         const kernel *k = d->k;
-        char from[512];
+        char from[1024], kin[512];
         if (d->row)
             snprintf(from, sizeof from, "tuned on %s at n = %lld, mean segment length %.1f: "
-                     "%.2f us%s; %s", d->c_name, d->row->n, d->row->seg_mean, d->row->median_us,
+                     "%.2f us%s; %s%s", d->c_name, d->row->n, d->row->seg_mean, d->row->median_us,
                      d->respecialized ? " (re-specialised here for the offset width or "
-                     "alignment)" : "", d->c ? api_row_owner(d->c, d->row) : "?");
+                     "alignment)" : "", d->c ? api_row_owner(d->c, d->row) : "?",
+                     api_kin_note(ctx, d->c, d->row, op, kin, sizeof kin));
         else
             snprintf(from, sizeof from, "no tuned entry%s", d->skewed && d->level == LEVEL_BUILTIN
                      && d->c && d->c->nrows ? " of a load-balanced family (RT_SEG_SKEWED)" : "");

@@ -328,3 +328,39 @@ void optype_spec_text(rt_op op, rt_type spec, char *buf, size_t len)
         snprintf(buf, len, "%s (%s accumulator, %s result)", type_names[ts.elem],
                  type_names[ts.acc], type_names[ts.res]);
 }
+
+int optype_siblings(rt_op op, rt_op *out, int max)
+{
+    static const rt_op kin[][4] = {
+        {RT_MIN, RT_MAX, RT_AMAX, RT_OP_COUNT},
+        {RT_MAX, RT_MIN, RT_AMAX, RT_OP_COUNT},
+        {RT_AMAX, RT_MAX, RT_MIN, RT_OP_COUNT},
+        {RT_ARGMIN, RT_ARGMAX, RT_OP_COUNT, RT_OP_COUNT},
+        {RT_ARGMAX, RT_ARGMIN, RT_OP_COUNT, RT_OP_COUNT},
+        {RT_SUM, RT_ASUM, RT_SUMSQ, RT_NORM2},
+        {RT_ASUM, RT_SUM, RT_SUMSQ, RT_NORM2},
+        {RT_SUMSQ, RT_NORM2, RT_SUM, RT_ASUM},
+        {RT_NORM2, RT_SUMSQ, RT_SUM, RT_ASUM},
+        {RT_VAR_MEAN, RT_VAR_MEAN_SAMPLE, RT_STD_MEAN, RT_STD_MEAN_SAMPLE},
+        {RT_VAR_MEAN_SAMPLE, RT_VAR_MEAN, RT_STD_MEAN_SAMPLE, RT_STD_MEAN},
+        {RT_STD_MEAN, RT_STD_MEAN_SAMPLE, RT_VAR_MEAN, RT_VAR_MEAN_SAMPLE},
+        {RT_STD_MEAN_SAMPLE, RT_STD_MEAN, RT_VAR_MEAN_SAMPLE, RT_VAR_MEAN},
+    };
+    int k = 0;
+    for (size_t i = 0; i < sizeof kin / sizeof kin[0]; i++)
+        if (kin[i][0] == op)
+            for (int j = 1; j < 4 && kin[i][j] != RT_OP_COUNT && k < max; j++)
+                out[k++] = kin[i][j];
+    return k;
+}
+
+int optype_same_cost(rt_op op, rt_op sib, rt_type spec)
+{
+    optype_ts a, b;
+    if ((int)op >= RT_OP_COUNT || (int)sib >= RT_OP_COUNT || optype_resolve(op, spec, &a, NULL, 0)
+        || optype_resolve(sib, spec, &b, NULL, 0))
+        return 0;
+    return a.elem == b.elem && a.acc == b.acc && a.res == b.res
+           && optype_acc_size(op, spec) == optype_acc_size(sib, spec)
+           && optype_res_size(op, spec) == optype_res_size(sib, spec);
+}

@@ -39,6 +39,20 @@ int optype_is_struct(rt_op op);
  * var/std_mean); min, max, argmin, argmax and amax keep the element type. */
 int optype_widens(rt_op op);
 
+/* The built-in operators of the same cost as 'op', the nearest first, into out[0 .. max) (at
+ * most 3); their count. A kernel tuned for one serves the others as well as it serves its
+ * own (the same loads, the same accumulator, a combine of one instruction): min, max and
+ * amax; argmin and argmax; sum, asum, sumsq and norm2; var_mean, std_mean and their sample
+ * forms. prod and mean have none; neither has a user operator. Whether a sibling is defined
+ * for a type spec, with the same accumulator and result, is the caller's to check
+ * (optype_same_cost). */
+int optype_siblings(rt_op op, rt_op *out, int max);
+
+/* 1 when built-in 'sib' resolves 'spec' to the element, accumulator and result types of
+ * 'op', with accumulators and results of the same size: 'op' may run a kernel tuned for 'sib'
+ * (docs/api.md, "Choosing the kernel"). */
+int optype_same_cost(rt_op op, rt_op sib, rt_type spec);
+
 /* A resolved (op, spec). */
 typedef struct optype_ts {
     rt_type elem;     /* the element type */

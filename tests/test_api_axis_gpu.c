@@ -403,6 +403,15 @@ static void axis_gpu_database(void **state)
     assert_int_equal(rt_explain_axis(ctx, RT_MAX, RT_F32, 4096, 4096, 1, buf, sizeof buf), RT_OK);
     if (!strstr(buf, "fallback level: built-in default"))
         fail_msg("%s", buf);
+    /* an operator of the same cost with no winner of its own runs sum's (optype_siblings) */
+    assert_int_equal(rt_explain_axis(ctx, RT_SUMSQ, RT_F32, 3000, 5000, 1, buf, sizeof buf),
+                     RT_OK);
+    if (!strstr(buf, "kernel: axis_rows B=128 L=32 V=4 U=1 CHUNK=0")
+        || !strstr(buf, "the winner of sum, an operator of the same cost")
+        || !strstr(buf, "fallback level: exact device"))
+        fail_msg("%s", buf);
+    axis_call(ctx, RT_SUMSQ, RT_F32, 3000, 5000, 1, 0, 0);
+    axis_call(ctx, RT_SUMSQ, RT_F32, 4096, 4096, 2, 1, 0);
     for (size_t sh = 0; sh < NSHAPES; sh++)
         axis_call(ctx, RT_SUM, RT_F32, shapes[sh][0], shapes[sh][1], shapes[sh][2], (int)sh % 2,
                   0);

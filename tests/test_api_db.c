@@ -517,6 +517,138 @@ static void api_store_identical_gpus(void **state)
     api_util_remove_dir(dir);
 }
 
+/* A winner of 'family' (known or not) for (op, element type, accumulator, result). */
+static void put_spec_best(store *s, long long dev, const char *hash, const char *family,
+                          const char *op, const char *type, const char *acc, const char *res,
+                          long long n, double us)
+{
+    rt_err e;
+    assert_int_equal(store_put_kernel(s, hash, family, "B=128 V=2 U=2 G=2",
+                                      "// @plan onelaunch\n", &e), RT_OK);
+    store_measurement m = {dev, 0, hash, op, type, "flat", n, 0, "ok", "", us, us, us, 10,
+                           1.0, 0.5, 1, 1, 0, 0, 0, acc, res};
+    assert_int_equal(store_put_measurement(s, &m, &e), RT_OK);
+    assert_int_equal(store_update_best_spec(s, dev, op, type, acc, res, "flat", n, 0, &e), RT_OK);
+}
+
+/* The siblings (optype_siblings): a symmetric relation of built-in operators, each of the
+ * same cost as the operator for every type both define (optype_same_cost), never prod, mean
+ * or a user operator; the integer sums have none of the float-only fused ones. */
+static void api_siblings_are_of_the_same_cost(void **state)
+{
+    (void)state;
+    rt_op kin[4], back[4];
+    for (int op = 0; op < RT_OP_COUNT; op++) {
+        int k = optype_siblings((rt_op)op, kin, 4);
+        if (op == RT_PROD || op == RT_MEAN)
+            assert_int_equal(k, 0);
+        else
+            assert_true(k >= 1 && k <= 3);
+        for (int i = 0; i < k; i++) {
+            assert_int_not_equal(kin[i], op);
+            int m = optype_siblings(kin[i], back, 4), found = 0;
+            for (int j = 0; j < m; j++)
+                found |= back[j] == (rt_op)op;
+            if (!found)
+                fail_msg("%s lists %s, not the other way", rt_op_name(op), rt_op_name(kin[i]));
+            for (int t = 0; t < RT_TYPE_COUNT; t++) {
+                optype_ts a, b;
+                if (optype_resolve(op, t, &a, NULL, 0) || optype_resolve(kin[i], t, &b, NULL, 0))
+                    continue;
+                if (!optype_same_cost(op, kin[i], t))
+                    fail_msg("%s and %s of %s differ", rt_op_name(op), rt_op_name(kin[i]),
+                             rt_type_name(t));
+            }
+        }
+    }
+    assert_int_equal(optype_siblings(RT_MIN, kin, 4), 2);
+    assert_int_equal(kin[0], RT_MAX);
+    assert_int_equal(kin[1], RT_AMAX);
+    assert_int_equal(optype_siblings(RT_NORM2, kin, 1), 1);   /* 'max' bounds the list */
+    assert_int_equal(kin[0], RT_SUMSQ);
+    assert_true(optype_same_cost(RT_SUM, RT_NORM2, RT_BF16));   /* both f32 accumulators */
+    assert_false(optype_same_cost(RT_SUM, RT_ASUM, RT_I32));    /* asum is for floats */
+    assert_false(optype_same_cost(RT_MIN, RT_AMAX, RT_I32));
+    assert_false(optype_same_cost(RT_MIN, RT_MAX, RT_TYPE_COUNT));
+    assert_false(optype_same_cost(RT_MIN, (rt_op)RT_OP_USER_FIRST, RT_F32));
+}
+
+/* api_get_choice: an operator with no winner of its own for this GPU or a similar one takes
+ * a sibling's (the nearest first that has one), leaving out winners of a family this library
+ * does not know; one with winners of its own, or with no sibling that has any, does not. */
+static void api_choice_takes_a_sibling(void **state)
+{
+    (void)state;
+    char dir[64], db[128], note[512];
+    rt_err e;
+    store *s = fresh_store(dir, db, sizeof db);
+    long long me = api_util_put_device(s, "NVIDIA H100 80GB HBM3", "u0", 9, 0, 132);
+    long long old = api_util_put_device(s, "Tesla V100", "u9", 7, 0, 80);
+    put_spec_best(s, me, "max1024", "gridstride", "max", "f32", "f32", "f32", 1024, 2.0);
+    put_spec_best(s, me, "max4096", "from_the_future", "max", "f32", "f32", "f32", 4096, 3.0);
+    put_spec_best(s, me, "amax1024", "gridstride", "amax", "f32", "f32", "f32", 1024, 2.5);
+    put_spec_best(s, me, "argmax1024", "gridstride", "argmax", "f32", "f32", "f32", 1024, 2.0);
+    put_spec_best(s, me, "sumsq1024", "gridstride", "sumsq", "f32", "f32", "f32", 1024, 2.0);
+    put_spec_best(s, old, "sum1024", "gridstride", "sum", "f32", "f32", "f32", 1024, 9.0);
+    store_close(s);
+    s = NULL;
+    assert_int_equal(store_open(db, STORE_READ, &s, &e), RT_OK);
+    rt_ctx *ctx = calloc(1, sizeof *ctx);
+    assert_non_null(ctx);
+    ctx->db = s;
+    snprintf(ctx->dev.name, sizeof ctx->dev.name, "NVIDIA H100 80GB HBM3");
+    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
+    ctx->dev.cc_major = 9;
+    ctx->dev.sm_count = 132;
+    struct { rt_op op; int kin; int nrows; int level; } want[] = {
+        {RT_MIN, RT_MAX, 1, STORE_MATCH_EXACT},       /* max's, its future family left out */
+        {RT_MAX, -1, 2, STORE_MATCH_EXACT},           /* its own, both */
+        {RT_AMAX, -1, 1, STORE_MATCH_EXACT},
+        {RT_ARGMIN, RT_ARGMAX, 1, STORE_MATCH_EXACT},
+        {RT_NORM2, RT_SUMSQ, 1, STORE_MATCH_EXACT},
+        {RT_ASUM, RT_SUMSQ, 1, STORE_MATCH_EXACT},    /* sum's row is of another major arch */
+        {RT_SUM, RT_SUMSQ, 1, STORE_MATCH_EXACT},
+        {RT_PROD, -1, 0, LEVEL_BUILTIN},
+        {RT_MEAN, -1, 0, LEVEL_BUILTIN},
+        {RT_VAR_MEAN, -1, 0, LEVEL_BUILTIN},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        choice *c = NULL;
+        assert_int_equal(api_get_choice(ctx, 0, want[i].op, RT_F32, &c, &e), RT_OK);
+        if (c->has_kin != (want[i].kin >= 0) || (c->has_kin && (int)c->kin != want[i].kin)
+            || c->nrows != want[i].nrows || c->level != want[i].level)
+            fail_msg("%s f32: has_kin %d kin %s, %d rows, level %d", rt_op_name(want[i].op),
+                     c->has_kin, c->has_kin ? rt_op_name(c->kin) : "-", c->nrows, c->level);
+        const char *kn = api_kin_name(c, c->nrows ? &c->rows[0] : NULL);
+        api_kin_note(ctx, c, c->nrows ? &c->rows[0] : NULL, want[i].op, note, sizeof note);
+        if (want[i].kin >= 0) {
+            assert_string_equal(kn, rt_op_name(want[i].kin));
+            assert_non_null(strstr(note, "; the winner of "));
+            assert_non_null(strstr(note, rt_op_name(want[i].kin)));
+            assert_string_equal(c->rows[0].family, "gridstride");
+        } else {
+            assert_null(kn);
+            assert_string_equal(note, "");
+        }
+    }
+    /* i32: min has no winner and max none of i32; sum of i32 no sibling at all */
+    choice *c = NULL;
+    assert_int_equal(api_get_choice(ctx, 0, RT_MIN, RT_I32, &c, &e), RT_OK);
+    assert_int_equal(c->level, LEVEL_BUILTIN);
+    assert_int_equal(c->has_kin, 0);
+    for (int l = 0; l < NLAYOUTS; l++)
+        for (int o = 0; o < NOPS; o++) {
+            if (!ctx->choices[l][o])
+                continue;
+            for (int t = 0; t < OPTYPE_SLOTS; t++)
+                free(ctx->choices[l][o][t].rows);
+            free(ctx->choices[l][o]);
+        }
+    free(ctx);
+    store_close(s);
+    api_util_remove_dir(dir);
+}
+
 /* rt_explain's word on whose winner runs (api_row_owner): an identical GPU's row for a case
  * the chosen row lacks, else this GPU's own row, another GPU of this model, or another GPU
  * (a fallback level below the exact device). */
@@ -616,6 +748,8 @@ int test_api_db_group(void)
         cmocka_unit_test(api_store_identical_gpus),
         cmocka_unit_test(api_pick_by_size_slot),
         cmocka_unit_test(api_row_owner_says_whose),
+        cmocka_unit_test(api_siblings_are_of_the_same_cost),
+        cmocka_unit_test(api_choice_takes_a_sibling),
     };
     return cmocka_run_group_tests_name("api_db", tests, NULL, NULL);
 }

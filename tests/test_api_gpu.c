@@ -402,6 +402,10 @@ static void api_gpu_levels(void **state)
     expect_explain(ctx, RT_ARGMIN, RT_U64, 1000, want_exact);
     const char *want_builtin[] = {"fallback level: built-in default", NULL};
     expect_explain(ctx, RT_PROD, RT_F64, 1000, want_builtin);
+    /* argmax has no winner of its own: argmin's, its sibling of the same cost */
+    const char *want_kin[] = {"fallback level: exact device", "gridstride",
+                              "the winner of argmin, an operator of the same cost", NULL};
+    expect_explain(ctx, RT_ARGMAX, RT_U64, 1000, want_kin);
 
     CUstream st;
     bufs b;
@@ -409,9 +413,10 @@ static void api_gpu_levels(void **state)
     assert_int_equal(cu.StreamCreate(&st, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
     assert_int_equal(bufs_make(&b, API_UTIL_NMAX, pool_cores(), st), 0);
     const struct { rt_op op; rt_type t; } cases[] = {
-        {RT_SUM, RT_F32}, {RT_MAX, RT_I32}, {RT_ARGMIN, RT_U64}, {RT_PROD, RT_F64}};
+        {RT_SUM, RT_F32}, {RT_MAX, RT_I32}, {RT_ARGMIN, RT_U64}, {RT_PROD, RT_F64},
+        {RT_ARGMAX, RT_U64}};
     int failures = 0;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         for (int k = 0; k < NSIZES; k++)
             if (check_one(ctx, &b, cases[i].op, cases[i].t, sizes[k], 0, 0, why, sizeof why)) {
                 print_error("%s\n", why);
