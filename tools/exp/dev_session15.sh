@@ -31,7 +31,12 @@
 #          and [16 x 2^22] rows. Into build/retune.db, one process per operator, type and
 #          shape group; the H100 winners to $OUT/retune_ship.db, every measurement to
 #          $OUT/retune_meas.csv.gz.
-step=${1:?step: pack, fold, split, kin or retune}
+#   final  after retune's winners were merged into db/tuned/h100.sql (each into the device row
+#          the lookup takes for its operator): redtune_bench --axis, argmax, min and max, f32
+#          and bf16, on the four row shapes retuned, with build/old_axis.db (the axis winners
+#          of argmax, min and max of the commit before, alone, no CUBINs) and with db/tuned,
+#          A B A B; then bench/torch_axis.py for min, max and argmax on the rows shapes.
+step=${1:?step: pack, fold, split, kin, retune or final}
 if [ "$step" = pack ]; then
     set -e
     rm -rf /tmp/c15 && mkdir -p /tmp/c15/bench /tmp/c15/bench_before /tmp/c15/tests
@@ -164,6 +169,26 @@ retune)
     build/redtune best --db build/retune.db 2>&1 | grep -E 'axis_(rows|cols)' | sed 's/  */ /g' >> "$S"
     build/redtune export --db build/retune.db --match H100 -o "$OUT/retune_ship.db" --force >> "$S" 2>&1
     build/redtune measurements --db build/retune.db --format csv | gzip -9 > "$OUT/retune_meas.csv.gz" ;;
+final)
+    build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
+    for r in 1 2; do
+        for v in old new; do
+            db=build/redtune.db
+            [ $v = old ] && db=build/old_axis.db
+            timeout 100 build/bench/redtune_bench --db "$db" --axis --ops argmax,min,max \
+                --types f32,bf16 --shapes "1048576,16,1;65536,128,1;4096,4096,1;16,4194304,1" \
+                --csv "$L/axis_${v}_$r.csv" > "$L/axis_${v}_$r.log" 2>&1
+            echo "bench $v run $r: exit $?" >> "$S"
+        done
+    done
+    python3 tools/exp/bench_ab.py "$L" old new >> "$S" 2>&1
+    cp build/redtune.db build/python/redtune/redtune.db
+    t0=$(date +%s)
+    PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/build/python timeout 200 python3 -P bench/torch_axis.py \
+        --db build/redtune.db --ops min,max,argmax --only rows --csv "$OUT/torch_axis.csv" \
+        > "$L/torch_axis.log" 2> "$L/torch_axis.err"
+    echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    sed -n '/^min along/,$p' "$L/torch_axis.log" >> "$S" ;;
 *)
     echo "dev_session15.sh: no step '$step'" >&2; exit 2 ;;
 esac
