@@ -71,6 +71,16 @@ static int copy_n(char *dst, size_t size, const char *s, size_t n)
     return 0;
 }
 
+/* "the winner of NAME, an operator of the same cost" anywhere in the text (the runtime's
+ * api_kin_note) -> p->kin. */
+static void read_kin(const char *text, bench_pick *p)
+{
+    const char *k = strstr(text, "the winner of ");
+    const char *e = k ? strstr(k, ", an operator of the same cost") : NULL;
+    if (e && copy_n(p->kin, sizeof p->kin, k + 14, (size_t)(e - (k + 14))))
+        p->kin[0] = '\0';
+}
+
 int bench_pick_parse(const char *text, bench_pick *p)
 {
     char line[1024];
@@ -101,6 +111,7 @@ int bench_pick_parse(const char *text, bench_pick *p)
     p->from_db = !strncmp(line, "from the database", 17);
     if (!p->from_db && !strstr(line, "NVRTC"))
         return -1;
+    read_kin(text, p);
     p->parsed = 1;
     return 0;
 }
@@ -143,6 +154,7 @@ int bench_pick_parse_seg(const char *text, bench_pick *p)
     p->from_db = !strncmp(line, "CUBIN from the database", 23);
     if (!p->from_db && !strstr(line, "NVRTC"))
         return -1;
+    read_kin(text, p);
     p->parsed = 1;
     return 0;
 }
@@ -170,9 +182,12 @@ void bench_pick_lookup(const bench_pick *p, long long n, char *buf, size_t len)
     }
     bench_fmt_n(p->tuned_n, tn, sizeof tn);
     const char *how = p->tuned_n == n ? "exact" : "nearest ";
+    char kin[64] = "";
+    if (p->kin[0])
+        snprintf(kin, sizeof kin, ", %s's winner", p->kin);
     if (!strcmp(p->level, "exact device"))
-        snprintf(buf, len, "%s%s", how, p->tuned_n == n ? "" : tn);
+        snprintf(buf, len, "%s%s%s", how, p->tuned_n == n ? "" : tn, kin);
     else
-        snprintf(buf, len, "%s \"%s\", %s%s", p->level, p->device, how,
-                 p->tuned_n == n ? "" : tn);
+        snprintf(buf, len, "%s \"%s\", %s%s%s", p->level, p->device, how,
+                 p->tuned_n == n ? "" : tn, kin);
 }

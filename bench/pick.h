@@ -23,6 +23,8 @@ typedef struct bench_pick {
     double tuned_mean;        /* segmented: the entry's mean segment length */
     int respecialised;        /* segmented: re-specialised for the offset width/alignment */
     int from_db;              /* 1: CUBIN from the database; 0: compiled by NVRTC here */
+    char kin[32];             /* the sibling operator whose winner runs ("max" for a min call
+                                 with none of its own: docs/api.md); "" when none */
 } bench_pick;
 
 /* Read rt_explain's text into *p. 0 when every field was found; -1 otherwise (p->parsed 0,
@@ -36,7 +38,8 @@ int bench_pick_parse_seg(const char *text, bench_pick *p);
  * How the pick relates to the case of n elements, into buf[0..len): "exact" (the entry of
  * this GPU tuned at n), "nearest N" (of this GPU, tuned at another n), "LEVEL \"DEVICE\",
  * exact|nearest N" (an entry of another GPU, the library's fallback), "built-in default"
- * (no entry). N is written 2^k, m*2^20 or as a number.
+ * (no entry); followed by ", max's winner" where the entry is a sibling operator's. N is
+ * written 2^k, m*2^20 or as a number.
  */
 void bench_pick_lookup(const bench_pick *p, long long n, char *buf, size_t len);
 

@@ -36,6 +36,18 @@ static const char FLAT_CC[] =
     "  CUBIN: compiled here by NVRTC 12.6 from the template, for the database's config\n"
     "  database: h100.db (given)\n";
 
+static const char FLAT_KIN[] =
+    "argmin f32, n = 1048576 (decided for n = 2^20):\n"
+    "  types: element f32, accumulator f32 (16-byte partials), result f32 (16 bytes)\n"
+    "  kernel: gridstride B=256 V=4 U=4 G=4 (onelaunch plan, hash 0123456789ab)\n"
+    "  database entry: device \"NVIDIA H100 80GB HBM3\" (sm_90, 132 SMs), tuned n = 1048576, "
+    "median 7.25 us, in x.db; this GPU's own row; the winner of argmax, an operator of the "
+    "same cost (optype_siblings): x.db holds none of argmin's own for this GPU or a similar "
+    "one\n"
+    "  fallback level: exact device (this GPU: \"NVIDIA H100 80GB HBM3\", sm_90, 132 SMs)\n"
+    "  CUBIN: compiled here by NVRTC 13.0 from the template, for the database's config\n"
+    "  database: x.db (given)\n";
+
 static const char FLAT_BUILTIN[] =
     "max i32, n = 1024 (decided for n = 2^10):\n"
     "  kernel: gridstride B=256 V=4 U=4 G=4 (onelaunch plan, hash 00aa11bb22cc)\n"
@@ -78,6 +90,15 @@ static void pick_flat_exact(void **state)
     assert_string_equal(lk, "exact");
     bench_pick_lookup(&p, 1500000, lk, sizeof lk);
     assert_string_equal(lk, "nearest 2^20");
+    assert_string_equal(p.kin, "");
+    /* a sibling's winner (docs/api.md, "Choosing the kernel"): named after the lookup */
+    assert_int_equal(bench_pick_parse(FLAT_KIN, &p), 0);
+    assert_string_equal(p.kin, "argmax");
+    assert_string_equal(p.params, "B=256 V=4 U=4 G=4");
+    bench_pick_lookup(&p, 1048576, lk, sizeof lk);
+    assert_string_equal(lk, "exact, argmax's winner");
+    bench_pick_lookup(&p, 3000, lk, sizeof lk);
+    assert_string_equal(lk, "nearest 2^20, argmax's winner");
 }
 
 /* Another GPU's winner (the shipped H100 database on an H200): the level and device show. */
