@@ -36,6 +36,8 @@
 #          and bf16, on the four row shapes retuned, with build/old_axis.db (the axis winners
 #          of argmax, min and max of the commit before, alone, no CUBINs) and with db/tuned,
 #          A B A B; then bench/torch_axis.py for min, max and argmax on the rows shapes.
+# The five calls ran this script as committed in fa0c457 (a loop of its own per step); the
+# shared loops became the functions below after the runs, unchanged in what they run.
 step=${1:?step: pack, fold, split, kin, retune or final}
 if [ "$step" = pack ]; then
     set -e
@@ -56,99 +58,83 @@ mkdir -p "$L"
 S=$OUT/sum.txt
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader > "$S"
 date -u +%Y-%m-%dT%H:%M:%SZ >> "$S"
+# tests FILTER: the C GPU tests whose names match FILTER, a line in the summary.
+tests() {
+    local log=$L/tests_${1//\*/}.log t0
+    t0=$(date +%s)
+    REDTUNE_TEST_FILTER="$1" CMOCKA_MESSAGE_OUTPUT=TAP timeout 220 build/tests/all gpu > "$log" 2>&1
+    echo "C GPU tests '$1': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$log") ok, $(grep '^not ok' "$log" | grep -vc SKIP) not ok" >> "$S"
+    grep -A8 '^not ok' "$log" | grep -v SKIP | head -12 >> "$S"
+}
+# tune_ab NAME OLD NEW SHAPES SPACE: sum f32 and bf16 over SHAPES and SPACE by the tuner OLD
+# and the tuner NEW, A B A B, each run into its own database; the measurements tagged
+# old|new,round into $OUT/NAME_meas.csv.gz, the best per case and the pairs' ratios printed.
+tune_ab() {
+    local name=$1 old=$2 new=$3 shapes=$4 space=$5 M=$OUT/$1_meas.csv r v b ty db
+    for r in 1 2; do
+        for v in old new; do
+            b=$new
+            [ $v = old ] && b=$old
+            for ty in f32 bf16; do
+                db=/tmp/${name}_${v}_${r}_$ty.db
+                rm -f "$db"
+                timeout 200 "$b" --device 0 --axis --op sum --type $ty --db "$db" --shapes "$shapes" \
+                    --space "$space" >> "$L/${name}_tune.log" 2>&1 || echo "tune $v $r $ty: exit $?" >> "$S"
+                "$b" measurements --db "$db" --format csv | sed "s/\r\$//; s/\$/,$v,$r/" >> "$M"
+            done
+        done
+    done
+    python3 tools/exp/meas_best.py "$M" --tags 2 --pairs old,new >> "$S" 2>&1
+    gzip -9 "$M"
+}
+# bench_ab A BENCH_A DB_A B BENCH_B DB_B ARGS...: redtune_bench --axis ARGS, A B A B, the
+# table of tools/exp/bench_ab.py printed.
+bench_ab() {
+    local a=$1 ba=$2 da=$3 b=$4 bb=$5 db=$6 r v bin d
+    shift 6
+    for r in 1 2; do
+        for v in "$a" "$b"; do
+            bin=$bb d=$db
+            [ "$v" = "$a" ] && bin=$ba d=$da
+            timeout 100 "$bin" --db "$d" --axis "$@" --csv "$L/axis_${v}_$r.csv" \
+                > "$L/axis_${v}_$r.log" 2>&1
+            echo "bench $v run $r: exit $?" >> "$S"
+        done
+    done
+    python3 tools/exp/bench_ab.py "$L" "$a" "$b" >> "$S" 2>&1
+}
+# torch_axis ARGS...: bench/torch_axis.py with the package of build/python and db/tuned.
+torch_axis() {
+    local t0
+    cp build/redtune.db build/python/redtune/redtune.db
+    t0=$(date +%s)
+    PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/build/python timeout 280 python3 -P bench/torch_axis.py \
+        --db build/redtune.db --csv "$OUT/torch_axis.csv" "$@" > "$L/torch_axis.log" 2> "$L/torch_axis.err"
+    echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+}
+T=build/redtune.db
+build/redtune load --force -o "$T" db/tuned/*.sql > /dev/null
 case $step in
 fold)
-    t0=$(date +%s)
-    REDTUNE_TEST_FILTER='*axis*' CMOCKA_MESSAGE_OUTPUT=TAP timeout 220 build/tests/all gpu \
-        > "$L/axis_tests.log" 2>&1
-    echo "C GPU tests '*axis*': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$L/axis_tests.log") ok, $(grep '^not ok' "$L/axis_tests.log" | grep -vc SKIP) not ok" >> "$S"
-    M=$OUT/fold_meas.csv
-    for r in 1 2; do
-        for v in old new; do
-            b=build/redtune
-            [ $v = old ] && b=build/redtune_old
-            for ty in f32 bf16; do
-                db=/tmp/fold_${v}_${r}_$ty.db
-                rm -f "$db"
-                timeout 200 $b --device 0 --axis --op sum --type $ty --db "$db" \
-                    --shapes "16,4194304,1;1,32768,1024;1,65536,128;1,1048576,16;1,4096,4096" \
-                    --space tools/exp/axis_fence_space.lua >> "$L/fold_tune.log" 2>&1 \
-                    || echo "tune $v $r $ty: exit $?" >> "$S"
-                $b measurements --db "$db" --format csv | sed "s/\r\$//; s/\$/,$v,$r/" >> "$M"
-            done
-        done
-    done
-    python3 tools/exp/meas_best.py "$M" --tags 2 --pairs old,new >> "$S" 2>&1
-    gzip -9 "$M"
-    build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
-    for r in 1 2; do
-        for v in before after; do
-            b=build/bench/redtune_bench
-            [ $v = before ] && b=build/bench_before/redtune_bench
-            timeout 100 $b --db build/redtune.db --axis --ops sum --types f32,bf16 \
-                --csv "$L/axis_${v}_$r.csv" > "$L/axis_${v}_$r.log" 2>&1
-            echo "bench $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/bench_ab.py "$L" before after >> "$S" 2>&1 ;;
+    tests '*axis*'
+    tune_ab fold build/redtune_old build/redtune \
+        "16,4194304,1;1,32768,1024;1,65536,128;1,1048576,16;1,4096,4096" tools/exp/axis_fence_space.lua
+    bench_ab before build/bench_before/redtune_bench "$T" after build/bench/redtune_bench "$T" \
+        --ops sum --types f32,bf16 ;;
 split)
-    M=$OUT/split_meas.csv
-    for r in 1 2; do
-        for v in old new; do
-            b=build/redtune_nofold
-            [ $v = old ] && b=build/redtune
-            for ty in f32 bf16; do
-                db=/tmp/split_${v}_${r}_$ty.db
-                rm -f "$db"
-                timeout 200 $b --device 0 --axis --op sum --type $ty --db "$db" \
-                    --shapes "4096,4096,1;1048576,16,1;32768,1024,1;1,4096,4096;64,2048,512" \
-                    --space tools/exp/axis_unsplit_space.lua >> "$L/split_tune.log" 2>&1 \
-                    || echo "tune $v $r $ty: exit $?" >> "$S"
-                $b measurements --db "$db" --format csv | sed "s/\r\$//; s/\$/,$v,$r/" >> "$M"
-            done
-        done
-    done
-    python3 tools/exp/meas_best.py "$M" --tags 2 --pairs old,new >> "$S" 2>&1
-    gzip -9 "$M"
-    build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
-    for r in 1 2; do
-        for v in before after; do
-            b=build/bench_nofold/redtune_bench
-            [ $v = before ] && b=build/bench/redtune_bench
-            timeout 100 $b --db build/redtune.db --axis --ops sum --types f32,bf16 \
-                --csv "$L/axis_${v}_$r.csv" > "$L/axis_${v}_$r.log" 2>&1
-            echo "bench $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/bench_ab.py "$L" before after >> "$S" 2>&1
+    tune_ab split build/redtune build/redtune_nofold \
+        "4096,4096,1;1048576,16,1;32768,1024,1;1,4096,4096;64,2048,512" tools/exp/axis_unsplit_space.lua
+    bench_ab before build/bench/redtune_bench "$T" after build/bench_nofold/redtune_bench "$T" \
+        --ops sum --types f32,bf16
     mkdir -p "$L/check"
     OUT=$L/check bash tools/exp/dev_cols_check.sh torch pytest > "$L/check/stdout.txt" 2>&1
     cat "$L/check/stdout.txt" >> "$S" ;;
 kin)
-    for f in 'api_gpu*' 'axis_gpu*'; do
-        t0=$(date +%s)
-        REDTUNE_TEST_FILTER="$f" CMOCKA_MESSAGE_OUTPUT=TAP timeout 200 build/tests/all gpu \
-            > "$L/tests_${f%\*}.log" 2>&1
-        echo "C GPU tests '$f': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$L/tests_${f%\*}.log") ok, $(grep '^not ok' "$L/tests_${f%\*}.log" | grep -vc SKIP) not ok" >> "$S"
-        grep -A8 '^not ok' "$L/tests_${f%\*}.log" | grep -v SKIP | head -12 >> "$S"
-    done
-    build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
-    for r in 1 2; do
-        for v in before after; do
-            b=build/bench/redtune_bench
-            [ $v = before ] && b=build/bench_before/redtune_bench
-            timeout 100 $b --db build/redtune.db --axis --ops min,max --types bf16 \
-                --csv "$L/axis_${v}_$r.csv" > "$L/axis_${v}_$r.log" 2>&1
-            echo "bench $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/bench_ab.py "$L" before after >> "$S" 2>&1
-    cp build/redtune.db build/python/redtune/redtune.db
-    t0=$(date +%s)
-    PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/build/python timeout 280 python3 -P bench/torch_axis.py \
-        --db build/redtune.db --ops sum,min,max,argmax --csv "$OUT/torch_axis.csv" \
-        > "$L/torch_axis.log" 2> "$L/torch_axis.err"
-    echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    tests 'api_gpu*'
+    tests 'axis_gpu*'
+    bench_ab before build/bench_before/redtune_bench "$T" after build/bench/redtune_bench "$T" \
+        --ops min,max --types bf16
+    torch_axis --ops sum,min,max,argmax
     tail -n 60 "$L/torch_axis.log" >> "$S" ;;
 retune)
     rm -f build/retune.db
@@ -170,24 +156,9 @@ retune)
     build/redtune export --db build/retune.db --match H100 -o "$OUT/retune_ship.db" --force >> "$S" 2>&1
     build/redtune measurements --db build/retune.db --format csv | gzip -9 > "$OUT/retune_meas.csv.gz" ;;
 final)
-    build/redtune load --force -o build/redtune.db db/tuned/*.sql > /dev/null
-    for r in 1 2; do
-        for v in old new; do
-            db=build/redtune.db
-            [ $v = old ] && db=build/old_axis.db
-            timeout 100 build/bench/redtune_bench --db "$db" --axis --ops argmax,min,max \
-                --types f32,bf16 --shapes "1048576,16,1;65536,128,1;4096,4096,1;16,4194304,1" \
-                --csv "$L/axis_${v}_$r.csv" > "$L/axis_${v}_$r.log" 2>&1
-            echo "bench $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/bench_ab.py "$L" old new >> "$S" 2>&1
-    cp build/redtune.db build/python/redtune/redtune.db
-    t0=$(date +%s)
-    PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/build/python timeout 200 python3 -P bench/torch_axis.py \
-        --db build/redtune.db --ops min,max,argmax --only rows --csv "$OUT/torch_axis.csv" \
-        > "$L/torch_axis.log" 2> "$L/torch_axis.err"
-    echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    bench_ab old build/bench/redtune_bench build/old_axis.db new build/bench/redtune_bench "$T" \
+        --ops argmax,min,max --types f32,bf16 --shapes "1048576,16,1;65536,128,1;4096,4096,1;16,4194304,1"
+    torch_axis --ops min,max,argmax --only rows
     sed -n '/^min along/,$p' "$L/torch_axis.log" >> "$S" ;;
 *)
     echo "dev_session15.sh: no step '$step'" >&2; exit 2 ;;
