@@ -228,6 +228,17 @@ static void replay_strategies(void **state)
     assert_non_null(strstr(out, "judged by "));
     assert_non_null(strstr(out, ": worst 1.100"));
     EXPECT(4, "/none.csv: No such file or directory", "replay %s --judge %s/none.csv", db, dir);
+    /* --prior: local search starts from the prior database's winner of the case where the
+     * replay has chosen none yet (here the database's own best: k2 at 1024), so one config
+     * timed is the best; without it, one config is the space's first family's centre. */
+    EXPECT(0, ",min,f32,f32,f32,flat,1024,0,3,1,1,0.3333,2.500,2.500,1.0000,gridstride,"
+           "B=512 V=2 U=1 G=0,0\r\n",
+           "replay %s --strategy local --budget 1 --format csv --prior %s", db, db);
+    EXPECT(0, ",min,f32,f32,f32,flat,1024,0,3,1,1,0.3333,",
+           "replay %s --strategy local --budget 1 --format csv", db);
+    assert_null(strstr(out, ",min,f32,f32,f32,flat,1024,0,3,1,1,0.3333,2.500,2.500,1.0000,"));
+    EXPECT(3, "m.csv", "replay %s --prior %s", db, csv);   /* a prior is a database */
+    EXPECT(3, "/none.db: No such file or directory", "replay %s --prior %s/none.db", db, dir);
 }
 
 

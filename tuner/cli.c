@@ -33,6 +33,7 @@ enum {
     O_AXIS, O_SHAPES,  /* tuning reductions along an axis (docs/axis.md) */
     O_PEERS,   /* report --peers FILE: a bench's CSV (a list: may repeat) */
     O_JUDGE,   /* replay --judge FILE: another sweep the choices are timed in */
+    O_PRIOR,   /* replay --prior FILE: a database whose winners local search may start from */
     O_END
 };
 
@@ -74,6 +75,7 @@ static const cli_opt options[] = {
     {"match", required_argument, O_MATCH, C(EXPORT), 0},
     {"peers", required_argument, O_PEERS, C(REPORT), 1},
     {"judge", required_argument, O_JUDGE, C(REPLAY), 1},
+    {"prior", required_argument, O_PRIOR, C(REPLAY), 1},
     {"with-measurements", no_argument, O_MEAS, C(EXPORT), 0},
     {"in", required_argument, O_IN, C(REDUCE), 1},
     {"keys", required_argument, O_KEYS, C(REDUCE), 1},
@@ -299,6 +301,7 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
     case O_MATCH: a->match[a->nmatch++] = v; return RT_OK;
     case O_PEERS: a->peers[a->npeers++] = v; return RT_OK;
     case O_JUDGE: a->judge = v; return RT_OK;
+    case O_PRIOR: a->prior = v; return RT_OK;
     case O_MEAS: a->with_measurements = 1; return RT_OK;
     case O_IN: a->reduce.in = v; return RT_OK;
     case O_KEYS: a->reduce.keys = v; return RT_OK;

@@ -67,6 +67,7 @@ typedef struct cli_args {
     reduce_opts reduce;          /* reduce: all but user_op */
     const char *cases_from;      /* --cases-from: a capture file's cases (tuner/cases.c) */
     const char *judge;           /* replay --judge FILE: another sweep of the same cases */
+    const char *prior;           /* replay --prior FILE: winners of another tuning (a database) */
     const char *device_arg;      /* tuning's --device as given; NULL when absent */
     int devices[CLI_MAX_DEVICES];   /* tuning's --device LIST: distinct ordinals, in order */
     int ndevices;

@@ -52,7 +52,7 @@ static const char usage_text[] =
     "               [--force]\n"
     "       redtune replay FILE [FILE ...] [--strategy NAME] [--budget N|P%[,N]]\n"
     "               [--strategy-seed S] [--op NAME] [--type T] [--format table|csv] [-v]\n"
-    "               [--judge FILE]\n"
+    "               [--judge FILE] [--prior FILE.db]\n"
     "       redtune export [--db FILE] --match NAME [--match NAME ...] [--with-measurements]\n"
     "                      -o FILE [--force]\n"
     "       redtune merge FILE FILE [...] -o FILE [--force]\n"
@@ -154,7 +154,8 @@ static const char usage_text[] =
     "                 per case the config it would choose against the best of all, and the\n"
     "                 share of configs it timed (docs/tuning.md); --judge FILE another\n"
     "                 sweep of the same cases, where each chosen config is timed against\n"
-    "                 that sweep's best\n"
+    "                 that sweep's best; --prior FILE.db a database whose winners (a similar\n"
+    "                 GPU's) local search starts from, as a tuning into a copy of it would\n"
     "\n"
     "  reduce         reduce raw little-endian files on the GPU with the tuned kernel\n"
     "                 (libredtune): --in the values of --type; --keys u32 segment keys, one\n"
@@ -438,12 +439,14 @@ static int main_replay(cli_args *a)
         check_input(a->files[i], "database or CSV file");
     if (a->judge)
         check_input(a->judge, "database or CSV file");
+    if (a->prior)
+        check_input(a->prior, "database");
     const tune_opts *o = &a->tune;
     replay_opts r = {a->files, a->nfiles, strategy_find(o->strategy ? o->strategy
                                                                    : STRATEGY_DEFAULT),
                      o->budget, o->budget_pct, o->budget_min, o->strategy_seed,
                      a->op_name, a->type_name, a->format == RESULTS_CSV, o->verbose,
-                     a->judge};
+                     a->judge, a->prior};
     rt_clearerr(&e);
     if (replay_run(&r, stdout, &refused, &e))
         die(refused == 1 ? 3 : refused == 2 ? 4 : 1, "%s", e.msg);

@@ -14,7 +14,10 @@
  *
  * Cases are replayed in the order of their first row. Local search starts, as in a tuning
  * run, from the config the replay chose for the nearest size already replayed of the same
- * device, operator, type spec, layout and regime (a run's database holds those winners).
+ * device, operator, type spec, layout and regime (a run's database holds those winners);
+ * where there is none, from the --prior database's winner of the same kind at the nearest
+ * size (its rows of a GPU of the case's name first), as a run into a copy of that database
+ * would start from a similar GPU's winners (sweep.c, known_best); else from a similar case.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -52,6 +55,18 @@ typedef struct rows {
     long skipped;        /* rows of configs this build does not know */
     char skipped_eg[320];
 } rows;
+
+/* A winner of the --prior database: the device's name, the case but for the size, the
+ * size, the config. */
+typedef struct pwin {
+    rcase kind;          /* dev is the GPU's name alone; no candidates */
+    rt_config cfg;
+} pwin;
+
+typedef struct prior {
+    pwin *v;
+    int n, cap;
+} prior;
 
 /* Same case but for device and size: operator, type spec, layout and regime. */
 static int same_kind(const rcase *a, const rcase *b)
@@ -189,6 +204,54 @@ done:
     return rc;
 }
 
+/* The winners of the --prior database (its `best` rows of configs this build knows). */
+static int load_prior(prior *pr, const char *path, int *refused, rt_err *e)
+{
+    static const char q[] =
+        "SELECT d.name, b.op, b.type, COALESCE(b.acc, b.type), COALESCE(b.result, b.type), "
+        "b.layout, b.n, b.hot, k.family, k.params FROM best b "
+        "JOIN devices d ON d.id = b.device_id JOIN kernels k ON k.hash = b.kernel_hash "
+        "ORDER BY b.rowid";
+    store *s = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = store_open(path, STORE_READ, &s, e), x;
+    if (rc) {
+        *refused = rc == RT_EDB;
+        return rc;
+    }
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) {
+        rc = store_fail(s, "best", e);
+        goto done;
+    }
+    while ((x = sqlite3_step(st)) == SQLITE_ROW) {
+        const rt_family *f = family_find(txt(st, 8));
+        rt_err ce;
+        pwin w;
+        memset(&w, 0, sizeof w);
+        if (!f || config_parse(f, txt(st, 9), &w.cfg, &ce))
+            continue;   /* a family or parameter this build does not know */
+        snprintf(w.kind.dev, sizeof w.kind.dev, "%s", txt(st, 0));
+        snprintf(w.kind.op, sizeof w.kind.op, "%s", txt(st, 1));
+        snprintf(w.kind.type, sizeof w.kind.type, "%s", txt(st, 2));
+        snprintf(w.kind.acc, sizeof w.kind.acc, "%s", txt(st, 3));
+        snprintf(w.kind.result, sizeof w.kind.result, "%s", txt(st, 4));
+        snprintf(w.kind.layout, sizeof w.kind.layout, "%s", txt(st, 5));
+        w.kind.n = sqlite3_column_int64(st, 6);
+        w.kind.hot = sqlite3_column_int(st, 7);
+        if (grow(&pr->v, &pr->cap, pr->n, sizeof *pr->v)) {
+            rc = rt_seterr(e, RT_ENOMEM, "replay: out of memory");
+            goto done;
+        }
+        pr->v[pr->n++] = w;
+    }
+    if (x != SQLITE_DONE)
+        rc = store_fail(s, "best", e);
+done:
+    sqlite3_finalize(st);
+    store_close(s);
+    return rc;
+}
+
 /* A number of column 'col' of the CSV record: RT_EINVAL naming FILE:LINE when it is none. */
 static int csv_num(const csv *c, int i, const char *col, double lo, double *out, rt_err *e)
 {
@@ -291,7 +354,7 @@ static double case_bytes(const rcase *k)
  * regime); else the nearest in input bytes of a similar case (another operator or type of
  * the same device, regime and layout: a segmented profile's winner is a poor start for
  * another profile) whose choice is a candidate here. */
-static int start_of(const rows *r, int ki)
+static int start_of(const rows *r, const prior *pr, int ki)
 {
     const rcase *k = &r->v[ki];
     int start = -1, similar = -1;
@@ -313,7 +376,30 @@ static int start_of(const rows *r, int ki)
                 similar = j, sdist = d;
         }
     }
-    return start >= 0 ? start : similar;
+    /* The prior's winner of the same kind at the nearest size, its GPUs of the case's name
+     * first (k->dev is "name uuid"), that is a candidate here. */
+    int pstart = -1, pnamed = 0;
+    double pdist = 0;
+    for (int i = 0; start < 0 && pr && i < pr->n; i++) {
+        const pwin *w = &pr->v[i];
+        size_t nl = strlen(w->kind.dev);
+        int named = !strncmp(k->dev, w->kind.dev, nl) && k->dev[nl] == ' ';
+        if (!same_kind(&w->kind, k) || (pnamed && !named))
+            continue;
+        int j = -1;
+        for (int c = 0; c < k->nc && j < 0; c++)
+            if (same_cfg(&k->c[c].cfg, &w->cfg))
+                j = c;
+        if (j < 0)
+            continue;
+        double d = fabs(log((double)w->kind.n) - log((double)k->n));
+        if (pstart < 0 || (named && !pnamed) || d < pdist) {
+            pstart = j;
+            pdist = d;
+            pnamed = named;
+        }
+    }
+    return start >= 0 ? start : pstart >= 0 ? pstart : similar;
 }
 
 typedef struct outcome {
@@ -321,7 +407,8 @@ typedef struct outcome {
     int distinct, picks;   /* configs timed, picks made (halving times some again) */
 } outcome;
 
-static int replay_case(const replay_opts *o, rows *r, int ki, outcome *out, rt_err *e)
+static int replay_case(const replay_opts *o, rows *r, const prior *pr, int ki, outcome *out,
+                       rt_err *e)
 {
     rcase *k = &r->v[ki];
     cand *c = calloc((size_t)k->nc, sizeof *c);
@@ -344,7 +431,7 @@ static int replay_case(const replay_opts *o, rows *r, int ki, outcome *out, rt_e
             out->best = k->c[i].median;
     }
     long budget = strategy_budget_min(o->budget, o->budget_pct, o->budget_min, k->nc);
-    strategy_case sc = {c, k->nc, k->n, o->seed, budget, start_of(r, ki)};
+    strategy_case sc = {c, k->nc, k->n, o->seed, budget, start_of(r, pr, ki)};
     if ((rc = st.ops->init(&st, &sc, e)))
         goto done;
     strategy_pick p;
@@ -415,6 +502,7 @@ static int load_file(rows *r, const replay_opts *o, const char *path, int *refus
 int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
 {
     rows r = {0}, jr = {0};
+    prior pr = {0};
     double worst_j = 0;
     int rc = RT_OK, meets = 0, worst = -1, counted = 0;
     double worst_q = 0, max_share = 0, sum_share = 0;
@@ -423,6 +511,8 @@ int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
         rc = load_file(&r, o, o->files[i], refused, e);
     if (rc == RT_OK && o->judge)
         rc = load_file(&jr, o, o->judge, refused, e);
+    if (rc == RT_OK && o->prior)
+        rc = load_prior(&pr, o->prior, refused, e);
     if (rc)
         goto done;
     if (r.skipped)
@@ -444,7 +534,7 @@ int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
     for (int i = 0; i < r.n; i++) {
         outcome oc;
         rcase *k = &r.v[i];
-        if ((rc = replay_case(o, &r, i, &oc, e)))
+        if ((rc = replay_case(o, &r, &pr, i, &oc, e)))
             goto done;
         if (!isfinite(oc.best))
             continue;   /* no config of the case ran: nothing to judge */
@@ -499,5 +589,6 @@ int replay_run(const replay_opts *o, FILE *out, int *refused, rt_err *e)
 done:
     rows_free(&r);
     rows_free(&jr);
+    free(pr.v);
     return rc;
 }

@@ -32,6 +32,11 @@ typedef struct replay_opts {
     const char *judge;           /* --judge FILE: another sweep of the same cases (NULL: none),
                                   * where the chosen config's time is judged against that
                                   * sweep's best: the noise a replay of one sweep cannot see */
+    const char *prior;           /* --prior FILE: a database (NULL: none) whose winners stand
+                                  * for those a tuning database would hold before the run (a
+                                  * similar GPU's, or the shipped ones): local search starts
+                                  * from the prior's winner of the same case at the nearest
+                                  * size where the replay has chosen none of that case yet */
 } replay_opts;
 
 /* The goal of issue 12 that the verdict column judges: the chosen config within 3% of the
@@ -41,7 +46,7 @@ typedef struct replay_opts {
 
 /*
  * Replay o->strategy over every case of the files into 'out'. RT_OK; RT_EDB for a database
- * that is refused (*refused = 1); RT_EIO for a CSV that cannot be read and RT_EINVAL naming
+ * (or a --prior) that is refused (*refused = 1); RT_EIO for a CSV that cannot be read and RT_EINVAL naming
  * FILE:LINE for one that is not of measurements (*refused = 2); RT_ENOTFOUND when no row is
  * of a config this build knows.
  */
