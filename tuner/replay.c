@@ -168,13 +168,12 @@ static int add_row(rows *r, const rrow *w, rt_err *e)
     return RT_OK;
 }
 
-static int load_db(rows *r, const replay_opts *o, const char *path, int *refused, rt_err *e)
+/* Each row of query q (table 'what', for messages) in the database at 'path', to fn; ?1 and
+ * ?2, where q has them, bound to op and type (NULL: any). */
+typedef int (*row_fn)(sqlite3_stmt *st, void *arg, rt_err *e);
+static int each_row(const char *path, const char *q, const char *what, const char *op,
+                    const char *type, row_fn fn, void *arg, int *refused, rt_err *e)
 {
-    static const char q[] =
-        "SELECT d.name || ' ' || d.uuid, m.op, m.type, m.acc, m.result, m.layout, m.n, m.hot, "
-        "k.family, k.params, m.status, m.median_us, m.reps FROM measurements m "
-        "JOIN devices d ON d.id = m.device_id JOIN kernels k ON k.hash = m.kernel_hash "
-        "WHERE (?1 IS NULL OR m.op = ?1) AND (?2 IS NULL OR m.type = ?2) ORDER BY m.id";
     store *s = NULL;
     sqlite3_stmt *st = NULL;
     int rc = store_open(path, STORE_READ, &s, e), x;
@@ -183,25 +182,65 @@ static int load_db(rows *r, const replay_opts *o, const char *path, int *refused
         return rc;
     }
     if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK
-        || sqlite3_bind_text(st, 1, o->op, -1, SQLITE_STATIC) != SQLITE_OK
-        || sqlite3_bind_text(st, 2, o->type, -1, SQLITE_STATIC) != SQLITE_OK) {
-        rc = store_fail(s, "measurements", e);
+        || (sqlite3_bind_parameter_count(st) >= 2
+            && (sqlite3_bind_text(st, 1, op, -1, SQLITE_STATIC) != SQLITE_OK
+                || sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC) != SQLITE_OK))) {
+        rc = store_fail(s, what, e);
         goto done;
     }
-    while ((x = sqlite3_step(st)) == SQLITE_ROW) {
-        rrow w = {txt(st, 0), txt(st, 1), txt(st, 2), txt(st, 3), txt(st, 4), txt(st, 5),
-                  txt(st, 8), txt(st, 9), txt(st, 10), sqlite3_column_int64(st, 6),
-                  sqlite3_column_int(st, 7), sqlite3_column_double(st, 11),
-                  (long)sqlite3_column_int64(st, 12)};
-        if ((rc = add_row(r, &w, e)))
+    while ((x = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = fn(st, arg, e)))
             goto done;
-    }
     if (x != SQLITE_DONE)
-        rc = store_fail(s, "measurements", e);
+        rc = store_fail(s, what, e);
 done:
     sqlite3_finalize(st);
     store_close(s);
     return rc;
+}
+
+static int measurement_row(sqlite3_stmt *st, void *arg, rt_err *e)
+{
+    rrow w = {txt(st, 0), txt(st, 1), txt(st, 2), txt(st, 3), txt(st, 4), txt(st, 5),
+              txt(st, 8), txt(st, 9), txt(st, 10), sqlite3_column_int64(st, 6),
+              sqlite3_column_int(st, 7), sqlite3_column_double(st, 11),
+              (long)sqlite3_column_int64(st, 12)};
+    return add_row(arg, &w, e);
+}
+
+static int load_db(rows *r, const replay_opts *o, const char *path, int *refused, rt_err *e)
+{
+    static const char q[] =
+        "SELECT d.name || ' ' || d.uuid, m.op, m.type, m.acc, m.result, m.layout, m.n, m.hot, "
+        "k.family, k.params, m.status, m.median_us, m.reps FROM measurements m "
+        "JOIN devices d ON d.id = m.device_id JOIN kernels k ON k.hash = m.kernel_hash "
+        "WHERE (?1 IS NULL OR m.op = ?1) AND (?2 IS NULL OR m.type = ?2) ORDER BY m.id";
+    return each_row(path, q, "measurements", o->op, o->type, measurement_row, r, refused, e);
+}
+
+/* One winner of the --prior database; a family or parameter this build does not know is
+ * left out. */
+static int prior_row(sqlite3_stmt *st, void *arg, rt_err *e)
+{
+    prior *pr = arg;
+    const rt_family *f = family_find(txt(st, 8));
+    rt_err ce;
+    pwin w;
+    memset(&w, 0, sizeof w);
+    if (!f || config_parse(f, txt(st, 9), &w.cfg, &ce))
+        return RT_OK;
+    snprintf(w.kind.dev, sizeof w.kind.dev, "%s", txt(st, 0));
+    snprintf(w.kind.op, sizeof w.kind.op, "%s", txt(st, 1));
+    snprintf(w.kind.type, sizeof w.kind.type, "%s", txt(st, 2));
+    snprintf(w.kind.acc, sizeof w.kind.acc, "%s", txt(st, 3));
+    snprintf(w.kind.result, sizeof w.kind.result, "%s", txt(st, 4));
+    snprintf(w.kind.layout, sizeof w.kind.layout, "%s", txt(st, 5));
+    w.kind.n = sqlite3_column_int64(st, 6);
+    w.kind.hot = sqlite3_column_int(st, 7);
+    if (grow(&pr->v, &pr->cap, pr->n, sizeof *pr->v))
+        return rt_seterr(e, RT_ENOMEM, "replay: out of memory");
+    pr->v[pr->n++] = w;
+    return RT_OK;
 }
 
 /* The winners of the --prior database (its `best` rows of configs this build knows). */
@@ -212,44 +251,7 @@ static int load_prior(prior *pr, const char *path, int *refused, rt_err *e)
         "b.layout, b.n, b.hot, k.family, k.params FROM best b "
         "JOIN devices d ON d.id = b.device_id JOIN kernels k ON k.hash = b.kernel_hash "
         "ORDER BY b.rowid";
-    store *s = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc = store_open(path, STORE_READ, &s, e), x;
-    if (rc) {
-        *refused = rc == RT_EDB;
-        return rc;
-    }
-    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) {
-        rc = store_fail(s, "best", e);
-        goto done;
-    }
-    while ((x = sqlite3_step(st)) == SQLITE_ROW) {
-        const rt_family *f = family_find(txt(st, 8));
-        rt_err ce;
-        pwin w;
-        memset(&w, 0, sizeof w);
-        if (!f || config_parse(f, txt(st, 9), &w.cfg, &ce))
-            continue;   /* a family or parameter this build does not know */
-        snprintf(w.kind.dev, sizeof w.kind.dev, "%s", txt(st, 0));
-        snprintf(w.kind.op, sizeof w.kind.op, "%s", txt(st, 1));
-        snprintf(w.kind.type, sizeof w.kind.type, "%s", txt(st, 2));
-        snprintf(w.kind.acc, sizeof w.kind.acc, "%s", txt(st, 3));
-        snprintf(w.kind.result, sizeof w.kind.result, "%s", txt(st, 4));
-        snprintf(w.kind.layout, sizeof w.kind.layout, "%s", txt(st, 5));
-        w.kind.n = sqlite3_column_int64(st, 6);
-        w.kind.hot = sqlite3_column_int(st, 7);
-        if (grow(&pr->v, &pr->cap, pr->n, sizeof *pr->v)) {
-            rc = rt_seterr(e, RT_ENOMEM, "replay: out of memory");
-            goto done;
-        }
-        pr->v[pr->n++] = w;
-    }
-    if (x != SQLITE_DONE)
-        rc = store_fail(s, "best", e);
-done:
-    sqlite3_finalize(st);
-    store_close(s);
-    return rc;
+    return each_row(path, q, "best", NULL, NULL, prior_row, pr, refused, e);
 }
 
 /* A number of column 'col' of the CSV record: RT_EINVAL naming FILE:LINE when it is none. */
