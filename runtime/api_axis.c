@@ -227,15 +227,9 @@ static int axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long o
     const best_entry *row = NULL;
     if ((rc = api_get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
         goto done;
-    if (c->level != LEVEL_BUILTIN && (row = pick_axis(c, bo, bl, bi)) != NULL
-        && (rc = api_winner_kernel(ctx, op, type, row, &k, e)) != RT_OK && c->has_kin) {
-        /* a sibling's config this operator cannot take: the built-in default */
-        rt_clearerr(e);
-        rc = RT_OK;
-        row = NULL;
-        k = NULL;
-    }
-    if (!row) {
+    if (c->level != LEVEL_BUILTIN && (row = pick_axis(c, bo, bl, bi)) != NULL) {
+        rc = api_winner_kernel(ctx, op, type, row, &k, e);
+    } else {
         const user_op *u = api_user_of(ctx, op);
         char fam[RT_NAME_MAX], params[128];
         rt_config cfg;

@@ -284,19 +284,12 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
         goto done;
     api_trace(ctx, &t, "%s %s: winners read from the database", api_opname(ctx, op),
           api_typename(op, type, tn, sizeof tn));
-    int level = c->level;
-    if (level != LEVEL_BUILTIN) {
+    if (c->level != LEVEL_BUILTIN) {
         row = api_pick_winner(c->rows, c->nrows, b);
         rc = api_winner_kernel(ctx, op, type, row, &k, e);
-        if (rc != RT_OK && c->has_kin) {
-            /* a sibling's config this operator cannot take: the built-in default */
-            rt_clearerr(e);
-            row = NULL;
-            level = LEVEL_BUILTIN;
-        }
-    }
-    if (level == LEVEL_BUILTIN)
+    } else {
         rc = builtin_kernel(ctx, op, type, &k, e);
+    }
     if (rc != RT_OK)
         goto done;   /* not cached: the next call tries again */
     if (!(d = calloc(1, sizeof *d))) {
@@ -304,7 +297,7 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
         goto done;
     }
     d->k = k;
-    d->level = level;
+    d->level = c->level;
     d->c = c;
     d->row = row;
     d->next = ctx->decisions;
@@ -315,7 +308,7 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
         api_slot_text(b, range, sizeof range);
         snprintf(what, sizeof what, "%s %s %s", api_opname(ctx, op),
                  api_typename(op, type, tn, sizeof tn), range);
-        api_log_choice(ctx, what, level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
+        api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
     }
 done:
     pthread_mutex_unlock(&ctx->lock);
@@ -402,7 +395,7 @@ const char *api_kin_note(const rt_ctx *ctx, const choice *c, const best_entry *r
     if (!api_kin_name(c, row))
         snprintf(buf, len, "%s", "");
     else
-        snprintf(buf, len, "; the winner of %s, an operator of the same cost (optype_siblings): "
+        snprintf(buf, len, "; the winner of %s, an operator of the same cost: "
                  "%s holds none of %s's own for this GPU or a similar one", rt_op_name(c->kin),
                  store_path(ctx->db), api_opname(ctx, op));
     return buf;

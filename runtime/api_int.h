@@ -251,15 +251,16 @@ const char *api_row_owner(const choice *c, const best_entry *b);
 int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
                      decision **out, rt_err *e);
 
-/* api_choose.c: REDTUNE_LOG's line about a new decision (level, the kernel, the device row
- * it came from) and, per call, the case met for REDTUNE_CAPTURE (capture.c); 'layout' 0
- * flat, 1 keys, 2 offsets; nothing to do unless ctx->cap.active. */
-/* For rt_explain: "" or, where the decision's row is a sibling operator's (choice.has_kin),
- * the words saying so, starting with "; ". */
+/* api_choose.c: for rt_explain, "" or, where the decision's row is a sibling operator's
+ * (choice.has_kin), the words saying so, starting with "; ". */
 const char *api_kin_note(const rt_ctx *ctx, const choice *c, const best_entry *row, rt_op op,
                          char *buf, size_t len);
 /* The sibling's name where 'row' is one of its winners, else NULL (api_log_choice's kin). */
 const char *api_kin_name(const choice *c, const best_entry *row);
+/* api_choose.c: REDTUNE_LOG's line about a new decision (level, the kernel, the device row
+ * it came from, the sibling whose winner it is) and, per call, the case met for
+ * REDTUNE_CAPTURE (capture.c); 'layout' 0 flat, 1 keys, 2 offsets; nothing to do unless
+ * ctx->cap.active. */
 void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from, const char *kin,
                     const kernel *k);
 void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,

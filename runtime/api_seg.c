@@ -109,22 +109,11 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
     if ((rc = api_get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
         goto done;
     if (c->level != LEVEL_BUILTIN && (row = pick_seg(c, nb, mb, skewed)) != NULL) {
-        /* Always the unit this library generates for the winner's config (winner_kernel). */
-        if ((rc = seg_config(row->family, row->params, layout, off64, aligned, &cfg, &changed,
-                             e)) == RT_OK)
-            rc = api_config_kernel(ctx, op, type, &cfg, 0, &k, e);
-        if (rc != RT_OK && c->has_kin) {
-            /* a sibling's config this operator cannot take: the built-in default */
-            rt_clearerr(e);
-            rc = RT_OK;
-            row = NULL;
-            k = NULL;
-            changed = 0;
-        } else if (rc != RT_OK) {
+        if ((rc = seg_config(row->family, row->params, layout, off64, aligned, &cfg, &changed, e)))
             goto done;
-        }
-    }
-    if (!row) {
+        /* Always the unit this library generates for the winner's config (winner_kernel). */
+        rc = api_config_kernel(ctx, op, type, &cfg, 0, &k, e);
+    } else {
         /* The built-in default: load-balanced tiles, scalar loads, legal for every op, type
          * and layout. */
         if ((rc = seg_config("seg_lb", "B=256 R=8 V=1 STAGE=0 PERSIST=0", layout, off64, 0, &cfg,

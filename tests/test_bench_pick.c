@@ -42,7 +42,7 @@ static const char FLAT_KIN[] =
     "  kernel: gridstride B=256 V=4 U=4 G=4 (onelaunch plan, hash 0123456789ab)\n"
     "  database entry: device \"NVIDIA H100 80GB HBM3\" (sm_90, 132 SMs), tuned n = 1048576, "
     "median 7.25 us, in x.db; this GPU's own row; the winner of argmax, an operator of the "
-    "same cost (optype_siblings): x.db holds none of argmin's own for this GPU or a similar "
+    "same cost: x.db holds none of argmin's own for this GPU or a similar "
     "one\n"
     "  fallback level: exact device (this GPU: \"NVIDIA H100 80GB HBM3\", sm_90, 132 SMs)\n"
     "  CUBIN: compiled here by NVRTC 13.0 from the template, for the database's config\n"
