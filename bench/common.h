@@ -64,6 +64,7 @@ struct options {
     bool paper_seg = false;                 /* --paper-seg: the paper's Fig. 5 experiment */
     std::vector<int> profiles;
     bool skewed = false;                    /* --skewed: the library calls pass RT_SEG_SKEWED */
+    bool uniform = false;                   /* --uniform: the library calls pass RT_SEG_UNIFORM */
     std::vector<int> paper_m;               /* N = m * 2^20 */
     std::vector<std::string> paper_configs; /* "family[:label] NAME=V ..." */
     bool api = false;                       /* --api: libredtune's checks (api_check.cu) */

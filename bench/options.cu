@@ -85,6 +85,7 @@ const char USAGE[] =
     "                   the bytes that must move (values, keys or offsets, outputs). Default\n"
     "                   sizes 2^20,2^24,30M (30M = 30*2^20); n < 2^31\n"
     "  --skewed         the library's calls pass RT_SEG_SKEWED (load-balanced kernels only)\n"
+    "  --uniform        the library's calls pass RT_SEG_UNIFORM (no long-segment list)\n"
     "  --profiles LIST  segment profiles: one, rand10_50, len3, len1, len1000, heavy (default\n"
     "                   all; with --paper-seg: one,rand10_50,len3, the paper's three scenarios)\n"
     "  --paper-seg      the paper's Fig. 5 experiment: keys, f32 min, N = m*2^20, the paper's\n"
@@ -167,6 +168,8 @@ options parse_args(int argc, char **argv)
             o.every_n = true;
         } else if (!strcmp(a, "--skewed")) {
             o.skewed = true;
+        } else if (!strcmp(a, "--uniform")) {
+            o.uniform = true;
         } else if (!strcmp(a, "--random")) {
             const char *v = need_arg(argc, argv, &i);
             char *end;
@@ -409,8 +412,10 @@ options parse_args(int argc, char **argv)
         usage_error("--paper-m and --paper-config go with --paper-seg");
     if (!o.paper_seg && o.layout == SEG_LAYOUT_FLAT && !o.profiles.empty())
         usage_error("--profiles goes with --segmented keys|offsets or --paper-seg");
-    if (o.skewed && o.layout == SEG_LAYOUT_FLAT)
-        usage_error("--skewed goes with --segmented keys|offsets");
+    if ((o.skewed || o.uniform) && o.layout == SEG_LAYOUT_FLAT)
+        usage_error("--skewed and --uniform go with --segmented keys|offsets");
+    if (o.skewed && o.uniform)
+        usage_error("--skewed and --uniform contradict each other");
     if (!o.db && !o.paper_seg)
         usage_error("--db FILE is required: the redtune database whose picks are timed");
     if (o.paper_seg) {

@@ -476,7 +476,7 @@ void run_seg_lib(rt_ctx *ctx, seg_case &c, int layout, int hot, const options &o
                  seg_redtune *out)
 {
     std::string err;
-    const unsigned skew = o.skewed ? RT_SEG_SKEWED : 0;
+    const unsigned skew = o.skewed ? RT_SEG_SKEWED : o.uniform ? RT_SEG_UNIFORM : 0;
     if (seg_explain(ctx, c, layout, skew, &out->pick, &err)) {
         out->res.status = ST_ERROR;
         out->res.msg = err;

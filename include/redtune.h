@@ -351,17 +351,26 @@ int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op);
  * says the lengths may spread so: only load-balanced kernels (each thread's work bounded
  * whatever the lengths: seg_lb, and every keys kernel) serve the call, the database's winner
  * among them nearest in n and mean length, else the built-in default (seg_lb). It costs
- * nothing per call. With RT_SEG_CHECK the check kernel also finds the longest segment of the
- * offsets, and a call whose longest segment is over 256 elements and 16 times the mean
- * length n / nseg is served as with RT_SEG_SKEWED.
+ * nothing per call. Without it, a kernel with a group per segment (seg_per, LANES < 32) keeps
+ * a list of the segments longer than its LONG rounds and reduces them with the whole block
+ * after its tiles, so that a heavy tail costs a block's read of each long segment, not one
+ * lane's walk of it (docs/segmented.md, "Heavy tails"); where every segment is short the
+ * list costs up to 12% (measured on the H100, docs/results.md). RT_SEG_UNIFORM says the
+ * lengths stay near their mean (the longest within 16 times it): the winner runs without the
+ * list (seg_per LONG = 0, compiled with NVRTC once). RT_SEG_SKEWED with RT_SEG_UNIFORM is
+ * RT_EINVAL. With RT_SEG_CHECK the check kernel also finds the longest segment of the
+ * offsets, and a call whose longest segment is over 256 elements and 16 times the mean length
+ * n / nseg is served as with RT_SEG_SKEWED, any other as with RT_SEG_UNIFORM, whichever one
+ * the caller passed.
  *
  * Returns RT_OK, or the codes of rt_reduce; RT_EINVAL also for a NULL keys/offsets array with
- * nseg > 0, a misaligned one, unknown flags, RT_SEG_OFF64 with keys, more than 2^31 - 1
- * elements with 32-bit offsets, or input RT_SEG_CHECK rejects.
+ * nseg > 0, a misaligned one, unknown flags, RT_SEG_SKEWED with RT_SEG_UNIFORM, RT_SEG_OFF64
+ * with keys, more than 2^31 - 1 elements with 32-bit offsets, or input RT_SEG_CHECK rejects.
  */
 #define RT_SEG_CHECK 1u    /* check the keys or offsets first (synchronous) */
 #define RT_SEG_OFF64 2u    /* the offsets are long long (default: int) */
 #define RT_SEG_SKEWED 4u   /* lengths may spread widely: load-balanced kernels only */
+#define RT_SEG_UNIFORM 8u  /* lengths stay near their mean: no long-segment list (seg_per) */
 
 #define RT_LAYOUT_KEYS 1
 #define RT_LAYOUT_OFFSETS 2

@@ -103,7 +103,7 @@ typedef struct decision_row {
  * loads, op, type, size bucket and mean-length bucket. Kept in a list under ctx->lock. */
 typedef struct seg_decision {
     struct seg_decision *next;
-    int layout, off64, aligned, skewed;
+    int layout, off64, aligned, skewed, uniform;
     rt_op op;
     rt_type type;            /* the canonical spec (ts.canon) */
     unsigned nb;

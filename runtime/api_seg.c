@@ -15,7 +15,7 @@
 #include "api_int.h"
 #include "nvrtc.h"
 
-#define SEG_FLAGS (RT_SEG_CHECK | RT_SEG_OFF64 | RT_SEG_SKEWED)
+#define SEG_FLAGS (RT_SEG_CHECK | RT_SEG_OFF64 | RT_SEG_SKEWED | RT_SEG_UNIFORM)
 
 /* A load-balanced family (@balanced yes): a thread's work is bounded whatever the lengths. */
 static int balanced(const char *family)
@@ -44,11 +44,12 @@ static const best_entry *pick_seg(const choice *c, unsigned nb, int mb, int skew
     return best;
 }
 
-/* A config from a family and a "NAME=V ..." string, with LAYOUT/OFF64 set and, when the
- * pointers are not 16-byte aligned, V = 1 (vector loads need alignment). *changed = 1 when
- * that differs from 'params'. */
+/* A config from a family and a "NAME=V ..." string, with LAYOUT/OFF64 set, when the
+ * pointers are not 16-byte aligned V = 1 (vector loads need alignment), and for 'uniform'
+ * lengths (RT_SEG_UNIFORM) LONG = 0 (seg_per without its long-segment list). *changed = 1
+ * when that differs from 'params'. */
 static int seg_config(const char *family, const char *params, int layout, int off64,
-                      int aligned, rt_config *cfg, int *changed, rt_err *e)
+                      int aligned, int uniform, rt_config *cfg, int *changed, rt_err *e)
 {
     const rt_family *f = family_find(family);
     if (!f || f->plan != PLAN_SEGMENTED)
@@ -64,14 +65,27 @@ static int seg_config(const char *family, const char *params, int layout, int of
     config_set(cfg, "OFF64", off64, &ignore);
     if (!aligned)
         config_set(cfg, "V", 1, &ignore);   /* families without V ignore it */
+    if (uniform)
+        config_set(cfg, "LONG", 0, &ignore);   /* and those without LONG, LONG */
     config_format(cfg, after, sizeof after);
     *changed = strcmp(before, after) != 0;
     return RT_OK;
 }
 
+/* RT_EINVAL for flags this library does not know, or RT_SEG_SKEWED with RT_SEG_UNIFORM. */
+static int seg_flags_check(const char *fn, unsigned flags, rt_err *e)
+{
+    if (flags & ~(unsigned)SEG_FLAGS)
+        return rt_seterr(e, RT_EINVAL, "%s: unknown flags 0x%x", fn, flags & ~(unsigned)SEG_FLAGS);
+    if ((flags & RT_SEG_SKEWED) && (flags & RT_SEG_UNIFORM))
+        return rt_seterr(e, RT_EINVAL, "%s: RT_SEG_SKEWED (the lengths may spread widely) and "
+                         "RT_SEG_UNIFORM (they stay near their mean) contradict each other", fn);
+    return RT_OK;
+}
+
 /* The decision of a segmented case, made (and its kernel loaded) the first time; while the
  * stream is capturing ('capturing' names the call) a case not made yet is RT_ECAPTURE. */
-static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewed, rt_op op,
+static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewed, int uniform, rt_op op,
                       rt_type type, unsigned long long n, unsigned long long nseg,
                       const char *capturing, seg_decision **out, rt_err *e)
 {
@@ -88,7 +102,8 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
     pthread_mutex_lock(&ctx->lock);
     for (d = ctx->seg_decisions; d; d = d->next)
         if (d->layout == layout && d->off64 == off64 && d->aligned == aligned
-            && d->skewed == skewed && d->op == op && d->type == canon && d->nb == nb
+            && d->skewed == skewed && d->uniform == uniform && d->op == op && d->type == canon
+            && d->nb == nb
             && d->mb == mb)
             goto done;
     if (capturing) {
@@ -109,15 +124,16 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
     if ((rc = api_get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
         goto done;
     if (c->level != LEVEL_BUILTIN && (row = pick_seg(c, nb, mb, skewed)) != NULL) {
-        if ((rc = seg_config(row->family, row->params, layout, off64, aligned, &cfg, &changed, e)))
+        if ((rc = seg_config(row->family, row->params, layout, off64, aligned, uniform, &cfg,
+                             &changed, e)))
             goto done;
         /* Always the unit this library generates for the winner's config (winner_kernel). */
         rc = api_config_kernel(ctx, op, type, &cfg, 0, &k, e);
     } else {
         /* The built-in default: load-balanced tiles, scalar loads, legal for every op, type
          * and layout. */
-        if ((rc = seg_config("seg_lb", "B=256 R=8 V=1 STAGE=0 PERSIST=0", layout, off64, 0, &cfg,
-                             &changed, e)) == RT_OK)
+        if ((rc = seg_config("seg_lb", "B=256 R=8 V=1 STAGE=0 PERSIST=0", layout, off64, 0, 0,
+                             &cfg, &changed, e)) == RT_OK)
             rc = api_config_kernel(ctx, op, type, &cfg, 1, &k, e);
     }
     if (rc != RT_OK)
@@ -126,7 +142,7 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
         rc = rt_seterr(e, RT_ENOMEM, "out of memory");
         goto done;
     }
-    *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, skewed, op, canon, nb, mb,
+    *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, skewed, uniform, op, canon, nb, mb,
                         k, row ? c->level : LEVEL_BUILTIN, row, c->dev.name, changed, c};
     ctx->seg_decisions = d;
     if (ctx->cap.log) {
@@ -134,7 +150,8 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
         snprintf(what, sizeof what, "%s %s %s n in [2^%u, 2^%u), mean segment length in "
                  "[2^%.1f, 2^%.1f)%s", layout == 1 ? "keys" : "offsets", api_opname(ctx, op),
                  tn, nb, nb + 1, mb / 2.0, (mb + 1) / 2.0,
-                 skewed ? ", skewed lengths (load-balanced kernels only)" : "");
+                 skewed ? ", skewed lengths (load-balanced kernels only)"
+                 : uniform ? ", uniform lengths (no long-segment list)" : "");
         api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
     }
 done:
@@ -220,9 +237,8 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
         || (rc = api_check_ctx(fn, ctx, &e)) != RT_OK
         || (rc = api_check_pointers(fn, ctx, op, type, d_in, n, d_out, &e)) != RT_OK)
         return api_finish(rc, &e);
-    if (flags & ~(unsigned)SEG_FLAGS)
-        return api_finish(rt_seterr(&e, RT_EINVAL, "%s: unknown flags 0x%x", fn,
-                                flags & ~(unsigned)SEG_FLAGS), &e);
+    if ((rc = seg_flags_check(fn, flags, &e)) != RT_OK)
+        return api_finish(rc, &e);
     if (layout == 1 && off64)
         return api_finish(rt_seterr(&e, RT_EINVAL, "%s: RT_SEG_OFF64 is for offsets; keys are "
                                 "32-bit", fn), &e);
@@ -255,12 +271,15 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
     if ((flags & RT_SEG_CHECK)
         && (rc = seg_check(ctx, fn, layout, off64, seg, n, nseg, s, &longest, &e)) != RT_OK)
         goto done;
-    /* The check has seen the lengths: a wide spread is served as with RT_SEG_SKEWED. */
-    if (family_seg_skewed(longest, n, nseg))
-        flags |= RT_SEG_SKEWED;
+    /* The check has seen the lengths: a wide spread is served as with RT_SEG_SKEWED, any
+     * other as with RT_SEG_UNIFORM, whatever the caller said. */
+    if (flags & RT_SEG_CHECK)
+        flags = (flags & ~(RT_SEG_SKEWED | RT_SEG_UNIFORM))
+              | (family_seg_skewed(longest, n, nseg) ? RT_SEG_SKEWED : RT_SEG_UNIFORM);
     int aligned = (uintptr_t)d_in % 16 == 0 && (layout == 2 || (uintptr_t)seg % 16 == 0);
-    if ((rc = seg_decide(ctx, layout, off64, aligned, (flags & RT_SEG_SKEWED) != 0, op, type, n,
-                         nseg, capturing ? fn : NULL, &d, &e)) != RT_OK)
+    if ((rc = seg_decide(ctx, layout, off64, aligned, (flags & RT_SEG_SKEWED) != 0,
+                         (flags & RT_SEG_UNIFORM) != 0, op, type, n, nseg,
+                         capturing ? fn : NULL, &d, &e)) != RT_OK)
         goto done;
     api_met(ctx, layout, op, type, n, nseg, d->level, d->c);
     /* The carries go after the block's first COUNTER_BYTES: the one-launch counter, which
@@ -323,21 +342,20 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
     if (!buf || !len || (layout != RT_LAYOUT_KEYS && layout != RT_LAYOUT_OFFSETS))
         return api_finish(rt_seterr(&e, RT_EINVAL, "%s: buf is NULL or empty, or layout %d is "
                                 "neither RT_LAYOUT_KEYS nor RT_LAYOUT_OFFSETS", fn, layout), &e);
-    if (flags & ~(unsigned)SEG_FLAGS)
-        return api_finish(rt_seterr(&e, RT_EINVAL, "%s: unknown flags 0x%x", fn,
-                                flags & ~(unsigned)SEG_FLAGS), &e);
+    if ((rc = seg_flags_check(fn, flags, &e)) != RT_OK)
+        return api_finish(rc, &e);
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
         return api_finish(rc, &e);
-    rc = seg_decide(ctx, layout, (flags & RT_SEG_OFF64) != 0, 1, (flags & RT_SEG_SKEWED) != 0, op,
-                    type, n, nseg, NULL, &d, &e);
+    rc = seg_decide(ctx, layout, (flags & RT_SEG_OFF64) != 0, 1, (flags & RT_SEG_SKEWED) != 0,
+                    (flags & RT_SEG_UNIFORM) != 0, op, type, n, nseg, NULL, &d, &e);
     if (rc == RT_OK) {
         const kernel *k = d->k;
         char from[1024], kin[512];
         if (d->row)
             snprintf(from, sizeof from, "tuned on %s at n = %lld, mean segment length %.1f: "
                      "%.2f us%s; %s%s", d->c_name, d->row->n, d->row->seg_mean, d->row->median_us,
-                     d->respecialized ? " (re-specialised here for the offset width or "
-                     "alignment)" : "", d->c ? api_row_owner(d->c, d->row) : "?",
+                     d->respecialized ? " (re-specialised here for the offset width, the "
+                     "alignment or uniform lengths)" : "", d->c ? api_row_owner(d->c, d->row) : "?",
                      api_kin_note(ctx, d->c, d->row, op, kin, sizeof kin));
         else
             snprintf(from, sizeof from, "no tuned entry%s", d->skewed && d->level == LEVEL_BUILTIN
@@ -353,7 +371,8 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
         snprintf(buf, len, "%s %s %s n=%llu nseg=%llu%s: %s %s (plan segmented, kernel %.12s)\n"
                  "%sfrom: %s\nlevel: %s\nbinary: %s\n", layout == 1 ? "keys" : "offsets",
                  api_opname(ctx, op), api_typename(op, type, tn, sizeof tn), n, nseg,
-                 d->skewed ? " skewed (load-balanced kernels only)" : "", k->family,
+                 d->skewed ? " skewed (load-balanced kernels only)"
+                 : d->uniform ? " uniform (no long-segment list)" : "", k->family,
                  k->params, k->hash, types, from, api_level_names[d->level], k->from_db ? "CUBIN from the database"
                  : "compiled by NVRTC here");
     }

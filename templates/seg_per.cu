@@ -10,6 +10,7 @@
 // @param B 256 threads per block (multiple of 32, 32..1024)
 // @param LANES 32 threads per segment: 1, 2, 4, 8, 16, 32 (a warp), or B (a block per segment, CUB's scheme)
 // @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 0: each lane loads its own segment
+// @param LONG 64 (LANES < B, STAGE = 0) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tiles, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
 // seg_per.cu - one group of threads per segment (unit 2: a tile is B / LANES segments), the
@@ -32,6 +33,20 @@
 // lies in the chunk, in index order; a second __syncwarp lets the next chunk overwrite the
 // buffer. Reads of the buffer stay inside it for any offsets (each lane clips its segment to
 // the chunk), and the loads stay inside [0, n) since sc_off clamps offsets to n.
+//
+// LONG > 0 (LANES < B, STAGE = 0): a group whose segment is longer than LONG rounds puts it on
+// the block's list in shared memory (a slot per segment from one shared atomic per warp) and
+// runs no rounds for it; after its last tile the block reduces the listed segments one after
+// the other as LANES = B does (B/32 contiguous parts, one per warp, the parts in one more
+// ordered tree), a warp's lanes taking up to 16 bytes (4 values) each per round where `in` is
+// aligned to that, one element otherwise, a round at a time. A full list (PER_LIST) leaves
+// later long segments with their groups. Where every segment is short the list costs a ballot
+// per tile and one barrier per block; where a few are long (a heavy tail: Pareto lengths with a
+// mean of 5), the longest costs a block's read of it instead of a lane's walk of it
+// (docs/segmented.md, "Heavy tails"). The walk sits in the kernel beside the groups' loop,
+// and ptxas gives the kernel the registers of the larger: with LONG the kernel asks for a full
+// SM (2048 / B blocks) where a lane's round is at most 16 bytes, which keeps the groups' loop
+// in the 32 registers it takes alone.
 
 #ifndef RT_PRELUDE
 #include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */
@@ -55,6 +70,9 @@
 #ifndef RT_STAGE
 #define RT_STAGE 0   /* LANES = 1: stage each warp's segments in shared memory */
 #endif
+#ifndef RT_LONG
+#define RT_LONG 64   /* rounds after which a group leaves its segment to the block (0: never) */
+#endif
 
 #include "seg_common.cuh"
 
@@ -64,10 +82,27 @@ static_assert(RT_LANES == RT_B || (RT_LANES >= 1 && RT_LANES <= 32 && (RT_LANES 
               "seg_per: LANES must be 1, 2, 4, 8, 16, 32 or B");
 static_assert(RT_V >= 1 && RT_V <= 16, "seg_per: V must be in 1..16");
 static_assert(RT_STAGE == 0 || (RT_STAGE == 1 && RT_LANES == 1), "seg_per: STAGE=1 needs LANES=1");
+static_assert(RT_LONG >= 0 && RT_LONG <= (1 << 24), "seg_per: LONG must be in 0..2^24");
 
 #define PER_BLOCK (RT_LANES == RT_B && RT_B > 32)        /* a block per segment */
 #define PER_L (PER_BLOCK ? 32 : RT_LANES)                /* lanes that share a shuffle tree */
 #define PER_SEGS (RT_B / RT_LANES)                       /* segments per tile */
+#define PER_ESC (RT_LONG > 0 && PER_L < 32 && !RT_STAGE)    /* long segments go to the block */
+#define PER_LIST 256                                      /* long segments a block keeps */
+#if defined(RT_TYPE_F64) || defined(RT_TYPE_I64) || defined(RT_TYPE_U64)
+#define PER_VSIZE 8                                       /* sizeof(rt_value_t), for #if */
+#elif defined(RT_TYPE_F16) || defined(RT_TYPE_BF16)
+#define PER_VSIZE 2
+#elif defined(RT_TYPE_I8) || defined(RT_TYPE_U8)
+#define PER_VSIZE 1
+#else
+#define PER_VSIZE 4
+#endif
+#if PER_ESC && RT_V * PER_VSIZE <= 32
+#define PER_BOUNDS __launch_bounds__(RT_B, 2048 / RT_B)   /* see LONG */
+#else
+#define PER_BOUNDS __launch_bounds__(RT_B)
+#endif
 
 extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, PER_SEGS, 0u, 2u };
 
@@ -134,7 +169,74 @@ static __device__ __forceinline__ rt_acc_t per_group(const rt_value_t *__restric
 }
 #endif
 
-extern "C" __global__ void __launch_bounds__(RT_B)
+#if PER_ESC
+/* Elements [lo, hi) reduced in order by one warp (the block's walk of a long segment), in
+ * rounds of 32 * VV elements, lane l taking the VV consecutive elements l*VV.. of a round, one
+ * round at a time; the result in lane 0. VV > 1 needs 'in' aligned to VV * sizeof(rt_value_t):
+ * lane 0 takes the head up to the first multiple of VV element by element. */
+template <unsigned int VV>
+static __device__ __forceinline__ rt_acc_t per_walk(const rt_value_t *__restrict__ in, unsigned long long lo,
+                                                    unsigned long long hi, unsigned int lane)
+{
+    rt_acc_t acc = rt_identity();
+    if constexpr (VV > 1) {
+        const unsigned long long he = min(hi, (lo + VV - 1) / VV * VV);
+        if (lane == 0)
+            for (unsigned long long i = lo; i < he; i++)
+                acc = rt_combine(acc, rt_lift(in[i], i));
+        lo = he;
+    }
+#pragma unroll 1
+    for (unsigned long long base = lo + lane * VV; base - lane * VV < hi; base += 32 * VV) {
+        rt_acc_t v = rt_identity();
+        if (base + VV <= hi) {
+            rt_value_t x[VV];
+            sc_ldv<rt_value_t, VV, SC_STREAM>(in + base, x);
+#pragma unroll
+            for (unsigned int k = 0; k < VV; k++)
+                v = rt_combine(v, rt_lift(x[k], base + k));
+        } else {
+#pragma unroll
+            for (unsigned int k = 0; k < VV; k++)
+                if (base + k < hi)
+                    v = rt_combine(v, rt_lift(in[base + k], base + k));
+        }
+        acc = rt_combine(acc, co_warp_tree<32>(v));
+    }
+    return acc;
+}
+
+/* Segment s reduced by the whole block into out[s]: warp w the contiguous part w of B/32, the
+ * parts in warp order through part (B/32 accumulators). Every thread of the block calls it; it
+ * ends with a barrier, so part can be used again. */
+static __device__ __forceinline__ void per_long(const rt_value_t *__restrict__ in, const sc_off_t *offs,
+                                                unsigned long long s, unsigned long long n,
+                                                unsigned long long nseg, rt_acc_t *__restrict__ out,
+                                                rt_acc_t *part)
+{
+    static_assert(sizeof(rt_value_t) == PER_VSIZE, "seg_per: PER_VSIZE is not the element's size");
+    constexpr unsigned int W = RT_B / 32;
+    /* Up to 16 bytes a lane, at most 4 values (8 halves lifted into argmin's 16-byte
+     * accumulator spill). */
+    constexpr unsigned int VW = 16 / sizeof(rt_value_t) > 4 ? 4 : 16 / sizeof(rt_value_t);
+    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const unsigned long long lo = sc_off(offs, s, n, nseg);
+    const unsigned long long hi = max(lo, sc_off(offs, s + 1, n, nseg));
+    const unsigned long long c = (hi - lo + W - 1) / W;
+    const unsigned long long plo = min(hi, lo + warp * c), phi = min(hi, plo + c);
+    rt_acc_t v;
+    if (VW > 1 && (unsigned long long)in % (VW * sizeof(rt_value_t)) == 0)
+        v = per_walk<VW>(in, plo, phi, lane);
+    else
+        v = per_walk<1>(in, plo, phi, lane);
+    v = co_warps_tree<W, true>(v, part, lane, warp);
+    if (threadIdx.x == 0)
+        out[s] = rt_seg_out(v);
+    __syncthreads();   /* part is written again by the next segment */
+}
+#endif
+
+extern "C" __global__ void PER_BOUNDS
 rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n, unsigned long long nseg,
        rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry, unsigned long long ntiles)
 {
@@ -195,6 +297,14 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     }
 #else
     const unsigned int g = tid % PER_L;
+#if PER_ESC
+    __shared__ unsigned long long s_list[PER_LIST];   /* the block's long segments */
+    __shared__ unsigned int s_count;
+    __shared__ rt_acc_t s_part[RT_B / 32];
+    if (tid == 0)
+        s_count = 0;
+    __syncthreads();
+#endif
     for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const unsigned long long s = t * PER_SEGS + tid / PER_L;
         unsigned long long lo = 0, hi = 0;
@@ -202,12 +312,39 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             lo = sc_off(offs, s, n, nseg);
             hi = max(lo, sc_off(offs, s + 1, n, nseg));
         }
+#if PER_ESC
+        /* A segment of more than LONG rounds goes on the block's list, while it has room. */
+        bool lng = hi - lo > (unsigned long long)RT_LONG * (PER_L * RT_V);
+        const unsigned int bal = __ballot_sync(SC_FULL, lng && g == 0);
+        if (bal) {
+            const unsigned int lane = tid % 32;
+            unsigned int k = 0;
+            if (lane == 0)
+                k = atomicAdd(&s_count, (unsigned int)__popc(bal));
+            k = __shfl_sync(SC_FULL, k, 0) + __popc(bal & ((1u << lane) - 1));
+            if (PER_L > 1)   /* the slot of the group's lane 0 decides for the group */
+                k = __shfl_sync(SC_FULL, k, lane - g);
+            lng = lng && k < PER_LIST;
+            if (lng && g == 0)
+                s_list[k] = s;
+            if (lng)
+                hi = lo;
+        }
+#else
+        const bool lng = false;
+#endif
         unsigned long long rounds = (hi - lo + PER_L * RT_V - 1) / (PER_L * RT_V);
         if (PER_L > 1)
             rounds = per_warp_max(rounds);
         const rt_acc_t v = per_group(in, lo, hi, g, rounds);
-        if (g == 0 && s < nseg)
+        if (g == 0 && s < nseg && !lng)
             out[s] = rt_seg_out(v);
     }
+#if PER_ESC
+    __syncthreads();   /* the list is complete */
+    const unsigned int cnt = min(s_count, (unsigned int)PER_LIST);
+    for (unsigned int k = 0; k < cnt; k++)
+        per_long(in, offs, s_list[k], n, nseg, out, s_part);
+#endif
 #endif
 }

@@ -395,7 +395,19 @@ static void api_gpu_segmented_tuned(void **state)
         seg_call(ctx, RT_LAYOUT_OFFSETS, 1, RT_MIN, RT_F32, p, 100000, 1);
         seg_call_flags(ctx, RT_LAYOUT_OFFSETS, 0, RT_MIN, RT_F32, p, 100000, 0, RT_SEG_SKEWED);
         seg_call_flags(ctx, RT_LAYOUT_KEYS, 0, RT_MIN, RT_F32, p, 100000, 0, RT_SEG_SKEWED);
+        /* RT_SEG_UNIFORM with the check, which decides from the offsets (heavy: skewed) */
+        seg_call_flags(ctx, RT_LAYOUT_OFFSETS, 0, RT_MIN, RT_F32, p, 100000, 0, RT_SEG_UNIFORM);
     }
+    /* RT_SEG_UNIFORM: the group-per-segment winner without its long-segment list (LONG=0),
+     * said by explain; with RT_SEG_SKEWED, RT_EINVAL. */
+    assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, 100000, 33333,
+                                          RT_SEG_UNIFORM, buf, sizeof buf), RT_OK);
+    if (!strstr(buf, "uniform (no long-segment list)")
+        || (strstr(buf, ": seg_per ") && !strstr(buf, "LONG=0")))
+        fail_msg("%s", buf);
+    assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, 100000, 33333,
+                                          RT_SEG_UNIFORM | RT_SEG_SKEWED, buf, sizeof buf),
+                     RT_EINVAL);
     /* RT_SEG_SKEWED: the mean length 3 winner of this database is a group per segment
      * (seg_per) unless the tuner found otherwise; with the flag, only a balanced family
      * serves (the tuned "one" profile's, or the built-in seg_lb), and explain says so. */

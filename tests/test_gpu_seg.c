@@ -52,6 +52,8 @@ static const char *const variants[][6] = {
     {"seg_per", "B=256", "LANES=256", "V=2"},
     {"seg_per", "B=256", "LANES=1", "STAGE=1", "V=4"},
     {"seg_per", "B=64", "LANES=1", "STAGE=1", "V=1"},   /* 32-element chunks */
+    {"seg_per", "B=128", "LANES=4", "V=2", "LONG=1"},   /* over 8 elements: the block's walk */
+    {"seg_per", "B=64", "LANES=1", "V=1", "LONG=3"},
     {"seg_matrix", "B=256", "H=128", "W=16", "PAD=1", "PERSIST=0"},
     {"seg_matrix", "B=128", "H=64", "W=7", "PAD=0", "PERSIST=1"},
     {"seg_tb2", "B=256", "R=2", "PAD=1"},
@@ -320,6 +322,75 @@ static void seg_order_kept(void **state)
     free(want);
 }
 
+/* seg_per's long segments (LONG) walked by the block from an input that is not 16-byte
+ * aligned (one element past an allocation): the walk's scalar loads, i32 sum (exact) and f32
+ * min, every profile at 2^20 + 3 (heavy: segments of thousands of elements among short ones). */
+static void seg_per_long_unaligned(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    static const char *const params[] = {"B=128 LANES=1 V=1 LONG=2", "B=256 LANES=4 V=1 LONG=1"};
+    static const struct { rt_op op; rt_type type; } cases[] = {{RT_SUM, RT_I32}, {RT_MIN, RT_F32}};
+    const rt_family *f = family_find("seg_per");
+    assert_non_null(f);
+    rt_err e;
+    int threads = pool_cores();
+    const unsigned long long n = gpu_util_small() ? 4097 : NMAX;
+    CUdeviceptr in, seg, out, temp;
+    assert_int_equal(cu.MemAlloc(&in, (n + 16) * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&seg, (n + 16) * 8), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, (n + 16) * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&temp, 64u << 20), CUDA_SUCCESS);
+    void *host = malloc((n + 1) * 4), *got = malloc((n + 16) * 4);
+    assert_non_null(host);
+    assert_non_null(got);
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+        for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
+            rt_config cfg;
+            config_default(f, &cfg);
+            assert_int_equal(config_parse(f, params[pi], &cfg, &e), RT_OK);
+            config_force_layout(&cfg, SEG_LAYOUT_OFFSETS, 0);
+            cand *c;
+            int compiled, failed;
+            assert_int_equal(cands_make(&cfg, 1, cases[ci].op, cases[ci].type, &c, &e), RT_OK);
+            assert_int_equal(cands_compile(c, 1, arch, 1, NULL, &compiled, &failed, &e), RT_OK);
+            if (c[0].rc)
+                fail_msg("seg_per %s does not compile: %s", params[pi], c[0].err);
+            plan p;
+            if (plan_load(&p, c[0].cubin, PLAN_SEGMENTED, 4, dev.sm_count, &e))
+                fail_msg("seg_per %s: %s", params[pi], e.msg);
+            for (int prof = 0; prof < segdata_profile_count(); prof++) {
+                seg_data d;
+                seg_ref *refs;
+                assert_int_equal(segdata_make(prof, n, 41 + prof, &d), RT_OK);
+                data_fill(host, cases[ci].type, cases[ci].op, n, 77 + prof, n / 3, threads);
+                assert_int_equal(segdata_reference(host, cases[ci].type, cases[ci].op, &d, &refs,
+                                                   threads), RT_OK);
+                assert_int_equal(cu.MemcpyHtoD(in + 4, host, n * 4), CUDA_SUCCESS);
+                upload(&d, SEG_LAYOUT_OFFSETS, 0, seg);
+                if (plan_seg_launch(&p, in + 4, seg, n, d.nseg, out, temp, stream, &e)
+                    || cu.StreamSynchronize(stream) != CUDA_SUCCESS)
+                    fail_msg("seg_per %s %s: launch failed: %s", params[pi],
+                             segdata_profile_name(prof), e.msg);
+                assert_int_equal(cu.MemcpyDtoH(got, out, d.nseg * 4), CUDA_SUCCESS);
+                char why[1024];
+                if (!segdata_check(got, refs, cases[ci].type, cases[ci].op, &d, why, sizeof why))
+                    fail_msg("seg_per %s %s %s, input 4 bytes past 16-byte alignment: %s",
+                             params[pi], rt_op_name(cases[ci].op), segdata_profile_name(prof), why);
+                free(refs);
+                segdata_free(&d);
+            }
+            plan_unload(&p);
+            cands_free(c, 1);
+        }
+    cu.MemFree(in);
+    cu.MemFree(seg);
+    cu.MemFree(out);
+    cu.MemFree(temp);
+    free(host);
+    free(got);
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
@@ -477,6 +548,7 @@ int test_gpu_seg_group(void)
         cmocka_unit_test(seg_all_nan_RT_MIN_RT_F32), cmocka_unit_test(seg_all_nan_RT_MAX_RT_F32),
         cmocka_unit_test(seg_all_nan_RT_MIN_RT_F64), cmocka_unit_test(seg_all_nan_RT_MAX_RT_F64),
         cmocka_unit_test(seg_order_kept),
+        cmocka_unit_test(seg_per_long_unaligned),
         cmocka_unit_test(seg_types_builtin),
     };
     return cmocka_run_group_tests_name("gpu_seg", tests, gpu_setup, NULL);

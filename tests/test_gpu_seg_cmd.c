@@ -256,8 +256,11 @@ static void seg_reduce_command(void **state)
     free(r);
 
     /* Offsets that spread (999 one-element segments, then one of the rest): the command
-     * passes RT_SEG_SKEWED, which --explain names; the uniform offsets above did not. */
+     * passes RT_SEG_SKEWED, which --explain names; the uniform offsets above passed
+     * RT_SEG_UNIFORM. */
     assert_null(strstr(out_text, "skewed"));
+    if (!strstr(out_text, "uniform (no long-segment list)"))
+        fail_msg("--explain printed:\n%s", out_text);
     int32_t skew[1001];
     for (int s = 0; s < 1000; s++)
         skew[s] = s;

@@ -114,8 +114,9 @@ static long long offset_at(const void *offs, int off64, unsigned long long i)
 
 /* The flags of the segmented call: the offsets' width, and RT_SEG_SKEWED when the file's
  * offsets (on the host already) spread as family_seg_skewed says, where a kernel with a group
- * of threads per segment would leave that group a long segment (docs/segmented.md). Keys are
- * served by load-balanced kernels whatever the flag. */
+ * of threads per segment would leave that group a long segment (docs/segmented.md), else
+ * RT_SEG_UNIFORM (no list of long segments is needed). Keys are served by load-balanced
+ * kernels whatever the flag. */
 static unsigned seg_flags(const reduce_opts *o, const void *seg, unsigned long long n,
                           unsigned long long nseg)
 {
@@ -130,7 +131,7 @@ static unsigned seg_flags(const reduce_opts *o, const void *seg, unsigned long l
             longest = (unsigned long long)(at - before);
         before = at;
     }
-    return family_seg_skewed(longest, n, nseg) ? flags | RT_SEG_SKEWED : flags;
+    return flags | (family_seg_skewed(longest, n, nseg) ? RT_SEG_SKEWED : RT_SEG_UNIFORM);
 }
 
 /* Append one "  FILE: RULE: COUNT ENTRIES break it, the first DETAIL" line to the message. */

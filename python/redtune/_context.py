@@ -109,8 +109,10 @@ class Context:
               self._h)
         return buf.value.decode("utf-8", "replace")
 
-    def explain_segmented(self, layout, op, rtype, n, nseg, off64=False, skewed=False):
-        """rt_explain_segmented; layout "keys" or "offsets"; skewed: RT_SEG_SKEWED."""
+    def explain_segmented(self, layout, op, rtype, n, nseg, off64=False, skewed=False,
+                          uniform=False):
+        """rt_explain_segmented; layout "keys" or "offsets"; skewed: RT_SEG_SKEWED; uniform:
+        RT_SEG_UNIFORM."""
         lay = {"keys": C.RT_LAYOUT_KEYS, "offsets": C.RT_LAYOUT_OFFSETS}.get(layout)
         if lay is None:
             raise ValueError("redtune.explain_segmented: layout is %r; 'keys' or 'offsets'"
@@ -118,8 +120,8 @@ class Context:
         buf = ctypes.create_string_buffer(8192)
         check(library().rt_explain_segmented(
             self.handle, lay, self.op_handle(op), rtype, n, nseg,
-            (C.RT_SEG_OFF64 if off64 else 0) | (C.RT_SEG_SKEWED if skewed else 0), buf,
-            len(buf)), self._h)
+            (C.RT_SEG_OFF64 if off64 else 0) | (C.RT_SEG_SKEWED if skewed else 0)
+            | (C.RT_SEG_UNIFORM if uniform else 0), buf, len(buf)), self._h)
         return buf.value.decode("utf-8", "replace")
 
 

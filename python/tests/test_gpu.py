@@ -388,6 +388,17 @@ def test_segmented_skewed(fw):
     assert "skewed (load-balanced kernels only)" in text and " seg_lb " in text, text
     with pytest.raises(TypeError, match="skewed"):
         redtune.reduce_offsets(x, off, "min", skewed=1)
+    # uniform=True (RT_SEG_UNIFORM), a promise this call breaks: the same results, slower
+    uni = fw.to_numpy(redtune.reduce_offsets(x, off, "min", uniform=True))
+    assert (uni == r).all()
+    text = redtune.context(0).explain_segmented("offsets", "min", redtune.consts.RT_F32, n, nseg,
+                                                uniform=True)
+    assert "uniform (no long-segment list)" in text, text
+    assert " seg_per " not in text or "LONG=0" in text, text
+    with pytest.raises(ValueError, match="contradict"):
+        redtune.reduce_offsets(x, off, "min", skewed=True, uniform=True)
+    with pytest.raises(TypeError, match="uniform"):
+        redtune.reduce_offsets(x, off, "min", uniform="yes")
 
 
 CHECKED_SKEW = r"""
@@ -403,7 +414,7 @@ assert float(r.sum()) == float(off[-1])
 def test_checked_offsets_find_skew():
     """RT_SEG_CHECK's kernel finds the longest segment: a checked call with a segment of
     50000 among ones of 0-2 is decided as RT_SEG_SKEWED (REDTUNE_LOG=info says so), one with
-    equal lengths is not."""
+    equal lengths as RT_SEG_UNIFORM."""
     pytest.importorskip("cupy")
     import subprocess
     import sys
@@ -414,6 +425,8 @@ def test_checked_offsets_find_skew():
         assert p.returncode == 0, p.stderr
         said = "skewed lengths (load-balanced kernels only)" in p.stderr
         assert said == (kind == "skewed"), (kind, p.stderr)
+        said = "uniform lengths (no long-segment list)" in p.stderr
+        assert said == (kind == "even"), (kind, p.stderr)
 
 
 def test_user_op(fw):

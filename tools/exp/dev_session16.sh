@@ -1,0 +1,83 @@
+#!/bin/bash
+# dev_session16.sh STEP - device runs of the sixteenth session (issue 14: seg_per's long
+# segments walked by the block, LONG), one step a call on a warm H100; logs under $OUT/logs
+# (packed into $OUT/logs.tgz), a summary ($OUT/sum.txt) printed last. Carried: build/c16.tar.xz
+# (stripped binaries, unpacked into build/ on the device; `bash tools/exp/dev_session16.sh
+# pack` makes it here: build/bench_before/redtune_bench is the bench of the commit before,
+# built in a worktree) and build/devlib.
+#   long   the C GPU tests of the segmented kernels that LONG touches (the variants with LONG =
+#          1 and 3 in every test of tests/test_gpu_seg.c that is run, the unaligned walk), then
+#          redtune_bench --segmented offsets, the bench before (templates without LONG) and
+#          after, A B A B, over every offsets profile at 2^20 and 30 * 2^20, min and sum, f32
+#          and f64, cold, with db/tuned; then the heavy profile with a copy of db/tuned without
+#          its offsets:heavy rows (the lookup by mean length then takes a group per segment at
+#          30 * 2^20 too), before and after.
+step=${1:?step: pack or long}
+if [ "$step" = pack ]; then
+    set -e
+    rm -rf /tmp/c16 && mkdir -p /tmp/c16
+    for f in ${PACK:-redtune tests/all bench/redtune_bench bench_before/redtune_bench}; do
+        mkdir -p "/tmp/c16/$(dirname "$f")"
+        cp "build/$f" "/tmp/c16/$f"
+    done
+    find /tmp/c16 -type f -exec strip {} \;
+    tar -C /tmp/c16 -cJf build/c16.tar.xz .
+    ls -la build/c16.tar.xz
+    exit 0
+fi
+export LD_LIBRARY_PATH=$PWD/build/devlib
+[ -f build/c16.tar.xz ] && tar -C build -xJf build/c16.tar.xz
+L=$OUT/logs
+mkdir -p "$L"
+S=$OUT/sum.txt
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader > "$S"
+date -u +%Y-%m-%dT%H:%M:%SZ >> "$S"
+# tests FILTER [LIMIT]: the C GPU tests whose names match FILTER, a line in the summary.
+tests() {
+    local log=$L/tests_${1//\*/}.log t0
+    t0=$(date +%s)
+    REDTUNE_TEST_FILTER="$1" CMOCKA_MESSAGE_OUTPUT=TAP timeout "${2:-200}" build/tests/all gpu > "$log" 2>&1
+    echo "C GPU tests '$1': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$log") ok, $(grep '^not ok' "$log" | grep -vc SKIP) not ok" >> "$S"
+    grep -A8 '^not ok' "$log" | grep -v SKIP | head -12 >> "$S"
+}
+# seg_ab TAG DB ARGS...: redtune_bench --segmented offsets ARGS, before and after, A B A B
+# (ROUNDS=1: A B), the table of tools/exp/seg_ab.py printed.
+seg_ab() {
+    local tag=$1 db=$2 r v bin
+    shift 2
+    for r in $(seq 1 "${ROUNDS:-2}"); do
+        for v in before after; do
+            bin=build/bench/redtune_bench
+            [ $v = before ] && bin=build/bench_before/redtune_bench
+            timeout 200 "$bin" --db "$db" --segmented offsets "$@" --csv "$L/seg${tag}_${v}_$r.csv" \
+                > "$L/seg${tag}_${v}_$r.log" 2>&1
+            echo "bench $tag $v run $r: exit $?" >> "$S"
+        done
+    done
+    python3 tools/exp/seg_ab.py "$L" before after "$tag" >> "$S" 2>&1
+}
+T=build/redtune.db
+build/redtune load --force -o "$T" db/tuned/*.sql > /dev/null
+case $step in
+long)
+    tests 'seg_per_long*' 120
+    tests 'seg_order_kept' 120
+    tests 'seg_RT_MIN_RT_F32' 120
+    tests 'seg_RT_ARGMAX_RT_F64' 120
+    tests 'seg_all_nan_RT_MAX_RT_F32' 120
+    seg_ab "" "$T" --profiles one,rand10_50,len3,len1,len1000,heavy --sizes 2^20,30M \
+        --ops min,sum --types f32,f64 --regimes cold
+    cp "$T" build/noheavy.db
+    python3 - build/noheavy.db <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("delete from best where layout = 'offsets:heavy'")
+c.commit()
+PY
+    ROUNDS=1 seg_ab _noheavy build/noheavy.db --profiles heavy --sizes 2^20,30M --ops min --types f32 \
+        --regimes cold --reps 20 ;;
+*)
+    echo "dev_session16.sh: no step '$step'" >&2; exit 2 ;;
+esac
+tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$L"
+cat "$S"
