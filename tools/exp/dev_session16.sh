@@ -12,7 +12,13 @@
 #          and f64, cold, with db/tuned; then the heavy profile with a copy of db/tuned without
 #          its offsets:heavy rows (the lookup by mean length then takes a group per segment at
 #          30 * 2^20 too), before and after.
-step=${1:?step: pack or long}
+#   final  after the CUBINs of db/tuned were refreshed for LONG: the C GPU tests of the
+#          segmented library calls ('api_gpu_seg*': RT_SEG_UNIFORM's calls, explain and
+#          RT_EINVAL), the seg_per kernels ('seg_per_long*', 'seg_order_kept', 'seg_RT_SUM_RT_I32')
+#          and `redtune reduce` ('seg_reduce*'), the Python segmented GPU tests, then
+#          redtune_bench --segmented offsets before, after, and after with --uniform, A B C A B C,
+#          heavy, len1, len3 and rand10_50 at 2^20 and 30 * 2^20, min and sum f32, cold.
+step=${1:?step: pack, long or final}
 if [ "$step" = pack ]; then
     set -e
     rm -rf /tmp/c16 && mkdir -p /tmp/c16
@@ -40,21 +46,25 @@ tests() {
     echo "C GPU tests '$1': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$log") ok, $(grep '^not ok' "$log" | grep -vc SKIP) not ok" >> "$S"
     grep -A8 '^not ok' "$log" | grep -v SKIP | head -12 >> "$S"
 }
-# seg_ab TAG DB ARGS...: redtune_bench --segmented offsets ARGS, before and after, A B A B
-# (ROUNDS=1: A B), the table of tools/exp/seg_ab.py printed.
+# seg_ab TAG DB ARGS...: redtune_bench --segmented offsets ARGS, before and after (and
+# after with --uniform when VARIANTS says so), A B A B (ROUNDS=1: A B), the tables of
+# tools/exp/seg_ab.py printed.
 seg_ab() {
-    local tag=$1 db=$2 r v bin
+    local tag=$1 db=$2 r v bin extra
     shift 2
     for r in $(seq 1 "${ROUNDS:-2}"); do
-        for v in before after; do
-            bin=build/bench/redtune_bench
+        for v in ${VARIANTS:-before after}; do
+            bin=build/bench/redtune_bench extra=
             [ $v = before ] && bin=build/bench_before/redtune_bench
-            timeout 200 "$bin" --db "$db" --segmented offsets "$@" --csv "$L/seg${tag}_${v}_$r.csv" \
-                > "$L/seg${tag}_${v}_$r.log" 2>&1
+            [ $v = uniform ] && extra=--uniform
+            timeout 200 "$bin" --db "$db" --segmented offsets "$@" $extra \
+                --csv "$L/seg${tag}_${v}_$r.csv" > "$L/seg${tag}_${v}_$r.log" 2>&1
             echo "bench $tag $v run $r: exit $?" >> "$S"
         done
     done
-    python3 tools/exp/seg_ab.py "$L" before after "$tag" >> "$S" 2>&1
+    for v in ${VARIANTS:-before after}; do
+        [ $v = before ] || python3 tools/exp/seg_ab.py "$L" before $v "$tag" >> "$S" 2>&1
+    done
 }
 T=build/redtune.db
 build/redtune load --force -o "$T" db/tuned/*.sql > /dev/null
@@ -76,6 +86,21 @@ c.commit()
 PY
     ROUNDS=1 seg_ab _noheavy build/noheavy.db --profiles heavy --sizes 2^20,30M --ops min --types f32 \
         --regimes cold --reps 20 ;;
+final)
+    tests 'api_gpu_seg*' 150
+    tests 'seg_per_long*' 60
+    tests 'seg_order_kept' 60
+    tests 'seg_RT_SUM_RT_I32' 60
+    tests 'seg_reduce*' 120
+    cp "$T" build/python/redtune/redtune.db
+    t0=$(date +%s)
+    PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+        timeout 150 python3 -P -m pytest -q -p no:cacheprovider -k 'segment or offsets or skew' \
+        python/tests/test_gpu.py > "$L/pytest_seg.log" 2>&1
+    echo "python segmented GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_seg.log")" >> "$S"
+    grep -E '^(FAILED|ERROR)' "$L/pytest_seg.log" | head -20 >> "$S"
+    VARIANTS="before after uniform" seg_ab _final "$T" --profiles heavy,len1,len3,rand10_50 \
+        --sizes 2^20,30M --ops min,sum --types f32 --regimes cold ;;
 *)
     echo "dev_session16.sh: no step '$step'" >&2; exit 2 ;;
 esac
