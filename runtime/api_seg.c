@@ -94,17 +94,16 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
     int mb = mean > 1 ? (int)floor(2 * log2(mean)) : 0;
     seg_decision *d;
     optype_ts ts;
-    char tn[96];
+    char tnb[96];
     int rc = RT_OK;
     /* Specs that resolve alike share a decision: keyed by the canonical spec. */
     rt_type canon = optype_resolve(op, type, &ts, NULL, 0) ? type : ts.canon;
-    api_typename(op, type, tn, sizeof tn);
+    const char *tn = api_typename(op, type, tnb, sizeof tnb);   /* tnb unused for plain types */
     pthread_mutex_lock(&ctx->lock);
     for (d = ctx->seg_decisions; d; d = d->next)
         if (d->layout == layout && d->off64 == off64 && d->aligned == aligned
             && d->skewed == skewed && d->uniform == uniform && d->op == op && d->type == canon
-            && d->nb == nb
-            && d->mb == mb)
+            && d->nb == nb && d->mb == mb)
             goto done;
     if (capturing) {
         rc = rt_seterr(e, RT_ECAPTURE, "%s: %s %s n = %llu nseg = %llu: the stream is "

@@ -416,7 +416,7 @@ static void api_gpu_segmented_tuned(void **state)
     if (!strstr(buf, "skewed (load-balanced kernels only): seg_lb "))
         fail_msg("%s", buf);
     assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, 100000, 33333,
-                                          8u, buf, sizeof buf), RT_EINVAL);
+                                          16u, buf, sizeof buf), RT_EINVAL);
     rt_close(ctx);
 }
 
