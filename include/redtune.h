@@ -355,7 +355,7 @@ int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op);
  * a list of the segments longer than its LONG rounds and reduces them with the whole block
  * after its tiles, so that a heavy tail costs a block's read of each long segment, not one
  * lane's walk of it (docs/segmented.md, "Heavy tails"); where every segment is short the
- * list costs up to 13% (measured on the H100, docs/results.md). RT_SEG_UNIFORM says the
+ * list costs up to 12% (measured on the H100, docs/results.md). RT_SEG_UNIFORM says the
  * lengths stay near their mean (the longest within 16 times it): the winner runs without the
  * list (seg_per LONG = 0, compiled with NVRTC once). RT_SEG_SKEWED with RT_SEG_UNIFORM is
  * RT_EINVAL. With RT_SEG_CHECK the check kernel also finds the longest segment of the

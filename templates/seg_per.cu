@@ -10,7 +10,7 @@
 // @param B 256 threads per block (multiple of 32, 32..1024)
 // @param LANES 32 threads per segment: 1, 2, 4, 8, 16, 32 (a warp), or B (a block per segment, CUB's scheme)
 // @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 0: each lane loads its own segment
-// @param LONG 64 (LANES < B, STAGE = 0) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tiles, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
+// @param LONG 64 (LANES < 32, STAGE = 0) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tile, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
 // seg_per.cu - one group of threads per segment (unit 2: a tile is B / LANES segments), the
@@ -34,19 +34,19 @@
 // buffer. Reads of the buffer stay inside it for any offsets (each lane clips its segment to
 // the chunk), and the loads stay inside [0, n) since sc_off clamps offsets to n.
 //
-// LONG > 0 (LANES < B, STAGE = 0): a group whose segment is longer than LONG rounds puts it on
-// the block's list in shared memory (a slot per segment from one shared atomic per warp) and
-// runs no rounds for it; after its last tile the block reduces the listed segments one after
-// the other as LANES = B does (B/32 contiguous parts, one per warp, the parts in one more
-// ordered tree), a warp's lanes taking up to 16 bytes (4 values) each per round where `in` is
-// aligned to that, one element otherwise, a round at a time. A full list (PER_LIST) leaves
-// later long segments with their groups. Where every segment is short the list costs a ballot
-// per tile and one barrier per block; where a few are long (a heavy tail: Pareto lengths with a
-// mean of 5), the longest costs a block's read of it instead of a lane's walk of it
-// (docs/segmented.md, "Heavy tails"). The walk sits in the kernel beside the groups' loop,
-// and ptxas gives the kernel the registers of the larger: with LONG the kernel asks for a full
-// SM (2048 / B blocks) where a lane's round is at most 16 bytes, which keeps the groups' loop
-// in the 32 registers it takes alone.
+// LONG > 0 (LANES < 32, STAGE = 0): in the block's last tile (its only one: the plan's grid
+// is one block per tile), a group whose segment is longer than LONG rounds runs no rounds for
+// it; the warp's ballot of such groups goes to shared memory, and after the loop one
+// __syncthreads_or says whether the block has any. If so, the block reduces them one after the
+// other as LANES = B does (B/32 contiguous parts, one per warp, the parts in one more ordered
+// tree), a warp's lanes taking up to 16 bytes (4 values) each per round where `in` is aligned
+// to that, one element otherwise, a round at a time. (A block given several tiles would leave
+// the long segments of all but its last to their groups.) Where every segment is short this
+// costs a ballot per tile and one barrier per block; where a few are long (a heavy tail: Pareto
+// lengths with a mean of 5), the longest costs a block's read of it instead of a lane's walk
+// of it (docs/segmented.md, "Heavy tails"). The walk runs after the loop, a round at a time,
+// so that it adds few registers to the groups' loop; the kernel asks for a full SM (2048 / B
+// blocks) where a lane's round is at most 32 bytes.
 
 #ifndef RT_PRELUDE
 #include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */
@@ -88,7 +88,6 @@ static_assert(RT_LONG >= 0 && RT_LONG <= (1 << 24), "seg_per: LONG must be in 0.
 #define PER_L (PER_BLOCK ? 32 : RT_LANES)                /* lanes that share a shuffle tree */
 #define PER_SEGS (RT_B / RT_LANES)                       /* segments per tile */
 #define PER_ESC (RT_LONG > 0 && PER_L < 32 && !RT_STAGE)    /* long segments go to the block */
-#define PER_LIST 256                                      /* long segments a block keeps */
 #if defined(RT_TYPE_F64) || defined(RT_TYPE_I64) || defined(RT_TYPE_U64)
 #define PER_VSIZE 8                                       /* sizeof(rt_value_t), for #if */
 #elif defined(RT_TYPE_F16) || defined(RT_TYPE_BF16)
@@ -298,12 +297,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
 #else
     const unsigned int g = tid % PER_L;
 #if PER_ESC
-    __shared__ unsigned long long s_list[PER_LIST];   /* the block's long segments */
-    __shared__ unsigned int s_count;
+    __shared__ unsigned int s_long[RT_B / 32];   /* per warp: the lanes whose group left its segment */
     __shared__ rt_acc_t s_part[RT_B / 32];
-    if (tid == 0)
-        s_count = 0;
-    __syncthreads();
+    bool last_lng = false;                       /* this thread's group left its last tile's segment */
 #endif
     for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const unsigned long long s = t * PER_SEGS + tid / PER_L;
@@ -313,23 +309,15 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             hi = max(lo, sc_off(offs, s + 1, n, nseg));
         }
 #if PER_ESC
-        /* A segment of more than LONG rounds goes on the block's list, while it has room. */
-        bool lng = hi - lo > (unsigned long long)RT_LONG * (PER_L * RT_V);
+        /* In the block's last tile (its only one unless ntiles exceeds the grid), a segment of
+         * more than LONG rounds is left to the block, after the loop. */
+        const bool lng = t + gridDim.x >= ntiles && hi - lo > (unsigned long long)RT_LONG * (PER_L * RT_V);
         const unsigned int bal = __ballot_sync(SC_FULL, lng && g == 0);
-        if (bal) {
-            const unsigned int lane = tid % 32;
-            unsigned int k = 0;
-            if (lane == 0)
-                k = atomicAdd(&s_count, (unsigned int)__popc(bal));
-            k = __shfl_sync(SC_FULL, k, 0) + __popc(bal & ((1u << lane) - 1));
-            if (PER_L > 1)   /* the slot of the group's lane 0 decides for the group */
-                k = __shfl_sync(SC_FULL, k, lane - g);
-            lng = lng && k < PER_LIST;
-            if (lng && g == 0)
-                s_list[k] = s;
-            if (lng)
-                hi = lo;
-        }
+        if (tid % 32 == 0)
+            s_long[tid / 32] = bal;
+        if (lng)
+            hi = lo;
+        last_lng = lng;
 #else
         const bool lng = false;
 #endif
@@ -341,10 +329,12 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             out[s] = rt_seg_out(v);
     }
 #if PER_ESC
-    __syncthreads();   /* the list is complete */
-    const unsigned int cnt = min(s_count, (unsigned int)PER_LIST);
-    for (unsigned int k = 0; k < cnt; k++)
-        per_long(in, offs, s_list[k], n, nseg, out, s_part);
+    if (__syncthreads_or(last_lng)) {   /* the barrier also publishes s_long */
+        const unsigned long long t = blockIdx.x + (ntiles - 1 - blockIdx.x) / gridDim.x * gridDim.x;
+        for (unsigned int w = 0; w < RT_B / 32; w++)
+            for (unsigned int m = s_long[w]; m; m &= m - 1)
+                per_long(in, offs, t * PER_SEGS + (w * 32 + __ffs(m) - 1) / PER_L, n, nseg, out, s_part);
+    }
 #endif
 #endif
 }

@@ -110,7 +110,7 @@ def reduce_offsets(x, offsets, op, out=None, stream=None, check=False, skewed=Fa
     (RT_SEG_SKEWED) when the lengths may spread widely (a few segments far longer than the
     mean): only load-balanced kernels serve the call. uniform=True (RT_SEG_UNIFORM) when they
     stay near their mean (the longest within 16 times it): a group-per-segment winner runs
-    without its list of long segments (up to 13% faster; a long segment then costs one group
+    without its list of long segments (up to 12% faster; a long segment then costs one group
     its whole length). check=True decides between the two from the offsets itself."""
     return _segmented("redtune.reduce_offsets", x, offsets, "offsets", op, out, stream, check,
                       None, C.RT_LAYOUT_OFFSETS, skewed, uniform)

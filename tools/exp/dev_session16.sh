@@ -21,7 +21,19 @@
 #   check  after final's two failures were fixed (a test's unknown flag 8 is RT_SEG_UNIFORM
 #          now; seg_decide logged an unset type name): the C GPU tests 'api_gpu*', two seg_*
 #          groups, and the whole Python GPU suite.
-step=${1:?step: pack, long, final or check}
+#   cap    the launch bound's share of the list's cost on short segments: the bench before,
+#          after (LONG with __launch_bounds__(B, 2048 / B)) and v3 (build/bench_v3: the same
+#          template without the bound), A B C A B C, len1, len3, rand10_50, f32 min and sum at
+#          2^20 and 30 * 2^20; then f64 min at 30 * 2^20, one round.
+#   tile   the list's mechanics: after (a shared counter, a barrier at the start) against v4
+#          (build/bench_v4: only the block's last tile, in practice its only one, leaves long
+#          segments, per-warp ballot masks, no counter, no first barrier; the launch bound) and
+#          v5 (v4 without the bound), A B C D A B C D, the cases of cap.
+#   final2 v4 taken (templates/seg_per.cu; CUBINs refreshed): the segmented C GPU tests of
+#          final and two seg_* groups, the Python segmented GPU tests, then long's benches
+#          (every profile, min and sum, f32 and f64, 2^20 and 30 * 2^20, A B A B; heavy
+#          without the heavy rows, f32 and f64, one round).
+step=${1:?step: pack, long, final, check, cap, tile or final2}
 if [ "$step" = pack ]; then
     set -e
     rm -rf /tmp/c16 && mkdir -p /tmp/c16
@@ -58,7 +70,7 @@ seg_ab() {
     for r in $(seq 1 "${ROUNDS:-2}"); do
         for v in ${VARIANTS:-before after}; do
             bin=build/bench/redtune_bench extra=
-            [ $v = before ] && bin=build/bench_before/redtune_bench
+            [ -x build/bench_$v/redtune_bench ] && bin=build/bench_$v/redtune_bench
             [ $v = uniform ] && extra=--uniform
             timeout 200 "$bin" --db "$db" --segmented offsets "$@" $extra \
                 --csv "$L/seg${tag}_${v}_$r.csv" > "$L/seg${tag}_${v}_$r.log" 2>&1
@@ -115,6 +127,39 @@ check)
         > "$L/pytest_gpu.log" 2>&1
     echo "python GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_gpu.log")" >> "$S"
     grep -E '^(FAILED|ERROR)' "$L/pytest_gpu.log" | head -20 >> "$S" ;;
+cap)
+    VARIANTS="before after v3" seg_ab _cap "$T" --profiles len1,len3,rand10_50 \
+        --sizes 2^20,30M --ops min,sum --types f32 --regimes cold
+    VARIANTS="before after v3" ROUNDS=1 seg_ab _cap64 "$T" --profiles len1,len3,rand10_50 \
+        --sizes 30M --ops min --types f64 --regimes cold ;;
+tile)
+    VARIANTS="before after v4 v5" seg_ab _tile "$T" --profiles len1,len3,rand10_50 \
+        --sizes 2^20,30M --ops min,sum --types f32 --regimes cold ;;
+final2)
+    tests 'api_gpu_seg*' 150
+    tests 'seg_per_long*' 60
+    tests 'seg_order_kept' 60
+    tests 'seg_RT_MIN_RT_F32' 60
+    tests 'seg_RT_ARGMAX_RT_F64' 60
+    tests 'seg_reduce*' 120
+    cp "$T" build/python/redtune/redtune.db
+    t0=$(date +%s)
+    PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+        timeout 150 python3 -P -m pytest -q -p no:cacheprovider -k 'segment or offsets or skew' \
+        python/tests/test_gpu.py > "$L/pytest_seg.log" 2>&1
+    echo "python segmented GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_seg.log")" >> "$S"
+    grep -E '^(FAILED|ERROR)' "$L/pytest_seg.log" | head -20 >> "$S"
+    seg_ab _final2 "$T" --profiles one,rand10_50,len3,len1,len1000,heavy --sizes 2^20,30M \
+        --ops min,sum --types f32,f64 --regimes cold
+    cp "$T" build/noheavy.db
+    python3 - build/noheavy.db <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("delete from best where layout = 'offsets:heavy'")
+c.commit()
+PY
+    ROUNDS=1 seg_ab _final2_noheavy build/noheavy.db --profiles heavy --sizes 2^20,30M \
+        --ops min --types f32,f64 --regimes cold --reps 20 ;;
 *)
     echo "dev_session16.sh: no step '$step'" >&2; exit 2 ;;
 esac
