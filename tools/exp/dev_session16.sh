@@ -33,6 +33,9 @@
 #          final and two seg_* groups, the Python segmented GPU tests, then long's benches
 #          (every profile, min and sum, f32 and f64, 2^20 and 30 * 2^20, A B A B; heavy
 #          without the heavy rows, f32 and f64, one round).
+# The calls ran this script as committed before 7cf475d's successor: the Python tests and the
+# copy without the heavy rows were inlined per step; they are the functions pytests and noheavy
+# now, unchanged in what they run.
 step=${1:?step: pack, long, final, check, cap, tile or final2}
 if [ "$step" = pack ]; then
     set -e
@@ -81,6 +84,29 @@ seg_ab() {
         [ $v = before ] || python3 tools/exp/seg_ab.py "$L" before $v "$tag" >> "$S" 2>&1
     done
 }
+# pytests NAME LIMIT [-k EXPR]: the Python GPU tests (the package of build/python with db/tuned),
+# a line in the summary.
+pytests() {
+    local name=$1 limit=$2 t0
+    shift 2
+    cp "$T" build/python/redtune/redtune.db
+    t0=$(date +%s)
+    PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+        timeout "$limit" python3 -P -m pytest -q -p no:cacheprovider "$@" python/tests/test_gpu.py \
+        > "$L/pytest_$name.log" 2>&1
+    echo "python GPU tests ($name): exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_$name.log")" >> "$S"
+    grep -E '^(FAILED|ERROR)' "$L/pytest_$name.log" | head -20 >> "$S"
+}
+# noheavy DB: a copy of db/tuned without its offsets:heavy rows.
+noheavy() {
+    cp "$T" "$1"
+    python3 - "$1" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("delete from best where layout = 'offsets:heavy'")
+c.commit()
+PY
+}
 T=build/redtune.db
 build/redtune load --force -o "$T" db/tuned/*.sql > /dev/null
 case $step in
@@ -92,13 +118,7 @@ long)
     tests 'seg_all_nan_RT_MAX_RT_F32' 120
     seg_ab "" "$T" --profiles one,rand10_50,len3,len1,len1000,heavy --sizes 2^20,30M \
         --ops min,sum --types f32,f64 --regimes cold
-    cp "$T" build/noheavy.db
-    python3 - build/noheavy.db <<'PY'
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-c.execute("delete from best where layout = 'offsets:heavy'")
-c.commit()
-PY
+    noheavy build/noheavy.db
     ROUNDS=1 seg_ab _noheavy build/noheavy.db --profiles heavy --sizes 2^20,30M --ops min --types f32 \
         --regimes cold --reps 20 ;;
 final)
@@ -107,26 +127,14 @@ final)
     tests 'seg_order_kept' 60
     tests 'seg_RT_SUM_RT_I32' 60
     tests 'seg_reduce*' 120
-    cp "$T" build/python/redtune/redtune.db
-    t0=$(date +%s)
-    PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
-        timeout 150 python3 -P -m pytest -q -p no:cacheprovider -k 'segment or offsets or skew' \
-        python/tests/test_gpu.py > "$L/pytest_seg.log" 2>&1
-    echo "python segmented GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_seg.log")" >> "$S"
-    grep -E '^(FAILED|ERROR)' "$L/pytest_seg.log" | head -20 >> "$S"
+    pytests seg 150 -k 'segment or offsets or skew'
     VARIANTS="before after uniform" seg_ab _final "$T" --profiles heavy,len1,len3,rand10_50 \
         --sizes 2^20,30M --ops min,sum --types f32 --regimes cold ;;
 check)
     tests 'api_gpu*' 200
     tests 'seg_RT_ARGMIN_RT_F32' 60
     tests 'seg_all_nan_RT_MIN_RT_F64' 60
-    cp "$T" build/python/redtune/redtune.db
-    t0=$(date +%s)
-    PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
-        timeout 240 python3 -P -m pytest -q -p no:cacheprovider python/tests/test_gpu.py \
-        > "$L/pytest_gpu.log" 2>&1
-    echo "python GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_gpu.log")" >> "$S"
-    grep -E '^(FAILED|ERROR)' "$L/pytest_gpu.log" | head -20 >> "$S" ;;
+    pytests gpu 240 ;;
 cap)
     VARIANTS="before after v3" seg_ab _cap "$T" --profiles len1,len3,rand10_50 \
         --sizes 2^20,30M --ops min,sum --types f32 --regimes cold
@@ -142,22 +150,10 @@ final2)
     tests 'seg_RT_MIN_RT_F32' 60
     tests 'seg_RT_ARGMAX_RT_F64' 60
     tests 'seg_reduce*' 120
-    cp "$T" build/python/redtune/redtune.db
-    t0=$(date +%s)
-    PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
-        timeout 150 python3 -P -m pytest -q -p no:cacheprovider -k 'segment or offsets or skew' \
-        python/tests/test_gpu.py > "$L/pytest_seg.log" 2>&1
-    echo "python segmented GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_seg.log")" >> "$S"
-    grep -E '^(FAILED|ERROR)' "$L/pytest_seg.log" | head -20 >> "$S"
+    pytests seg 150 -k 'segment or offsets or skew'
     seg_ab _final2 "$T" --profiles one,rand10_50,len3,len1,len1000,heavy --sizes 2^20,30M \
         --ops min,sum --types f32,f64 --regimes cold
-    cp "$T" build/noheavy.db
-    python3 - build/noheavy.db <<'PY'
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-c.execute("delete from best where layout = 'offsets:heavy'")
-c.commit()
-PY
+    noheavy build/noheavy.db
     ROUNDS=1 seg_ab _final2_noheavy build/noheavy.db --profiles heavy --sizes 2^20,30M \
         --ops min --types f32,f64 --regimes cold --reps 20 ;;
 *)
