@@ -165,6 +165,16 @@ def test_non_contiguous_is_refused_before_anything():
                                                 code=_arrays.kDLInt), "sum")
 
 
+def test_segment_flags_are_checked_before_the_library():
+    off = DLPack(shape=(5,), code=_arrays.kDLInt)
+    with pytest.raises(ValueError, match="^redtune.reduce_offsets: skewed=True .* and "
+                       "uniform=True .* contradict each other$"):
+        redtune.reduce_offsets(DLPack(), off, "sum", skewed=True, uniform=True)
+    with pytest.raises(TypeError, match="^redtune.reduce_offsets: uniform is 'yes'; True or "
+                       "False is expected$"):
+        redtune.reduce_offsets(DLPack(), off, "sum", uniform="yes")
+
+
 def test_out_is_checked():
     x = DLPack(shape=(8,))
     with pytest.raises(ValueError, match=r"^redtune.sum: out must hold 1 element of f32; it "
