@@ -66,7 +66,7 @@ static int seg_config(const char *family, const char *params, int layout, int of
     if (!aligned)
         config_set(cfg, "V", 1, &ignore);   /* families without V ignore it */
     if (uniform)
-        config_set(cfg, "LONG", 0, &ignore);   /* and those without LONG, LONG */
+        config_set(cfg, "LONG", 0, &ignore);   /* families without LONG ignore it */
     config_format(cfg, after, sizeof after);
     *changed = strcmp(before, after) != 0;
     return RT_OK;
@@ -85,10 +85,13 @@ static int seg_flags_check(const char *fn, unsigned flags, rt_err *e)
 
 /* The decision of a segmented case, made (and its kernel loaded) the first time; while the
  * stream is capturing ('capturing' names the call) a case not made yet is RT_ECAPTURE. */
-static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewed, int uniform, rt_op op,
-                      rt_type type, unsigned long long n, unsigned long long nseg,
+static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewed, int uniform,
+                      rt_op op, rt_type type, unsigned long long n, unsigned long long nseg,
                       const char *capturing, seg_decision **out, rt_err *e)
 {
+    /* Only an offsets family gives a segment a group of threads (seg_per, its LONG): for keys
+     * uniform lengths change nothing, and share the decision of a call that does not say. */
+    uniform = uniform && layout == RT_LAYOUT_OFFSETS;
     unsigned nb = n ? api_bucket_of(n) : 0;
     double mean = nseg ? (double)n / (double)nseg : 1;
     int mb = mean > 1 ? (int)floor(2 * log2(mean)) : 0;
@@ -141,8 +144,8 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
         rc = rt_seterr(e, RT_ENOMEM, "out of memory");
         goto done;
     }
-    *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, skewed, uniform, op, canon, nb, mb,
-                        k, row ? c->level : LEVEL_BUILTIN, row, c->dev.name, changed, c};
+    *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, skewed, uniform, op, canon,
+                        nb, mb, k, row ? c->level : LEVEL_BUILTIN, row, c->dev.name, changed, c};
     ctx->seg_decisions = d;
     if (ctx->cap.log) {
         char what[RT_NAME_MAX + 160];
