@@ -120,13 +120,18 @@ static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p,
                     x[u][k] = ax_ld(r + (k < w ? k : w - 1));
             }
         }
+        /* Column k's U rows in one accumulator: the glue's run where it has one (argmin/argmax:
+         * a tree of the values and one lift; mean, var_mean: built-ins, which commute), else U
+         * lifts and the ordered tree (co_tree keeps the order). Row u is first + (l + u) * step. */
 #pragma unroll
         for (unsigned int k = 0; k < RT_CV; k++) {
-            rt_acc_t t[RT_U];
+            rt_value_t t[RT_U];
 #pragma unroll
             for (unsigned int u = 0; u < RT_U; u++)
-                t[u] = rt_lift(x[u][k], first + (l + u) * step);
-            acc[k] = rt_combine(acc[k], ax_tree<RT_U>(t));
+                t[u] = x[u][k];
+            acc[k] = rt_combine(acc[k], co_lift_run(t, [&](int u) {
+                return first + (l + (unsigned long long)u) * step;
+            }));
         }
     }
     if (l < b) {
@@ -152,7 +157,20 @@ static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(RT_B, ax_min_blocks(RT_B, RT_U * RT_CV * sizeof(rt_value_t), RT_U * RT_CV, RT_U * RT_CV + RT_CV))
+/* The launch bound's blocks an SM (ax_min_blocks). argmin/argmax through the glue's run lift
+ * no element: CV accumulators, the loads and their places; where a thread's loads are at
+ * most 32 bytes the bound asks for 1024 threads an SM (64 registers, no spill in the space).
+ * Left to the estimate, ptxas took 72 registers for argmax f32 at B = 512 (one block an SM,
+ * 1.58x the time of the 64 it took before the run; H100, docs/results.md). */
+#if defined(RT_LIFT_RUN) && (defined(RT_OP_ARGMAX) || defined(RT_OP_ARGMIN))
+#define AC_LOAD_BYTES (RT_U * RT_CV * (unsigned int)sizeof(rt_value_t))
+#define AC_MIN_BLOCKS (AC_LOAD_BYTES <= 32 && ax_min_blocks(RT_B, AC_LOAD_BYTES, RT_U * RT_CV, RT_CV) < 1024 / RT_B \
+                       ? 1024 / RT_B : ax_min_blocks(RT_B, AC_LOAD_BYTES, RT_U * RT_CV, RT_CV))
+#else
+#define AC_MIN_BLOCKS ax_min_blocks(RT_B, RT_U * RT_CV * sizeof(rt_value_t), RT_U * RT_CV, RT_U * RT_CV + RT_CV)
+#endif
+
+extern "C" __global__ void __launch_bounds__(RT_B, AC_MIN_BLOCKS)
 rt_axis(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, rt_acc_t *__restrict__ part,
         unsigned int *__restrict__ counter, unsigned long long outer, unsigned long long len,
         unsigned long long inner)

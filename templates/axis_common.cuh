@@ -73,20 +73,6 @@ __device__ __forceinline__ void ax_ldv(const T *__restrict__ p, T *x)
     }
 }
 
-/* The N values of a[] combined as a balanced tree in index order: log2(N) dependent combines
- * instead of N in a chain, and the order kept (a non-commutative operator gets the fold). */
-template <unsigned int N>
-__device__ __forceinline__ rt_acc_t ax_tree(rt_acc_t (&a)[N])
-{
-#pragma unroll
-    for (unsigned int s = 1; s < N; s *= 2) {
-#pragma unroll
-        for (unsigned int k = 0; k + s < N; k += 2 * s)
-            a[k] = rt_combine(a[k], a[k + s]);
-    }
-    return a[0];
-}
-
 /* a / b: an inline 32-bit division where both fit (the common case), else the 64-bit one
  * (a subroutine call in SASS). */
 __device__ __forceinline__ unsigned long long ax_div(unsigned long long a, unsigned long long b)

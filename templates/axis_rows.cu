@@ -120,13 +120,18 @@ static __device__ __forceinline__ rt_acc_t ar_reduce(const rt_value_t *__restric
             else
                 x[u][0] = ax_ld(p + u * pstep);
         }
-        rt_acc_t a[RT_U * VV];
+        /* The round's U*VV elements in one accumulator: the glue's run where it has one
+         * (argmin/argmax: a tree of the values and one lift; mean, var_mean), else U*VV lifts
+         * and the tree. Element k is at l + (k / VV) * STEP + k % VV of the row. */
+        rt_value_t e[RT_U * VV];
 #pragma unroll
         for (unsigned int u = 0; u < RT_U; u++)
 #pragma unroll
-            for (unsigned int e = 0; e < VV; e++)
-                a[u * VV + e] = rt_lift(x[u][e], l + u * STEP + e);
-        acc = rt_combine(acc, ax_tree<RT_U * VV>(a));
+            for (unsigned int q = 0; q < VV; q++)
+                e[u * VV + q] = x[u][q];
+        acc = rt_combine(acc, co_lift_run(e, [&](int k) {
+            return l + (unsigned long long)(k / VV) * STEP + k % VV;
+        }));
     }
     if (IL ? rounds % S == s && lo + rounds * ROUND < hi : lo + nfull * ROUND < hi) {
         if (IL)
