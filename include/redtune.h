@@ -57,7 +57,7 @@ typedef enum rt_op {
 
 /* The result of RT_ARGMIN / RT_ARGMAX: 16 bytes, the value in the first 1, 2, 4 or 8 (the
  * element type), the index at offset 8. NaN elements are ignored; an input of only NaN gives the
- * first NaN; n == 0 gives index -1. */
+ * first NaN; n == 0 gives index -1. RT_RESULT_INDEX(type) gives the index alone (long long). */
 typedef struct rt_arg_f32 { float value; int pad_; long long index; } rt_arg_f32;
 
 /* Element types. For sum, prod, min and max of the 32/64-bit types the result has the element
@@ -86,7 +86,13 @@ typedef enum rt_type {
  *   RT_BF16                       the defaults of the operator;
  *   RT_ACC(RT_BF16, RT_F64)       accumulate in f64 (the result is the accumulator);
  *   RT_RESULT_ELEM(RT_BF16)       the result converted to the element type (rounded to
- *                                 nearest even; integers wrap), RT_ACC(...) may be inside.
+ *                                 nearest even; integers wrap), RT_ACC(...) may be inside;
+ *   RT_RESULT_INDEX(RT_BF16)      argmin/argmax only: the result is the index alone, a long
+ *                                 long (8 bytes, as torch.argmax gives), not the 16-byte
+ *                                 {value, index}; -1 for an empty input or segment. The
+ *                                 same kernels as the pair (the database's winners of the
+ *                                 pair serve it), half the stores: along an axis or per
+ *                                 segment, where there is a result per output, less to write.
  * Defaults (docs/types.md): sum, prod, asum, sumsq, norm2 and mean accumulate f16/bf16 in f32,
  * i8 in i32, u8 in u32, the other types in themselves, and give the accumulator; mean of an
  * integer type gives f64. min, max, argmin, argmax and amax keep the element type (an
@@ -97,6 +103,7 @@ typedef enum rt_type {
  */
 #define RT_ACC(type, acc) ((rt_type)((int)(type) | (((int)(acc) + 1) << 8)))
 #define RT_RESULT_ELEM(spec) ((rt_type)((int)(spec) | 0x10000))
+#define RT_RESULT_INDEX(spec) ((rt_type)((int)(spec) | 0x20000))
 
 /* The result of RT_VAR_MEAN / RT_STD_MEAN (and _SAMPLE) in f32 and f64: the variance (or
  * standard deviation) first, then the mean, as torch.var_mean returns them. A result in f16
@@ -182,7 +189,8 @@ const char *rt_errmsg(const rt_ctx *ctx);
  * returns once the work is enqueued; synchronise the stream before reading d_out on the host.
  *
  * d_out receives one element of 'type' for RT_SUM, RT_PROD, RT_MIN, RT_MAX, or 16 bytes
- * {value, index at offset 8} for RT_ARGMIN / RT_ARGMAX (rt_arg_f32 ... rt_arg_u64).
+ * {value, index at offset 8} for RT_ARGMIN / RT_ARGMAX (rt_arg_f32 ... rt_arg_u64; with
+ * RT_RESULT_INDEX(type) the 8-byte index alone).
  * n == 0 writes the identity (sum 0, prod 1, min the largest value or +inf, max the least
  * or -inf; argmin/argmax: that value and index -1), with no kernel.
  * d_in must be aligned to the element size (any element offset of an allocation is fine:
@@ -327,7 +335,8 @@ int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op);
  *            [offsets[s], offsets[s+1]); an empty one gives the identity. Elements outside
  *            [offsets[0], offsets[nseg]) belong to no segment.
  * d_out receives nseg accumulators (the element type; 16 bytes {value, 8-byte index} for
- * argmin/argmax, the index counted in the whole input, -1 for an empty segment). nseg == 0
+ * argmin/argmax, the index counted in the whole input, -1 for an empty segment; 8 bytes, the
+ * index alone, with RT_RESULT_INDEX). nseg == 0
  * writes nothing; n == 0 gives every segment the identity.
  *
  * Input that breaks the rules is unchecked by default: the result is then unspecified, but

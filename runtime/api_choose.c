@@ -139,6 +139,17 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     if (c->resolved)
         return RT_OK;
     rc = read_choice(ctx, layout, op, api_opname(ctx, op), &ts, 0, c, e);
+    /* RT_RESULT_INDEX (argmin/argmax, the index alone) with no winner of its own: the winners
+     * of the {value, index} result, generated for the index (the same loads and combines,
+     * half the stores; the tuner keys them by the element type). */
+    optype_ts ps;
+    const int index_only = optype_index_result(ts.canon);
+    c->from_pair = 0;
+    if (rc == RT_OK && !c->nrows && index_only
+        && !optype_resolve(op, optype_elem(type), &ps, NULL, 0)) {
+        rc = read_choice(ctx, layout, op, api_opname(ctx, op), &ps, 1, c, e);
+        c->from_pair = c->nrows > 0;
+    }
     /* None of its own for this GPU or a similar one: a built-in operator takes the winners
      * of a sibling of the same cost (min those of max, argmin argmax's, asum sum's), of the
      * same types, at the nearest device level it has, before the built-in default. */
@@ -150,6 +161,11 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
         if (!optype_same_cost(op, kin[i], type) || optype_resolve(kin[i], type, &ks, NULL, 0))
             continue;
         rc = read_choice(ctx, layout, kin[i], rt_op_name(kin[i]), &ks, 1, c, e);
+        if (rc == RT_OK && !c->nrows && index_only
+            && !optype_resolve(kin[i], optype_elem(type), &ks, NULL, 0)) {
+            rc = read_choice(ctx, layout, kin[i], rt_op_name(kin[i]), &ks, 1, c, e);
+            c->from_pair = c->nrows > 0;
+        }
         if (rc == RT_OK && c->nrows) {
             c->has_kin = 1;
             c->kin = kin[i];
@@ -159,7 +175,7 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
         free(c->rows);
         c->rows = NULL;
         c->nrows = c->cap = 0;
-        c->has_kin = 0;
+        c->has_kin = c->from_pair = 0;
         return rc;
     }
     c->level = c->nrows ? c->dev.level : LEVEL_BUILTIN;
@@ -392,7 +408,16 @@ const char *api_kin_name(const choice *c, const best_entry *row)
 const char *api_kin_note(const rt_ctx *ctx, const choice *c, const best_entry *row, rt_op op,
                          char *buf, size_t len)
 {
-    if (!api_kin_name(c, row))
+    if (!row || !c)
+        snprintf(buf, len, "%s", "");
+    else if (c->from_pair && !c->has_kin)
+        snprintf(buf, len, "; the winner of the {value, index} result, run for the index alone: "
+                 "%s holds none of the index result's own", store_path(ctx->db));
+    else if (c->from_pair)
+        snprintf(buf, len, "; the winner of %s's {value, index} result, an operator of the same "
+                 "cost, run for the index alone: %s holds none of %s's own for this GPU or a "
+                 "similar one", rt_op_name(c->kin), store_path(ctx->db), api_opname(ctx, op));
+    else if (!api_kin_name(c, row))
         snprintf(buf, len, "%s", "");
     else
         snprintf(buf, len, "; the winner of %s, an operator of the same cost: "

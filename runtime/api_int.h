@@ -83,6 +83,7 @@ typedef struct choice {
     int has_kin;           /* the rows are a sibling operator's (optype_siblings): the
                               operator has none of its own for this GPU or a similar one */
     rt_op kin;             /* that sibling */
+    int from_pair;         /* RT_RESULT_INDEX: the rows are the {value, index} result's */
 } choice;
 
 /* What runs for one (op, type, bucket). Immutable once published. */

@@ -436,17 +436,24 @@ static void narrow_minmax(sbuf *b, rt_op op, const optype_ts *ts)
 }
 
 /* argmin/argmax of f16, bf16, i8, u8: arg_glue's order over the widened value; the result
- * keeps the element's value at offset 0 and the index at 8. */
+ * keeps the element's value at offset 0 and the index at 8. With RT_RESULT_INDEX (any element
+ * type; 32/64-bit values compared in their own type) the same accumulator and order, and the
+ * result is the index alone: rt_res_t is long long, finalized from the accumulator (not in
+ * place: the segmented families keep accumulators and finalize them in a last launch). */
 static void narrow_arg(sbuf *b, rt_op op, const optype_ts *ts)
 {
     rt_type e = ts->elem;
-    int fl = optype_is_float(e);
-    rt_type a = fl ? RT_F32 : optype_is_signed(e) ? RT_I32 : RT_U32;
+    int fl = optype_is_float(e), index = optype_index_result(ts->canon);
+    rt_type a = optype_size(e) >= 4 ? e : fl ? RT_F32 : optype_is_signed(e) ? RT_I32 : RT_U32;
     const char *better = op == RT_ARGMIN ? "<" : ">";
     sb_printf(b, "struct __align__(8) rt_acc_t { %s v; long long i; };\n", scalar_ct(a));
-    sb_printf(b, "struct __align__(8) rt_res_t { rt_value_t v; long long i; };\n");
+    if (index)
+        sb_printf(b, "typedef long long rt_res_t;\n");
+    else
+        sb_printf(b, "struct __align__(8) rt_res_t { rt_value_t v; long long i; };\n");
     conv_in(b, e, a);
-    conv_out(b, a, e);
+    if (!index)
+        conv_out(b, a, e);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
                  "{ rt_acc_t r; r.v = (%s)(%s); r.i = -1; return r; }\n", scalar_ct(a),
               identity(op, e));
@@ -464,8 +471,11 @@ static void narrow_arg(sbuf *b, rt_op op, const optype_ts *ts)
     arg_run(b, op, scalar_ct(a), fl, "rt_in");
     struct_shuffles(b);
     final_flags(b, 0, 0);
-    sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) "
-                 "{ rt_res_t r; r.v = rt_out(a.v); r.i = a.i; return r; }\n");
+    if (index)
+        sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) { return a.i; }\n");
+    else
+        sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) "
+                     "{ rt_res_t r; r.v = rt_out(a.v); r.i = a.i; return r; }\n");
     final_referenced(b);
 }
 

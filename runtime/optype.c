@@ -19,6 +19,7 @@ static const size_t sizes[RT_TYPE_COUNT] = {4, 8, 4, 4, 8, 8, 2, 2, 1, 1};
 
 #define SPEC_ACC(s) ((((unsigned)(s)) >> 8) & 0xffu)     /* the type + 1, or 0 */
 #define SPEC_RES_ELEM 0x10000u
+#define SPEC_RES_INDEX 0x20000u
 
 const char *rt_op_name(rt_op op)
 {
@@ -49,7 +50,7 @@ int optype_parse_type(const char *name)
 rt_type optype_elem(rt_type spec)
 {
     unsigned s = (unsigned)spec;
-    if (s & ~(SPEC_RES_ELEM | 0xffffu) || (s & 0xffu) >= RT_TYPE_COUNT ||
+    if (s & ~(SPEC_RES_ELEM | SPEC_RES_INDEX | 0xffffu) || (s & 0xffu) >= RT_TYPE_COUNT ||
         SPEC_ACC(s) > RT_TYPE_COUNT)
         return RT_TYPE_COUNT;
     return (rt_type)(s & 0xffu);
@@ -155,13 +156,14 @@ int optype_resolve(rt_op op, rt_type spec, optype_ts *ts, char *why, size_t len)
             snprintf(why, len, "unknown type %d", (int)spec);
         return -1;
     }
-    unsigned acc_bits = SPEC_ACC(spec), res_elem = ((unsigned)spec & SPEC_RES_ELEM) != 0;
+    unsigned acc_bits = SPEC_ACC(spec), res_elem = ((unsigned)spec & SPEC_RES_ELEM) != 0,
+             res_index = ((unsigned)spec & SPEC_RES_INDEX) != 0;
     rt_type want_acc = acc_bits ? (rt_type)(acc_bits - 1) : RT_TYPE_COUNT;
     memset(ts, 0, sizeof *ts);
     ts->elem = t;
     if ((unsigned)op >= RT_OP_COUNT) {
         /* a user operator: element, accumulator and result share the type */
-        if (acc_bits || res_elem) {
+        if (acc_bits || res_elem || res_index) {
             if (why)
                 snprintf(why, len, "a user operator takes its own type, not a type spec");
             return -1;
@@ -169,6 +171,16 @@ int optype_resolve(rt_op op, rt_type spec, optype_ts *ts, char *why, size_t len)
         ts->acc = ts->res = ts->canon = t;
         ts->slot = (int)t;
         return 0;
+    }
+    if (res_index && !optype_is_arg(op)) {
+        if (why)
+            snprintf(why, len, "RT_RESULT_INDEX is for argmin and argmax, not %s", on);
+        return -1;
+    }
+    if (res_index && res_elem) {
+        if (why)
+            snprintf(why, len, "%s: RT_RESULT_INDEX and RT_RESULT_ELEM exclude each other", on);
+        return -1;
     }
     if (float_only(op) && !optype_is_float(t)) {
         if (why)
@@ -210,9 +222,15 @@ int optype_resolve(rt_op op, rt_type spec, optype_ts *ts, char *why, size_t len)
             return -1;
         }
         ts->acc = ts->res = t;
+        if (res_index) {
+            /* argmin/argmax with the index alone: the slot of an alternative result, which
+             * these operators (no RT_RESULT_ELEM: the result is the element's) never take */
+            ts->res = RT_I64;
+            res_alt = 1;
+        }
     }
     ts->canon = (rt_type)((unsigned)t | (acc_alt ? ((unsigned)ts->acc + 1) << 8 : 0u) |
-                          (res_alt ? SPEC_RES_ELEM : 0u));
+                          (res_alt ? (res_index ? SPEC_RES_INDEX : SPEC_RES_ELEM) : 0u));
     ts->slot = (int)t + RT_TYPE_COUNT * (acc_alt + 2 * res_alt);
     return 0;
 }
@@ -237,7 +255,7 @@ size_t optype_res_size(rt_op op, rt_type spec)
     if (optype_resolve(op, spec, &ts, NULL, 0))
         return 0;
     if (optype_is_arg(op))
-        return 16;
+        return optype_index_result(ts.canon) ? 8 : 16;
     return (is_var(op) ? 2 : 1) * sizes[ts.res];
 }
 
@@ -307,9 +325,11 @@ void optype_empty_result(rt_op op, rt_type spec, void *out)
     }
     if (optype_is_arg(op)) {
         long long idx = -1;
-        memcpy((char *)out + 8, &idx, 8);
+        memcpy((char *)out + (optype_index_result(ts.canon) ? 0 : 8), &idx, 8);
     }
 }
+
+int optype_index_result(rt_type spec) { return ((unsigned)spec & SPEC_RES_INDEX) != 0; }
 
 void optype_spec_text(rt_op op, rt_type spec, char *buf, size_t len)
 {
@@ -320,7 +340,9 @@ void optype_spec_text(rt_op op, rt_type spec, char *buf, size_t len)
     }
     unsigned c = (unsigned)ts.canon;
     int acc_alt = SPEC_ACC(c) != 0, res_alt = (c & SPEC_RES_ELEM) != 0;
-    if (!acc_alt && !res_alt)
+    if (c & SPEC_RES_INDEX)
+        snprintf(buf, len, "%s (index result)", type_names[ts.elem]);
+    else if (!acc_alt && !res_alt)
         snprintf(buf, len, "%s", type_names[ts.elem]);
     else if (!res_alt)
         snprintf(buf, len, "%s (%s accumulator)", type_names[ts.elem], type_names[ts.acc]);

@@ -3,8 +3,9 @@
  * type spec (element -> map -> accumulator, combined -> finalize -> result) for an operator.
  *
  * An rt_type argument is a spec (include/redtune.h): the element type in its low byte, an
- * accumulator asked for in bits 8..15 (the type + 1; 0: the operator's default), and
- * RT_RESULT_ELEM's bit 16 (the result in the element type). optype_resolve turns (op, spec)
+ * accumulator asked for in bits 8..15 (the type + 1; 0: the operator's default),
+ * RT_RESULT_ELEM's bit 16 (the result in the element type) and RT_RESULT_INDEX's bit 17
+ * (argmin/argmax: the index alone). optype_resolve turns (op, spec)
  * into the three types and a slot: the small index a context caches decisions under, equal
  * for every spec that resolves alike.
  */
@@ -81,6 +82,10 @@ size_t optype_res_size(rt_op op, rt_type spec);
  * prod, min, max; 0 for amax, asum, sumsq, norm2; NaN for mean and var/std_mean; argmin and
  * argmax the min/max identity and index -1. RT_EINVAL-free: the spec must resolve. */
 void optype_empty_result(rt_op op, rt_type spec, void *out);
+
+/* 1 when the spec (a resolved canon, or a caller's) asks for RT_RESULT_INDEX: argmin/argmax
+ * give the 8-byte index alone (ts.res is RT_I64). */
+int optype_index_result(rt_type spec);
 
 /* The spec as text, for messages and the tuner: "bf16", "bf16 (f64 accumulator)",
  * "bf16 (f32 accumulator, bf16 result)" (the parts that differ from the operator's

@@ -26,6 +26,7 @@
 
 #include "include/redtune.h"
 #include "runtime/api.h"
+#include "runtime/optype.h"
 #include "tests/typeref.h"
 
 /* ---------------------------------------------------------------- CPU: arguments */
@@ -128,10 +129,15 @@ static void api_type_specs(void **state)
                                          "keeps the element type"},
         {RT_SUM, RT_ACC(RT_F64, RT_F32), "sum of f64 accumulating in f32 is not defined"},
         {RT_SUM, RT_ACC(RT_BF16, RT_I32), "sum of bf16 accumulating in i32 is not defined"},
-        {RT_SUM, (rt_type)(RT_F32 | 0x20000), "type spec 0x20000 is malformed: bits 0..7 hold "
+        {RT_SUM, (rt_type)(RT_F32 | 0x40000), "type spec 0x40000 is malformed: bits 0..7 hold "
                                               "the element type, 8..15 RT_ACC's accumulator + 1 "
-                                              "(at most 10), bit 16 RT_RESULT_ELEM, and no other "
-                                              "bit is set"},
+                                              "(at most 10), bit 16 RT_RESULT_ELEM, bit 17 "
+                                              "RT_RESULT_INDEX, and no other bit is set"},
+        {RT_SUM, RT_RESULT_INDEX(RT_F32), "RT_RESULT_INDEX is for argmin and argmax, not sum"},
+        {RT_ARGMAX, RT_RESULT_INDEX(RT_RESULT_ELEM(RT_BF16)),
+         "argmax: RT_RESULT_INDEX and RT_RESULT_ELEM exclude each other"},
+        {RT_ARGMIN, RT_RESULT_INDEX(RT_ACC(RT_F32, RT_F64)), "argmin of f32 accumulating in f64 "
+                                                            "is not defined"},
         {RT_SUM, (rt_type)(RT_F16 | (12 << 8)), "type spec 0xc06 is malformed"},
     };
     char want[512];
@@ -170,12 +176,48 @@ static void api_type_specs(void **state)
         {RT_SUM, RT_RESULT_ELEM(RT_ACC(RT_F16, RT_F64))}, {RT_MIN, RT_U8}, {RT_ARGMAX, RT_I8},
         {RT_MEAN, RT_I32}, {RT_MEAN, RT_ACC(RT_I8, RT_F64)}, {RT_VAR_MEAN_SAMPLE, RT_BF16},
         {RT_STD_MEAN, RT_RESULT_ELEM(RT_F16)}, {RT_MIN, RT_ACC(RT_F16, RT_F16)},
-        {RT_SUM, RT_ACC(RT_U8, RT_U64)},
+        {RT_SUM, RT_ACC(RT_U8, RT_U64)}, {RT_ARGMAX, RT_RESULT_INDEX(RT_F32)},
+        {RT_ARGMIN, RT_RESULT_INDEX(RT_BF16)}, {RT_ARGMAX, RT_RESULT_INDEX(RT_U64)},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         assert_int_equal(rt_reduce(NULL, good[i].op, good[i].type, &x, 1, &x, NULL), RT_EINVAL);
         if (strcmp(rt_errmsg(NULL), "rt_reduce: the context is NULL"))
             fail_msg("good case %zu: '%s'", i, rt_errmsg(NULL));
+    }
+}
+
+/* RT_RESULT_INDEX: argmin/argmax give the 8-byte index alone; its own decision slot and
+ * canonical spec, the {value, index} accumulator, -1 for an empty input. */
+static void api_index_result(void **state)
+{
+    (void)state;
+    const rt_type types[] = {RT_F32, RT_F64, RT_I64, RT_BF16, RT_U8};
+    int slots[OPTYPE_SLOTS] = {0};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        rt_type t = types[i], ix = RT_RESULT_INDEX(t);
+        optype_ts pair, idx;
+        char text[64];
+        assert_int_equal(optype_resolve(RT_ARGMAX, t, &pair, NULL, 0), 0);
+        assert_int_equal(optype_resolve(RT_ARGMAX, ix, &idx, NULL, 0), 0);
+        assert_true(optype_index_result(idx.canon));
+        assert_false(optype_index_result(pair.canon));
+        assert_int_equal(idx.elem, t);
+        assert_int_equal(idx.res, RT_I64);
+        assert_true(idx.slot != pair.slot && idx.slot >= 0 && idx.slot < OPTYPE_SLOTS);
+        assert_int_equal(slots[idx.slot]++, 0);
+        assert_int_equal(slots[pair.slot]++, 0);
+        assert_int_equal(optype_res_size(RT_ARGMAX, ix), 8);
+        assert_int_equal(optype_res_size(RT_ARGMAX, t), 16);
+        assert_int_equal(optype_acc_size(RT_ARGMIN, ix), 16);
+        long long got = 0;
+        optype_empty_result(RT_ARGMIN, ix, &got);
+        assert_int_equal(got, -1);
+        optype_spec_text(RT_ARGMAX, ix, text, sizeof text);
+        char want[64];
+        snprintf(want, sizeof want, "%s (index result)", rt_type_name(t));
+        assert_string_equal(text, want);
+        /* argmin and argmax of the index stay siblings; neither is the pair's sibling */
+        assert_true(optype_same_cost(RT_ARGMIN, RT_ARGMAX, ix));
     }
 }
 
@@ -364,6 +406,7 @@ int test_api_group(void)
         cmocka_unit_test(api_unknown_op_type),
         cmocka_unit_test(api_register_op_args),
         cmocka_unit_test(api_type_specs),
+        cmocka_unit_test(api_index_result),
         cmocka_unit_test(api_result_alignment),
         cmocka_unit_test(api_typeref_halves),
         cmocka_unit_test(api_messages_per_thread),

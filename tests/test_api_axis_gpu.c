@@ -207,6 +207,8 @@ static void axis_call(rt_ctx *ctx, rt_op op, rt_type t, unsigned long long o,
 static const struct { rt_op op; rt_type type; } optypes[] = {
     {RT_SUM, RT_F32}, {RT_MAX, RT_F32}, {RT_ARGMAX, RT_F32}, {RT_ARGMIN, RT_BF16},
     {RT_SUM, RT_BF16}, {RT_MEAN, RT_F16}, {RT_VAR_MEAN, RT_F64}, {RT_MIN, RT_I8},
+    {RT_ARGMAX, RT_RESULT_INDEX(RT_F32)}, {RT_ARGMIN, RT_RESULT_INDEX(RT_BF16)},
+    {RT_ARGMAX, RT_RESULT_INDEX(RT_I8)}, {RT_ARGMIN, RT_RESULT_INDEX(RT_F64)},
 };
 
 /* The built-in defaults (an empty database) over every shape, op and type. */
@@ -419,6 +421,110 @@ static void axis_gpu_database(void **state)
     rt_close(ctx);
 }
 
+/* RT_RESULT_INDEX with a database that holds only the {value, index} result's winners: the
+ * axis lookup runs them for the index alone (and says so), its sibling too; the flat and the
+ * segmented calls give the index of the pair, 8 bytes a result. */
+static void axis_gpu_index_result(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128];
+    rt_err e;
+    store *s = NULL;
+    snprintf(db, sizeof db, "%s/pair.db", G.dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    long long dev = 0;
+    assert_int_equal(store_put_device(s, &G.dev, 0, &dev, &e), RT_OK);
+    rt_config cfg;
+    char *src = NULL, hash[RT_HASH_HEX], params[256];
+    const rt_family *f = family_find("axis_rows");
+    assert_non_null(f);
+    config_default(f, &cfg);
+    assert_int_equal(config_set(&cfg, "L", 4, &e), RT_OK);
+    assert_int_equal(config_set(&cfg, "CHUNK", 0, &e), RT_OK);
+    config_format(&cfg, params, sizeof params);
+    assert_int_equal(codegen_emit(&cfg, RT_ARGMAX, RT_F32, &src, &e), RT_OK);
+    hash_hex(src, strlen(src), hash);
+    put_axis_best(s, dev, hash, "axis_rows", params, src, "argmax", 65536, 128, 1, "f32", "f32",
+                  "f32", 12.0);
+    free(src);
+    store_close(s);
+    rt_ctx *ctx = NULL;
+    assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
+    char buf[2048], want[128];
+    snprintf(want, sizeof want, "kernel: axis_rows %s", params);
+    assert_int_equal(rt_explain_axis(ctx, RT_ARGMAX, RT_RESULT_INDEX(RT_F32), 50000, 100, 1, buf,
+                                     sizeof buf), RT_OK);
+    if (!strstr(buf, want) || !strstr(buf, "tuned shape axis:65536x128x1")
+        || !strstr(buf, "the winner of the {value, index} result, run for the index alone")
+        || !strstr(buf, "f32 (index result)"))
+        fail_msg("%s", buf);
+    assert_int_equal(rt_explain_axis(ctx, RT_ARGMIN, RT_RESULT_INDEX(RT_F32), 50000, 100, 1, buf,
+                                     sizeof buf), RT_OK);
+    if (!strstr(buf, want) || !strstr(buf, "the winner of argmax's {value, index} result"))
+        fail_msg("%s", buf);
+    axis_call(ctx, RT_ARGMAX, RT_RESULT_INDEX(RT_F32), 50000, 100, 1, 0, 0);
+    axis_call(ctx, RT_ARGMIN, RT_RESULT_INDEX(RT_F32), 4096, 333, 1, 1, 1);
+    axis_call(ctx, RT_ARGMAX, RT_RESULT_INDEX(RT_F32), 3, 5000, 7, 0, 0);
+
+    /* flat and offsets: the index of the pair */
+    const unsigned long long n = 1000003, nseg = 1000;
+    float *h = malloc(n * sizeof *h);
+    unsigned *off = malloc((nseg + 1) * sizeof *off);
+    assert_non_null(h);
+    assert_non_null(off);
+    fill(RT_F32, h, n, 7);
+    for (unsigned long long k = 0; k <= nseg; k++)
+        off[k] = (unsigned)(k * (n / nseg) + (k == nseg ? n % nseg : 0));
+    CUdeviceptr in, doff, out;
+    assert_int_equal(cu.MemAlloc(&in, n * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&doff, (nseg + 1) * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, nseg * 16), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(in, h, n * 4), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(doff, off, (nseg + 1) * 4), CUDA_SUCCESS);
+    long long idx[1000], pair[2];
+    char why[256];
+    for (int op = RT_ARGMIN; op <= RT_ARGMAX; op++) {
+        assert_int_equal(rt_reduce(ctx, (rt_op)op, RT_RESULT_INDEX(RT_F32),
+                                   (const void *)(uintptr_t)in, n, (void *)(uintptr_t)out, NULL),
+                         RT_OK);
+        assert_int_equal(cu.MemcpyDtoH(idx, out, 8), CUDA_SUCCESS);
+        assert_int_equal(rt_reduce(ctx, (rt_op)op, RT_F32, (const void *)(uintptr_t)in, n,
+                                   (void *)(uintptr_t)out, NULL), RT_OK);
+        assert_int_equal(cu.MemcpyDtoH(pair, out, 16), CUDA_SUCCESS);
+        assert_int_equal(idx[0], pair[1]);
+        if (!tr_check((rt_op)op, RT_RESULT_INDEX(RT_F32), h, n, 0, 1, (unsigned char *)idx, why,
+                      sizeof why))
+            fail_msg("flat: %s", why);
+        assert_int_equal(cu.MemsetD8(out, 0xa5, nseg * 16), CUDA_SUCCESS);
+        assert_int_equal(rt_reduce_offsets(ctx, (rt_op)op, RT_RESULT_INDEX(RT_F32),
+                                           (const void *)(uintptr_t)in, n,
+                                           (const void *)(uintptr_t)doff, nseg,
+                                           (void *)(uintptr_t)out, NULL, 0), RT_OK);
+        assert_int_equal(cu.MemcpyDtoH(idx, out, nseg * 8), CUDA_SUCCESS);
+        for (unsigned long long k = 0; k < nseg; k++)
+            if (!tr_check((rt_op)op, RT_RESULT_INDEX(RT_F32), h + off[k], off[k + 1] - off[k],
+                          off[k], 0, (unsigned char *)&idx[k], why, sizeof why))
+                fail_msg("offsets, segment %llu: %s", k, why);
+        unsigned char tail[8];
+        assert_int_equal(cu.MemcpyDtoH(tail, out + nseg * 8, 8), CUDA_SUCCESS);
+        for (int k = 0; k < 8; k++)
+            assert_int_equal(tail[k], 0xa5);   /* 8 bytes a segment, no more */
+    }
+    /* an empty input: -1, with no kernel */
+    assert_int_equal(rt_reduce(ctx, RT_ARGMAX, RT_RESULT_INDEX(RT_BF16), NULL, 0,
+                               (void *)(uintptr_t)out, NULL), RT_OK);
+    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyDtoH(idx, out, 8), CUDA_SUCCESS);
+    assert_int_equal(idx[0], -1);
+    cu.MemFree(in);
+    cu.MemFree(doff);
+    cu.MemFree(out);
+    free(h);
+    free(off);
+    rt_close(ctx);
+}
+
 /* ---------------------------------------------------------------- GPU: CUDA graphs */
 
 
@@ -578,6 +684,7 @@ int test_api_axis_gpu_group(void)
         cmocka_unit_test(axis_gpu_temp),
         cmocka_unit_test(axis_gpu_user_op),
         cmocka_unit_test(axis_gpu_database),
+        cmocka_unit_test(axis_gpu_index_result),
         cmocka_unit_test(axis_gpu_graph),
         cmocka_unit_test(axis_gpu_capture),
         cmocka_unit_test(axis_gpu_cli),

@@ -39,7 +39,12 @@ static void usage_errors(void **state)
            "sum of bf16 accumulating in i32 is not defined");
     EXPECT("--op sum --acc f33", 2, "--acc: unknown type 'f33' (known: f32, f64");
     EXPECT("--op sum --result elem", 2, "--result wants acc (the accumulator's type, the "
-           "default) or element (the element type), not 'elem'");
+           "default), element (the element type) or index (argmin/argmax: the index alone), "
+           "not 'elem'");
+    EXPECT("--op argmax --type bf16 --result index", 2, "--result index is not tuned: the "
+           "library runs the winners of the {value, index} result for it");
+    EXPECT("emit axis_rows --op sum --result index", 2, "RT_RESULT_INDEX is for argmin and "
+           "argmax, not sum");
     EXPECT("--op sum --acc f64 --acc f32", 2, "--acc given twice ('f64', then 'f32')");
     EXPECT("--op-file lua/ops/affine.lua --acc f64", 2, "--acc and --result go with the built-in "
            "operators (--op)");
@@ -71,6 +76,10 @@ static void commands_without_gpu(void **state)
     assert_non_null(strstr(out, "tree_interleaved"));
     assert_non_null(strstr(out, "tree_sequential"));
     assert_non_null(strstr(out, "needs a commutative operator: no"));
+    EXPECT("emit axis_cols --op argmax --type f64 --result index", 0,
+           "typedef long long rt_res_t;\nstatic __device__ __forceinline__ double rt_in");
+    EXPECT("emit gridstride --op argmin --type bf16 --result index", 0,
+           "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) { return a.i; }");
     EXPECT("emit gridstride B=512 --op max --type i64", 0, "typedef long long rt_value_t;");
     assert_non_null(strstr(out, "#define RT_B 512"));
     EXPECT("compile --arch sm_90 --space tests/lua/good_small.lua --jobs 2", 0, "0 failed");

@@ -90,8 +90,8 @@ static const cli_opt options[] = {
     {"strategy-seed", required_argument, O_STRATEGY_SEED, C(TUNE) | C(REPLAY), 0},
     {"format", required_argument, O_FORMAT, RESULTS | C(REPLAY), 0},
     {"split", no_argument, O_SPLIT, C(TUNE), 0},
-    {"acc", required_argument, O_ACC, C(TUNE) | C(REDUCE) | RESULTS, 0},
-    {"result", required_argument, O_RESULT, C(TUNE) | C(REDUCE), 0},
+    {"acc", required_argument, O_ACC, C(TUNE) | C(EMIT) | C(COMPILE) | C(REDUCE) | RESULTS, 0},
+    {"result", required_argument, O_RESULT, C(TUNE) | C(EMIT) | C(COMPILE) | C(REDUCE), 0},
     {"axis", no_argument, O_AXIS, C(TUNE) | C(COMPILE), 0},
     {"shapes", required_argument, O_SHAPES, C(TUNE) | C(COMPILE), 0},
     {"help", no_argument, 'h', ALL, 0},
@@ -228,9 +228,10 @@ static int take(cli_args *a, int c, const char *as, const char *v, rt_err *e)
         a->acc_name = v;
         return RT_OK;
     case O_RESULT:
-        if (strcmp(v, "acc") && strcmp(v, "element"))
+        if (strcmp(v, "acc") && strcmp(v, "element") && strcmp(v, "index"))
             return cli_usage(e, "--help", "--result wants acc (the accumulator's type, the "
-                         "default) or element (the element type), not '%s'", v);
+                         "default), element (the element type) or index (argmin/argmax: the "
+                         "index alone), not '%s'", v);
         a->result_name = v;
         return RT_OK;
     case O_OPFILE: a->op_file = v; return RT_OK;
@@ -363,6 +364,13 @@ static int check_spec(cli_args *a, rt_err *e)
         spec = RT_ACC(spec, optype_parse_type(a->acc_name));
     if (a->result_name && !strcmp(a->result_name, "element"))
         spec = RT_RESULT_ELEM(spec);
+    if (a->result_name && !strcmp(a->result_name, "index")) {
+        if (a->cmd == CLI_TUNE)
+            return cli_usage(e, "--help", "--result index is not tuned: the library runs the "
+                             "winners of the {value, index} result for it (tune without "
+                             "--result)");
+        spec = RT_RESULT_INDEX(spec);
+    }
     if (optype_resolve(a->tune.op, spec, &ts, why, sizeof why) != 0)
         return cli_usage(e, "--help", "%s", why);
     a->tune.type = a->reduce.type = spec;
@@ -397,7 +405,7 @@ static int check_command(cli_args *a, rt_err *e)
     case CLI_EMIT:
         if (!a->cfg.family)
             return cli_usage(e, "--help", "emit needs a family (see redtune families)");
-        return RT_OK;
+        return check_spec(a, e);
     case CLI_TUNE:
         if (a->split && !a->device_arg)
             return cli_usage(e, "--help", "--split goes with --device all or a list of GPUs "
@@ -430,7 +438,7 @@ static int check_command(cli_args *a, rt_err *e)
             a->tune.op = RT_MIN;
             a->have_op = 1;
         }
-        return RT_OK;
+        return check_spec(a, e);
     case CLI_REPLAY:
         if (!a->nfiles)
             return cli_usage(e, "--help", "replay: which measurements? a database or the CSV of "

@@ -261,7 +261,11 @@ static int print_results(const reduce_opts *o, const unsigned char *res, unsigne
         return rt_seterr(e, RT_EINVAL, "reduce: the type spec does not resolve");
     for (unsigned long long s = 0; s < count; s++) {
         const unsigned char *r = res + s * rs;
-        if (optype_is_arg(o->op)) {
+        if (optype_is_arg(o->op) && rs == 8) {   /* RT_RESULT_INDEX */
+            long long index;
+            memcpy(&index, r, 8);
+            printf("%lld\n", index);
+        } else if (optype_is_arg(o->op)) {
             long long index;
             format_value(ts.elem, r, v, sizeof v);
             memcpy(&index, r + 8, 8);
