@@ -301,7 +301,9 @@ void read_pick(arow &w)
 void run_redtune(rt_ctx *ctx, arow &w, CUdeviceptr in, const axis_ref &ref, const options &o)
 {
     char text[4096];
-    if (rt_explain_axis(ctx, w.op, w.type, w.s.outer, w.s.len, w.s.inner, text, sizeof text) ==
+    /* argmax: the index alone (RT_RESULT_INDEX), what torch.argmax(x, dim) gives */
+    const rt_type spec = w.op == RT_ARGMAX ? RT_RESULT_INDEX(w.type) : w.type;
+    if (rt_explain_axis(ctx, w.op, spec, w.s.outer, w.s.len, w.s.inner, text, sizeof text) ==
         RT_OK) {
         w.explain = text;
         read_pick(w);
@@ -311,7 +313,7 @@ void run_redtune(rt_ctx *ctx, arow &w, CUdeviceptr in, const axis_ref &ref, cons
     const void *d_in = reinterpret_cast<const void *>(static_cast<uintptr_t>(in));
     void *d_out = reinterpret_cast<void *>(static_cast<uintptr_t>(g_out));
     auto enqueue = [&](rt_err *err) {
-        int rc = rt_reduce_axis(ctx, w.op, w.type, d_in, w.s.outer, w.s.len, w.s.inner, d_out,
+        int rc = rt_reduce_axis(ctx, w.op, spec, d_in, w.s.outer, w.s.len, w.s.inner, d_out,
                                 G.stream);
         return rc == RT_OK ? RT_OK : rt_seterr(err, rc, "rt_reduce_axis: %s", rt_errmsg(ctx));
     };
@@ -592,8 +594,9 @@ int axis_main(const options &o)
                     die("%s", why);
                 base.rt_out.res = ts.res;
                 base.rt_out.stride = optype_res_size(op, t);
-                if (op == RT_ARGMAX)
-                    base.rt_out.idx_off = 8, base.rt_out.idx_bytes = 8;
+                if (op == RT_ARGMAX)   /* RT_RESULT_INDEX: the 8-byte index alone */
+                    base.rt_out.stride = 8, base.rt_out.idx_off = 0, base.rt_out.idx_bytes = 8,
+                    base.rt_out.has_val = false;
                 unsigned long long n = s.outer * s.len * s.inner;
                 base.bytes_in = (double)n * optype_size(t);
                 /* one result value per output (argmax: its 8-byte index), as torch_axis.py */

@@ -88,7 +88,7 @@ bool check_all(const unsigned char *got, const out_layout &L, rt_op op, const ax
     unsigned long long m = s.outer * s.inner;
     for (unsigned long long k = 0; k < m; k++) {
         const unsigned char *p = got + k * L.stride;
-        double v = scalar_at(p + L.val_off, L.res, 0);
+        double v = L.has_val ? scalar_at(p + L.val_off, L.res, 0) : ref.v[k];
         bool ok;
         long long idx = -1;
         if (op == RT_SUM)

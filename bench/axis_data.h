@@ -19,10 +19,12 @@ struct axis_ref {
 
 /* How an implementation's outputs are laid out: 'stride' bytes per output, the value of
  * type 'res' first; the index (argmax) at 'idx_off' with 'idx_bytes' (8: redtune's long
- * long; 4: CUB's KeyValuePair<int, T> key, first, so idx_off 0 and the value after it). */
+ * long; 4: CUB's KeyValuePair<int, T> key, first, so idx_off 0 and the value after it).
+ * has_val false: no value, the index alone (redtune's RT_RESULT_INDEX, stride 8). */
 struct out_layout {
     size_t stride = 4, val_off = 0, idx_off = 0, idx_bytes = 0;
     rt_type res = RT_F32;
+    bool has_val = true;
 };
 
 /* n elements of type t for op at buf: seeded small integers, on 'threads' host threads. */

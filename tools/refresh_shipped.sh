@@ -52,6 +52,13 @@ while read -r op type kind space; do
     # shellcheck disable=SC2086
     build/redtune compile --arch "$arch" --space "$space" --op "$op" --type "$type" $seg \
         --db "$work/db.db" -v | awk '$1 == "ok" {print $NF}' >> "$work/new.txt"
+    # argmin/argmax along an axis: also the units of the index alone (RT_RESULT_INDEX, what
+    # the Python package's argmax(x, dim) runs), from the same winners
+    if [ "$kind" = axis ] && { [ "$op" = argmax ] || [ "$op" = argmin ]; }; then
+        # shellcheck disable=SC2086
+        build/redtune compile --arch "$arch" --space "$space" --op "$op" --type "$type" $seg \
+            --result index --db "$work/db.db" -v | awk '$1 == "ok" {print $NF}' >> "$work/new.txt"
+    fi
 done < "$work/groups.txt"
 python3 - "$work" <<'PY'
 import os, sqlite3, sys

@@ -7,6 +7,7 @@ import sys
 
 from . import _consts as C
 from . import _fastpath as _fp
+from . import _types
 from ._arrays import TYPE_NAMES, describe, _prod
 from ._args import (stream_handle, _allocate, _check_contiguous, _out, _raw, _resolve_device,
                     _spec, _wait_producer)
@@ -114,6 +115,10 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what, dtype=None, raw_pair=F
             o = _out(out, device, res, None, what, work, arg,
                      shape + ((2,) if arg or k == 2 else ()))
         result, optr = out, o.ptr
+    elif arg and axis is not None:
+        # along an axis the index alone (RT_RESULT_INDEX), written as torch.argmax's int64
+        result, optr = _allocate(info, shape, C.RT_I64, what, work)
+        spec |= _types.RESULT_INDEX
     elif arg:
         buf, optr = _allocate(info, shape + (2,), C.RT_I64, what, work)
         result = buf[..., 1]
@@ -354,5 +359,8 @@ def explain(x, op="sum", type=None, device=None, dim=None):
     axis = None if dim is None else _axis(dim, shape, False, what)[1]
     ctx = ctx or context(device)
     if axis is not None:
+        # argmin/argmax along an axis run for the index alone, as reduce(x, op, dim) does
+        if not isinstance(op, UserOp) and _builtin_op(op, what)[0] in ARG_OPS:
+            rtype |= _types.RESULT_INDEX
         return ctx.explain_axis(op, rtype, *axis)
     return ctx.explain(op, rtype, _prod(shape))

@@ -228,10 +228,11 @@ def _torch_axis_call(x, code, dim, keepdim, out):
             if rd is None:
                 return None
             result = _empty(rshape, dtype=rd, device=dv)
-            optr = result.data_ptr()
         else:
-            buf = _empty(rshape + (2,), dtype=_int64, device=dv)   # {value bits, index}
-            optr, result = buf.data_ptr(), buf[..., 1]
+            # the index alone (RT_RESULT_INDEX), as torch.argmax: a contiguous int64 tensor
+            result = _empty(rshape, dtype=_int64, device=dv)
+            rt |= _types.RESULT_INDEX
+        optr = result.data_ptr()
     else:
         if (code in ARG_OPS or out.__class__ is not _tensor or not out.is_cuda or
                 out.layout is not _strided or out.get_device() != dev or

@@ -30,9 +30,10 @@ def register(torch):
         def reduce_op(x: torch.Tensor, op: str, dim: Optional[int] = None) -> torch.Tensor:
             r = _core._reduce(x, op, dim, False, None, None, None, "torch.ops.redtune.reduce",
                               raw_pair=True)
-            # argmin/argmax give a view of a {value, index} pair: the graph wants a tensor
-            # of its own (a custom op's output may not be a view).
-            return r.clone() if op in ARG_NAMES else r
+            # argmin/argmax of the whole tensor give a view of a {value, index} pair: the
+            # graph wants a tensor of its own (a custom op's output may not be a view); along
+            # an axis they give the index alone, a tensor of its own already.
+            return r.clone() if op in ARG_NAMES and r._base is not None else r
 
         @reduce_op.register_fake
         def _(x, op, dim=None):

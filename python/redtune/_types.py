@@ -11,6 +11,9 @@ FLOAT_ONLY = (C.RT_AMAX, C.RT_ASUM, C.RT_SUMSQ, C.RT_NORM2, C.RT_VAR_MEAN,
               C.RT_VAR_MEAN_SAMPLE, C.RT_STD_MEAN, C.RT_STD_MEAN_SAMPLE)
 PAIRS = (C.RT_VAR_MEAN, C.RT_VAR_MEAN_SAMPLE, C.RT_STD_MEAN, C.RT_STD_MEAN_SAMPLE)
 ARGS = (C.RT_ARGMIN, C.RT_ARGMAX)
+# RT_RESULT_INDEX(spec) of include/redtune.h: argmin/argmax give the 8-byte index alone (what
+# a reduction along an axis returns, written by the kernel as torch.argmax's int64).
+RESULT_INDEX = 0x20000
 _NAMES = {v: k for k, v in C.TYPES.items()}
 _OPS = {v: k for k, v in C.OPS.items()}
 

@@ -203,12 +203,12 @@ def test_torch_axis_wiring(faketorch, monkeypatch):
     r = redtune.reduce(T((64, 2048, 512), dtype="torch.bfloat16"), "sum", dim=-2)
     assert r.shape == (64, 512) and r.dtype == "torch.float32"
     assert faketorch.calls[-1][1:7] == (C.RT_SUM, C.RT_BF16, 0x1000, 64, 2048, 512)
+    # argmax along an axis: the index alone (RT_RESULT_INDEX), a contiguous int64 result
     r = redtune.argmax(T((3, 17), dtype="torch.int32"), dim=1)
-    buf = faketorch.made[-1]
-    assert buf.shape == (3, 2) and buf.dtype == "torch.int64"
-    assert r == ("element", buf, (Ellipsis, 1))
-    assert faketorch.calls[-1] == (0xC7, C.RT_ARGMAX, C.RT_I32, 0x1000, 3, 17, 1, buf.ptr,
-                                   0x5000)
+    assert r is faketorch.made[-1]
+    assert r.shape == (3,) and r.dtype == "torch.int64"
+    assert faketorch.calls[-1] == (0xC7, C.RT_ARGMAX, C.RT_I32 | 0x20000, 0x1000, 3, 17, 1,
+                                   r.ptr, 0x5000)
     out = T((5,), ptr=0x4242)
     assert redtune.min(x, dim=0, out=out) is out
     assert faketorch.calls[-1] == (0xC7, C.RT_MIN, C.RT_F32, 0x1000, 1, 4, 5, 0x4242, 0x5000)
