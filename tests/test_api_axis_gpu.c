@@ -332,6 +332,18 @@ static void axis_gpu_user_op(void **state)
     rt_close(ctx);
 }
 
+/* A new database 'name' in the test directory (its path into db), open for writing, with this
+ * GPU's device row (its id into *dev). */
+static store *db_here(const char *name, char *db, size_t len, long long *dev)
+{
+    rt_err e;
+    store *s = NULL;
+    snprintf(db, len, "%s/%s", G.dir, name);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    assert_int_equal(store_put_device(s, &G.dev, 0, dev, &e), RT_OK);
+    return s;
+}
+
 /* Winners of this GPU in a database made here: the nearest tuned shape of the same kind runs,
  * and rt_explain_axis names it. */
 static void axis_gpu_database(void **state)
@@ -340,11 +352,8 @@ static void axis_gpu_database(void **state)
     NEED_GPU();
     char db[128];
     rt_err e;
-    store *s = NULL;
-    snprintf(db, sizeof db, "%s/tuned.db", G.dir);
-    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
     long long dev = 0;
-    assert_int_equal(store_put_device(s, &G.dev, 0, &dev, &e), RT_OK);
+    store *s = db_here("tuned.db", db, sizeof db, &dev);
     const struct {
         const char *family, *params;
         unsigned long long o, l, i;
@@ -428,15 +437,12 @@ static void axis_gpu_index_result(void **state)
 {
     (void)state;
     NEED_GPU();
-    char db[128];
-    rt_err e;
-    store *s = NULL;
-    snprintf(db, sizeof db, "%s/pair.db", G.dir);
-    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    /* the database: argmax f32's winner of [65536 x 128] rows, the pair's, no CUBIN */
+    char db[128], *src = NULL, hash[RT_HASH_HEX], params[256];
     long long dev = 0;
-    assert_int_equal(store_put_device(s, &G.dev, 0, &dev, &e), RT_OK);
+    store *s = db_here("pair.db", db, sizeof db, &dev);
+    rt_err e;
     rt_config cfg;
-    char *src = NULL, hash[RT_HASH_HEX], params[256];
     const rt_family *f = family_find("axis_rows");
     assert_non_null(f);
     config_default(f, &cfg);

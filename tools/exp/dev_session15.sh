@@ -37,35 +37,15 @@
 #          of argmax, min and max of the commit before, alone, no CUBINs) and with db/tuned,
 #          A B A B; then bench/torch_axis.py for min, max and argmax on the rows shapes.
 # The five calls ran this script as committed in fa0c457 (a loop of its own per step); the
-# shared loops became the functions below after the runs, unchanged in what they run.
+# shared loops became the functions below after the runs, unchanged in what they run (tests,
+# bench_ab, torch_axis and the prelude are tools/exp/dev_lib.sh's now).
 step=${1:?step: pack, fold, split, kin, retune or final}
+. "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
-    set -e
-    rm -rf /tmp/c15 && mkdir -p /tmp/c15/bench /tmp/c15/bench_before /tmp/c15/tests
-    for f in ${PACK:-redtune redtune_old tests/all bench/redtune_bench bench_before/redtune_bench}; do
-        mkdir -p "/tmp/c15/$(dirname "$f")"
-        cp "build/$f" "/tmp/c15/$f"
-    done
-    find /tmp/c15 -type f -exec strip {} \;
-    tar -C /tmp/c15 -cJf build/c15.tar.xz .
-    ls -la build/c15.tar.xz
+    dev_pack c15 "redtune redtune_old tests/all bench/redtune_bench bench_before/redtune_bench"
     exit 0
 fi
-export LD_LIBRARY_PATH=$PWD/build/devlib
-[ -f build/c15.tar.xz ] && tar -C build -xJf build/c15.tar.xz
-L=$OUT/logs
-mkdir -p "$L"
-S=$OUT/sum.txt
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader > "$S"
-date -u +%Y-%m-%dT%H:%M:%SZ >> "$S"
-# tests FILTER: the C GPU tests whose names match FILTER, a line in the summary.
-tests() {
-    local log=$L/tests_${1//\*/}.log t0
-    t0=$(date +%s)
-    REDTUNE_TEST_FILTER="$1" CMOCKA_MESSAGE_OUTPUT=TAP timeout 220 build/tests/all gpu > "$log" 2>&1
-    echo "C GPU tests '$1': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$log") ok, $(grep '^not ok' "$log" | grep -vc SKIP) not ok" >> "$S"
-    grep -A8 '^not ok' "$log" | grep -v SKIP | head -12 >> "$S"
-}
+dev_begin c15
 # tune_ab NAME OLD NEW SHAPES SPACE: sum f32 and bf16 over SHAPES and SPACE by the tuner OLD
 # and the tuner NEW, A B A B, each run into its own database; the measurements tagged
 # old|new,round into $OUT/NAME_meas.csv.gz, the best per case and the pairs' ratios printed.
@@ -87,36 +67,9 @@ tune_ab() {
     python3 tools/exp/meas_best.py "$M" --tags 2 --pairs old,new >> "$S" 2>&1
     gzip -9 "$M"
 }
-# bench_ab A BENCH_A DB_A B BENCH_B DB_B ARGS...: redtune_bench --axis ARGS, A B A B, the
-# table of tools/exp/bench_ab.py printed.
-bench_ab() {
-    local a=$1 ba=$2 da=$3 b=$4 bb=$5 db=$6 r v bin d
-    shift 6
-    for r in 1 2; do
-        for v in "$a" "$b"; do
-            bin=$bb d=$db
-            [ "$v" = "$a" ] && bin=$ba d=$da
-            timeout 100 "$bin" --db "$d" --axis "$@" --csv "$L/axis_${v}_$r.csv" \
-                > "$L/axis_${v}_$r.log" 2>&1
-            echo "bench $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/bench_ab.py "$L" "$a" "$b" >> "$S" 2>&1
-}
-# torch_axis ARGS...: bench/torch_axis.py with the package of build/python and db/tuned.
-torch_axis() {
-    local t0
-    cp build/redtune.db build/python/redtune/redtune.db
-    t0=$(date +%s)
-    PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/build/python timeout 280 python3 -P bench/torch_axis.py \
-        --db build/redtune.db --csv "$OUT/torch_axis.csv" "$@" > "$L/torch_axis.log" 2> "$L/torch_axis.err"
-    echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-}
-T=build/redtune.db
-build/redtune load --force -o "$T" db/tuned/*.sql > /dev/null
 case $step in
 fold)
-    tests '*axis*'
+    tests '*axis*' 220
     tune_ab fold build/redtune_old build/redtune \
         "16,4194304,1;1,32768,1024;1,65536,128;1,1048576,16;1,4096,4096" tools/exp/axis_fence_space.lua
     bench_ab before build/bench_before/redtune_bench "$T" after build/bench/redtune_bench "$T" \
@@ -130,11 +83,11 @@ split)
     OUT=$L/check bash tools/exp/dev_cols_check.sh torch pytest > "$L/check/stdout.txt" 2>&1
     cat "$L/check/stdout.txt" >> "$S" ;;
 kin)
-    tests 'api_gpu*'
-    tests 'axis_gpu*'
+    tests 'api_gpu*' 220
+    tests 'axis_gpu*' 220
     bench_ab before build/bench_before/redtune_bench "$T" after build/bench/redtune_bench "$T" \
         --ops min,max --types bf16
-    torch_axis --ops sum,min,max,argmax
+    TORCH_LIMIT=280 torch_axis --ops sum,min,max,argmax
     tail -n 60 "$L/torch_axis.log" >> "$S" ;;
 retune)
     rm -f build/retune.db
@@ -144,24 +97,15 @@ retune)
              "80 max bf16 4096,4096,1;16,4194304,1" "80 max f32 4096,4096,1;16,4194304,1" \
              "80 min f32 4096,4096,1;16,4194304,1"; do
         set -- $c
-        lim=$1
-        shift
-        t0=$(date +%s)
-        timeout "$lim" build/redtune --device 0 --axis --op "$1" --type "$2" \
-            --db build/retune.db --shapes "$3" > "$L/tune_$1_$2.log" 2>&1
-        echo "redtune --axis --op $1 --type $2 --shapes '$3': exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-        grep -E 'configs measured' "$L/tune_$1_$2.log" | tail -n 1 >> "$S"
+        retune "$@"
     done
-    build/redtune best --db build/retune.db 2>&1 | grep -E 'axis_(rows|cols)' | sed 's/  */ /g' >> "$S"
-    build/redtune export --db build/retune.db --match H100 -o "$OUT/retune_ship.db" --force >> "$S" 2>&1
-    build/redtune measurements --db build/retune.db --format csv | gzip -9 > "$OUT/retune_meas.csv.gz" ;;
+    retune_ship ;;
 final)
     bench_ab old build/bench/redtune_bench build/old_axis.db new build/bench/redtune_bench "$T" \
         --ops argmax,min,max --types f32,bf16 --shapes "1048576,16,1;65536,128,1;4096,4096,1;16,4194304,1"
-    torch_axis --ops min,max,argmax --only rows
+    TORCH_LIMIT=280 torch_axis --ops min,max,argmax --only rows
     sed -n '/^min along/,$p' "$L/torch_axis.log" >> "$S" ;;
 *)
     echo "dev_session15.sh: no step '$step'" >&2; exit 2 ;;
 esac
-tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$L"
-cat "$S"
+dev_end

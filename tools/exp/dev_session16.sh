@@ -35,35 +35,14 @@
 #          without the heavy rows, f32 and f64, one round).
 # The calls ran this script as committed before 7cf475d's successor: the Python tests and the
 # copy without the heavy rows were inlined per step; they are the functions pytests and noheavy
-# now, unchanged in what they run.
+# now, unchanged in what they run; tests, pytests and the prelude are tools/exp/dev_lib.sh's.
 step=${1:?step: pack, long, final, check, cap, tile or final2}
+. "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
-    set -e
-    rm -rf /tmp/c16 && mkdir -p /tmp/c16
-    for f in ${PACK:-redtune tests/all bench/redtune_bench bench_before/redtune_bench}; do
-        mkdir -p "/tmp/c16/$(dirname "$f")"
-        cp "build/$f" "/tmp/c16/$f"
-    done
-    find /tmp/c16 -type f -exec strip {} \;
-    tar -C /tmp/c16 -cJf build/c16.tar.xz .
-    ls -la build/c16.tar.xz
+    dev_pack c16 "redtune tests/all bench/redtune_bench bench_before/redtune_bench"
     exit 0
 fi
-export LD_LIBRARY_PATH=$PWD/build/devlib
-[ -f build/c16.tar.xz ] && tar -C build -xJf build/c16.tar.xz
-L=$OUT/logs
-mkdir -p "$L"
-S=$OUT/sum.txt
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader > "$S"
-date -u +%Y-%m-%dT%H:%M:%SZ >> "$S"
-# tests FILTER [LIMIT]: the C GPU tests whose names match FILTER, a line in the summary.
-tests() {
-    local log=$L/tests_${1//\*/}.log t0
-    t0=$(date +%s)
-    REDTUNE_TEST_FILTER="$1" CMOCKA_MESSAGE_OUTPUT=TAP timeout "${2:-200}" build/tests/all gpu > "$log" 2>&1
-    echo "C GPU tests '$1': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$log") ok, $(grep '^not ok' "$log" | grep -vc SKIP) not ok" >> "$S"
-    grep -A8 '^not ok' "$log" | grep -v SKIP | head -12 >> "$S"
-}
+dev_begin c16
 # seg_ab TAG DB ARGS...: redtune_bench --segmented offsets ARGS, before and after (and
 # after with --uniform when VARIANTS says so), A B A B (ROUNDS=1: A B), the tables of
 # tools/exp/seg_ab.py printed.
@@ -84,19 +63,6 @@ seg_ab() {
         [ $v = before ] || python3 tools/exp/seg_ab.py "$L" before $v "$tag" >> "$S" 2>&1
     done
 }
-# pytests NAME LIMIT [-k EXPR]: the Python GPU tests (the package of build/python with db/tuned),
-# a line in the summary.
-pytests() {
-    local name=$1 limit=$2 t0
-    shift 2
-    cp "$T" build/python/redtune/redtune.db
-    t0=$(date +%s)
-    PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
-        timeout "$limit" python3 -P -m pytest -q -p no:cacheprovider "$@" python/tests/test_gpu.py \
-        > "$L/pytest_$name.log" 2>&1
-    echo "python GPU tests ($name): exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_$name.log")" >> "$S"
-    grep -E '^(FAILED|ERROR)' "$L/pytest_$name.log" | head -20 >> "$S"
-}
 # noheavy DB: a copy of db/tuned without its offsets:heavy rows.
 noheavy() {
     cp "$T" "$1"
@@ -107,8 +73,6 @@ c.execute("delete from best where layout = 'offsets:heavy'")
 c.commit()
 PY
 }
-T=build/redtune.db
-build/redtune load --force -o "$T" db/tuned/*.sql > /dev/null
 case $step in
 long)
     tests 'seg_per_long*' 120
@@ -159,5 +123,4 @@ final2)
 *)
     echo "dev_session16.sh: no step '$step'" >&2; exit 2 ;;
 esac
-tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$L"
-cat "$S"
+dev_end

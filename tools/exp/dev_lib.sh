@@ -1,0 +1,106 @@
+#!/bin/bash
+# dev_lib.sh - what the device scripts of tools/exp share (dev_session15.sh, 16 and 17):
+# sourced by them, not run. Each script takes a STEP; `pack` runs here, the others on a lent
+# GPU machine over a copy of the working tree, logs under $OUT/logs (packed into
+# $OUT/logs.tgz) and a summary in $OUT/sum.txt, printed last.
+#   dev_pack NAME DEFAULT   strip the binaries of build/ named by $PACK (else DEFAULT) and pack
+#                           them into build/NAME.tar.xz, which the device calls carry
+#   dev_begin NAME          on the device: build/devlib on the library path, build/NAME.tar.xz
+#                           unpacked into build/, $L and $S, the GPU and the time first in $S,
+#                           $T = build/redtune.db loaded from db/tuned
+#   dev_end                 the logs packed, the summary printed
+#   tests FILTER [LIMIT]    the C GPU tests whose names match FILTER (LIMIT s, default 200), a
+#                           line in the summary (and the first failures)
+#   bench_ab A BENCH_A DB_A B BENCH_B DB_B ARGS...
+#                           redtune_bench --axis ARGS, A B A B ($BENCH_LIMIT s each, default
+#                           100), the table of tools/exp/bench_ab.py in the summary
+#   torch_axis ARGS...      bench/torch_axis.py ARGS with the package of build/python and $T
+#                           ($TORCH_LIMIT s, default 200), its CSV to $OUT/torch_axis.csv
+#   pytests NAME LIMIT [PYTEST ARGS...]
+#                           the Python GPU tests with the package of build/python and $T
+#   retune LIMIT OP TYPE SHAPES
+#                           build/redtune --axis over the default space for SHAPES into
+#                           build/retune.db (LIMIT s), a line in the summary
+#   retune_ship             build/retune.db's axis winners in the summary, the H100 ones to
+#                           $OUT/retune_ship.db, every measurement to $OUT/retune_meas.csv.gz
+dev_pack() {
+    local name=$1 f
+    set -e
+    rm -rf "/tmp/$name" && mkdir -p "/tmp/$name"
+    for f in ${PACK:-$2}; do
+        mkdir -p "/tmp/$name/$(dirname "$f")"
+        cp "build/$f" "/tmp/$name/$f"
+    done
+    find "/tmp/$name" -type f -exec strip {} \;
+    tar -C "/tmp/$name" -cJf "build/$name.tar.xz" .
+    ls -la "build/$name.tar.xz"
+}
+dev_begin() {
+    export LD_LIBRARY_PATH=$PWD/build/devlib
+    [ -f "build/$1.tar.xz" ] && tar -C build -xJf "build/$1.tar.xz"
+    L=$OUT/logs
+    mkdir -p "$L"
+    S=$OUT/sum.txt
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader > "$S"
+    date -u +%Y-%m-%dT%H:%M:%SZ >> "$S"
+    T=build/redtune.db
+    build/redtune load --force -o "$T" db/tuned/*.sql > /dev/null
+}
+dev_end() {
+    tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$L"
+    cat "$S"
+}
+tests() {
+    local log=$L/tests_${1//\*/}.log t0
+    t0=$(date +%s)
+    REDTUNE_TEST_FILTER="$1" CMOCKA_MESSAGE_OUTPUT=TAP timeout "${2:-200}" build/tests/all gpu > "$log" 2>&1
+    echo "C GPU tests '$1': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$log") ok, $(grep '^not ok' "$log" | grep -vc SKIP) not ok" >> "$S"
+    grep -A8 '^not ok' "$log" | grep -v SKIP | head -12 >> "$S"
+}
+bench_ab() {
+    local a=$1 ba=$2 da=$3 b=$4 bb=$5 db=$6 r v bin d t0
+    shift 6
+    for r in 1 2; do
+        for v in "$a" "$b"; do
+            bin=$bb d=$db
+            [ "$v" = "$a" ] && bin=$ba d=$da
+            t0=$(date +%s)
+            timeout "${BENCH_LIMIT:-100}" "$bin" --db "$d" --axis "$@" --csv "$L/axis_${v}_$r.csv" \
+                > "$L/axis_${v}_$r.log" 2>&1
+            echo "bench $v run $r: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        done
+    done
+    python3 tools/exp/bench_ab.py "$L" "$a" "$b" >> "$S" 2>&1
+}
+torch_axis() {
+    local t0
+    cp "$T" build/python/redtune/redtune.db
+    t0=$(date +%s)
+    PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/build/python timeout "${TORCH_LIMIT:-200}" python3 -P bench/torch_axis.py \
+        --db "$T" --csv "$OUT/torch_axis.csv" "$@" > "$L/torch_axis.log" 2> "$L/torch_axis.err"
+    echo "torch_axis.py: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+}
+pytests() {
+    local name=$1 limit=$2 t0
+    shift 2
+    cp "$T" build/python/redtune/redtune.db
+    t0=$(date +%s)
+    PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+        timeout "$limit" python3 -P -m pytest -q -p no:cacheprovider "$@" python/tests/test_gpu.py \
+        > "$L/pytest_$name.log" 2>&1
+    echo "python GPU tests ($name): exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_$name.log")" >> "$S"
+    grep -E '^(FAILED|ERROR)' "$L/pytest_$name.log" | head -20 >> "$S"
+}
+retune() {
+    local t0
+    t0=$(date +%s)
+    timeout "$1" build/redtune --device 0 --axis --op "$2" --type "$3" --db build/retune.db \
+        --shapes "$4" > "$L/tune_$2_$3.log" 2>&1
+    echo "redtune --axis --op $2 --type $3 --shapes '$4': exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    grep -E 'configs measured' "$L/tune_$2_$3.log" | tail -n 1 >> "$S"
+}
+retune_ship() {
+    build/redtune best --db build/retune.db 2>&1 | grep -E 'axis_(rows|cols)' | sed 's/  */ /g' >> "$S"
+    build/redtune export --db build/retune.db --match H100 -o "$OUT/retune_ship.db" --force >> "$S" 2>&1
+    build/redtune measurements --db build/retune.db --format csv | gzip -9 > "$OUT/retune_meas.csv.gz"
+}
