@@ -681,6 +681,20 @@ static void axis_gpu_cli(void **state)
         if (idx != best || memcmp(raw + 16 * o, &v[o * 6 + best], 4))
             fail_msg("row %d: index %lld, want %lld", o, idx, best);
     }
+    /* --result index: one index a line on stdout (RT_RESULT_INDEX) */
+    snprintf(args, sizeof args, "reduce --op argmax --result index --in %s --shape 4,6,1 --db %s",
+             in, G.empty_db);
+    if (gpu_util_run(args, out, sizeof out))
+        fail_msg("%s", out);
+    want[0] = '\0';
+    for (int o = 0; o < 4; o++) {
+        long long best = 0;
+        for (int l = 1; l < 6; l++)
+            if (v[o * 6 + l] > v[o * 6 + best])
+                best = l;
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%lld\n", best);
+    }
+    assert_string_equal(out, want);
 }
 
 int test_api_axis_gpu_group(void)

@@ -87,8 +87,10 @@ static void reduce_usage_errors(void **state)
     EXPECT("reduce --op-file lua/ops/affine.lua --type f32 --in v.bin", 2,
            "--type f32: the operator file lua/ops/affine.lua says type u64");
     EXPECT("reduce --op-file tests/ops/no_such_op.lua --in v.bin", 1, "no_such_op.lua");
+    EXPECT("reduce --op sum --result index --in v.bin", 2,
+           "RT_RESULT_INDEX is for argmin and argmax, not sum");
     EXPECT("--help", 0, "redtune reduce (--op OP [--type T] | --op-file FILE) --in FILE\n"
-           "               [--acc T] [--result acc|element]\n");
+           "               [--acc T] [--result acc|element|index]\n");
 }
 
 /* The data files: unreadable (exit 1), empty, sizes and counts that do not fit (exit 4); the

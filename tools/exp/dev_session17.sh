@@ -29,9 +29,20 @@
 #          axis winners alone, no CUBINs) and after (build/bench, the index) with db/tuned,
 #          A B A B.
 #   torch  bench/torch_axis.py for sum, min, max and argmax (the package of build/python).
+#   rows   the row shapes where redtune stayed behind PyTorch in torch (0-5%), retuned
+#          exhaustively with this session's templates (whose runs change bf16 min/max and
+#          argmax): max bf16 (min bf16 runs its winners) on [4096 x 4096] and [16 x 2^22] rows,
+#          argmax f32 on [4096 x 4096] rows, into build/retune.db; the winners merged into a
+#          copy of db/tuned (tools/exp/split_merge.py, the rows the lookup takes: max bf16
+#          c79d23a7..., argmax f32 5eb94c5c...), then redtune_bench --axis on those shapes,
+#          db/tuned against the merge, A B A B, and bench/torch_axis.py --only rows with the
+#          merge.
 # The four calls ran this script as committed in 64d5cf4, its functions its own; they are
 # tools/exp/dev_lib.sh's now, unchanged in what they run.
-step=${1:?step: pack, lift, cols, final, torch}
+#   check  the code and db/tuned as committed last (rows' winners merged, CUBINs refreshed): the
+#          C GPU tests '*axis*' (with `redtune reduce --result index`), 'api_gpu*' and
+#          'gpu_types*', and the whole Python GPU suite.
+step=${1:?step: pack, lift, cols, final, torch, rows, check}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c17 "redtune tests/all bench/redtune_bench bench_before/redtune_bench"
@@ -62,6 +73,22 @@ final)
 torch)
     TORCH_LIMIT=400 torch_axis --ops sum,min,max,argmax
     sed -n '/^sum along/,$p' "$L/torch_axis.log" >> "$S" ;;
+rows)
+    rm -f build/retune.db
+    retune 150 max bf16 "4096,4096,1;16,4194304,1"
+    retune 150 argmax f32 "4096,4096,1"
+    retune_ship
+    python3 tools/exp/split_merge.py "$OUT/retune_ship.db" "$T" build/merged.db \
+        max:bf16:c79d23a7f652bb845b00899966b2b58a argmax:f32:5eb94c5cfe31bce042975ba904d02a4d >> "$S" 2>&1
+    bench_ab shipped build/bench/redtune_bench "$T" merged build/bench/redtune_bench build/merged.db \
+        --ops argmax,min,max --types f32,bf16 --shapes "4096,4096,1;16,4194304,1"
+    T=build/merged.db TORCH_LIMIT=200 torch_axis --ops sum,min,max,argmax --only rows
+    sed -n '/^sum along/,$p' "$L/torch_axis.log" >> "$S" ;;
+check)
+    tests '*axis*' 200
+    tests 'api_gpu*' 150
+    tests 'gpu_types*' 60
+    pytests gpu 240 ;;
 *)
     echo "dev_session17.sh: no step '$step'" >&2; exit 2 ;;
 esac
