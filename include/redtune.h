@@ -91,8 +91,9 @@ typedef enum rt_type {
  *                                 long (8 bytes, as torch.argmax gives), not the 16-byte
  *                                 {value, index}; -1 for an empty input or segment. The
  *                                 same kernels as the pair (the database's winners of the
- *                                 pair serve it), half the stores: along an axis or per
- *                                 segment, where there is a result per output, less to write.
+ *                                 pair serve it): along an axis half the bytes written; the
+ *                                 segmented calls keep the 16-byte accumulators in the
+ *                                 temporary storage and write the indices in a last launch.
  * Defaults (docs/types.md): sum, prod, asum, sumsq, norm2 and mean accumulate f16/bf16 in f32,
  * i8 in i32, u8 in u32, the other types in themselves, and give the accumulator; mean of an
  * integer type gives f64. min, max, argmin, argmax and amax keep the element type (an
