@@ -5,7 +5,7 @@ same torch tensors (docs/bench.md, "Along an axis"; redtune_bench --axis times t
 shapes against CUB).
 
     PYTHONPATH=build/python python3 bench/torch_axis.py [--db build/redtune.db]
-        [--ops sum,min,argmax] [--dtypes float32,bfloat16] [--only SUBSTR,...]
+        [--ops sum,min,max,argmax,mean,var_mean] [--dtypes float32,bfloat16] [--only SUBSTR,...]
         [--reps 30] [--read-gbps X] [--no-compile] [--csv FILE]
 
 Cases (the issue's table): rows (dim 1) of [2^20 x 16], [65536 x 128], [4096 x 4096],
@@ -13,11 +13,14 @@ Cases (the issue's table): rows (dim 1) of [2^20 x 16], [65536 x 128], [4096 x 4
 dim 1; each in float32 and bfloat16 (sums of bfloat16 accumulate and give float32 on every
 side: torch.sum(x, dim, dtype=torch.float32), redtune's default). For each:
   torch eager     torch.sum(x, dim[, dtype=float32]) / torch.amin / torch.amax /
-                  torch.argmax(x, dim);
+                  torch.argmax(x, dim) / torch.mean(x, dim[, dtype=float32]) /
+                  torch.var_mean(x, dim, correction=0) (for bfloat16 its results are
+                  bfloat16, redtune's float32: the limit counts float32's bytes);
   torch.compile   the same function, mode="max-autotune-no-cudagraphs", dynamic=False,
                   compiled (and autotuned) once before it is timed (Inductor's Triton
                   reductions);
-  redtune         redtune.sum(x, dim=...) (redtune.min, .max, .argmax): the package, on
+  redtune         redtune.sum(x, dim=...) (redtune.min, .max, .argmax, .mean,
+                  .var_mean(correction=0)): the package, on
                   torch's current stream, rt_reduce_axis through ctypes;
   limit           (bytes in + bytes out) / the read bandwidth: --read-gbps (give
                   redtune_bench's "read bandwidth X GB/s" for the C bench's limit), else the
@@ -57,7 +60,8 @@ SHAPES = [
     ("[32768 x 1024] columns", (32768, 1024), 0),
     ("[64 x 2048 x 512] dim 1", (64, 2048, 512), 1),
 ]
-OPS = ("sum", "min", "max", "argmax")
+OPS = ("sum", "min", "max", "argmax", "mean", "var_mean")
+WIDE = ("sum", "mean", "var_mean")   # data 0..16; half-precision inputs give float32
 
 
 def eager_fn(torch, op, dim, dtype):
@@ -71,13 +75,21 @@ def eager_fn(torch, op, dim, dtype):
         return "torch.amin(x, %d)" % dim, lambda x: torch.amin(x, dim)
     if op == "max":
         return "torch.amax(x, %d)" % dim, lambda x: torch.amax(x, dim)
+    if op == "mean":
+        if dtype in (torch.bfloat16, torch.float16):
+            return ("torch.mean(x, %d, dtype=torch.float32)" % dim,
+                    lambda x: torch.mean(x, dim, dtype=torch.float32))
+        return "torch.mean(x, %d)" % dim, lambda x: torch.mean(x, dim)
+    if op == "var_mean":
+        return ("torch.var_mean(x, %d, correction=0)" % dim,
+                lambda x: torch.var_mean(x, dim, correction=0))
     return "torch.argmax(x, %d)" % dim, lambda x: torch.argmax(x, dim)
 
 
 def make_data(torch, op, shape, dtype, dev, gen):
     """redtune_bench --axis' distributions (not its bits): sums of 0..16, the rest -128..127
     (exact in every dtype; long rows hold many ties, so argmax must give the first)."""
-    lo, hi = (0, 17) if op == "sum" else (-128, 128)
+    lo, hi = (0, 17) if op in WIDE else (-128, 128)
     return torch.randint(lo, hi, shape, device=dev, generator=gen).to(dtype)
 
 
@@ -90,14 +102,27 @@ def reference(torch, op, x, dim):
         return x64.amin(dim)
     if op == "max":
         return x64.amax(dim)
+    if op == "mean":
+        return x64.mean(dim)
+    if op == "var_mean":
+        return torch.var_mean(x64, dim, correction=0)
     return torch.argmax(x64, dim)
 
 
 def check(torch, op, got, ref):
     """None when 'got' matches the reference, else what differs (the first output)."""
+    if op == "var_mean":   # (var, mean): each within its output dtype's rounding
+        for g, r, what in ((got[0], ref[0], "var"), (got[1], ref[1], "mean")):
+            why = check(torch, "mean", g, r)
+            if why:
+                return "%s: %s" % (what, why)
+        return None
     if tuple(got.shape) != tuple(ref.shape):
         return "shape %r, expected %r" % (tuple(got.shape), tuple(ref.shape))
-    if op == "sum":
+    if op == "mean":
+        rel = 2.0 ** -7 if got.dtype in (torch.bfloat16, torch.float16) else 1e-5
+        bad = (got.double() - ref).abs() > rel * ref.abs() + 1e-5
+    elif op == "sum":
         g = got.double()
         bad = (g - ref).abs() > 1e-6 * ref.abs() + 1e-6
     elif op == "argmax":
@@ -178,8 +203,8 @@ def main():
     ap.add_argument("--db", default=None, help="the redtune database (redtune.set_database; "
                     "default: the package's search)")
     ap.add_argument("--device", type=int, default=0)
-    ap.add_argument("--ops", default="sum", help="comma-separated: sum, min, max, argmax "
-                    "(default sum)")
+    ap.add_argument("--ops", default="sum", help="comma-separated: sum, min, max, argmax, "
+                    "mean, var_mean (default sum)")
     ap.add_argument("--dtypes", default="float32,bfloat16",
                     help="comma-separated torch dtypes (default float32,bfloat16)")
     ap.add_argument("--only", default=None,
@@ -270,15 +295,20 @@ def main():
                 x = make_data(torch, op, shape, dtype, dev, gen)
                 ref = reference(torch, op, x, dim)
                 nout = ref.numel()
-                out_size = 8 if op == "argmax" else (4 if op == "sum" and x.element_size() == 2
+                out_size = 8 if op == "argmax" else (4 if op in WIDE and x.element_size() == 2
                                                      else x.element_size())
+                if op == "var_mean":
+                    out_size *= 2
                 nbytes = x.numel() * x.element_size() + nout * out_size
                 limit = nbytes / (gbps * 1e3)
                 spelling, efn = eager_fn(torch, op, dim, dtype)
                 impls = [("eager", spelling, efn, False)]
                 if not args.no_compile:
                     impls.append(("Inductor", "torch.compile(%s)" % spelling, efn, True))
-                if rt is not None:
+                if rt is not None and op == "var_mean":
+                    impls.append(("redtune", "redtune.var_mean(x, dim=%d, correction=0)" % dim,
+                                  lambda t: rt.var_mean(t, dim=dim, correction=0), False))
+                elif rt is not None:
                     rfn = getattr(rt, op)
                     impls.append(("redtune", "redtune.%s(x, dim=%d)" % (op, dim),
                                   lambda t, f=rfn: f(t, dim=dim), False))

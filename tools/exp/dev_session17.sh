@@ -42,7 +42,10 @@
 #   check  the code and db/tuned as committed last (rows' winners merged, CUBINs refreshed): the
 #          C GPU tests '*axis*' (with `redtune reduce --result index`), 'api_gpu*' and
 #          'gpu_types*', and the whole Python GPU suite.
-step=${1:?step: pack, lift, cols, final, torch, rows, check}
+#   meanvar bench/torch_axis.py for mean and var_mean (population), new in it this session:
+#          the "every op" row for the two operators the axis families now reduce through the
+#          glue's run too (no axis winners of their own: the built-in defaults by shape).
+step=${1:?step: pack, lift, cols, final, torch, rows, check, meanvar}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c17 "redtune tests/all bench/redtune_bench bench_before/redtune_bench"
@@ -89,6 +92,9 @@ check)
     tests 'api_gpu*' 150
     tests 'gpu_types*' 60
     pytests gpu 240 ;;
+meanvar)
+    TORCH_LIMIT=400 torch_axis --ops mean,var_mean
+    sed -n '/^mean along/,$p' "$L/torch_axis.log" >> "$S" ;;
 *)
     echo "dev_session17.sh: no step '$step'" >&2; exit 2 ;;
 esac
