@@ -294,7 +294,7 @@ def main():
                 print("torch_axis.py: [%s] %s %s" % (label, op, dname), file=sys.stderr)
                 x = make_data(torch, op, shape, dtype, dev, gen)
                 ref = reference(torch, op, x, dim)
-                nout = ref.numel()
+                nout = (ref[0] if op == "var_mean" else ref).numel()
                 out_size = 8 if op == "argmax" else (4 if op in WIDE and x.element_size() == 2
                                                      else x.element_size())
                 if op == "var_mean":
