@@ -45,7 +45,12 @@
 #   meanvar bench/torch_axis.py for mean and var_mean (population), new in it this session:
 #          the "every op" row for the two operators the axis families now reduce through the
 #          glue's run too (no axis winners of their own: the built-in defaults by shape).
-step=${1:?step: pack, lift, cols, final, torch, rows, check, meanvar}
+#   mvtune mean and var_mean along an axis had no winners (meanvar: up to 2.4x and 3.2x behind
+#          PyTorch on [16 x 2^22] columns with the built-in defaults): local search, 12%,6,
+#          from the similar cases' winners (sum's), f32 and bf16, on the shapes where they were
+#          behind, 45 s a process (the shapes done by then are kept), merged into sum's axis
+#          row of db/tuned (24f0a2f7...), then meanvar's bench with the merge.
+step=${1:?step: pack, lift, cols, final, torch, rows, check, meanvar, mvtune}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c17 "redtune tests/all bench/redtune_bench bench_before/redtune_bench"
@@ -94,6 +99,22 @@ check)
     pytests gpu 240 ;;
 meanvar)
     TORCH_LIMIT=400 torch_axis --ops mean,var_mean
+    sed -n '/^mean along/,$p' "$L/torch_axis.log" >> "$S" ;;
+mvtune)
+    rm -f build/retune.db
+    shapes="1,16,4194304;16,4194304,1;4096,4096,1;1048576,16,1;1,1048576,16;1,65536,128;65536,128,1;64,2048,512"
+    for c in "var_mean f32" "var_mean bf16" "mean f32" "mean bf16"; do
+        set -- $c
+        t0=$(date +%s)
+        timeout 45 build/redtune --device 0 --axis --op "$1" --type "$2" --db build/retune.db \
+            --shapes "$shapes" --strategy local --budget 12%,6 > "$L/tune_$1_$2.log" 2>&1
+        echo "redtune --axis --op $1 --type $2 (local 12%,6): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    retune_ship
+    u=24f0a2f78c703d775ac5d2a008ce8735
+    python3 tools/exp/split_merge.py "$OUT/retune_ship.db" "$T" build/merged.db \
+        var_mean:f32:$u var_mean:bf16:$u mean:f32:$u mean:bf16:$u >> "$S" 2>&1
+    T=build/merged.db TORCH_LIMIT=160 torch_axis --ops mean,var_mean
     sed -n '/^mean along/,$p' "$L/torch_axis.log" >> "$S" ;;
 *)
     echo "dev_session17.sh: no step '$step'" >&2; exit 2 ;;

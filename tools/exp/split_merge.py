@@ -2,7 +2,8 @@
 """split_merge.py RETUNE.db SHIPPED.db OUT.db OP:TYPE:UUID ... - retuned winners into the device
 rows the lookup takes for each operator and type (tools/ship_into_row.py, then `redtune merge`:
 the faster stored entry per case), one OP:TYPE at a time, each into the row of UUID. RETUNE.db
-holds one device (`redtune export`); SHIPPED.db and RETUNE.db are read only. Needs build/redtune.
+holds one device (`redtune export`); an OP:TYPE it has no winner of is skipped, said so.
+SHIPPED.db and RETUNE.db are read only. Needs build/redtune.
 Exit 0, or 1 naming what failed."""
 import os
 import shutil
@@ -36,8 +37,9 @@ def main():
             n = db.execute("SELECT count(*) FROM best").fetchone()[0]
             db.commit()
             db.close()
-            if n == 0:
-                sys.exit("split_merge.py: %s holds no winner of %s %s" % (retune, op, typ))
+            if n == 0:   # a tuning cut short before its first case: nothing to merge
+                print("split_merge.py: %s holds no winner of %s %s: skipped" % (retune, op, typ))
+                continue
             into = os.path.join(work, "into%d.db" % k)
             run(sys.executable, "tools/ship_into_row.py", part, cur, uuid, "-o", into)
             nxt = os.path.join(work, "merged%d.db" % k)
