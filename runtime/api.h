@@ -53,9 +53,12 @@ int api_check_axis(const char *fn, const struct rt_ctx *ctx, rt_op op, rt_type t
 
 /* The built-in default of an axis case with nothing tuned: its family and "NAME=V ..."
  * parameters (docs/axis.md, "The library"). Rows (inner == 1) of a commutative operator:
- * axis_rows with 16-byte loads and L from len; else axis_cols with CV and TX from inner. */
-void api_axis_builtin(int commutative, size_t elem_size, unsigned long long outer,
-                      unsigned long long len, unsigned long long inner, char *family,
-                      size_t family_len, char *params, size_t params_len);
+ * axis_rows with 16-byte loads and L from len; else axis_cols with CV and TX from inner,
+ * and for short columns (len < 128) fewer row groups and CV bounded by 'acc_size', the bytes
+ * of the accumulator (0: the element's). */
+void api_axis_builtin(int commutative, size_t elem_size, size_t acc_size,
+                      unsigned long long outer, unsigned long long len,
+                      unsigned long long inner, char *family, size_t family_len, char *params,
+                      size_t params_len);
 
 #endif

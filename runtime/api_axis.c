@@ -77,12 +77,13 @@ static unsigned long long pow2_floor(unsigned long long x)
     return x ? 1ULL << (63 - __builtin_clzll(x)) : 0;
 }
 
-void api_axis_builtin(int commutative, size_t elem_size, unsigned long long outer,
-                      unsigned long long len, unsigned long long inner, char *family,
-                      size_t family_len, char *params, size_t params_len)
+void api_axis_builtin(int commutative, size_t elem_size, size_t acc_size,
+                      unsigned long long outer, unsigned long long len,
+                      unsigned long long inner, char *family, size_t family_len, char *params,
+                      size_t params_len)
 {
     (void)outer;   /* the grid follows from it; the kernel's shape does not */
-    size_t es = elem_size ? elem_size : 4;
+    size_t es = elem_size ? elem_size : 4, as = acc_size > es ? acc_size : es;
     if (inner == 1 && commutative) {
         /* Rows: V elements a load (16 bytes), a group of L lanes per row sized so that each
          * lane gets about four vectors, one block per row at most; long rows split. */
@@ -98,17 +99,34 @@ void api_axis_builtin(int commutative, size_t elem_size, unsigned long long oute
     /* Columns (and rows of an operator that does not commute: TX = 1, a block per row in
      * B contiguous parts): CV consecutive columns a thread (16 bytes at most, no more than
      * inner), TX threads across, up to 32 (128 to 512 contiguous bytes a row group); tall
-     * ones split. */
-    unsigned long long cv = 1, tx = 1;
+     * ones split. Short columns (len < 128: 8 row groups would walk fewer than 16 rows each
+     * and then meet in shared memory): fewer row groups, down to one (TX = B, B down to 64
+     * where inner is narrow), up to 4 rows in flight (32 bytes a thread), and CV accumulators
+     * of at most 16 bytes in all where the accumulator is wider than the element. H100, argmax on [1 x 16 x 2^22]
+     * (docs/results.md, seventeenth session, run 2's measurements of the whole space): f32
+     * B=256 TX=256 CV=1 U=4 150.5 us, bf16 132.4, against 250.9 and 274.6 for B=256 TX=32
+     * CV=4 (bf16 CV=8) U=2. */
+    unsigned long long cv = 1, tx = 1, b = 256, u = 2;
+    const int shortc = inner > 1 && len < 128;
     if (inner > 1) {
-        for (cv = 8; cv > 1 && (cv * es > 16 || cv > inner); cv /= 2)
+        for (cv = 8; cv > 1 && (cv * es > 16 || cv > inner || (shortc && as > es && cv * as > 16));
+             cv /= 2)
             ;
-        unsigned long long cols = (inner + cv - 1) / cv;
-        while (tx < cols && tx < 32)
+        unsigned long long cols = (inner + cv - 1) / cv, txmax = shortc ? b : 32;
+        while (tx < cols && tx < txmax)
             tx *= 2;
+        if (shortc) {
+            /* ty row groups of at least 16 rows each (one when len < 32; at most 4), TX * ty
+             * threads, 64 at least */
+            unsigned long long ty = pow2_floor(len / 16 ? len / 16 : 1);
+            if (tx * ty > b)
+                tx = b / ty;
+            b = tx * ty < 64 ? 64 : tx * ty;
+            u = 32 / (cv * es) >= 4 ? 4 : 32 / (cv * es) >= 2 ? 2 : 1;   /* <= 32 bytes in flight */
+        }
     }
     snprintf(family, family_len, "axis_cols");
-    snprintf(params, params_len, "B=256 TX=%llu CV=%llu U=2 CHUNK=%d", tx, cv,
+    snprintf(params, params_len, "B=%llu TX=%llu CV=%llu U=%llu CHUNK=%d", b, tx, cv, u,
              len >= 2048 ? 512 : 0);
 }
 
@@ -233,8 +251,9 @@ static int axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long o
         const user_op *u = api_user_of(ctx, op);
         char fam[RT_NAME_MAX], params[128];
         rt_config cfg;
-        api_axis_builtin(u ? u->op.commutative : 1, optype_size(type), outer, len, inner, fam,
-                         sizeof fam, params, sizeof params);
+        api_axis_builtin(u ? u->op.commutative : 1, optype_size(type),
+                         api_acc_size(ctx, op, type), outer, len, inner, fam, sizeof fam,
+                         params, sizeof params);
         const rt_family *f = family_find(fam);
         if (!f)
             rc = rt_seterr(e, RT_ENOTFOUND, "the built-in default family %s is not built into "

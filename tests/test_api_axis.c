@@ -133,14 +133,21 @@ static void axis_null_ctx(void **state)
                                          "var_mean takes f16, bf16, f32, f64");
 }
 
+static void want_builtin_acc(int commutative, size_t es, size_t acc, unsigned long long o,
+                             unsigned long long l, unsigned long long i, const char *family,
+                             const char *params)
+{
+    char f[64], p[128];
+    api_axis_builtin(commutative, es, acc, o, l, i, f, sizeof f, p, sizeof p);
+    if (strcmp(f, family) || strcmp(p, params))
+        fail_msg("%llux%llux%llu (size %zu, accumulator %zu%s): %s %s, want %s %s", o, l, i,
+                 es, acc, commutative ? "" : ", in order", f, p, family, params);
+}
+
 static void want_builtin(int commutative, size_t es, unsigned long long o, unsigned long long l,
                          unsigned long long i, const char *family, const char *params)
 {
-    char f[64], p[128];
-    api_axis_builtin(commutative, es, o, l, i, f, sizeof f, p, sizeof p);
-    if (strcmp(f, family) || strcmp(p, params))
-        fail_msg("%llux%llux%llu (size %zu%s): %s %s, want %s %s", o, l, i, es,
-                 commutative ? "" : ", in order", f, p, family, params);
+    want_builtin_acc(commutative, es, 0, o, l, i, family, params);
 }
 
 /* The built-in default follows the shape: rows get a group of lanes sized by len and 16-byte
@@ -159,10 +166,17 @@ static void axis_builtin(void **state)
     want_builtin(1, 4, 4, 0, 1, "axis_rows", "B=256 L=1 V=4 U=2 CHUNK=0");
     want_builtin(1, 4, 1, 1048576, 16, "axis_cols", "B=256 TX=4 CV=4 U=2 CHUNK=512");
     want_builtin(1, 4, 1, 65536, 128, "axis_cols", "B=256 TX=32 CV=4 U=2 CHUNK=512");
-    want_builtin(1, 4, 1, 16, 4194304, "axis_cols", "B=256 TX=32 CV=4 U=2 CHUNK=0");
+    /* short columns: one row group per column tile, up to 32 bytes in flight a thread; a
+     * wide accumulator (argmax's 16 bytes) one column a thread */
+    want_builtin(1, 4, 1, 16, 4194304, "axis_cols", "B=256 TX=256 CV=4 U=2 CHUNK=0");
+    want_builtin_acc(1, 4, 16, 1, 16, 4194304, "axis_cols", "B=256 TX=256 CV=1 U=4 CHUNK=0");
+    want_builtin_acc(1, 2, 16, 1, 16, 4194304, "axis_cols", "B=256 TX=256 CV=1 U=4 CHUNK=0");
+    want_builtin_acc(1, 2, 4, 1, 16, 4194304, "axis_cols", "B=256 TX=256 CV=4 U=4 CHUNK=0");
+    want_builtin_acc(1, 4, 16, 1, 64, 4096, "axis_cols", "B=256 TX=64 CV=1 U=4 CHUNK=0");
+    want_builtin_acc(1, 4, 24, 1, 100, 4096, "axis_cols", "B=256 TX=64 CV=1 U=4 CHUNK=0");
     want_builtin(1, 4, 64, 2048, 512, "axis_cols", "B=256 TX=32 CV=4 U=2 CHUNK=512");
     want_builtin(1, 2, 1, 1000, 17, "axis_cols", "B=256 TX=4 CV=8 U=2 CHUNK=0");
-    want_builtin(1, 8, 3, 1, 17, "axis_cols", "B=256 TX=16 CV=2 U=2 CHUNK=0");
+    want_builtin(1, 8, 3, 1, 17, "axis_cols", "B=64 TX=16 CV=2 U=2 CHUNK=0");
     want_builtin(1, 4, 2, 4099, 3, "axis_cols", "B=256 TX=2 CV=2 U=2 CHUNK=512");
     /* an operator that does not commute: columns, and rows as a block per row */
     want_builtin(0, 8, 4096, 4096, 1, "axis_cols", "B=256 TX=1 CV=1 U=2 CHUNK=512");
@@ -193,8 +207,8 @@ static void axis_builtin_compiles(void **state)
             rt_op op = ot[k % (sizeof ot / sizeof ot[0])].op;
             rt_type t = u ? RT_U64 : ot[k % (sizeof ot / sizeof ot[0])].type;
             char fam[64], params[128], buf[128], *src = NULL, *save = NULL;
-            api_axis_builtin(!u, optype_size(t), sh[k][0], sh[k][1], sh[k][2], fam, sizeof fam,
-                             params, sizeof params);
+            api_axis_builtin(!u, optype_size(t), u ? 0 : optype_acc_size(op, t), sh[k][0],
+                             sh[k][1], sh[k][2], fam, sizeof fam, params, sizeof params);
             const rt_family *f = family_find(fam);
             if (!f)
                 fail_msg("family %s is not built in", fam);
