@@ -100,7 +100,7 @@ void api_axis_builtin(int commutative, size_t elem_size, size_t acc_size,
      * B contiguous parts): CV consecutive columns a thread (16 bytes at most, no more than
      * inner), TX threads across, up to 32 (128 to 512 contiguous bytes a row group); tall
      * ones split. Short columns (len < 128: 8 row groups would walk fewer than 16 rows each
-     * and then meet in shared memory): fewer row groups, down to one (TX = B, B down to 64
+     * and then meet in shared memory): fewer row groups, down to one (TX = B, B down to 128
      * where inner is narrow), up to 4 rows in flight (32 bytes a thread), and CV accumulators
      * of at most 16 bytes in all where the accumulator is wider than the element. H100, argmax on [1 x 16 x 2^22]
      * (docs/results.md, seventeenth session, run 2's measurements of the whole space): f32
@@ -117,11 +117,11 @@ void api_axis_builtin(int commutative, size_t elem_size, size_t acc_size,
             tx *= 2;
         if (shortc) {
             /* ty row groups of at least 16 rows each (one when len < 32; at most 4), TX * ty
-             * threads, 64 at least */
+             * threads, 128 at least (the smallest block of the default space) */
             unsigned long long ty = pow2_floor(len / 16 ? len / 16 : 1);
             if (tx * ty > b)
                 tx = b / ty;
-            b = tx * ty < 64 ? 64 : tx * ty;
+            b = tx * ty < 128 ? 128 : tx * ty;
             u = 32 / (cv * es) >= 4 ? 4 : 32 / (cv * es) >= 2 ? 2 : 1;   /* <= 32 bytes in flight */
         }
     }

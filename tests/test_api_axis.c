@@ -176,7 +176,7 @@ static void axis_builtin(void **state)
     want_builtin_acc(1, 4, 24, 1, 100, 4096, "axis_cols", "B=256 TX=64 CV=1 U=4 CHUNK=0");
     want_builtin(1, 4, 64, 2048, 512, "axis_cols", "B=256 TX=32 CV=4 U=2 CHUNK=512");
     want_builtin(1, 2, 1, 1000, 17, "axis_cols", "B=256 TX=4 CV=8 U=2 CHUNK=0");
-    want_builtin(1, 8, 3, 1, 17, "axis_cols", "B=64 TX=16 CV=2 U=2 CHUNK=0");
+    want_builtin(1, 8, 3, 1, 17, "axis_cols", "B=128 TX=16 CV=2 U=2 CHUNK=0");
     want_builtin(1, 4, 2, 4099, 3, "axis_cols", "B=256 TX=2 CV=2 U=2 CHUNK=512");
     /* an operator that does not commute: columns, and rows as a block per row */
     want_builtin(0, 8, 4096, 4096, 1, "axis_cols", "B=256 TX=1 CV=1 U=2 CHUNK=512");
