@@ -66,20 +66,16 @@ WIDE = ("sum", "mean", "var_mean")   # data 0..16; half-precision inputs give fl
 
 def eager_fn(torch, op, dim, dtype):
     """(spelling, function) of torch's own reduction along dim."""
-    if op == "sum":
+    if op in ("sum", "mean"):   # halves accumulate and give float32, as redtune's
+        f = getattr(torch, op)
         if dtype in (torch.bfloat16, torch.float16):
-            return ("torch.sum(x, %d, dtype=torch.float32)" % dim,
-                    lambda x: torch.sum(x, dim, dtype=torch.float32))
-        return "torch.sum(x, %d)" % dim, lambda x: torch.sum(x, dim)
+            return ("torch.%s(x, %d, dtype=torch.float32)" % (op, dim),
+                    lambda x: f(x, dim, dtype=torch.float32))
+        return "torch.%s(x, %d)" % (op, dim), lambda x: f(x, dim)
     if op == "min":
         return "torch.amin(x, %d)" % dim, lambda x: torch.amin(x, dim)
     if op == "max":
         return "torch.amax(x, %d)" % dim, lambda x: torch.amax(x, dim)
-    if op == "mean":
-        if dtype in (torch.bfloat16, torch.float16):
-            return ("torch.mean(x, %d, dtype=torch.float32)" % dim,
-                    lambda x: torch.mean(x, dim, dtype=torch.float32))
-        return "torch.mean(x, %d)" % dim, lambda x: torch.mean(x, dim)
     if op == "var_mean":
         return ("torch.var_mean(x, %d, correction=0)" % dim,
                 lambda x: torch.var_mean(x, dim, correction=0))
