@@ -164,8 +164,8 @@ static __device__ __forceinline__ void ac_walk(const rt_value_t *__restrict__ p,
  * 1.58x the time of the 64 it took before the run; H100, docs/results.md). */
 #if defined(RT_LIFT_RUN) && (defined(RT_OP_ARGMAX) || defined(RT_OP_ARGMIN))
 #define AC_LOAD_BYTES (RT_U * RT_CV * (unsigned int)sizeof(rt_value_t))
-#define AC_MIN_BLOCKS (AC_LOAD_BYTES <= 32 && ax_min_blocks(RT_B, AC_LOAD_BYTES, RT_U * RT_CV, RT_CV) < 1024 / RT_B \
-                       ? 1024 / RT_B : ax_min_blocks(RT_B, AC_LOAD_BYTES, RT_U * RT_CV, RT_CV))
+#define AC_EST_BLOCKS ax_min_blocks(RT_B, AC_LOAD_BYTES, RT_U * RT_CV, RT_CV)
+#define AC_MIN_BLOCKS (AC_LOAD_BYTES <= 32 && AC_EST_BLOCKS < 1024 / RT_B ? 1024 / RT_B : AC_EST_BLOCKS)
 #else
 #define AC_MIN_BLOCKS ax_min_blocks(RT_B, RT_U * RT_CV * sizeof(rt_value_t), RT_U * RT_CV, RT_U * RT_CV + RT_CV)
 #endif

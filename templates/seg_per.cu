@@ -123,6 +123,29 @@ static __device__ __forceinline__ unsigned long long per_warp_max(unsigned long 
 #endif
 
 #if !RT_STAGE
+/* A lane's VV consecutive elements base.. (those below hi) in order: one aligned vector load
+ * (sc_ldv, base a multiple of VV; the streaming hint with STREAM) where all VV are there, else
+ * one load each. */
+template <unsigned int VV, bool STREAM>
+static __device__ __forceinline__ rt_acc_t per_chunk(const rt_value_t *__restrict__ in, unsigned long long base,
+                                                     unsigned long long hi)
+{
+    rt_acc_t v = rt_identity();
+    if (base + VV <= hi) {
+        rt_value_t x[VV];
+        sc_ldv<rt_value_t, VV, STREAM>(in + base, x);
+#pragma unroll
+        for (unsigned int k = 0; k < VV; k++)
+            v = rt_combine(v, rt_lift(x[k], base + k));
+    } else {
+#pragma unroll
+        for (unsigned int k = 0; k < VV; k++)
+            if (base + k < hi)
+                v = rt_combine(v, rt_lift(in[base + k], base + k));
+    }
+    return v;
+}
+
 /* Elements [lo, hi) reduced in order by a group of PER_L lanes (g: the lane in the group);
  * the result is in lane 0 of the group. 'rounds' must be the same for all lanes of the warp
  * when PER_L > 1 (and at least the group's ceil((hi - lo) / (PER_L * V))). */
@@ -146,20 +169,7 @@ static __device__ __forceinline__ rt_acc_t per_group(const rt_value_t *__restric
         lo = he;
     }
     for (unsigned long long r = 0; r < rounds; r++) {
-        const unsigned long long base = lo + r * (PER_L * RT_V) + g * RT_V;
-        rt_acc_t v = rt_identity();
-        if (base + RT_V <= hi) {
-            rt_value_t x[RT_V];
-            sc_ldv<rt_value_t, RT_V>(in + base, x);   /* base is a multiple of V */
-#pragma unroll
-            for (unsigned int k = 0; k < RT_V; k++)
-                v = rt_combine(v, rt_lift(x[k], base + k));
-        } else {
-#pragma unroll
-            for (unsigned int k = 0; k < RT_V; k++)
-                if (base + k < hi)
-                    v = rt_combine(v, rt_lift(in[base + k], base + k));
-        }
+        rt_acc_t v = per_chunk<RT_V, false>(in, lo + r * (PER_L * RT_V) + g * RT_V, hi);
         if (PER_L > 1)
             v = co_warp_tree<PER_L>(v);
         acc = rt_combine(acc, v);
@@ -186,22 +196,8 @@ static __device__ __forceinline__ rt_acc_t per_walk(const rt_value_t *__restrict
         lo = he;
     }
 #pragma unroll 1
-    for (unsigned long long base = lo + lane * VV; base - lane * VV < hi; base += 32 * VV) {
-        rt_acc_t v = rt_identity();
-        if (base + VV <= hi) {
-            rt_value_t x[VV];
-            sc_ldv<rt_value_t, VV, SC_STREAM>(in + base, x);
-#pragma unroll
-            for (unsigned int k = 0; k < VV; k++)
-                v = rt_combine(v, rt_lift(x[k], base + k));
-        } else {
-#pragma unroll
-            for (unsigned int k = 0; k < VV; k++)
-                if (base + k < hi)
-                    v = rt_combine(v, rt_lift(in[base + k], base + k));
-        }
-        acc = rt_combine(acc, co_warp_tree<32>(v));
-    }
+    for (unsigned long long base = lo + lane * VV; base - lane * VV < hi; base += 32 * VV)
+        acc = rt_combine(acc, co_warp_tree<32>(per_chunk<VV, SC_STREAM>(in, base, hi)));
     return acc;
 }
 
