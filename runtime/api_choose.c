@@ -121,6 +121,25 @@ static int read_choice(rt_ctx *ctx, int layout, rt_op op, const char *on, const 
     return rc;
 }
 
+/* read_choice for built-in or user operator 'op' (named 'on') and the spec 'type'; for
+ * RT_RESULT_INDEX (argmin/argmax, the index alone) with no winner of its own, the winners of
+ * the {value, index} result (c->from_pair), run for the index: the same loads and combines,
+ * half the stores, and the tuner keys them by the element type. */
+static int read_choice_or_pair(rt_ctx *ctx, int layout, rt_op op, const char *on, rt_type type,
+                               int known, choice *c, rt_err *e)
+{
+    optype_ts ts;
+    if (optype_resolve(op, type, &ts, NULL, 0))
+        return RT_OK;   /* not defined for 'op' (a sibling): no rows */
+    int rc = read_choice(ctx, layout, op, on, &ts, known, c, e);
+    if (rc == RT_OK && !c->nrows && optype_index_result(ts.canon)
+        && !optype_resolve(op, optype_elem(type), &ts, NULL, 0)) {
+        rc = read_choice(ctx, layout, op, on, &ts, 1, c, e);
+        c->from_pair = c->nrows > 0;
+    }
+    return rc;
+}
+
 int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e)
 {
     choice **row = &ctx->choices[layout][op_index(op)];
@@ -138,18 +157,8 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     *out = c;
     if (c->resolved)
         return RT_OK;
-    rc = read_choice(ctx, layout, op, api_opname(ctx, op), &ts, 0, c, e);
-    /* RT_RESULT_INDEX (argmin/argmax, the index alone) with no winner of its own: the winners
-     * of the {value, index} result, generated for the index (the same loads and combines,
-     * half the stores; the tuner keys them by the element type). */
-    optype_ts ps;
-    const int index_only = optype_index_result(ts.canon);
     c->from_pair = 0;
-    if (rc == RT_OK && !c->nrows && index_only
-        && !optype_resolve(op, optype_elem(type), &ps, NULL, 0)) {
-        rc = read_choice(ctx, layout, op, api_opname(ctx, op), &ps, 1, c, e);
-        c->from_pair = c->nrows > 0;
-    }
+    rc = read_choice_or_pair(ctx, layout, op, api_opname(ctx, op), type, 0, c, e);
     /* None of its own for this GPU or a similar one: a built-in operator takes the winners
      * of a sibling of the same cost (min those of max, argmin argmax's, asum sum's), of the
      * same types, at the nearest device level it has, before the built-in default. */
@@ -157,15 +166,9 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     int nkin = rc == RT_OK && !c->nrows && !api_user_of(ctx, op) ? optype_siblings(op, kin, 4) : 0;
     c->has_kin = 0;
     for (int i = 0; i < nkin && rc == RT_OK && !c->nrows; i++) {
-        optype_ts ks;
-        if (!optype_same_cost(op, kin[i], type) || optype_resolve(kin[i], type, &ks, NULL, 0))
+        if (!optype_same_cost(op, kin[i], type))
             continue;
-        rc = read_choice(ctx, layout, kin[i], rt_op_name(kin[i]), &ks, 1, c, e);
-        if (rc == RT_OK && !c->nrows && index_only
-            && !optype_resolve(kin[i], optype_elem(type), &ks, NULL, 0)) {
-            rc = read_choice(ctx, layout, kin[i], rt_op_name(kin[i]), &ks, 1, c, e);
-            c->from_pair = c->nrows > 0;
-        }
+        rc = read_choice_or_pair(ctx, layout, kin[i], rt_op_name(kin[i]), type, 1, c, e);
         if (rc == RT_OK && c->nrows) {
             c->has_kin = 1;
             c->kin = kin[i];
