@@ -429,8 +429,8 @@ int api_check_op_type(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type,
     if (optype_elem(type) >= RT_TYPE_COUNT)
         return rt_seterr(e, RT_EINVAL, "%s: type spec 0x%x is malformed: bits 0..7 hold the "
                          "element type, 8..15 RT_ACC's accumulator + 1 (at most %d), bit 16 "
-                         "RT_RESULT_ELEM, bit 17 RT_RESULT_INDEX, and no other bit is set", fn, (unsigned)type,
-                         RT_TYPE_COUNT);
+                         "RT_RESULT_ELEM, bit 17 RT_RESULT_INDEX, and no other bit is set", fn,
+                         (unsigned)type, RT_TYPE_COUNT);
     if ((unsigned)op < RT_OP_COUNT)
         return optype_resolve(op, type, &ts, why, sizeof why)
             ? rt_seterr(e, RT_EINVAL, "%s: %s", fn, why) : RT_OK;

@@ -102,15 +102,15 @@ void api_axis_builtin(int commutative, size_t elem_size, size_t acc_size,
      * ones split. Short columns (len < 128: 8 row groups would walk fewer than 16 rows each
      * and then meet in shared memory): fewer row groups, down to one (TX = B, B down to 128
      * where inner is narrow), up to 4 rows in flight (32 bytes a thread), and CV accumulators
-     * of at most 16 bytes in all where the accumulator is wider than the element. H100, argmax on [1 x 16 x 2^22]
-     * (docs/results.md, seventeenth session, run 2's measurements of the whole space): f32
-     * B=256 TX=256 CV=1 U=4 150.5 us, bf16 132.4, against 250.9 and 274.6 for B=256 TX=32
-     * CV=4 (bf16 CV=8) U=2. */
+     * of at most 16 bytes in all where the accumulator is wider than the element. H100,
+     * argmax on [1 x 16 x 2^22] (docs/results.md, seventeenth session, run 2's measurements
+     * of the whole space): f32 B=256 TX=256 CV=1 U=4 150.5 us, bf16 132.4, against 250.9 and
+     * 274.6 for B=256 TX=32 CV=4 (bf16 CV=8) U=2. */
     unsigned long long cv = 1, tx = 1, b = 256, u = 2;
     const int shortc = inner > 1 && len < 128;
     if (inner > 1) {
-        for (cv = 8; cv > 1 && (cv * es > 16 || cv > inner || (shortc && as > es && cv * as > 16));
-             cv /= 2)
+        const int wide = shortc && as > es;   /* CV accumulators within 16 bytes */
+        for (cv = 8; cv > 1 && (cv * es > 16 || cv > inner || (wide && cv * as > 16)); cv /= 2)
             ;
         unsigned long long cols = (inner + cv - 1) / cv, txmax = shortc ? b : 32;
         while (tx < cols && tx < txmax)
@@ -122,7 +122,8 @@ void api_axis_builtin(int commutative, size_t elem_size, size_t acc_size,
             if (tx * ty > b)
                 tx = b / ty;
             b = tx * ty < 128 ? 128 : tx * ty;
-            u = 32 / (cv * es) >= 4 ? 4 : 32 / (cv * es) >= 2 ? 2 : 1;   /* <= 32 bytes in flight */
+            const unsigned long long fit = 32 / (cv * es);   /* rows within 32 bytes in flight */
+            u = fit >= 4 ? 4 : fit >= 2 ? 2 : 1;
         }
     }
     snprintf(family, family_len, "axis_cols");
