@@ -126,6 +126,18 @@ static void plant_nan_segments(void *host, rt_type type, const seg_data *d)
                                                          : (const void *)&p64[s / 3 % 3], es);
 }
 
+/* The device and host buffers a test of this file allocates, given back. */
+static void free_buffers(CUdeviceptr in, CUdeviceptr seg, CUdeviceptr out, CUdeviceptr temp,
+                         void *host, void *got)
+{
+    cu.MemFree(in);
+    cu.MemFree(seg);
+    cu.MemFree(out);
+    cu.MemFree(temp);
+    free(host);
+    free(got);
+}
+
 /* nan_segs: plant_nan_segments before the reference (float min/max). */
 static void check_layout(rt_op op, rt_type type, int layout, int off64, int nan_segs)
 {
@@ -208,12 +220,7 @@ static void check_layout(rt_op op, rt_type type, int layout, int off64, int nan_
         assert_int_equal(got[b], 0xa5);
     for (int v = 0; v < nv; v++)
         plan_unload(&p[v]);
-    cu.MemFree(in);
-    cu.MemFree(seg);
-    cu.MemFree(out);
-    cu.MemFree(temp);
-    free(host);
-    free(got);
+    free_buffers(in, seg, out, temp, host, got);
     cands_free(c, nv);
 }
 
@@ -313,12 +320,7 @@ static void seg_order_kept(void **state)
         for (int v = 0; v < nv; v++)
             plan_unload(&p[v]);
     }
-    cu.MemFree(in);
-    cu.MemFree(seg);
-    cu.MemFree(out);
-    cu.MemFree(temp);
-    free(host);
-    free(got);
+    free_buffers(in, seg, out, temp, host, got);
     free(want);
 }
 
@@ -383,12 +385,7 @@ static void seg_per_long_unaligned(void **state)
             plan_unload(&p);
             cands_free(c, 1);
         }
-    cu.MemFree(in);
-    cu.MemFree(seg);
-    cu.MemFree(out);
-    cu.MemFree(temp);
-    free(host);
-    free(got);
+    free_buffers(in, seg, out, temp, host, got);
 }
 
 static int cmp_u32(const void *a, const void *b)
