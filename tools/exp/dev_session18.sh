@@ -22,8 +22,12 @@
 #           GPU's winners to $OUT/retune_ship_tune.db, merged into a copy of db/tuned
 #           (tools/exp/split_merge.py, into sum's axis row 24f0a2f7..., build/merged.db); then
 #           bench/torch_axis.py --ops mean,var_mean with it.
+#   final   (run 3) db/tuned as committed (run 2's winners merged, CUBINs refreshed): the Python
+#           GPU tests of the axis calls and the means ('axis or mean or var or dim'), then
+#           bench/torch_axis.py for every operator it has (sum, min, max, argmax, mean,
+#           var_mean): the "every op" row of issue 16 in one run.
 SHAPES="16,4194304,1;4096,4096,1;64,2048,512;1,1048576,16;1,65536,128;1048576,16,1;65536,128,1;1,16,4194304;1,4096,4096;32768,1024,1;1,32768,1024"
-step=${1:?step: pack, check, tune}
+step=${1:?step: pack, check, tune, final}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c18 "redtune tests/all bench/redtune_bench"
@@ -79,6 +83,10 @@ tune)
         mean:f32:$u mean:bf16:$u var_mean:f32:$u var_mean:bf16:$u >> "$S" 2>&1
     T=build/merged.db TORCH_LIMIT=${TORCH_LIMIT:-150} torch_axis --ops mean,var_mean
     sed -n '/^mean along/,$p' "$L/torch_axis.log" >> "$S" ;;
+final)
+    pytests axis 170 -k 'axis or mean or var or dim'
+    TORCH_LIMIT=${TORCH_LIMIT:-360} torch_axis --ops sum,min,max,argmax,mean,var_mean
+    sed -n '/^sum along/,$p' "$L/torch_axis.log" >> "$S" ;;
 *)
     echo "dev_session18.sh: no step '$step'" >&2; exit 2 ;;
 esac
