@@ -126,8 +126,14 @@ static double fake_cost(const cand *c)
     return 60 + d + fabs(log2((double)k->values[1]) - 2);
 }
 
+/* How the last fake_search's picks matched what ahead() said after the pick before: picks
+ * that ahead had named, of those made after a non-empty answer. */
+static int ahead_hits, ahead_asked;
+
 /* Run a strategy over the fake space as sweep.c does, measuring with fake_cost: the picks
- * into 'picks' (their count returned); 'time_up_after' picks, then time is up (-1: never). */
+ * into 'picks' (their count returned); 'time_up_after' picks, then time is up (-1: never).
+ * After each pick, what ahead() names (where the strategy has it) is checked: compiled,
+ * distinct and, but for halving's later rounds, never offered before. */
 static int fake_search(const strategy_ops *x, const strategy_case *cs, strategy_pick *picks,
                        int cap, int time_up_after)
 {
@@ -135,12 +141,27 @@ static int fake_search(const strategy_ops *x, const strategy_case *cs, strategy_
     rt_err e;
     assert_int_equal(x->init(&s, cs, &e), RT_OK);
     strategy_pick p;
-    int k = 0;
+    int k = 0, said[64], nsaid = 0;
+    ahead_hits = ahead_asked = 0;
     while (x->next(&s, time_up_after >= 0 && k >= time_up_after, &p)) {
         assert_true(k < cap);
         assert_true(p.cand >= 0 && p.cand < cs->n);
         assert_int_equal(cs->c[p.cand].rc, RT_OK);   /* only compiled candidates */
+        if (nsaid) {
+            ahead_asked++;
+            for (int j = 0; j < nsaid; j++)
+                ahead_hits += said[j] == p.cand;
+        }
         picks[k++] = p;
+        nsaid = x->ahead ? x->ahead(&s, said, 64) : 0;
+        for (int j = 0; j < nsaid; j++) {
+            assert_true(said[j] >= 0 && said[j] < cs->n);
+            assert_int_equal(cs->c[said[j]].rc, RT_OK);
+            for (int i = 0; i < j; i++)
+                assert_int_not_equal(said[i], said[j]);
+            for (int i = 0; x != &strategy_halving && i < k; i++)
+                assert_int_not_equal(picks[i].cand, said[j]);
+        }
         store_measurement m = {.status = "ok", .median_us = fake_cost(&cs->c[p.cand]),
                                .reps = p.max_reps};
         strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
@@ -176,6 +197,8 @@ static void random_seeded_within_budget(void **state)
     strategy_pick a[200], b[200], c[200];
     strategy_case cs = {f.c, f.n, 1 << 20, 7, 10, -1};
     int na = fake_search(x, &cs, a, 200, -1), nb = fake_search(x, &cs, b, 200, -1);
+    assert_int_equal(ahead_asked, 9);   /* ahead names the rest of the sample, in its order */
+    assert_int_equal(ahead_hits, 9);
     assert_int_equal(na, 10);
     assert_int_equal(nb, 10);
     assert_memory_equal(a, b, sizeof a[0] * 10);
@@ -208,6 +231,8 @@ static void halving_keeps_the_best(void **state)
     strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, -1};
     int k = fake_search(x, &cs, p, 400, -1), best = best_of(&f);
     assert_true(k <= x->planned(f.n, 0));
+    assert_int_equal(ahead_hits, ahead_asked);   /* ahead: the rest of the round, in order */
+    assert_true(ahead_asked >= k - 8);   /* all but a round's first pick (at most 5 rounds) */
     /* Round 0: every compiled candidate, briefly. */
     int r0 = 0;
     while (r0 < k && p[r0].max_reps == 3)
@@ -307,6 +332,10 @@ static void local_finds_the_optimum(void **state)
                         best);
         assert_true(found);
         assert_true(k < f.n / 2);
+        /* ahead names the neighbourhood being timed: every pick but the start's and the
+         * first after each move (fake_cost has no neighbour twice as fast, LEAP) */
+        assert_int_equal(ahead_hits, ahead_asked);
+        assert_true(ahead_asked >= k / 2);
     }
     strategy_pick p[200];
     strategy_case cs = {f.c, f.n, 1 << 20, 1, 4, corner};

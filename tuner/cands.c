@@ -221,14 +221,15 @@ void cands_free(cand *c, int n)
 
 typedef struct compile_job {
     cand *c;
+    const int *idx;   /* the candidates to compile: c[idx[k]]; NULL: c[k] */
     const char *arch;
 } compile_job;
 
-static void compile_one(int i, void *arg)
+static void compile_one(int k, void *arg)
 {
     compile_job *j = arg;
-    cand *c = &j->c[i];
-    if (c->cubin)
+    cand *c = &j->c[j->idx ? j->idx[k] : k];
+    if (c->cubin || c->rc != RT_OK)
         return;
     rt_err *e = malloc(sizeof *e);
     if (!e) {
@@ -252,16 +253,15 @@ static void compile_one(int i, void *arg)
     free(e);
 }
 
-int cands_compile(cand *c, int n, const char *arch, int jobs, store *s, int *compiled,
-                  int *failed, rt_err *e)
+int cands_reuse(cand *c, int n, const char *arch, store *s, int *reused, rt_err *e)
 {
-    *compiled = *failed = 0;
+    *reused = 0;
     int rc = nvrtc_load(e);
     if (rc)
         return rc;
     int ver = nvrtc_version();
     for (int i = 0; s && i < n; i++) {
-        if (c[i].cubin)
+        if (c[i].cubin || c[i].rc != RT_OK)
             continue;
         store_binary b;
         rc = store_get_binary(s, c[i].hash, arch, ver, &b, e);
@@ -270,29 +270,51 @@ int cands_compile(cand *c, int n, const char *arch, int jobs, store *s, int *com
             c[i].cubin_size = b.size;
             b.cubin = NULL;
             store_binary_free(&b);
+            (*reused)++;
         } else if (rc != RT_ENOTFOUND) {
             return rc;
         }
     }
     rt_clearerr(e);
-    compile_job job = {c, arch};
+    return RT_OK;
+}
+
+int cands_compile_idx(cand *c, const int *idx, int n, const char *arch, int jobs, store *s,
+                      int *compiled, int *failed, rt_err *e)
+{
+    *compiled = *failed = 0;
+    int rc = nvrtc_load(e);
+    if (rc)
+        return rc;
+    int ver = nvrtc_version();
+    compile_job job = {c, idx, arch};
     pool_run(n, jobs, compile_one, &job);
-    for (int i = 0; i < n; i++) {
-        if (c[i].rc != RT_OK) {
+    for (int k = 0; k < n; k++) {
+        cand *x = &c[idx ? idx[k] : k];
+        if (x->rc != RT_OK) {
             (*failed)++;
             continue;
         }
-        if (!c[i].compiled)
+        if (!x->compiled || x->stored)
             continue;
         (*compiled)++;
+        x->stored = 1;
         if (!s)
             continue;
-        store_binary b = {c[i].cubin, c[i].cubin_size, -1, -1, c[i].log};
-        if ((rc = store_put_kernel(s, c[i].hash, c[i].cfg.family->name, c[i].params, c[i].src, e)) ||
-            (rc = store_put_binary(s, c[i].hash, arch, ver, &b, e)))
+        store_binary b = {x->cubin, x->cubin_size, -1, -1, x->log};
+        if ((rc = store_put_kernel(s, x->hash, x->cfg.family->name, x->params, x->src, e)) ||
+            (rc = store_put_binary(s, x->hash, arch, ver, &b, e)))
             return rc;
     }
     return RT_OK;
+}
+
+int cands_compile(cand *c, int n, const char *arch, int jobs, store *s, int *compiled,
+                  int *failed, rt_err *e)
+{
+    int reused;
+    int rc = cands_reuse(c, n, arch, s, &reused, e);
+    return rc ? rc : cands_compile_idx(c, NULL, n, arch, jobs, s, compiled, failed, e);
 }
 
 int cands_compile_reference(const opfile *user, const char *arch, nvrtc_output *out, rt_err *e)

@@ -25,6 +25,7 @@ typedef struct cand {
     size_t cubin_size;
     char *log;            /* NVRTC log, malloc'd or NULL */
     int compiled;         /* compiled in this process (not taken from the database) */
+    int stored;           /* ... and its CUBIN stored (counted) by cands_compile_idx */
     int rc;               /* RT_OK, or the compile error */
     char *err;            /* the compile error message, malloc'd or NULL */
 } cand;
@@ -65,6 +66,17 @@ void cands_free(cand *c, int n);
  * ones are stored. Sets *compiled and *failed (failures also in each cand's rc/err). */
 int cands_compile(cand *c, int n, const char *arch, int jobs, store *s, int *compiled,
                   int *failed, rt_err *e);
+
+/* The first half of cands_compile: the CUBINs the store holds for candidates that have none
+ * (*reused counts them); nothing is compiled. A run whose strategy picks a share of the space
+ * compiles the rest as they are picked (sweep.c). */
+int cands_reuse(cand *c, int n, const char *arch, store *s, int *reused, rt_err *e);
+
+/* The second half: compile c[idx[k]] for k < n (idx NULL: c[k]) that have no CUBIN and no
+ * failure yet, on 'jobs' threads, and store the new CUBINs; *compiled counts those compiled
+ * and stored by this call, *failed the candidates of the list that do not compile. */
+int cands_compile_idx(cand *c, const int *idx, int n, const char *arch, int jobs, store *s,
+                      int *compiled, int *failed, rt_err *e);
 
 /* A user operator's reference unit (codegen_emit_user_check) compiled for 'arch': the check
  * that its identity and combine compile, before anything else is compiled or stored. On

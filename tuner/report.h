@@ -26,6 +26,8 @@ typedef struct progress {
     double t0, last;
     int tty;
     long done, total, measured;
+    long compiled, failed;      /* candidates compiled as they were picked, and failures */
+    double compile_s;           /* the time that took (not the sweep's) */
 } progress;
 
 /* Show "WHAT  done/total  elapsed T  left ~T", at most every 0.2 s on a terminal and every

@@ -82,6 +82,11 @@ typedef struct strategy_ops {
     void (*observe)(strategy *s, const strategy_result *r);
     /* Free what init made and set s->state to NULL; harmless when it is NULL already. */
     void (*fini)(strategy *s);
+    /* Optional (NULL: none): up to 'max' candidates it means to pick after the last pick, in
+     * its order, into idx; returns how many. Advisory, and may go stale with what the next
+     * observations teach it: a run that compiles candidates as they are picked (any strategy
+     * but exhaustive, tune.c) compiles these together with the pick, on its threads. */
+    int (*ahead)(strategy *s, int *idx, int max);
 } strategy_ops;
 
 struct strategy {

@@ -160,4 +160,14 @@ static void observe(strategy *s, const strategy_result *r)
         h->have_full = 1;
 }
 
-const strategy_ops strategy_halving = {"halving", planned, init, next, observe, fini};
+/* The rest of this round (the first round holds every candidate the case will time). */
+static int ahead(strategy *s, int *idx, int max)
+{
+    halving *h = s->state;
+    int k = 0;
+    for (int i = h->pos; !h->done && i < h->na && k < max; i++)
+        idx[k++] = h->alive[i];
+    return k;
+}
+
+const strategy_ops strategy_halving = {"halving", planned, init, next, observe, fini, ahead};

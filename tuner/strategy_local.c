@@ -333,4 +333,30 @@ static void observe(strategy *s, const strategy_result *r)
     x->timed[r->cand] = 1;
 }
 
-const strategy_ops strategy_local = {"local", planned, init, next, observe, fini};
+/* The seeds not yet timed, else the current config's neighbours not yet timed: what it
+ * times before it moves (unless a neighbour far better comes first, LEAP), as many as the
+ * budget has picks left. Right after the
+ * current config's own pick, its neighbourhood is built here, as next() would build it. */
+static int ahead(strategy *s, int *idx, int max)
+{
+    local *x = s->state;
+    int k = 0;
+    if (x->done)
+        return 0;
+    if (max > x->budget - x->picks)   /* no more than the budget lets it pick */
+        max = (int)(x->budget - x->picks);
+    if (x->cur < 0) {
+        for (int i = x->si; i < x->nseeds && k < max; i++)
+            if (!x->timed[x->seeds[i]])
+                idx[k++] = x->seeds[i];
+        return k;
+    }
+    if (!x->built && x->timed[x->cur])
+        neighbours(x);
+    for (int i = x->built ? x->qi : x->nq; i < x->nq && k < max; i++)
+        if (!x->timed[x->q[i]])
+            idx[k++] = x->q[i];
+    return k;
+}
+
+const strategy_ops strategy_local = {"local", planned, init, next, observe, fini, ahead};

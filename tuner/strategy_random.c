@@ -55,4 +55,14 @@ static void fini(strategy *s)
     s->state = NULL;
 }
 
-const strategy_ops strategy_random = {"random", planned, init, next, observe, fini};
+/* The rest of the sample, in its order. */
+static int ahead(strategy *s, int *idx, int max)
+{
+    sample *x = s->state;
+    int k = 0;
+    for (int i = x->next; i < x->n && k < max; i++)
+        idx[k++] = x->idx[i];
+    return k;
+}
+
+const strategy_ops strategy_random = {"random", planned, init, next, observe, fini, ahead};

@@ -109,6 +109,68 @@ static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layo
     return rc;
 }
 
+/* A case's candidates as copies of some of sw->c's: c[k] = base[own[k]], n of them; the
+ * copies' pointers (source, CUBIN) stay sw->c's to free. */
+typedef struct view {
+    cand *c;
+    int *own;
+    int n;
+} view;
+
+#define AHEAD_MAX 64   /* candidates compiled with a pick, at most */
+
+/* sw->c's index of the case's candidate k: through the size's view 'fv' (when the size left
+ * configs out, @max_n) and the shape's 'gv' (an axis run). */
+static int owner(const view *gv, const view *fv, int k)
+{
+    int j = fv->c ? fv->own[k] : k;
+    return gv->c ? gv->own[j] : j;
+}
+
+/* The copies again, after sw->c's entries gained CUBINs or compile errors. */
+static void refresh(const sweep *sw, view *gv, view *fv)
+{
+    for (int k = 0; gv->c && k < gv->n; k++)
+        gv->c[k] = sw->c[gv->own[k]];
+    for (int k = 0; fv->c && k < fv->n; k++)
+        fv->c[k] = gv->c ? gv->c[fv->own[k]] : sw->c[fv->own[k]];
+}
+
+/* A lazy run's pick 'i' has no CUBIN: compile it, and with it (on the run's threads) the
+ * picks the strategy means to make next that have none either; store them; say what does
+ * not compile. The time goes to pg->compile_s, not to the sweep's. */
+static int compile_picked(const sweep *sw, strategy *st, int i, view *gv, view *fv, rt_err *e)
+{
+    int want[AHEAD_MAX + 1], next[AHEAD_MAX], nb = 0;
+    want[nb++] = owner(gv, fv, i);
+    int jobs = sw->o->jobs > 0 ? sw->o->jobs : 1;
+    int max = 2 * jobs < 4 ? 4 : 2 * jobs > AHEAD_MAX ? AHEAD_MAX : 2 * jobs;
+    int na = st->ops->ahead ? st->ops->ahead(st, next, max) : 0;
+    for (int k = 0; k < na; k++) {
+        int j = owner(gv, fv, next[k]), seen = 0;
+        for (int b = 0; b < nb; b++)
+            seen |= want[b] == j;
+        if (!seen && !sw->c[j].cubin && sw->c[j].rc == RT_OK)
+            want[nb++] = j;
+    }
+    int compiled, failed;
+    double t0 = report_now();
+    int rc = cands_compile_idx(sw->c, want, nb, sw->arch, jobs, sw->s, &compiled, &failed, e);
+    sw->pg->compile_s += report_now() - t0;
+    sw->pg->compiled += compiled;
+    sw->pg->failed += failed;
+    for (int b = 0; rc == RT_OK && b < nb; b++) {
+        const cand *x = &sw->c[want[b]];
+        if (x->rc == RT_OK)
+            continue;
+        report_progress_clear(sw->pg);
+        fprintf(stderr, "redtune: %s %s does not compile:\n%s\n", x->cfg.family->name, x->params,
+                x->err ? x->err : "(no message)");
+    }
+    refresh(sw, gv, fv);
+    return rc;
+}
+
 int sweep_run(const sweep *sw, rt_err *e)
 {
     const tune_opts *o = sw->o;
@@ -129,8 +191,10 @@ int sweep_run(const sweep *sw, rt_err *e)
     strategy st = {sw->strategy, NULL};
     int rc = RT_OK;
     int nprof = tune_groups(o), nsz = tune_nsizes(o);
-    cand *cc = NULL;   /* an axis case's candidates: copies of sw->c's, owned there */
-    cand *fc = NULL;   /* a size's candidates when a family's @max_n leaves some out */
+    view gv = {NULL, NULL, 0};   /* an axis case's candidates: its shape's expansion */
+    view fv = {NULL, NULL, 0};   /* a size's candidates when a family's @max_n leaves some out */
+    cand *cc = NULL, *fc = NULL;
+    int *fown = NULL;
     size_t esize = optype_size(t);
     size_t acc_size = o->user ? esize : optype_acc_size(o->op, t);
     int segmented = o->layout == SEG_LAYOUT_KEYS || o->layout == SEG_LAYOUT_OFFSETS;
@@ -151,6 +215,7 @@ int sweep_run(const sweep *sw, rt_err *e)
             for (int k = 0; k < ncg; k++)
                 cc[k] = sw->c[sw->group_cands[pi][k]];
             cg = cc;
+            gv = (view){cc, sw->group_cands[pi], ncg};
         }
         long budget_g = strategy_budget_min(o->budget, o->budget_pct, o->budget_min,
                                             ncg);   /* the group's */
@@ -164,17 +229,24 @@ int sweep_run(const sweep *sw, rt_err *e)
             int ncfg = ncg, nout = 0;
             for (int k = 0; k < ncg; k++)
                 nout += cg[k].cfg.family->max_n && n > cg[k].cfg.family->max_n;
+            fv = (view){NULL, NULL, 0};
             if (nout) {
                 free(fc);
-                if (!(fc = malloc((size_t)(ncg - nout ? ncg - nout : 1) * sizeof *fc))) {
+                free(fown);
+                size_t nf = (size_t)(ncg - nout ? ncg - nout : 1);
+                fown = malloc(nf * sizeof *fown);
+                if (!(fc = malloc(nf * sizeof *fc)) || !fown) {
                     rc = rt_seterr(e, RT_ENOMEM, "out of memory for the candidates of %s", layout);
                     goto done;
                 }
                 ncfg = 0;
                 for (int k = 0; k < ncg; k++)
-                    if (!(cg[k].cfg.family->max_n && n > cg[k].cfg.family->max_n))
+                    if (!(cg[k].cfg.family->max_n && n > cg[k].cfg.family->max_n)) {
+                        fown[ncfg] = k;
                         fc[ncfg++] = cg[k];
+                    }
                 c = fc;
+                fv = (view){fc, fown, ncfg};
             }
             /* A share (--budget P%) of the configs this size times; the progress total
              * (tune.c) counted the group's, the difference is 'skipped'. */
@@ -229,6 +301,14 @@ int sweep_run(const sweep *sw, rt_err *e)
                     res.m = &stored;
                     st.ops->observe(&st, &res);
                     continue;
+                }
+                if (sw->lazy && !c[i].cubin) {
+                    if ((rc = compile_picked(sw, &st, i, &gv, &fv, e)))
+                        goto done;
+                    if (c[i].rc) {
+                        st.ops->observe(&st, &res);
+                        continue;
+                    }
                 }
                 if (!prepared) {
                     w->prepared = (prepare_req){t, o->user ? OP_USER : (int)o->op, (uint64_t)n,
@@ -318,5 +398,6 @@ done:
     st.ops->fini(&st);
     free(cc);
     free(fc);
+    free(fown);
     return rc;
 }

@@ -20,8 +20,12 @@ typedef struct sweep {
     const strategy_ops *strategy;
     session *w;                 /* a started worker; restarted here after a fault */
     store *s;                   /* open for writing, the run begun */
-    const cand *c;              /* the candidate set, compiled */
+    cand *c;                    /* the candidate set: compiled, or (lazy) the CUBINs the
+                                 * database held, the others compiled here as picked */
     int ncfg;
+    int lazy;                   /* compile candidates as they are picked, with the picks
+                                 * the strategy means to make next (strategy_ops.ahead) */
+    const char *arch;           /* lazy: what to compile for, on o->jobs threads */
     const char *op;             /* the case: operator name and type (tune_case) */
     rt_type t;
     long long device_id, run_id;

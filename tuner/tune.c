@@ -148,17 +148,24 @@ int tune_run(const tune_opts *o, rt_err *e)
     printf("redtune: %s (%s, %d SMs, %.0f MiB L2), driver %d, NVRTC %d\n", w.dev.name, arch,
            w.dev.sm_count, w.dev.l2_bytes / 1048576.0, w.dev.driver_version, nvrtc_version());
 
-    /* Compile ahead of the GPU work, reusing stored CUBINs. */
+    /* Compile ahead of the GPU work, reusing stored CUBINs; a strategy that picks a share
+     * of the space (any but exhaustive) has the rest compiled as it picks them (sweep.c). */
+    int lazy = search != &strategy_exhaustive;
     double t0 = report_now();
     if ((rc = o->user ? cands_make_user(cfgs, ncfg, &o->user->op, &c, e)
                       : cands_make(cfgs, ncfg, o->op, t, &c, e)))
         goto done;
-    int compiled, failed;
-    if ((rc = cands_compile(c, ncfg, arch, o->jobs, s, &compiled, &failed, e)))
+    int compiled = 0, failed = 0, reused;
+    if ((rc = lazy ? cands_reuse(c, ncfg, arch, s, &reused, e)
+                   : cands_compile(c, ncfg, arch, o->jobs, s, &compiled, &failed, e)))
         goto done;
-    printf("redtune: %d configs from %s: compiled %d, reused %d from the database, %d failed "
-           "(%.1f s, %d threads)\n", ncfg, space_name, compiled, ncfg - compiled - failed, failed,
-           report_now() - t0, o->jobs);
+    if (lazy)
+        printf("redtune: %d configs from %s: reused %d from the database, the others compiled "
+               "as the search picks them (%d threads)\n", ncfg, space_name, reused, o->jobs);
+    else
+        printf("redtune: %d configs from %s: compiled %d, reused %d from the database, %d "
+               "failed (%.1f s, %d threads)\n", ncfg, space_name, compiled,
+               ncfg - compiled - failed, failed, report_now() - t0, o->jobs);
     if (skipped[0])
         printf("redtune: left out, since '%s' does not commute: %s\n", op, skipped);
     for (int i = 0; i < ncfg; i++)
@@ -194,7 +201,7 @@ int tune_run(const tune_opts *o, rt_err *e)
         printf("redtune: --split: %d of the %d cases here (share %d of %d), the others on "
                "identical GPUs\n", owned, ncases, o->split_index + 1, o->split_count);
     progress pg = {report_now(), 0, isatty(2), 0, planned, 0};
-    sweep sw = {o, search, &w, s, c, ncfg, op, t, device_id, run_id, read_gbps, &pg,
+    sweep sw = {o, search, &w, s, c, ncfg, lazy, arch, op, t, device_id, run_id, read_gbps, &pg,
                 axis ? gidx : NULL, gn};
     if ((rc = sweep_run(&sw, e)))
         goto done;
@@ -205,9 +212,12 @@ int tune_run(const tune_opts *o, rt_err *e)
     if ((rc = store_end_run(s, run_id, e)))
         goto done;
 
+    if (lazy)
+        printf("redtune: compiled %ld configs as the search picked them, %ld failed (%.1f s, "
+               "%d threads)\n", pg.compiled, pg.failed, pg.compile_s, o->jobs);
     rc = report_table(s, o, op, type, &w.dev, arch, read_gbps, e);
     printf("%d configs measured in this run, %.2f s; database %s\n", (int)pg.measured,
-           report_now() - pg.t0, o->db_path);
+           report_now() - pg.t0 - pg.compile_s, o->db_path);
 done:
     session_close(&w);
     cands_free(c, ncfg);
