@@ -26,8 +26,12 @@
 #           GPU tests of the axis calls and the means ('axis or mean or var or dim'), then
 #           bench/torch_axis.py for every operator it has (sum, min, max, argmax, mean,
 #           var_mean): the "every op" row of issue 16 in one run.
+#   lazy    (run 4) a39b930's compile-as-picked on the GPU: `redtune compile --axis` of the
+#           union of three shapes' spaces for mean f32 (what an exhaustive or an earlier local
+#           run compiled first), then `redtune --axis --strategy local --budget 12%,6` on the
+#           same shapes into a fresh database, which compiles what it picks.
 SHAPES="16,4194304,1;4096,4096,1;64,2048,512;1,1048576,16;1,65536,128;1048576,16,1;65536,128,1;1,16,4194304;1,4096,4096;32768,1024,1;1,32768,1024"
-step=${1:?step: pack, check, tune, final}
+step=${1:?step: pack, check, tune, final, lazy}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c18 "redtune tests/all bench/redtune_bench"
@@ -87,6 +91,18 @@ final)
     pytests axis 170 -k 'axis or mean or var or dim'
     TORCH_LIMIT=${TORCH_LIMIT:-360} torch_axis --ops sum,min,max,argmax,mean,var_mean
     sed -n '/^sum along/,$p' "$L/torch_axis.log" >> "$S" ;;
+lazy)
+    sh3="16,4194304,1;1,65536,128;4096,4096,1"
+    t0=$(date +%s)
+    build/redtune compile --axis --shapes "$sh3" --op mean --type f32 --db build/eager.db \
+        > "$L/eager.log" 2>&1
+    echo "redtune compile (the union): exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/eager.log")" >> "$S"
+    t0=$(date +%s)
+    timeout 200 build/redtune --device 0 --axis --shapes "$sh3" --op mean --type f32 \
+        --db build/lazy.db --strategy local --budget 12%,6 > "$L/lazy.log" 2>&1
+    echo "redtune --strategy local (lazy): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    grep -E '^redtune: [0-9]+ configs from|compiled .* as the search|configs measured' "$L/lazy.log" >> "$S"
+    grep -E 'axis_(rows|cols)' "$L/lazy.log" | grep -v '^redtune: n=' | head -n 3 >> "$S" ;;
 *)
     echo "dev_session18.sh: no step '$step'" >&2; exit 2 ;;
 esac
