@@ -199,6 +199,27 @@ static int tune_captured(const tune_opts *o, rt_err *e)
     return rc;
 }
 
+/* o tuned by local search, which compiles what it picks, into a fresh database DIR/lazy.db
+ * (its path into db2): it succeeds, reuses nothing and compiles 'ncompiled' configs. */
+static void lazy_local(tune_opts *o, const char *dir, char *db2, size_t cap, int ncompiled)
+{
+    char want[96];
+    snprintf(db2, cap, "%s/lazy.db", dir);
+    o->db_path = db2;
+    o->strategy = "local";
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "reused 0 from the database, the others compiled as the "
+                                     "search picks them"));
+    snprintf(want, sizeof want, "compiled %d configs as the search picked them, 0 failed",
+             ncompiled);
+    assert_non_null(strstr(out_text, want));
+}
+
 static const long long tune_sizes[] = {1000, 4096};
 
 static tune_opts fake_opts(const char *db)
@@ -347,17 +368,10 @@ static void tune_max_n(void **state)
     /* Compiled as picked (local) at 2^19 alone: the size's own view of the candidates maps
      * its gridstride back to the set's second config, which is compiled, and nothing else. */
     char db2[160], got[64];
-    snprintf(db2, sizeof db2, "%s/lazy.db", dir);
     static const long long big[] = {1 << 19};
-    o.db_path = db2;
     o.sizes = big;
     o.nsizes = 1;
-    o.strategy = "local";
-    rc = tune_captured(&o, &e);
-    if (rc)
-        print_error("%s\n%s%s", e.msg, out_text, err_text);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "compiled 1 configs as the search picked them, 0 failed"));
+    lazy_local(&o, dir, db2, sizeof db2, 1);
     assert_non_null(strstr(out_text, "1 configs measured in this run"));
     db_text(db2, "SELECT group_concat(k.family) FROM binaries b JOIN kernels k ON k.hash = b.hash",
             got, sizeof got);
@@ -494,7 +508,8 @@ static void tune_halving_resume_and_local_start(void **state)
 }
 
 /* random with a budget of 2 configs per case: 2 of the 4 per size, the same on a rerun (which
- * measures nothing), and the progress line's total is the budget's. */
+ * measures nothing), and the progress line's total is the budget's; it compiles what it
+ * picks. */
 static void tune_random_budget(void **state)
 {
     (void)state;
@@ -518,6 +533,36 @@ static void tune_random_budget(void **state)
     rc = tune_captured(&o, &e);
     assert_int_equal(rc, RT_OK);
     assert_non_null(strstr(out_text, "0 configs measured in this run"));
+
+    /* It compiles only what it picks (with what it means to pick next): at one size into a
+     * fresh database, the 2 CUBINs of its 2 picks; exhaustive then compiles the other 2 and
+     * reuses the 2, measuring only those new. */
+    char db2[160];
+    snprintf(db2, sizeof db2, "%s/lazy.db", dir);
+    static const long long at4k[] = {4096};
+    o.db_path = db2;
+    o.sizes = at4k;
+    o.nsizes = 1;
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "4 configs from tests/lua/mixed_small.lua: reused 0 from "
+                                     "the database, the others compiled as the search picks "
+                                     "them (1 threads)"));
+    assert_non_null(strstr(out_text, "compiled 2 configs as the search picked them, 0 failed"));
+    assert_non_null(strstr(out_text, "2 configs measured in this run"));
+    db_text(db2, "SELECT count(*) FROM binaries b JOIN measurements m ON m.kernel_hash = b.hash",
+            got, sizeof got);
+    assert_string_equal(got, "2");
+    db_text(db2, "SELECT count(*) FROM binaries", got, sizeof got);
+    assert_string_equal(got, "2");   /* the two measured, nothing else */
+    o.strategy = NULL;
+    o.budget = 0;
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "compiled 2, reused 2 from the database, 0 failed"));
+    assert_non_null(strstr(out_text, "2 configs measured in this run"));
+    db_text(db2, "SELECT count(*) FROM binaries", got, sizeof got);
+    assert_string_equal(got, "4");
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
@@ -552,51 +597,6 @@ static void tune_random_budget_pct(void **state)
     rc = tune_captured(&o, &e);
     assert_int_equal(rc, RT_OK);
     assert_non_null(strstr(out_text, "0 configs measured in this run"));
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
-/* A strategy that picks a share of the space compiles only what it picks (with what it
- * means to pick next): random, 2 of the 4 configs at one size, compiles and stores those 2
- * CUBINs; exhaustive then compiles the other 2 and reuses the 2, measuring only those new. */
-static void tune_lazy_compile(void **state)
-{
-    (void)state;
-    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
-    static const long long at4k[] = {4096};
-    tune_opts o = fake_opts(db);
-    o.sizes = at4k;
-    o.nsizes = 1;
-    o.strategy = "random";
-    o.budget = 2;
-    o.strategy_seed = 5;
-    rt_err e;
-    rt_clearerr(&e);
-    int rc = tune_captured(&o, &e);
-    if (rc)
-        print_error("%s\n%s%s", e.msg, out_text, err_text);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "4 configs from tests/lua/mixed_small.lua: reused 0 from "
-                                     "the database, the others compiled as the search picks "
-                                     "them (1 threads)"));
-    assert_non_null(strstr(out_text, "compiled 2 configs as the search picked them, 0 failed"));
-    assert_non_null(strstr(out_text, "2 configs measured in this run"));
-    db_text(db, "SELECT count(*) FROM binaries", got, sizeof got);
-    assert_string_equal(got, "2");
-    db_text(db, "SELECT count(*) FROM binaries b JOIN measurements m ON m.kernel_hash = b.hash",
-            got, sizeof got);
-    assert_string_equal(got, "2");   /* the two measured */
-    o.strategy = NULL;
-    o.budget = 0;
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "compiled 2, reused 2 from the database, 0 failed"));
-    assert_non_null(strstr(out_text, "2 configs measured in this run"));
-    db_text(db, "SELECT count(*) FROM binaries", got, sizeof got);
-    assert_string_equal(got, "4");
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
@@ -695,17 +695,8 @@ static void tune_axis_cases(void **state)
     /* local search into a fresh database compiles as it picks, through each shape's own
      * candidates (sweep.c's views of the union): the 3 configs, once each. */
     char db2[160];
-    snprintf(db2, sizeof db2, "%s/lazy.db", dir);
-    o.db_path = db2;
     o.budget_pct = 0;
-    o.strategy = "local";
-    rc = tune_captured(&o, &e);
-    if (rc)
-        print_error("%s\n%s%s", e.msg, out_text, err_text);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "reused 0 from the database, the others compiled as the "
-                                     "search picks them"));
-    assert_non_null(strstr(out_text, "compiled 3 configs as the search picked them, 0 failed"));
+    lazy_local(&o, dir, db2, sizeof db2, 3);
     assert_non_null(strstr(out_text, "7 configs measured in this run"));
     db_text(db2, "SELECT count(*) FROM binaries", got, sizeof got);
     assert_string_equal(got, "3");
@@ -723,7 +714,6 @@ int test_tune_group(void)
         cmocka_unit_test(tune_halving_resume_and_local_start),
         cmocka_unit_test(tune_random_budget),
         cmocka_unit_test(tune_random_budget_pct),
-        cmocka_unit_test(tune_lazy_compile),
         cmocka_unit_test(tune_axis_cases),
     };
     return cmocka_run_group_tests_name("tune", tests, NULL, NULL);
