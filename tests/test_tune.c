@@ -200,8 +200,10 @@ static int tune_captured(const tune_opts *o, rt_err *e)
 }
 
 /* o tuned by local search, which compiles what it picks, into a fresh database DIR/lazy.db
- * (its path into db2): it succeeds, reuses nothing and compiles 'ncompiled' configs. */
-static void lazy_local(tune_opts *o, const char *dir, char *db2, size_t cap, int ncompiled)
+ * (its path into db2): it succeeds, reuses nothing, compiles 'ncompiled' configs and fails
+ * 'nfailed'. */
+static void lazy_local(tune_opts *o, const char *dir, char *db2, size_t cap, int ncompiled,
+                       int nfailed)
 {
     char want[96];
     snprintf(db2, cap, "%s/lazy.db", dir);
@@ -215,8 +217,8 @@ static void lazy_local(tune_opts *o, const char *dir, char *db2, size_t cap, int
     assert_int_equal(rc, RT_OK);
     assert_non_null(strstr(out_text, "reused 0 from the database, the others compiled as the "
                                      "search picks them"));
-    snprintf(want, sizeof want, "compiled %d configs as the search picked them, 0 failed",
-             ncompiled);
+    snprintf(want, sizeof want, "compiled %d configs as the search picked them, %d failed",
+             ncompiled, nfailed);
     assert_non_null(strstr(out_text, want));
 }
 
@@ -371,11 +373,18 @@ static void tune_max_n(void **state)
     static const long long big[] = {1 << 19};
     o.sizes = big;
     o.nsizes = 1;
-    lazy_local(&o, dir, db2, sizeof db2, 1);
+    lazy_local(&o, dir, db2, sizeof db2, 1, 0);
     assert_non_null(strstr(out_text, "1 configs measured in this run"));
     db_text(db2, "SELECT group_concat(k.family) FROM binaries b JOIN kernels k ON k.hash = b.hash",
             got, sizeof got);
     assert_string_equal(got, "gridstride");
+    /* A config that does not compile, picked: said so, not timed, the search goes on. */
+    remove(db2);
+    o.space_path = "tests/lua/one_fails.lua";
+    lazy_local(&o, dir, db2, sizeof db2, 1, 1);
+    assert_non_null(strstr(err_text, "redtune: tb2 B=1024 R=16 PAD=1 PAD_PERIOD=1 does not "
+                                     "compile:"));
+    assert_non_null(strstr(out_text, "1 configs measured in this run"));
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
@@ -696,7 +705,7 @@ static void tune_axis_cases(void **state)
      * candidates (sweep.c's views of the union): the 3 configs, once each. */
     char db2[160];
     o.budget_pct = 0;
-    lazy_local(&o, dir, db2, sizeof db2, 3);
+    lazy_local(&o, dir, db2, sizeof db2, 3, 0);
     assert_non_null(strstr(out_text, "7 configs measured in this run"));
     db_text(db2, "SELECT count(*) FROM binaries", got, sizeof got);
     assert_string_equal(got, "3");
