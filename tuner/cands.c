@@ -317,6 +317,12 @@ int cands_compile(cand *c, int n, const char *arch, int jobs, store *s, int *com
     return rc ? rc : cands_compile_idx(c, NULL, n, arch, jobs, s, compiled, failed, e);
 }
 
+void cands_say_failed(const cand *c)
+{
+    fprintf(stderr, "redtune: %s %s does not compile:\n%s\n", c->cfg.family->name, c->params,
+            c->err ? c->err : "(no message)");
+}
+
 int cands_compile_reference(const opfile *user, const char *arch, nvrtc_output *out, rt_err *e)
 {
     char *src;

@@ -78,6 +78,9 @@ int cands_reuse(cand *c, int n, const char *arch, store *s, int *reused, rt_err 
 int cands_compile_idx(cand *c, const int *idx, int n, const char *arch, int jobs, store *s,
                       int *compiled, int *failed, rt_err *e);
 
+/* "redtune: FAMILY PARAMS does not compile:" and its error, on stderr. */
+void cands_say_failed(const cand *c);
+
 /* A user operator's reference unit (codegen_emit_user_check) compiled for 'arch': the check
  * that its identity and combine compile, before anything else is compiled or stored. On
  * failure RT_ENVRTC "FILE: operator 'NAME' does not compile for ARCH" and NVRTC's log, whose

@@ -335,8 +335,8 @@ static void observe(strategy *s, const strategy_result *r)
 
 /* The seeds not yet timed, else the current config's neighbours not yet timed: what it
  * times before it moves (unless a neighbour far better comes first, LEAP), as many as the
- * budget has picks left. Right after the
- * current config's own pick, its neighbourhood is built here, as next() would build it. */
+ * budget has picks left. Right after the current config's own pick, its neighbourhood is
+ * built here, as next() would build it. */
 static int ahead(strategy *s, int *idx, int max)
 {
     local *x = s->state;

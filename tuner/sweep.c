@@ -109,8 +109,8 @@ static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layo
     return rc;
 }
 
-/* A case's candidates as copies of some of sw->c's: c[k] = base[own[k]], n of them; the
- * copies' pointers (source, CUBIN) stay sw->c's to free. */
+/* A case's candidates as copies of some of sw->c's: c[k] = base[own[k]], n of them (c
+ * malloc'd here; the copies' pointers, source and CUBIN, stay sw->c's to free). */
 typedef struct view {
     cand *c;
     int *own;
@@ -164,8 +164,7 @@ static int compile_picked(const sweep *sw, strategy *st, int i, view *gv, view *
         if (x->rc == RT_OK)
             continue;
         report_progress_clear(sw->pg);
-        fprintf(stderr, "redtune: %s %s does not compile:\n%s\n", x->cfg.family->name, x->params,
-                x->err ? x->err : "(no message)");
+        cands_say_failed(x);
     }
     refresh(sw, gv, fv);
     return rc;
@@ -191,10 +190,9 @@ int sweep_run(const sweep *sw, rt_err *e)
     strategy st = {sw->strategy, NULL};
     int rc = RT_OK;
     int nprof = tune_groups(o), nsz = tune_nsizes(o);
-    view gv = {NULL, NULL, 0};   /* an axis case's candidates: its shape's expansion */
-    view fv = {NULL, NULL, 0};   /* a size's candidates when a family's @max_n leaves some out */
-    cand *cc = NULL, *fc = NULL;
-    int *fown = NULL;
+    /* An axis case's candidates, its shape's expansion (own: sw->group_cands[pi]); a size's,
+     * when a family's @max_n leaves some out (own malloc'd, into the shape's or sw->c). */
+    view gv = {NULL, NULL, 0}, fv = {NULL, NULL, 0};
     size_t esize = optype_size(t);
     size_t acc_size = o->user ? esize : optype_acc_size(o->op, t);
     int segmented = o->layout == SEG_LAYOUT_KEYS || o->layout == SEG_LAYOUT_OFFSETS;
@@ -206,16 +204,16 @@ int sweep_run(const sweep *sw, rt_err *e)
         const cand *cg = sw->c;
         int ncg = sw->ncfg;
         if (sw->group_cands) {
-            free(cc);
+            free(gv.c);
             ncg = sw->group_ncands[pi];
-            if (!(cc = malloc((size_t)(ncg ? ncg : 1) * sizeof *cc))) {
+            gv = (view){malloc((size_t)(ncg ? ncg : 1) * sizeof *gv.c), sw->group_cands[pi], ncg};
+            if (!gv.c) {
                 rc = rt_seterr(e, RT_ENOMEM, "out of memory for the candidates of %s", layout);
                 goto done;
             }
             for (int k = 0; k < ncg; k++)
-                cc[k] = sw->c[sw->group_cands[pi][k]];
-            cg = cc;
-            gv = (view){cc, sw->group_cands[pi], ncg};
+                gv.c[k] = sw->c[gv.own[k]];
+            cg = gv.c;
         }
         long budget_g = strategy_budget_min(o->budget, o->budget_pct, o->budget_min,
                                             ncg);   /* the group's */
@@ -229,24 +227,23 @@ int sweep_run(const sweep *sw, rt_err *e)
             int ncfg = ncg, nout = 0;
             for (int k = 0; k < ncg; k++)
                 nout += cg[k].cfg.family->max_n && n > cg[k].cfg.family->max_n;
+            free(fv.c);
+            free(fv.own);
             fv = (view){NULL, NULL, 0};
             if (nout) {
-                free(fc);
-                free(fown);
                 size_t nf = (size_t)(ncg - nout ? ncg - nout : 1);
-                fown = malloc(nf * sizeof *fown);
-                if (!(fc = malloc(nf * sizeof *fc)) || !fown) {
+                fv = (view){malloc(nf * sizeof *fv.c), malloc(nf * sizeof *fv.own), 0};
+                if (!fv.c || !fv.own) {
                     rc = rt_seterr(e, RT_ENOMEM, "out of memory for the candidates of %s", layout);
                     goto done;
                 }
-                ncfg = 0;
                 for (int k = 0; k < ncg; k++)
                     if (!(cg[k].cfg.family->max_n && n > cg[k].cfg.family->max_n)) {
-                        fown[ncfg] = k;
-                        fc[ncfg++] = cg[k];
+                        fv.own[fv.n] = k;
+                        fv.c[fv.n++] = cg[k];
                     }
-                c = fc;
-                fv = (view){fc, fown, ncfg};
+                c = fv.c;
+                ncfg = fv.n;
             }
             /* A share (--budget P%) of the configs this size times; the progress total
              * (tune.c) counted the group's, the difference is 'skipped'. */
@@ -398,8 +395,8 @@ int sweep_run(const sweep *sw, rt_err *e)
     }
 done:
     st.ops->fini(&st);
-    free(cc);
-    free(fc);
-    free(fown);
+    free(gv.c);
+    free(fv.c);
+    free(fv.own);
     return rc;
 }

@@ -170,8 +170,7 @@ int tune_run(const tune_opts *o, rt_err *e)
         printf("redtune: left out, since '%s' does not commute: %s\n", op, skipped);
     for (int i = 0; i < ncfg; i++)
         if (c[i].rc)
-            fprintf(stderr, "redtune: %s %s does not compile:\n%s\n", c[i].cfg.family->name,
-                    c[i].params, c[i].err ? c[i].err : "(no message)");
+            cands_say_failed(&c[i]);
 
     double read_gbps;
     if ((rc = session_bandwidth(&w, arch, &read_gbps, e)))
