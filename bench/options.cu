@@ -59,7 +59,8 @@ const char USAGE[] =
     "                   norm2 f16 and bf16 (2^24), var_mean f32 (population; 2^26), sumsq f32\n"
     "                   and argmax f32 (2^26): rt_reduce against CUB's TransformReduce / ArgMax\n"
     "                   (none for var_mean) and the read limit; --ops, --types (any names) and\n"
-    "                   --sizes choose among them; at least 20 repetitions\n"
+    "                   --sizes choose among them; at least 20 repetitions; with --every-n\n"
+    "                   each operator and type they leave at every size of the sweep\n"
     "\n"
     "Along an axis (docs/bench.md, \"Along an axis\"):\n"
     "  --axis           issue 16's shapes, cold: [O x L x I] reduced along L by rt_reduce_axis\n"
@@ -144,6 +145,16 @@ const char *need_arg(int argc, char **argv, int *i)
     if (*i + 1 >= argc)
         usage_error("%s wants a value", argv[*i]);
     return argv[++*i];
+}
+
+/* --every-n's sizes (everyn_sizes.c): every power of two up to --max-n and --random sizes. */
+void everyn_sizes_of(options &o)
+{
+    std::vector<long long> rnd(BENCH_EVERYN_MAX_RANDOM), all(BENCH_EVERYN_MAX_SIZES);
+    int k = bench_everyn_random(o.max_n, o.every_random, o.seed, rnd.data());
+    o.random_sizes.assign(rnd.begin(), rnd.begin() + k);
+    int m = bench_everyn_sizes(o.max_n, rnd.data(), k, all.data());
+    o.sizes.assign(all.begin(), all.begin() + m);
 }
 
 } // namespace
@@ -324,8 +335,7 @@ options parse_args(int argc, char **argv)
     if (o.every_n) {
         /* A mode of its own (everyn.cu): the flat cases at the sizes it makes. */
         const char *other = o.axis ? "--axis" : !o.shapes.empty() ? "--shapes"
-                            : o.api ? "--api" : o.type_cases ? "--type-cases"
-                            : o.paper_seg ? "--paper-seg"
+                            : o.api ? "--api" : o.paper_seg ? "--paper-seg"
                             : o.layout != SEG_LAYOUT_FLAT ? "--segmented"
                             : !o.profiles.empty() ? "--profiles" : !o.paper_m.empty() ? "--paper-m"
                             : !o.paper_configs.empty() ? "--paper-config" : NULL;
@@ -334,6 +344,9 @@ options parse_args(int argc, char **argv)
         if (!o.sizes.empty())
             usage_error("--every-n makes its own sizes (--max-n, --random, --seed): not with "
                         "--sizes");
+        if (o.type_cases && o.max_n > (1LL << 31))
+            usage_error("--every-n with --type-cases goes up to --max-n 2^31 (CUB's 32-bit "
+                        "counts), not %lld", o.max_n);
     } else if (random_given) {
         usage_error("--random goes with --every-n");
     } else if (max_n_given) {
@@ -402,6 +415,8 @@ options parse_args(int argc, char **argv)
             usage_error("--db FILE is required: the redtune database whose picks are timed");
         if (o.regimes.empty())
             o.regimes = {0};
+        if (o.every_n)
+            everyn_sizes_of(o);
         return o;
     }
     if (o.paper_seg && o.layout != SEG_LAYOUT_FLAT)
@@ -446,11 +461,7 @@ options parse_args(int argc, char **argv)
                 usage_error("the segmented bench takes n < 2^31 (32-bit offsets and counts for "
                             "CUB); %lld is too large", n);
     if (o.every_n) {
-        std::vector<long long> rnd(BENCH_EVERYN_MAX_RANDOM), all(BENCH_EVERYN_MAX_SIZES);
-        int k = bench_everyn_random(o.max_n, o.every_random, o.seed, rnd.data());
-        o.random_sizes.assign(rnd.begin(), rnd.begin() + k);
-        int m = bench_everyn_sizes(o.max_n, rnd.data(), k, all.data());
-        o.sizes.assign(all.begin(), all.begin() + m);
+        everyn_sizes_of(o);
         if (o.types.empty())
             o.types = {RT_F32};
         if (o.regimes.empty())

@@ -530,6 +530,82 @@ void print_table(const std::vector<trow> &rows, const options &o, double read_gb
     fflush(stdout);
 }
 
+/* --every-n: the sizes, as everyn.cu's header gives them. */
+void print_everyn_header(const options &o)
+{
+    int pows = 0;
+    for (long long n : o.sizes)
+        pows += (n & (n - 1)) == 0;
+    std::string rnd;
+    for (size_t i = 0; i < o.random_sizes.size(); i++)
+        rnd += (i ? ", " : "") + fmt_n(o.random_sizes[i]);
+    printf("%s: every n: the %d powers of two 2^0 .. %s and %zu random sizes drawn "
+           "log-uniformly from [1, %s] with seed %llu%s%s\n", PROG, pows,
+           fmt_n(1LL << (63 - __builtin_clzll((unsigned long long)o.max_n))).c_str(),
+           o.random_sizes.size(), fmt_n(o.max_n).c_str(), (unsigned long long)o.seed,
+           rnd.empty() ? "" : ": ", rnd.c_str());
+}
+
+/* --every-n: per case (operator and type) the ratio redtune / CUB over the sizes both timed:
+ * geometric mean, worst and best with their sizes, every size where redtune is slower. */
+void print_everyn_summary(const std::vector<trow> &rows)
+{
+    printf("\nsummary: redtune / CUB, the ratio of median times (below 1: redtune faster)\n");
+    std::vector<std::string> labels;
+    for (const trow &w : rows)
+        if (std::find(labels.begin(), labels.end(), w.label) == labels.end())
+            labels.push_back(w.label);
+    int slower_all = 0, pairs_all = 0, bad = 0;
+    for (const std::string &l : labels) {
+        int pairs = 0, nslower = 0, timed = 0;
+        bool cub = false;
+        double logsum = 0, hi = 0, lo = 0;
+        long long hi_n = 0, lo_n = 0;
+        std::string slower;
+        for (const trow &w : rows) {
+            if (w.label != l)
+                continue;
+            bad += w.rt.status == ST_WRONG || w.rt.status == ST_ERROR;
+            timed += w.rt.status == ST_OK;
+            cub = cub || w.c.cub != CUB_NONE;
+            if (w.rt.status != ST_OK || w.cub.status != ST_OK)
+                continue;
+            double q = w.rt.t.median_us / w.cub.t.median_us;
+            logsum += log(q);
+            if (!pairs || q > hi)
+                hi = q, hi_n = w.c.n;
+            if (!pairs || q < lo)
+                lo = q, lo_n = w.c.n;
+            pairs++;
+            if (q > 1.0) {
+                char one[64];
+                snprintf(one, sizeof one, "%s%s (%.2f)", nslower ? ", " : "", fmt_n(w.c.n).c_str(), q);
+                slower += one;
+                nslower++;
+            }
+        }
+        printf("  %-26s: ", l.c_str());
+        if (!pairs) {
+            if (cub)
+                printf("no size with both timed\n");
+            else
+                printf("no CUB operation; redtune timed at %d sizes\n", timed);
+            continue;
+        }
+        printf("%2d sizes, geomean %.2f, worst %.2f (%s), best %.2f (%s); ", pairs,
+               exp(logsum / pairs), hi, fmt_n(hi_n).c_str(), lo, fmt_n(lo_n).c_str());
+        if (nslower)
+            printf("SLOWER than CUB at %d size%s: %s\n", nslower, nslower == 1 ? "" : "s",
+                   slower.c_str());
+        else
+            printf("never slower than CUB\n");
+        slower_all += nslower;
+        pairs_all += pairs;
+    }
+    printf("  redtune slower than CUB in %d of %d cases timed side by side; redtune WRONG or "
+           "failed in %d\n", slower_all, pairs_all, bad);
+}
+
 bool wanted(const std::vector<long long> &v, long long x)
 {
     return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
@@ -547,8 +623,23 @@ int types_main(const options &o)
         bool op_ok = o.ops.empty() || std::find(o.ops.begin(), o.ops.end(), c.op) != o.ops.end();
         bool ty_ok = o.types.empty() ||
                      std::find(o.types.begin(), o.types.end(), optype_elem(c.spec)) != o.types.end();
-        if (op_ok && ty_ok && wanted(o.sizes, c.n))
-            cases.push_back(c);
+        if (!op_ok || !ty_ok)
+            continue;
+        if (!o.every_n) {
+            if (wanted(o.sizes, c.n))
+                cases.push_back(c);
+            continue;
+        }
+        /* --every-n: each operator and type once, at every size of the sweep. */
+        bool seen = false;
+        for (const tcase &d : cases)
+            seen = seen || (d.op == c.op && d.spec == c.spec);
+        for (long long n : o.sizes)
+            if (!seen) {
+                tcase d = c;
+                d.n = n;
+                cases.push_back(d);
+            }
     }
     if (cases.empty())
         usage_error("--type-cases: --ops, --types and --sizes leave no case (the cases: sum bf16 "
@@ -561,6 +652,8 @@ int types_main(const options &o)
     double read_gbps = bench_start(o);
     if (csv)
         fputs(CSV_HEADER, csv);
+    if (o.every_n)
+        print_everyn_header(o);
 
     size_t max_bytes = 0;
     for (const tcase &c : cases)
@@ -618,6 +711,8 @@ int types_main(const options &o)
         }
     }
     print_table(rows, o, read_gbps);
+    if (o.every_n)
+        print_everyn_summary(rows);
 
     if (csv && fclose(csv) != 0)
         die("%s: %s", o.csv, strerror(errno));

@@ -207,8 +207,10 @@ static void everyn_usage_errors(void **state)
     USAGE("--db x.db --every-n --shapes 1,2,3", "--every-n is a mode of its own: not with "
           "--shapes");
     USAGE("--db x.db --every-n --api", "--every-n is a mode of its own: not with --api");
-    USAGE("--db x.db --every-n --type-cases", "--every-n is a mode of its own: not with "
-          "--type-cases");
+    USAGE("--db x.db --every-n --type-cases --max-n 2^32", "--every-n with --type-cases goes "
+          "up to --max-n 2^31 (CUB's 32-bit counts), not 4294967296");
+    USAGE("--db x.db --type-cases --every-n --sizes 1K", "--every-n makes its own sizes "
+          "(--max-n, --random, --seed): not with --sizes");
     USAGE("--every-n --paper-seg", "--every-n is a mode of its own: not with --paper-seg");
     USAGE("--db x.db --every-n --profiles one", "--every-n is a mode of its own: not with "
           "--profiles");
@@ -241,6 +243,10 @@ static void everyn_usage_errors(void **state)
                                "--seed 0"), 1);
     assert_null(strstr(out, "help for the options"));
     assert_int_equal(run_bench("--db /nonexistent/x.db --every-n --max-n 1 --random 0"), 1);
+    assert_null(strstr(out, "help for the options"));
+    /* With --type-cases: any operator and type names, up to 2^31. */
+    assert_int_equal(run_bench("--db /nonexistent/x.db --type-cases --every-n --max-n 2^31 "
+                               "--ops sum,argmax --types bf16,f32"), 1);
     assert_null(strstr(out, "help for the options"));
 }
 
