@@ -22,7 +22,11 @@
 #           (their shipped winners start at 2^20), merged into the rows the lookup takes; the
 #           sweep again with the merge; then max and min, f32 and f64, at 76072 and 2^19 (run 3
 #           saw min f64 76072 and max f32 2^19 1.1-1.2x CUB with the configs of runs 1 and 2).
-step=${1:?step: pack, check, python, dense, types}
+#   types2  (run 5) the sizes run 4's 30 s limits cut off (sum bf16 and f16, amax bf16, norm2
+#           f16 and bf16, mean bf16; 2^12 .. 2^18) and argmax f32 at 2^9, 2^11, 2^13 (between
+#           tuned sizes it lost to CUB by 1.2-1.3x), tuned as in run 4 (carried: run 4's
+#           build/dense2_ship.db); both merged as in run 4; the sweep of run 4 with them.
+step=${1:?step: pack, check, python, dense, types, types2}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c19 "redtune tests/all bench/redtune_bench"
@@ -101,6 +105,29 @@ types)
         --sizes 76072,524288 --regimes cold --csv "$OUT/flat_recheck.csv" > "$L/flat_recheck.log" 2>&1
     echo "redtune_bench --ops max,min --types f32,f64 --sizes 76072,524288: exit $?" >> "$S"
     grep -vE "^redtune_bench: \\[" "$L/flat_recheck.log" | tail -n 30 >> "$S" ;;
+types2)
+    r5=d3f87696063a1345e8ae0a683dc688e1 r8=041de41587225a3906d82066169a497e
+    t0=$(date +%s)
+    for c in sum:bf16:65536,262144 sum:f16:4096,16384,65536,262144 amax:bf16:65536,262144 \
+             norm2:f16:16384,65536,262144 norm2:bf16:65536,262144 mean:bf16:16384,65536,262144 \
+             argmax:f32:512,2048,8192; do
+        set -- ${c//:/ }
+        timeout 40 build/redtune --device 0 --op "$1" --type "$2" --sizes "$3" \
+            --db build/dense3.db > "$L/dense3_$1_$2.log" 2>&1
+        echo "redtune --op $1 --type $2 --sizes $3: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    build/redtune best --db build/dense3.db 2>&1 | sed 's/  */ /g' > "$L/dense3_best.txt"
+    build/redtune export --db build/dense3.db --match H100 -o "$OUT/dense3_ship.db" --force >> "$S" 2>&1
+    build/redtune measurements --db build/dense3.db --format csv | gzip -9 > "$OUT/dense3_meas.csv.gz"
+    m="sum:bf16:$r5 sum:f16:$r5 norm2:f16:$r5 norm2:bf16:$r5 sumsq:f32:$r5 amax:bf16:$r8 argmax:f32:$r8 var_mean:f32:$r8 mean:bf16:$r8"
+    python3 tools/exp/split_merge.py build/dense2_ship.db "$T" build/merged2.db $m > "$L/merge2.log" 2>&1 &&
+        python3 tools/exp/split_merge.py "$OUT/dense3_ship.db" build/merged2.db build/merged.db $m > "$L/merge3.log" 2>&1
+    echo "split_merge.py (run 4's, then run 5's): exit $?" >> "$S"
+    t0=$(date +%s)
+    timeout 60 build/bench/redtune_bench --db build/merged.db --type-cases --every-n --max-n 2^18 \
+        --random 8 --seed 1 --csv "$OUT/types_everyn_final.csv" > "$L/types_everyn_final.log" 2>&1
+    echo "redtune_bench --type-cases --every-n --max-n 2^18 (final): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    sed -n '/^summary/,$p' "$L/types_everyn_final.log" >> "$S" ;;
 *)
     echo "dev_session19.sh: no step '$step'" >&2; exit 2 ;;
 esac
