@@ -11,7 +11,8 @@
  *   2. among that device's winners, by size slot (api_size_slot: n = 2^k exactly, or n in
  *      (2^k, 2^(k+1))): for n = 2^k the tuned size m nearest to it in log2, the larger m on
  *      a tie; inside (2^k, 2^(k+1)) the smallest tuned m > 2^k when m <= 2^(k+2), else the
- *      m nearest to 2^(k+0.5). A config tuned for a larger n runs a smaller one with no more
+ *      m nearest to 2^(k+0.5); never an m below a quarter of the slot's largest n while a
+ *      larger one is left. A config tuned for a larger n runs a smaller one with no more
  *      blocks than it was timed with; one tuned for a smaller n can need blocks, passes or
  *      tickets it never met (docs/api.md, "Choosing the kernel");
  *   3. the kernel loaded (api_kernel.c: a stored CUBIN, else NVRTC).
@@ -204,18 +205,31 @@ static int fits_slot(const best_entry *r, unsigned k)
     return !f || !f->max_n || ldexp(1.0, (int)k) <= (double)f->max_n;
 }
 
+/* A winner tuned at m serves n up to 4m (two octaves past its size): one timed at a smaller
+ * n runs a larger one with more blocks, passes or tiles a block than it was timed with, at a
+ * cost that grows with n (a one-block winner of 2^12 ran n = 56747 in 10.9 µs where the 2^20
+ * winner took 5.7; docs/results.md, 2026-11-28), while one timed at a larger n runs a smaller
+ * one with at most its blocks. The slot's largest n: 2^k, or 2^(k+1) for (2^k, 2^(k+1)). */
+static int reaches_slot(const best_entry *r, unsigned sl)
+{
+    return ldexp((double)r->n, 2) >= ldexp(1.0, (int)(sl / 2 + (sl & 1)));
+}
+
 /* The winner for size slot sl (api_size_slot) among rows (any order), NULL for none: for
  * n = 2^k the tuned size nearest in log2, the larger on a tie; for n in (2^k, 2^(k+1)) the
  * smallest tuned size above 2^k when it is at most 2^(k+2) (the next one with the tuner's
  * default sizes), else, as for sparse tuning, the tuned size nearest in log2 to 2^(k+0.5)
- * (the smaller on a tie). Winners of a family whose @max_n is below 2^k are passed over
- * while another is left. */
+ * (the smaller on a tie). Winners of a family whose @max_n is below 2^k, and winners tuned
+ * at less than a quarter of the slot's largest n (reaches_slot), are passed over while
+ * another is left. */
 const best_entry *api_pick_winner(const best_entry *rows, int nrows, unsigned sl)
 {
     const unsigned k = sl / 2;
-    int any = 0;
+    int any = 0, reach = 0;
     for (int i = 0; i < nrows && !any; i++)
         any = fits_slot(&rows[i], k);
+    for (int i = 0; i < nrows && !reach; i++)
+        reach = (!any || fits_slot(&rows[i], k)) && reaches_slot(&rows[i], sl);
     const best_entry *best = NULL;
     if (sl & 1) {
         const double low = ldexp(1.0, (int)k), near = ldexp(1.0, (int)k + 2);
@@ -230,7 +244,7 @@ const best_entry *api_pick_winner(const best_entry *rows, int nrows, unsigned sl
     double dist = INFINITY;
     best = NULL;
     for (int i = 0; i < nrows; i++) {
-        if (any && !fits_slot(&rows[i], k))
+        if ((any && !fits_slot(&rows[i], k)) || (reach && !reaches_slot(&rows[i], sl)))
             continue;
         double d = fabs(log2((double)rows[i].n) - target);
         if (d < dist || (d == dist && ((sl & 1) ? rows[i].n < best->n : rows[i].n > best->n))) {

@@ -677,8 +677,9 @@ static void api_row_owner_says_whose(void **state)
 
 /* rt_reduce's choice among a device's winners by size slot (api_choose.c): a tuned power of
  * two keeps its own winner, a power of two between tuned sizes the nearest in log2 (the larger
- * on a tie), a size strictly between two powers the next larger tuned size's, and past the
- * largest tuned size the largest. */
+ * on a tie), a size strictly between two powers the next larger tuned size's, no winner
+ * stretched past four times its size while another is left, and past the largest tuned size
+ * the largest. */
 static void api_pick_by_size_slot(void **state)
 {
     (void)state;
@@ -697,15 +698,26 @@ static void api_pick_by_size_slot(void **state)
         {16385, 1 << 14}, {1ULL << 40, 1 << 14}, {(1ULL << 40) + 1, 1 << 14},
     };
     /* Sparse tuning (1000 and 2^20, as api_gpu_database's): between them the nearer in log2 to
-     * the middle of the range, not a size 2^7 times larger. */
+     * the middle of the range, but never a winner tuned at less than a quarter of the slot's
+     * largest n while a larger one is left: 2^11 takes 1000's, (2^11, 2^12) and up 2^20's. */
     best_entry sparse[2];
     memset(sparse, 0, sizeof sparse);
     sparse[0].n = 1000;
     sparse[1].n = 1LL << 20;
-    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(3000))->n, 1000);
-    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(5000))->n, 1000);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1500))->n, 1000);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(2048))->n, 1000);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(3000))->n, 1 << 20);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(5000))->n, 1 << 20);
     assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(300000))->n, 1 << 20);
     assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 19))->n, 1 << 20);
+    /* Run 4 of the nineteenth session: norm2 f16 tuned at 2^12 and 2^20 only; 2^15 and 56747
+     * took 2^12's one-block winner, 1.09 and 1.27x CUB. Two octaves past 2^12 at most. */
+    sparse[0].n = 1 << 12;
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 14))->n, 1 << 12);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(10000))->n, 1 << 12);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(1 << 15))->n, 1 << 20);
+    assert_int_equal(api_pick_winner(sparse, 2, api_size_slot(56747))->n, 1 << 20);
+    assert_int_equal(api_pick_winner(sparse, 1, api_size_slot(56747))->n, 1 << 12);   /* alone */
     /* A oneblock winner (@max_n 2^18) serves no n past 2^18 while another winner is left. */
     snprintf(sparse[0].family, sizeof sparse[0].family, "oneblock");
     sparse[0].n = 1 << 14;
