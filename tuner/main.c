@@ -92,7 +92,8 @@ static const char usage_text[] =
     "                 with the winners of the {value, index} result; not tuned)\n"
     "  --op-file FILE a user-defined operator: a Lua file naming its type, identity, CUDA\n"
     "                 combine and whether it commutes (docs/ops.md)\n"
-    "  --sizes LIST   comma-separated sizes: 1000, 2^20, 4M, 1G (default 2^10,2^12,...,2^30)\n"
+    "  --sizes LIST   comma-separated sizes: 1000, 2^20, 4M, 1G (default 2^4,2^5,...,2^14,\n"
+    "                 2^16,2^18,...,2^30)\n"
     "  --space FILE   Lua search space (default: the built-in lua/spaces/default.lua)\n"
     "  --family LIST  only these families of the space (comma-separated)\n"
     "  --db FILE      database (default redtune.db)\n"
@@ -511,9 +512,15 @@ static int main_tune(cli_args *a, int argc, char **argv)
             for (int k = 0; k < 4; k++)
                 a->sizes[o->nsizes++] = seg_sizes[k];
         }
-        if (o->nsizes == 0)
-            for (int k = 10; k <= 30; k += 2)
+        if (o->nsizes == 0) {
+            /* Every power of two 2^4 .. 2^14, then every second to 2^30: below 2^14 the
+             * winner changes with each doubling (tree_sequential R=1, R=4, oneblock, then
+             * gridstride), and a size between two tuned ones runs the larger's winner, up to
+             * 1.16x CUB at 2^11 and 1.11x at 2^9 for f64 on the H100 (docs/results.md,
+             * 2026-11-28); the small cases cost about 2 s each. */
+            for (int k = 4; k <= 30; k += k < 14 ? 1 : 2)
                 a->sizes[o->nsizes++] = 1LL << k;
+        }
         if (o->layout != SEG_LAYOUT_FLAT && o->nprofiles == 0)
             for (int p = 0; p < segdata_profile_count() && p < TUNE_MAX_PROFILES; p++)
                 o->profiles[o->nprofiles++] = p;
