@@ -42,6 +42,13 @@ everyn() {
     grep -E ': floor, ' "$L/everyn_$tag.log" >> "$S"
     sed -n '/^summary/,$p' "$L/everyn_$tag.log" | head -40 >> "$S"
 }
+# build/NAME.db's winners: `redtune best` to the logs, the H100 rows (redtune export) to
+# $OUT/NAME_ship.db, every measurement to $OUT/NAME_meas.csv.gz.
+dship() {
+    build/redtune best --db "build/$1.db" 2>&1 | sed 's/  */ /g' > "$L/$1_best.txt"
+    build/redtune export --db "build/$1.db" --match H100 -o "$OUT/$1_ship.db" --force >> "$S" 2>&1
+    build/redtune measurements --db "build/$1.db" --format csv | gzip -9 > "$OUT/$1_meas.csv.gz"
+}
 [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
 dev_begin c19
 case $step in
@@ -68,9 +75,7 @@ dense)
     dtune min f32 16,64,256,512,4096 30
     dtune sum f32 16,64,256,512,4096 30
     dtune max f32 16,64,256,512,2048,4096,8192,32768 40
-    build/redtune best --db build/dense.db 2>&1 | sed 's/  */ /g' > "$L/dense_best.txt"
-    build/redtune export --db build/dense.db --match H100 -o "$OUT/dense_ship.db" --force >> "$S" 2>&1
-    build/redtune measurements --db build/dense.db --format csv | gzip -9 > "$OUT/dense_meas.csv.gz"
+    dship dense
     python3 tools/exp/split_merge.py "$OUT/dense_ship.db" "$T" build/merged.db \
         min:f64:$r1 max:f64:$r1 sum:f64:$r1 min:i32:$r1 max:i32:$r1 sum:i32:$r2 \
         min:f32:$r7 sum:f32:$r7 max:f32:$r1 > "$L/merge.log" 2>&1
@@ -93,9 +98,7 @@ types)
             --db build/dense2.db > "$L/dense2_$1_$2.log" 2>&1
         echo "redtune --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     done
-    build/redtune best --db build/dense2.db 2>&1 | sed 's/  */ /g' > "$L/dense2_best.txt"
-    build/redtune export --db build/dense2.db --match H100 -o "$OUT/dense2_ship.db" --force >> "$S" 2>&1
-    build/redtune measurements --db build/dense2.db --format csv | gzip -9 > "$OUT/dense2_meas.csv.gz"
+    dship dense2
     python3 tools/exp/split_merge.py "$OUT/dense2_ship.db" "$T" build/merged.db \
         sum:bf16:$r5 sum:f16:$r5 norm2:f16:$r5 norm2:bf16:$r5 sumsq:f32:$r5 \
         amax:bf16:$r8 argmax:f32:$r8 var_mean:f32:$r8 mean:bf16:$r8 > "$L/merge2.log" 2>&1
@@ -116,9 +119,7 @@ types2)
             --db build/dense3.db > "$L/dense3_$1_$2.log" 2>&1
         echo "redtune --op $1 --type $2 --sizes $3: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     done
-    build/redtune best --db build/dense3.db 2>&1 | sed 's/  */ /g' > "$L/dense3_best.txt"
-    build/redtune export --db build/dense3.db --match H100 -o "$OUT/dense3_ship.db" --force >> "$S" 2>&1
-    build/redtune measurements --db build/dense3.db --format csv | gzip -9 > "$OUT/dense3_meas.csv.gz"
+    dship dense3
     m="sum:bf16:$r5 sum:f16:$r5 norm2:f16:$r5 norm2:bf16:$r5 sumsq:f32:$r5 amax:bf16:$r8 argmax:f32:$r8 var_mean:f32:$r8 mean:bf16:$r8"
     python3 tools/exp/split_merge.py build/dense2_ship.db "$T" build/merged2.db $m > "$L/merge2.log" 2>&1 &&
         python3 tools/exp/split_merge.py "$OUT/dense3_ship.db" build/merged2.db build/merged.db $m > "$L/merge3.log" 2>&1
