@@ -634,12 +634,13 @@ int types_main(const options &o)
         bool seen = false;
         for (const tcase &d : cases)
             seen = seen || (d.op == c.op && d.spec == c.spec);
-        for (long long n : o.sizes)
-            if (!seen) {
-                tcase d = c;
-                d.n = n;
-                cases.push_back(d);
-            }
+        if (seen)
+            continue;
+        for (long long n : o.sizes) {
+            tcase d = c;
+            d.n = n;
+            cases.push_back(d);
+        }
     }
     if (cases.empty())
         usage_error("--type-cases: --ops, --types and --sizes leave no case (the cases: sum bf16 "
