@@ -471,6 +471,27 @@ static void axis_options(void **state)
            "in the families axis_rows");
 }
 
+/* The sizes of a tuning run without --sizes (cli_default_sizes): flat every power of two
+ * 2^4 .. 2^14, then every second one to 2^30 (nineteen); segmented 2^14, 2^18, 2^22, 30 x 2^20;
+ * never more than the room given. */
+static void default_sizes(void **state)
+{
+    (void)state;
+    long long v[CLI_MAX_SIZES];
+    int n = cli_default_sizes(0, v, CLI_MAX_SIZES);
+    assert_int_equal(n, 19);
+    for (int i = 0; i < n; i++) {
+        int k = i <= 10 ? 4 + i : 14 + 2 * (i - 10);
+        if (v[i] != 1LL << k)
+            fail_msg("flat size %d is %lld, want 2^%d", i, v[i], k);
+    }
+    assert_int_equal(cli_default_sizes(1, v, CLI_MAX_SIZES), 4);
+    assert_true(v[0] == 1LL << 14 && v[1] == 1LL << 18 && v[2] == 1LL << 22 && v[3] == 30LL << 20);
+    assert_int_equal(cli_default_sizes(0, v, 3), 3);
+    assert_true(v[0] == 16 && v[2] == 64);
+    assert_int_equal(cli_default_sizes(1, v, 0), 0);
+}
+
 int test_cli_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +508,7 @@ int test_cli_group(void)
         cmocka_unit_test(cli_parse_in_process),
         cmocka_unit_test(strategy_options),
         cmocka_unit_test(axis_options),
+        cmocka_unit_test(default_sizes),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

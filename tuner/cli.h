@@ -91,4 +91,11 @@ int cli_parse(int argc, char **argv, cli_args *a, rt_err *e);
 /* Free what cli_parse allocated; a zeroed cli_args is a harmless no-op. */
 void cli_free(cli_args *a);
 
+/*
+ * The sizes a tuning run takes without --sizes, into out[0..max): flat (segmented = 0) every
+ * power of two 2^4 .. 2^14, then every second one to 2^30; segmented 2^14, 2^18, 2^22 and
+ * 30 x 2^20. Returns how many (at most max).
+ */
+int cli_default_sizes(int segmented, long long *out, int max);
+
 #endif

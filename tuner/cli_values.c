@@ -243,3 +243,22 @@ int cli_parse_devices(cli_args *a, const char *as, const char *v, rt_err *e)
     a->tune.device = a->reduce.device = a->devices[0];
     return RT_OK;
 }
+
+/* The flat default: below 2^14 the winner changes with each doubling (tree_sequential R=1,
+ * R=4, oneblock, then gridstride on the H100), and a size between two tuned ones runs the
+ * larger's winner: with every second power of two the f64 rows ran 1.11x CUB at 2^9 and 1.16x
+ * at 2^11 (docs/results.md, 2026-11-28); a small case costs about 2 s. The segmented one is
+ * the paper's 30 x 2^20 and three smaller sizes. */
+int cli_default_sizes(int segmented, long long *out, int max)
+{
+    static const long long seg[] = {1LL << 14, 1LL << 18, 1LL << 22, 30LL << 20};
+    int n = 0;
+    if (segmented) {
+        for (int k = 0; k < 4 && n < max; k++)
+            out[n++] = seg[k];
+        return n;
+    }
+    for (int k = 4; k <= 30 && n < max; k += k < 14 ? 1 : 2)
+        out[n++] = 1LL << k;
+    return n;
+}

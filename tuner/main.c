@@ -506,21 +506,8 @@ static int main_tune(cli_args *a, int argc, char **argv)
         if (rc)
             die(refused ? 3 : 1, "%s", e.msg);
     } else {
-        if (o->nsizes == 0 && o->layout != SEG_LAYOUT_FLAT) {
-            /* The paper's segmented experiments use 30 x 2^20 elements. */
-            static const long long seg_sizes[] = {1LL << 14, 1LL << 18, 1LL << 22, 30LL << 20};
-            for (int k = 0; k < 4; k++)
-                a->sizes[o->nsizes++] = seg_sizes[k];
-        }
-        if (o->nsizes == 0) {
-            /* Every power of two 2^4 .. 2^14, then every second to 2^30: below 2^14 the
-             * winner changes with each doubling (tree_sequential R=1, R=4, oneblock, then
-             * gridstride), and a size between two tuned ones runs the larger's winner, up to
-             * 1.16x CUB at 2^11 and 1.11x at 2^9 for f64 on the H100 (docs/results.md,
-             * 2026-11-28); the small cases cost about 2 s each. */
-            for (int k = 4; k <= 30; k += k < 14 ? 1 : 2)
-                a->sizes[o->nsizes++] = 1LL << k;
-        }
+        if (o->nsizes == 0)
+            o->nsizes = cli_default_sizes(o->layout != SEG_LAYOUT_FLAT, a->sizes, CLI_MAX_SIZES);
         if (o->layout != SEG_LAYOUT_FLAT && o->nprofiles == 0)
             for (int p = 0; p < segdata_profile_count() && p < TUNE_MAX_PROFILES; p++)
                 o->profiles[o->nprofiles++] = p;
