@@ -5,7 +5,10 @@
 #
 #     OUT=dir bash tools/tune_shipped.sh        # CASES="min:f32 sum:i32 ..." to choose
 #
-# SIZES="2^20,2^24" tunes only those sizes (flat; default: the tuner's).
+# SIZES="2^20,2^24" tunes only those sizes (flat; default: the tuner's, every power of two
+# 2^4 .. 2^14 and every second one to 2^30). TYPES=1 adds issue 15's operators and types,
+# which db/tuned/h100.sql has too: sum bf16 and f16 (f32 accumulator and result), amax
+# bf16, norm2 f16 and bf16, sumsq f32, argmax f32, var_mean f32, mean bf16.
 # Tunes each (op, type) of CASES (default: min, max, sum x f32, f64, i32; flat, L2 flushed,
 # the default sizes and space; with SEGMENTED=1, as tools/tune_shipped_seg.sh sets it, both
 # segmented layouts instead) into a database made fresh in a scratch folder, so nothing
@@ -31,6 +34,10 @@ cd "$(dirname "$0")/.."
 out=${OUT:-out}
 budget=${BUDGET:-480}
 cases=${CASES:-"min:f32 max:f32 sum:f32 min:f64 max:f64 sum:f64 min:i32 max:i32 sum:i32"}
+if [ "${TYPES:-0}" = 1 ]; then
+    cases="$cases sum:bf16 sum:f16 amax:bf16 norm2:f16 norm2:bf16 sumsq:f32 argmax:f32"
+    cases="$cases var_mean:f32 mean:bf16"
+fi
 if [ "${SEGMENTED:-0}" = 1 ]; then   # tools/tune_shipped_seg.sh
     layouts="keys offsets"
     name=seg_ship
