@@ -13,13 +13,13 @@
  * through its candidate that agrees with the current one in the most parameters of the same
  * name (of those, the nearest the family's centre, then the first). A neighbour that takes at
  * most LEAP of the current config's time is moved to at once, without timing the rest of the
- * neighbourhood. Every pick is timed at the
- * full rule, so best compares like with like. A start that fails with no neighbour that
- * works restarts from the next untimed candidate in the space's order. With a budget of
- * configs (--budget N or P%) left at a local optimum the search starts again (multi-start),
- * from the first untimed candidate of the family with the fewest timed so far (the space's
- * order on a tie), so that a budget is spent across the families rather than left unused in
- * one basin; without a budget it stops at the first local optimum.
+ * neighbourhood. Every pick is timed at the full rule, so best compares like with like. A
+ * start that fails with no neighbour that works restarts from the next untimed candidate in
+ * the space's order. With a budget of configs (--budget N or P%) left at a local optimum the
+ * search starts again (multi-start), from the first untimed candidate of the family with the
+ * fewest timed so far (the space's order on a tie), so that a budget is spent across the
+ * families rather than left unused in one basin; without a budget it stops at the first
+ * local optimum.
  *
  * Why each rule (replays of stored exhaustive runs with `redtune replay`, docs/tuning.md):
  * when only the families before and after the current one in the space's order were its
@@ -49,6 +49,8 @@ typedef struct local {
     double *med;         /* the median of a timed candidate; INFINITY: failed or untimed */
     char *timed;         /* offered already */
     const rt_family **fam;   /* the families in the space's order */
+    long long (*centre)[RT_MAX_PARAMS];   /* fam[f]'s parameters' median values, over the
+                                           * candidates not failed at the start (init) */
     int nfam;
     int cur;             /* the current config; -1 before the start */
     int q[MAXQ], nq, qi, built;   /* the current config's neighbours */
@@ -57,7 +59,7 @@ typedef struct local {
     int done;
 } local;
 
-static int centre_of(const local *x, const rt_family *f);
+static int centre_of(const local *x, int f);
 static int medians_of(const local *x, const rt_family *f, long long *med);
 static double centre_dist(const rt_config *b, const long long *med);
 
@@ -73,6 +75,7 @@ static void fini(strategy *s)
         free(x->med);
         free(x->timed);
         free(x->fam);
+        free(x->centre);
     }
     free(x);
     s->state = NULL;
@@ -104,8 +107,15 @@ static int init(strategy *s, const strategy_case *cs, rt_err *e)
         if (k == x->nfam)
             x->fam[x->nfam++] = cs->c[i].cfg.family;
     }
+    int ok = !!(x->centre = malloc(sizeof *x->centre * (size_t)(x->nfam ? x->nfam : 1)));
+    for (int f = 0; ok && f < x->nfam; f++)
+        ok = medians_of(x, x->fam[f], x->centre[f]);
+    if (!ok) {
+        fini(s);
+        return rt_seterr(e, RT_ENOMEM, "out of memory for the search of n = %lld", cs->size);
+    }
     for (int f = 0; x->start < 0 && f < x->nfam && x->nseeds < MAXSEEDS; f++) {
-        int j = centre_of(x, x->fam[f]);   /* nothing known: each family's centre first */
+        int j = centre_of(x, f);   /* nothing known: each family's centre first */
         if (j >= 0)
             x->seeds[x->nseeds++] = j;
     }
@@ -123,15 +133,13 @@ static int differ_in(const rt_config *a, const rt_config *b, int p)
     return 1;
 }
 
-/* The candidate of family f that agrees with 'a' in the most parameters of the same name;
- * among those, the nearest the family's centre (centre_dist), then the first. */
-static int closest_in(const local *x, const rt_family *f, const rt_config *a)
+/* The candidate of family fam[fi] that agrees with 'a' in the most parameters of the same
+ * name; among those, the nearest the family's centre (centre_dist), then the first. */
+static int closest_in(const local *x, int fi, const rt_config *a)
 {
+    const rt_family *f = x->fam[fi];
     int best = -1, best_agree = -1;
     double best_d = 0;
-    long long med[RT_MAX_PARAMS];
-    if (!medians_of(x, f, med))
-        return -1;
     for (int j = 0; j < x->n; j++) {
         const rt_config *b = &x->c[j].cfg;
         if (x->c[j].rc != RT_OK || b->family != f)
@@ -141,7 +149,7 @@ static int closest_in(const local *x, const rt_family *f, const rt_config *a)
             for (int l = 0; l < a->family->nparams; l++)
                 if (!strcmp(f->params[k].name, a->family->params[l].name))
                     agree += b->values[k] == a->values[l];
-        double d = centre_dist(b, med);
+        double d = centre_dist(b, x->centre[fi]);
         if (agree > best_agree || (agree == best_agree && d < best_d))
             best = j, best_agree = agree, best_d = d;
     }
@@ -182,7 +190,7 @@ static void neighbours(local *x)
     }
     for (int f = 0; f < x->nfam; f++)
         if (x->fam[f] != a->family)
-            add(x, closest_in(x, x->fam[f], a));
+            add(x, closest_in(x, f, a));
     x->built = 1;
 }
 
@@ -192,16 +200,14 @@ static int cmp_ll(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Each parameter's median value among family f's compiled candidates into med; 0 when f
- * has none (or out of memory). */
+/* Each parameter's median value among family f's compiled candidates into med; 0 when out
+ * of memory (f has at least one: init lists the families of compiled candidates). */
 static int medians_of(const local *x, const rt_family *f, long long *med)
 {
     long most = 0;
     for (int j = 0; j < x->n; j++)
         most += x->c[j].rc == RT_OK && x->c[j].cfg.family == f;
-    if (!most)
-        return 0;
-    long long *v = malloc(sizeof *v * (size_t)most);
+    long long *v = malloc(sizeof *v * (size_t)(most ? most : 1));
     if (!v)
         return 0;
     for (int p = 0; p < f->nparams; p++) {
@@ -228,20 +234,18 @@ static double centre_dist(const rt_config *b, const long long *med)
     return d;
 }
 
-/* The candidate of family f nearest its centre (each parameter's median value among the
- * family's compiled candidates: fewest differing parameters, then the smallest sum of
- * log-distances to the medians; the space's order on a tie), or -1. */
-static int centre_of(const local *x, const rt_family *f)
+/* The candidate of family fam[fi] nearest its centre, x->centre[fi] (fewest differing
+ * parameters, then the smallest sum of log-distances to the medians; the space's order on a
+ * tie), or -1. */
+static int centre_of(const local *x, int fi)
 {
-    long long med[RT_MAX_PARAMS];
-    if (!medians_of(x, f, med))
-        return -1;
+    const rt_family *f = x->fam[fi];
     int best = -1;
     double best_d = 0;
     for (int j = 0; j < x->n; j++) {
         if (x->c[j].rc != RT_OK || x->c[j].cfg.family != f)
             continue;
-        double d = centre_dist(&x->c[j].cfg, med);
+        double d = centre_dist(&x->c[j].cfg, x->centre[fi]);
         if (best < 0 || d < best_d)
             best = j, best_d = d;
     }
