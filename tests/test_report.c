@@ -242,6 +242,37 @@ static void replay_strategies(void **state)
 }
 
 
+/* replay: local search on a segmented case with nothing of its own profile replayed starts
+ * from the choice of a profile of like mean length (rand10_50's, 30, for len3, 3), not from
+ * one 2^17 times longer (one: a single segment of 2^22). A budget of one config: the start
+ * is the choice. Each case lists its candidates in its rows' order, which puts seg_per's
+ * centre first for rand10_50 and seg_lb's first for the two others. */
+static void replay_starts_from_a_like_profile(void **state)
+{
+    (void)state;
+    char path[160];
+    snprintf(path, sizeof path, "%s/seg.csv", dir);
+    const char *per = "seg_per,LAYOUT=2 OFF64=0 B=256 LANES=1 STAGE=0 LONG=64 V=4";
+    const char *lb = "seg_lb,LAYOUT=2 OFF64=0 B=256 R=16 V=4 STAGE=0 PERSIST=0 OST=0 MP=1 "
+                     "FAST=1";
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "op,type,layout,n,family,params,status,median_us\n"
+               "sum,f32,offsets:rand10_50,4194304,%s,ok,14.0\n"
+               "sum,f32,offsets:rand10_50,4194304,%s,ok,50.0\n"
+               "sum,f32,offsets:len3,4194304,%s,ok,57.0\n"
+               "sum,f32,offsets:len3,4194304,%s,ok,14.3\n"
+               "sum,f32,offsets:one,4194304,%s,ok,21.0\n"
+               "sum,f32,offsets:one,4194304,%s,ok,2110.0\n", per, lb, lb, per, lb, per);
+    assert_int_equal(fclose(f), 0);
+    EXPECT(0, ",sum,f32,f32,f32,offsets:len3,4194304,0,2,1,1,0.5000,14.300,14.300,1.0000,"
+           "seg_per,", "replay %s --strategy local --budget 1 --format csv", path);
+    assert_non_null(strstr(out, ",sum,f32,f32,f32,offsets:rand10_50,4194304,0,2,1,1,0.5000,"
+                           "14.000,14.000,1.0000,seg_per,"));
+    assert_non_null(strstr(out, ",sum,f32,f32,f32,offsets:one,4194304,0,2,1,1,0.5000,"
+                           "21.000,21.000,1.0000,seg_lb,"));
+}
+
 /* replay's bad inputs: a CSV that is not of measurements (exit 4, FILE:LINE), a file that
  * is missing (4), a database that is not redtune's (3), rows of no config this build knows
  * (1, and they are counted). */
@@ -561,6 +592,7 @@ int test_report_group(void)
         cmocka_unit_test(report_peers),
         cmocka_unit_test(report_bad_peers),
         cmocka_unit_test(replay_strategies),
+        cmocka_unit_test(replay_starts_from_a_like_profile),
         cmocka_unit_test(replay_bad_inputs),
     };
     return cmocka_run_group_tests_name("report", tests, make_db, remove_db);

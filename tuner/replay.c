@@ -29,6 +29,7 @@
 #include "../runtime/optype.h"
 #include "../runtime/store_int.h"
 #include "csv.h"
+#include "segdata.h"
 #include "replay.h"
 #include "store_tune.h"
 
@@ -44,6 +45,7 @@ typedef struct rcase {
     char dev[160], op[64], type[16], acc[16], result[16], layout[96];
     long long n;
     int hot;
+    double seg_mean;     /* segdata_layout_mean: 0 for a flat or axis layout */
     rcand *c;
     int nc, cap;
     int chosen;          /* the candidate the replay chose, or -1 */
@@ -147,6 +149,7 @@ static int add_row(rows *r, const rrow *w, rt_err *e)
         if (grow(&r->v, &r->cap, r->n, sizeof *r->v))
             return rt_seterr(e, RT_ENOMEM, "replay: out of memory");
         k = &r->v[r->n++];
+        key.seg_mean = segdata_layout_mean(key.layout, (unsigned long long)key.n);
         *k = key;
     }
     rcand *c = NULL;
@@ -351,22 +354,41 @@ static double case_bytes(const rcase *k)
     return (double)k->n * (double)(t < 0 ? 4 : optype_size((rt_type)t));
 }
 
+/* 1 when a and b are the same operator and types of one device and regime, segmented the
+ * same way (keys or offsets) over different profiles. */
+static int other_profile(const rcase *a, const rcase *b)
+{
+    const char *ca = strchr(a->layout, ':'), *cb = strchr(b->layout, ':');
+    return a->seg_mean > 0 && b->seg_mean > 0 && ca && cb && ca - a->layout == cb - b->layout
+           && !strncmp(a->layout, b->layout, (size_t)(ca - a->layout)) && strcmp(ca, cb)
+           && a->hot == b->hot && !strcmp(a->dev, b->dev) && !strcmp(a->op, b->op)
+           && !strcmp(a->type, b->type) && !strcmp(a->acc, b->acc)
+           && !strcmp(a->result, b->result);
+}
+
 /* Local's start, as sweep.c's known_best finds it in a run's database: the choice at the
  * nearest size replayed before of the same case (device, operator, type spec, layout,
  * regime); else the nearest in input bytes of a similar case (another operator or type of
- * the same device, regime and layout: a segmented profile's winner is a poor start for
- * another profile) whose choice is a candidate here. */
+ * the same device, regime and layout) whose choice is a candidate here; else, for a
+ * segmented case, the choice of another profile of the same operator and layout kind whose
+ * mean segment length is within SEG_LIKE times the case's, the nearest (segdata_layout_mean). */
 static int start_of(const rows *r, const prior *pr, int ki)
 {
     const rcase *k = &r->v[ki];
-    int start = -1, similar = -1;
-    double dist = 0, sdist = 0;
+    int start = -1, similar = -1, profile = -1;
+    double dist = 0, sdist = 0, pfdist = 0;
     for (int i = 0; i < ki; i++) {
         const rcase *w = &r->v[i];
+        int j;
+        if (other_profile(w, k)) {
+            double d = fabs(log(w->seg_mean) - log(k->seg_mean));
+            if (d <= log(SEG_LIKE) && (j = same_config(k, w)) >= 0 && (profile < 0 || d < pfdist))
+                profile = j, pfdist = d;
+            continue;
+        }
         if (w->hot != k->hot || strcmp(w->dev, k->dev) || strcmp(w->layout, k->layout))
             continue;
-        int j = same_config(k, w);
-        if (j < 0)
+        if ((j = same_config(k, w)) < 0)
             continue;
         if (same_kind(w, k)) {
             double d = fabs(log((double)w->n) - log((double)k->n));
@@ -401,7 +423,7 @@ static int start_of(const rows *r, const prior *pr, int ki)
             pnamed = named;
         }
     }
-    return start >= 0 ? start : pstart >= 0 ? pstart : similar;
+    return start >= 0 ? start : pstart >= 0 ? pstart : similar >= 0 ? similar : profile;
 }
 
 typedef struct outcome {

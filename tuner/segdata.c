@@ -136,6 +136,26 @@ int segdata_make(int profile, unsigned long long n, uint64_t seed, seg_data *d)
     return RT_OK;
 }
 
+double segdata_layout_mean(const char *layout, unsigned long long n)
+{
+    const char *colon = layout ? strchr(layout, ':') : NULL;
+    char kind[16];
+    if (!colon || n == 0 || (size_t)(colon - layout) >= sizeof kind)
+        return 0;
+    memcpy(kind, layout, (size_t)(colon - layout));
+    kind[colon - layout] = 0;
+    int l = segdata_parse_layout(kind), profile = segdata_parse_profile(colon + 1);
+    if ((l != SEG_LAYOUT_KEYS && l != SEG_LAYOUT_OFFSETS) || profile < 0)
+        return 0;
+    /* segdata_make's lengths without storing them, over at most 2^20 segments. */
+    unsigned long long pos = 0, k = 0;
+    while (pos < n && k < (1ULL << 20)) {
+        unsigned long long len = draw(profile, 1, k++);
+        pos += len < n - pos ? len : n - pos;
+    }
+    return (double)pos / (double)k;
+}
+
 void segdata_free(seg_data *d)
 {
     free(d->off);

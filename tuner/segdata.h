@@ -42,6 +42,18 @@ typedef struct seg_data {
 int segdata_make(int profile, unsigned long long n, uint64_t seed, seg_data *d);
 void segdata_free(seg_data *d);
 
+/* The mean segment length of a segmented layout's text ("offsets:len3", "keys:heavy") at n
+ * elements: its profile's lengths drawn with seed 1 over n, or over the first 2^20 segments
+ * when n holds more; what orders profiles by likeness (sweep.c, replay.c), not the exact mean
+ * of a run's data. 0 when the text names no keys or offsets profile, or n is 0. */
+double segdata_layout_mean(const char *layout, unsigned long long n);
+
+/* Two profiles whose mean lengths are within this factor are alike enough that one's winner
+ * is where local search starts on the other (sweep.c, replay.c): rand10_50 (30) and len3 (3)
+ * share seg_per LANES=1's basin; one segment of 2^22 (one) lies 2^17 times from rand10_50,
+ * whose seg_per winner takes 140 times the best there (2110 against 15 us). */
+#define SEG_LIKE 16.0
+
 /* The keys (owner) array, n entries, and the offsets array, nseg + 1 entries of 4 or 8 bytes
  * (4 only when n < 2^31). */
 void segdata_keys(const seg_data *d, uint32_t *keys);

@@ -44,20 +44,42 @@ static int known_row(const store_best_row *r, void *arg)
 }
 
 /* A similar case: a best row of this GPU (its name), layout and regime, of another operator
- * or type, whose config is a candidate of this case, nearer in input bytes than the last. */
+ * or type, whose config is a candidate of this case, nearer in input bytes than the last.
+ * For a segmented case, also a row of this GPU, regime, operator and types segmented the
+ * same way over another profile whose mean segment length is within SEG_LIKE times the
+ * case's (segdata_layout_mean), the nearest in it (like). */
 typedef struct similar {
-    known k;
-    const char *device, *layout;
+    known k, like;
+    const char *device, *layout, *op, *type, *acc, *result;
     int hot;
-    double bytes;
+    double bytes, mean;   /* mean: the case's mean segment length; 0 for flat or axis */
 } similar;
+
+/* 1 when layouts a and b are the same kind ("offsets", "keys") over different profiles. */
+static int other_profile(const char *a, const char *b)
+{
+    const char *ca = strchr(a, ':'), *cb = strchr(b, ':');
+    return ca && cb && ca - a == cb - b && !strncmp(a, b, (size_t)(ca - a)) && strcmp(ca, cb);
+}
 
 static int similar_row(const store_best_row *r, void *arg)
 {
     similar *x = arg;
-    if (r->hot != x->hot || strcmp(r->layout, x->layout) || strcmp(r->device_name, x->device))
+    int i;
+    if (r->hot != x->hot || strcmp(r->device_name, x->device))
         return 0;
-    int t = optype_parse_type(r->type), i;
+    if (strcmp(r->layout, x->layout)) {
+        double m = x->mean > 0 && other_profile(r->layout, x->layout) && !strcmp(r->op, x->op)
+                   && !strcmp(r->type, x->type) && !strcmp(*r->acc ? r->acc : r->type, x->acc)
+                   && !strcmp(*r->result ? r->result : r->type, x->result)
+                 ? segdata_layout_mean(r->layout, (unsigned long long)r->n) : 0;
+        double d = m > 0 ? fabs(log(m) - log(x->mean)) : INFINITY;
+        if (d <= log(SEG_LIKE) && (x->like.start < 0 || d < x->like.dist)
+            && (i = row_cand(&x->like, r)) >= 0)
+            x->like.start = i, x->like.dist = d;
+        return 0;
+    }
+    int t = optype_parse_type(r->type);
     double d = fabs(log((double)r->n * (double)(t < 0 ? 4 : optype_size((rt_type)t)))
                     - log(x->bytes));
     if ((x->k.start < 0 || d < x->k.dist) && (i = row_cand(&x->k, r)) >= 0)
@@ -82,7 +104,8 @@ static void case_types(const sweep *sw, const char **type, const char **acc,
  * at the nearest size of this device, else of the most similar device the database holds
  * (store_find_device's fallback chain); else the nearest in input bytes of a similar case
  * of this GPU (another operator or type, the same layout and regime: `redtune replay` of the
- * stored exhaustive runs, docs/tuning.md); -1 when there is none. */
+ * stored exhaustive runs, docs/tuning.md); else, segmented, another profile's of like mean
+ * length (similar_row); -1 when there is none. */
 static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layout, long long n,
                       int *start, rt_err *e)
 {
@@ -99,10 +122,12 @@ static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layo
     else if (rc == RT_ENOTFOUND)
         rc = RT_OK;
     if (rc == RT_OK && k.start < 0) {
-        similar x = {{c, ncfg, n, 0, -1}, sw->w->dev.name, layout, sw->o->hot,
-                     (double)n * (double)optype_size(sw->t)};
+        similar x = {{c, ncfg, n, 0, -1}, {c, ncfg, n, 0, -1}, sw->w->dev.name, layout,
+                     sw->op, type, acc, result, sw->o->hot,
+                     (double)n * (double)optype_size(sw->t),
+                     segdata_layout_mean(layout, (unsigned long long)n)};
         rc = store_list_best(sw->s, NULL, NULL, NULL, 0, similar_row, &x, e);
-        k.start = x.k.start;
+        k.start = x.k.start >= 0 ? x.k.start : x.like.start;
     }
     if (rc == RT_OK)
         *start = k.start;
