@@ -8,7 +8,8 @@
 #   dev_begin NAME          on the device: build/devlib on the library path, build/NAME.tar.xz
 #                           unpacked into build/, $L and $S, the GPU and the time first in $S,
 #                           $T = build/redtune.db loaded from db/tuned
-#   dev_end                 the logs packed, the summary printed
+#   dev_end                 the logs packed, then everything under $OUT but sum.txt packed
+#                           into $OUT/all.tgz, the summary printed
 #   tests FILTER [LIMIT]    the C GPU tests whose names match FILTER (LIMIT s, default 200), a
 #                           line in the summary (and the first failures)
 #   bench_ab A BENCH_A DB_A B BENCH_B DB_B ARGS...
@@ -47,7 +48,13 @@ dev_begin() {
     build/redtune load --force -o "$T" db/tuned/*.sql > /dev/null
 }
 dev_end() {
+    local d
     tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$L"
+    # The device tool brings back only so many files: all but the summary in one archive.
+    d=$(mktemp -d)
+    tar -C "$OUT" --exclude=./sum.txt -czf "$d/all.tgz" . && find "$OUT" -mindepth 1 ! -name sum.txt -delete \
+        && mv "$d/all.tgz" "$OUT/all.tgz"
+    rmdir "$d"
     cat "$S"
 }
 tests() {

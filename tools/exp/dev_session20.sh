@@ -1,0 +1,109 @@
+#!/bin/bash
+# dev_session20.sh STEP - device runs of the twentieth session, one step a call on an H100;
+# logs under $OUT/logs (packed into $OUT/logs.tgz), a summary ($OUT/sum.txt) printed last; the
+# functions are tools/exp/dev_lib.sh's. Carried: build/c20.tar.xz (stripped binaries; `bash
+# tools/exp/dev_session20.sh pack` makes it here), build/devlib, build/h100.sql.xz
+# (db/tuned/h100.sql, xz'd, moved out of the tree so that the call stays under 64 MiB).
+#   check   the C GPU tests 'api_gpu*' (the nineteenth session changed api_gpu_database's
+#           expectations: a winner serves sizes up to four times its own); issue 14's small n
+#           with oneblock at 64 and 128 threads (tools/exp/small_space.lua): argmax f32 at 2^4
+#           .. 2^12, min, max, sum x f32, f64, i32 at 2^8 .. 2^12, tuned into build/small.db,
+#           merged into the rows the lookup takes (tools/exp/split_merge.py, build/merged.db),
+#           then redtune_bench at those sizes and between them, the committed database
+#           against the merge, A B A B.
+#   quality issue 12's live quality run of local search (tools/strategy_quality.sh,
+#           CASES=wide, $STRATEGIES, default local:12%,6), with the nineteenth session's step
+#           into a family (run 2), then with a segmented case's start at a like profile's
+#           winner (run 3, STRATEGIES="local:12%,6 local:15%,7").
+#   h200    (on an H200) issue 14's H200 rows at the small sizes they lack: min f32, sum f32,
+#           max f64, sum i32 at 16 .. 512, 2048, 8192 over the default space, merged into the
+#           H200 row of db/tuned/h200.sql (build/merged.db); redtune_bench --every-n to 2^16
+#           before and after.
+step=${1:?step: pack, check, quality, h200}
+. "$(dirname "$0")/dev_lib.sh"
+if [ "$step" = pack ]; then
+    dev_pack c20 "redtune tests/all bench/redtune_bench"
+    exit 0
+fi
+# build/NAME.db's winners: `redtune best` to the logs, the H100 rows (redtune export) to
+# $OUT/NAME_ship.db, every measurement to $OUT/NAME_meas.csv.gz.
+dship() {
+    build/redtune best --db "build/$1.db" 2>&1 | sed 's/  */ /g' > "$L/$1_best.txt"
+    build/redtune export --db "build/$1.db" --match H100 -o "$OUT/$1_ship.db" --force >> "$S" 2>&1
+    build/redtune measurements --db "build/$1.db" --format csv | gzip -9 > "$OUT/$1_meas.csv.gz"
+}
+# flat and argmax benches of DB, tagged TAG: the CSVs to $OUT, the summaries to $S.
+smallbench() {
+    local t0=$(date +%s)
+    timeout 60 build/bench/redtune_bench --db "$1" --ops min,max,sum --types f32,f64,i32 \
+        --sizes 256,384,512,768,1024,1500,2048,3000,4096,6000 --regimes cold \
+        --csv "$OUT/flat_$2.csv" > "$L/flat_$2.log" 2>&1
+    echo "redtune_bench flat small ($2): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    t0=$(date +%s)
+    timeout 60 build/bench/redtune_bench --db "$1" --type-cases --every-n --max-n 2^13 \
+        --random 6 --seed 1 --ops argmax --types f32 --csv "$OUT/argmax_$2.csv" \
+        > "$L/argmax_$2.log" 2>&1
+    echo "redtune_bench argmax every n to 2^13 ($2): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    sed -n '/^summary/,$p' "$L/argmax_$2.log" >> "$S"
+}
+[ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
+dev_begin c20
+case $step in
+check)
+    tests 'api_gpu*' 200
+    r1=d1eab1107317a29f534f626ae991c0a5 r2=f10e2dcb19c42310befa3c626c47065a
+    r7=0eeddf9cd5971aaa0b69144449955a6b r8=041de41587225a3906d82066169a497e
+    t0=$(date +%s)
+    stune() {   # OP TYPE SIZES LIMIT
+        timeout "$4" build/redtune --device 0 --op "$1" --type "$2" --sizes "$3" \
+            --space tools/exp/small_space.lua --db build/small.db > "$L/small_$1_$2.log" 2>&1
+        echo "redtune --op $1 --type $2 --sizes $3: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    }
+    stune argmax f32 16,32,64,128,256,512,1024,2048,4096 40
+    for ty in f32 f64 i32; do
+        for op in min max sum; do stune $op $ty 256,512,1024,2048,4096 25; done
+    done
+    dship small
+    python3 tools/exp/split_merge.py "$OUT/small_ship.db" "$T" build/merged.db \
+        min:f64:$r1 max:f64:$r1 sum:f64:$r1 min:i32:$r1 max:i32:$r1 sum:i32:$r2 \
+        min:f32:$r7 sum:f32:$r7 max:f32:$r1 argmax:f32:$r8 > "$L/merge.log" 2>&1
+    echo "split_merge.py: exit $?" >> "$S"
+    smallbench "$T" old
+    smallbench build/merged.db new
+    smallbench "$T" old2
+    smallbench build/merged.db new2 ;;
+quality)
+    t0=$(date +%s)
+    OUT=$OUT/quality CASES=wide STRATEGIES=${STRATEGIES:-"local:12%,6"} timeout 400 bash tools/strategy_quality.sh \
+        > "$L/quality.log" 2>&1
+    echo "strategy_quality.sh wide local:12%,6: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    tail -n 45 "$L/quality.log" >> "$S" ;;
+h200)
+    r=8b59dd2a77fc5356c5b5d639fc1cc192
+    hsweep() {   # DB TAG
+        local t0=$(date +%s)
+        timeout 120 build/bench/redtune_bench --db "$1" --every-n --max-n 2^16 --random 8 --seed 1 \
+            --ops min,sum,max --types f32,f64,i32 --regimes cold --csv "$OUT/h200_everyn_$2.csv" \
+            > "$L/h200_everyn_$2.log" 2>&1
+        echo "redtune_bench --every-n --max-n 2^16 ($2): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        sed -n '/^summary/,$p' "$L/h200_everyn_$2.log" >> "$S"
+    }
+    hsweep "$T" before
+    t0=$(date +%s)
+    for c in min:f32 sum:f32 max:f64 sum:i32; do
+        set -- ${c/:/ }
+        timeout 50 build/redtune --device 0 --op "$1" --type "$2" --sizes 16,32,64,128,256,512,2048,8192 \
+            --db build/h200small.db > "$L/h200small_$1_$2.log" 2>&1
+        echo "redtune --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    build/redtune best --db build/h200small.db 2>&1 | sed 's/  */ /g' > "$L/h200small_best.txt"
+    build/redtune export --db build/h200small.db --match H200 -o "$OUT/h200small_ship.db" --force >> "$S" 2>&1
+    build/redtune measurements --db build/h200small.db --format csv | gzip -9 > "$OUT/h200small_meas.csv.gz"
+    python3 tools/exp/split_merge.py "$OUT/h200small_ship.db" "$T" build/merged.db \
+        min:f32:$r sum:f32:$r max:f64:$r sum:i32:$r > "$L/merge.log" 2>&1
+    echo "split_merge.py: exit $?" >> "$S"
+    hsweep build/merged.db after ;;
+*)
+    echo "dev_session20.sh: no step '$step'" >&2; exit 2 ;;
+esac
+dev_end
