@@ -19,7 +19,11 @@
 #           max f64, sum i32 at 16 .. 512, 2048, 8192 over the default space, merged into the
 #           H200 row of db/tuned/h200.sql (build/merged.db); redtune_bench --every-n to 2^16
 #           before and after.
-step=${1:?step: pack, check, quality, h200}
+#   tiny    (run 5) n <= 1024 with tree_sequential at 32 and 64 threads and oneblock at 64
+#           and 128 (tools/exp/tiny_space.lua): min, sum x f32, i32, max f64, argmax f32 at 16,
+#           64, 256, 512, 1024, merged into the rows the lookup takes; redtune_bench --every-n
+#           to 2^10 (and argmax to 2^11), the committed database against the merge, A B A B.
+step=${1:?step: pack, check, quality, h200, tiny}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c20 "redtune tests/all bench/redtune_bench"
@@ -103,6 +107,39 @@ h200)
         min:f32:$r sum:f32:$r max:f64:$r sum:i32:$r > "$L/merge.log" 2>&1
     echo "split_merge.py: exit $?" >> "$S"
     hsweep build/merged.db after ;;
+tiny)
+    r1=d1eab1107317a29f534f626ae991c0a5 r2=f10e2dcb19c42310befa3c626c47065a
+    r7=0eeddf9cd5971aaa0b69144449955a6b r8=041de41587225a3906d82066169a497e
+    t0=$(date +%s)
+    for c in min:f32 sum:f32 min:i32 sum:i32 max:f64 argmax:f32; do
+        set -- ${c/:/ }
+        timeout 40 build/redtune --device 0 --op "$1" --type "$2" --sizes 16,64,256,512,1024 \
+            --space tools/exp/tiny_space.lua --db build/tiny.db > "$L/tiny_$1_$2.log" 2>&1
+        echo "redtune --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    dship tiny
+    cat "$L/tiny_best.txt" >> "$S"
+    python3 tools/exp/split_merge.py "$OUT/tiny_ship.db" "$T" build/merged.db \
+        min:f32:$r7 sum:f32:$r7 min:i32:$r1 sum:i32:$r2 max:f64:$r1 argmax:f32:$r8 > "$L/merge.log" 2>&1
+    echo "split_merge.py: exit $?" >> "$S"
+    tsweep() {   # DB TAG
+        local t0=$(date +%s)
+        timeout 60 build/bench/redtune_bench --db "$1" --every-n --max-n 2^10 --random 6 --seed 1 \
+            --ops min,sum,max --types f32,f64,i32 --regimes cold --csv "$OUT/tiny_everyn_$2.csv" \
+            > "$L/tiny_everyn_$2.log" 2>&1
+        echo "redtune_bench --every-n --max-n 2^10 ($2): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        sed -n '/^summary/,$p' "$L/tiny_everyn_$2.log" | grep -v floor >> "$S"
+        t0=$(date +%s)
+        timeout 60 build/bench/redtune_bench --db "$1" --type-cases --every-n --max-n 2^11 \
+            --random 6 --seed 1 --ops argmax --types f32 --csv "$OUT/tiny_argmax_$2.csv" \
+            > "$L/tiny_argmax_$2.log" 2>&1
+        echo "redtune_bench argmax every n to 2^11 ($2): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        sed -n '/^summary/,$p' "$L/tiny_argmax_$2.log" >> "$S"
+    }
+    tsweep "$T" old
+    tsweep build/merged.db new
+    tsweep "$T" old2
+    tsweep build/merged.db new2 ;;
 *)
     echo "dev_session20.sh: no step '$step'" >&2; exit 2 ;;
 esac
