@@ -23,7 +23,11 @@
 #           and 128 (tools/exp/tiny_space.lua): min, sum x f32, i32, max f64, argmax f32 at 16,
 #           64, 256, 512, 1024, merged into the rows the lookup takes; redtune_bench --every-n
 #           to 2^10 (and argmax to 2^11), the committed database against the merge, A B A B.
-step=${1:?step: pack, check, quality, h200, tiny}
+#   wideu   (run 6) gridstride with 16-byte vectors, U = 4 or 8 in flight (up to 128 bytes;
+#           tools/exp/wide_u_space.lua): argmax, var_mean, sumsq f32 at 2^26 and sum, amax bf16
+#           at 2^28, merged into the rows the lookup takes; redtune_bench --type-cases, the
+#           committed database against the merge, A B A B.
+step=${1:?step: pack, check, quality, h200, tiny, wideu}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c20 "redtune tests/all bench/redtune_bench"
@@ -140,6 +144,41 @@ tiny)
     tsweep build/merged.db new
     tsweep "$T" old2
     tsweep build/merged.db new2 ;;
+wideu)
+    r5=d3f87696063a1345e8ae0a683dc688e1 r8=041de41587225a3906d82066169a497e
+    t0=$(date +%s)
+    for c in argmax:f32:2^26 var_mean:f32:2^26 sumsq:f32:2^26 sum:bf16:2^28 amax:bf16:2^28; do
+        set -- ${c//:/ }
+        timeout 60 build/redtune --device 0 --op "$1" --type "$2" --sizes "$3" \
+            --space tools/exp/wide_u_space.lua --db build/wideu.db > "$L/wideu_$1_$2.log" 2>&1
+        echo "redtune --op $1 --type $2 --sizes $3: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    dship wideu
+    cat "$L/wideu_best.txt" >> "$S"
+    python3 tools/exp/split_merge.py "$OUT/wideu_ship.db" "$T" build/merged.db \
+        argmax:f32:$r8 var_mean:f32:$r8 sumsq:f32:$r5 sum:bf16:$r5 amax:bf16:$r8 > "$L/merge.log" 2>&1
+    echo "split_merge.py: exit $?" >> "$S"
+    for v in old new old2 new2; do
+        d=$T; [ "${v#new}" != "$v" ] && d=build/merged.db
+        t0=$(date +%s)
+        timeout 80 build/bench/redtune_bench --db "$d" --type-cases --csv "$OUT/wideu_types_$v.csv" \
+            > "$L/wideu_types_$v.log" 2>&1
+        echo "redtune_bench --type-cases ($v): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    python3 - "$OUT" >> "$S" <<'PY'
+import csv, sys
+rows = {}
+for v in ("old", "new", "old2", "new2"):
+    for r in csv.DictReader(open(f"{sys.argv[1]}/wideu_types_{v}.csv")):
+        rows.setdefault((r["case"], r["n"]), {})[v] = r
+for (case, n), d in rows.items():
+    t = {v: float(d[v]["redtune_us"]) for v in d}
+    lim = float(d["old"]["limit_us"])
+    print(f"{case:24s} n={n:>10s} old {t['old']:8.2f} {t['old2']:8.2f}  new {t['new']:8.2f} {t['new2']:8.2f}"
+          f"  % of limit old {100*lim/min(t['old'],t['old2']):5.1f} new {100*lim/min(t['new'],t['new2']):5.1f}"
+          f"  new: {d['new']['family']} {d['new']['params']}")
+PY
+    ;;
 *)
     echo "dev_session20.sh: no step '$step'" >&2; exit 2 ;;
 esac
