@@ -24,6 +24,17 @@
 #                           build/retune.db (LIMIT s), a line in the summary
 #   retune_ship             build/retune.db's axis winners in the summary, the H100 ones to
 #                           $OUT/retune_ship.db, every measurement to $OUT/retune_meas.csv.gz
+#   tune_each NAME LIMIT SIZES SPACE OP:TYPE[:SIZES]...
+#                           build/redtune over each OP:TYPE (at its SIZES, else SIZES; SPACE a
+#                           space file, or "" for the default) into build/NAME.db, LIMIT s
+#                           each, a line each in the summary
+#   dship NAME [MATCH]      build/NAME.db's winners: `redtune best` to $L/NAME_best.txt, the
+#                           rows of the GPUs named MATCH (default H100; redtune export) to
+#                           $OUT/NAME_ship.db, every measurement to $OUT/NAME_meas.csv.gz
+#   bench_run TAG LIMIT ARGS...
+#                           build/bench/redtune_bench ARGS (LIMIT s), its CSV to $OUT/TAG.csv,
+#                           its log to $L/TAG.log, a line and its summary (less the floor
+#                           lines) in the summary
 dev_pack() {
     local name=$1 f
     set -e
@@ -110,4 +121,28 @@ retune_ship() {
     build/redtune best --db build/retune.db 2>&1 | grep -E 'axis_(rows|cols)' | sed 's/  */ /g' >> "$S"
     build/redtune export --db build/retune.db --match H100 -o "$OUT/retune_ship.db" --force >> "$S" 2>&1
     build/redtune measurements --db build/retune.db --format csv | gzip -9 > "$OUT/retune_meas.csv.gz"
+}
+tune_each() {
+    local name=$1 limit=$2 sizes=$3 space=$4 c t0
+    shift 4
+    t0=$(date +%s)
+    for c; do
+        set -- ${c//:/ }
+        timeout "$limit" build/redtune --device 0 --op "$1" --type "$2" --sizes "${3:-$sizes}" \
+            ${space:+--space "$space"} --db "build/$name.db" > "$L/${name}_$1_$2.log" 2>&1
+        echo "redtune --op $1 --type $2 --sizes ${3:-$sizes}: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+}
+dship() {
+    build/redtune best --db "build/$1.db" 2>&1 | sed 's/  */ /g' > "$L/$1_best.txt"
+    build/redtune export --db "build/$1.db" --match "${2:-H100}" -o "$OUT/$1_ship.db" --force >> "$S" 2>&1
+    build/redtune measurements --db "build/$1.db" --format csv | gzip -9 > "$OUT/$1_meas.csv.gz"
+}
+bench_run() {
+    local tag=$1 limit=$2 t0
+    shift 2
+    t0=$(date +%s)
+    timeout "$limit" build/bench/redtune_bench "$@" --csv "$OUT/$tag.csv" > "$L/$tag.log" 2>&1
+    echo "redtune_bench $* ($tag): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    sed -n '/^summary/,$p' "$L/$tag.log" | grep -v 'floor at n' >> "$S"
 }

@@ -42,13 +42,6 @@ everyn() {
     grep -E ': floor, ' "$L/everyn_$tag.log" >> "$S"
     sed -n '/^summary/,$p' "$L/everyn_$tag.log" | head -40 >> "$S"
 }
-# build/NAME.db's winners: `redtune best` to the logs, the H100 rows (redtune export) to
-# $OUT/NAME_ship.db, every measurement to $OUT/NAME_meas.csv.gz.
-dship() {
-    build/redtune best --db "build/$1.db" 2>&1 | sed 's/  */ /g' > "$L/$1_best.txt"
-    build/redtune export --db "build/$1.db" --match H100 -o "$OUT/$1_ship.db" --force >> "$S" 2>&1
-    build/redtune measurements --db "build/$1.db" --format csv | gzip -9 > "$OUT/$1_meas.csv.gz"
-}
 [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
 dev_begin c19
 case $step in

@@ -33,26 +33,12 @@ if [ "$step" = pack ]; then
     dev_pack c20 "redtune tests/all bench/redtune_bench"
     exit 0
 fi
-# build/NAME.db's winners: `redtune best` to the logs, the H100 rows (redtune export) to
-# $OUT/NAME_ship.db, every measurement to $OUT/NAME_meas.csv.gz.
-dship() {
-    build/redtune best --db "build/$1.db" 2>&1 | sed 's/  */ /g' > "$L/$1_best.txt"
-    build/redtune export --db "build/$1.db" --match H100 -o "$OUT/$1_ship.db" --force >> "$S" 2>&1
-    build/redtune measurements --db "build/$1.db" --format csv | gzip -9 > "$OUT/$1_meas.csv.gz"
-}
 # flat and argmax benches of DB, tagged TAG: the CSVs to $OUT, the summaries to $S.
 smallbench() {
-    local t0=$(date +%s)
-    timeout 60 build/bench/redtune_bench --db "$1" --ops min,max,sum --types f32,f64,i32 \
-        --sizes 256,384,512,768,1024,1500,2048,3000,4096,6000 --regimes cold \
-        --csv "$OUT/flat_$2.csv" > "$L/flat_$2.log" 2>&1
-    echo "redtune_bench flat small ($2): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    t0=$(date +%s)
-    timeout 60 build/bench/redtune_bench --db "$1" --type-cases --every-n --max-n 2^13 \
-        --random 6 --seed 1 --ops argmax --types f32 --csv "$OUT/argmax_$2.csv" \
-        > "$L/argmax_$2.log" 2>&1
-    echo "redtune_bench argmax every n to 2^13 ($2): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    sed -n '/^summary/,$p' "$L/argmax_$2.log" >> "$S"
+    bench_run "flat_$2" 60 --db "$1" --ops min,max,sum --types f32,f64,i32 \
+        --sizes 256,384,512,768,1024,1500,2048,3000,4096,6000 --regimes cold
+    bench_run "argmax_$2" 60 --db "$1" --type-cases --every-n --max-n 2^13 --random 6 --seed 1 \
+        --ops argmax --types f32
 }
 [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
 dev_begin c20
@@ -61,16 +47,10 @@ check)
     tests 'api_gpu*' 200
     r1=d1eab1107317a29f534f626ae991c0a5 r2=f10e2dcb19c42310befa3c626c47065a
     r7=0eeddf9cd5971aaa0b69144449955a6b r8=041de41587225a3906d82066169a497e
-    t0=$(date +%s)
-    stune() {   # OP TYPE SIZES LIMIT
-        timeout "$4" build/redtune --device 0 --op "$1" --type "$2" --sizes "$3" \
-            --space tools/exp/small_space.lua --db build/small.db > "$L/small_$1_$2.log" 2>&1
-        echo "redtune --op $1 --type $2 --sizes $3: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    }
-    stune argmax f32 16,32,64,128,256,512,1024,2048,4096 40
-    for ty in f32 f64 i32; do
-        for op in min max sum; do stune $op $ty 256,512,1024,2048,4096 25; done
-    done
+    small=256,512,1024,2048,4096
+    tune_each small 40 16,32,64,128,256,512,1024,2048,4096 tools/exp/small_space.lua argmax:f32
+    tune_each small 25 $small tools/exp/small_space.lua min:f32 max:f32 sum:f32 min:f64 max:f64 \
+        sum:f64 min:i32 max:i32 sum:i32
     dship small
     python3 tools/exp/split_merge.py "$OUT/small_ship.db" "$T" build/merged.db \
         min:f64:$r1 max:f64:$r1 sum:f64:$r1 min:i32:$r1 max:i32:$r1 sum:i32:$r2 \
@@ -89,24 +69,12 @@ quality)
 h200)
     r=8b59dd2a77fc5356c5b5d639fc1cc192
     hsweep() {   # DB TAG
-        local t0=$(date +%s)
-        timeout 120 build/bench/redtune_bench --db "$1" --every-n --max-n 2^16 --random 8 --seed 1 \
-            --ops min,sum,max --types f32,f64,i32 --regimes cold --csv "$OUT/h200_everyn_$2.csv" \
-            > "$L/h200_everyn_$2.log" 2>&1
-        echo "redtune_bench --every-n --max-n 2^16 ($2): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-        sed -n '/^summary/,$p' "$L/h200_everyn_$2.log" >> "$S"
+        bench_run "h200_everyn_$2" 120 --db "$1" --every-n --max-n 2^16 --random 8 --seed 1 \
+            --ops min,sum,max --types f32,f64,i32 --regimes cold
     }
     hsweep "$T" before
-    t0=$(date +%s)
-    for c in min:f32 sum:f32 max:f64 sum:i32; do
-        set -- ${c/:/ }
-        timeout 50 build/redtune --device 0 --op "$1" --type "$2" --sizes 16,32,64,128,256,512,2048,8192 \
-            --db build/h200small.db > "$L/h200small_$1_$2.log" 2>&1
-        echo "redtune --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    done
-    build/redtune best --db build/h200small.db 2>&1 | sed 's/  */ /g' > "$L/h200small_best.txt"
-    build/redtune export --db build/h200small.db --match H200 -o "$OUT/h200small_ship.db" --force >> "$S" 2>&1
-    build/redtune measurements --db build/h200small.db --format csv | gzip -9 > "$OUT/h200small_meas.csv.gz"
+    tune_each h200small 50 16,32,64,128,256,512,2048,8192 "" min:f32 sum:f32 max:f64 sum:i32
+    dship h200small H200
     python3 tools/exp/split_merge.py "$OUT/h200small_ship.db" "$T" build/merged.db \
         min:f32:$r sum:f32:$r max:f64:$r sum:i32:$r > "$L/merge.log" 2>&1
     echo "split_merge.py: exit $?" >> "$S"
@@ -114,31 +82,18 @@ h200)
 tiny)
     r1=d1eab1107317a29f534f626ae991c0a5 r2=f10e2dcb19c42310befa3c626c47065a
     r7=0eeddf9cd5971aaa0b69144449955a6b r8=041de41587225a3906d82066169a497e
-    t0=$(date +%s)
-    for c in min:f32 sum:f32 min:i32 sum:i32 max:f64 argmax:f32; do
-        set -- ${c/:/ }
-        timeout 40 build/redtune --device 0 --op "$1" --type "$2" --sizes 16,64,256,512,1024 \
-            --space tools/exp/tiny_space.lua --db build/tiny.db > "$L/tiny_$1_$2.log" 2>&1
-        echo "redtune --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    done
+    tune_each tiny 40 16,64,256,512,1024 tools/exp/tiny_space.lua min:f32 sum:f32 min:i32 sum:i32 \
+        max:f64 argmax:f32
     dship tiny
     cat "$L/tiny_best.txt" >> "$S"
     python3 tools/exp/split_merge.py "$OUT/tiny_ship.db" "$T" build/merged.db \
         min:f32:$r7 sum:f32:$r7 min:i32:$r1 sum:i32:$r2 max:f64:$r1 argmax:f32:$r8 > "$L/merge.log" 2>&1
     echo "split_merge.py: exit $?" >> "$S"
     tsweep() {   # DB TAG
-        local t0=$(date +%s)
-        timeout 60 build/bench/redtune_bench --db "$1" --every-n --max-n 2^10 --random 6 --seed 1 \
-            --ops min,sum,max --types f32,f64,i32 --regimes cold --csv "$OUT/tiny_everyn_$2.csv" \
-            > "$L/tiny_everyn_$2.log" 2>&1
-        echo "redtune_bench --every-n --max-n 2^10 ($2): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-        sed -n '/^summary/,$p' "$L/tiny_everyn_$2.log" | grep -v floor >> "$S"
-        t0=$(date +%s)
-        timeout 60 build/bench/redtune_bench --db "$1" --type-cases --every-n --max-n 2^11 \
-            --random 6 --seed 1 --ops argmax --types f32 --csv "$OUT/tiny_argmax_$2.csv" \
-            > "$L/tiny_argmax_$2.log" 2>&1
-        echo "redtune_bench argmax every n to 2^11 ($2): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-        sed -n '/^summary/,$p' "$L/tiny_argmax_$2.log" >> "$S"
+        bench_run "tiny_everyn_$2" 60 --db "$1" --every-n --max-n 2^10 --random 6 --seed 1 \
+            --ops min,sum,max --types f32,f64,i32 --regimes cold
+        bench_run "tiny_argmax_$2" 60 --db "$1" --type-cases --every-n --max-n 2^11 --random 6 \
+            --seed 1 --ops argmax --types f32
     }
     tsweep "$T" old
     tsweep build/merged.db new
@@ -146,13 +101,8 @@ tiny)
     tsweep build/merged.db new2 ;;
 wideu)
     r5=d3f87696063a1345e8ae0a683dc688e1 r8=041de41587225a3906d82066169a497e
-    t0=$(date +%s)
-    for c in argmax:f32:2^26 var_mean:f32:2^26 sumsq:f32:2^26 sum:bf16:2^28 amax:bf16:2^28; do
-        set -- ${c//:/ }
-        timeout 60 build/redtune --device 0 --op "$1" --type "$2" --sizes "$3" \
-            --space tools/exp/wide_u_space.lua --db build/wideu.db > "$L/wideu_$1_$2.log" 2>&1
-        echo "redtune --op $1 --type $2 --sizes $3: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    done
+    tune_each wideu 60 "" tools/exp/wide_u_space.lua argmax:f32:2^26 var_mean:f32:2^26 \
+        sumsq:f32:2^26 sum:bf16:2^28 amax:bf16:2^28
     dship wideu
     cat "$L/wideu_best.txt" >> "$S"
     python3 tools/exp/split_merge.py "$OUT/wideu_ship.db" "$T" build/merged.db \
@@ -160,10 +110,7 @@ wideu)
     echo "split_merge.py: exit $?" >> "$S"
     for v in old new old2 new2; do
         d=$T; [ "${v#new}" != "$v" ] && d=build/merged.db
-        t0=$(date +%s)
-        timeout 80 build/bench/redtune_bench --db "$d" --type-cases --csv "$OUT/wideu_types_$v.csv" \
-            > "$L/wideu_types_$v.log" 2>&1
-        echo "redtune_bench --type-cases ($v): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        bench_run "wideu_types_$v" 80 --db "$d" --type-cases
     done
     python3 - "$OUT" >> "$S" <<'PY'
 import csv, sys
