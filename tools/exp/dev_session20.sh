@@ -27,7 +27,14 @@
 #           tools/exp/wide_u_space.lua): argmax, var_mean, sumsq f32 at 2^26 and sum, amax bf16
 #           at 2^28, merged into the rows the lookup takes; redtune_bench --type-cases, the
 #           committed database against the merge, A B A B.
-step=${1:?step: pack, check, quality, h200, tiny, wideu}
+#   ragged  (run 8) gridstride's partial tile as runs (rt_lift_run per vector, as the whole
+#           tiles): the C GPU tests of the operators with a run ('gpu_run_*', 'gpu_all_nan*',
+#           min/max f32 and f64) with this tree's binaries (build/c20.tar.xz, packed after the
+#           change); then, A B A B, redtune_bench --every-n to 2^14 for argmax and var_mean f32
+#           (--type-cases) and min, max f32, with the binaries and database before the change
+#           (build/c20old.tar.xz, build/h100.sql.xz) against those after it
+#           (build/h100_new.sql.xz: tools/refresh_shipped.sh's CUBINs).
+step=${1:?step: pack, check, quality, h200, tiny, wideu, ragged}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c20 "redtune tests/all bench/redtune_bench"
@@ -40,7 +47,11 @@ smallbench() {
     bench_run "argmax_$2" 60 --db "$1" --type-cases --every-n --max-n 2^13 --random 6 --seed 1 \
         --ops argmax --types f32
 }
-[ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
+if [ "$step" = ragged ]; then
+    xz -dc build/h100_new.sql.xz > db/tuned/h100.sql
+else
+    [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
+fi
 dev_begin c20
 case $step in
 check)
@@ -126,6 +137,28 @@ for (case, n), d in rows.items():
           f"  new: {d['new']['family']} {d['new']['params']}")
 PY
     ;;
+ragged)
+    tests 'gpu_run_*' 300
+    tests 'gpu_all_nan*' 120
+    tests 'gpu_RT_MIN_RT_F32' 120
+    tests 'gpu_RT_MAX_RT_F64' 120
+    mkdir -p build/old && tar -C build/old -xJf build/c20old.tar.xz
+    cp db/tuned/h200.sql build/old_h200.sql && xz -dc build/h100.sql.xz > build/old_h100.sql
+    build/old/redtune load --force -o build/old.db build/old_h100.sql build/old_h200.sql > /dev/null
+    for v in old new old2 new2; do
+        d=$T bin=build/bench/redtune_bench
+        [ "${v#old}" != "$v" ] && d=build/old.db bin=build/old/bench/redtune_bench
+        t0=$(date +%s)
+        timeout 60 $bin --db "$d" --type-cases --every-n --max-n 2^14 --random 8 --seed 3 \
+            --ops argmax,var_mean --types f32 --csv "$OUT/ragged_types_$v.csv" > "$L/ragged_types_$v.log" 2>&1
+        echo "types every n ($v): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        sed -n '/^summary/,$p' "$L/ragged_types_$v.log" >> "$S"
+        t0=$(date +%s)
+        timeout 60 $bin --db "$d" --every-n --max-n 2^14 --random 8 --seed 3 --ops min,max \
+            --types f32 --regimes cold --csv "$OUT/ragged_flat_$v.csv" > "$L/ragged_flat_$v.log" 2>&1
+        echo "flat every n ($v): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        sed -n '/^summary/,$p' "$L/ragged_flat_$v.log" | grep -v 'floor at n' >> "$S"
+    done ;;
 *)
     echo "dev_session20.sh: no step '$step'" >&2; exit 2 ;;
 esac
