@@ -169,18 +169,9 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
         for (int u = 0; u < RT_U; u++) {
             const unsigned long long k = nfull * per_tile + (unsigned long long)u * RT_B + tid;
             if (k < nvec) {
-#ifdef RT_LIFT_RUN
-                /* An operator with a run (argmin/argmax, var_mean, ...: the glue's
-                 * rt_lift_run) takes each vector as one run, as the whole tiles do, rather
-                 * than V lifts and combines in a chain (argmax f32 at 1642: 1.12x CUB). */
-                acc = rt_combine(acc, co_lift_run(x[u].v, [&](int m) {
-                    return head + k * RT_V + m;
-                }));
-#else
 #pragma unroll
                 for (int j = 0; j < RT_V; j++)
                     acc = rt_combine(acc, rt_lift(x[u].v[j], head + k * RT_V + j));
-#endif
             }
         }
     }
