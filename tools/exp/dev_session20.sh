@@ -34,7 +34,12 @@
 #           (--type-cases) and min, max f32, with the binaries and database before the change
 #           (build/c20old.tar.xz, build/h100.sql.xz) against those after it
 #           (build/h100_new.sql.xz: tools/refresh_shipped.sh's CUBINs).
-step=${1:?step: pack, check, quality, h200, tiny, wideu, ragged}
+#   partial (run 9) gridstride's partial tile loaded with the whole tiles' hint and combined by a
+#           tree of selects (gs_partial): the C GPU tests 'gpu_run_*', 'gpu_RT_*', 'gpu_all_nan*'
+#           with this tree's binaries; then tools/exp/partial_space.lua (three configs) timed by
+#           the tuner for argmax, var_mean, sum, min f32 at 878, 1024, 5554, 8192, 100003,
+#           131072, the binaries before the change (build/c20old.tar.xz) against these, A B A B.
+step=${1:?step: pack, check, quality, h200, tiny, wideu, ragged, partial}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c20 "redtune tests/all bench/redtune_bench"
@@ -47,7 +52,7 @@ smallbench() {
     bench_run "argmax_$2" 60 --db "$1" --type-cases --every-n --max-n 2^13 --random 6 --seed 1 \
         --ops argmax --types f32
 }
-if [ "$step" = ragged ]; then
+if [ "$step" = ragged ] || [ "$step" = partial ]; then
     xz -dc build/h100_new.sql.xz > db/tuned/h100.sql
 else
     [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
@@ -159,6 +164,34 @@ ragged)
         echo "flat every n ($v): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
         sed -n '/^summary/,$p' "$L/ragged_flat_$v.log" | grep -v 'floor at n' >> "$S"
     done ;;
+partial)
+    tests 'gpu_run_*' 300
+    tests 'gpu_RT_*' 300
+    tests 'gpu_all_nan*' 120
+    mkdir -p build/old && tar -C build/old -xJf build/c20old.tar.xz
+    for v in old new old2 new2; do
+        bin=build/redtune
+        [ "${v#old}" != "$v" ] && bin=build/old/redtune
+        t0=$(date +%s)
+        for op in argmax var_mean sum min; do
+            timeout 60 $bin --device 0 --op $op --type f32 --space tools/exp/partial_space.lua \
+                --sizes 878,1024,5554,8192,100003,131072 --db "build/partial_$v.db" \
+                > "$L/partial_${v}_$op.log" 2>&1 || echo "$v $op: exit $?" >> "$S"
+        done
+        echo "partial ($v): $(( $(date +%s) - t0 )) s" >> "$S"
+        $bin measurements --db "build/partial_$v.db" --format csv > "$OUT/partial_$v.csv"
+    done
+    python3 - "$OUT" >> "$S" <<'PY'
+import csv, sys
+t = {}
+for v in ("old", "old2", "new", "new2"):
+    for r in csv.DictReader(open(f"{sys.argv[1]}/partial_{v}.csv")):
+        t.setdefault((r["op"], int(r["n"]), r["params"]), {})[v] = float(r["median_us"])
+for (op, n, p), d in sorted(t.items()):
+    print(f"{op:9s} {n:7d} {p:20s} old " + " ".join(f"{d.get(v, 0):6.2f}" for v in ("old", "old2"))
+          + "  new " + " ".join(f"{d.get(v, 0):6.2f}" for v in ("new", "new2")))
+PY
+    ;;
 *)
     echo "dev_session20.sh: no step '$step'" >&2; exit 2 ;;
 esac
