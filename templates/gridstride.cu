@@ -118,35 +118,6 @@ static __device__ __forceinline__ rt_acc_t gs_body(const gs_vec *__restrict__ bo
     return acc;
 }
 
-/* Thread tid's share of the last, partial tile (vectors k0, k0 + B, ... up to nvec), with the
- * load hint of the whole tiles: all U loads first, each index clamped to the last vector so
- * that no load needs a branch and they are in flight together; then every element lifted, or
- * the identity past nvec (a select, not a branch), and the U*V combined by a tree, as
- * oneblock's last tile: a chain of U*V tested combines cost argmax f32 at 5554 (a partial
- * tile of B=512 V=4 U=4) 1.4 us over 8192 (a whole one) on an H100. */
-template <bool STREAM>
-static __device__ __forceinline__ rt_acc_t gs_partial(const gs_vec *__restrict__ body,
-                                                      unsigned long long head,
-                                                      unsigned long long k0,
-                                                      unsigned long long nvec)
-{
-    gs_vec x[RT_U];
-#pragma unroll
-    for (int u = 0; u < RT_U; u++) {
-        const unsigned long long k = k0 + (unsigned long long)u * RT_B;
-        x[u] = co_load_vec<STREAM>(body + (k < nvec ? k : nvec - 1));
-    }
-    rt_acc_t a[RT_U * RT_V];
-#pragma unroll
-    for (int u = 0; u < RT_U; u++) {
-        const unsigned long long k = k0 + (unsigned long long)u * RT_B;
-#pragma unroll
-        for (int j = 0; j < RT_V; j++)
-            a[u * RT_V + j] = k < nvec ? rt_lift(x[u].v[j], head + k * RT_V + j) : rt_identity();
-    }
-    return co_tree(a);
-}
-
 /* The whole block's value in thread 0, in any order (collectives.cuh). Every thread calls it;
  * it ends with the shared array read by warp 0 only, so a second call needs a __syncthreads()
  * between the two. */
@@ -183,10 +154,27 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
     const bool stream = n <= CO_STREAM_MAX_BYTES / sizeof(rt_value_t);   /* the load hint */
     rt_acc_t acc = stream ? gs_body<true>(body, head, nfull) : gs_body<false>(body, head, nfull);
 
-    /* The last, partial tile of the body, by the block whose turn it would be (gs_partial). */
-    if (nfull * per_tile < nvec && blockIdx.x == nfull % gridDim.x)
-        acc = rt_combine(acc, stream ? gs_partial<true>(body, head, nfull * per_tile + tid, nvec)
-                                     : gs_partial<false>(body, head, nfull * per_tile + tid, nvec));
+    /* The last, partial tile of the body, by the block whose turn it would be; each vector
+     * tested against nvec. */
+    if (nfull * per_tile < nvec && blockIdx.x == nfull % gridDim.x) {
+        /* All U loads first, each index clamped to the last vector so that no load needs a
+         * branch and they are in flight together; the vectors past nvec are then dropped. */
+        gs_vec x[RT_U];
+#pragma unroll
+        for (int u = 0; u < RT_U; u++) {
+            const unsigned long long k = nfull * per_tile + (unsigned long long)u * RT_B + tid;
+            x[u] = co_load_vec<false>(body + (k < nvec ? k : nvec - 1));
+        }
+#pragma unroll
+        for (int u = 0; u < RT_U; u++) {
+            const unsigned long long k = nfull * per_tile + (unsigned long long)u * RT_B + tid;
+            if (k < nvec) {
+#pragma unroll
+                for (int j = 0; j < RT_V; j++)
+                    acc = rt_combine(acc, rt_lift(x[u].v[j], head + k * RT_V + j));
+            }
+        }
+    }
 
     /* Head and tail, fewer than V elements each (V <= 16 <= B): block 0, one per thread. */
     if (blockIdx.x == 0) {
