@@ -39,7 +39,10 @@
 #           with this tree's binaries; then tools/exp/partial_space.lua (three configs) timed by
 #           the tuner for argmax, var_mean, sum, min f32 at 878, 1024, 5554, 8192, 100003,
 #           131072, the binaries before the change (build/c20old.tar.xz) against these, A B A B.
-step=${1:?step: pack, check, quality, h200, tiny, wideu, ragged, partial}
+#   icache  (run 10) the partial tile's cost, cold against hot: tools/exp/partial_space.lua
+#           timed by the tuner for argmax and var_mean f32 at 878, 1024, 5554, 8192, with the L2
+#           flushed (data and instructions fetched from DRAM) and hot (both in the L2), twice.
+step=${1:?step: pack, check, quality, h200, tiny, wideu, ragged, partial, icache}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c20 "redtune tests/all bench/redtune_bench"
@@ -190,6 +193,27 @@ for v in ("old", "old2", "new", "new2"):
 for (op, n, p), d in sorted(t.items()):
     print(f"{op:9s} {n:7d} {p:20s} old " + " ".join(f"{d.get(v, 0):6.2f}" for v in ("old", "old2"))
           + "  new " + " ".join(f"{d.get(v, 0):6.2f}" for v in ("new", "new2")))
+PY
+    ;;
+icache)
+    for v in cold hot cold2 hot2; do
+        hot=; [ "${v#hot}" != "$v" ] && hot=--hot
+        for op in argmax var_mean; do
+            timeout 60 build/redtune --device 0 --op $op --type f32 $hot \
+                --space tools/exp/partial_space.lua --sizes 878,1024,5554,8192 \
+                --db "build/icache_$v.db" > "$L/icache_${v}_$op.log" 2>&1 || echo "$v $op: exit $?" >> "$S"
+        done
+        build/redtune measurements --db "build/icache_$v.db" --format csv > "$OUT/icache_$v.csv"
+    done
+    python3 - "$OUT" >> "$S" <<'PY'
+import csv, sys
+t = {}
+for v in ("cold", "cold2", "hot", "hot2"):
+    for r in csv.DictReader(open(f"{sys.argv[1]}/icache_{v}.csv")):
+        t.setdefault((r["op"], int(r["n"]), r["params"]), {})[v] = float(r["median_us"])
+for (op, n, p), d in sorted(t.items()):
+    print(f"{op:9s} {n:6d} {p:20s} cold " + " ".join(f"{d.get(v, 0):6.2f}" for v in ("cold", "cold2"))
+          + "  hot " + " ".join(f"{d.get(v, 0):6.2f}" for v in ("hot", "hot2")))
 PY
     ;;
 *)
