@@ -184,16 +184,7 @@ partial)
         echo "partial ($v): $(( $(date +%s) - t0 )) s" >> "$S"
         $bin measurements --db "build/partial_$v.db" --format csv > "$OUT/partial_$v.csv"
     done
-    python3 - "$OUT" >> "$S" <<'PY'
-import csv, sys
-t = {}
-for v in ("old", "old2", "new", "new2"):
-    for r in csv.DictReader(open(f"{sys.argv[1]}/partial_{v}.csv")):
-        t.setdefault((r["op"], int(r["n"]), r["params"]), {})[v] = float(r["median_us"])
-for (op, n, p), d in sorted(t.items()):
-    print(f"{op:9s} {n:7d} {p:20s} old " + " ".join(f"{d.get(v, 0):6.2f}" for v in ("old", "old2"))
-          + "  new " + " ".join(f"{d.get(v, 0):6.2f}" for v in ("new", "new2")))
-PY
+    python3 tools/exp/meas_side.py "$OUT/partial" old:old,old2 new:new,new2 >> "$S"
     ;;
 icache)
     for v in cold hot cold2 hot2; do
@@ -205,16 +196,7 @@ icache)
         done
         build/redtune measurements --db "build/icache_$v.db" --format csv > "$OUT/icache_$v.csv"
     done
-    python3 - "$OUT" >> "$S" <<'PY'
-import csv, sys
-t = {}
-for v in ("cold", "cold2", "hot", "hot2"):
-    for r in csv.DictReader(open(f"{sys.argv[1]}/icache_{v}.csv")):
-        t.setdefault((r["op"], int(r["n"]), r["params"]), {})[v] = float(r["median_us"])
-for (op, n, p), d in sorted(t.items()):
-    print(f"{op:9s} {n:6d} {p:20s} cold " + " ".join(f"{d.get(v, 0):6.2f}" for v in ("cold", "cold2"))
-          + "  hot " + " ".join(f"{d.get(v, 0):6.2f}" for v in ("hot", "hot2")))
-PY
+    python3 tools/exp/meas_side.py "$OUT/icache" cold:cold,cold2 hot:hot,hot2 >> "$S"
     ;;
 *)
     echo "dev_session20.sh: no step '$step'" >&2; exit 2 ;;
