@@ -358,9 +358,7 @@ static double case_bytes(const rcase *k)
  * same way (keys or offsets) over different profiles. */
 static int other_profile(const rcase *a, const rcase *b)
 {
-    const char *ca = strchr(a->layout, ':'), *cb = strchr(b->layout, ':');
-    return a->seg_mean > 0 && b->seg_mean > 0 && ca && cb && ca - a->layout == cb - b->layout
-           && !strncmp(a->layout, b->layout, (size_t)(ca - a->layout)) && strcmp(ca, cb)
+    return a->seg_mean > 0 && b->seg_mean > 0 && segdata_other_profile(a->layout, b->layout)
            && a->hot == b->hot && !strcmp(a->dev, b->dev) && !strcmp(a->op, b->op)
            && !strcmp(a->type, b->type) && !strcmp(a->acc, b->acc)
            && !strcmp(a->result, b->result);

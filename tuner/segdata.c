@@ -136,16 +136,26 @@ int segdata_make(int profile, unsigned long long n, uint64_t seed, seg_data *d)
     return RT_OK;
 }
 
-double segdata_layout_mean(const char *layout, unsigned long long n)
+/* The profile of a segmented layout's text ("offsets:len3": len3's index), -1 when it names
+ * no keys or offsets profile; *kind_len: the length of its "keys" or "offsets". */
+static int layout_profile(const char *layout, size_t *kind_len)
 {
     const char *colon = layout ? strchr(layout, ':') : NULL;
     char kind[16];
-    if (!colon || n == 0 || (size_t)(colon - layout) >= sizeof kind)
-        return 0;
+    if (!colon || (size_t)(colon - layout) >= sizeof kind)
+        return -1;
     memcpy(kind, layout, (size_t)(colon - layout));
     kind[colon - layout] = 0;
-    int l = segdata_parse_layout(kind), profile = segdata_parse_profile(colon + 1);
-    if ((l != SEG_LAYOUT_KEYS && l != SEG_LAYOUT_OFFSETS) || profile < 0)
+    int l = segdata_parse_layout(kind);
+    *kind_len = (size_t)(colon - layout);
+    return l == SEG_LAYOUT_KEYS || l == SEG_LAYOUT_OFFSETS ? segdata_parse_profile(colon + 1) : -1;
+}
+
+double segdata_layout_mean(const char *layout, unsigned long long n)
+{
+    size_t kl;
+    int profile = layout_profile(layout, &kl);
+    if (profile < 0 || n == 0)
         return 0;
     /* segdata_make's lengths without storing them, over at most 2^20 segments. */
     unsigned long long pos = 0, k = 0;
@@ -154,6 +164,13 @@ double segdata_layout_mean(const char *layout, unsigned long long n)
         pos += len < n - pos ? len : n - pos;
     }
     return (double)pos / (double)k;
+}
+
+int segdata_other_profile(const char *a, const char *b)
+{
+    size_t ka, kb;
+    int pa = layout_profile(a, &ka), pb = layout_profile(b, &kb);
+    return pa >= 0 && pb >= 0 && pa != pb && ka == kb && !strncmp(a, b, ka);
 }
 
 void segdata_free(seg_data *d)

@@ -48,6 +48,10 @@ void segdata_free(seg_data *d);
  * of a run's data. 0 when the text names no keys or offsets profile, or n is 0. */
 double segdata_layout_mean(const char *layout, unsigned long long n);
 
+/* 1 when layout texts a and b are the same segmented kind ("offsets", "keys") over different
+ * profiles ("offsets:len3" and "offsets:rand10_50"); 0 otherwise. */
+int segdata_other_profile(const char *a, const char *b);
+
 /* Two profiles whose mean lengths are within this factor are alike enough that one's winner
  * is where local search starts on the other (sweep.c, replay.c): rand10_50 (30) and len3 (3)
  * share seg_per LANES=1's basin; one segment of 2^22 (one) lies 2^17 times from rand10_50,

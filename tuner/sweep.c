@@ -55,13 +55,6 @@ typedef struct similar {
     double bytes, mean;   /* mean: the case's mean segment length; 0 for flat or axis */
 } similar;
 
-/* 1 when layouts a and b are the same kind ("offsets", "keys") over different profiles. */
-static int other_profile(const char *a, const char *b)
-{
-    const char *ca = strchr(a, ':'), *cb = strchr(b, ':');
-    return ca && cb && ca - a == cb - b && !strncmp(a, b, (size_t)(ca - a)) && strcmp(ca, cb);
-}
-
 static int similar_row(const store_best_row *r, void *arg)
 {
     similar *x = arg;
@@ -69,10 +62,11 @@ static int similar_row(const store_best_row *r, void *arg)
     if (r->hot != x->hot || strcmp(r->device_name, x->device))
         return 0;
     if (strcmp(r->layout, x->layout)) {
-        double m = x->mean > 0 && other_profile(r->layout, x->layout) && !strcmp(r->op, x->op)
-                   && !strcmp(r->type, x->type) && !strcmp(*r->acc ? r->acc : r->type, x->acc)
-                   && !strcmp(*r->result ? r->result : r->type, x->result)
-                 ? segdata_layout_mean(r->layout, (unsigned long long)r->n) : 0;
+        /* The row's mean as its run measured it (best.seg_mean). */
+        double m = x->mean > 0 && segdata_other_profile(r->layout, x->layout)
+                   && !strcmp(r->op, x->op) && !strcmp(r->type, x->type)
+                   && !strcmp(*r->acc ? r->acc : r->type, x->acc)
+                   && !strcmp(*r->result ? r->result : r->type, x->result) ? r->seg_mean : 0;
         double d = m > 0 ? fabs(log(m) - log(x->mean)) : INFINITY;
         if (d <= log(SEG_LIKE) && (x->like.start < 0 || d < x->like.dist)
             && (i = row_cand(&x->like, r)) >= 0)
