@@ -129,9 +129,15 @@ int test_tune_fake_worker(void)
                 r.mean = (double)q->len;
                 r.bytes = axisdata_bytes(&sh, optype_size((rt_type)q->type),
                                          optype_res_size((rt_op)q->op, (rt_type)q->type));
-            } else if (q->layout != SEG_LAYOUT_FLAT) {
-                r.nseg = q->n / 100 + 1;
-                r.mean = (double)q->n / r.nseg;
+            } else if (q->layout != SEG_LAYOUT_FLAT) {   /* the profile's own segmentation */
+                seg_data d;
+                if (segdata_make(q->profile, q->n, 1, &d)) {
+                    free(data);
+                    return 4;
+                }
+                r.nseg = d.nseg;
+                r.mean = d.mean;
+                segdata_free(&d);
                 r.bytes += (double)q->n * 4;
             }
             rc = proto_send(1, kind, &r, sizeof r, NULL, 0);
@@ -516,6 +522,56 @@ static void tune_halving_resume_and_local_start(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Local search on a segmented case with nothing of its own profile known starts from the
+ * best of a profile of like mean length (sweep.c similar_row, best.seg_mean): len3 (3) from
+ * rand10_50's (30), which is made seg_per's, not the centre of seg_lb where the seeds begin;
+ * one (a single segment of 4096) from nothing, as no profile lies within 16 times its mean. */
+static void tune_local_like_profile(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[256], want[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    static const long long at[] = {4096};
+    tune_opts o = fake_opts(db);
+    o.layout = SEG_LAYOUT_OFFSETS;
+    o.space_path = "tests/lua/seg_like.lua";
+    o.sizes = at;
+    o.nsizes = 1;
+    o.profiles[0] = segdata_parse_profile("rand10_50");
+    o.nprofiles = 1;
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(&o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "3 configs measured in this run"));
+    db_exec(db, "UPDATE best SET kernel_hash = (SELECT hash FROM kernels WHERE family = "
+                "'seg_per')");
+    db_text(db, "SELECT k.family || ' ' || k.params FROM best b JOIN kernels k ON k.hash = "
+                "b.kernel_hash", want, sizeof want);
+    assert_non_null(strstr(want, "seg_per"));
+    o.strategy = "local";
+    o.budget = 1;
+    o.profiles[0] = segdata_parse_profile("len3");
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "1 configs measured in this run"));
+    db_text(db, "SELECT k.family || ' ' || k.params FROM measurements m JOIN kernels k ON "
+                "k.hash = m.kernel_hash WHERE m.layout = 'offsets:len3'", got, sizeof got);
+    assert_string_equal(got, want);
+    o.profiles[0] = segdata_parse_profile("one");
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    db_text(db, "SELECT k.family FROM measurements m JOIN kernels k ON k.hash = m.kernel_hash "
+                "WHERE m.layout = 'offsets:one'", got, sizeof got);
+    assert_string_equal(got, "seg_lb");
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* random with a budget of 2 configs per case: 2 of the 4 per size, the same on a rerun (which
  * measures nothing), and the progress line's total is the budget's; it compiles what it
  * picks. */
@@ -721,6 +777,7 @@ int test_tune_group(void)
         cmocka_unit_test(tune_max_n),
         cmocka_unit_test(tune_fault_restarts_worker),
         cmocka_unit_test(tune_halving_resume_and_local_start),
+        cmocka_unit_test(tune_local_like_profile),
         cmocka_unit_test(tune_random_budget),
         cmocka_unit_test(tune_random_budget_pct),
         cmocka_unit_test(tune_axis_cases),
