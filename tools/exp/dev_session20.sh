@@ -27,15 +27,16 @@
 #           tools/exp/wide_u_space.lua): argmax, var_mean, sumsq f32 at 2^26 and sum, amax bf16
 #           at 2^28, merged into the rows the lookup takes; redtune_bench --type-cases, the
 #           committed database against the merge, A B A B.
-#   ragged  (run 8) gridstride's partial tile as runs (rt_lift_run per vector, as the whole
+#   ragged  (run 8; the template change it measured is f196c9e, reverted in 2100903: run it
+#           at f196c9e) gridstride's partial tile as runs (rt_lift_run per vector, as the whole
 #           tiles): the C GPU tests of the operators with a run ('gpu_run_*', 'gpu_all_nan*',
 #           min/max f32 and f64) with this tree's binaries (build/c20.tar.xz, packed after the
 #           change); then, A B A B, redtune_bench --every-n to 2^14 for argmax and var_mean f32
 #           (--type-cases) and min, max f32, with the binaries and database before the change
 #           (build/c20old.tar.xz, build/h100.sql.xz) against those after it
 #           (build/h100_new.sql.xz: tools/refresh_shipped.sh's CUBINs).
-#   partial (run 9) gridstride's partial tile loaded with the whole tiles' hint and combined by a
-#           tree of selects (gs_partial): the C GPU tests 'gpu_run_*', 'gpu_RT_*', 'gpu_all_nan*'
+#   partial (run 9; gs_partial was reverted in b7e0c89: run it at the commit before) gridstride's
+#           partial tile loaded with the whole tiles' hint and combined by a tree of selects: the C GPU tests 'gpu_run_*', 'gpu_RT_*', 'gpu_all_nan*'
 #           with this tree's binaries; then tools/exp/partial_space.lua (three configs) timed by
 #           the tuner for argmax, var_mean, sum, min f32 at 878, 1024, 5554, 8192, 100003,
 #           131072, the binaries before the change (build/c20old.tar.xz) against these, A B A B.
