@@ -35,7 +35,7 @@
 #           (--type-cases) and min, max f32, with the binaries and database before the change
 #           (build/c20old.tar.xz, build/h100.sql.xz) against those after it
 #           (build/h100_new.sql.xz: tools/refresh_shipped.sh's CUBINs).
-#   partial (run 9; gs_partial was reverted in b7e0c89: run it at the commit before) gridstride's
+#   partial (run 9; gs_partial is 350784b, reverted in b7e0c89: run it at 350784b) gridstride's
 #           partial tile loaded with the whole tiles' hint and combined by a tree of selects: the C GPU tests 'gpu_run_*', 'gpu_RT_*', 'gpu_all_nan*'
 #           with this tree's binaries; then tools/exp/partial_space.lua (three configs) timed by
 #           the tuner for argmax, var_mean, sum, min f32 at 878, 1024, 5554, 8192, 100003,
