@@ -36,8 +36,8 @@
 #           (build/c20old.tar.xz, build/h100.sql.xz) against those after it
 #           (build/h100_new.sql.xz: tools/refresh_shipped.sh's CUBINs).
 #   partial (run 9; gs_partial is 350784b, reverted in b7e0c89: run it at 350784b) gridstride's
-#           partial tile loaded with the whole tiles' hint and combined by a tree of selects: the C GPU tests 'gpu_run_*', 'gpu_RT_*', 'gpu_all_nan*'
-#           with this tree's binaries; then tools/exp/partial_space.lua (three configs) timed by
+#           partial tile loaded with the whole tiles' hint and combined by a tree of selects:
+#           the C GPU tests 'gpu_run_*', 'gpu_RT_*', 'gpu_all_nan*' with this tree's binaries; then tools/exp/partial_space.lua (three configs) timed by
 #           the tuner for argmax, var_mean, sum, min f32 at 878, 1024, 5554, 8192, 100003,
 #           131072, the binaries before the change (build/c20old.tar.xz) against these, A B A B.
 #   icache  (run 10) the partial tile's cost, cold against hot: tools/exp/partial_space.lua
