@@ -266,22 +266,28 @@ static int builtin_kernel(rt_ctx *ctx, rt_op op, rt_type type, kernel **out, rt_
     const char *fam = u && !u->op.commutative ? "diffwarps" : "gridstride";
     const rt_family *f = family_find(fam);
     rt_config cfg;
-    long long v = (long long)(16 / optype_size(type)), unroll = 16 / v < 4 ? 16 / v : 4;
-    int rc = RT_OK;
 
     *out = NULL;
     if (!f)
         return rt_seterr(e, RT_ENOTFOUND, "the built-in default family %s is not "
                          "built into this library%s%s", fam, family_error() ? ": " : "",
                          family_error() ? family_error() : "");
-    config_default(f, &cfg);
-    if (f->needs_commutative
-        && ((rc = config_set(&cfg, "B", 256, e)) != RT_OK
-            || (rc = config_set(&cfg, "V", v, e)) != RT_OK
-            || (rc = config_set(&cfg, "U", unroll, e)) != RT_OK
-            || (rc = config_set(&cfg, "G", 4, e)) != RT_OK))
-        return rc;
+    if (f->needs_commutative)
+        api_builtin_gridstride(type, &cfg);
+    else
+        config_default(f, &cfg);
     return api_config_kernel(ctx, op, type, &cfg, 1, out, e);
+}
+
+void api_builtin_gridstride(rt_type type, rt_config *cfg)
+{
+    long long v = (long long)(16 / optype_size(type)), unroll = 16 / v < 4 ? 16 / v : 4;
+    rt_err ignore;
+    config_default(family_find("gridstride"), cfg);
+    config_set(cfg, "B", 256, &ignore);
+    config_set(cfg, "V", v, &ignore);
+    config_set(cfg, "U", unroll, &ignore);
+    config_set(cfg, "G", 4, &ignore);
 }
 
 /* Choose, load and publish the decision for (op, type, size slot b). */

@@ -257,6 +257,9 @@ int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
 const char *api_kin_note(const rt_ctx *ctx, const choice *c, const best_entry *row, rt_op op,
                          char *buf, size_t len);
 /* The sibling's name where 'row' is one of its winners, else NULL (api_log_choice's kin). */
+/* The built-in default's config for commutative operators (api_choose.c): gridstride B=256
+ * V=16/size U=min(4, 16/V) G=4. */
+void api_builtin_gridstride(rt_type type, rt_config *cfg);
 const char *api_kin_name(const choice *c, const best_entry *row);
 /* api_choose.c: REDTUNE_LOG's line about a new decision (level, the kernel, the device row
  * it came from, the sibling whose winner it is) and, per call, the case met for

@@ -4,6 +4,7 @@
  * segment length, re-specialised for the offset width or unaligned pointers; RT_SEG_CHECK
  * runs a check kernel over the keys or offsets first.
  */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -162,6 +163,116 @@ done:
     return rc;
 }
 
+/* The mean-length bucket that marks a one-segment decision (seg_one_decide) in the list. */
+#define SEG_MB_ONE INT_MIN
+
+/* docs/segmented.md, "One segment": an offsets call of one segment runs the flat decision for n
+ * (api_choose.c: the winner of the nearest tuned size, or the built-in default) when its family
+ * can read the segment's bounds on the GPU (@bounds: gridstride), generated with RT_BOUNDS; the
+ * segment is a flat reduction whose ends only the device knows. *out = NULL (and RT_OK) when
+ * the flat decision's family cannot, or while a capture finds the case undecided: the
+ * segmented path serves the call then. The decisions, applicable or not, are kept in the
+ * segmented list under SEG_MB_ONE, keyed by the flat size slot. */
+static int seg_one_decide(rt_ctx *ctx, int off64, rt_op op, rt_type type, unsigned long long n,
+                          int capturing, seg_decision **out, rt_err *e)
+{
+    optype_ts ts;
+    rt_type canon = optype_resolve(op, type, &ts, NULL, 0) ? type : ts.canon;
+    unsigned bucket = api_size_slot(n);
+    seg_decision *d;
+    decision *fd;
+    kernel *k = NULL;
+    int rc;
+    *out = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    for (d = ctx->seg_decisions; d; d = d->next)
+        if (d->mb == SEG_MB_ONE && d->off64 == off64 && d->op == op && d->type == canon
+            && d->nb == bucket)
+            break;
+    pthread_mutex_unlock(&ctx->lock);
+    if (d || capturing) {
+        *out = d && d->k ? d : NULL;
+        return RT_OK;
+    }
+    if ((rc = api_get_decision(ctx, op, type, n, &fd, e)) != RT_OK)
+        return rc;
+    /* The flat decision's config when its family is @bounds; else the @bounds winner of the
+     * same rows nearest to n (log scale); else, for an operator that commutes, the built-in
+     * default's gridstride config. */
+    const user_op *u = api_user_of(ctx, op);
+    const best_entry *row = NULL;
+    const rt_family *f = family_find(fd->k->family);
+    const char *params = fd->k->params;
+    int level = fd->level, builtin = fd->k->builtin;
+    if (f && f->bounds && f->plan == PLAN_ONELAUNCH && !fd->k->stored_src)
+        row = fd->row;
+    else {
+        f = NULL;
+        double dist = INFINITY;
+        for (int i = 0; fd->c && fd->c->level != LEVEL_BUILTIN && i < fd->c->nrows; i++) {
+            const rt_family *rf = family_find(fd->c->rows[i].family);
+            double dd = fabs(log2((double)fd->c->rows[i].n) - log2((double)n));
+            if (rf && rf->bounds && rf->plan == PLAN_ONELAUNCH && dd < dist) {
+                dist = dd;
+                row = &fd->c->rows[i];
+                f = rf;
+            }
+        }
+        if (row) {
+            params = row->params;
+            level = fd->c->level;
+            builtin = 0;
+        } else if (!u || u->op.commutative) {
+            f = family_find("gridstride");
+            params = NULL;
+            level = LEVEL_BUILTIN;
+            builtin = 1;
+        }
+    }
+    pthread_mutex_lock(&ctx->lock);
+    for (d = ctx->seg_decisions; d; d = d->next)   /* another thread's, made meanwhile */
+        if (d->mb == SEG_MB_ONE && d->off64 == off64 && d->op == op && d->type == canon
+            && d->nb == bucket)
+            goto done;
+    if (f) {
+        rt_config cfg;
+        if (params)
+            rc = config_parse(f, params, &cfg, e);
+        else
+            api_builtin_gridstride(type, &cfg);
+        if (rc != RT_OK)
+            goto done;
+        cfg.bounds = off64 ? 2 : 1;
+        /* No shipped CUBIN holds the unit: without NVRTC the segmented path serves the call. */
+        if ((rc = api_config_kernel(ctx, op, type, &cfg, builtin, &k, e)) == RT_ENVRTC) {
+            rt_clearerr(e);
+            rc = RT_OK;
+            k = NULL;
+        } else if (rc != RT_OK)
+            goto done;
+    }
+    if (!(d = calloc(1, sizeof *d))) {
+        rc = rt_seterr(e, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    *d = (seg_decision){ctx->seg_decisions, RT_LAYOUT_OFFSETS, off64, 1, 0, 0, op, canon, bucket,
+                        SEG_MB_ONE, k, level, row, fd->c ? fd->c->dev.name : NULL,
+                        row != fd->row, fd->c};
+    ctx->seg_decisions = d;
+    if (ctx->cap.log && k) {
+        char tnb[96], what[RT_NAME_MAX + 160];
+        snprintf(what, sizeof what, "offsets %s %s n = %llu, one segment (the flat decision, "
+                 "its bounds read on the GPU)", api_opname(ctx, op),
+                 api_typename(op, type, tnb, sizeof tnb), n);
+        api_log_choice(ctx, what, d->level, fd->c && row ? fd->c->dev.name : NULL,
+                       api_kin_name(fd->c, row), k);
+    }
+done:
+    pthread_mutex_unlock(&ctx->lock);
+    *out = rc == RT_OK && d && d->k ? d : NULL;
+    return rc;
+}
+
 /* RT_SEG_CHECK: run templates/seg_check.cu over the keys or offsets, synchronously; for
  * offsets *longest gets the longest segment. */
 static int seg_check(rt_ctx *ctx, const char *fn, int layout, int off64, const void *seg,
@@ -278,6 +389,39 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
     if (flags & RT_SEG_CHECK)
         flags = (flags & ~(RT_SEG_SKEWED | RT_SEG_UNIFORM))
               | (family_seg_skewed(longest, n, nseg) ? RT_SEG_SKEWED : RT_SEG_UNIFORM);
+    /* One segment: the flat decision with its bounds read on the GPU (seg_one_decide). */
+    if (layout == 2 && nseg == 1 && n > 0) {
+        if ((rc = seg_one_decide(ctx, off64, op, type, n, capturing, &d, &e)) != RT_OK)
+            goto done;
+        if (d) {
+            api_met(ctx, 0, op, type, n, 0, d->level, d->c);
+            size_t need = api_temp_need(d->k, n);
+            if (capturing) {
+                if ((rc = api_capture_temp(ctx, fn, s, need, "make a call of this size on this "
+                                           "stream before the capture (a warm-up)", &sl,
+                                           &e)) != RT_OK)
+                    goto done;
+                rc = plan_bounds_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in,
+                                        (CUdeviceptr)(uintptr_t)seg, (CUdeviceptr)(uintptr_t)d_out,
+                                        n, sl ? sl->temp : 0, s, &e);
+                if (sl)
+                    pthread_mutex_unlock(&sl->lock);
+                goto done;
+            }
+            if ((rc = api_stream_key(s, &key, &e)) != RT_OK
+                || (rc = api_lock_slot(ctx, key, 1, &sl, &e)) != RT_OK)
+                goto done;
+            atomic_store_explicit(&sl->handle, (uintptr_t)s, memory_order_relaxed);
+            if (sl->bytes < need)
+                rc = api_grow(ctx, sl, need, s, &e);
+            if (rc == RT_OK)
+                rc = plan_bounds_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in,
+                                        (CUdeviceptr)(uintptr_t)seg, (CUdeviceptr)(uintptr_t)d_out,
+                                        n, sl->temp, s, &e);
+            pthread_mutex_unlock(&sl->lock);
+            goto done;
+        }
+    }
     int aligned = (uintptr_t)d_in % 16 == 0 && (layout == 2 || (uintptr_t)seg % 16 == 0);
     if ((rc = seg_decide(ctx, layout, off64, aligned, (flags & RT_SEG_SKEWED) != 0,
                          (flags & RT_SEG_UNIFORM) != 0, op, type, n, nseg,
@@ -348,6 +492,36 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
         return api_finish(rc, &e);
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
         return api_finish(rc, &e);
+    if (layout == RT_LAYOUT_OFFSETS && nseg == 1 && n > 0) {
+        rc = seg_one_decide(ctx, (flags & RT_SEG_OFF64) != 0, op, type, n, 0, &d, &e);
+        if (rc == RT_OK && d) {
+            char tn[96], from[768], kin[512], flat[192] = "";
+            decision *fd;
+            if (d->respecialized && api_get_decision(ctx, op, type, n, &fd, &e) == RT_OK)
+                snprintf(flat, sizeof flat, " (the flat decision for n, %s %s, cannot read its "
+                         "bounds)", fd->k->family, fd->k->params);
+            rt_clearerr(&e);
+            if (d->row)
+                snprintf(from, sizeof from, "the flat winner%s tuned on %s at n = %lld: %.2f us%s; "
+                         "%s%s", d->respecialized ? " of a @bounds family nearest to n" : "",
+                         d->c_name ? d->c_name : "?", d->row->n, d->row->median_us, flat,
+                         d->c ? api_row_owner(d->c, d->row) : "?",
+                         api_kin_note(ctx, d->c, d->row, op, kin, sizeof kin));
+            else
+                snprintf(from, sizeof from, "no tuned flat entry of a @bounds family: the built-in "
+                         "default%s", flat);
+            snprintf(buf, len, "offsets %s %s n=%llu nseg=1: one segment, a flat reduction of "
+                     "[offsets[0], offsets[1]) with its bounds read on the GPU: %s %s (plan "
+                     "onelaunch, kernel %.12s)\nfrom: %s\nlevel: %s\nbinary: %s\n",
+                     api_opname(ctx, op), api_typename(op, type, tn, sizeof tn), n,
+                     d->k->family, d->k->params, d->k->hash, from, api_level_names[d->level],
+                     d->k->from_db ? "CUBIN from the database" : "compiled by NVRTC here");
+        }
+        if (rc != RT_OK || d) {
+            api_leave(pushed);
+            return api_finish(rc, &e);
+        }
+    }
     rc = seg_decide(ctx, layout, (flags & RT_SEG_OFF64) != 0, 1, (flags & RT_SEG_SKEWED) != 0,
                     (flags & RT_SEG_UNIFORM) != 0, op, type, n, nseg, NULL, &d, &e);
     if (rc == RT_OK) {

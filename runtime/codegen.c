@@ -134,6 +134,14 @@ int codegen_end(sbuf *b, const rt_config *c, char **src, rt_err *e)
         sb_printf(b, "#define RT_%s %lld\n", f->params[i].name, c->values[i]);
     if (loads == CODEGEN_LOADS_KEEP)
         sb_printf(b, "#define RT_LOAD_KEEP 1\n");
+    if (c->bounds) {
+        if (!f->bounds || c->bounds > 2) {
+            free(b->s);
+            return rt_seterr(e, RT_EINVAL, "family %s cannot read its bounds on the GPU "
+                             "(RT_BOUNDS %d)", f->name, c->bounds);
+        }
+        sb_printf(b, "#define RT_BOUNDS %d\n", c->bounds);
+    }
     return codegen_finish(b, f->file, f->text, src, e);
 }
 

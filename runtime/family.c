@@ -113,6 +113,8 @@ static int parse_family(const rt_embedded *emb, rt_family *f)
             else if (strcmp(key, "deterministic") == 0)
                 f->deterministic = strcmp(val, "yes") == 0 ? 1
                                  : strcmp(val, "no") == 0 ? 0 : (bad = 1, -1);
+            else if (strcmp(key, "bounds") == 0)
+                f->bounds = strcmp(val, "yes") == 0 ? 1 : strcmp(val, "no") == 0 ? 0 : (bad = 1, 0);
             else if (strcmp(key, "balanced") == 0)
                 f->balanced = strcmp(val, "yes") == 0 ? 1
                             : strcmp(val, "no") == 0 ? 0 : (bad = 1, -1);

@@ -43,6 +43,8 @@ typedef struct rt_family {
     int layouts;                   /* FAMILY_LAYOUT_* bits; 0 for unsegmented families */
     int balanced;                  /* segmented: 1 load-balanced, 0 a group per segment; else -1 */
     long long max_n;               /* @max_n: the largest n the tuner times it at; 0: any */
+    int bounds;                    /* @bounds yes: a onelaunch kernel that can read its range
+                                    * [offsets[0], offsets[1]) on the GPU (RT_BOUNDS) */
     int nparams;
     rt_param_decl params[RT_MAX_PARAMS];
     const char *text;              /* the template source, NUL-terminated */
@@ -67,6 +69,9 @@ const char *family_plan_name(rt_plan_kind p);
 typedef struct rt_config {
     const rt_family *family;
     long long values[RT_MAX_PARAMS];
+    int bounds;   /* not a parameter: RT_BOUNDS for a @bounds family (1: 32-bit, 2: 64-bit
+                   * offsets; docs/segmented.md, "One segment"); 0 (the default) for every
+                   * other use */
 } rt_config;
 
 /* A config with every parameter at its default. */

@@ -190,6 +190,16 @@ int plan_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned long lo
     return rc;
 }
 
+int plan_bounds_launch(const plan *p, CUdeviceptr in, CUdeviceptr offsets, CUdeviceptr out,
+                       unsigned long long n, CUdeviceptr temp, CUstream s, rt_err *e)
+{
+    if (p->kind != PLAN_ONELAUNCH || n == 0)
+        return rt_seterr(e, RT_EINVAL, "plan_bounds_launch: a onelaunch plan and n >= 1");
+    CUdeviceptr counter = temp, partials = temp + ALIGN;
+    void *args[] = {&in, &out, &n, &partials, &counter, &offsets};
+    return launch(p->one, grid_for(p, n), p->threads, s, args, e);
+}
+
 /* ---- segmented (docs/segmented.md) ---- */
 
 unsigned long long plan_seg_tiles(const plan *p, unsigned long long n, unsigned long long nseg)

@@ -68,6 +68,12 @@ size_t plan_temp_bytes(const plan *p, unsigned long long n);
 int plan_launch(const plan *p, CUdeviceptr in, CUdeviceptr out, unsigned long long n,
                 CUdeviceptr temp, CUstream s, rt_err *e);
 
+/* A onelaunch plan of a kernel generated with RT_BOUNDS (a @bounds family): the one segment
+ * [offsets[0], offsets[1]) of in[0..n), its bounds read on the GPU; the grid and temp as
+ * plan_launch's for n. */
+int plan_bounds_launch(const plan *p, CUdeviceptr in, CUdeviceptr offsets, CUdeviceptr out,
+                       unsigned long long n, CUdeviceptr temp, CUstream s, rt_err *e);
+
 /* Number of launches the sequence issues for n inputs. */
 int plan_launch_count(const plan *p, unsigned long long n);
 

@@ -3,6 +3,7 @@
 // @plan        onelaunch
 // @commutative required
 // @deterministic yes
+// @bounds      yes
 // @param B 256 threads per block (power of two, 32..1024)
 // @param V 4 elements per vector load (1, 2, 4; V * element size <= 16 bytes)
 // @param U 4 vector loads each thread has in flight before it combines them (1..8)
@@ -23,6 +24,14 @@
 //
 // Elements are combined out of order (across vectors, threads and tiles), hence
 // @commutative required.
+//
+// One segment (@bounds yes): the generator may define RT_BOUNDS (1: 32-bit, 2: 64-bit offsets; not a
+// parameter the tuner sees) for an offsets call of one segment (docs/segmented.md, "One
+// segment"): rt_one then takes the offsets as a sixth argument and reduces in[offsets[0] ..
+// offsets[1]) of the n elements, both read here, clamped to 0 <= offsets[0] <= offsets[1] <= n
+// so that nothing outside in[0..n) is read whatever they hold, the indices (argmin, argmax)
+// those of the whole input. The host sizes the grid for n, so blocks past the segment's
+// tiles contribute the identity.
 
 #ifndef RT_PRELUDE
 #include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */
@@ -41,6 +50,10 @@
 #define RT_G 4     /* grid cap: blocks per SM */
 #endif
 
+#ifndef RT_BOUNDS
+#define RT_BOUNDS 0   /* 0: in[0..n); 1, 2: in[offsets[0]..offsets[1]), 32- or 64-bit offsets */
+#endif
+
 #if !RT_COMMUTATIVE
 #error "gridstride combines elements out of order: it needs a commutative operator"
 #endif
@@ -53,6 +66,7 @@ static_assert(RT_V * sizeof(rt_value_t) <= 16,
               "gridstride: a vector is at most 16 bytes (V * element size <= 16)");
 static_assert(RT_U >= 1 && RT_U <= 8, "gridstride: U must be in 1..8");
 static_assert(RT_G >= 1 && RT_G <= 16, "gridstride: G must be in 1..16");
+static_assert(RT_BOUNDS >= 0 && RT_BOUNDS <= 2, "gridstride: RT_BOUNDS must be 0, 1 or 2");
 
 /* Checks the glue's signatures, and references every glue function. */
 static_assert(sizeof(rt_combine(rt_lift(*(const rt_value_t *)0, 0ull),
@@ -85,8 +99,8 @@ static __device__ __forceinline__ void gs_load_tile(gs_vec (&x)[RT_U], const gs_
 }
 
 /* The tile's U*V elements in one accumulator (co_lift_run). The index of element j of vector
- * k is head + k*V + j (rt_lift wants it for argmin-like operators; for the others it is dead
- * code). */
+ * k is head + k*V + j, head the index of the body's first element (rt_lift wants it for
+ * argmin-like operators; for the others it is dead code). */
 static __device__ __forceinline__ rt_acc_t gs_run(const gs_vec (&x)[RT_U], unsigned long long head,
                                                   unsigned long long k0)
 {
@@ -132,12 +146,36 @@ static __device__ __forceinline__ rt_acc_t gs_block_reduce(rt_acc_t v)
 }
 
 /* in: n elements, any element-aligned address. out[0]: the result. partials: at least
- * gridDim.x accumulators. counter: 0 before the first launch; each launch leaves it 0. */
+ * gridDim.x accumulators. counter: 0 before the first launch; each launch leaves it 0. With
+ * RT_BOUNDS, offsets: the one segment's two offsets (above). */
 extern "C" __global__ void __launch_bounds__(RT_B)
 rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned long long n,
-       rt_acc_t *__restrict__ partials, unsigned int *__restrict__ counter)
+       rt_acc_t *__restrict__ partials, unsigned int *__restrict__ counter
+#if RT_BOUNDS
+       , const void *__restrict__ offsets
+#endif
+       )
 {
     const unsigned int tid = threadIdx.x;
+
+    /* base: the index of in[0] in the caller's input (the segment's start with RT_BOUNDS). */
+#if RT_BOUNDS
+    long long lo, hi;
+    if (RT_BOUNDS == 2) {
+        lo = __ldg(static_cast<const long long *>(offsets));
+        hi = __ldg(static_cast<const long long *>(offsets) + 1);
+    } else {
+        lo = __ldg(static_cast<const int *>(offsets));
+        hi = __ldg(static_cast<const int *>(offsets) + 1);
+    }
+    hi = hi < 0 ? 0 : (unsigned long long)hi > n ? (long long)n : hi;
+    lo = lo < 0 ? 0 : lo > hi ? hi : lo;
+    const unsigned long long base = (unsigned long long)lo;
+    in += base;
+    n = (unsigned long long)(hi - lo);
+#else
+    const unsigned long long base = 0;
+#endif
 
     /* Head: elements before the first address aligned to a whole vector. The pointer is
      * element-aligned, so the gap is a whole number of elements, fewer than V. */
@@ -152,7 +190,8 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
     const unsigned long long per_tile = (unsigned long long)RT_B * RT_U;   /* vectors */
     const unsigned long long nfull = nvec / per_tile;           /* tiles with no test */
     const bool stream = n <= CO_STREAM_MAX_BYTES / sizeof(rt_value_t);   /* the load hint */
-    rt_acc_t acc = stream ? gs_body<true>(body, head, nfull) : gs_body<false>(body, head, nfull);
+    rt_acc_t acc = stream ? gs_body<true>(body, base + head, nfull)
+                          : gs_body<false>(body, base + head, nfull);
 
     /* The last, partial tile of the body, by the block whose turn it would be; each vector
      * tested against nvec. */
@@ -171,7 +210,7 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
             if (k < nvec) {
 #pragma unroll
                 for (int j = 0; j < RT_V; j++)
-                    acc = rt_combine(acc, rt_lift(x[u].v[j], head + k * RT_V + j));
+                    acc = rt_combine(acc, rt_lift(x[u].v[j], base + head + k * RT_V + j));
             }
         }
     }
@@ -179,9 +218,9 @@ rt_one(const rt_value_t *__restrict__ in, rt_res_t *__restrict__ out, unsigned l
     /* Head and tail, fewer than V elements each (V <= 16 <= B): block 0, one per thread. */
     if (blockIdx.x == 0) {
         if (tid < head)
-            acc = rt_combine(acc, rt_lift(in[tid], tid));
+            acc = rt_combine(acc, rt_lift(in[tid], base + tid));
         if (tail + tid < n)
-            acc = rt_combine(acc, rt_lift(in[tail + tid], tail + tid));
+            acc = rt_combine(acc, rt_lift(in[tail + tid], base + tail + tid));
     }
 
     acc = gs_block_reduce(acc);

@@ -7,7 +7,8 @@
  * per-segment reference; bad keys and offsets caught by RT_SEG_CHECK with nothing written;
  * float min and max of only NaN, flat and segmented; n = 0 with d_in NULL; segmented and flat
  * calls sharing a stream's temporary storage; a database tuned with --segmented, and
- * RT_SEG_SKEWED.
+ * RT_SEG_SKEWED; one segment anywhere in the input, served by the flat decision with its bounds
+ * read on the GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -386,7 +387,13 @@ static void api_gpu_segmented_tuned(void **state)
                                           0, buf, sizeof buf), RT_OK);
     if (!strstr(buf, "exact device") || !strstr(buf, "mean segment length 3.0"))
         fail_msg("%s", buf);
+    /* One segment is the flat decision's (none tuned here: the built-in gridstride); two of
+     * about 50000 elements take the tuned "one" profile's winner. */
     assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, 100000, 1, 0,
+                                          buf, sizeof buf), RT_OK);
+    if (!strstr(buf, "one segment") || !strstr(buf, "the built-in default"))
+        fail_msg("%s", buf);
+    assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, 100000, 2, 0,
                                           buf, sizeof buf), RT_OK);
     if (!strstr(buf, "mean segment length 100000.0"))
         fail_msg("%s", buf);
@@ -420,6 +427,117 @@ static void api_gpu_segmented_tuned(void **state)
     rt_close(ctx);
 }
 
+/* One segment [a, b) of offsets (docs/segmented.md, "One segment"): the flat decision for n
+ * (gridstride, generated with RT_BOUNDS) reads a and b on the GPU. Against the reference of
+ * the middle one of the segments {0, a, b, n}: bounds at either end, empty, one element, odd
+ * starts (off 16-byte alignment), 32- and 64-bit offsets, an operator with an index (argmax:
+ * the index in the whole input), a struct accumulator (var_mean) and narrow types, through
+ * the shipped database (when built) and the built-in default; explained as one segment;
+ * offsets out of order or out of range, unchecked, read and write nothing outside the input
+ * and out[0]; with RT_SEG_CHECK they are refused as before. */
+static void api_gpu_seg_one(void **state)
+{
+    (void)state;
+    API_UTIL_NEED_GPU();
+    char db[128];
+    snprintf(db, sizeof db, "%s/empty_one.db", api_util_gpu.dir);
+    api_util_make_empty_db(db);
+    const char *dbs[2] = {db, access("build/redtune.db", R_OK) == 0 ? "build/redtune.db" : db};
+    static const struct { rt_op op; rt_type t; } cases[] = {
+        {RT_SUM, RT_F32}, {RT_MIN, RT_F64}, {RT_ARGMAX, RT_F32}, {RT_VAR_MEAN, RT_F32},
+        {RT_SUM, RT_BF16}, {RT_AMAX, RT_BF16}, {RT_MAX, RT_I8}, {RT_SUM, RT_I32},
+    };
+    const unsigned long long n = 300007;
+    const unsigned long long ab[][2] = {
+        {0, n}, {3, n - 5}, {17, 17}, {n - 1, n}, {1234, 1235}, {5, 70001}, {0, 0}, {n, n},
+    };
+    for (int di = 0; di < 2; di++) {
+        rt_ctx *ctx = NULL;
+        assert_int_equal(rt_open(dbs[di], 0, &ctx), RT_OK);
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            rt_op op = cases[k].op;
+            rt_type type = cases[k].t;
+            size_t es = optype_size(type), rs = optype_res_size(op, type);
+            char *host = malloc(n * es);
+            assert_non_null(host);
+            data_fill(host, type, op, n, 77 + k, n / 3, 2);
+            CUdeviceptr in, offs, out;
+            assert_int_equal(cu.MemAlloc(&in, n * es), CUDA_SUCCESS);
+            assert_int_equal(cu.MemAlloc(&offs, 16), CUDA_SUCCESS);
+            assert_int_equal(cu.MemAlloc(&out, 2 * rs), CUDA_SUCCESS);
+            assert_int_equal(cu.MemcpyHtoD(in, host, n * es), CUDA_SUCCESS);
+            for (size_t j = 0; j < sizeof ab / sizeof ab[0]; j++)
+                for (int off64 = 0; off64 < 2; off64++) {
+                    unsigned long long off[4] = {0, ab[j][0], ab[j][1], n};
+                    seg_data d = {n, 3, off, 0, 0}, d1 = {n, 1, off + 1, 0, 0};
+                    seg_ref *refs;
+                    assert_int_equal(segdata_reference(host, type, op, &d, &refs, 2), RT_OK);
+                    long long h64[2] = {(long long)ab[j][0], (long long)ab[j][1]};
+                    int h32[2] = {(int)ab[j][0], (int)ab[j][1]};
+                    assert_int_equal(cu.MemcpyHtoD(offs, off64 ? (void *)h64 : (void *)h32,
+                                                   off64 ? 16 : 8), CUDA_SUCCESS);
+                    assert_int_equal(cu.MemsetD8(out, 0xa5, 2 * rs), CUDA_SUCCESS);
+                    int rc = rt_reduce_offsets(ctx, op, type, (const void *)(uintptr_t)in, n,
+                                               (const void *)(uintptr_t)offs, 1,
+                                               (void *)(uintptr_t)out, NULL,
+                                               (off64 ? RT_SEG_OFF64 : 0) | (j & 1 ? RT_SEG_CHECK : 0));
+                    if (rc)
+                        fail_msg("%s", rt_errmsg(ctx));
+                    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+                    unsigned char got[64];
+                    assert_int_equal(cu.MemcpyDtoH(got, out, 2 * rs), CUDA_SUCCESS);
+                    char why[1024];
+                    if (!segdata_check(got, refs + 1, type, op, &d1, why, sizeof why))
+                        fail_msg("%s: one segment %s %s [%llu, %llu) of %llu, %d-bit offsets: %s",
+                                 dbs[di], rt_op_name(op), rt_type_name(type), ab[j][0], ab[j][1],
+                                 n, off64 ? 64 : 32, why);
+                    for (size_t b = rs; b < 2 * rs; b++)
+                        assert_int_equal(got[b], 0xa5);
+                    free(refs);
+                }
+            char buf[1024];
+            assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, op, type, n, 1, 0, buf,
+                                                  sizeof buf), RT_OK);
+            if (!strstr(buf, "one segment") || !strstr(buf, "gridstride"))
+                fail_msg("explain: %s", buf);
+            /* Unchecked offsets out of range or out of order: no fault, out[0] only. */
+            const long long bad[][2] = {{-5, (long long)n + 100}, {50, 10}, {(long long)n + 7, (long long)n + 9}};
+            for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
+                assert_int_equal(cu.MemcpyHtoD(offs, bad[j], 16), CUDA_SUCCESS);
+                assert_int_equal(cu.MemsetD8(out, 0xa5, 2 * rs), CUDA_SUCCESS);
+                assert_int_equal(rt_reduce_offsets(ctx, op, type, (const void *)(uintptr_t)in, n,
+                                                   (const void *)(uintptr_t)offs, 1,
+                                                   (void *)(uintptr_t)out, NULL, RT_SEG_OFF64), RT_OK);
+                assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+                unsigned char got[64];
+                assert_int_equal(cu.MemcpyDtoH(got, out, 2 * rs), CUDA_SUCCESS);
+                for (size_t b = rs; b < 2 * rs; b++)
+                    assert_int_equal(got[b], 0xa5);
+                assert_int_equal(rt_reduce_offsets(ctx, op, type, (const void *)(uintptr_t)in, n,
+                                                   (const void *)(uintptr_t)offs, 1,
+                                                   (void *)(uintptr_t)out, NULL,
+                                                   RT_SEG_OFF64 | RT_SEG_CHECK), RT_EINVAL);
+            }
+            cu.MemFree(in);
+            cu.MemFree(offs);
+            cu.MemFree(out);
+            free(host);
+        }
+        /* The shipped H100 rows serve min f64 at 2^28 with tree_sequential (multipass, no
+         * @bounds): one segment takes the gridstride winner nearest to n instead. */
+        char buf[1024];
+        assert_int_equal(rt_explain(ctx, RT_MIN, RT_F64, 1ull << 28, buf, sizeof buf), RT_OK);
+        if (strstr(buf, "tree_sequential")) {
+            assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F64,
+                                                  1ull << 28, 1, 0, buf, sizeof buf), RT_OK);
+            if (!strstr(buf, "one segment") || !strstr(buf, ": gridstride ")
+                || !strstr(buf, "nearest to n") || !strstr(buf, "cannot read its bounds"))
+                fail_msg("explain: %s", buf);
+        }
+        rt_close(ctx);
+    }
+}
+
 int test_api_gpu_seg_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -428,6 +546,7 @@ int test_api_gpu_seg_group(void)
         cmocka_unit_test(api_gpu_seg_empty_null),
         cmocka_unit_test(api_gpu_seg_then_flat),
         cmocka_unit_test(api_gpu_segmented_tuned),
+        cmocka_unit_test(api_gpu_seg_one),
     };
     return cmocka_run_group_tests_name("api_gpu_seg", tests, api_util_gpu_setup,
                                        api_util_gpu_teardown);

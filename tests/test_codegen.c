@@ -12,6 +12,7 @@
 #include "runtime/codegen.h"
 #include "runtime/family.h"
 #include "runtime/hash.h"
+#include "runtime/nvrtc.h"
 #include "tests/affine.h"
 #include "tuner/opfile.h"
 
@@ -139,6 +140,66 @@ static void emit_loads(void **state)
     assert_non_null(strstr(e.msg, "REDTUNE_LOADS is 'Keep'; it takes stream"));
     unsetenv("REDTUNE_LOADS");
     free(def);
+}
+
+/* A one-segment unit (RT_BOUNDS, docs/segmented.md "One segment"): only a @bounds family
+ * takes it; the define comes before the template and changes the hash, a config without it
+ * emits what it always did; each width compiles (NVRTC, where it loads) for an operator with
+ * an index (argmax), one with a struct accumulator (var_mean) and a narrow type. */
+static void emit_bounds(void **state)
+{
+    (void)state;
+    rt_config c;
+    rt_err e;
+    char *def, *src;
+    char hd[RT_HASH_HEX], hs[RT_HASH_HEX];
+    assert_int_equal(family_find("gridstride")->bounds, 1);
+    for (int i = 0; i < family_count(); i++)
+        if (strcmp(family_at(i)->name, "gridstride"))
+            assert_int_equal(family_at(i)->bounds, 0);
+    config_default(family_find("gridstride"), &c);
+    assert_int_equal(c.bounds, 0);
+    assert_int_equal(codegen_emit(&c, RT_SUM, RT_F32, &def, &e), RT_OK);
+    assert_true(strstr(def, "#define RT_BOUNDS") > strstr(def, "#line 1"));   /* the template's own */
+    hash_hex(def, strlen(def), hd);
+    c.bounds = 2;
+    assert_int_equal(codegen_emit(&c, RT_SUM, RT_F32, &src, &e), RT_OK);
+    assert_non_null(strstr(src, "#define RT_BOUNDS 2\n"));
+    assert_true(strstr(src, "#define RT_BOUNDS 2") < strstr(src, "#line 1"));
+    hash_hex(src, strlen(src), hs);
+    assert_string_not_equal(hd, hs);
+    free(src);
+    free(def);
+    c.bounds = 3;
+    src = (char *)1;
+    assert_int_equal(codegen_emit(&c, RT_SUM, RT_F32, &src, &e), RT_EINVAL);
+    assert_null(src);
+    config_default(family_find("tree_sequential"), &c);
+    c.bounds = 1;
+    assert_int_equal(codegen_emit(&c, RT_SUM, RT_F32, &src, &e), RT_EINVAL);
+    assert_null(src);
+    assert_non_null(strstr(e.msg, "family tree_sequential cannot read its bounds on the GPU"));
+    if (nvrtc_load(&e) != RT_OK) {
+        print_message("# SKIP reason: %s\n", e.msg);
+        return;
+    }
+    static const struct { rt_op op; rt_type t; int v; } cases[] = {
+        {RT_ARGMAX, RT_F32, 4}, {RT_VAR_MEAN, RT_F64, 2}, {RT_SUM, RT_BF16, 8}, {RT_MIN, RT_I8, 16},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int b = 1; b <= 2; b++) {
+            config_default(family_find("gridstride"), &c);
+            assert_int_equal(config_set(&c, "V", cases[k].v, &e), RT_OK);
+            c.bounds = b;
+            assert_int_equal(codegen_emit(&c, cases[k].op, cases[k].t, &src, &e), RT_OK);
+            nvrtc_output o;
+            memset(&o, 0, sizeof o);
+            if (nvrtc_compile(src, "bounds.cu", "sm_90", &o, &e))
+                fail_msg("gridstride RT_BOUNDS %d, %s %s: %s", b, rt_op_name(cases[k].op),
+                         rt_type_name(cases[k].t), e.msg);
+            nvrtc_output_free(&o);
+            free(src);
+        }
 }
 
 static void emit_helper(void **state)
@@ -506,6 +567,7 @@ int test_codegen_group(void)
         cmocka_unit_test(config_set_and_format),
         cmocka_unit_test(emit_prelude),
         cmocka_unit_test(emit_loads),
+        cmocka_unit_test(emit_bounds),
         cmocka_unit_test(emit_helper),
         cmocka_unit_test(hashes),
         cmocka_unit_test(user_operator_legality),

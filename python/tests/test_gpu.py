@@ -367,6 +367,30 @@ def test_segmented(fw):
         redtune.reduce_offsets(x, bad, "sum", check=True)
 
 
+def test_one_segment(fw):
+    """One segment of offsets, anywhere in the input (docs/segmented.md, "One segment": the
+    flat kernel reads its bounds on the GPU): the reduction of a[lo:hi], argmax's index in the
+    whole input, an empty segment the identity, 32- and 64-bit offsets alike."""
+    n = 200_003
+    a = data(n, "float32", "sum", 4)
+    x = fw.from_numpy(a)
+    for lo, hi in ((0, n), (7, n - 3), (1001, 1002), (50, 50), (12345, 99999)):
+        for dt in (np.int32, np.int64):
+            off = fw.from_numpy(np.array([lo, hi], dtype=dt))
+            for op in ("sum", "min", "argmax"):
+                r = fw.to_numpy(redtune.reduce_offsets(x, off, op))
+                assert r.shape == (1,)
+                seg = a[lo:hi].astype(np.float64)
+                if seg.size == 0:
+                    want = {"sum": 0.0, "min": np.inf, "argmax": -1}[op]
+                elif op == "argmax":
+                    want = lo + int(np.argmax(a[lo:hi]))
+                else:
+                    want = getattr(seg, op)()
+                tol = 1e-5 * max(1.0, float(np.abs(seg).sum())) if op == "sum" else 0
+                assert r[0] == want or abs(float(r[0]) - want) <= tol, (lo, hi, dt, op, r[0], want)
+
+
 def test_segmented_skewed(fw):
     """skewed=True (RT_SEG_SKEWED): a heavy-tailed set of lengths (runs of empty and
     one-element segments, a few of 10^5) reduced by a load-balanced kernel, the same results;
