@@ -257,6 +257,11 @@ int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
 const char *api_kin_note(const rt_ctx *ctx, const choice *c, const best_entry *row, rt_op op,
                          char *buf, size_t len);
 /* The sibling's name where 'row' is one of its winners, else NULL (api_log_choice's kin). */
+/* api_reduce.c: the flat decision for n (n >= 1) launched on s with the stream's temporary
+ * block; rt_reduce's body after its checks (rt_reduce_keys runs it for one segment). */
+int api_flat_run(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const void *d_in,
+                 unsigned long long n, void *d_out, CUstream s, int capturing, rt_err *e);
+
 /* The built-in default's config for commutative operators (api_choose.c): gridstride B=256
  * V=16/size U=min(4, 16/V) G=4. */
 void api_builtin_gridstride(rt_type type, rt_config *cfg);

@@ -70,6 +70,47 @@ static int write_empty(const rt_ctx *ctx, rt_op op, rt_type type, void *d_out, C
     return RT_OK;
 }
 
+/* The flat decision for n (n >= 1) launched on s with the stream's temporary block (or,
+ * while capturing, the block as it is); rt_reduce's body without its checks, also run by
+ * rt_reduce_keys for one segment (api_seg.c). */
+int api_flat_run(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const void *d_in,
+                 unsigned long long n, void *d_out, CUstream s, int capturing, rt_err *e)
+{
+    decision *d;
+    slot *sl = NULL;
+    unsigned long long key;
+    int rc;
+    if ((rc = api_get_decision(ctx, op, type, n, &d, e)) != RT_OK)
+        return rc;
+    api_met(ctx, 0, op, type, n, 0, d->level, d->c);
+    size_t need = api_temp_need(d->k, n);
+    if (capturing) {
+        /* The stream's block as it is (the graph keeps it: api_temp.c), or none. */
+        if ((rc = api_capture_temp(ctx, fn, s, need, "make a call of this size on this "
+                                   "stream before the capture (a warm-up), or give "
+                                   "rt_reduce_temp storage of rt_temp_bytes bytes", &sl,
+                                   e)) != RT_OK)
+            return rc;
+        rc = launch(d->k, d_in, d_out, n, sl ? sl->temp : 0, s, e);
+        if (sl)
+            pthread_mutex_unlock(&sl->lock);
+        return rc;
+    }
+    if ((rc = api_stream_key(s, &key, e)) != RT_OK
+        || (rc = api_lock_slot(ctx, key, 1, &sl, e)) != RT_OK)
+        return rc;
+    atomic_store_explicit(&sl->handle, (uintptr_t)s, memory_order_relaxed);
+    if (sl->bytes < need) {
+        double t = api_mono_ms();
+        rc = api_grow(ctx, sl, need, s, e);
+        api_trace(ctx, &t, "temporary storage of %zu bytes allocated", need);
+    }
+    if (rc == RT_OK)
+        rc = launch(d->k, d_in, d_out, n, sl->temp, s, e);
+    pthread_mutex_unlock(&sl->lock);
+    return rc;
+}
+
 static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const void *d_in,
                   unsigned long long n, void *d_out, int own_temp, void *d_temp,
                   size_t temp_bytes, void *stream)
@@ -77,8 +118,8 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
     rt_err e;
     CUstream s = (CUstream)stream;
     decision *d;
-    slot *sl = NULL;
-    unsigned long long key;
+    CUdeviceptr t = (CUdeviceptr)(uintptr_t)d_temp;
+    CUresult r;
     int rc, pushed = 0, capturing = 0;
     char tn[96];
 
@@ -106,57 +147,33 @@ static int reduce(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const voi
                        api_typename(op, type, tn, sizeof tn), n, range);
         goto done;
     }
+    if (!own_temp) {
+        rc = api_flat_run(ctx, fn, op, type, d_in, n, d_out, s, capturing, &e);
+        goto done;
+    }
     if ((rc = api_get_decision(ctx, op, type, n, &d, &e)) != RT_OK)
         goto done;
     api_met(ctx, 0, op, type, n, 0, d->level, d->c);
+    /* The caller's storage (rt_reduce_temp). */
     size_t need = api_temp_need(d->k, n);
-    if (own_temp) {
-        CUdeviceptr t = (CUdeviceptr)(uintptr_t)d_temp;
-        CUresult r;
-        if (temp_bytes < need || (need && !d_temp)) {
-            rc = rt_seterr(&e, RT_EINVAL, "%s: %s %s n = %llu needs %zu bytes of temporary "
-                           "storage, %zu given", fn, api_opname(ctx, op),
-                           api_typename(op, type, tn, sizeof tn), n,
-                           need, d_temp ? temp_bytes : 0);
-            goto done;
-        }
-        if (t % TEMP_ALIGN) {
-            rc = rt_seterr(&e, RT_EINVAL, "%s: d_temp %p is not aligned to %d bytes", fn,
-                           d_temp, TEMP_ALIGN);
-            goto done;
-        }
-        if (d->k->p.kind == PLAN_ONELAUNCH
-            && (r = cu.MemsetD32Async(t, 0, COUNTER_BYTES / 4, s)) != CUDA_SUCCESS) {
-            rc = driver_fail(r, "clearing the counter (cuMemsetD32Async)", &e);
-            goto done;
-        }
-        rc = launch(d->k, d_in, d_out, n, t, s, &e);
+    if (temp_bytes < need || (need && !d_temp)) {
+        rc = rt_seterr(&e, RT_EINVAL, "%s: %s %s n = %llu needs %zu bytes of temporary "
+                       "storage, %zu given", fn, api_opname(ctx, op),
+                       api_typename(op, type, tn, sizeof tn), n,
+                       need, d_temp ? temp_bytes : 0);
         goto done;
     }
-    if (capturing) {
-        /* The stream's block as it is (the graph keeps it: api_temp.c), or none. */
-        if ((rc = api_capture_temp(ctx, fn, s, need, "make a call of this size on this "
-                                   "stream before the capture (a warm-up), or give "
-                                   "rt_reduce_temp storage of rt_temp_bytes bytes", &sl,
-                                   &e)) != RT_OK)
-            goto done;
-        rc = launch(d->k, d_in, d_out, n, sl ? sl->temp : 0, s, &e);
-        if (sl)
-            pthread_mutex_unlock(&sl->lock);
+    if (t % TEMP_ALIGN) {
+        rc = rt_seterr(&e, RT_EINVAL, "%s: d_temp %p is not aligned to %d bytes", fn,
+                       d_temp, TEMP_ALIGN);
         goto done;
     }
-    if ((rc = api_stream_key(s, &key, &e)) != RT_OK
-        || (rc = api_lock_slot(ctx, key, 1, &sl, &e)) != RT_OK)
+    if (d->k->p.kind == PLAN_ONELAUNCH
+        && (r = cu.MemsetD32Async(t, 0, COUNTER_BYTES / 4, s)) != CUDA_SUCCESS) {
+        rc = driver_fail(r, "clearing the counter (cuMemsetD32Async)", &e);
         goto done;
-    atomic_store_explicit(&sl->handle, (uintptr_t)s, memory_order_relaxed);
-    if (sl->bytes < need) {
-        double t = api_mono_ms();
-        rc = api_grow(ctx, sl, need, s, &e);
-        api_trace(ctx, &t, "temporary storage of %zu bytes allocated", need);
     }
-    if (rc == RT_OK)
-        rc = launch(d->k, d_in, d_out, n, sl->temp, s, &e);
-    pthread_mutex_unlock(&sl->lock);
+    rc = launch(d->k, d_in, d_out, n, t, s, &e);
 done:
     api_leave(pushed);
     return api_finish(rc, &e);

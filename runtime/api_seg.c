@@ -389,7 +389,15 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
     if (flags & RT_SEG_CHECK)
         flags = (flags & ~(RT_SEG_SKEWED | RT_SEG_UNIFORM))
               | (family_seg_skewed(longest, n, nseg) ? RT_SEG_SKEWED : RT_SEG_UNIFORM);
-    /* One segment: the flat decision with its bounds read on the GPU (seg_one_decide). */
+    /* One segment of keys: every valid key is 0, so it is the flat reduction of in[0..n),
+     * the flat decision for n, the keys unread (checked first with RT_SEG_CHECK). While a
+     * capture finds the flat case undecided, the segmented path says what to do. */
+    if (layout == 1 && nseg == 1 && n > 0 && (!capturing || api_decided(ctx, op, type, n))) {
+        rc = api_flat_run(ctx, fn, op, type, d_in, n, d_out, s, capturing, &e);
+        goto done;
+    }
+    /* One segment of offsets: the flat decision with its bounds read on the GPU
+     * (seg_one_decide). */
     if (layout == 2 && nseg == 1 && n > 0) {
         if ((rc = seg_one_decide(ctx, off64, op, type, n, capturing, &d, &e)) != RT_OK)
             goto done;
@@ -492,6 +500,27 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
         return api_finish(rc, &e);
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
         return api_finish(rc, &e);
+    if (layout == RT_LAYOUT_KEYS && nseg == 1 && n > 0) {
+        decision *fd;
+        if ((rc = api_get_decision(ctx, op, type, n, &fd, &e)) == RT_OK) {
+            char tn[96], from[512], kin[512];
+            if (fd->row)
+                snprintf(from, sizeof from, "the flat winner tuned on %s at n = %lld: %.2f us; "
+                         "%s%s", fd->c ? fd->c->dev.name : "?", fd->row->n, fd->row->median_us,
+                         fd->c ? api_row_owner(fd->c, fd->row) : "?",
+                         api_kin_note(ctx, fd->c, fd->row, op, kin, sizeof kin));
+            else
+                snprintf(from, sizeof from, "no tuned flat entry: the built-in default");
+            snprintf(buf, len, "keys %s %s n=%llu nseg=1: one segment, the flat reduction of "
+                     "in[0..n) (every valid key is 0; the keys are not read): %s %s (kernel "
+                     "%.12s)\nfrom: %s\nlevel: %s\nbinary: %s\n", api_opname(ctx, op),
+                     api_typename(op, type, tn, sizeof tn), n, fd->k->family, fd->k->params,
+                     fd->k->hash, from, api_level_names[fd->level],
+                     fd->k->from_db ? "CUBIN from the database" : "compiled by NVRTC here");
+        }
+        api_leave(pushed);
+        return api_finish(rc, &e);
+    }
     if (layout == RT_LAYOUT_OFFSETS && nseg == 1 && n > 0) {
         rc = seg_one_decide(ctx, (flags & RT_SEG_OFF64) != 0, op, type, n, 0, &d, &e);
         if (rc == RT_OK && d) {

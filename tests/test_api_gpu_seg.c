@@ -434,7 +434,8 @@ static void api_gpu_segmented_tuned(void **state)
  * the index in the whole input), a struct accumulator (var_mean) and narrow types, through
  * the shipped database (when built) and the built-in default; explained as one segment;
  * offsets out of order or out of range, unchecked, read and write nothing outside the input
- * and out[0]; with RT_SEG_CHECK they are refused as before. */
+ * and out[0]; with RT_SEG_CHECK they are refused as before. One segment of keys: the flat
+ * reduction of the whole input (a bad key, unchecked, changes nothing outside out[0]). */
 static void api_gpu_seg_one(void **state)
 {
     (void)state;
@@ -495,7 +496,44 @@ static void api_gpu_seg_one(void **state)
                         assert_int_equal(got[b], 0xa5);
                     free(refs);
                 }
+            /* One segment of keys (all 0): the flat reduction of the whole input, the keys
+             * unread; checked, and unchecked with a bad key (no fault, out[0] only). */
+            CUdeviceptr keys;
+            assert_int_equal(cu.MemAlloc(&keys, n * 4), CUDA_SUCCESS);
+            for (int kk = 0; kk < 2; kk++) {
+                unsigned long long off[4] = {0, 0, n, n};
+                seg_data d = {n, 3, off, 0, 0}, d1 = {n, 1, off + 1, 0, 0};
+                seg_ref *refs;
+                assert_int_equal(segdata_reference(host, type, op, &d, &refs, 2), RT_OK);
+                const unsigned seven = 7;
+                assert_int_equal(cu.MemsetD8(keys, 0, n * 4), CUDA_SUCCESS);
+                if (kk)
+                    assert_int_equal(cu.MemcpyHtoD(keys + 4 * (n / 2), &seven, 4), CUDA_SUCCESS);
+                assert_int_equal(cu.MemsetD8(out, 0xa5, 2 * rs), CUDA_SUCCESS);
+                assert_int_equal(rt_reduce_keys(ctx, op, type, (const void *)(uintptr_t)in,
+                                                (const unsigned *)(uintptr_t)keys, n, 1,
+                                                (void *)(uintptr_t)out, NULL,
+                                                kk ? 0 : RT_SEG_CHECK), RT_OK);
+                assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+                unsigned char got[64];
+                assert_int_equal(cu.MemcpyDtoH(got, out, 2 * rs), CUDA_SUCCESS);
+                char why[1024];
+                if (!kk && !segdata_check(got, refs + 1, type, op, &d1, why, sizeof why))
+                    fail_msg("%s: one segment of keys %s %s, n = %llu: %s", dbs[di],
+                             rt_op_name(op), rt_type_name(type), n, why);
+                for (size_t b = rs; b < 2 * rs; b++)
+                    assert_int_equal(got[b], 0xa5);
+                free(refs);
+            }
+            assert_int_equal(rt_reduce_keys(ctx, op, type, (const void *)(uintptr_t)in,
+                                            (const unsigned *)(uintptr_t)keys, n, 1,
+                                            (void *)(uintptr_t)out, NULL, RT_SEG_CHECK), RT_EINVAL);
+            cu.MemFree(keys);
             char buf[1024];
+            assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_KEYS, op, type, n, 1, 0, buf,
+                                                  sizeof buf), RT_OK);
+            if (!strstr(buf, "one segment, the flat reduction of in[0..n)"))
+                fail_msg("explain: %s", buf);
             assert_int_equal(rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, op, type, n, 1, 0, buf,
                                                   sizeof buf), RT_OK);
             if (!strstr(buf, "one segment") || !strstr(buf, "gridstride"))
