@@ -29,7 +29,11 @@
 #           before and after again for min, sum x f32, f64, A B A B, with the bench rebuilt;
 #           the Python GPU tests of segments with test_one_segment's comparison fixed (an
 #           empty segment's inf - inf is NaN).
-step=${1:?step: pack, grid, one, one2, one3}
+#   one4    (run 5) one segment of keys served by rt_reduce's flat decision (the keys unread):
+#           the C GPU tests 'api_gpu*', the Python GPU tests of segments, then
+#           redtune_bench --segmented keys for the one profile, min and sum x f32, f64,
+#           before and after, A B A B, and the keys goal lines.
+step=${1:?step: pack, grid, one, one2, one3, one4}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c21 "redtune tests/all bench/redtune_bench ${BEFORE:+bench_before/redtune_bench}"
@@ -108,6 +112,21 @@ one3)
     done
     python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1
     sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segone_after_2.log" >> "$S" ;;
+one4)
+    tests 'api_gpu*' 300
+    pytests seg 100 -k 'segment or offsets or keys'
+    for r in 1 2; do
+        for v in before after; do
+            bin=build/bench/redtune_bench
+            [ $v = before ] && bin=build/bench_before/redtune_bench
+            timeout 100 "$bin" --db "$T" --segmented keys --profiles one \
+                --ops min,sum --types f32,f64 --regimes cold --csv "$L/segone_${v}_$r.csv" \
+                > "$L/segone_${v}_$r.log" 2>&1
+            echo "bench keys one $v run $r: exit $?" >> "$S"
+        done
+    done
+    python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1
+    sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segone_after_2.log" >> "$S" ;;
 *)
     echo "dev_session21.sh: no step '$step'" >&2; exit 2 ;;
 esac
