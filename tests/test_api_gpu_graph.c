@@ -3,7 +3,8 @@
  *
  * Group "api_gpu_graph" (skipped, and counted, with no GPU, or with a driver that lacks the
  * graph entry points): flat calls of multipass and one-launch plans, one with the caller's
- * storage, and a segmented one, captured after a warm-up through the database of this GPU
+ * storage, a segmented one, and one segment of offsets and of keys (flat kernels: the
+ * bounds read on the GPU, the keys unread), captured after a warm-up through the database of this GPU
  * (tests/api_util.h), and replayed on new input against the same calls made directly; calls
  * refused with RT_ECAPTURE during a capture (a kernel not loaded, a stream with no temporary
  * storage, RT_SEG_CHECK, the legacy stream) leaving the capture valid; rt_release_temp
@@ -35,7 +36,12 @@ static const struct { rt_op op; unsigned long long n; int own; } gcases[GC_FLAT]
     {RT_MIN, API_UTIL_NMAX, 0}, {RT_SUM, API_UTIL_NMAX, 1},
 };
 
-/* Enqueue every case on 's' into out[i * 16] (the segmented one at out + GC_FLAT * 16). */
+/* One segment [17, GC_SEGN - 5) of offsets, and GC_SEGN keys of 0 (one segment of keys). */
+static CUdeviceptr g_one_off, g_keys0;
+#define GC_ONE_AT (16 * GC_FLAT + 4 * GC_NSEG + 64)   /* out's bytes: the two results */
+
+/* Enqueue every case on 's' into out[i * 16] (the segmented one at out + GC_FLAT * 16, the
+ * one-segment ones at out + GC_ONE_AT and 4 bytes further). */
 static int graph_calls(rt_ctx *ctx, CUdeviceptr in, CUdeviceptr offsets, CUdeviceptr out,
                        CUdeviceptr temp, size_t temp_bytes, CUstream s)
 {
@@ -56,6 +62,16 @@ static int graph_calls(rt_ctx *ctx, CUdeviceptr in, CUdeviceptr offsets, CUdevic
                                (void *)(uintptr_t)(out + 16 * GC_FLAT), s, 0);
     if (rc)
         print_error("offsets: %s: %s\n", rt_strerror(rc), rt_errmsg(ctx));
+    if (rc == RT_OK
+        && (rc = rt_reduce_offsets(ctx, RT_SUM, RT_F32, (const void *)(uintptr_t)in, GC_SEGN,
+                                   (const void *)(uintptr_t)g_one_off, 1,
+                                   (void *)(uintptr_t)(out + GC_ONE_AT), s, 0)) != RT_OK)
+        print_error("one offsets segment: %s: %s\n", rt_strerror(rc), rt_errmsg(ctx));
+    if (rc == RT_OK
+        && (rc = rt_reduce_keys(ctx, RT_MIN, RT_F32, (const void *)(uintptr_t)in,
+                                (const unsigned *)(uintptr_t)g_keys0, GC_SEGN, 1,
+                                (void *)(uintptr_t)(out + GC_ONE_AT + 4), s, 0)) != RT_OK)
+        print_error("one keys segment: %s: %s\n", rt_strerror(rc), rt_errmsg(ctx));
     return rc;
 }
 
@@ -96,6 +112,11 @@ static void api_gpu_graphs(void **state)
     for (int s = 0; s <= GC_NSEG; s++)   /* ragged: lengths grow with s, the first ones empty */
         hoff[s] = (int)((long long)GC_SEGN * s / GC_NSEG * s / GC_NSEG);
     assert_int_equal(cu.MemcpyHtoD(offsets, hoff, (GC_NSEG + 1) * sizeof *hoff), CUDA_SUCCESS);
+    const int one[2] = {17, GC_SEGN - 5};
+    assert_int_equal(cu.MemAlloc(&g_one_off, sizeof one), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(g_one_off, one, sizeof one), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&g_keys0, 4 * GC_SEGN), CUDA_SUCCESS);
+    assert_int_equal(cu.MemsetD8(g_keys0, 0, 4 * GC_SEGN), CUDA_SUCCESS);
     assert_int_equal(rt_temp_bytes(ctx, RT_SUM, RT_F32, API_UTIL_NMAX, &temp_bytes), RT_OK);
     assert_int_equal(cu.MemAlloc(&temp, temp_bytes), CUDA_SUCCESS);
     assert_int_equal(cu.MemsetD8(temp, 0xff, temp_bytes), CUDA_SUCCESS);   /* the library clears it */
@@ -178,11 +199,24 @@ static void api_gpu_graphs(void **state)
             print_error("replay %d: the segmented results differ\n", r);
             bad = 1;
         }
+        if (memcmp(got + GC_ONE_AT, want + GC_ONE_AT, 8)) {
+            print_error("replay %d: the one-segment results differ\n", r);
+            bad = 1;
+        }
         if (r == 0) {   /* and the direct calls are right: the min of 1000, by hand */
             float m = host[0];
             for (int i = 1; i < 1000; i++)
                 m = host[i] < m ? host[i] : m;
             assert_memory_equal(want, &m, 4);
+            m = host[0];   /* one keys segment: the min of all GC_SEGN */
+            for (int i = 1; i < GC_SEGN; i++)
+                m = host[i] < m ? host[i] : m;
+            assert_memory_equal(want + GC_ONE_AT + 4, &m, 4);
+            double sum = 0;   /* one offsets segment: integers, exact in f32 at this size */
+            for (int i = 17; i < GC_SEGN - 5; i++)
+                sum += host[i];
+            float fs = (float)sum;
+            assert_memory_equal(want + GC_ONE_AT, &fs, 4);
         }
     }
     assert_false(bad);
@@ -190,6 +224,8 @@ static void api_gpu_graphs(void **state)
     api_util_graph.Destroy(graph);
     cu.MemFree(in);
     cu.MemFree(offsets);
+    cu.MemFree(g_one_off);
+    cu.MemFree(g_keys0);
     cu.MemFree(out_graph);
     cu.MemFree(out_direct);
     cu.MemFree(temp);

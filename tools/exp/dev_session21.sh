@@ -33,7 +33,10 @@
 #           the C GPU tests 'api_gpu*', the Python GPU tests of segments, then
 #           redtune_bench --segmented keys for the one profile, min and sum x f32, f64,
 #           before and after, A B A B, and the keys goal lines.
-step=${1:?step: pack, grid, one, one2, one3, one4}
+#   final   (run 6) the graph test with one segment of offsets and of keys captured
+#           ('api_gpu_graphs'), 'api_gpu_seg*', and the Python GPU tests but the axis ones
+#           (rt_reduce's body moved into api_flat_run).
+step=${1:?step: pack, grid, one, one2, one3, one4, final}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c21 "redtune tests/all bench/redtune_bench ${BEFORE:+bench_before/redtune_bench}"
@@ -127,6 +130,10 @@ one4)
     done
     python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1
     sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segone_after_2.log" >> "$S" ;;
+final)
+    tests 'api_gpu_graphs' 90
+    tests 'api_gpu_seg*' 120
+    pytests notaxis 200 -k 'not axis' ;;
 *)
     echo "dev_session21.sh: no step '$step'" >&2; exit 2 ;;
 esac
