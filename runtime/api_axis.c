@@ -300,7 +300,6 @@ static int reduce_axis(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, cons
     CUstream s = (CUstream)stream;
     axis_decision *d;
     slot *sl = NULL;
-    unsigned long long key;
     int rc, pushed = 0, capturing = 0;
     char tn[96];
     CUdeviceptr in = (CUdeviceptr)(uintptr_t)d_in, out = (CUdeviceptr)(uintptr_t)d_out;
@@ -351,31 +350,16 @@ static int reduce_axis(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, cons
     }
     /* The stream's block from temp - BLOCK_PAD is plan.c's counter area, then the partials. */
     size_t need = tb ? plan_axis_area_bytes(p, outer, len, inner) - BLOCK_PAD : 0;
-    if (capturing) {
-        /* The stream's block as it is (the graph keeps it: api_temp.c), or none. */
-        if ((rc = api_capture_temp(ctx, fn, s, need, "make a call of this shape on this "
-                                   "stream before the capture (a warm-up), or give "
-                                   "rt_reduce_axis_temp storage of rt_axis_temp_bytes bytes",
-                                   &sl, &e)) != RT_OK)
-            goto done;
-        rc = plan_axis_launch(p, in, out, outer, len, inner,
-                              sl ? plan_axis_temp_in_area(p, sl->temp - BLOCK_PAD, outer, len,
-                                                          inner) : 0, s, &e);
-        if (sl)
-            pthread_mutex_unlock(&sl->lock);
+    if ((rc = api_stream_temp(ctx, fn, s, need, capturing, "make a call of this shape on this "
+                              "stream before the capture (a warm-up), or give "
+                              "rt_reduce_axis_temp storage of rt_axis_temp_bytes bytes", &sl,
+                              &e)) != RT_OK)
         goto done;
-    }
-    if ((rc = api_stream_key(s, &key, &e)) != RT_OK
-        || (rc = api_lock_slot(ctx, key, 1, &sl, &e)) != RT_OK)
-        goto done;
-    atomic_store_explicit(&sl->handle, (uintptr_t)s, memory_order_relaxed);
-    if (sl->bytes < need)
-        rc = api_grow(ctx, sl, need, s, &e);
-    if (rc == RT_OK)
-        rc = plan_axis_launch(p, in, out, outer, len, inner,
-                              tb ? plan_axis_temp_in_area(p, sl->temp - BLOCK_PAD, outer, len,
-                                                          inner) : 0, s, &e);
-    pthread_mutex_unlock(&sl->lock);
+    rc = plan_axis_launch(p, in, out, outer, len, inner,
+                          sl && tb ? plan_axis_temp_in_area(p, sl->temp - BLOCK_PAD, outer, len,
+                                                            inner) : 0, s, &e);
+    if (sl)
+        pthread_mutex_unlock(&sl->lock);
 done:
     api_leave(pushed);
     return api_finish(rc, &e);

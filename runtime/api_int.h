@@ -283,6 +283,11 @@ int api_grow(rt_ctx *ctx, slot *sl, size_t need, CUstream s, rt_err *e);
 int api_capturing(CUstream s, const char *fn, int *capturing, rt_err *e);
 int api_capture_temp(rt_ctx *ctx, const char *fn, CUstream s, size_t need, const char *warm,
                      slot **out, rt_err *e);
+/* The stream's temporary block for a launch that needs 'need' bytes: out of a capture, its
+ * slot, locked, grown to 'need'; while capturing, api_capture_temp's (NULL when need is 0).
+ * The caller launches with (*out)->temp (0 for none) and unlocks (*out)->lock. */
+int api_stream_temp(rt_ctx *ctx, const char *fn, CUstream s, size_t need, int capturing,
+                    const char *warm, slot **out, rt_err *e);
 
 /* api_ops.c: user-defined operators. */
 const user_op *api_user_of(const rt_ctx *ctx, rt_op op);

@@ -77,37 +77,18 @@ int api_flat_run(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const void
                  unsigned long long n, void *d_out, CUstream s, int capturing, rt_err *e)
 {
     decision *d;
-    slot *sl = NULL;
-    unsigned long long key;
+    slot *sl;
     int rc;
     if ((rc = api_get_decision(ctx, op, type, n, &d, e)) != RT_OK)
         return rc;
     api_met(ctx, 0, op, type, n, 0, d->level, d->c);
-    size_t need = api_temp_need(d->k, n);
-    if (capturing) {
-        /* The stream's block as it is (the graph keeps it: api_temp.c), or none. */
-        if ((rc = api_capture_temp(ctx, fn, s, need, "make a call of this size on this "
-                                   "stream before the capture (a warm-up), or give "
-                                   "rt_reduce_temp storage of rt_temp_bytes bytes", &sl,
-                                   e)) != RT_OK)
-            return rc;
-        rc = launch(d->k, d_in, d_out, n, sl ? sl->temp : 0, s, e);
-        if (sl)
-            pthread_mutex_unlock(&sl->lock);
+    if ((rc = api_stream_temp(ctx, fn, s, api_temp_need(d->k, n), capturing, "make a call of "
+                              "this size on this stream before the capture (a warm-up), or give "
+                              "rt_reduce_temp storage of rt_temp_bytes bytes", &sl, e)) != RT_OK)
         return rc;
-    }
-    if ((rc = api_stream_key(s, &key, e)) != RT_OK
-        || (rc = api_lock_slot(ctx, key, 1, &sl, e)) != RT_OK)
-        return rc;
-    atomic_store_explicit(&sl->handle, (uintptr_t)s, memory_order_relaxed);
-    if (sl->bytes < need) {
-        double t = api_mono_ms();
-        rc = api_grow(ctx, sl, need, s, e);
-        api_trace(ctx, &t, "temporary storage of %zu bytes allocated", need);
-    }
-    if (rc == RT_OK)
-        rc = launch(d->k, d_in, d_out, n, sl->temp, s, e);
-    pthread_mutex_unlock(&sl->lock);
+    rc = launch(d->k, d_in, d_out, n, sl ? sl->temp : 0, s, e);
+    if (sl)
+        pthread_mutex_unlock(&sl->lock);
     return rc;
 }
 

@@ -341,7 +341,6 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
     CUstream s = (CUstream)stream;
     seg_decision *d;
     slot *sl = NULL;
-    unsigned long long key;
     int rc, pushed = 0, capturing = 0, off64 = (flags & RT_SEG_OFF64) != 0;
     size_t align_seg = layout == 1 ? 4 : off64 ? 8 : 4;
 
@@ -403,30 +402,15 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
             goto done;
         if (d) {
             api_met(ctx, 0, op, type, n, 0, d->level, d->c);
-            size_t need = api_temp_need(d->k, n);
-            if (capturing) {
-                if ((rc = api_capture_temp(ctx, fn, s, need, "make a call of this size on this "
-                                           "stream before the capture (a warm-up)", &sl,
-                                           &e)) != RT_OK)
-                    goto done;
-                rc = plan_bounds_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in,
-                                        (CUdeviceptr)(uintptr_t)seg, (CUdeviceptr)(uintptr_t)d_out,
-                                        n, sl ? sl->temp : 0, s, &e);
-                if (sl)
-                    pthread_mutex_unlock(&sl->lock);
+            if ((rc = api_stream_temp(ctx, fn, s, api_temp_need(d->k, n), capturing,
+                                      "make a call of this size on this stream before the "
+                                      "capture (a warm-up)", &sl, &e)) != RT_OK)
                 goto done;
-            }
-            if ((rc = api_stream_key(s, &key, &e)) != RT_OK
-                || (rc = api_lock_slot(ctx, key, 1, &sl, &e)) != RT_OK)
-                goto done;
-            atomic_store_explicit(&sl->handle, (uintptr_t)s, memory_order_relaxed);
-            if (sl->bytes < need)
-                rc = api_grow(ctx, sl, need, s, &e);
-            if (rc == RT_OK)
-                rc = plan_bounds_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in,
-                                        (CUdeviceptr)(uintptr_t)seg, (CUdeviceptr)(uintptr_t)d_out,
-                                        n, sl->temp, s, &e);
-            pthread_mutex_unlock(&sl->lock);
+            rc = plan_bounds_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in,
+                                    (CUdeviceptr)(uintptr_t)seg, (CUdeviceptr)(uintptr_t)d_out, n,
+                                    sl ? sl->temp : 0, s, &e);
+            if (sl)
+                pthread_mutex_unlock(&sl->lock);
             goto done;
         }
     }
@@ -440,28 +424,14 @@ static int reduce_seg(rt_ctx *ctx, const char *fn, int layout, rt_op op, rt_type
      * must stay zero for the flat calls that share this stream's block. */
     size_t carries = plan_seg_temp_bytes(&d->k->p, n, nseg);
     size_t need = carries ? COUNTER_BYTES + carries : 0;
-    if (capturing) {
-        /* The stream's block as it is (the graph keeps it: api_temp.c), or none. */
-        if ((rc = api_capture_temp(ctx, fn, s, need, "make a call of this size on this stream "
-                                   "before the capture (a warm-up)", &sl, &e)) != RT_OK)
-            goto done;
-        rc = plan_seg_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in, (CUdeviceptr)(uintptr_t)seg,
-                             n, nseg, (CUdeviceptr)(uintptr_t)d_out,
-                             sl ? sl->temp + COUNTER_BYTES : 0, s, &e);
-        if (sl)
-            pthread_mutex_unlock(&sl->lock);
+    if ((rc = api_stream_temp(ctx, fn, s, need, capturing, "make a call of this size on this "
+                              "stream before the capture (a warm-up)", &sl, &e)) != RT_OK)
         goto done;
-    }
-    if ((rc = api_stream_key(s, &key, &e)) != RT_OK
-        || (rc = api_lock_slot(ctx, key, 1, &sl, &e)) != RT_OK)
-        goto done;
-    atomic_store_explicit(&sl->handle, (uintptr_t)s, memory_order_relaxed);
-    if (sl->bytes < need)
-        rc = api_grow(ctx, sl, need, s, &e);
-    if (rc == RT_OK)
-        rc = plan_seg_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in, (CUdeviceptr)(uintptr_t)seg,
-                             n, nseg, (CUdeviceptr)(uintptr_t)d_out, sl->temp + COUNTER_BYTES, s, &e);
-    pthread_mutex_unlock(&sl->lock);
+    rc = plan_seg_launch(&d->k->p, (CUdeviceptr)(uintptr_t)d_in, (CUdeviceptr)(uintptr_t)seg, n,
+                         nseg, (CUdeviceptr)(uintptr_t)d_out, sl ? sl->temp + COUNTER_BYTES : 0,
+                         s, &e);
+    if (sl)
+        pthread_mutex_unlock(&sl->lock);
 done:
     api_leave(pushed);
     return api_finish(rc, &e);

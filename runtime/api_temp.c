@@ -239,6 +239,30 @@ int api_capture_temp(rt_ctx *ctx, const char *fn, CUstream s, size_t need, const
                      "needs; allocating would break the capture: %s", fn, have, need, warm);
 }
 
+int api_stream_temp(rt_ctx *ctx, const char *fn, CUstream s, size_t need, int capturing,
+                    const char *warm, slot **out, rt_err *e)
+{
+    unsigned long long key;
+    slot *sl;
+    int rc;
+    *out = NULL;
+    if (capturing)   /* the stream's block as it is (the graph keeps it), or none */
+        return api_capture_temp(ctx, fn, s, need, warm, out, e);
+    if ((rc = api_stream_key(s, &key, e)) != RT_OK || (rc = api_lock_slot(ctx, key, 1, &sl, e)) != RT_OK)
+        return rc;
+    atomic_store_explicit(&sl->handle, (uintptr_t)s, memory_order_relaxed);
+    if (sl->bytes < need) {
+        double t = api_mono_ms();
+        if ((rc = api_grow(ctx, sl, need, s, e)) != RT_OK) {
+            pthread_mutex_unlock(&sl->lock);
+            return rc;
+        }
+        api_trace(ctx, &t, "temporary storage of %zu bytes allocated", need);
+    }
+    *out = sl;
+    return RT_OK;
+}
+
 int rt_temp_bytes(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, size_t *bytes)
 {
     rt_err e;

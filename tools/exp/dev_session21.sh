@@ -36,7 +36,10 @@
 #   final   (run 6) the graph test with one segment of offsets and of keys captured
 #           ('api_gpu_graphs'), 'api_gpu_seg*', and the Python GPU tests but the axis ones
 #           (rt_reduce's body moved into api_flat_run).
-step=${1:?step: pack, grid, one, one2, one3, one4, final}
+#   temp    (run 7) the stream's temporary block taken in one place (api_stream_temp,
+#           runtime/api_temp.c) by the flat, segmented, one-segment and axis calls: the C
+#           GPU tests 'api_gpu*' and 'axis_gpu*', the Python GPU tests but the axis ones.
+step=${1:?step: pack, grid, one, one2, one3, one4, final, temp}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c21 "redtune tests/all bench/redtune_bench ${BEFORE:+bench_before/redtune_bench}"
@@ -45,6 +48,23 @@ fi
 [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
 dev_begin c21
 export REDTUNE_BIN=$PWD/build/redtune
+# seg_one LIMIT ARGS...: redtune_bench --segmented ARGS with the bench before
+# (build/bench_before) and after, A B A B, the CSVs and logs as $L/segone_{before,after}_R,
+# tools/exp/seg_ab.py's table in the summary.
+seg_one() {
+    local limit=$1 r v bin
+    shift
+    for r in 1 2; do
+        for v in before after; do
+            bin=build/bench/redtune_bench
+            [ $v = before ] && bin=build/bench_before/redtune_bench
+            timeout "$limit" "$bin" --db "$T" --segmented "$@" --regimes cold \
+                --csv "$L/segone_${v}_$r.csv" > "$L/segone_${v}_$r.log" 2>&1
+            echo "bench $1 $v run $r: exit $?" >> "$S"
+        done
+    done
+    python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1
+}
 case $step in
 grid)
     r5=d3f87696063a1345e8ae0a683dc688e1 r8=041de41587225a3906d82066169a497e
@@ -73,67 +93,31 @@ grid)
     tests 'gpu_run_*' 70 ;;
 one)
     tests 'api_gpu_seg*' 240
-    for r in 1 2; do
-        for v in before after; do
-            bin=build/bench/redtune_bench
-            [ $v = before ] && bin=build/bench_before/redtune_bench
-            timeout 150 "$bin" --db "$T" --segmented offsets --profiles one,len3,rand10_50 \
-                --ops min,sum --types f32,f64 --regimes cold --csv "$L/segone_${v}_$r.csv" \
-                > "$L/segone_${v}_$r.log" 2>&1
-            echo "bench one $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1 ;;
+    seg_one 150 offsets --profiles one,len3,rand10_50 --ops min,sum --types f32,f64 ;;
 one2)
     tests 'api_gpu*' 300
     pytests seg 150 -k 'segment or offsets'
-    for r in 1 2; do
-        for v in before after; do
-            bin=build/bench/redtune_bench
-            [ $v = before ] && bin=build/bench_before/redtune_bench
-            timeout 150 "$bin" --db "$T" --segmented offsets --profiles one \
-                --ops min,sum,max --types f32,f64,i32 --regimes cold --csv "$L/segone_${v}_$r.csv" \
-                > "$L/segone_${v}_$r.log" 2>&1
-            echo "bench one $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1
+    seg_one 150 offsets --profiles one --ops min,sum,max --types f32,f64,i32
     for lay in offsets keys; do
         bench_run "seg_$lay" 200 --db "$T" --segmented $lay --regimes cold
     done ;;
 one3)
     pytests seg 100 -k 'segment or offsets'
-    for r in 1 2; do
-        for v in before after; do
-            bin=build/bench/redtune_bench
-            [ $v = before ] && bin=build/bench_before/redtune_bench
-            timeout 100 "$bin" --db "$T" --segmented offsets --profiles one \
-                --ops min,sum --types f32,f64 --regimes cold --csv "$L/segone_${v}_$r.csv" \
-                > "$L/segone_${v}_$r.log" 2>&1
-            echo "bench one $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1
+    seg_one 100 offsets --profiles one --ops min,sum --types f32,f64
     sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segone_after_2.log" >> "$S" ;;
 one4)
     tests 'api_gpu*' 300
     pytests seg 100 -k 'segment or offsets or keys'
-    for r in 1 2; do
-        for v in before after; do
-            bin=build/bench/redtune_bench
-            [ $v = before ] && bin=build/bench_before/redtune_bench
-            timeout 100 "$bin" --db "$T" --segmented keys --profiles one \
-                --ops min,sum --types f32,f64 --regimes cold --csv "$L/segone_${v}_$r.csv" \
-                > "$L/segone_${v}_$r.log" 2>&1
-            echo "bench keys one $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1
+    seg_one 100 keys --profiles one --ops min,sum --types f32,f64
     sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segone_after_2.log" >> "$S" ;;
 final)
     tests 'api_gpu_graphs' 90
     tests 'api_gpu_seg*' 120
     pytests notaxis 200 -k 'not axis' ;;
+temp)
+    tests 'api_gpu*' 110
+    tests 'axis_gpu*' 110
+    pytests notaxis 70 -k 'not axis' ;;
 *)
     echo "dev_session21.sh: no step '$step'" >&2; exit 2 ;;
 esac
