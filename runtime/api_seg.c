@@ -166,13 +166,13 @@ done:
 /* The mean-length bucket that marks a one-segment decision (seg_one_decide) in the list. */
 #define SEG_MB_ONE INT_MIN
 
-/* docs/segmented.md, "One segment": an offsets call of one segment runs the flat decision for n
- * (api_choose.c: the winner of the nearest tuned size, or the built-in default) when its family
- * can read the segment's bounds on the GPU (@bounds: gridstride), generated with RT_BOUNDS; the
- * segment is a flat reduction whose ends only the device knows. *out = NULL (and RT_OK) when
- * the flat decision's family cannot, or while a capture finds the case undecided: the
- * segmented path serves the call then. The decisions, applicable or not, are kept in the
- * segmented list under SEG_MB_ONE, keyed by the flat size slot. */
+/* docs/segmented.md, "One segment": an offsets call of one segment is a flat reduction whose
+ * ends only the device knows, run by a family that reads them on the GPU (@bounds: gridstride)
+ * generated with RT_BOUNDS: the flat decision for n (api_choose.c) when its family is one, else
+ * the @bounds winner of its rows nearest to n, else (an operator that commutes) the built-in
+ * gridstride. *out = NULL (and RT_OK) when none applies, NVRTC is missing, or a capture finds
+ * the case undecided: the segmented path serves the call then. The decisions, applicable or
+ * not, are kept in the segmented list under SEG_MB_ONE, keyed by the flat size slot. */
 static int seg_one_decide(rt_ctx *ctx, int off64, rt_op op, rt_type type, unsigned long long n,
                           int capturing, seg_decision **out, rt_err *e)
 {
