@@ -122,10 +122,16 @@ int bench_pick_parse_seg(const char *text, bench_pick *p)
     memset(p, 0, sizeof *p);
     if (!text)
         return -1;
-    /* The first line: "keys min f32 n=N nseg=S: FAMILY PARAMS (plan segmented, kernel H)". */
-    const char *colon = strstr(text, ": "), *nl = strchr(text, '\n');
-    if (!colon || (nl && colon > nl) || !nl)
+    /* The first line: "keys min f32 n=N nseg=S: FAMILY PARAMS (plan segmented, kernel H)"; for
+     * one segment "... nseg=1: one segment, ...: FAMILY PARAMS (plan onelaunch, kernel H)"
+     * (the kernel after the line's last ": "). */
+    const char *nl = strchr(text, '\n'), *colon = NULL;
+    for (const char *c = strstr(text, ": "); c && nl && c < nl; c = strstr(c + 2, ": "))
+        colon = c;
+    if (!colon || !nl)
         return -1;
+    const char *one = strstr(text, "nseg=1: one segment");
+    p->flat = one && one < nl;
     if (copy_n(line, sizeof line, colon + 2, (size_t)(nl - (colon + 2)))
         || read_kernel(line, "kernel ", p))
         return -1;
@@ -134,7 +140,23 @@ int bench_pick_parse_seg(const char *text, bench_pick *p)
         return -1;
     if (line_after(text, "from: ", line, sizeof line))
         return -1;
-    if (!strncmp(line, "tuned on ", 9)) {
+    if (p->flat) {
+        /* "the flat winner[ of a @bounds family nearest to n] tuned on DEVICE at n = N: X us
+         * ...", or "no tuned flat entry...": the flat row's n and median, no mean. */
+        const char *d = strstr(line, "tuned on "), *at = d ? strstr(d, " at n = ") : NULL, *us;
+        if (d && at) {
+            d += 9;
+            if (copy_n(p->device, sizeof p->device, d, (size_t)(at - d)))
+                return -1;
+            p->tuned_n = atoll(at + 8);
+            us = strchr(at + 8, ':');
+            if (!us || p->tuned_n <= 0)
+                return -1;
+            p->tuned_median_us = atof(us + 1);
+        } else if (strncmp(line, "no tuned", 8) != 0) {
+            return -1;
+        }
+    } else if (!strncmp(line, "tuned on ", 9)) {
         const char *d = line + 9, *at = strstr(d, " at n = ");
         const char *mean = strstr(line, "mean segment length "), *us;
         if (!at || !mean || copy_n(p->device, sizeof p->device, d, (size_t)(at - d)))

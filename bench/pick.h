@@ -22,6 +22,8 @@ typedef struct bench_pick {
     double tuned_median_us;   /* the entry's stored median */
     double tuned_mean;        /* segmented: the entry's mean segment length */
     int respecialised;        /* segmented: re-specialised for the offset width/alignment */
+    int flat;                 /* segmented: one segment, served by a flat kernel
+                                 (docs/segmented.md, "One segment"); tuned_mean 0 */
     int from_db;              /* 1: CUBIN from the database; 0: compiled by NVRTC here */
     char kin[32];             /* the sibling operator whose winner runs ("max" for a min call
                                  with none of its own: docs/api.md); "" when none */

@@ -493,7 +493,9 @@ void run_seg_lib(rt_ctx *ctx, seg_case &c, int layout, int hot, const options &o
     char lk[256];
     bench_pick_lookup(&out->pick.p, (long long)c.d.n, lk, sizeof lk);
     out->pick.lookup = std::string(hot && out->pick.p.tuned_n > 0 ? "cold-tuned " : "") + lk;
-    if (out->pick.p.tuned_n > 0) {
+    if (out->pick.p.flat) {
+        out->pick.lookup += ", one segment: flat";
+    } else if (out->pick.p.tuned_n > 0) {
         char b[64];
         snprintf(b, sizeof b, ", mean %.1f", out->pick.p.tuned_mean);
         out->pick.lookup += b;

@@ -160,6 +160,51 @@ static void pick_segmented(void **state)
     assert_int_equal(p.from_db, 1);
 }
 
+/* One segment (docs/segmented.md): a flat kernel, its row a flat winner (no mean length). */
+static const char SEG_ONE_OFFSETS[] =
+    "offsets min f64 n=31457280 nseg=1: one segment, a flat reduction of [offsets[0], "
+    "offsets[1]) with its bounds read on the GPU: gridstride B=512 V=2 U=4 G=8 (plan onelaunch, "
+    "kernel 0a1b2c3d4e5f)\n"
+    "from: the flat winner of a @bounds family nearest to n tuned on NVIDIA H100 80GB HBM3 at "
+    "n = 16777216: 48.93 us (the flat decision for n, tree_sequential B=1024 R=4 LOAD_ADD=1 "
+    "WARP=1 UNROLL=1, cannot read its bounds); this GPU's own row\n"
+    "level: exact device\n"
+    "binary: compiled by NVRTC here\n";
+
+static const char SEG_ONE_KEYS[] =
+    "keys sum f32 n=1000 nseg=1: one segment, the flat reduction of in[0..n) (every valid key "
+    "is 0; the keys are not read): gridstride B=256 V=4 U=4 G=4 (kernel 5f4e3d2c1b0a)\n"
+    "from: no tuned flat entry: the built-in default\n"
+    "level: built-in default\n"
+    "binary: compiled by NVRTC here\n";
+
+static void pick_one_segment(void **state)
+{
+    (void)state;
+    bench_pick p;
+    char lk[256];
+    assert_int_equal(bench_pick_parse_seg(SEG_ONE_OFFSETS, &p), 0);
+    assert_int_equal(p.flat, 1);
+    assert_string_equal(p.family, "gridstride");
+    assert_string_equal(p.params, "B=512 V=2 U=4 G=8");
+    assert_string_equal(p.hash, "0a1b2c3d4e5f");
+    assert_string_equal(p.device, "NVIDIA H100 80GB HBM3");
+    assert_int_equal(p.tuned_n, 16777216);
+    assert_true(p.tuned_median_us > 48.92 && p.tuned_median_us < 48.94);
+    assert_true(p.tuned_mean == 0);
+    assert_int_equal(p.respecialised, 0);
+    bench_pick_lookup(&p, 31457280, lk, sizeof lk);
+    assert_string_equal(lk, "nearest 2^24");
+    assert_int_equal(bench_pick_parse_seg(SEG_ONE_KEYS, &p), 0);
+    assert_int_equal(p.flat, 1);
+    assert_string_equal(p.family, "gridstride");
+    assert_string_equal(p.hash, "5f4e3d2c1b0a");
+    assert_string_equal(p.level, "built-in default");
+    assert_int_equal(p.tuned_n, 0);
+    assert_int_equal(bench_pick_parse_seg(SEG_TUNED, &p), 0);
+    assert_int_equal(p.flat, 0);
+}
+
 /* A text in another form is refused, not guessed at: the bench then shows it as it is. */
 static void pick_refuses_other_text(void **state)
 {
@@ -198,6 +243,7 @@ int test_bench_pick_group(void)
         cmocka_unit_test(pick_flat_other_device),
         cmocka_unit_test(pick_flat_builtin),
         cmocka_unit_test(pick_segmented),
+        cmocka_unit_test(pick_one_segment),
         cmocka_unit_test(pick_refuses_other_text),
         cmocka_unit_test(pick_fmt_n),
     };
@@ -242,14 +288,16 @@ static void pick_gpu_real_text(void **state)
         assert_true(p.family[0] && strlen(p.hash) == 12);
         assert_int_equal(p.tuned_n > 0, strcmp(p.level, "built-in default") != 0);
     }
-    for (int layout = RT_LAYOUT_KEYS; layout <= RT_LAYOUT_OFFSETS; layout++) {
-        assert_int_equal(rt_explain_segmented(ctx, layout, RT_MIN, RT_I32, 30ULL << 20,
-                                              1ULL << 20, 0, text, sizeof text), RT_OK);
-        if (bench_pick_parse_seg(text, &p))
-            fail_msg("bench_pick_parse_seg refused rt_explain_segmented's text:\n%s", text);
-        assert_true(p.family[0] && strlen(p.hash) == 12);
-        assert_int_equal(p.tuned_n > 0, strcmp(p.level, "built-in default") != 0);
-    }
+    for (int layout = RT_LAYOUT_KEYS; layout <= RT_LAYOUT_OFFSETS; layout++)
+        for (unsigned long long nseg = 1; nseg <= 1ULL << 20; nseg <<= 20) {
+            assert_int_equal(rt_explain_segmented(ctx, layout, RT_MIN, RT_I32, 30ULL << 20,
+                                                  nseg, 0, text, sizeof text), RT_OK);
+            if (bench_pick_parse_seg(text, &p))
+                fail_msg("bench_pick_parse_seg refused rt_explain_segmented's text:\n%s", text);
+            assert_true(p.family[0] && strlen(p.hash) == 12);
+            assert_int_equal(p.tuned_n > 0, strcmp(p.level, "built-in default") != 0);
+            assert_int_equal(p.flat, nseg == 1);
+        }
     rt_close(ctx);
 }
 
