@@ -140,35 +140,23 @@ int bench_pick_parse_seg(const char *text, bench_pick *p)
         return -1;
     if (line_after(text, "from: ", line, sizeof line))
         return -1;
-    if (p->flat) {
-        /* "the flat winner[ of a @bounds family nearest to n] tuned on DEVICE at n = N: X us
-         * ...", or "no tuned flat entry...": the flat row's n and median, no mean. */
-        const char *d = strstr(line, "tuned on "), *at = d ? strstr(d, " at n = ") : NULL, *us;
-        if (d && at) {
-            d += 9;
-            if (copy_n(p->device, sizeof p->device, d, (size_t)(at - d)))
-                return -1;
-            p->tuned_n = atoll(at + 8);
-            us = strchr(at + 8, ':');
-            if (!us || p->tuned_n <= 0)
-                return -1;
-            p->tuned_median_us = atof(us + 1);
-        } else if (strncmp(line, "no tuned", 8) != 0) {
-            return -1;
-        }
-    } else if (!strncmp(line, "tuned on ", 9)) {
-        const char *d = line + 9, *at = strstr(d, " at n = ");
-        const char *mean = strstr(line, "mean segment length "), *us;
-        if (!at || !mean || copy_n(p->device, sizeof p->device, d, (size_t)(at - d)))
+    /* "tuned on DEVICE at n = N, mean segment length M: X us ...", or for one segment "the
+     * flat winner[ of a @bounds family nearest to n] tuned on DEVICE at n = N: X us ..." (no
+     * mean); else "no tuned entry" / "no tuned flat entry...". */
+    const char *d = strstr(line, "tuned on ");
+    if (d && (p->flat || d == line)) {
+        const char *at = strstr(d += 9, " at n = ");
+        const char *mean = p->flat ? NULL : strstr(line, "mean segment length "), *us;
+        if (!at || (!p->flat && !mean) || copy_n(p->device, sizeof p->device, d, (size_t)(at - d)))
             return -1;
         p->tuned_n = atoll(at + 8);
-        p->tuned_mean = atof(mean + 20);
-        us = strchr(mean + 20, ':');
+        p->tuned_mean = mean ? atof(mean + 20) : 0;
+        us = strchr(mean ? mean + 20 : at + 8, ':');
         if (!us || p->tuned_n <= 0)
             return -1;
         p->tuned_median_us = atof(us + 1);
         p->respecialised = strstr(line, "re-specialised") != NULL;
-    } else if (strncmp(line, "no tuned entry", 14) != 0) {
+    } else if (strncmp(line, "no tuned", 8) != 0) {
         return -1;
     }
     if (line_after(text, "binary: ", line, sizeof line))
