@@ -173,6 +173,18 @@ done:
  * gridstride. *out = NULL (and RT_OK) when none applies, NVRTC is missing, or a capture finds
  * the case undecided: the segmented path serves the call then. The decisions, applicable or
  * not, are kept in the segmented list under SEG_MB_ONE, keyed by the flat size slot. */
+/* The one-segment decision of (off64, op, canonical spec, size slot), NULL when not made;
+ * the caller holds ctx->lock. */
+static seg_decision *seg_one_find(const rt_ctx *ctx, int off64, rt_op op, rt_type canon,
+                                  unsigned bucket)
+{
+    seg_decision *d = ctx->seg_decisions;
+    while (d && !(d->mb == SEG_MB_ONE && d->off64 == off64 && d->op == op && d->type == canon
+                  && d->nb == bucket))
+        d = d->next;
+    return d;
+}
+
 static int seg_one_decide(rt_ctx *ctx, int off64, rt_op op, rt_type type, unsigned long long n,
                           int capturing, seg_decision **out, rt_err *e)
 {
@@ -185,10 +197,7 @@ static int seg_one_decide(rt_ctx *ctx, int off64, rt_op op, rt_type type, unsign
     int rc;
     *out = NULL;
     pthread_mutex_lock(&ctx->lock);
-    for (d = ctx->seg_decisions; d; d = d->next)
-        if (d->mb == SEG_MB_ONE && d->off64 == off64 && d->op == op && d->type == canon
-            && d->nb == bucket)
-            break;
+    d = seg_one_find(ctx, off64, op, canon, bucket);
     pthread_mutex_unlock(&ctx->lock);
     if (d || capturing) {
         *out = d && d->k ? d : NULL;
@@ -230,10 +239,8 @@ static int seg_one_decide(rt_ctx *ctx, int off64, rt_op op, rt_type type, unsign
         }
     }
     pthread_mutex_lock(&ctx->lock);
-    for (d = ctx->seg_decisions; d; d = d->next)   /* another thread's, made meanwhile */
-        if (d->mb == SEG_MB_ONE && d->off64 == off64 && d->op == op && d->type == canon
-            && d->nb == bucket)
-            goto done;
+    if ((d = seg_one_find(ctx, off64, op, canon, bucket)) != NULL)
+        goto done;   /* another thread's, made meanwhile */
     if (f) {
         rt_config cfg;
         if (params)
@@ -453,6 +460,31 @@ int rt_reduce_offsets(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
                       stream, flags);
 }
 
+/* rt_explain_segmented's text for one segment, served by flat kernel k: 'what' says how, the
+ * row it came from (NULL: the built-in default) with 'nearest' when it is not the flat
+ * decision's own and 'flat' a note on that decision. */
+static void explain_one(rt_ctx *ctx, char *buf, size_t len, int layout, rt_op op, rt_type type,
+                        unsigned long long n, const char *what, const kernel *k, int level,
+                        const choice *c, const best_entry *row, int nearest, const char *flat)
+{
+    char tn[96], from[768], kin[512];
+    if (row)
+        snprintf(from, sizeof from, "the flat winner%s tuned on %s at n = %lld: %.2f us%s; %s%s",
+                 nearest ? " of a @bounds family nearest to n" : "", c ? c->dev.name : "?",
+                 row->n, row->median_us, flat, c ? api_row_owner(c, row) : "?",
+                 api_kin_note(ctx, c, row, op, kin, sizeof kin));
+    else
+        snprintf(from, sizeof from, "no tuned flat entry%s: the built-in default%s",
+                 layout == RT_LAYOUT_OFFSETS ? " of a @bounds family" : "", flat);
+    snprintf(buf, len, "%s %s %s n=%llu nseg=1: one segment, %s: %s %s (plan %s, kernel "
+             "%.12s)\nfrom: %s\nlevel: %s\nbinary: %s\n",
+             layout == RT_LAYOUT_KEYS ? "keys" : "offsets", api_opname(ctx, op),
+             api_typename(op, type, tn, sizeof tn), n, what, k->family, k->params,
+             k->p.kind == PLAN_ONELAUNCH ? "onelaunch" : "multipass", k->hash, from,
+             api_level_names[level], k->from_db ? "CUBIN from the database"
+                                                : "compiled by NVRTC here");
+}
+
 int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,
                          unsigned long long nseg, unsigned flags, char *buf, size_t len)
 {
@@ -472,49 +504,25 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
         return api_finish(rc, &e);
     if (layout == RT_LAYOUT_KEYS && nseg == 1 && n > 0) {
         decision *fd;
-        if ((rc = api_get_decision(ctx, op, type, n, &fd, &e)) == RT_OK) {
-            char tn[96], from[512], kin[512];
-            if (fd->row)
-                snprintf(from, sizeof from, "the flat winner tuned on %s at n = %lld: %.2f us; "
-                         "%s%s", fd->c ? fd->c->dev.name : "?", fd->row->n, fd->row->median_us,
-                         fd->c ? api_row_owner(fd->c, fd->row) : "?",
-                         api_kin_note(ctx, fd->c, fd->row, op, kin, sizeof kin));
-            else
-                snprintf(from, sizeof from, "no tuned flat entry: the built-in default");
-            snprintf(buf, len, "keys %s %s n=%llu nseg=1: one segment, the flat reduction of "
-                     "in[0..n) (every valid key is 0; the keys are not read): %s %s (kernel "
-                     "%.12s)\nfrom: %s\nlevel: %s\nbinary: %s\n", api_opname(ctx, op),
-                     api_typename(op, type, tn, sizeof tn), n, fd->k->family, fd->k->params,
-                     fd->k->hash, from, api_level_names[fd->level],
-                     fd->k->from_db ? "CUBIN from the database" : "compiled by NVRTC here");
-        }
+        if ((rc = api_get_decision(ctx, op, type, n, &fd, &e)) == RT_OK)
+            explain_one(ctx, buf, len, layout, op, type, n, "the flat reduction of in[0..n) "
+                        "(every valid key is 0; the keys are not read)", fd->k, fd->level,
+                        fd->c, fd->row, 0, "");
         api_leave(pushed);
         return api_finish(rc, &e);
     }
     if (layout == RT_LAYOUT_OFFSETS && nseg == 1 && n > 0) {
         rc = seg_one_decide(ctx, (flags & RT_SEG_OFF64) != 0, op, type, n, 0, &d, &e);
         if (rc == RT_OK && d) {
-            char tn[96], from[768], kin[512], flat[192] = "";
+            char flat[192] = "";
             decision *fd;
             if (d->respecialized && api_get_decision(ctx, op, type, n, &fd, &e) == RT_OK)
                 snprintf(flat, sizeof flat, " (the flat decision for n, %s %s, cannot read its "
                          "bounds)", fd->k->family, fd->k->params);
             rt_clearerr(&e);
-            if (d->row)
-                snprintf(from, sizeof from, "the flat winner%s tuned on %s at n = %lld: %.2f us%s; "
-                         "%s%s", d->respecialized ? " of a @bounds family nearest to n" : "",
-                         d->c_name ? d->c_name : "?", d->row->n, d->row->median_us, flat,
-                         d->c ? api_row_owner(d->c, d->row) : "?",
-                         api_kin_note(ctx, d->c, d->row, op, kin, sizeof kin));
-            else
-                snprintf(from, sizeof from, "no tuned flat entry of a @bounds family: the built-in "
-                         "default%s", flat);
-            snprintf(buf, len, "offsets %s %s n=%llu nseg=1: one segment, a flat reduction of "
-                     "[offsets[0], offsets[1]) with its bounds read on the GPU: %s %s (plan "
-                     "onelaunch, kernel %.12s)\nfrom: %s\nlevel: %s\nbinary: %s\n",
-                     api_opname(ctx, op), api_typename(op, type, tn, sizeof tn), n,
-                     d->k->family, d->k->params, d->k->hash, from, api_level_names[d->level],
-                     d->k->from_db ? "CUBIN from the database" : "compiled by NVRTC here");
+            explain_one(ctx, buf, len, layout, op, type, n, "a flat reduction of [offsets[0], "
+                        "offsets[1]) with its bounds read on the GPU", d->k, d->level, d->c,
+                        d->row, d->respecialized, flat);
         }
         if (rc != RT_OK || d) {
             api_leave(pushed);

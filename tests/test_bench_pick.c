@@ -173,7 +173,8 @@ static const char SEG_ONE_OFFSETS[] =
 
 static const char SEG_ONE_KEYS[] =
     "keys sum f32 n=1000 nseg=1: one segment, the flat reduction of in[0..n) (every valid key "
-    "is 0; the keys are not read): gridstride B=256 V=4 U=4 G=4 (kernel 5f4e3d2c1b0a)\n"
+    "is 0; the keys are not read): gridstride B=256 V=4 U=4 G=4 (plan onelaunch, kernel "
+    "5f4e3d2c1b0a)\n"
     "from: no tuned flat entry: the built-in default\n"
     "level: built-in default\n"
     "binary: compiled by NVRTC here\n";
