@@ -1,0 +1,54 @@
+#!/bin/bash
+# dev_session22.sh STEP - device runs of the twenty-second session, one step a call on the
+# lent H200; logs under $OUT/logs, a summary ($OUT/sum.txt) printed last, everything else in
+# $OUT/all.tgz; the functions are tools/exp/dev_lib.sh's. Carried: build/c22.tar.xz
+# (stripped binaries; `bash tools/exp/dev_session22.sh pack` makes it here), build/devlib,
+# build/h100.sql.xz (db/tuned/h100.sql, xz'd, moved out of the tree so that the call stays
+# under 64 MiB).
+#   stage2  seg_per STAGE=2 (the warp's chunk split evenly between its lanes): the C GPU
+#           tests of the segmented families ('seg_*', with three STAGE=2 shapes) and
+#           build/seg_harness --quick --only seg_per; the tests that no GPU had run
+#           ('api_gpu_seg*', 'pick_gpu*'); then tools/exp/stage2_space.lua tuned for min f32 and
+#           f64 offsets over the profiles at 30 * 2^20 (tools/exp/stage2_sum.py: each variant's
+#           best per case).
+step=${1:?step: pack, stage2}
+. "$(dirname "$0")/dev_lib.sh"
+if [ "$step" = pack ]; then
+    dev_pack c22 "redtune tests/all bench/redtune_bench seg_harness"
+    exit 0
+fi
+[ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
+dev_begin c22
+export REDTUNE_BIN=$PWD/build/redtune
+# seg_tune NAME LIMIT SPACE PROFILES OP:TYPE...: redtune --segmented offsets over SPACE at
+# 30 * 2^20 into build/NAME.db, then each variant's best per case in the summary.
+seg_tune() {
+    local name=$1 limit=$2 space=$3 prof=$4 c t0
+    shift 4
+    for c; do
+        set -- ${c//:/ }
+        t0=$(date +%s)
+        timeout "$limit" build/redtune --device 0 --op "$1" --type "$2" --segmented offsets \
+            --space "$space" --profiles "$prof" --sizes 30M --seed 7 --db "build/$name.db" \
+            > "$L/${name}_$1_$2.log" 2>&1
+        echo "redtune --segmented offsets --op $1 --type $2 ($prof): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        grep -E 'wrong|fault' "$L/${name}_$1_$2.log" | tail -n 2 >> "$S"
+    done
+    build/redtune measurements --db "build/$name.db" --format csv > "$OUT/${name}_meas.csv"
+    python3 tools/exp/stage2_sum.py "$OUT/${name}_meas.csv" >> "$S" 2>&1
+    dship "$name" H200
+}
+case $step in
+stage2)
+    tests 'seg_*' 200
+    t0=$(date +%s)
+    timeout 100 build/seg_harness --quick --only seg_per > "$L/harness.log" 2>&1
+    echo "seg_harness --quick --only seg_per: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
+    grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
+    tests 'api_gpu_seg*' 100
+    tests 'pick_gpu*' 40
+    seg_tune st2 120 tools/exp/stage2_space.lua rand10_50,len3,len1,one,len1000,heavy min:f32 ;;
+*)
+    echo "dev_session22.sh: no step '$step'" >&2; exit 2 ;;
+esac
+dev_end

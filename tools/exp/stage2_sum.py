@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""stage2_sum.py CSV - `redtune measurements --format csv` of a segmented tuning run, as one
+table: per case (op, type, n, mean length), the fastest config of each variant (seg_per by
+STAGE, seg_lb) and its median, the variant's best against the case's best."""
+import csv
+import re
+import sys
+from collections import defaultdict
+
+
+def variant(fam, params):
+    if fam == "seg_per":
+        st = re.search(r"STAGE=(\d)", params)
+        return "seg_per STAGE=%s" % (st.group(1) if st else "0")
+    return fam
+
+
+def main():
+    best = defaultdict(dict)
+    for r in csv.DictReader(open(sys.argv[1])):
+        if r["status"] != "ok" or not r["layout"]:
+            continue
+        case = (r["op"], r["type"], int(r["n"]), r["layout"], float(r["seg_mean"] or 0))
+        v, us = variant(r["family"], r["params"]), float(r["median_us"])
+        if v not in best[case] or us < best[case][v][0]:
+            best[case][v] = (us, r["params"])
+    for case in sorted(best):
+        rows = best[case]
+        top = min(u for u, _ in rows.values())
+        print("%s %s n=%d %s mean %.1f:" % case)
+        for v in sorted(rows, key=lambda k: rows[k][0]):
+            u, p = rows[v]
+            print("   %-16s %9.2f us  %5.3f  %s" % (v, u, u / top, p))
+
+
+if __name__ == "__main__":
+    main()
