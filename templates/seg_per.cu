@@ -9,7 +9,7 @@
 // @param OFF64 0 offsets are 32-bit (0) or 64-bit (1)
 // @param B 256 threads per block (multiple of 32, 32..1024)
 // @param LANES 32 threads per segment: 1, 2, 4, 8, 16, 32 (a warp), or B (a block per segment, CUB's scheme)
-// @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 2 (LANES = 1 only): staged the same way, but the 32 lanes split each chunk's elements evenly (V consecutive ones each) and walk them across segment ends, a warp scan joining the pieces; 0: each lane loads its own segment
+// @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 0: each lane loads its own segment
 // @param LONG 64 (LANES < 32, STAGE = 0) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tile, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
@@ -33,22 +33,6 @@
 // lies in the chunk, in index order; a second __syncwarp lets the next chunk overwrite the
 // buffer. Reads of the buffer stay inside it for any offsets (each lane clips its segment to
 // the chunk), and the loads stay inside [0, n) since sc_off clamps offsets to n.
-//
-// STAGE = 2 (LANES = 1): staged as with STAGE = 1, but a lane walks its own segment only as far
-// as the chunk takes it, so the warp waits for its longest segment in every chunk (lengths of
-// 10 to 50: a lane is busy 60% of the time). Here the 32 lanes split each chunk evenly instead:
-// lane l takes the chunk's elements l*K .. l*K+K-1 (K = V in a full chunk, the fewest that cover
-// a partial one), finds the first segment ending after its first element by a binary search of
-// the warp's 32 segment ends (in shared memory), and walks its elements in order; a segment
-// that ends in its slice and began in it is stored right away, the first one it ends (its head)
-// and the run left open at its slice's end (its tail) go to one segmented warp scan
-// (sc_block_scan over the 32 lanes: no barrier), whose exclusive prefix completes the head and
-// whose total carries into the next chunk. The ends are the inclusive running maximum of the
-// lanes' clamped segment ends, so for any offsets every read stays in the warp's span and
-// every slot of the buffers is inside them; a segment is empty when its end equals the one
-// before (its own lane stores the identity, before the walk), and every other segment ends in
-// exactly one lane's slice, once. The buffer has a pad slot after every 32 elements, so lanes
-// whose slices start 32 apart (K a power of two) read different banks.
 //
 // LONG > 0 (LANES < 32, STAGE = 0): in the block's last tile (its only one: the plan's grid
 // is one block per tile), a group whose segment is longer than LONG rounds runs no rounds for
@@ -97,8 +81,7 @@ static_assert(RT_B >= 32 && RT_B <= 1024 && RT_B % 32 == 0, "seg_per: B must be 
 static_assert(RT_LANES == RT_B || (RT_LANES >= 1 && RT_LANES <= 32 && (RT_LANES & (RT_LANES - 1)) == 0),
               "seg_per: LANES must be 1, 2, 4, 8, 16, 32 or B");
 static_assert(RT_V >= 1 && RT_V <= 16, "seg_per: V must be in 1..16");
-static_assert(RT_STAGE == 0 || ((RT_STAGE == 1 || RT_STAGE == 2) && RT_LANES == 1),
-              "seg_per: STAGE is 0, or 1 or 2 with LANES=1");
+static_assert(RT_STAGE == 0 || (RT_STAGE == 1 && RT_LANES == 1), "seg_per: STAGE=1 needs LANES=1");
 static_assert(RT_LONG >= 0 && RT_LONG <= (1 << 24), "seg_per: LONG must be in 0..2^24");
 
 #define PER_BLOCK (RT_LANES == RT_B && RT_B > 32)        /* a block per segment */
@@ -275,90 +258,6 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
                 out[s] = rt_seg_out(w);
         }
         __syncthreads();   /* s_part is rewritten by the next segment */
-    }
-#elif RT_STAGE == 2
-    constexpr unsigned int CH = 32 * RT_V;                 /* elements per chunk */
-    __shared__ rt_value_t s_buf[RT_B / 32][CH + RT_V];     /* a pad slot after every 32 */
-    __shared__ unsigned long long s_end[RT_B / 32][32];    /* the warp's 32 segment ends */
-    const unsigned int lane = tid % 32;
-    rt_value_t *buf = s_buf[tid / 32];
-    unsigned long long *ends = s_end[tid / 32];
-    for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        const unsigned long long s0 = t * PER_SEGS + (tid & ~31u), s = s0 + lane;
-        unsigned long long lo = 0, hi = 0;
-        if (s < nseg) {
-            lo = sc_off(offs, s, n, nseg);
-            hi = sc_off(offs, s + 1, n, nseg);
-        }
-        /* The ends: a running maximum from the span's start, so they never decrease. */
-        const unsigned long long wlo = __shfl_sync(SC_FULL, lo, 0);
-        unsigned long long e = max(hi, wlo);
-#pragma unroll
-        for (unsigned int d = 1; d < 32; d *= 2) {
-            const unsigned long long o = __shfl_up_sync(SC_FULL, e, d);
-            if (lane >= d)
-                e = max(e, o);
-        }
-        unsigned long long eb = __shfl_up_sync(SC_FULL, e, 1);
-        if (lane == 0)
-            eb = wlo;
-        const unsigned long long whi = __shfl_sync(SC_FULL, e, 31);
-        __syncwarp();   /* the previous tile's searches are done with ends */
-        ends[lane] = e;
-        if (s < nseg && e == eb)
-            out[s] = rt_seg_out(rt_identity());
-        __syncwarp();
-        rt_acc_t carry = rt_identity();
-        for (unsigned long long c0 = wlo; c0 < whi; c0 += CH) {
-            const unsigned int len = whi - c0 < CH ? (unsigned int)(whi - c0) : CH;
-            rt_value_t x[RT_V];
-#pragma unroll
-            for (unsigned int k = 0; k < RT_V; k++)
-                if (k * 32 + lane < len)
-                    x[k] = in[c0 + k * 32 + lane];
-#pragma unroll
-            for (unsigned int k = 0; k < RT_V; k++)
-                if (k * 32 + lane < len)
-                    buf[k * 33 + lane] = x[k];
-            __syncwarp();
-            /* Lane l's slice [a, b) of the chunk; j: the first segment ending after c0 + a. */
-            const unsigned int kk = len == CH ? RT_V : (len + 31) / 32;
-            const unsigned int a = min(lane * kk, len), b = min(a + kk, len);
-            unsigned int j = 0;
-#pragma unroll
-            for (unsigned int step = 16; step; step /= 2)
-                if (ends[j + step - 1] <= c0 + a)
-                    j += step;
-            if (j == 31 && ends[31] <= c0 + a)
-                j = 32;
-            unsigned long long end = j < 32 ? ends[j] : ~0ull;
-            rt_acc_t tail = rt_identity(), head = rt_identity();
-            bool f = false;
-            unsigned int jh = 0;
-            for (unsigned int k = a; k < b; k++) {
-                tail = rt_combine(tail, rt_lift(buf[k + k / 32], c0 + k));
-                if (end <= c0 + k + 1) {   /* segment j ends after element k */
-                    if (f) {
-                        out[s0 + j] = rt_seg_out(tail);
-                    } else {
-                        head = tail;
-                        jh = j;
-                        f = true;
-                    }
-                    tail = rt_identity();
-                    do   /* past the empty segments ending here too */
-                        end = ++j < 32 ? ends[j] : ~0ull;
-                    while (end <= c0 + k + 1);
-                }
-            }
-            bool before, total_f;
-            rt_acc_t total;
-            const rt_acc_t excl = sc_block_scan<32>(f, tail, carry, before, total, total_f);
-            if (f)
-                out[s0 + jh] = rt_seg_out(rt_combine(excl, head));
-            carry = total;
-            __syncwarp();   /* the next chunk overwrites buf */
-        }
     }
 #elif RT_STAGE
     constexpr unsigned int CHUNK = 32 * RT_V;

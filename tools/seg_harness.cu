@@ -512,8 +512,6 @@ static const cfg configs[] = {
     {"seg_per", "LAYOUT=2 B=256 LANES=256 V=16"},
     {"seg_per", "LAYOUT=2 B=256 LANES=1 STAGE=1 V=8"},
     {"seg_per", "LAYOUT=2 OFF64=1 B=128 LANES=1 STAGE=1 V=3"},
-    {"seg_per", "LAYOUT=2 B=256 LANES=1 STAGE=2 V=16"},
-    {"seg_per", "LAYOUT=2 OFF64=1 B=128 LANES=1 STAGE=2 V=3"},
     {"seg_matrix", "LAYOUT=1"},
     {"seg_matrix", "LAYOUT=1 B=128 H=64 W=17 PAD=0"},
     {"seg_matrix", "LAYOUT=1 B=256 H=32 W=64 PERSIST=1"},

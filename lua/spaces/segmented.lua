@@ -114,14 +114,6 @@ return {
     constraint = function(c, dev, case)
       return fits(c, dev) and c.B * c.V * case.type_size <= SMEM
     end },
-  -- The same staging, the chunk's elements split evenly between the lanes (V each), which
-  -- walk them across segment ends; a warp scan joins the pieces (short segments of unequal
-  -- length). The buffers hold B * V elements and a pad slot per 32.
-  { family = "seg_per",
-    params = { B = 256, LANES = 1, STAGE = 2, V = {4, 8, 16} },
-    constraint = function(c, dev, case)
-      return fits(c, dev) and c.B * c.V * case.type_size * 33 / 32 + c.B * 8 <= SMEM
-    end },
 
   -- The paper's families on owner arrays (keys): Matrix and Persistent Matrix, TB2 and
   -- TB4-warp at the paper's shapes and one larger data-block each, and DiffWarps.

@@ -47,11 +47,4 @@ return {
     constraint = function(c, dev, case)
       return c.B * c.V * case.type_size <= 44 * 1024
     end },
-  -- Offsets: the same staging, the chunk split evenly between the lanes (segments of
-  -- unequal length).
-  { family = "seg_per",
-    params = { B = 256, LANES = 1, STAGE = 2, V = {8, 16} },
-    constraint = function(c, dev, case)
-      return c.B * c.V * case.type_size * 33 / 32 + c.B * 8 <= 44 * 1024
-    end },
 }

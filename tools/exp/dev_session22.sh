@@ -10,11 +10,16 @@
 #           build/seg_harness --quick --only seg_per; the tests that no GPU had run
 #           ('api_gpu_seg*', 'pick_gpu*'); then tools/exp/stage2_space.lua tuned for min f32 and
 #           f64 offsets over the profiles at 30 * 2^20 (tools/exp/stage2_sum.py: each variant's
-#           best per case).
-step=${1:?step: pack, stage2}
+#           best per case). Run 1; STAGE=2 was not kept.
+#   batch   seg_per with a lane per segment loading four rounds before it folds them
+#           (PER_U): build/seg_harness --quick --only seg_per, then redtune_bench --segmented
+#           offsets for rand10_50, len3 and len1, min and sum, f32 and f64, at 2^24 and 30M,
+#           the bench of cc73405 (build/bench_before, a worktree's build) against this one,
+#           A B A B (tools/exp/seg_ab.py).
+step=${1:?step: pack, stage2, batch}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
-    dev_pack c22 "redtune tests/all bench/redtune_bench seg_harness"
+    dev_pack c22 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+bench_before/redtune_bench}"
     exit 0
 fi
 [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
@@ -38,7 +43,30 @@ seg_tune() {
     python3 tools/exp/stage2_sum.py "$OUT/${name}_meas.csv" >> "$S" 2>&1
     dship "$name" H200
 }
+# seg_one LIMIT ARGS...: redtune_bench --segmented ARGS with the bench before
+# (build/bench_before) and after, A B A B, the CSVs and logs as $L/segone_{before,after}_R,
+# tools/exp/seg_ab.py's table in the summary.
+seg_one() {
+    local limit=$1 r v bin
+    shift
+    for r in 1 2; do
+        for v in before after; do
+            bin=build/bench/redtune_bench
+            [ $v = before ] && bin=build/bench_before/redtune_bench
+            timeout "$limit" "$bin" --db "$T" --segmented "$@" --regimes cold \
+                --csv "$L/segone_${v}_$r.csv" > "$L/segone_${v}_$r.log" 2>&1
+            echo "bench $1 $v run $r: exit $?" >> "$S"
+        done
+    done
+    python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1
+}
 case $step in
+batch)
+    t0=$(date +%s)
+    timeout 100 build/seg_harness --quick --only seg_per > "$L/harness.log" 2>&1
+    echo "seg_harness --quick --only seg_per: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
+    grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
+    seg_one 110 offsets --profiles rand10_50,len3,len1 --ops min,sum --types f32,f64 --sizes 2^24,30M ;;
 stage2)
     tests 'seg_*' 200
     t0=$(date +%s)
