@@ -9,8 +9,8 @@
 // @param OFF64 0 offsets are 32-bit (0) or 64-bit (1)
 // @param B 256 threads per block (multiple of 32, 32..1024)
 // @param LANES 32 threads per segment: 1, 2, 4, 8, 16, 32 (a warp), or B (a block per segment, CUB's scheme)
-// @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 0: each lane loads its own segment
-// @param LONG 64 (LANES < 32, STAGE = 0) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tile, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
+// @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 2 (LANES = 1 only): the warp copies its segments' whole span into a window of shared memory with cp.async (V elements of 4, 8 or 16 bytes a copy; 40 KB a block shared by its warps), and each lane reduces its own segment from there in reads of V elements; 0: each lane loads its own segment
+// @param LONG 64 (LANES < 32, STAGE = 0 or 2) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tile, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
 // seg_per.cu - one group of threads per segment (unit 2: a tile is B / LANES segments), the
@@ -34,7 +34,23 @@
 // buffer. Reads of the buffer stay inside it for any offsets (each lane clips its segment to
 // the chunk), and the loads stay inside [0, n) since sc_off clamps offsets to n.
 //
-// LONG > 0 (LANES < 32, STAGE = 0): in the block's last tile (its only one: the plan's grid
+// STAGE = 2 (LANES = 1): STAGE = 1's chunks of 32*V elements leave each lane idle wherever
+// the chunk holds none of its segment, and a lane that loads its own segment (STAGE = 0) makes
+// each load of the warp touch 32 cache lines. Here the warp copies the span of its 32
+// segments, from the multiple of V at or below lane 0's start to the largest end, into its
+// window of shared memory (40 KB / (B/32) bytes: 1280 f32 with B = 256, so the 32 segments of
+// 10 to 50 elements fit at once) with cp.async, V elements (4, 8 or 16 bytes) a copy, all in
+// flight together and no registers held (the last part-vector at the span's end by plain
+// loads); then each lane reduces its segment's part in the window in order: element by element
+// up to a multiple of V, then V at a time in one shared-memory read, then the rest. A span
+// longer than the window is copied a window at a time. Reads stay in [0, n): every copy is of
+// whole V-vectors below the span's end (V > 1 needs `in` aligned to V elements, as for the
+// other V), and a lane's part is clipped to the window. With LONG > 0, a warp any of whose
+// segments is longer than LONG * V elements loads its segments directly, as with STAGE = 0,
+// and leaves the long ones to the block (LONG): copied, a segment of 10^6 elements would hold
+// its warp for hundreds of windows (13 ms at n = 30 * 2^20 on the heavy profile, H200).
+//
+// LONG > 0 (LANES < 32, STAGE = 0 or 2): in the block's last tile (its only one: the plan's grid
 // is one block per tile), a group whose segment is longer than LONG rounds runs no rounds for
 // it; the warp's ballot of such groups goes to shared memory, and after the loop one
 // __syncthreads_or says whether the block has any. If so, the block reduces them one after the
@@ -81,13 +97,17 @@ static_assert(RT_B >= 32 && RT_B <= 1024 && RT_B % 32 == 0, "seg_per: B must be 
 static_assert(RT_LANES == RT_B || (RT_LANES >= 1 && RT_LANES <= 32 && (RT_LANES & (RT_LANES - 1)) == 0),
               "seg_per: LANES must be 1, 2, 4, 8, 16, 32 or B");
 static_assert(RT_V >= 1 && RT_V <= 16, "seg_per: V must be in 1..16");
-static_assert(RT_STAGE == 0 || (RT_STAGE == 1 && RT_LANES == 1), "seg_per: STAGE=1 needs LANES=1");
+static_assert(RT_STAGE == 0 || ((RT_STAGE == 1 || RT_STAGE == 2) && RT_LANES == 1),
+              "seg_per: STAGE is 0, or 1 or 2 with LANES=1");
 static_assert(RT_LONG >= 0 && RT_LONG <= (1 << 24), "seg_per: LONG must be in 0..2^24");
 
 #define PER_BLOCK (RT_LANES == RT_B && RT_B > 32)        /* a block per segment */
 #define PER_L (PER_BLOCK ? 32 : RT_LANES)                /* lanes that share a shuffle tree */
 #define PER_SEGS (RT_B / RT_LANES)                       /* segments per tile */
-#define PER_ESC (RT_LONG > 0 && PER_L < 32 && !RT_STAGE)    /* long segments go to the block */
+#define PER_ESC (RT_LONG > 0 && PER_L < 32 && RT_STAGE != 1) /* long segments go to the block */
+#if RT_STAGE == 2
+#define PER_WIN (40 * 1024 / (RT_B / 32) / (RT_V * sizeof(rt_value_t)) * RT_V)   /* elements a window */
+#endif
 #if defined(RT_TYPE_F64) || defined(RT_TYPE_I64) || defined(RT_TYPE_U64)
 #define PER_VSIZE 8                                       /* sizeof(rt_value_t), for #if */
 #elif defined(RT_TYPE_F16) || defined(RT_TYPE_BF16)
@@ -97,7 +117,7 @@ static_assert(RT_LONG >= 0 && RT_LONG <= (1 << 24), "seg_per: LONG must be in 0.
 #else
 #define PER_VSIZE 4
 #endif
-#if PER_ESC && RT_V * PER_VSIZE <= 32
+#if PER_ESC && RT_V * PER_VSIZE <= 32 && RT_STAGE != 2
 #define PER_BOUNDS __launch_bounds__(RT_B, 2048 / RT_B)   /* see LONG */
 #else
 #define PER_BOUNDS __launch_bounds__(RT_B)
@@ -122,7 +142,7 @@ static __device__ __forceinline__ unsigned long long per_warp_max(unsigned long 
 }
 #endif
 
-#if !RT_STAGE
+#if RT_STAGE != 1
 /* A lane's VV consecutive elements base.. (those below hi) in order: one aligned vector load
  * (sc_ldv, base a multiple of VV; the streaming hint with STREAM) where all VV are there, else
  * one load each. */
@@ -173,6 +193,86 @@ static __device__ __forceinline__ rt_acc_t per_group(const rt_value_t *__restric
         if (PER_L > 1)
             v = co_warp_tree<PER_L>(v);
         acc = rt_combine(acc, v);
+    }
+    return acc;
+}
+#endif
+
+#if RT_STAGE == 2
+/* VB bytes (4, 8 or 16; both addresses aligned to them) from global to shared memory: one
+ * cp.async on sm_80 and later (16 bytes through L2 only), else a load and a store. */
+template <unsigned int VB>
+static __device__ __forceinline__ void per_copy(void *dst, const void *src)
+{
+#if __CUDA_ARCH__ >= 800
+    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
+    if constexpr (VB == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" : : "r"(d), "l"(__cvta_generic_to_global(src))
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
+                     : : "r"(d), "l"(__cvta_generic_to_global(src)), "n"(VB) : "memory");
+#else
+    typedef typename sc_pick<VB == 16, uint4, typename sc_pick<VB == 8, uint2, unsigned int>::type>::type vt;
+    *(vt *)dst = *(const vt *)src;
+#endif
+}
+
+/* Every cp.async this thread issued has landed (visible to the warp after a __syncwarp). */
+static __device__ __forceinline__ void per_copy_wait()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" : : : "memory");
+#endif
+}
+
+/* RT_V values from shared memory at p (aligned to VB bytes) in one read. */
+template <unsigned int VB>
+static __device__ __forceinline__ void per_read(const rt_value_t *p, rt_value_t (&x)[RT_V])
+{
+    typedef typename sc_pick<VB == 16, uint4, typename sc_pick<VB == 8, uint2, unsigned int>::type>::type vt;
+    const vt v = *(const vt *)p;
+    memcpy(x, &v, VB);
+}
+
+/* STAGE = 2: lane's segment [lo, hi) reduced from the warp's window 'win' of shared memory,
+ * the warp's span [lane 0's lo rounded down to V, the largest hi) copied into it a window at
+ * a time by cp.async. All 32 lanes of the warp call it. */
+static __device__ __forceinline__ rt_acc_t per_window(const rt_value_t *__restrict__ in, unsigned long long lo,
+                                                      unsigned long long hi, rt_value_t *win, unsigned int lane)
+{
+    constexpr unsigned int VB = RT_V * sizeof(rt_value_t);
+    const unsigned long long wlo = __shfl_sync(SC_FULL, lo, 0) / RT_V * RT_V;
+    const unsigned long long whi = per_warp_max(hi);
+    rt_acc_t acc = rt_identity();
+    for (unsigned long long w0 = wlo; w0 < whi; w0 += PER_WIN) {
+        const unsigned int len = whi - w0 < PER_WIN ? (unsigned int)(whi - w0) : PER_WIN;
+        const unsigned int nv = len / RT_V;                            /* whole vectors */
+        for (unsigned int q = lane; q < nv; q += 32)
+            per_copy<VB>(win + q * RT_V, in + w0 + q * RT_V);
+        if (lane == 0)
+            for (unsigned int i = nv * RT_V; i < len; i++)
+                win[i] = in[w0 + i];
+        per_copy_wait();
+        __syncwarp();
+        const unsigned long long a = max(lo, w0), b = min(hi, w0 + len);
+        if (a < b) {
+            unsigned int i = (unsigned int)(a - w0);
+            const unsigned int e = (unsigned int)(b - w0);
+            const unsigned int h = min(e, (i + RT_V - 1) / RT_V * RT_V);
+            for (; i < h; i++)
+                acc = rt_combine(acc, rt_lift(win[i], w0 + i));
+            for (; i + RT_V <= e; i += RT_V) {
+                rt_value_t x[RT_V];
+                per_read<VB>(win + i, x);
+#pragma unroll
+                for (unsigned int k = 0; k < RT_V; k++)
+                    acc = rt_combine(acc, rt_lift(x[k], w0 + i + k));
+            }
+            for (; i < e; i++)
+                acc = rt_combine(acc, rt_lift(win[i], w0 + i));
+        }
+        __syncwarp();   /* the next window overwrites this one */
     }
     return acc;
 }
@@ -259,7 +359,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         }
         __syncthreads();   /* s_part is rewritten by the next segment */
     }
-#elif RT_STAGE
+#elif RT_STAGE == 1
     constexpr unsigned int CHUNK = 32 * RT_V;
     __shared__ rt_value_t s_buf[RT_B / 32][CHUNK];
     rt_value_t *buf = s_buf[tid / 32];
@@ -292,6 +392,11 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     }
 #else
     const unsigned int g = tid % PER_L;
+#if RT_STAGE == 2
+    static_assert(RT_V * sizeof(rt_value_t) == 4 || RT_V * sizeof(rt_value_t) == 8 || RT_V * sizeof(rt_value_t) == 16,
+                  "seg_per: STAGE=2 needs V elements of 4, 8 or 16 bytes");
+    __shared__ __align__(16) rt_value_t s_win[RT_B / 32][PER_WIN];
+#endif
 #if PER_ESC
     __shared__ unsigned int s_long[RT_B / 32];   /* per warp: the lanes whose group left its segment */
     __shared__ rt_acc_t s_part[RT_B / 32];
@@ -316,6 +421,15 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         last_lng = lng;
 #else
         const bool lng = false;
+        const unsigned int bal = 0;
+#endif
+#if RT_STAGE == 2
+        if (bal == 0) {   /* no long segment in the warp: its span through the window */
+            const rt_acc_t v = per_window(in, lo, hi, s_win[tid / 32], tid % 32);
+            if (s < nseg)
+                out[s] = rt_seg_out(v);
+            continue;
+        }
 #endif
         unsigned long long rounds = (hi - lo + PER_L * RT_V - 1) / (PER_L * RT_V);
         if (PER_L > 1)

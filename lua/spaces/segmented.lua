@@ -114,6 +114,13 @@ return {
     constraint = function(c, dev, case)
       return fits(c, dev) and c.B * c.V * case.type_size <= SMEM
     end },
+  -- A thread per segment with the warp's whole span copied into shared memory by cp.async
+  -- (40 KB a block), each lane reading its segment from there V elements at a time.
+  { family = "seg_per",
+    params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8} },
+    constraint = function(c, dev, case)
+      return fits(c, dev) and (c.V * case.type_size == 16 or c.V * case.type_size == 8)
+    end },
 
   -- The paper's families on owner arrays (keys): Matrix and Persistent Matrix, TB2 and
   -- TB4-warp at the paper's shapes and one larger data-block each, and DiffWarps.

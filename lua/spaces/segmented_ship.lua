@@ -47,4 +47,11 @@ return {
     constraint = function(c, dev, case)
       return c.B * c.V * case.type_size <= 44 * 1024
     end },
+  -- Offsets: a thread per segment, the warp's whole span copied into shared memory by
+  -- cp.async (short segments of unequal length).
+  { family = "seg_per",
+    params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8} },
+    constraint = function(c, dev, case)
+      return c.V * case.type_size == 16
+    end },
 }
