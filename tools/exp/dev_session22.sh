@@ -15,8 +15,25 @@
 #           (PER_U): build/seg_harness --quick --only seg_per, then redtune_bench --segmented
 #           offsets for rand10_50, len3 and len1, min and sum, f32 and f64, at 2^24 and 30M,
 #           the bench of cc73405 (build/bench_before, a worktree's build) against this one,
-#           A B A B (tools/exp/seg_ab.py).
-step=${1:?step: pack, stage2, batch}
+#           A B A B (tools/exp/seg_ab.py). Run 2; 1.08x slower (spills under LONG's launch
+#           bounds), not kept.
+#   win     seg_per STAGE=2 as kept: the warp's span copied into a shared window by cp.async,
+#           each lane reading its segment from there: build/seg_harness --quick --only
+#           seg_per, the C GPU tests 'seg_RT_MIN_RT_F*' and 'seg_order_kept', then
+#           tools/exp/stage2_space.lua tuned for min f32 (rand10_50, len3, len1, heavy,
+#           len1000 at 30M), each variant's best per case. Run 3.
+#   win2    the same with LONG (a warp with a long segment loads directly, the block takes
+#           the long ones): the harness, the C GPU tests 'seg_RT_MIN_*', 'seg_order_kept',
+#           'seg_per_long_unaligned', 'seg_types_builtin'; stage2_space.lua for rand10_50 and
+#           heavy (min f32); the shipped space for rand10_50 at 2^22 and 30M (min, sum, max
+#           f32; min, sum f64; min i32) into build/ship.db, its H200 rows merged into the
+#           committed database (redtune merge), then redtune_bench --segmented offsets for
+#           rand10_50 and len3 (min, sum x f32, f64 at 30M) with the committed database and
+#           the merge, A B A B. Run 4.
+#   final   the shipped database refreshed for the new template text: 'api_gpu_seg*', then
+#           the C GPU tests of the segmented families that run 4 left out ('seg_RT_*' for
+#           sum, argmax, max, argmin, prod; 'seg_all_nan*').
+step=${1:?step: pack, stage2, batch, win, win2, final}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c22 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+bench_before/redtune_bench}"
@@ -67,6 +84,56 @@ batch)
     echo "seg_harness --quick --only seg_per: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
     grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
     seg_one 110 offsets --profiles rand10_50,len3,len1 --ops min,sum --types f32,f64 --sizes 2^24,30M ;;
+win)
+    t0=$(date +%s)
+    timeout 100 build/seg_harness --quick --only seg_per > "$L/harness.log" 2>&1
+    echo "seg_harness --quick --only seg_per: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
+    grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
+    tests 'seg_RT_MIN_RT_F*' 60
+    tests 'seg_order_kept' 60
+    seg_tune st3 240 tools/exp/stage2_space.lua rand10_50,len3,len1,heavy,len1000 min:f32 ;;
+win2)
+    t0=$(date +%s)
+    timeout 100 build/seg_harness --quick --only seg_per > "$L/harness.log" 2>&1
+    echo "seg_harness --quick --only seg_per: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
+    grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
+    tests 'seg_RT_MIN_*' 90
+    tests 'seg_order_kept' 40
+    tests 'seg_per_long_unaligned' 30
+    tests 'seg_types_builtin' 60
+    seg_tune st4 70 tools/exp/stage2_space.lua rand10_50,heavy min:f32
+    # The shipped space (with STAGE=2) for rand10_50 at 2^22 and 30M, merged into the
+    # database the bench reads: the committed database against the merge, A B A B.
+    for c in min:f32 sum:f32 max:f32 min:f64 sum:f64 min:i32; do
+        set -- ${c//:/ }
+        t0=$(date +%s)
+        timeout 45 build/redtune --device 0 --op "$1" --type "$2" --segmented offsets \
+            --space lua/spaces/segmented_ship.lua --profiles rand10_50 --sizes 2^22,30M --seed 7 \
+            --db build/ship.db > "$L/ship_$1_$2.log" 2>&1
+        echo "redtune ship rand10_50 --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    dship ship H200
+    grep -i 'offsets' "$L/ship_best.txt" >> "$S"
+    python3 tools/ship_into_row.py "$OUT/ship_ship.db" "$T" 8b59dd2a77fc5356c5b5d639fc1cc192 \
+        -o "$OUT/ship_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/ship_into.db" -o build/merged.db --force >> "$S" 2>&1
+    for r in 1 2; do
+        for v in shipped merged; do
+            d=$T; [ $v = merged ] && d=build/merged.db
+            timeout 60 build/bench/redtune_bench --db "$d" --segmented offsets --profiles rand10_50,len3 \
+                --ops min,sum --types f32,f64 --sizes 30M --regimes cold --csv "$L/segm_${v}_$r.csv" \
+                > "$L/segm_${v}_$r.log" 2>&1
+            echo "bench $v run $r: exit $?" >> "$S"
+        done
+    done
+    python3 tools/exp/seg_ab.py "$L" shipped merged m >> "$S" 2>&1
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+final)
+    tests 'api_gpu_seg*' 80
+    for f in SUM ARGMAX MAX ARGMIN PROD; do
+        tests "seg_RT_${f}_*" 70
+    done
+    tests 'seg_all_nan*' 40 ;;
 stage2)
     tests 'seg_*' 200
     t0=$(date +%s)
