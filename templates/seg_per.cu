@@ -421,7 +421,8 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         last_lng = lng;
 #else
         const bool lng = false;
-        const unsigned int bal = 0;
+        const unsigned int bal = 0;   /* STAGE = 2 takes the window for every warp */
+        (void)bal;
 #endif
 #if RT_STAGE == 2
         if (bal == 0) {   /* no long segment in the warp: its span through the window */
