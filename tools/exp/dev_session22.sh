@@ -32,8 +32,11 @@
 #           the merge, A B A B. Run 4.
 #   final   the shipped database refreshed for the new template text: 'api_gpu_seg*', then
 #           the C GPU tests of the segmented families that run 4 left out ('seg_RT_*' for
-#           sum, argmax, max, argmin, prod; 'seg_all_nan*').
-step=${1:?step: pack, stage2, batch, win, win2, final}
+#           sum, argmax, max, argmin, prod; 'seg_all_nan*'). Run 5.
+#   shiph100  not run (no H100 was lent): the shipped space for rand10_50 tuned on an H100,
+#           merged into the H100's offsets row, and benched against the committed database
+#           (rand10_50, len3, one, len1000; min, sum x f32, f64 at 2^20 and 30M), A B A B.
+step=${1:?step: pack, stage2, batch, win, win2, final, shiph100}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c22 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+bench_before/redtune_bench}"
@@ -134,6 +137,35 @@ final)
         tests "seg_RT_${f}_*" 70
     done
     tests 'seg_all_nan*' 40 ;;
+shiph100)
+    # For the next H100: the shipped space (with STAGE=2) for rand10_50 at the sizes the H100's
+    # offsets row holds (2^20, 30M), every operator and type it holds, into that row
+    # (uuid 2e956071..., the row with every offsets profile), then the bench's offsets table,
+    # committed database against the merge, A B A B, and the goal lines.
+    for c in min:f32 max:f32 sum:f32 min:f64 max:f64 sum:f64 min:i32 max:i32 sum:i32; do
+        set -- ${c//:/ }
+        t0=$(date +%s)
+        timeout 45 build/redtune --device 0 --op "$1" --type "$2" --segmented offsets \
+            --space lua/spaces/segmented_ship.lua --profiles rand10_50 --sizes 2^20,30M --seed 7 \
+            --db build/ship.db > "$L/ship_$1_$2.log" 2>&1
+        echo "redtune ship rand10_50 --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    dship ship H100
+    grep -i 'offsets' "$L/ship_best.txt" >> "$S"
+    python3 tools/ship_into_row.py "$OUT/ship_ship.db" "$T" 2e956071d0b02214c4c501b293bccefc \
+        -o "$OUT/ship_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/ship_into.db" -o build/merged.db --force >> "$S" 2>&1
+    for r in 1 2; do
+        for v in shipped merged; do
+            d=$T; [ $v = merged ] && d=build/merged.db
+            timeout 90 build/bench/redtune_bench --db "$d" --segmented offsets \
+                --profiles rand10_50,len3,one,len1000 --ops min,sum --types f32,f64 \
+                --sizes 2^20,30M --regimes cold --csv "$L/segm_${v}_$r.csv" > "$L/segm_${v}_$r.log" 2>&1
+            echo "bench $v run $r: exit $?" >> "$S"
+        done
+    done
+    python3 tools/exp/seg_ab.py "$L" shipped merged m >> "$S" 2>&1
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
 stage2)
     tests 'seg_*' 200
     t0=$(date +%s)
