@@ -86,8 +86,22 @@ static const char *const layout_names[NLAYOUTS] = {LAYOUT, "keys", "offsets", "a
  * 'layout' into c->rows, from the device row nearest this GPU (c->dev, c->level); no row
  * anywhere leaves c->nrows 0. With 'known', rows of a family this library does not know are
  * dropped (a sibling's: their stored unit would be the sibling's own code). */
+static int read_choice_band(rt_ctx *ctx, int layout, rt_op op, const char *on,
+                            const optype_ts *ts, int known, const double *band, choice *c,
+                            rt_err *e);
+
 static int read_choice(rt_ctx *ctx, int layout, rt_op op, const char *on, const optype_ts *ts,
                        int known, choice *c, rt_err *e)
+{
+    return read_choice_band(ctx, layout, op, on, ts, known, NULL, c, e);
+}
+
+/* read_choice, and with 'band' (segmented layouts) from the device row nearest this GPU that
+ * has a winner whose mean segment length lies in [band[0], band[1]] (all its rows of the
+ * layout then). */
+static int read_choice_band(rt_ctx *ctx, int layout, rt_op op, const char *on,
+                            const optype_ts *ts, int known, const double *band, choice *c,
+                            rt_err *e)
 {
     /* The database keys its winners by (op, element type, accumulator, result): schema
      * version 3; a version 2 file reads as accumulator = result = type. */
@@ -97,8 +111,10 @@ static int read_choice(rt_ctx *ctx, int layout, rt_op op, const char *on, const 
     int axis_kind = layout == API_AXIS_ROWS ? 1 : layout == API_AXIS_COLS ? 0 : -1;
     c->nrows = 0;
     c->oom = 0;
-    int rc = store_find_device_kind(ctx->db, &ctx->dev, on, tn, an, rn, layout_names[layout],
-                                    axis_kind, HOT, &c->dev, e);
+    int rc = band ? store_find_device_mean(ctx->db, &ctx->dev, on, tn, an, rn,
+                                           layout_names[layout], HOT, band[0], band[1], &c->dev, e)
+                  : store_find_device_kind(ctx->db, &ctx->dev, on, tn, an, rn,
+                                           layout_names[layout], axis_kind, HOT, &c->dev, e);
     if (rc == RT_ENOTFOUND) {
         rt_clearerr(e);
         return RT_OK;
@@ -184,6 +200,43 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     }
     c->level = c->nrows ? c->dev.level : LEVEL_BUILTIN;
     c->resolved = 1;
+    return RT_OK;
+}
+
+/* A segmented call's lengths far from every mean of the chosen row's winners (api_seg.c):
+ * the winners of the device row nearest this GPU that has one with a mean length in
+ * [mlo, mhi], read once per (layout, op, spec, mean bucket mb) and kept in ctx->mean_choices
+ * until rt_close. *out = NULL when there is none, when it is 'c''s own device row, or when
+ * 'c' is not a plain answer (a sibling's or the {value, index} result's winners, a user
+ * operator's): then 'c' stands. Caller holds ctx->lock. */
+int api_get_choice_mean(rt_ctx *ctx, int layout, rt_op op, rt_type type, const choice *c,
+                        int mb, double mlo, double mhi, choice **out, rt_err *e)
+{
+    optype_ts ts;
+    *out = NULL;
+    if (c->has_kin || c->from_pair || api_user_of(ctx, op) || optype_resolve(op, type, &ts, NULL, 0))
+        return RT_OK;
+    mean_choice *m;
+    for (m = ctx->mean_choices; m; m = m->next)
+        if (m->layout == layout && m->op == op && m->slot == ts.slot && m->mb == mb)
+            break;
+    if (!m) {
+        if (!(m = calloc(1, sizeof *m)))
+            return rt_seterr(e, RT_ENOMEM, "out of memory");
+        *m = (mean_choice){ctx->mean_choices, layout, op, ts.slot, mb, {0}};
+        const double band[2] = {mlo, mhi};
+        int rc = read_choice_band(ctx, layout, op, api_opname(ctx, op), &ts, 0, band, &m->c, e);
+        if (rc != RT_OK) {
+            free(m->c.rows);
+            free(m);
+            return rc;
+        }
+        m->c.level = m->c.nrows ? m->c.dev.level : LEVEL_BUILTIN;
+        m->c.resolved = m->c.by_mean = 1;
+        ctx->mean_choices = m;
+    }
+    if (m->c.nrows && m->c.dev.id != c->dev.id)
+        *out = &m->c;
     return RT_OK;
 }
 

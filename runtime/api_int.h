@@ -84,7 +84,18 @@ typedef struct choice {
                               operator has none of its own for this GPU or a similar one */
     rt_op kin;             /* that sibling */
     int from_pair;         /* RT_RESULT_INDEX: the rows are the {value, index} result's */
+    int by_mean;           /* api_get_choice_mean's: the row with a winner near a mean length */
 } choice;
+
+/* The winners for segmented lengths that the chosen row's winners are all far from
+ * (api_get_choice_mean), by (layout, op, spec slot, mean bucket). */
+typedef struct mean_choice {
+    struct mean_choice *next;
+    int layout;
+    rt_op op;
+    int slot, mb;
+    choice c;
+} mean_choice;
 
 /* What runs for one (op, type, bucket). Immutable once published. */
 typedef struct decision {
@@ -184,6 +195,7 @@ struct rt_ctx {
     atomic_int nuops;
     decision *decisions;
     struct seg_decision *seg_decisions;   /* segmented choices, under 'lock' */
+    mean_choice *mean_choices;      /* api_get_choice_mean's answers, under 'lock' */
     _Atomic(axis_decision *) axis_decisions;   /* axis choices (api_axis.c) */
     CUmodule check_mod[2][2];             /* seg_check by layout and offset width */
     CUfunction check_fn[2][2];
@@ -234,6 +246,12 @@ int api_check_pointers(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type
 
 /* api_choose.c: the database's answer per (layout, op, type). */
 int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e);
+int api_get_choice_mean(rt_ctx *ctx, int layout, rt_op op, rt_type type, const choice *c,
+                        int mb, double mlo, double mhi, choice **out, rt_err *e);
+/* api_seg.c: a segmented case's winner (NULL: the built-in default) and the answer it came
+ * from, for n in size bucket nb and mean length bucket mb (caller holds ctx->lock). */
+int api_seg_pick(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned nb, int mb,
+                 int skewed, const choice **c, const best_entry **row, rt_err *e);
 /* api_kernel.c: loading. */
 int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
                       int builtin, kernel **out, rt_err *e);

@@ -45,6 +45,38 @@ static const best_entry *pick_seg(const choice *c, unsigned nb, int mb, int skew
     return best;
 }
 
+/* The winner for (n in [2^nb, 2^(nb+1)), mean length bucket mb): pick_seg among the answer of
+ * the device row nearest this GPU; when that row's nearest winner has a mean length more than
+ * a factor of about 2 from the call's ([2^(mb/2 - 1), 2^(mb/2 + 1.5)]: a row tuned for other
+ * profiles only, as after `redtune --segmented ... --profiles rand10_50` on this GPU), the
+ * winners of the nearest row that has one in that band (api_get_choice_mean), as the rows of
+ * identical GPUs complete sizes (docs/api.md). *row NULL: the built-in default. */
+int api_seg_pick(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned nb, int mb,
+                 int skewed, const choice **cp, const best_entry **row, rt_err *e)
+{
+    choice *c, *near;
+    int rc;
+    *cp = NULL;
+    *row = NULL;
+    if ((rc = api_get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
+        return rc;
+    *cp = c;
+    if (c->level == LEVEL_BUILTIN || !(*row = pick_seg(c, nb, mb, skewed)))
+        return RT_OK;
+    const double mlo = exp2(mb / 2.0 - 1), mhi = exp2(mb / 2.0 + 1.5);
+    const double m = (*row)->seg_mean > 0 ? (*row)->seg_mean : 1;
+    if (m >= mlo && m <= mhi)
+        return RT_OK;
+    if ((rc = api_get_choice_mean(ctx, layout, op, type, c, mb, mlo, mhi, &near, e)) != RT_OK)
+        return rc;
+    const best_entry *r = near ? pick_seg(near, nb, mb, skewed) : NULL;
+    if (r) {
+        *cp = near;
+        *row = r;
+    }
+    return RT_OK;
+}
+
 /* A config from a family and a "NAME=V ..." string, with LAYOUT/OFF64 set, when the
  * pointers are not 16-byte aligned V = 1 (vector loads need alignment), and for 'uniform'
  * lengths (RT_SEG_UNIFORM) LONG = 0 (seg_per without its long-segment list). *changed = 1
@@ -119,14 +151,14 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
                        aligned ? "" : ", unaligned pointers");
         goto done;
     }
-    choice *c;
+    const choice *c;
     kernel *k = NULL;
     const best_entry *row = NULL;
     rt_config cfg;
     int changed = 0;
-    if ((rc = api_get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
+    if ((rc = api_seg_pick(ctx, layout, op, type, nb, mb, skewed, &c, &row, e)) != RT_OK)
         goto done;
-    if (c->level != LEVEL_BUILTIN && (row = pick_seg(c, nb, mb, skewed)) != NULL) {
+    if (row) {
         if ((rc = seg_config(row->family, row->params, layout, off64, aligned, uniform, &cfg,
                              &changed, e)))
             goto done;
@@ -536,9 +568,11 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
         char from[1024], kin[512];
         if (d->row)
             snprintf(from, sizeof from, "tuned on %s at n = %lld, mean segment length %.1f: "
-                     "%.2f us%s; %s%s", d->c_name, d->row->n, d->row->seg_mean, d->row->median_us,
+                     "%.2f us%s; %s%s%s", d->c_name, d->row->n, d->row->seg_mean, d->row->median_us,
                      d->respecialized ? " (re-specialised here for the offset width, the "
                      "alignment or uniform lengths)" : "", d->c ? api_row_owner(d->c, d->row) : "?",
+                     d->c && d->c->by_mean ? ", taken for its mean length: the nearer row's "
+                     "winners are all more than a factor of 2 from this one" : "",
                      api_kin_note(ctx, d->c, d->row, op, kin, sizeof kin));
         else
             snprintf(from, sizeof from, "no tuned entry%s", d->skewed && d->level == LEVEL_BUILTIN

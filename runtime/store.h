@@ -169,6 +169,13 @@ int store_list_best_for_device_kind(store *s, long long device_id, const char *o
                                     int (*cb)(const store_best_row *row, void *arg),
                                     void *arg, rt_err *e);
 
+/* store_find_device_spec counting only the rows whose mean segment length lies in
+ * [mlo, mhi] (segmented layouts): the device row nearest 'd' with a winner for lengths like
+ * those of a call, when the row store_find_device_spec gives has none near them. */
+int store_find_device_mean(store *s, const rt_device *d, const char *op, const char *type,
+                           const char *acc, const char *result, const char *layout, int hot,
+                           double mlo, double mhi, store_device_match *m, rt_err *e);
+
 /* The two above with acc = result = type: the rows of the original operators. */
 int store_find_device(store *s, const rt_device *d, const char *op, const char *type,
                       const char *layout, int hot, store_device_match *m, rt_err *e);

@@ -194,9 +194,11 @@ int store_walk_best_rows(store *s, sqlite3_stmt *st, const char *what,
 #define LAYOUT_ANY(L) "(b.layout = " L " OR b.layout LIKE " L " || ':%') "
 #define LAYOUT_KIND(L, K) "(b.layout LIKE " L " || ':%' AND (b.layout GLOB '*x1') = " K ") "
 
-int store_find_device_kind(store *s, const rt_device *d, const char *op, const char *type,
-                           const char *acc, const char *result, const char *layout,
-                           int axis_kind, int hot, store_device_match *m, rt_err *e)
+/* store_find_device_kind, and with band (mlo, mhi) only rows whose mean segment length lies
+ * in [mlo, mhi] count (store_find_device_mean). */
+static int find_device(store *s, const rt_device *d, const char *op, const char *type,
+                       const char *acc, const char *result, const char *layout, int axis_kind,
+                       int hot, const double *band, store_device_match *m, rt_err *e)
 {
     /* Only rows of the same major architecture qualify; the level ranks them. */
 #define FIND_SQL(ACC, RESULT, LAYOUT)                                                         \
@@ -207,7 +209,7 @@ int store_find_device_kind(store *s, const rt_device *d, const char *op, const c
         "FROM best b JOIN devices d ON d.id = b.device_id "                                 \
         "WHERE b.op = ?1 AND b.type = ?2 AND " LAYOUT                                     \
         "AND b.hot = ?4 AND " ACC " = coalesce(?9, ?2) AND " RESULT " = coalesce(?10, ?2) " \
-        "AND d.cc_major = ?7 "                                                              \
+        "AND d.cc_major = ?7 AND (?13 IS NULL OR b.seg_mean BETWEEN ?13 AND ?14) "          \
         "GROUP BY d.id "                                                                    \
         "ORDER BY level, abs(d.sm_count - ?6), nbest DESC, own DESC, d.last_seen DESC, d.id " \
         "LIMIT 1"
@@ -231,7 +233,9 @@ int store_find_device_kind(store *s, const rt_device *d, const char *op, const c
         || sqlite3_bind_int(st, 7, d->cc_major) != SQLITE_OK
         || sqlite3_bind_int(st, 8, d->cc_minor) != SQLITE_OK
         || bind_text(st, 9, acc) != SQLITE_OK || bind_text(st, 10, result) != SQLITE_OK
-        || bind_text(st, 12, d->uuid[0] ? d->uuid : NULL) != SQLITE_OK) {
+        || bind_text(st, 12, d->uuid[0] ? d->uuid : NULL) != SQLITE_OK
+        || (band && (sqlite3_bind_double(st, 13, band[0]) != SQLITE_OK
+                     || sqlite3_bind_double(st, 14, band[1]) != SQLITE_OK))) {
         rc = store_fail(s, "find device", e);
         goto done;
     }
@@ -251,18 +255,35 @@ int store_find_device_kind(store *s, const rt_device *d, const char *op, const c
         goto done;
     }
     if (!found) {
-        char tt[64];
+        char tt[64], bt[96] = "";
+        if (band)
+            snprintf(bt, sizeof bt, " with a mean segment length in [%g, %g]", band[0], band[1]);
         rc = rt_seterr(e, RT_ENOTFOUND, "%s: no device of compute capability %d.x has a "
-                       "winner for %s %s %s%s %s", store_path(s), d->cc_major, op,
+                       "winner for %s %s %s%s %s%s", store_path(s), d->cc_major, op,
                        store_type_text(type, acc, result, tt, sizeof tt), layout,
                        axis_kind < 0 ? "" : axis_kind ? " (inner == 1)" : " (inner > 1)",
-                       hot ? "hot" : "cold");
+                       hot ? "hot" : "cold", bt);
     }
 done:
     sqlite3_finalize(st);
     if (rc != RT_OK)
         memset(m, 0, sizeof *m);
     return rc;
+}
+
+int store_find_device_kind(store *s, const rt_device *d, const char *op, const char *type,
+                           const char *acc, const char *result, const char *layout,
+                           int axis_kind, int hot, store_device_match *m, rt_err *e)
+{
+    return find_device(s, d, op, type, acc, result, layout, axis_kind, hot, NULL, m, e);
+}
+
+int store_find_device_mean(store *s, const rt_device *d, const char *op, const char *type,
+                           const char *acc, const char *result, const char *layout, int hot,
+                           double mlo, double mhi, store_device_match *m, rt_err *e)
+{
+    const double band[2] = {mlo, mhi};
+    return find_device(s, d, op, type, acc, result, layout, -1, hot, band, m, e);
 }
 
 int store_find_device_spec(store *s, const rt_device *d, const char *op, const char *type,

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -649,6 +650,95 @@ static void api_choice_takes_a_sibling(void **state)
     api_util_remove_dir(dir);
 }
 
+/* A segmented winner of min f32 (seg_per) at n with mean segment length 'mean'. */
+static void put_seg_best(store *s, long long dev, const char *hash, const char *layout,
+                         long long n, double mean, double us)
+{
+    rt_err e;
+    assert_int_equal(store_put_kernel(s, hash, "seg_per", "LAYOUT=2 B=256 LANES=1 V=4",
+                                      "// @plan segmented\n", &e), RT_OK);
+    store_measurement m = {dev, 0, hash, "min", "f32", layout, n, 0, "ok", "", us, us, us, 10,
+                           1.0, 0.5, 1, 1, (long long)(n / mean), mean, 0, NULL, NULL};
+    assert_int_equal(store_put_measurement(s, &m, &e), RT_OK);
+    assert_int_equal(store_update_best(s, dev, "min", "f32", layout, n, 0, &e), RT_OK);
+}
+
+/* The choices a test made on a bare context, freed. */
+static void free_choices(rt_ctx *ctx)
+{
+    for (int l = 0; l < NLAYOUTS; l++)
+        for (int o = 0; o < NOPS; o++) {
+            if (!ctx->choices[l][o])
+                continue;
+            for (int t = 0; t < OPTYPE_SLOTS; t++)
+                free(ctx->choices[l][o][t].rows);
+            free(ctx->choices[l][o]);
+        }
+    while (ctx->mean_choices) {
+        mean_choice *m = ctx->mean_choices;
+        ctx->mean_choices = m->next;
+        free(m->c.rows);
+        free(m);
+    }
+}
+
+/* A segmented call whose mean length is far (more than a factor of about 2) from every
+ * winner of the row nearest this GPU takes the nearest row that has a winner near it
+ * (api_seg_pick): here this H200's row holds only rand10_50 (as after `redtune --segmented
+ * offsets --profiles rand10_50` on it), and a mean of 3 or 1000 takes the H100's row; a mean
+ * near 30 keeps this GPU's own winner, and a mean no row is near keeps the nearest. */
+static void api_seg_completes_by_mean(void **state)
+{
+    (void)state;
+    char dir[64], db[128];
+    rt_err e;
+    store *s = fresh_store(dir, db, sizeof db);
+    long long me = api_util_put_device(s, "NVIDIA H200", "u0", 9, 0, 132);
+    long long other = api_util_put_device(s, "NVIDIA H100 80GB HBM3", "u1", 9, 0, 132);
+    put_seg_best(s, me, "h200_rand", "offsets:rand10_50", 1 << 20, 30.0, 5.0);
+    put_seg_best(s, other, "h100_rand", "offsets:rand10_50", 1 << 20, 30.0, 8.0);
+    put_seg_best(s, other, "h100_len3", "offsets:len3", 1 << 20, 3.0, 9.0);
+    put_seg_best(s, other, "h100_long", "offsets:len1000", 1 << 20, 1000.0, 4.0);
+    store_close(s);
+    s = NULL;
+    assert_int_equal(store_open(db, STORE_READ, &s, &e), RT_OK);
+    rt_ctx *ctx = calloc(1, sizeof *ctx);
+    assert_non_null(ctx);
+    ctx->db = s;
+    snprintf(ctx->dev.name, sizeof ctx->dev.name, "NVIDIA H200");
+    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
+    ctx->dev.cc_major = 9;
+    ctx->dev.sm_count = 132;
+    struct { double mean; const char *hash; int by_mean, level; } want[] = {
+        {30.0, "h200_rand", 0, STORE_MATCH_EXACT},
+        {40.0, "h200_rand", 0, STORE_MATCH_EXACT},   /* within the band: its own */
+        {3.0, "h100_len3", 1, STORE_MATCH_CC},
+        {2.0, "h100_len3", 1, STORE_MATCH_CC},
+        {1000.0, "h100_long", 1, STORE_MATCH_CC},
+        {200.0, "h200_rand", 0, STORE_MATCH_EXACT},  /* no row near 200: the nearest stays */
+        {3.0, "h100_len3", 1, STORE_MATCH_CC},       /* again: the answer kept */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const choice *c = NULL;
+        const best_entry *row = NULL;
+        int mb = want[i].mean > 1 ? (int)floor(2 * log2(want[i].mean)) : 0;
+        assert_int_equal(api_seg_pick(ctx, 2, RT_MIN, RT_F32, 20, mb, 0, &c, &row, &e), RT_OK);
+        assert_non_null(row);
+        if (strcmp(row->hash, want[i].hash) || c->by_mean != want[i].by_mean
+            || c->level != want[i].level)
+            fail_msg("mean %.0f: %s (by mean %d, level %d), want %s", want[i].mean, row->hash,
+                     c->by_mean, c->level, want[i].hash);
+    }
+    int kept = 0;
+    for (mean_choice *m = ctx->mean_choices; m; m = m->next)
+        kept++;
+    assert_int_equal(kept, 4);   /* mean buckets of 3, 2, 1000 and 200, each read once */
+    free_choices(ctx);
+    free(ctx);
+    store_close(s);
+    api_util_remove_dir(dir);
+}
+
 /* rt_explain's word on whose winner runs (api_row_owner): an identical GPU's row for a case
  * the chosen row lacks, else this GPU's own row, another GPU of this model, or another GPU
  * (a fallback level below the exact device). */
@@ -762,6 +852,7 @@ int test_api_db_group(void)
         cmocka_unit_test(api_row_owner_says_whose),
         cmocka_unit_test(api_siblings_are_of_the_same_cost),
         cmocka_unit_test(api_choice_takes_a_sibling),
+        cmocka_unit_test(api_seg_completes_by_mean),
     };
     return cmocka_run_group_tests_name("api_db", tests, NULL, NULL);
 }
