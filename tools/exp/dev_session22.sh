@@ -36,7 +36,10 @@
 #   shiph100  not run (no H100 was lent): the shipped space for rand10_50 tuned on an H100,
 #           merged into the H100's offsets row, and benched against the committed database
 #           (rand10_50, len3, one, len1000; min, sum x f32, f64 at 2^20 and 30M), A B A B.
-step=${1:?step: pack, stage2, batch, win, win2, final, shiph100}
+#   h200ship  not run (no device time left): run 4's H200 winners merged into the H200's row
+#           with the lookup that completes a row by mean length, 'api_gpu_seg*', and the
+#           bench's offsets profiles against the committed database, A B A B.
+step=${1:?step: pack, stage2, batch, win, win2, final, shiph100, h200ship}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c22 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+bench_before/redtune_bench}"
@@ -166,6 +169,26 @@ shiph100)
     done
     python3 tools/exp/seg_ab.py "$L" shipped merged m >> "$S" 2>&1
     sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+h200ship)
+    # For the next H200: run 4's winners (build/ship_ship.db: `tar -xzf
+    # bench/results/session22-2026-11-28/run4/all.tgz -C build ./ship_ship.db` before the
+    # call) in the H200's row, with the lookup that completes a row by mean length
+    # (api_seg_pick): 'api_gpu_seg*', then the bench's offsets profiles, committed database
+    # against the merge, A B A B; ship when no profile is slower.
+    python3 tools/ship_into_row.py build/ship_ship.db "$T" 8b59dd2a77fc5356c5b5d639fc1cc192 \
+        -o "$OUT/ship_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/ship_into.db" -o build/merged.db --force >> "$S" 2>&1
+    tests 'api_gpu_seg*' 80
+    for r in 1 2; do
+        for v in shipped merged; do
+            d=$T; [ $v = merged ] && d=build/merged.db
+            timeout 110 build/bench/redtune_bench --db "$d" --segmented offsets \
+                --profiles rand10_50,len3,len1,len1000,heavy --ops min,sum --types f32,f64 \
+                --sizes 30M --regimes cold --csv "$L/segm_${v}_$r.csv" > "$L/segm_${v}_$r.log" 2>&1
+            echo "bench $v run $r: exit $?" >> "$S"
+        done
+    done
+    python3 tools/exp/seg_ab.py "$L" shipped merged m >> "$S" 2>&1 ;;
 stage2)
     tests 'seg_*' 200
     t0=$(date +%s)
