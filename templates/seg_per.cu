@@ -9,7 +9,7 @@
 // @param OFF64 0 offsets are 32-bit (0) or 64-bit (1)
 // @param B 256 threads per block (multiple of 32, 32..1024)
 // @param LANES 32 threads per segment: 1, 2, 4, 8, 16, 32 (a warp), or B (a block per segment, CUB's scheme)
-// @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 2 (LANES = 1 only): the warp copies its segments' whole span into a window of shared memory with cp.async (V elements of 4, 8 or 16 bytes a copy; 40 KB a block shared by its warps), and each lane reduces its own segment from there in reads of V elements; 0: each lane loads its own segment
+// @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 2 (LANES = 1 only): the warp copies its segments' whole span into a window of shared memory with cp.async (V elements of 4, 8 or 16 bytes a copy, other widths by plain loads; 40 KB a block shared by its warps), and each lane reduces its own segment from there in reads of V elements; 0: each lane loads its own segment
 // @param LONG 64 (LANES < 32, STAGE = 0 or 2) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tile, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
@@ -39,7 +39,8 @@
 // each load of the warp touch 32 cache lines. Here the warp copies the span of its 32
 // segments, from the multiple of V at or below lane 0's start to the largest end, into its
 // window of shared memory (40 KB / (B/32) bytes: 1280 f32 with B = 256, so the 32 segments of
-// 10 to 50 elements fit at once) with cp.async, V elements (4, 8 or 16 bytes) a copy, all in
+// 10 to 50 elements fit at once) with cp.async, V elements (4, 8 or 16 bytes; other widths,
+// such as V = 1 of a 2-byte type for an unaligned pointer, by plain loads) a copy, all in
 // flight together and no registers held (the last part-vector at the span's end by plain
 // loads); then each lane reduces its segment's part in the window in order: element by element
 // up to a multiple of V, then V at a time in one shared-memory read, then the rest. A span
@@ -199,23 +200,28 @@ static __device__ __forceinline__ rt_acc_t per_group(const rt_value_t *__restric
 #endif
 
 #if RT_STAGE == 2
-/* VB bytes (4, 8 or 16; both addresses aligned to them) from global to shared memory: one
- * cp.async on sm_80 and later (16 bytes through L2 only), else a load and a store. */
+/* RT_V values (VB bytes, both addresses aligned to VB) from global to shared memory: one
+ * cp.async on sm_80 and later where VB is 4, 8 or 16 (16 bytes through L2 only), else plain
+ * loads and stores, a value at a time (V = 1 of a 1- or 2-byte type: the runtime's V for an
+ * unaligned pointer). */
 template <unsigned int VB>
-static __device__ __forceinline__ void per_copy(void *dst, const void *src)
+static __device__ __forceinline__ void per_copy(rt_value_t *dst, const rt_value_t *src)
 {
 #if __CUDA_ARCH__ >= 800
-    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
-    if constexpr (VB == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" : : "r"(d), "l"(__cvta_generic_to_global(src))
-                     : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
-                     : : "r"(d), "l"(__cvta_generic_to_global(src)), "n"(VB) : "memory");
-#else
-    typedef typename sc_pick<VB == 16, uint4, typename sc_pick<VB == 8, uint2, unsigned int>::type>::type vt;
-    *(vt *)dst = *(const vt *)src;
+    if constexpr (VB == 16 || VB == 8 || VB == 4) {
+        const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
+        if constexpr (VB == 16)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                         : : "r"(d), "l"(__cvta_generic_to_global(src)) : "memory");
+        else
+            asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
+                         : : "r"(d), "l"(__cvta_generic_to_global(src)), "n"(VB) : "memory");
+        return;
+    }
 #endif
+#pragma unroll
+    for (unsigned int k = 0; k < RT_V; k++)
+        dst[k] = src[k];
 }
 
 /* Every cp.async this thread issued has landed (visible to the warp after a __syncwarp). */
@@ -226,13 +232,20 @@ static __device__ __forceinline__ void per_copy_wait()
 #endif
 }
 
-/* RT_V values from shared memory at p (aligned to VB bytes) in one read. */
+/* RT_V values from shared memory at p (aligned to VB bytes): one read where VB is 4, 8 or 16,
+ * else a value at a time. */
 template <unsigned int VB>
 static __device__ __forceinline__ void per_read(const rt_value_t *p, rt_value_t (&x)[RT_V])
 {
-    typedef typename sc_pick<VB == 16, uint4, typename sc_pick<VB == 8, uint2, unsigned int>::type>::type vt;
-    const vt v = *(const vt *)p;
-    memcpy(x, &v, VB);
+    if constexpr (VB == 16 || VB == 8 || VB == 4) {
+        typedef typename sc_pick<VB == 16, uint4, typename sc_pick<VB == 8, uint2, unsigned int>::type>::type vt;
+        const vt v = *(const vt *)p;
+        memcpy(x, &v, VB);
+    } else {
+#pragma unroll
+        for (unsigned int k = 0; k < RT_V; k++)
+            x[k] = p[k];
+    }
 }
 
 /* STAGE = 2: lane's segment [lo, hi) reduced from the warp's window 'win' of shared memory,
@@ -393,8 +406,6 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
 #else
     const unsigned int g = tid % PER_L;
 #if RT_STAGE == 2
-    static_assert(RT_V * sizeof(rt_value_t) == 4 || RT_V * sizeof(rt_value_t) == 8 || RT_V * sizeof(rt_value_t) == 16,
-                  "seg_per: STAGE=2 needs V elements of 4, 8 or 16 bytes");
     __shared__ __align__(16) rt_value_t s_win[RT_B / 32][PER_WIN];
 #endif
 #if PER_ESC
