@@ -228,18 +228,7 @@ static void destroy(rt_ctx *ctx)
         ctx->seg_decisions = d->next;
         free(d);
     }
-    while (ctx->mean_choices) {
-        mean_choice *m = ctx->mean_choices;
-        ctx->mean_choices = m->next;
-        free(m->c.rows);
-        free(m);
-    }
-    for (int l = 0; l < NLAYOUTS; l++)
-        for (int o = 0; o < NOPS; o++) {
-            for (int t = 0; ctx->choices[l][o] && t < OPTYPE_SLOTS; t++)
-                free(ctx->choices[l][o][t].rows);
-            free(ctx->choices[l][o]);
-        }
+    api_choices_free(ctx);
     for (int o = 0; o < NOPS; o++)
         free(atomic_load_explicit(&ctx->cache[o], memory_order_relaxed));
     store_close(ctx->db);

@@ -85,23 +85,11 @@ static const char *const layout_names[NLAYOUTS] = {LAYOUT, "keys", "offsets", "a
 /* The winners of built-in or user operator 'on' (its name) for the resolved spec 'ts' and
  * 'layout' into c->rows, from the device row nearest this GPU (c->dev, c->level); no row
  * anywhere leaves c->nrows 0. With 'known', rows of a family this library does not know are
- * dropped (a sibling's: their stored unit would be the sibling's own code). */
-static int read_choice_band(rt_ctx *ctx, int layout, rt_op op, const char *on,
-                            const optype_ts *ts, int known, const double *band, choice *c,
-                            rt_err *e);
-
+ * dropped (a sibling's: their stored unit would be the sibling's own code). With 'band'
+ * (segmented layouts), the device row is the nearest with a winner whose mean segment length
+ * lies in [band[0], band[1]] (all its rows of the layout are read then). */
 static int read_choice(rt_ctx *ctx, int layout, rt_op op, const char *on, const optype_ts *ts,
-                       int known, choice *c, rt_err *e)
-{
-    return read_choice_band(ctx, layout, op, on, ts, known, NULL, c, e);
-}
-
-/* read_choice, and with 'band' (segmented layouts) from the device row nearest this GPU that
- * has a winner whose mean segment length lies in [band[0], band[1]] (all its rows of the
- * layout then). */
-static int read_choice_band(rt_ctx *ctx, int layout, rt_op op, const char *on,
-                            const optype_ts *ts, int known, const double *band, choice *c,
-                            rt_err *e)
+                       int known, const double *band, choice *c, rt_err *e)
 {
     /* The database keys its winners by (op, element type, accumulator, result): schema
      * version 3; a version 2 file reads as accumulator = result = type. */
@@ -148,10 +136,10 @@ static int read_choice_or_pair(rt_ctx *ctx, int layout, rt_op op, const char *on
     optype_ts ts;
     if (optype_resolve(op, type, &ts, NULL, 0))
         return RT_OK;   /* not defined for 'op' (a sibling): no rows */
-    int rc = read_choice(ctx, layout, op, on, &ts, known, c, e);
+    int rc = read_choice(ctx, layout, op, on, &ts, known, NULL, c, e);
     if (rc == RT_OK && !c->nrows && optype_index_result(ts.canon)
         && !optype_resolve(op, optype_elem(type), &ts, NULL, 0)) {
-        rc = read_choice(ctx, layout, op, on, &ts, 1, c, e);
+        rc = read_choice(ctx, layout, op, on, &ts, 1, NULL, c, e);
         c->from_pair = c->nrows > 0;
     }
     return rc;
@@ -225,7 +213,7 @@ int api_get_choice_mean(rt_ctx *ctx, int layout, rt_op op, rt_type type, const c
             return rt_seterr(e, RT_ENOMEM, "out of memory");
         *m = (mean_choice){ctx->mean_choices, layout, op, ts.slot, mb, {0}};
         const double band[2] = {mlo, mhi};
-        int rc = read_choice_band(ctx, layout, op, api_opname(ctx, op), &ts, 0, band, &m->c, e);
+        int rc = read_choice(ctx, layout, op, api_opname(ctx, op), &ts, 0, band, &m->c, e);
         if (rc != RT_OK) {
             free(m->c.rows);
             free(m);
@@ -238,6 +226,23 @@ int api_get_choice_mean(rt_ctx *ctx, int layout, rt_op op, rt_type type, const c
     if (m->c.nrows && m->c.dev.id != c->dev.id)
         *out = &m->c;
     return RT_OK;
+}
+
+void api_choices_free(rt_ctx *ctx)
+{
+    for (int l = 0; l < NLAYOUTS; l++)
+        for (int o = 0; o < NOPS; o++) {
+            for (int t = 0; ctx->choices[l][o] && t < OPTYPE_SLOTS; t++)
+                free(ctx->choices[l][o][t].rows);
+            free(ctx->choices[l][o]);
+            ctx->choices[l][o] = NULL;
+        }
+    while (ctx->mean_choices) {
+        mean_choice *m = ctx->mean_choices;
+        ctx->mean_choices = m->next;
+        free(m->c.rows);
+        free(m);
+    }
 }
 
 const char *api_row_owner(const choice *c, const best_entry *b)

@@ -248,6 +248,8 @@ int api_check_pointers(const char *fn, const rt_ctx *ctx, rt_op op, rt_type type
 int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out, rt_err *e);
 int api_get_choice_mean(rt_ctx *ctx, int layout, rt_op op, rt_type type, const choice *c,
                         int mb, double mlo, double mhi, choice **out, rt_err *e);
+/* Every answer above, freed (rt_close). */
+void api_choices_free(rt_ctx *ctx);
 /* api_seg.c: a segmented case's winner (NULL: the built-in default) and the answer it came
  * from, for n in size bucket nb and mean length bucket mb (caller holds ctx->lock). */
 int api_seg_pick(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned nb, int mb,

@@ -313,6 +313,26 @@ static void api_siblings_are_of_the_same_cost(void **state)
     assert_false(optype_same_cost(RT_MIN, (rt_op)RT_OP_USER_FIRST, RT_F32));
 }
 
+/* A context with no GPU on the database 's', for a GPU named 'name' (cc 9.0, 132 SMs, UUID
+ * u0): enough for the choices (api_get_choice, api_seg_pick); freed by free_ctx. */
+static rt_ctx *bare_ctx(store *s, const char *name)
+{
+    rt_ctx *ctx = calloc(1, sizeof *ctx);
+    assert_non_null(ctx);
+    ctx->db = s;
+    snprintf(ctx->dev.name, sizeof ctx->dev.name, "%s", name);
+    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
+    ctx->dev.cc_major = 9;
+    ctx->dev.sm_count = 132;
+    return ctx;
+}
+
+static void free_ctx(rt_ctx *ctx)
+{
+    api_choices_free(ctx);
+    free(ctx);
+}
+
 /* api_get_choice: an operator with no winner of its own for this GPU or a similar one takes
  * a sibling's (the nearest first that has one), leaving out winners of a family this library
  * does not know; one with winners of its own, or with no sibling that has any, does not. */
@@ -333,13 +353,7 @@ static void api_choice_takes_a_sibling(void **state)
     store_close(s);
     s = NULL;
     assert_int_equal(store_open(db, STORE_READ, &s, &e), RT_OK);
-    rt_ctx *ctx = calloc(1, sizeof *ctx);
-    assert_non_null(ctx);
-    ctx->db = s;
-    snprintf(ctx->dev.name, sizeof ctx->dev.name, "NVIDIA H100 80GB HBM3");
-    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
-    ctx->dev.cc_major = 9;
-    ctx->dev.sm_count = 132;
+    rt_ctx *ctx = bare_ctx(s, "NVIDIA H100 80GB HBM3");
     struct { rt_op op; int kin; int nrows; int level; } want[] = {
         {RT_MIN, RT_MAX, 1, STORE_MATCH_EXACT},       /* max's, its future family left out */
         {RT_MAX, -1, 2, STORE_MATCH_EXACT},           /* its own, both */
@@ -376,15 +390,7 @@ static void api_choice_takes_a_sibling(void **state)
     assert_int_equal(api_get_choice(ctx, 0, RT_MIN, RT_I32, &c, &e), RT_OK);
     assert_int_equal(c->level, LEVEL_BUILTIN);
     assert_int_equal(c->has_kin, 0);
-    for (int l = 0; l < NLAYOUTS; l++)
-        for (int o = 0; o < NOPS; o++) {
-            if (!ctx->choices[l][o])
-                continue;
-            for (int t = 0; t < OPTYPE_SLOTS; t++)
-                free(ctx->choices[l][o][t].rows);
-            free(ctx->choices[l][o]);
-        }
-    free(ctx);
+    free_ctx(ctx);
     store_close(s);
     api_util_remove_dir(dir);
 }
@@ -400,25 +406,6 @@ static void put_seg_best(store *s, long long dev, const char *hash, const char *
                            1.0, 0.5, 1, 1, (long long)(n / mean), mean, 0, NULL, NULL};
     assert_int_equal(store_put_measurement(s, &m, &e), RT_OK);
     assert_int_equal(store_update_best(s, dev, "min", "f32", layout, n, 0, &e), RT_OK);
-}
-
-/* The choices a test made on a bare context, freed. */
-static void free_choices(rt_ctx *ctx)
-{
-    for (int l = 0; l < NLAYOUTS; l++)
-        for (int o = 0; o < NOPS; o++) {
-            if (!ctx->choices[l][o])
-                continue;
-            for (int t = 0; t < OPTYPE_SLOTS; t++)
-                free(ctx->choices[l][o][t].rows);
-            free(ctx->choices[l][o]);
-        }
-    while (ctx->mean_choices) {
-        mean_choice *m = ctx->mean_choices;
-        ctx->mean_choices = m->next;
-        free(m->c.rows);
-        free(m);
-    }
 }
 
 /* A segmented call whose mean length is far (more than a factor of about 2) from every
@@ -441,13 +428,7 @@ static void api_seg_completes_by_mean(void **state)
     store_close(s);
     s = NULL;
     assert_int_equal(store_open(db, STORE_READ, &s, &e), RT_OK);
-    rt_ctx *ctx = calloc(1, sizeof *ctx);
-    assert_non_null(ctx);
-    ctx->db = s;
-    snprintf(ctx->dev.name, sizeof ctx->dev.name, "NVIDIA H200");
-    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
-    ctx->dev.cc_major = 9;
-    ctx->dev.sm_count = 132;
+    rt_ctx *ctx = bare_ctx(s, "NVIDIA H200");
     struct { double mean; const char *hash; int by_mean, level; } want[] = {
         {30.0, "h200_rand", 0, STORE_MATCH_EXACT},
         {40.0, "h200_rand", 0, STORE_MATCH_EXACT},   /* within the band: its own */
@@ -472,8 +453,7 @@ static void api_seg_completes_by_mean(void **state)
     for (mean_choice *m = ctx->mean_choices; m; m = m->next)
         kept++;
     assert_int_equal(kept, 4);   /* mean buckets of 3, 2, 1000 and 200, each read once */
-    free_choices(ctx);
-    free(ctx);
+    free_ctx(ctx);
     store_close(s);
     api_util_remove_dir(dir);
 }
