@@ -31,6 +31,17 @@
 #   dship NAME [MATCH]      build/NAME.db's winners: `redtune best` to $L/NAME_best.txt, the
 #                           rows of the GPUs named MATCH (default H100; redtune export) to
 #                           $OUT/NAME_ship.db, every measurement to $OUT/NAME_meas.csv.gz
+#   harness LIMIT FAMILY    build/seg_harness --quick --only FAMILY (LIMIT s), a line and the
+#                           first failures in the summary
+#   seg_ab TAG A B BIN_A DB_A BIN_B DB_B LIMIT ARGS...
+#                           redtune_bench --segmented ARGS --regimes cold with the bench binary
+#                           and database of A and of B, A B A B (LIMIT s each), the CSVs and
+#                           logs as $L/segTAG_{A,B}_R, tools/exp/seg_ab.py's table in the summary
+#   seg_one LIMIT ARGS...   seg_ab of the bench before (build/bench_before) and after, same $T
+#   ship_rand MATCH UUID SIZES OP:TYPE...
+#                           lua/spaces/segmented_ship.lua for offsets rand10_50 at SIZES into
+#                           build/ship.db, its MATCH rows put into device row UUID of $T
+#                           (tools/ship_into_row.py) and merged into build/merged.db
 #   bench_run TAG LIMIT ARGS...
 #                           build/bench/redtune_bench ARGS (LIMIT s), its CSV to $OUT/TAG.csv,
 #                           its log to $L/TAG.log, a line and its summary (less the floor
@@ -145,4 +156,47 @@ bench_run() {
     timeout "$limit" build/bench/redtune_bench "$@" --csv "$OUT/$tag.csv" > "$L/$tag.log" 2>&1
     echo "redtune_bench $* ($tag): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     sed -n '/^summary/,$p' "$L/$tag.log" | grep -v 'floor at n' >> "$S"
+}
+harness() {
+    local t0
+    t0=$(date +%s)
+    timeout "$1" build/seg_harness --quick --only "$2" > "$L/harness.log" 2>&1
+    echo "seg_harness --quick --only $2: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
+    grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
+}
+seg_ab() {
+    local tag=$1 a=$2 b=$3 ba=$4 da=$5 bb=$6 db=$7 limit=$8 r v bin d
+    shift 8
+    for r in 1 2; do
+        for v in "$a" "$b"; do
+            bin=$bb d=$db
+            [ "$v" = "$a" ] && bin=$ba d=$da
+            timeout "$limit" "$bin" --db "$d" --segmented "$@" --regimes cold \
+                --csv "$L/seg${tag}_${v}_$r.csv" > "$L/seg${tag}_${v}_$r.log" 2>&1
+            echo "bench $1 $v run $r: exit $?" >> "$S"
+        done
+    done
+    python3 tools/exp/seg_ab.py "$L" "$a" "$b" "$tag" >> "$S" 2>&1
+}
+seg_one() {
+    local limit=$1
+    shift
+    seg_ab one before after build/bench_before/redtune_bench "$T" build/bench/redtune_bench "$T" \
+        "$limit" "$@"
+}
+ship_rand() {
+    local match=$1 uuid=$2 sizes=$3 c t0
+    shift 3
+    for c; do
+        set -- ${c//:/ }
+        t0=$(date +%s)
+        timeout 45 build/redtune --device 0 --op "$1" --type "$2" --segmented offsets \
+            --space lua/spaces/segmented_ship.lua --profiles rand10_50 --sizes "$sizes" --seed 7 \
+            --db build/ship.db > "$L/ship_$1_$2.log" 2>&1
+        echo "redtune ship rand10_50 --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    dship ship "$match"
+    grep -i 'offsets' "$L/ship_best.txt" >> "$S"
+    python3 tools/ship_into_row.py "$OUT/ship_ship.db" "$T" "$uuid" -o "$OUT/ship_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/ship_into.db" -o build/merged.db --force >> "$S" 2>&1
 }

@@ -48,23 +48,6 @@ fi
 [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
 dev_begin c21
 export REDTUNE_BIN=$PWD/build/redtune
-# seg_one LIMIT ARGS...: redtune_bench --segmented ARGS with the bench before
-# (build/bench_before) and after, A B A B, the CSVs and logs as $L/segone_{before,after}_R,
-# tools/exp/seg_ab.py's table in the summary.
-seg_one() {
-    local limit=$1 r v bin
-    shift
-    for r in 1 2; do
-        for v in before after; do
-            bin=build/bench/redtune_bench
-            [ $v = before ] && bin=build/bench_before/redtune_bench
-            timeout "$limit" "$bin" --db "$T" --segmented "$@" --regimes cold \
-                --csv "$L/segone_${v}_$r.csv" > "$L/segone_${v}_$r.log" 2>&1
-            echo "bench $1 $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1
-}
 case $step in
 grid)
     r5=d3f87696063a1345e8ae0a683dc688e1 r8=041de41587225a3906d82066169a497e

@@ -66,43 +66,17 @@ seg_tune() {
     python3 tools/exp/stage2_sum.py "$OUT/${name}_meas.csv" >> "$S" 2>&1
     dship "$name" H200
 }
-# seg_one LIMIT ARGS...: redtune_bench --segmented ARGS with the bench before
-# (build/bench_before) and after, A B A B, the CSVs and logs as $L/segone_{before,after}_R,
-# tools/exp/seg_ab.py's table in the summary.
-seg_one() {
-    local limit=$1 r v bin
-    shift
-    for r in 1 2; do
-        for v in before after; do
-            bin=build/bench/redtune_bench
-            [ $v = before ] && bin=build/bench_before/redtune_bench
-            timeout "$limit" "$bin" --db "$T" --segmented "$@" --regimes cold \
-                --csv "$L/segone_${v}_$r.csv" > "$L/segone_${v}_$r.log" 2>&1
-            echo "bench $1 $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/seg_ab.py "$L" before after one >> "$S" 2>&1
-}
 case $step in
 batch)
-    t0=$(date +%s)
-    timeout 100 build/seg_harness --quick --only seg_per > "$L/harness.log" 2>&1
-    echo "seg_harness --quick --only seg_per: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
-    grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
+    harness 100 seg_per
     seg_one 110 offsets --profiles rand10_50,len3,len1 --ops min,sum --types f32,f64 --sizes 2^24,30M ;;
 win)
-    t0=$(date +%s)
-    timeout 100 build/seg_harness --quick --only seg_per > "$L/harness.log" 2>&1
-    echo "seg_harness --quick --only seg_per: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
-    grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
+    harness 100 seg_per
     tests 'seg_RT_MIN_RT_F*' 60
     tests 'seg_order_kept' 60
     seg_tune st3 240 tools/exp/stage2_space.lua rand10_50,len3,len1,heavy,len1000 min:f32 ;;
 win2)
-    t0=$(date +%s)
-    timeout 100 build/seg_harness --quick --only seg_per > "$L/harness.log" 2>&1
-    echo "seg_harness --quick --only seg_per: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
-    grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
+    harness 100 seg_per
     tests 'seg_RT_MIN_*' 90
     tests 'seg_order_kept' 40
     tests 'seg_per_long_unaligned' 30
@@ -110,29 +84,10 @@ win2)
     seg_tune st4 70 tools/exp/stage2_space.lua rand10_50,heavy min:f32
     # The shipped space (with STAGE=2) for rand10_50 at 2^22 and 30M, merged into the
     # database the bench reads: the committed database against the merge, A B A B.
-    for c in min:f32 sum:f32 max:f32 min:f64 sum:f64 min:i32; do
-        set -- ${c//:/ }
-        t0=$(date +%s)
-        timeout 45 build/redtune --device 0 --op "$1" --type "$2" --segmented offsets \
-            --space lua/spaces/segmented_ship.lua --profiles rand10_50 --sizes 2^22,30M --seed 7 \
-            --db build/ship.db > "$L/ship_$1_$2.log" 2>&1
-        echo "redtune ship rand10_50 --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    done
-    dship ship H200
-    grep -i 'offsets' "$L/ship_best.txt" >> "$S"
-    python3 tools/ship_into_row.py "$OUT/ship_ship.db" "$T" 8b59dd2a77fc5356c5b5d639fc1cc192 \
-        -o "$OUT/ship_into.db" >> "$S" 2>&1
-    build/redtune merge "$T" "$OUT/ship_into.db" -o build/merged.db --force >> "$S" 2>&1
-    for r in 1 2; do
-        for v in shipped merged; do
-            d=$T; [ $v = merged ] && d=build/merged.db
-            timeout 60 build/bench/redtune_bench --db "$d" --segmented offsets --profiles rand10_50,len3 \
-                --ops min,sum --types f32,f64 --sizes 30M --regimes cold --csv "$L/segm_${v}_$r.csv" \
-                > "$L/segm_${v}_$r.log" 2>&1
-            echo "bench $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/seg_ab.py "$L" shipped merged m >> "$S" 2>&1
+    ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 2^22,30M min:f32 sum:f32 max:f32 min:f64 \
+        sum:f64 min:i32
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        60 offsets --profiles rand10_50,len3 --ops min,sum --types f32,f64 --sizes 30M
     sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
 final)
     tests 'api_gpu_seg*' 80
@@ -145,29 +100,10 @@ shiph100)
     # offsets row holds (2^20, 30M), every operator and type it holds, into that row
     # (uuid 2e956071..., the row with every offsets profile), then the bench's offsets table,
     # committed database against the merge, A B A B, and the goal lines.
-    for c in min:f32 max:f32 sum:f32 min:f64 max:f64 sum:f64 min:i32 max:i32 sum:i32; do
-        set -- ${c//:/ }
-        t0=$(date +%s)
-        timeout 45 build/redtune --device 0 --op "$1" --type "$2" --segmented offsets \
-            --space lua/spaces/segmented_ship.lua --profiles rand10_50 --sizes 2^20,30M --seed 7 \
-            --db build/ship.db > "$L/ship_$1_$2.log" 2>&1
-        echo "redtune ship rand10_50 --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    done
-    dship ship H100
-    grep -i 'offsets' "$L/ship_best.txt" >> "$S"
-    python3 tools/ship_into_row.py "$OUT/ship_ship.db" "$T" 2e956071d0b02214c4c501b293bccefc \
-        -o "$OUT/ship_into.db" >> "$S" 2>&1
-    build/redtune merge "$T" "$OUT/ship_into.db" -o build/merged.db --force >> "$S" 2>&1
-    for r in 1 2; do
-        for v in shipped merged; do
-            d=$T; [ $v = merged ] && d=build/merged.db
-            timeout 90 build/bench/redtune_bench --db "$d" --segmented offsets \
-                --profiles rand10_50,len3,one,len1000 --ops min,sum --types f32,f64 \
-                --sizes 2^20,30M --regimes cold --csv "$L/segm_${v}_$r.csv" > "$L/segm_${v}_$r.log" 2>&1
-            echo "bench $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/seg_ab.py "$L" shipped merged m >> "$S" 2>&1
+    ship_rand H100 2e956071d0b02214c4c501b293bccefc 2^20,30M min:f32 max:f32 sum:f32 min:f64 \
+        max:f64 sum:f64 min:i32 max:i32 sum:i32
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        90 offsets --profiles rand10_50,len3,one,len1000 --ops min,sum --types f32,f64 --sizes 2^20,30M
     sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
 h200ship)
     # For the next H200: run 4's winners (build/ship_ship.db: `tar -xzf
@@ -179,22 +115,11 @@ h200ship)
         -o "$OUT/ship_into.db" >> "$S" 2>&1
     build/redtune merge "$T" "$OUT/ship_into.db" -o build/merged.db --force >> "$S" 2>&1
     tests 'api_gpu_seg*' 80
-    for r in 1 2; do
-        for v in shipped merged; do
-            d=$T; [ $v = merged ] && d=build/merged.db
-            timeout 110 build/bench/redtune_bench --db "$d" --segmented offsets \
-                --profiles rand10_50,len3,len1,len1000,heavy --ops min,sum --types f32,f64 \
-                --sizes 30M --regimes cold --csv "$L/segm_${v}_$r.csv" > "$L/segm_${v}_$r.log" 2>&1
-            echo "bench $v run $r: exit $?" >> "$S"
-        done
-    done
-    python3 tools/exp/seg_ab.py "$L" shipped merged m >> "$S" 2>&1 ;;
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        110 offsets --profiles rand10_50,len3,len1,len1000,heavy --ops min,sum --types f32,f64 --sizes 30M ;;
 stage2)
     tests 'seg_*' 200
-    t0=$(date +%s)
-    timeout 100 build/seg_harness --quick --only seg_per > "$L/harness.log" 2>&1
-    echo "seg_harness --quick --only seg_per: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
-    grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
+    harness 100 seg_per
     tests 'api_gpu_seg*' 100
     tests 'pick_gpu*' 40
     seg_tune st2 120 tools/exp/stage2_space.lua rand10_50,len3,len1,one,len1000,heavy min:f32 ;;
