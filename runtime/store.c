@@ -367,13 +367,21 @@ static int open_private(const char *path, sqlite3 **out, int *changed, rt_err *e
     snprintf(wal_copy, sizeof wal_copy, "%s/db-wal", dir);
     snprintf(side, sizeof side, "%s-wal", path);
     get_states(path, &before);
-    if ((rc = copy_to(path, db_copy, path, e)) || (rc = copy_to(side, wal_copy, path, e)))
-        goto done;
+    rc = copy_to(path, db_copy, path, e);
+    if (rc == RT_OK)
+        rc = copy_to(side, wal_copy, path, e);
     get_states(path, &after);
     if (!same_states(&before, &after)) {
+        /* A writer came or went meanwhile (its -wal may be gone: a copy that failed for it
+         * is no error): the file is looked at again. */
         *changed = 1;
+        if (rc != RT_OK)
+            rt_clearerr(e);
+        rc = RT_OK;
         goto done;
     }
+    if (rc != RT_OK)
+        goto done;
     char *uri = store_make_uri(db_copy, NULL);
     if (!uri) {
         rc = rt_seterr(e, RT_ENOMEM, "%s: out of memory", path);
