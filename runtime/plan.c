@@ -13,6 +13,8 @@ static unsigned long long ceil_div(unsigned long long a, unsigned long long b)
     return (a + b - 1) / b;
 }
 
+static int split_load(plan *p, int sm_count, rt_err *e);
+
 int plan_load(plan *p, const void *cubin, rt_plan_kind kind, size_t acc_size, int sm_count,
               rt_err *e)
 {
@@ -64,6 +66,19 @@ int plan_load(plan *p, const void *cubin, rt_plan_kind kind, size_t acc_size, in
             && (r = cu.ModuleGetFunction(&p->seg_final, p->mod, "rt_seg_final")) != CUDA_SUCCESS) {
             p->seg_final = NULL;
             r = r == CUDA_ERROR_NOT_FOUND ? CUDA_SUCCESS : r;
+        }
+        /* Only seg_per with SPLIT has it (templates/seg_per.cu). */
+        if (r == CUDA_SUCCESS
+            && (r = cu.ModuleGetFunction(&p->seg_split, p->mod, "rt_seg_split")) != CUDA_SUCCESS) {
+            p->seg_split = NULL;
+            r = r == CUDA_ERROR_NOT_FOUND ? CUDA_SUCCESS : r;
+        }
+        if (r == CUDA_SUCCESS && p->seg_split) {
+            int rc = split_load(p, sm_count, e);
+            if (rc != RT_OK) {
+                plan_unload(p);
+                return rc;
+            }
         }
     } else if (kind == PLAN_ONELAUNCH)
         r = cu.ModuleGetFunction(&p->one, p->mod, "rt_one");
@@ -202,6 +217,43 @@ int plan_bounds_launch(const plan *p, CUdeviceptr in, CUdeviceptr offsets, CUdev
 
 /* ---- segmented (docs/segmented.md) ---- */
 
+/* rt_seg_split's chunk and threshold (rt_seg_split_chunk: SPLIT, and the length above which a
+ * segment is on the list) and its grid (SMs x its occupancy). */
+static int split_load(plan *p, int sm_count, rt_err *e)
+{
+    CUdeviceptr g;
+    size_t len = 0;
+    CUresult r = cu.ModuleGetGlobal(&g, &len, p->mod, "rt_seg_split_chunk");
+    if (r != CUDA_SUCCESS || len != sizeof p->split_chunk)
+        return r != CUDA_SUCCESS ? driver_fail(r, "rt_seg_split_chunk", e)
+                                 : rt_seterr(e, RT_EINVAL, "rt_seg_split_chunk has %zu bytes, not 8", len);
+    if ((r = cu.MemcpyDtoH(p->split_chunk, g, sizeof p->split_chunk)) != CUDA_SUCCESS)
+        return driver_fail(r, "reading rt_seg_split_chunk", e);
+    if (p->split_chunk[0] < 256 || p->split_chunk[1] == 0)
+        return rt_seterr(e, RT_EINVAL, "rt_seg_split_chunk = {%u, %u}: the chunk is below 256 or the "
+                         "threshold 0", p->split_chunk[0], p->split_chunk[1]);
+    int per_sm = 0;
+    r = cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, p->seg_split, (int)p->threads, 0);
+    if (r != CUDA_SUCCESS)
+        return driver_fail(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor (rt_seg_split)", e);
+    if (per_sm < 1)
+        return rt_seterr(e, RT_EINVAL, "rt_seg_split cannot be resident (occupancy 0)");
+    p->split_grid = (unsigned long long)per_sm * (unsigned)sm_count;
+    return RT_OK;
+}
+
+/* Bytes of rt_seg_split's list for n elements (templates/seg_per.cu, per_list_at): 16, then
+ * K jobs of 16 bytes and K tickets of 4, to a multiple of 64, then K accumulators; K =
+ * floor(n / chunk) + min(nseg, floor(n / threshold)) + 1. */
+static size_t split_bytes(const plan *p, unsigned long long n, unsigned long long nseg)
+{
+    if (!p->seg_split)
+        return 0;
+    unsigned long long listed = n / p->split_chunk[1];
+    unsigned long long k = n / p->split_chunk[0] + (nseg < listed ? nseg : listed) + 1;
+    return align_up((16 + k * 20 + 63) / 64 * 64 + k * p->acc_size);
+}
+
 unsigned long long plan_seg_tiles(const plan *p, unsigned long long n, unsigned long long nseg)
 {
     unsigned long long units = p->unit == PLAN_UNIT_ELEMENTS ? n
@@ -227,7 +279,8 @@ size_t plan_seg_temp_bytes(const plan *p, unsigned long long n, unsigned long lo
 {
     if (nseg == 0)
         return 0;
-    return seg_carry_bytes(p, n, nseg) + (p->seg_final ? align_up(nseg * p->acc_size) : 0);
+    return seg_carry_bytes(p, n, nseg) + (p->seg_final ? align_up(nseg * p->acc_size) : 0)
+           + split_bytes(p, n, nseg);
 }
 
 int plan_seg_launch_count(const plan *p, unsigned long long n, unsigned long long nseg)
@@ -235,7 +288,7 @@ int plan_seg_launch_count(const plan *p, unsigned long long n, unsigned long lon
     if (nseg == 0)
         return 0;
     return 1 + (p->unit != PLAN_UNIT_SEGMENTS && plan_seg_tiles(p, n, nseg) > 1)
-             + (p->seg_final != NULL);
+             + (p->seg_final != NULL) + (p->seg_split != NULL);
 }
 
 int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned long long n,
@@ -257,8 +310,20 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
     /* With rt_seg_final the segments' accumulators go to the temporary storage after the
      * carries, and its launch writes the results. */
     CUdeviceptr acc = p->seg_final ? temp + seg_carry_bytes(p, n, nseg) : out;
-    void *args[] = {&in, &seg, &n, &nseg, &acc, &temp, &tiles};
+    /* With rt_seg_split its list follows, passed to both launches as the carries. */
+    CUdeviceptr list = temp, cw = seg_carry_bytes(p, n, nseg);
+    if (p->seg_split) {
+        list = temp + cw + (p->seg_final ? align_up(nseg * p->acc_size) : 0);
+        CUresult r = cu.MemsetD32Async(list, 0, 2, s);
+        if (r != CUDA_SUCCESS)
+            return driver_fail(r, "clearing the list of long segments (cuMemsetD32Async)", e);
+    }
+    void *args[] = {&in, &seg, &n, &nseg, &acc, &list, &tiles};
     int rc = launch(p->one, grid, p->threads, s, args, e);
+    if (rc == RT_OK && p->seg_split) {
+        void *sargs[] = {&in, &seg, &n, &nseg, &acc, &list};
+        rc = launch(p->seg_split, p->split_grid, p->threads, s, sargs, e);
+    }
     if (rc == RT_OK && p->unit != PLAN_UNIT_SEGMENTS && tiles > 1) {
         void *fargs[] = {&temp, &tiles, &acc, &nseg};
         rc = launch(p->next, 1, p->threads, s, fargs, e);

@@ -10,6 +10,10 @@
  *            unit whose results are not its accumulators (mean, var_mean, a result in
  *            another type) has rt_seg_final too: the two write nseg accumulators into the
  *            temporary storage, and rt_seg_final turns them into out[0 .. nseg).
+ *            A unit with rt_seg_split (seg_per SPLIT) leaves its longest segments to a list
+ *            in the temporary storage (after the carries and accumulators; its first 8 bytes
+ *            cleared before rt_seg), and rt_seg_split, a resident grid after rt_seg, reduces
+ *            them chunk by chunk.
  * onelaunch: rt_one with grid min(ceil(n/tile), grid_per_sm * SMs); partials and a counter in
  *            the temporary storage; the last block done writes out[0].
  * axis:      rt_axis over an [outer, len, inner] tensor reduced along len into [outer, inner]
@@ -39,6 +43,12 @@ typedef struct plan {
     CUfunction first, next, one;
     CUfunction seg_final;                      /* segmented: rt_seg_final, NULL when the
                                                 * unit finalizes in place */
+    CUfunction seg_split;                      /* segmented: rt_seg_split (seg_per SPLIT), NULL
+                                                * when the unit has none */
+    unsigned int split_chunk[2];               /* its rt_seg_split_chunk: elements a chunk,
+                                                * and the length above which a segment is
+                                                * on its list */
+    unsigned long long split_grid;             /* its grid: SMs x its occupancy */
     unsigned int threads, tile, grid_per_sm;   /* from the module's rt_meta; grid_per_sm is
                                                 * the occupancy for PLAN_GRID_OCCUPANCY */
     unsigned int unit;                         /* segmented: what a tile counts (rt_meta[3]);
@@ -88,12 +98,13 @@ int plan_launch_count(const plan *p, unsigned long long n);
 unsigned long long plan_seg_tiles(const plan *p, unsigned long long n, unsigned long long nseg);
 
 /* Bytes of one carry (key + accumulator) and of the temporary storage: one carry per tile
- * (none for families that need none), then, with rt_seg_final, nseg accumulators (each part
- * rounded up to 256 bytes); 0 when nseg is 0. */
+ * (none for families that need none), then, with rt_seg_final, nseg accumulators, then, with
+ * rt_seg_split, its list (each part rounded up to 256 bytes); 0 when nseg is 0. */
 size_t plan_seg_carry_size(const plan *p);
 size_t plan_seg_temp_bytes(const plan *p, unsigned long long n, unsigned long long nseg);
 
-/* Launches the sequence issues (0 when nseg is 0; rt_seg_final counts). */
+/* Launches the sequence issues (0 when nseg is 0; rt_seg_final and rt_seg_split count, the
+ * clearing of the list does not). */
 int plan_seg_launch_count(const plan *p, unsigned long long n, unsigned long long nseg);
 
 /* Enqueue rt_seg (and rt_seg_fix) on 's': out[0..nseg) receives the segment reductions.

@@ -11,6 +11,7 @@
 // @param LANES 32 threads per segment: 1, 2, 4, 8, 16, 32 (a warp), or B (a block per segment, CUB's scheme)
 // @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 2 (LANES = 1 only): the warp copies its segments' whole span into a window of shared memory with cp.async (V elements of 4, 8 or 16 bytes a copy, other widths by plain loads; 40 KB a block shared by its warps), and each lane reduces its own segment from there in reads of V elements; 0: each lane loads its own segment
 // @param LONG 64 (LANES < 32, STAGE = 0 or 2) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tile, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
+// @param SPLIT 0 (LONG > 0) a segment longer than LONG rounds of its group is left to the grid instead of the block: its chunks of SPLIT elements (a power of two, 256..2^24) go to a list in the temporary storage, and a second launch (rt_seg_split, a resident grid) reduces each chunk with a warp, the last warp of a segment folding its chunks' results in order; 0: no list, such segments stay in their block (LONG)
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
 // seg_per.cu - one group of threads per segment (unit 2: a tile is B / LANES segments), the
@@ -91,6 +92,10 @@
 #define RT_LONG 64   /* rounds after which a group leaves its segment to the block (0: never) */
 #endif
 
+#ifndef RT_SPLIT
+#define RT_SPLIT 0   /* elements above which a segment is left to the grid's second launch (0: never) */
+#endif
+
 #include "seg_common.cuh"
 
 static_assert(RT_LAYOUT == 2, "seg_per: only the offsets layout (LAYOUT=2)");
@@ -101,11 +106,14 @@ static_assert(RT_V >= 1 && RT_V <= 16, "seg_per: V must be in 1..16");
 static_assert(RT_STAGE == 0 || ((RT_STAGE == 1 || RT_STAGE == 2) && RT_LANES == 1),
               "seg_per: STAGE is 0, or 1 or 2 with LANES=1");
 static_assert(RT_LONG >= 0 && RT_LONG <= (1 << 24), "seg_per: LONG must be in 0..2^24");
+static_assert(RT_SPLIT == 0 || (RT_SPLIT >= 256 && RT_SPLIT <= (1 << 24) && (RT_SPLIT & (RT_SPLIT - 1)) == 0),
+              "seg_per: SPLIT must be 0 or a power of two in 256..2^24");
 
 #define PER_BLOCK (RT_LANES == RT_B && RT_B > 32)        /* a block per segment */
 #define PER_L (PER_BLOCK ? 32 : RT_LANES)                /* lanes that share a shuffle tree */
 #define PER_SEGS (RT_B / RT_LANES)                       /* segments per tile */
 #define PER_ESC (RT_LONG > 0 && PER_L < 32 && RT_STAGE != 1) /* long segments go to the block */
+#define PER_SPLIT (RT_SPLIT > 0 && PER_ESC)               /* the longest go to the grid (SPLIT) */
 #if RT_STAGE == 2
 #define PER_WIN (40 * 1024 / (RT_B / 32) / (RT_V * sizeof(rt_value_t)) * RT_V)   /* elements a window */
 #endif
@@ -344,13 +352,134 @@ static __device__ __forceinline__ void per_long(const rt_value_t *__restrict__ i
 }
 #endif
 
+#if PER_SPLIT
+/* SPLIT: what a group leaves to the list, more than PER_LONGE elements (LONG rounds of it),
+ * and the chunk, SPLIT elements; for the host (runtime/plan.c sizes the list with them and
+ * launches rt_seg_split when the unit has it). */
+#define PER_LONGE ((unsigned long long)RT_LONG * (PER_L * RT_V) < (1ull << 31) \
+                   ? (unsigned int)((unsigned long long)RT_LONG * (PER_L * RT_V)) : (1u << 31))
+extern "C" __device__ const unsigned int rt_seg_split_chunk[2] = { RT_SPLIT, PER_LONGE };
+
+/* The list in the temporary storage ('carry' of both launches; the host clears its first 8
+ * bytes before rt_seg): [0, 8) the jobs taken so far; from 16, K jobs (a chunk of SPLIT
+ * elements: its segment and the segment's first job); then K tickets (one per segment of
+ * more than one chunk, at its first job); then, from a multiple of 64, K partials. K =
+ * floor(n / SPLIT) + min(nseg, floor(n / PER_LONGE)) + 1 bounds the chunks of segments longer
+ * than PER_LONGE whose lengths sum to at most n. */
+struct per_job {
+    unsigned long long seg, first;
+};
+struct per_list {
+    unsigned long long *taken;
+    per_job *jobs;
+    unsigned int *tickets;
+    rt_acc_t *partials;
+    unsigned long long k;
+};
+static __device__ __forceinline__ per_list per_list_at(void *region, unsigned long long n,
+                                                     unsigned long long nseg)
+{
+    per_list l;
+    l.k = n / RT_SPLIT + min(nseg, n / PER_LONGE) + 1;
+    l.taken = (unsigned long long *)region;
+    l.jobs = (per_job *)((char *)region + 16);
+    l.tickets = (unsigned int *)(l.jobs + l.k);
+    l.partials = (rt_acc_t *)((char *)region + (16 + l.k * (sizeof(per_job) + 4) + 63) / 64 * 64);
+    return l;
+}
+
+/* The segments of the warp's lanes with 'mine' set (lo, hi: theirs) put on the list: their
+ * chunks counted in a warp scan and taken with one atomicAdd by lane 0; a lane writes the job
+ * of a segment of one chunk, the warp together those of longer ones (one after the other),
+ * and a segment of several chunks clears its ticket. Where invalid offsets (overlapping
+ * segments) would take the list past K jobs, the jobs that fit name no segment (RT_SEG_NONE)
+ * and the rest are not written. Every lane of the warp calls it. */
+static __device__ __forceinline__ void per_split_put(const per_list &l, bool mine, unsigned long long s,
+                                                     unsigned long long lo, unsigned long long hi,
+                                                     unsigned int lane)
+{
+    if (!__any_sync(SC_FULL, mine))
+        return;
+    const unsigned long long nch = mine ? (hi - lo + RT_SPLIT - 1) / RT_SPLIT : 0;
+    unsigned long long inc = nch;
+#pragma unroll
+    for (unsigned int d = 1; d < 32; d *= 2) {
+        const unsigned long long o = __shfl_up_sync(SC_FULL, inc, d);
+        if (lane >= d)
+            inc += o;
+    }
+    unsigned long long base = 0;
+    if (lane == 31)
+        base = atomicAdd(l.taken, inc);
+    const unsigned long long f = __shfl_sync(SC_FULL, base, 31) + inc - nch;
+    const bool fits = f + nch <= l.k;
+    if (mine && nch == 1 && f < l.k)
+        l.jobs[f] = per_job{fits ? s : RT_SEG_NONE, f};
+    if (mine && nch > 1 && f < l.k)
+        l.tickets[f] = 0;
+    for (unsigned int m = __ballot_sync(SC_FULL, nch > 1); m; m &= m - 1) {
+        const unsigned int src = __ffs(m) - 1;
+        const unsigned long long ss = __shfl_sync(SC_FULL, fits ? s : RT_SEG_NONE, src);
+        const unsigned long long ff = __shfl_sync(SC_FULL, f, src), nn = __shfl_sync(SC_FULL, nch, src);
+        for (unsigned long long c = lane; c < nn && ff + c < l.k; c += 32)
+            l.jobs[ff + c] = per_job{ss, ff};
+    }
+}
+
+/* A partial another block of this launch wrote, from L2 (co_load_partial; 2- and 1-byte
+ * accumulators a word of their size at a time). */
+template <typename T>
+static __device__ __forceinline__ T per_load_partial(const T *p)
+{
+    if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+        return co_load_partial(p);
+    } else {
+        typedef typename sc_pick<sizeof(T) % 2 == 0 && alignof(T) >= 2, unsigned short, unsigned char>::type word;
+        word w[sizeof(T) / sizeof(word)];
+#pragma unroll
+        for (unsigned int k = 0; k < sizeof(T) / sizeof(word); k++)
+            w[k] = __ldcg(reinterpret_cast<const word *>(p) + k);
+        T r;
+        memcpy(&r, w, sizeof r);
+        return r;
+    }
+}
+
+/* per_walk with four rounds' loads in flight before their trees (a chunk of a split segment:
+ * a warp's part of SPLIT / (B/32) elements is a few rounds). */
+template <unsigned int VV>
+static __device__ __forceinline__ rt_acc_t per_walk4(const rt_value_t *__restrict__ in, unsigned long long lo,
+                                                     unsigned long long hi, unsigned int lane)
+{
+    rt_acc_t acc = rt_identity();
+    if constexpr (VV > 1) {
+        const unsigned long long he = min(hi, (lo + VV - 1) / VV * VV);
+        if (lane == 0)
+            for (unsigned long long i = lo; i < he; i++)
+                acc = rt_combine(acc, rt_lift(in[i], i));
+        lo = he;
+    }
+#pragma unroll 1
+    for (unsigned long long base = lo + lane * VV; base - lane * VV < hi; base += 4 * 32 * VV) {
+        rt_acc_t v[4];
+#pragma unroll
+        for (unsigned int u = 0; u < 4; u++)
+            v[u] = per_chunk<VV, SC_STREAM>(in, base + u * 32 * VV, hi);
+#pragma unroll
+        for (unsigned int u = 0; u < 4; u++)
+            acc = rt_combine(acc, co_warp_tree<32>(v[u]));
+    }
+    return acc;
+}
+#endif
+
 extern "C" __global__ void PER_BOUNDS
 rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n, unsigned long long nseg,
        rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry, unsigned long long ntiles)
 {
     const sc_off_t *offs = (const sc_off_t *)seg;
     const unsigned int tid = threadIdx.x;
-    (void)carry;
+    (void)carry;   /* SPLIT: the list (per_list) */
 #if PER_BLOCK
     __shared__ rt_acc_t s_part[RT_B / 32];
     const unsigned int lane = tid % 32, warp = tid / 32;
@@ -413,6 +542,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     __shared__ rt_acc_t s_part[RT_B / 32];
     bool last_lng = false;                       /* this thread's group left its last tile's segment */
 #endif
+#if PER_SPLIT
+    const per_list list = per_list_at((void *)carry, n, nseg);
+#endif
     for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const unsigned long long s = t * PER_SEGS + tid / PER_L;
         unsigned long long lo = 0, hi = 0;
@@ -423,15 +555,26 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
 #if PER_ESC
         /* In the block's last tile (its only one unless ntiles exceeds the grid), a segment of
          * more than LONG rounds is left to the block, after the loop. */
-        const bool lng = t + gridDim.x >= ntiles && hi - lo > (unsigned long long)RT_LONG * (PER_L * RT_V);
-        const unsigned int bal = __ballot_sync(SC_FULL, lng && g == 0);
+#if PER_SPLIT
+        /* Longer than LONG rounds: to the list, for rt_seg_split (any tile). */
+        const bool spl = hi - lo > PER_LONGE;
+        per_split_put(list, spl && g == 0, s, lo, hi, tid % 32);
+#else
+        const bool spl = false;
+#endif
+        const bool lng = !spl && t + gridDim.x >= ntiles && hi - lo > (unsigned long long)RT_LONG * (PER_L * RT_V);
+        const unsigned int lb = __ballot_sync(SC_FULL, lng && g == 0);
         if (tid % 32 == 0)
-            s_long[tid / 32] = bal;
-        if (lng)
+            s_long[tid / 32] = lb;
+        /* The warps with a segment left to the block or the grid load directly (STAGE = 2). */
+        const unsigned int bal = PER_SPLIT ? __ballot_sync(SC_FULL, (lng || spl) && g == 0) : lb;
+        const bool esc = lng || spl;
+        (void)bal;
+        if (esc)
             hi = lo;
         last_lng = lng;
 #else
-        const bool lng = false;
+        const bool esc = false;
         const unsigned int bal = 0;   /* STAGE = 2 takes the window for every warp */
         (void)bal;
 #endif
@@ -447,7 +590,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         if (PER_L > 1)
             rounds = per_warp_max(rounds);
         const rt_acc_t v = per_group(in, lo, hi, g, rounds);
-        if (g == 0 && s < nseg && !lng)
+        if (g == 0 && s < nseg && !esc)
             out[s] = rt_seg_out(v);
     }
 #if PER_ESC
@@ -460,3 +603,66 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
 #endif
 #endif
 }
+
+#if PER_SPLIT
+/* The second launch of SPLIT (a resident grid, after rt_seg): job c of the list, for c = the
+ * warp's index in the grid, + the grid's warps, ..., reduced by the warp (rounds of up to 16
+ * bytes a lane, four in flight, each through the ordered tree). A segment of one chunk goes
+ * to out[seg] at once; otherwise lane 0 stores the chunk's value in partials[c] and takes the
+ * segment's ticket (co_ticket: release, acquire; it wraps to 0 for the next call), and the
+ * warp that takes the last one folds the segment's partials (read from L2), lane l the l-th
+ * contiguous part of them, four loads in flight, the parts through the ordered tree, into
+ * out[seg]. Jobs that name no segment (invalid offsets) are skipped. */
+extern "C" __global__ void __launch_bounds__(RT_B)
+rt_seg_split(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n, unsigned long long nseg,
+             rt_acc_t *__restrict__ out, void *region)
+{
+    constexpr unsigned int VW = 16 / sizeof(rt_value_t) > 4 ? 4 : 16 / sizeof(rt_value_t);
+    const sc_off_t *offs = (const sc_off_t *)seg;
+    const per_list l = per_list_at(region, n, nseg);
+    const unsigned int lane = threadIdx.x % 32;
+    const unsigned long long nc = min(*l.taken, l.k), nw = (unsigned long long)gridDim.x * (RT_B / 32);
+    const bool aligned = VW > 1 && (unsigned long long)in % (VW * sizeof(rt_value_t)) == 0;
+    for (unsigned long long c = (unsigned long long)blockIdx.x * (RT_B / 32) + threadIdx.x / 32; c < nc; c += nw) {
+        const per_job j = l.jobs[c];
+        if (j.seg >= nseg)
+            continue;
+        const unsigned long long lo = sc_off(offs, j.seg, n, nseg);
+        const unsigned long long hi = max(lo, sc_off(offs, j.seg + 1, n, nseg));
+        const unsigned long long nch = (hi - lo + RT_SPLIT - 1) / RT_SPLIT;
+        const unsigned long long a = min(hi, lo + (c - j.first) * RT_SPLIT), b = min(hi, a + RT_SPLIT);
+        const rt_acc_t v = aligned ? per_walk4<VW>(in, a, b, lane) : per_walk4<1>(in, a, b, lane);
+        if (nch <= 1) {
+            if (lane == 0)
+                out[j.seg] = rt_seg_out(v);
+            continue;
+        }
+        unsigned int last = 0;
+        if (lane == 0) {
+            l.partials[c] = v;
+            last = co_ticket(l.tickets + j.first, (unsigned int)(nch - 1)) == nch - 1;
+        }
+        if (!__shfl_sync(SC_FULL, last, 0))
+            continue;
+        __syncwarp();   /* the other lanes' reads after lane 0's acquire */
+        const unsigned long long m = (nch + 31) / 32, p0 = min(nch, lane * m), p1 = min(nch, p0 + m);
+        const rt_acc_t *p = l.partials + j.first;
+        rt_acc_t acc = rt_identity();
+        unsigned long long i = p0;
+        for (; i + 4 <= p1; i += 4) {
+            rt_acc_t x[4];
+#pragma unroll
+            for (unsigned int u = 0; u < 4; u++)
+                x[u] = per_load_partial(p + i + u);
+#pragma unroll
+            for (unsigned int u = 0; u < 4; u++)
+                acc = rt_combine(acc, x[u]);
+        }
+        for (; i < p1; i++)
+            acc = rt_combine(acc, per_load_partial(p + i));
+        acc = co_warp_tree<32>(acc);
+        if (lane == 0)
+            out[j.seg] = rt_seg_out(acc);
+    }
+}
+#endif

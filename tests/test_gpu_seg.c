@@ -58,6 +58,8 @@ static const char *const variants[][6] = {
     {"seg_per", "B=128", "LANES=1", "STAGE=2", "V=3"},   /* 12- and 24-byte vectors: plain copies */
     {"seg_per", "B=128", "LANES=4", "V=2", "LONG=1"},   /* over 8 elements: the block's walk */
     {"seg_per", "B=64", "LANES=1", "V=1", "LONG=3"},
+    {"seg_per", "B=128", "LANES=4", "LONG=1", "SPLIT=256"},   /* over 256 elements: the grid's chunks */
+    {"seg_per", "B=64", "LANES=1", "STAGE=2", "LONG=3", "SPLIT=512"},
     {"seg_matrix", "B=256", "H=128", "W=16", "PAD=1", "PERSIST=0"},
     {"seg_matrix", "B=128", "H=64", "W=7", "PAD=0", "PERSIST=1"},
     {"seg_tb2", "B=256", "R=2", "PAD=1"},
@@ -328,14 +330,16 @@ static void seg_order_kept(void **state)
     free(want);
 }
 
-/* seg_per's long segments (LONG) walked by the block from an input that is not 16-byte
- * aligned (one element past an allocation): the walk's scalar loads, i32 sum (exact) and f32
- * min, every profile at 2^20 + 3 (heavy: segments of thousands of elements among short ones). */
+/* seg_per's long segments (LONG; with SPLIT the grid's chunks) walked from an input that is
+ * not 16-byte aligned (one element past an allocation): the walk's scalar loads, i32 sum
+ * (exact) and f32 min, every profile at 2^20 + 3 (heavy: segments of thousands of elements
+ * among short ones). */
 static void seg_per_long_unaligned(void **state)
 {
     (void)state;
     NEED_GPU();
-    static const char *const params[] = {"B=128 LANES=1 V=1 LONG=2", "B=256 LANES=4 V=1 LONG=1"};
+    static const char *const params[] = {"B=128 LANES=1 V=1 LONG=2", "B=256 LANES=4 V=1 LONG=1",
+                                         "B=128 LANES=1 V=1 LONG=2 SPLIT=256"};
     static const struct { rt_op op; rt_type type; } cases[] = {{RT_SUM, RT_I32}, {RT_MIN, RT_F32}};
     const rt_family *f = family_find("seg_per");
     assert_non_null(f);

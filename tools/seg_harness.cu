@@ -161,7 +161,8 @@ static char arch[16];
 struct unit {
     std::string label;
     CUmodule mod = 0;
-    CUfunction seg = 0, fix = 0;
+    CUfunction seg = 0, fix = 0, split = 0;   /* split: seg_per SPLIT's rt_seg_split */
+    unsigned int split_chunk[2] = {0, 0};   /* SPLIT and the length above which a segment is listed */
     unsigned int meta[4];
     int layout = 1, off64 = 0;
     bool ok = false;
@@ -233,6 +234,12 @@ static unit build_unit(const char *fam, const char *params, int op)
         u.fix = 0;
     CUdeviceptr m;
     size_t ms;
+    if (cuModuleGetFunction(&u.split, u.mod, "rt_seg_split") == CUDA_SUCCESS) {
+        CK(cuModuleGetGlobal(&m, &ms, u.mod, "rt_seg_split_chunk"));
+        CK(cuMemcpyDtoH(u.split_chunk, m, sizeof u.split_chunk));
+    } else {
+        u.split = 0;
+    }
     CK(cuModuleGetGlobal(&m, &ms, u.mod, "rt_meta"));
     CK(cuMemcpyDtoH(u.meta, m, sizeof u.meta));
     u.ok = true;
@@ -375,11 +382,26 @@ static void run_case(const unit &u, const profile &p, data &d, int op)
     if (unitk != 2) {
         CK(cuMemAlloc(&carry, ntiles * csz));
         CK(cuMemsetD8(carry, 0xcd, ntiles * csz));
+    } else if (u.split) {
+        /* SPLIT's list (templates/seg_per.cu, per_list_at): all but its counter garbage. */
+        const uint64_t listed = n / u.split_chunk[1];
+        const uint64_t k = n / u.split_chunk[0] + (nseg < listed ? nseg : listed) + 1;
+        const uint64_t bytes = (16 + k * 20 + 63) / 64 * 64 + k * asz;
+        CK(cuMemAlloc(&carry, bytes));
+        CK(cuMemsetD8(carry, 0xcd, bytes));
+        CK(cuMemsetD8(carry, 0, 8));
     }
     {
         unsigned long long a_n = n, a_nseg = nseg, a_nt = ntiles;
         void *args[] = {(void *)&in, (void *)&seg, &a_n, &a_nseg, &out, &carry, &a_nt};
         CK(cuLaunchKernel(u.seg, (unsigned)grid, 1, 1, threads, 1, 1, 0, 0, args, 0));
+    }
+    if (u.split) {
+        int per = 0;
+        CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per, u.split, (int)threads, 0));
+        unsigned long long a_n = n, a_nseg = nseg;
+        void *args[] = {(void *)&in, (void *)&seg, &a_n, &a_nseg, &out, &carry};
+        CK(cuLaunchKernel(u.split, (unsigned)((per > 0 ? per : 1) * nsm), 1, 1, threads, 1, 1, 0, 0, args, 0));
     }
     if (ntiles > 1 && unitk != 2) {
         if (!u.fix) {
@@ -515,6 +537,9 @@ static const cfg configs[] = {
     {"seg_per", "LAYOUT=2 B=256 LANES=1 STAGE=2 V=2"},
     {"seg_per", "LAYOUT=2 OFF64=1 B=1024 LANES=1 STAGE=2 V=1"},
     {"seg_per", "LAYOUT=2 B=128 LANES=1 STAGE=2 V=2 LONG=2"},
+    {"seg_per", "LAYOUT=2 B=128 LANES=1 STAGE=2 V=2 LONG=2 SPLIT=256"},
+    {"seg_per", "LAYOUT=2 OFF64=1 B=64 LANES=4 V=1 LONG=1 SPLIT=512"},
+    {"seg_per", "LAYOUT=2 B=256 LANES=1 V=4 LONG=64 SPLIT=4096"},
     {"seg_matrix", "LAYOUT=1"},
     {"seg_matrix", "LAYOUT=1 B=128 H=64 W=17 PAD=0"},
     {"seg_matrix", "LAYOUT=1 B=256 H=32 W=64 PERSIST=1"},

@@ -2,7 +2,7 @@
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
 -- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. About 28 configs
--- for keys and 57 for offsets on a current GPU.
+-- for keys and 67 for offsets on a current GPU.
 
 local SMEM = 44 * 1024   -- what the templates allow themselves (static shared memory)
 
@@ -120,6 +120,15 @@ return {
     params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8} },
     constraint = function(c, dev, case)
       return fits(c, dev) and (c.V * case.type_size == 16 or c.V * case.type_size == 8)
+    end },
+  -- A thread per segment (direct or through the window) whose segments of more than LONG
+  -- rounds go to the grid's second launch, a warp a chunk of SPLIT elements (heavy tails; on
+  -- the H200 4.5x faster than LONG alone on the heavy profile at 30M, still 1.24x seg_stream:
+  -- docs/results.md, twenty-third session).
+  { family = "seg_per",
+    params = { B = 256, LANES = 1, STAGE = {0, 2}, V = {1, 2, 4, 8}, SPLIT = {2048, 8192} },
+    constraint = function(c, dev, case)
+      return fits(c, dev) and (c.V * case.type_size == 16 or (c.V == 1 and c.STAGE == 0))
     end },
 
   -- The paper's families on owner arrays (keys): Matrix and Persistent Matrix, TB2 and
