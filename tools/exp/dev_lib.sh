@@ -39,7 +39,8 @@
 #                           logs as $L/segTAG_{A,B}_R, tools/exp/seg_ab.py's table in the summary
 #   seg_one LIMIT ARGS...   seg_ab of the bench before (build/bench_before) and after, same $T
 #   ship_rand MATCH UUID SIZES OP:TYPE...
-#                           lua/spaces/segmented_ship.lua for offsets rand10_50 at SIZES into
+#                           lua/spaces/segmented_ship.lua for offsets rand10_50 (or the
+#                           profiles $SHIP_PROFILES; $SHIP_LIMIT s each, default 45) at SIZES into
 #                           build/ship.db, its MATCH rows put into device row UUID of $T
 #                           (tools/ship_into_row.py) and merged into build/merged.db
 #   bench_run TAG LIMIT ARGS...
@@ -190,10 +191,10 @@ ship_rand() {
     for c; do
         set -- ${c//:/ }
         t0=$(date +%s)
-        timeout 45 build/redtune --device 0 --op "$1" --type "$2" --segmented offsets \
-            --space lua/spaces/segmented_ship.lua --profiles rand10_50 --sizes "$sizes" --seed 7 \
-            --db build/ship.db > "$L/ship_$1_$2.log" 2>&1
-        echo "redtune ship rand10_50 --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        timeout "${SHIP_LIMIT:-45}" build/redtune --device 0 --op "$1" --type "$2" --segmented offsets \
+            --space lua/spaces/segmented_ship.lua --profiles "${SHIP_PROFILES:-rand10_50}" --sizes "$sizes" \
+            --seed 7 --db build/ship.db > "$L/ship_$1_$2.log" 2>&1
+        echo "redtune ship ${SHIP_PROFILES:-rand10_50} --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     done
     dship ship "$match"
     grep -i 'offsets' "$L/ship_best.txt" >> "$S"

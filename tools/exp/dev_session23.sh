@@ -13,7 +13,20 @@
 #           run) and 'api_gpu_seg*', then redtune_bench --segmented offsets over every
 #           profile (min, sum x f32, f64 at 30M), committed database against the merge,
 #           A B A B; the merge is shipped when no profile is slower.
-step=${1:?step: pack, ship}
+#   split   seg_per SPLIT (segments longer than SPLIT left to rt_seg_split, a second launch
+#           that reduces them in chunks over the grid): build/seg_harness --quick --only
+#           seg_per, the C GPU tests 'seg_RT_MIN_RT_F*' and 'seg_per_long_unaligned'; then the
+#           shipped space (with SPLIT) for offsets heavy and len3 at 2^22 and 30M (min f32,
+#           sum f64) into the H200's row (build/merged.db, $OUT/ship_into.db), each variant's
+#           best per case, and redtune_bench --segmented offsets over every profile (min, sum x
+#           f32, f64 at 30M), committed database against the merge, A B A B. Run 2 (SPLIT's
+#           chunks a block each, segments of more than SPLIT only) and run 3 (a warp a chunk,
+#           every segment of more than LONG rounds).
+#   splitbench  (build/ship_into.db: run 2's) the merge against the committed database over
+#           every offsets profile (min, sum x f32, f64 at 30M), A B A B, and 'api_gpu_seg*'.
+#   ncu     Nsight Compute over the tuner running tools/exp/split_one.lua (seg_per SPLIT) on
+#           heavy at 30M: duration, throughput and occupancy of rt_seg and rt_seg_split.
+step=${1:?step: pack, ship, split, splitbench, ncu}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c23 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+bench_before/redtune_bench}"
@@ -32,6 +45,32 @@ ship)
     tests 'seg_RT_MIN_RT_F*' 60
     seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
         100 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M ;;
+split)
+    harness 150 seg_per
+    tests 'seg_RT_MIN_RT_F*' 60
+    tests 'seg_per_long_unaligned' 40
+    SHIP_PROFILES=heavy,len3 SHIP_LIMIT=100 ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 2^22,30M \
+        min:f32 sum:f64
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        80 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+splitbench)
+    build/redtune merge "$T" build/ship_into.db -o build/merged.db --force >> "$S" 2>&1
+    tests 'api_gpu_seg*' 80
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        100 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+ncu)
+    # Where seg_per SPLIT's time goes on heavy at 30M: both launches under Nsight Compute
+    # (the tuner's verification run, then its first timed run).
+    timeout 200 ncu --clock-control none -k regex:rt_seg -c 24 --section SpeedOfLight --section LaunchStats \
+        --section Occupancy build/redtune --device 0 --op min --type f32 --segmented offsets \
+        --space tools/exp/split_one.lua --profiles heavy --sizes 30M --seed 7 --db build/ncu.db \
+        > "$L/ncu.log" 2>&1
+    echo "ncu: exit $?" >> "$S"
+    grep -E '^  rt_seg|Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Grid Size|Block Size' \
+        "$L/ncu.log" >> "$S" ;;
 *)
     echo "dev_session23.sh: no step '$step'" >&2; exit 2 ;;
 esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """stage2_sum.py CSV - `redtune measurements --format csv` of a segmented tuning run, as one
 table: per case (op, type, n, mean length), the fastest config of each variant (seg_per by
-STAGE, seg_lb) and its median, the variant's best against the case's best."""
+STAGE and SPLIT, seg_lb) and its median, the variant's best against the case's best."""
 import csv
 import re
 import sys
@@ -11,7 +11,9 @@ from collections import defaultdict
 def variant(fam, params):
     if fam == "seg_per":
         st = re.search(r"STAGE=(\d)", params)
-        return "seg_per STAGE=%s" % (st.group(1) if st else "0")
+        sp = re.search(r"SPLIT=(\d+)", params)
+        return "seg_per STAGE=%s%s" % (st.group(1) if st else "0",
+                                       " SPLIT" if sp and sp.group(1) != "0" else "")
     return fam
 
 
