@@ -12,6 +12,7 @@
 // @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 2 (LANES = 1 only): the warp copies its segments' whole span into a window of shared memory with cp.async (V elements of 4, 8 or 16 bytes a copy, other widths by plain loads; 40 KB a block shared by its warps), and each lane reduces its own segment from there in reads of V elements; 0: each lane loads its own segment
 // @param LONG 64 (LANES < 32, STAGE = 0 or 2) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tile, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
 // @param SPLIT 0 (LONG > 0) a segment longer than LONG rounds of its group is left to the grid instead of the block: its chunks of SPLIT elements (a power of two, 256..2^24) go to a list in the temporary storage, and a second launch (rt_seg_split, a resident grid) reduces each chunk with a warp, the last warp of a segment folding its chunks' results in order; 0: no list, such segments stay in their block (LONG)
+// @param SEGS 1 (LANES = 1, STAGE = 0, SPLIT = 0) segments a lane takes per tile (1..8; a tile is B * SEGS segments, lane l's are l, l + B, ...): their offsets, then their first V elements each, are loaded before any is combined, so that a lane has SEGS segments' loads in flight where segments are a few elements long; the rest of a segment longer than V follows in rounds
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
 // seg_per.cu - one group of threads per segment (unit 2: a tile is B / LANES segments), the
@@ -92,6 +93,9 @@
 #define RT_LONG 64   /* rounds after which a group leaves its segment to the block (0: never) */
 #endif
 
+#ifndef RT_SEGS
+#define RT_SEGS 1    /* LANES = 1: segments a lane takes per tile, their loads in flight together */
+#endif
 #ifndef RT_SPLIT
 #define RT_SPLIT 0   /* elements above which a segment is left to the grid's second launch (0: never) */
 #endif
@@ -106,12 +110,15 @@ static_assert(RT_V >= 1 && RT_V <= 16, "seg_per: V must be in 1..16");
 static_assert(RT_STAGE == 0 || ((RT_STAGE == 1 || RT_STAGE == 2) && RT_LANES == 1),
               "seg_per: STAGE is 0, or 1 or 2 with LANES=1");
 static_assert(RT_LONG >= 0 && RT_LONG <= (1 << 24), "seg_per: LONG must be in 0..2^24");
+static_assert(RT_SEGS >= 1 && RT_SEGS <= 8, "seg_per: SEGS must be in 1..8");
+static_assert(RT_SEGS == 1 || (RT_LANES == 1 && RT_STAGE == 0 && RT_SPLIT == 0),
+              "seg_per: SEGS > 1 needs LANES=1, STAGE=0 and SPLIT=0");
 static_assert(RT_SPLIT == 0 || (RT_SPLIT >= 256 && RT_SPLIT <= (1 << 24) && (RT_SPLIT & (RT_SPLIT - 1)) == 0),
               "seg_per: SPLIT must be 0 or a power of two in 256..2^24");
 
 #define PER_BLOCK (RT_LANES == RT_B && RT_B > 32)        /* a block per segment */
 #define PER_L (PER_BLOCK ? 32 : RT_LANES)                /* lanes that share a shuffle tree */
-#define PER_SEGS (RT_B / RT_LANES)                       /* segments per tile */
+#define PER_SEGS (RT_B / RT_LANES * RT_SEGS)             /* segments per tile */
 #define PER_ESC (RT_LONG > 0 && PER_L < 32 && RT_STAGE != 1) /* long segments go to the block */
 #define PER_SPLIT (RT_SPLIT > 0 && PER_ESC)               /* the longest go to the grid (SPLIT) */
 #if RT_STAGE == 2
@@ -126,7 +133,7 @@ static_assert(RT_SPLIT == 0 || (RT_SPLIT >= 256 && RT_SPLIT <= (1 << 24) && (RT_
 #else
 #define PER_VSIZE 4
 #endif
-#if PER_ESC && RT_V * PER_VSIZE <= 32 && RT_STAGE != 2
+#if PER_ESC && RT_V * PER_VSIZE <= 32 && RT_STAGE != 2 && RT_SEGS == 1
 #define PER_BOUNDS __launch_bounds__(RT_B, 2048 / RT_B)   /* see LONG */
 #else
 #define PER_BOUNDS __launch_bounds__(RT_B)
@@ -533,6 +540,74 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             out[s] = rt_seg_out(acc);
     }
 #else
+#if RT_SEGS > 1
+    /* SEGS segments a lane (LANES = 1, STAGE = 0): all their offsets, then all their first V
+     * elements, in flight before any is combined; the rest of a longer segment in rounds;
+     * with LONG, the segments of the last tile longer than LONG * V elements to the block. */
+#if PER_ESC
+    __shared__ unsigned int s_long[RT_SEGS][RT_B / 32];
+    __shared__ rt_acc_t s_part[RT_B / 32];
+    bool last_lng = false;
+#endif
+    for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        unsigned long long lo[RT_SEGS], hi[RT_SEGS];
+        bool lng[RT_SEGS];
+#pragma unroll
+        for (unsigned int k = 0; k < RT_SEGS; k++) {
+            const unsigned long long s = t * PER_SEGS + k * RT_B + tid;
+            lo[k] = hi[k] = 0;
+            if (s < nseg) {
+                lo[k] = sc_off(offs, s, n, nseg);
+                hi[k] = max(lo[k], sc_off(offs, s + 1, n, nseg));
+            }
+        }
+#pragma unroll
+        for (unsigned int k = 0; k < RT_SEGS; k++) {
+#if PER_ESC
+            lng[k] = t + gridDim.x >= ntiles && hi[k] - lo[k] > (unsigned long long)RT_LONG * RT_V;
+            const unsigned int bal = __ballot_sync(SC_FULL, lng[k]);
+            if (tid % 32 == 0)
+                s_long[k][tid / 32] = bal;
+            if (lng[k])
+                hi[k] = lo[k];
+            last_lng = last_lng || lng[k];
+#else
+            lng[k] = false;
+#endif
+        }
+        rt_value_t x[RT_SEGS][RT_V] = {};
+#pragma unroll
+        for (unsigned int k = 0; k < RT_SEGS; k++)
+#pragma unroll
+            for (unsigned int j = 0; j < RT_V; j++)
+                if (lo[k] + j < hi[k])
+                    x[k][j] = in[lo[k] + j];
+#pragma unroll
+        for (unsigned int k = 0; k < RT_SEGS; k++) {
+            rt_acc_t acc = rt_identity();
+#pragma unroll
+            for (unsigned int j = 0; j < RT_V; j++)
+                if (lo[k] + j < hi[k])
+                    acc = rt_combine(acc, rt_lift(x[k][j], lo[k] + j));
+            if (hi[k] - lo[k] > RT_V) {
+                const unsigned long long a = lo[k] + RT_V;
+                acc = rt_combine(acc, per_group(in, a, hi[k], 0, (hi[k] - a + RT_V - 1) / RT_V));
+            }
+            const unsigned long long s = t * PER_SEGS + k * RT_B + tid;
+            if (s < nseg && !lng[k])
+                out[s] = rt_seg_out(acc);
+        }
+    }
+#if PER_ESC
+    if (__syncthreads_or(last_lng)) {   /* the barrier also publishes s_long */
+        const unsigned long long t = blockIdx.x + (ntiles - 1 - blockIdx.x) / gridDim.x * gridDim.x;
+        for (unsigned int k = 0; k < RT_SEGS; k++)
+            for (unsigned int w = 0; w < RT_B / 32; w++)
+                for (unsigned int m = s_long[k][w]; m; m &= m - 1)
+                    per_long(in, offs, t * PER_SEGS + k * RT_B + w * 32 + __ffs(m) - 1, n, nseg, out, s_part);
+    }
+#endif
+#else
     const unsigned int g = tid % PER_L;
 #if RT_STAGE == 2
     __shared__ __align__(16) rt_value_t s_win[RT_B / 32][PER_WIN];
@@ -601,6 +676,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
                 per_long(in, offs, t * PER_SEGS + (w * 32 + __ffs(m) - 1) / PER_L, n, nseg, out, s_part);
     }
 #endif
+#endif   /* RT_SEGS > 1 */
 #endif
 }
 

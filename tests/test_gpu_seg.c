@@ -60,6 +60,8 @@ static const char *const variants[][6] = {
     {"seg_per", "B=64", "LANES=1", "V=1", "LONG=3"},
     {"seg_per", "B=128", "LANES=4", "LONG=1", "SPLIT=256"},   /* over 256 elements: the grid's chunks */
     {"seg_per", "B=64", "LANES=1", "STAGE=2", "LONG=3", "SPLIT=512"},
+    {"seg_per", "B=128", "LANES=1", "V=2", "SEGS=4"},   /* four segments a lane */
+    {"seg_per", "B=64", "LANES=1", "V=1", "SEGS=3", "LONG=2"},
     {"seg_matrix", "B=256", "H=128", "W=16", "PAD=1", "PERSIST=0"},
     {"seg_matrix", "B=128", "H=64", "W=7", "PAD=0", "PERSIST=1"},
     {"seg_tb2", "B=256", "R=2", "PAD=1"},

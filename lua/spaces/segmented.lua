@@ -2,7 +2,7 @@
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
 -- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. About 28 configs
--- for keys and 67 for offsets on a current GPU.
+-- for keys and 73 for offsets on a current GPU.
 
 local SMEM = 44 * 1024   -- what the templates allow themselves (static shared memory)
 
@@ -107,6 +107,10 @@ return {
                                or (c.V * case.type_size == 32 and c.LANES >= 32))
     end },
 
+  -- A thread per segment, two or four segments a lane with their loads in flight together.
+  { family = "seg_per",
+    params = { B = 256, LANES = 1, V = {1, 2, 4}, SEGS = {2, 4} },
+    constraint = function(c, dev, case) return fits(c, dev) end },
   -- A thread per segment with the warp's span staged in shared memory (coalesced loads):
   -- short segments. The buffers hold B * V elements.
   { family = "seg_per",

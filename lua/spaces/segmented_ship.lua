@@ -41,6 +41,10 @@ return {
              or (c.LANES == 4 and c.V == vec(case))
              or (c.LANES >= 32 and (c.V == vec(case) or c.V == 2 * vec(case)))
     end },
+  -- Offsets: a thread per segment, two or four segments a lane with their loads in flight
+  -- together (segments of a few elements).
+  { family = "seg_per",
+    params = { B = {128, 256}, LANES = 1, V = {1, 2, 4}, SEGS = {2, 4} } },
   -- Offsets: a thread per segment, the warp's span staged in shared memory (short segments).
   { family = "seg_per",
     params = { B = 256, LANES = 1, STAGE = 1, V = {8, 16} },
