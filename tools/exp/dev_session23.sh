@@ -26,7 +26,15 @@
 #           every offsets profile (min, sum x f32, f64 at 30M), A B A B, and 'api_gpu_seg*'.
 #   ncu     Nsight Compute over the tuner running tools/exp/split_one.lua (seg_per SPLIT) on
 #           heavy at 30M: duration, throughput and occupancy of rt_seg and rt_seg_split.
-step=${1:?step: pack, ship, split, splitbench, ncu}
+#   segs    seg_per SEGS (two or four segments a lane, their loads in flight together):
+#           the harness and 'seg_RT_MIN_RT_F*', the shipped space (with SEGS) for len3 and len1
+#           at 2^22 and 30M (min f32, sum f64) into the H200's row, each variant's best, and
+#           the bench over every offsets profile, committed database against the merge.
+#   final   the committed database: 'api_gpu_seg*' and the offsets bench once (min f32 at 30M).
+#   h100    not run (no H100 lent): the shipped space (STAGE=2, SEGS) for rand10_50, len3 and
+#           len1 at 2^20 and 30M (min f32, sum f64) into the H100's offsets row, then the bench
+#           over every offsets profile, committed database against the merge, A B A B.
+step=${1:?step: pack, ship, split, splitbench, ncu, segs, final, h100}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c23 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+bench_before/redtune_bench}"
@@ -60,6 +68,29 @@ splitbench)
     tests 'api_gpu_seg*' 80
     seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
         100 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+segs)
+    harness 150 seg_per
+    tests 'seg_RT_MIN_RT_F*' 60
+    SHIP_PROFILES=len3,len1 SHIP_LIMIT=100 ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 2^22,30M \
+        min:f32 sum:f64
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        80 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+final)
+    # The committed database on the GPU: the lookup tests, then the offsets bench once.
+    tests 'api_gpu_seg*' 80
+    bench_run final 80 --db "$T" --segmented offsets --profiles len3,len1,rand10_50,heavy --ops min --types f32 \
+        --sizes 30M --regimes cold ;;
+h100)
+    # For the next lent H100: the shipped space (STAGE=2, SEGS) for rand10_50, len3 and len1 at
+    # the H100 rows' sizes into its offsets row, then the bench over every profile, A B A B.
+    SHIP_PROFILES=rand10_50,len3,len1 SHIP_LIMIT=200 ship_rand H100 2e956071d0b02214c4c501b293bccefc \
+        2^20,30M min:f32 sum:f64
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        80 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
     sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
 ncu)
     # Where seg_per SPLIT's time goes on heavy at 30M: both launches under Nsight Compute

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """stage2_sum.py CSV - `redtune measurements --format csv` of a segmented tuning run, as one
 table: per case (op, type, n, mean length), the fastest config of each variant (seg_per by
-STAGE and SPLIT, seg_lb) and its median, the variant's best against the case's best."""
+STAGE, SPLIT and SEGS, seg_lb) and its median, the variant's best against the case's best."""
 import csv
 import re
 import sys
@@ -12,8 +12,10 @@ def variant(fam, params):
     if fam == "seg_per":
         st = re.search(r"STAGE=(\d)", params)
         sp = re.search(r"SPLIT=(\d+)", params)
-        return "seg_per STAGE=%s%s" % (st.group(1) if st else "0",
-                                       " SPLIT" if sp and sp.group(1) != "0" else "")
+        sg = re.search(r"SEGS=(\d+)", params)
+        return "seg_per STAGE=%s%s%s" % (st.group(1) if st else "0",
+                                         " SPLIT" if sp and sp.group(1) != "0" else "",
+                                         " SEGS" if sg and sg.group(1) != "1" else "")
     return fam
 
 
