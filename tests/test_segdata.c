@@ -1,7 +1,8 @@
 /*
  * test_segdata.c - segment profiles (tuner/segdata.c): they cover n exactly, are reproducible,
  * have the shapes their names promise; keys and offsets agree; the per-segment reference and
- * the check find a wrong segment and name it.
+ * the check find a wrong segment and name it; seg_per SPLIT's list holds every segmentation's
+ * jobs.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/optype.h"
+#include "runtime/plan.h"
 #include "tuner/segdata.h"
 
 static void profiles_cover_n(void **state)
@@ -199,6 +201,68 @@ static void results_of_new_ops(void **state)
     segdata_free(&d);
 }
 
+/* seg_per SPLIT's list (templates/seg_per.cu, per_list_at): the jobs of the segments longer
+ * than the threshold, ceil(length / chunk) each. */
+static unsigned long long split_jobs(const seg_data *d, unsigned int chunk, unsigned int thr)
+{
+    unsigned long long jobs = 0;
+    for (unsigned long long s = 0; s < d->nseg; s++) {
+        unsigned long long len = d->off[s + 1] - d->off[s];
+        if (len > thr)
+            jobs += (len + chunk - 1) / chunk;
+    }
+    return jobs;
+}
+
+/* The jobs fit the K = n / chunk + min(nseg, n / threshold) + 1 the kernel assumes, and
+ * plan_seg_temp_bytes gives the list 16 bytes, K jobs and tickets (to a multiple of 64) and K
+ * accumulators: for every profile and for lengths made to fill the list. */
+static void split_list_holds_every_job(void **state)
+{
+    (void)state;
+    static const unsigned int chunks[] = {256, 2048, 8192}, thrs[] = {1, 64, 256, 4096, 100000};
+    static const unsigned long long sizes[] = {1000, 100003, 1ull << 20};
+    for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++)
+        for (size_t ti = 0; ti < sizeof thrs / sizeof thrs[0]; ti++) {
+            plan p;
+            memset(&p, 0, sizeof p);
+            p.kind = PLAN_SEGMENTED;
+            p.unit = PLAN_UNIT_SEGMENTS;
+            p.seg_split = (CUfunction)(uintptr_t)1;   /* never called: the sizes only */
+            p.split_chunk[0] = chunks[ci];
+            p.split_chunk[1] = thrs[ti];
+            p.acc_size = 12;
+            for (size_t ni = 0; ni < sizeof sizes / sizeof sizes[0]; ni++) {
+                const unsigned long long n = sizes[ni];
+                /* Every profile, then lengths of threshold + 1, chunk + 1 and one segment. */
+                for (int prof = 0; prof < segdata_profile_count() + 3; prof++) {
+                    seg_data d;
+                    if (prof < segdata_profile_count()) {
+                        assert_int_equal(segdata_make(prof, n, 5 + prof, &d), RT_OK);
+                    } else {
+                        unsigned long long len = prof == segdata_profile_count() ? thrs[ti] + 1ull
+                                               : prof == segdata_profile_count() + 1 ? chunks[ci] + 1ull : n;
+                        memset(&d, 0, sizeof d);
+                        d.n = n;
+                        d.nseg = (n + len - 1) / len;
+                        d.off = malloc((d.nseg + 1) * sizeof *d.off);
+                        assert_non_null(d.off);
+                        for (unsigned long long s = 0; s <= d.nseg; s++)
+                            d.off[s] = s * len < n ? s * len : n;
+                    }
+                    unsigned long long listed = n / thrs[ti];
+                    unsigned long long k = n / chunks[ci] + (d.nseg < listed ? d.nseg : listed) + 1;
+                    unsigned long long jobs = split_jobs(&d, chunks[ci], thrs[ti]);
+                    if (jobs > k)
+                        fail_msg("chunk %u, threshold %u, n %llu, profile %d: %llu jobs, K %llu", chunks[ci],
+                                 thrs[ti], n, prof, jobs, k);
+                    assert_true(plan_seg_temp_bytes(&p, n, d.nseg) >= (16 + k * 20 + 63) / 64 * 64 + k * 12);
+                    segdata_free(&d);
+                }
+            }
+        }
+}
+
 int test_segdata_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +271,7 @@ int test_segdata_group(void)
         cmocka_unit_test(keys_and_offsets_agree),
         cmocka_unit_test(reference_and_check),
         cmocka_unit_test(results_of_new_ops),
+        cmocka_unit_test(split_list_holds_every_job),
     };
     return cmocka_run_group_tests_name("segdata", tests, NULL, NULL);
 }
