@@ -32,8 +32,9 @@
 #           the bench over every offsets profile, committed database against the merge.
 #   final   the committed database: 'api_gpu_seg*' and the offsets bench once (min f32 at 30M).
 #   h100    not run (no H100 lent): the shipped space (STAGE=2, SEGS) for rand10_50, len3 and
-#           len1 at 2^20 and 30M (min f32, sum f64) into the H100's offsets row, then the bench
-#           over every offsets profile, committed database against the merge, A B A B.
+#           len1 at 2^20 and 30M (min f32, sum f64) into the H100's offsets row
+#           ($OUT/ship_into.db), each variant's best; then, with that file as
+#           build/ship_into.db, `splitbench` benches every offsets profile against it.
 step=${1:?step: pack, ship, split, splitbench, ncu, segs, final, h100}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
@@ -86,12 +87,9 @@ final)
 h100)
     # For the next lent H100: the shipped space (STAGE=2, SEGS) for rand10_50, len3 and len1 at
     # the H100 rows' sizes into its offsets row, then the bench over every profile, A B A B.
-    SHIP_PROFILES=rand10_50,len3,len1 SHIP_LIMIT=200 ship_rand H100 2e956071d0b02214c4c501b293bccefc \
+    SHIP_PROFILES=rand10_50,len3,len1 SHIP_LIMIT=250 ship_rand H100 2e956071d0b02214c4c501b293bccefc \
         2^20,30M min:f32 sum:f64
-    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
-    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
-        80 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
-    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1 ;;
 ncu)
     # Where seg_per SPLIT's time goes on heavy at 30M: both launches under Nsight Compute
     # (the tuner's verification run, then its first timed run).
