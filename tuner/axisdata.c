@@ -193,16 +193,16 @@ int axisdata_check(const void *got, const seg_ref *refs, rt_type type, rt_op op,
 {
     size_t res = optype_res_size(op, type);   /* the outputs are results (rt_final) */
     unsigned long long nout = axisdata_outputs(s);
+    optype_ts ts;
+    char inner[512];
+    if (optype_resolve(op, type, &ts, inner, sizeof inner)) {
+        if (why)
+            snprintf(why, len, "%s", inner);
+        return 0;
+    }
     for (unsigned long long m = 0; m < nout; m++) {
-        data_ref r;
-        memset(&r, 0, sizeof r);
-        memcpy(r.value, refs[m].value, sizeof r.value);
-        r.approx = refs[m].approx;
-        r.approx2 = refs[m].approx2;
-        r.tolerance = refs[m].tolerance;
-        r.tolerance2 = refs[m].tolerance2;
-        char inner[512];
-        if (!data_check((const char *)got + m * res, &r, type, op, s->len, inner, sizeof inner)) {
+        if (!segdata_check_one((const char *)got + m * res, res, refs + m, &ts, type, op, s->len, inner,
+                               sizeof inner)) {
             if (why)
                 snprintf(why, len, "output (%llu, %llu) of %llux%llux%llu (outer, inner; %llu "
                          "elements along the axis): %s", m / s->inner, m % s->inner, s->outer,

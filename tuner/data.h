@@ -96,6 +96,11 @@ void data_reference(const void *buf, rt_type type, rt_op op, unsigned long long 
  * otherwise 0 and 'why' says what was expected and what came ("expected -2, got -0.99"). */
 int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
                unsigned long long n, char *why, size_t len);
+/* data_check with the pair already resolved (optype_resolve into *ts): the check of many
+ * results of one case (segdata_check), the pair's text made only for a failure's 'why'. */
+struct optype_ts;
+int data_check_ts(const void *got, const data_ref *ref, const struct optype_ts *ts, rt_type type, rt_op op,
+                  unsigned long long n, char *why, size_t len);
 
 /* The check of a user operator's result 'got' against the reference 'want' (both of
  * 'type'): bit for bit for integers; for floats |got - want| <= tol * max(|got|, |want|),

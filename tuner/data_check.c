@@ -53,10 +53,16 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
                unsigned long long n, char *why, size_t len)
 {
     optype_ts ts;
-    char spec[96];
     if (optype_resolve(op, type, &ts, why, len))
         return 0;
-    optype_spec_text(op, type, spec, sizeof spec);
+    return data_check_ts(got, ref, &ts, type, op, n, why, len);
+}
+
+int data_check_ts(const void *got, const data_ref *ref, const optype_ts *tsp, rt_type type, rt_op op,
+                  unsigned long long n, char *why, size_t len)
+{
+    const optype_ts ts = *tsp;
+    char spec[96];   /* the pair's text, made for 'why' only when the check fails */
     int ok;
     if (optype_is_arg(op)) {
         long long gi, wi;
@@ -70,6 +76,7 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
             ok = memcmp(got, ref->value, optype_size(ts.elem)) == 0;
         }
         if (!ok && why) {
+            optype_spec_text(op, type, spec, sizeof spec);
             char a[64], b[64];
             data_format(got, ts.elem, a, sizeof a);
             data_format(ref->value, ts.elem, b, sizeof b);
@@ -84,6 +91,7 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
              check_float((const char *)got + rs, ref->value + rs, ts.res, ref->approx2,
                          ref->tolerance2);
         if (!ok && why) {
+            optype_spec_text(op, type, spec, sizeof spec);
             char a[64], b[64], c[64], d[64];
             data_format(got, ts.res, a, sizeof a);
             data_format((const char *)got + rs, ts.res, b, sizeof b);
@@ -100,6 +108,7 @@ int data_check(const void *got, const data_ref *ref, rt_type type, rt_op op,
     else
         ok = memcmp(got, ref->value, optype_size(ts.res)) == 0;
     if (!ok && why) {
+        optype_spec_text(op, type, spec, sizeof spec);
         char a[64], b[64];
         data_format(got, ts.res, a, sizeof a);
         data_format(ref->value, ts.res, b, sizeof b);
