@@ -100,15 +100,16 @@ template <typename T, typename F> struct co_pick<false, T, F> { typedef F type; 
 
 /* A partial written by another block in this launch, read from L2 (ld.global.cg): this SM's
  * L1 is not coherent and may hold a line of partials from an earlier launch. Word by word, 8
- * bytes where T is made of them, else 4 (T may be a struct, and a volatile struct cannot be
- * copied); the words go back together through memcpy, which turns into register moves. */
+ * bytes where T is made of them, else 4, else 2 or 1 (a half or byte accumulator: seg_per
+ * SPLIT's min of f16; T may be a struct, and a volatile struct cannot be copied); the words go
+ * back together through memcpy, which turns into register moves. */
 template <typename T>
 __device__ __forceinline__ T co_load_partial(const T *p)
 {
-    typedef typename co_pick<sizeof(T) % 8 == 0 && alignof(T) >= 8,
-                             unsigned long long, unsigned int>::type word;
-    static_assert(sizeof(T) % sizeof(word) == 0 && alignof(T) >= sizeof(word),
-                  "collectives: rt_acc_t must be made of 4-byte words");
+    typedef typename co_pick<sizeof(T) % 8 == 0 && alignof(T) >= 8, unsigned long long,
+            typename co_pick<sizeof(T) % 4 == 0 && alignof(T) >= 4, unsigned int,
+            typename co_pick<sizeof(T) % 2 == 0 && alignof(T) >= 2, unsigned short,
+                             unsigned char>::type>::type>::type word;
     word w[sizeof(T) / sizeof(word)];
 #pragma unroll
     for (unsigned int k = 0; k < sizeof(T) / sizeof(word); k++)

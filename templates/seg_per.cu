@@ -307,11 +307,12 @@ static __device__ __forceinline__ rt_acc_t per_window(const rt_value_t *__restri
 #endif
 
 #if PER_ESC
-/* Elements [lo, hi) reduced in order by one warp (the block's walk of a long segment), in
- * rounds of 32 * VV elements, lane l taking the VV consecutive elements l*VV.. of a round, one
- * round at a time; the result in lane 0. VV > 1 needs 'in' aligned to VV * sizeof(rt_value_t):
- * lane 0 takes the head up to the first multiple of VV element by element. */
-template <unsigned int VV>
+/* Elements [lo, hi) reduced in order by one warp (the block's walk of a long segment; SPLIT's
+ * chunk), in rounds of 32 * VV elements, lane l taking the VV consecutive elements l*VV.. of a
+ * round, U rounds' loads in flight before their trees; the result in lane 0. VV > 1 needs
+ * 'in' aligned to VV * sizeof(rt_value_t): lane 0 takes the head up to the first multiple of
+ * VV element by element. */
+template <unsigned int VV, unsigned int U = 1>
 static __device__ __forceinline__ rt_acc_t per_walk(const rt_value_t *__restrict__ in, unsigned long long lo,
                                                     unsigned long long hi, unsigned int lane)
 {
@@ -324,8 +325,15 @@ static __device__ __forceinline__ rt_acc_t per_walk(const rt_value_t *__restrict
         lo = he;
     }
 #pragma unroll 1
-    for (unsigned long long base = lo + lane * VV; base - lane * VV < hi; base += 32 * VV)
-        acc = rt_combine(acc, co_warp_tree<32>(per_chunk<VV, SC_STREAM>(in, base, hi)));
+    for (unsigned long long base = lo + lane * VV; base - lane * VV < hi; base += U * 32 * VV) {
+        rt_acc_t v[U];
+#pragma unroll
+        for (unsigned int u = 0; u < U; u++)
+            v[u] = per_chunk<VV, SC_STREAM>(in, base + u * 32 * VV, hi);
+#pragma unroll
+        for (unsigned int u = 0; u < U; u++)
+            acc = rt_combine(acc, co_warp_tree<32>(v[u]));
+    }
     return acc;
 }
 
@@ -433,51 +441,6 @@ static __device__ __forceinline__ void per_split_put(const per_list &l, bool min
     }
 }
 
-/* A partial another block of this launch wrote, from L2 (co_load_partial; 2- and 1-byte
- * accumulators a word of their size at a time). */
-template <typename T>
-static __device__ __forceinline__ T per_load_partial(const T *p)
-{
-    if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
-        return co_load_partial(p);
-    } else {
-        typedef typename sc_pick<sizeof(T) % 2 == 0 && alignof(T) >= 2, unsigned short, unsigned char>::type word;
-        word w[sizeof(T) / sizeof(word)];
-#pragma unroll
-        for (unsigned int k = 0; k < sizeof(T) / sizeof(word); k++)
-            w[k] = __ldcg(reinterpret_cast<const word *>(p) + k);
-        T r;
-        memcpy(&r, w, sizeof r);
-        return r;
-    }
-}
-
-/* per_walk with four rounds' loads in flight before their trees (a chunk of a split segment:
- * a warp's part of SPLIT / (B/32) elements is a few rounds). */
-template <unsigned int VV>
-static __device__ __forceinline__ rt_acc_t per_walk4(const rt_value_t *__restrict__ in, unsigned long long lo,
-                                                     unsigned long long hi, unsigned int lane)
-{
-    rt_acc_t acc = rt_identity();
-    if constexpr (VV > 1) {
-        const unsigned long long he = min(hi, (lo + VV - 1) / VV * VV);
-        if (lane == 0)
-            for (unsigned long long i = lo; i < he; i++)
-                acc = rt_combine(acc, rt_lift(in[i], i));
-        lo = he;
-    }
-#pragma unroll 1
-    for (unsigned long long base = lo + lane * VV; base - lane * VV < hi; base += 4 * 32 * VV) {
-        rt_acc_t v[4];
-#pragma unroll
-        for (unsigned int u = 0; u < 4; u++)
-            v[u] = per_chunk<VV, SC_STREAM>(in, base + u * 32 * VV, hi);
-#pragma unroll
-        for (unsigned int u = 0; u < 4; u++)
-            acc = rt_combine(acc, co_warp_tree<32>(v[u]));
-    }
-    return acc;
-}
 #endif
 
 extern "C" __global__ void PER_BOUNDS
@@ -707,7 +670,7 @@ rt_seg_split(const rt_value_t *__restrict__ in, const void *seg, unsigned long l
         const unsigned long long hi = max(lo, sc_off(offs, j.seg + 1, n, nseg));
         const unsigned long long nch = (hi - lo + RT_SPLIT - 1) / RT_SPLIT;
         const unsigned long long a = min(hi, lo + (c - j.first) * RT_SPLIT), b = min(hi, a + RT_SPLIT);
-        const rt_acc_t v = aligned ? per_walk4<VW>(in, a, b, lane) : per_walk4<1>(in, a, b, lane);
+        const rt_acc_t v = aligned ? per_walk<VW, 4>(in, a, b, lane) : per_walk<1, 4>(in, a, b, lane);
         if (nch <= 1) {
             if (lane == 0)
                 out[j.seg] = rt_seg_out(v);
@@ -729,13 +692,13 @@ rt_seg_split(const rt_value_t *__restrict__ in, const void *seg, unsigned long l
             rt_acc_t x[4];
 #pragma unroll
             for (unsigned int u = 0; u < 4; u++)
-                x[u] = per_load_partial(p + i + u);
+                x[u] = co_load_partial(p + i + u);
 #pragma unroll
             for (unsigned int u = 0; u < 4; u++)
                 acc = rt_combine(acc, x[u]);
         }
         for (; i < p1; i++)
-            acc = rt_combine(acc, per_load_partial(p + i));
+            acc = rt_combine(acc, co_load_partial(p + i));
         acc = co_warp_tree<32>(acc);
         if (lane == 0)
             out[j.seg] = rt_seg_out(acc);
