@@ -191,26 +191,16 @@ int axisdata_reference(const void *vals, rt_type type, rt_op op, const axis_shap
 int axisdata_check(const void *got, const seg_ref *refs, rt_type type, rt_op op,
                    const axis_shape *s, char *why, size_t len)
 {
-    size_t res = optype_res_size(op, type);   /* the outputs are results (rt_final) */
-    unsigned long long nout = axisdata_outputs(s);
-    optype_ts ts;
     char inner[512];
-    if (optype_resolve(op, type, &ts, inner, sizeof inner)) {
-        if (why)
-            snprintf(why, len, "%s", inner);
-        return 0;
-    }
-    for (unsigned long long m = 0; m < nout; m++) {
-        if (!segdata_check_one((const char *)got + m * res, res, refs + m, &ts, type, op, s->len, inner,
-                               sizeof inner)) {
-            if (why)
-                snprintf(why, len, "output (%llu, %llu) of %llux%llux%llu (outer, inner; %llu "
-                         "elements along the axis): %s", m / s->inner, m % s->inner, s->outer,
-                         s->len, s->inner, s->len, inner);
-            return 0;
-        }
-    }
-    return 1;
+    unsigned long long m;
+    if (segdata_check_all(got, refs, type, op, axisdata_outputs(s), NULL, s->len, &m, inner,
+                          sizeof inner))
+        return 1;
+    if (why)
+        snprintf(why, len, "output (%llu, %llu) of %llux%llux%llu (outer, inner; %llu "
+                 "elements along the axis): %s", m / s->inner, m % s->inner, s->outer, s->len,
+                 s->inner, s->len, inner);
+    return 0;
 }
 
 double axisdata_bytes(const axis_shape *s, size_t esize, size_t res_size)

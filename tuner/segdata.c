@@ -297,12 +297,12 @@ int segdata_reference(const void *vals, rt_type type, rt_op op, const seg_data *
     return RT_OK;
 }
 
-int segdata_check_one(const void *got, size_t res, const seg_ref *ref, const struct optype_ts *ts,
-                      rt_type type, rt_op op, unsigned long long n, char *why, size_t len)
+/* One result against its compact reference, the pair resolved: a bitwise reference
+ * (tolerances 0) passes data_check_ts with the same bytes, so they are compared first; the full
+ * check runs only where they differ (-0 against 0, NaNs, argmin's padding, wrong results). */
+static int check_one(const void *got, size_t res, const seg_ref *ref, const optype_ts *ts, rt_type type,
+                     rt_op op, unsigned long long n, char *why, size_t len)
 {
-    /* A bitwise reference (tolerances 0) passes data_check_ts with the same bytes, so they
-     * are compared first; the full check runs only where they differ (-0 against 0, NaNs,
-     * argmin's padding, wrong results). */
     if (ref->tolerance == 0 && ref->tolerance2 == 0 && res <= sizeof ref->value
         && memcmp(got, ref->value, res) == 0)
         return 1;
@@ -316,28 +316,37 @@ int segdata_check_one(const void *got, size_t res, const seg_ref *ref, const str
     return data_check_ts(got, &r, ts, type, op, n, why, len);
 }
 
+int segdata_check_all(const void *got, const seg_ref *refs, rt_type type, rt_op op,
+                      unsigned long long count, const unsigned long long *off, unsigned long long n,
+                      unsigned long long *bad, char *why, size_t len)
+{
+    size_t res = optype_res_size(op, type);   /* the outputs are results (rt_final) */
+    optype_ts ts;
+    *bad = 0;
+    if (optype_resolve(op, type, &ts, why, len))
+        return 0;
+    for (unsigned long long i = 0; i < count; i++)
+        if (!check_one((const char *)got + i * res, res, refs + i, &ts, type, op,
+                       off ? off[i + 1] - off[i] : n, why, len)) {
+            *bad = i;
+            return 0;
+        }
+    return 1;
+}
+
 int segdata_check(const void *got, const seg_ref *refs, rt_type type, rt_op op,
                   const seg_data *d, char *why, size_t len)
 {
-    size_t res = optype_res_size(op, type);   /* the outputs are results (rt_seg_final) */
-    optype_ts ts;
     char inner[512];
-    if (optype_resolve(op, type, &ts, inner, sizeof inner)) {
-        if (why)
-            snprintf(why, len, "%s", inner);
-        return 0;
-    }
-    for (unsigned long long s = 0; s < d->nseg; s++) {
+    unsigned long long s;
+    if (segdata_check_all(got, refs, type, op, d->nseg, d->off, 0, &s, inner, sizeof inner))
+        return 1;
+    if (why) {
         unsigned long long a = d->off[s], b = d->off[s + 1];
-        if (!segdata_check_one((const char *)got + s * res, res, refs + s, &ts, type, op, b - a, inner,
-                               sizeof inner)) {
-            if (why)
-                snprintf(why, len, "segment %llu of %llu (elements %llu..%llu%s): %s", s,
-                         d->nseg, a, b, b > a ? "" : ", empty", inner);
-            return 0;
-        }
+        snprintf(why, len, "segment %llu of %llu (elements %llu..%llu%s): %s", s, d->nseg, a, b,
+                 b > a ? "" : ", empty", inner);
     }
-    return 1;
+    return 0;
 }
 
 double segdata_bytes(const seg_data *d, int layout, int off64, size_t esize, size_t res_size)

@@ -86,12 +86,13 @@ int segdata_reference(const void *vals, rt_type type, rt_op op, const seg_data *
 int segdata_check(const void *got, const seg_ref *refs, rt_type type, rt_op op,
                   const seg_data *d, char *why, size_t len);
 
-/* One result 'got' (res bytes: optype_res_size) against its compact reference, the pair
- * resolved (optype_resolve) into *ts: segdata_check's and axisdata_check's step (equal bytes of a bitwise reference pass at
- * once, else data_check_ts decides); 'why' as data_check's. */
-struct optype_ts;
-int segdata_check_one(const void *got, size_t res, const seg_ref *ref, const struct optype_ts *ts,
-                      rt_type type, rt_op op, unsigned long long n, char *why, size_t len);
+/* The check of segdata_check and axisdata_check: 'count' results 'got' (optype_res_size
+ * bytes each) against their compact references, the pair resolved once; result i reduced
+ * off[i + 1] - off[i] elements (off NULL: n each), for the message. 1 when all pass, else 0,
+ * *bad the first that fails and 'why' data_check's message for it. */
+int segdata_check_all(const void *got, const seg_ref *refs, rt_type type, rt_op op,
+                      unsigned long long count, const unsigned long long *off, unsigned long long n,
+                      unsigned long long *bad, char *why, size_t len);
 
 /* Bytes a segmented reduction must move: values, keys or offsets, and outputs (res_size
  * each). */
