@@ -275,12 +275,17 @@ static size_t seg_carry_bytes(const plan *p, unsigned long long n, unsigned long
     return align_up(plan_seg_tiles(p, n, nseg) * plan_seg_carry_size(p));
 }
 
+/* Where rt_seg_split's list starts: after the carries and rt_seg_final's accumulators. */
+static size_t split_offset(const plan *p, unsigned long long n, unsigned long long nseg)
+{
+    return seg_carry_bytes(p, n, nseg) + (p->seg_final ? align_up(nseg * p->acc_size) : 0);
+}
+
 size_t plan_seg_temp_bytes(const plan *p, unsigned long long n, unsigned long long nseg)
 {
     if (nseg == 0)
         return 0;
-    return seg_carry_bytes(p, n, nseg) + (p->seg_final ? align_up(nseg * p->acc_size) : 0)
-           + split_bytes(p, n, nseg);
+    return split_offset(p, n, nseg) + split_bytes(p, n, nseg);
 }
 
 int plan_seg_launch_count(const plan *p, unsigned long long n, unsigned long long nseg)
@@ -311,9 +316,9 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
      * carries, and its launch writes the results. */
     CUdeviceptr acc = p->seg_final ? temp + seg_carry_bytes(p, n, nseg) : out;
     /* With rt_seg_split its list follows, passed to both launches as the carries. */
-    CUdeviceptr list = temp, cw = seg_carry_bytes(p, n, nseg);
+    CUdeviceptr list = temp;
     if (p->seg_split) {
-        list = temp + cw + (p->seg_final ? align_up(nseg * p->acc_size) : 0);
+        list = temp + split_offset(p, n, nseg);
         CUresult r = cu.MemsetD32Async(list, 0, 2, s);
         if (r != CUDA_SUCCESS)
             return driver_fail(r, "clearing the list of long segments (cuMemsetD32Async)", e);
