@@ -44,6 +44,22 @@ fi
 [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
 dev_begin c23
 export REDTUNE_BIN=$PWD/build/redtune
+# tune_rows MATCH UUID PROFILES SIZES OP:TYPE...: the shipped space for offsets PROFILES at
+# SIZES (tools/exp/dev_lib.sh ship_rand; $SHIP_LIMIT s an operator, default 100) into device
+# row UUID of $T, merged into build/merged.db; each variant's best in the summary.
+tune_rows() {
+    local match=$1 uuid=$2 prof=$3 sizes=$4
+    shift 4
+    SHIP_PROFILES=$prof SHIP_LIMIT=${SHIP_LIMIT:-100} ship_rand "$match" "$uuid" "$sizes" "$@"
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+}
+# bench_all LIMIT: redtune_bench --segmented offsets over every profile (min, sum x f32, f64 at
+# 30M), $T against build/merged.db, A B A B (LIMIT s a run), then the merge's goal lines.
+bench_all() {
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        "$1" offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S"
+}
 case $step in
 ship)
     python3 tools/ship_into_row.py build/ship_ship.db "$T" 8b59dd2a77fc5356c5b5d639fc1cc192 \
@@ -52,33 +68,22 @@ ship)
     cp build/merged.db "$OUT/merged.db"
     tests 'api_gpu_seg*' 80
     tests 'seg_RT_MIN_RT_F*' 60
-    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
-        100 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M ;;
+    bench_all 100 ;;
 split)
     harness 150 seg_per
     tests 'seg_RT_MIN_RT_F*' 60
     tests 'seg_per_long_unaligned' 40
-    SHIP_PROFILES=heavy,len3 SHIP_LIMIT=100 ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 2^22,30M \
-        min:f32 sum:f64
-    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
-    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
-        80 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
-    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+    tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy,len3 2^22,30M min:f32 sum:f64
+    bench_all 80 ;;
 splitbench)
     build/redtune merge "$T" build/ship_into.db -o build/merged.db --force >> "$S" 2>&1
     tests 'api_gpu_seg*' 80
-    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
-        100 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
-    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+    bench_all 100 ;;
 segs)
     harness 150 seg_per
     tests 'seg_RT_MIN_RT_F*' 60
-    SHIP_PROFILES=len3,len1 SHIP_LIMIT=100 ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 2^22,30M \
-        min:f32 sum:f64
-    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
-    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
-        80 offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
-    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+    tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 len3,len1 2^22,30M min:f32 sum:f64
+    bench_all 80 ;;
 final)
     # The committed database on the GPU: the lookup tests, then the offsets bench once.
     tests 'api_gpu_seg*' 80
@@ -86,10 +91,9 @@ final)
         --sizes 30M --regimes cold ;;
 h100)
     # For the next lent H100: the shipped space (STAGE=2, SEGS) for rand10_50, len3 and len1 at
-    # the H100 rows' sizes into its offsets row, then the bench over every profile, A B A B.
-    SHIP_PROFILES=rand10_50,len3,len1 SHIP_LIMIT=250 ship_rand H100 2e956071d0b02214c4c501b293bccefc \
-        2^20,30M min:f32 sum:f64
-    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1 ;;
+    # the H100 rows' sizes into its offsets row; `splitbench` then benches $OUT/ship_into.db.
+    SHIP_LIMIT=250 tune_rows H100 2e956071d0b02214c4c501b293bccefc rand10_50,len3,len1 2^20,30M \
+        min:f32 sum:f64 ;;
 ncu)
     # Where seg_per SPLIT's time goes on heavy at 30M: both launches under Nsight Compute
     # (the tuner's verification run, then its first timed run).
