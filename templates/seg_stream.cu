@@ -102,7 +102,7 @@ typedef unsigned long long ss_pos_t;
 typedef unsigned int ss_pos_t;   /* clamped offsets: below 2^31 */
 #endif
 
-/* A warp's window: W starts, their W outputs and the index of each distinct one (2 bytes),
+/* A warp's window: W starts, W outputs (by rank) and the rank of each start (2 bytes),
  * plus one start (to see the first one past the tile), the 32 lanes' boundary masks (128
  * bytes) and its stitch record (two accumulators, two keys, a flag; 8 bytes of slack for
  * alignment); the block's NW of them in at most 44 KB. */
@@ -182,6 +182,22 @@ static __device__ __forceinline__ unsigned int ss_window(ss_pos_t *Sw, const sc_
         have = want;
         want = 2 * want > 32 ? 2 * want : 32;
     }
+}
+
+/* The first w < loaded with Sw[w] >= x (loaded when none): a binary search in 32 bits (x
+ * <= n fits ss_pos_t). */
+static __device__ __forceinline__ unsigned int ss_below(const ss_pos_t *Sw, unsigned int loaded, unsigned long long x)
+{
+    const ss_pos_t xx = (ss_pos_t)x;
+    unsigned int lo = 0, hi = loaded;
+    while (lo < hi) {
+        const unsigned int mid = (lo + hi) / 2;
+        if (Sw[mid] < xx)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* One tile [a, b) of the warp's chunk with more starts (c) than the window holds, its
@@ -265,11 +281,37 @@ static __device__ __forceinline__ void ss_tile_global(const ss_starts<true> &sv,
 
 /* One tile [a, b) from the window (c <= SS_W starts in it, Sw[0 .. c] loaded, sorted unless
  * the input breaks the rules): the same results as ss_tile_global, with the walk cut to a bit
- * test per element and the outputs staged in So and stored coalesced. Each distinct start position in the tile (the last of equal starts: the
- * segment that has elements; the others are empty and keep the identity in So) sets a bit in
- * the mask of the lane that holds it, and its window index goes to Kw in order; a lane finds
- * its first index there from the popcounts of the lanes before it. */
-static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t *So, unsigned short *Kw,
+ * test per element and the outputs staged in So and stored coalesced. Each distinct start
+ * position in the tile (the last of equal starts: the segment that has elements; the others
+ * are empty) sets a bit in the mask of the lane that holds it and gets a rank, its order
+ * among the tile's distinct starts; Rk maps each window index to its rank (RK_EMPTY for an
+ * empty segment). The run that begins at the start of rank r goes to So[r] when the walk
+ * meets the start of rank r + 1 (the lane's first start: after the warp's scan), so the walk
+ * needs no table: a lane's ranks are consecutive from the popcounts of the lanes before it. */
+#define SS_RK_EMPTY 0xffffu
+template <bool FULL>
+static __device__ __forceinline__ void ss_walk(const rt_value_t (&x)[RT_R], unsigned long long a, unsigned int len,
+                                               unsigned int m, unsigned int ord, rt_acc_t *So, bool &flag,
+                                               rt_acc_t &head, rt_acc_t &acc)
+{
+    const unsigned int pr = (threadIdx.x % 32) * RT_R;
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++) {
+        if (FULL || pr + k < len) {
+            const rt_acc_t v = rt_lift(x[k], a + pr + k);
+            const bool s = (m >> k) & 1u;   /* a segment starts here: the run of rank ord - 1 ends */
+            if (s && flag)
+                So[ord - 1] = acc;
+            if (s && !flag)
+                head = acc;
+            flag = flag || s;
+            ord += s;
+            acc = s ? v : rt_combine(acc, v);
+        }
+    }
+}
+
+static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t *So, unsigned short *Rk,
                                                     unsigned int *Msk, const rt_value_t (&x)[RT_R],
                                                     unsigned long long a, unsigned long long b, unsigned int c,
                                                     rt_acc_t *__restrict__ out, rt_acc_t *first,
@@ -277,23 +319,26 @@ static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t
 {
     const unsigned int lane = threadIdx.x % 32, len = (unsigned int)(b - a);
     const unsigned long long s_lo = st.s_lo;
+    const ss_pos_t a0 = (ss_pos_t)a;   /* positions fit ss_pos_t (32-bit offsets: n < 2^31) */
     Msk[lane] = 0u;
     __syncwarp();
     unsigned int d = 0;   /* distinct starts so far */
     for (unsigned int base = 0; base < c; base += 32) {
         const unsigned int w = base + lane;
         const bool valid = w < c;
-        const unsigned long long pos = valid ? (unsigned long long)Sw[w] : 0ull;
-        const bool last = valid && (w + 1 >= c || (unsigned long long)Sw[w + 1] != pos);
+        const ss_pos_t pos = valid ? Sw[w] : (ss_pos_t)0;
+        ss_pos_t nx = __shfl_down_sync(SC_FULL, pos, 1);
+        if (lane == 31 && w + 1 < c)
+            nx = Sw[w + 1];
+        const bool last = valid && (w + 1 >= c || nx != pos);
         const unsigned int bal = __ballot_sync(SC_FULL, last);
         if (last) {
-            const unsigned long long rel = pos - a;   /* < len unless unsorted */
-            if (pos >= a && rel < len)
+            const ss_pos_t rel = pos - a0;   /* < len unless unsorted */
+            if (pos >= a0 && rel < len)
                 atomicOr(&Msk[(unsigned int)rel / RT_R], 1u << ((unsigned int)rel % RT_R));
-            Kw[d + __popc(bal & ((1u << lane) - 1u))] = (unsigned short)w;
         }
         if (valid)
-            So[w] = rt_identity();   /* empty segments keep it */
+            Rk[w] = last ? (unsigned short)(d + __popc(bal & ((1u << lane) - 1u))) : (unsigned short)SS_RK_EMPTY;
         d += __popc(bal);
     }
     __syncwarp();
@@ -307,32 +352,12 @@ static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t
             ord += y;
     }
     ord -= __popc(m);
-    /* Slots: a start's window index; SS_W + 1 is the run that entered the tile (key s_lo - 1). */
-    unsigned int cur = ord > 0 && ord - 1 < d ? Kw[ord - 1] : SS_W + 1;
     bool flag = false;
     rt_acc_t head = rt_identity(), acc = rt_identity();
-    unsigned int hs = 0;
-    const unsigned int pr = lane * RT_R;
-#pragma unroll
-    for (unsigned int k = 0; k < RT_R; k++) {
-        if (pr + k < len) {
-            const rt_acc_t v = rt_lift(x[k], a + pr + k);
-            if ((m >> k) & 1u) {   /* a segment starts here: the run of slot cur ends */
-                if (!flag) {
-                    flag = true;
-                    head = acc;
-                    hs = cur;
-                } else if (cur < c) {
-                    So[cur] = acc;
-                }
-                cur = ord < d ? Kw[ord] : SS_W + 2;
-                ord++;
-                acc = v;
-            } else {
-                acc = rt_combine(acc, v);
-            }
-        }
-    }
+    if (len == SS_T)
+        ss_walk<true>(x, a, len, m, ord, So, flag, head, acc);
+    else
+        ss_walk<false>(x, a, len, m, ord, So, flag, head, acc);
 
     bool before, total_f;
     rt_acc_t total;
@@ -340,8 +365,7 @@ static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t
     if (flag) {
         const rt_acc_t hv = rt_combine(excl, head);
         if (before) {
-            if (hs < c)
-                So[hs] = hv;
+            So[ord - 1] = hv;                       /* ord > 0: a lane below has a start */
         } else if (st.open_first) {
             *first = hv;                            /* the warp's first run: stitched at the end */
         } else if (s_lo - 1 < nseg) {
@@ -349,10 +373,13 @@ static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t
         }
     }
     __syncwarp();   /* So is complete */
+    const rt_acc_t id = rt_identity();
     for (unsigned int w = lane; w + 1 < c; w += 32)
-        if (s_lo + w < nseg)
-            out[s_lo + w] = rt_seg_out(So[w]);
-    st.run = total;   /* the run open at b: slot c - 1 */
+        if (s_lo + w < nseg) {
+            const unsigned int r = Rk[w];
+            out[s_lo + w] = rt_seg_out(r != SS_RK_EMPTY ? So[r] : id);
+        }
+    st.run = total;   /* the run open at b: rank d - 1, slot c - 1 */
     st.open_first = st.open_first && !total_f;
     st.s_lo = s_lo + c;
 }
@@ -399,7 +426,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     __shared__ rt_acc_t s_first[SS_NW], s_last[SS_NW];
     __shared__ unsigned long long s_k0[SS_NW], s_k1[SS_NW];
     __shared__ unsigned int s_hb[SS_NW], s_start0;
-    __shared__ unsigned short s_kw[SS_NW][SS_W];
+    __shared__ unsigned short s_rk[SS_NW][SS_W];
     __shared__ unsigned int s_msk[SS_NW][32];
     const unsigned int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const unsigned long long G = gridDim.x, g = blockIdx.x;
@@ -432,8 +459,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     unsigned int want = (unsigned int)((nseg + 1) / (n / SS_T + 1)) + 33;
     while (a < w1) {
         const unsigned int loaded = ss_window(Sw, offs, n, nseg, st.s_lo, b, want);
-        const ss_starts<false> sv = {Sw, offs, n, nseg, st.s_lo};
-        unsigned long long c = sv.lower(0, loaded, b);   /* the starts in [a, b) */
+        unsigned long long c = ss_below(Sw, loaded, b);   /* the starts in [a, b) */
         if (c > SS_W) {   /* more than the window holds: count them in global memory */
             const unsigned long long L = sc_lower(offs, n, nseg, b);
             c = L > st.s_lo ? L - st.s_lo : 0;
@@ -453,7 +479,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
                     acc = rt_combine(acc, rt_lift(x[k], a + pr + k));
             st.run = rt_combine(st.run, rt_shfl(co_warp_tree<32>(acc), 0));
         } else if (c <= SS_W) {
-            ss_tile_mask(Sw, So, s_kw[warp], s_msk[warp], x, a, b, (unsigned int)c, out, &s_first[warp], nseg, st);
+            ss_tile_mask(Sw, So, s_rk[warp], s_msk[warp], x, a, b, (unsigned int)c, out, &s_first[warp], nseg, st);
         } else {
             const ss_starts<true> gv = {Sw, offs, n, nseg, st.s_lo};
             ss_tile_global(gv, x, a, b, c, out, &s_first[warp], nseg, st);
