@@ -15,6 +15,7 @@
 // @param OST 0 keys, STAGE = 0 only: 1: the tile's outputs (keys key(a-1)+1 .. key(b-1), when at most LB_OC of them) are collected in shared memory and written coalesced at the end of the tile (many small segments); 0: each run is stored by its thread
 // @param MP 1 offsets only: 1: merge-path tiles of B*R elements and segment ends (unit 1, best for tiny segments); 0: tiles of B*R elements (unit 0) with register/vector loads as for keys, the tile's segment starts found by two warp searches (best for long segments)
 // @param FAST 0 offsets only: 1: a tile that lies inside one segment skips the segmented machinery: its elements are loaded straight into registers (coalesced V-element vectors, all in flight, for a commutative operator; else each thread's consecutive ones) and reduced by a block tree; MP = 0 then loads every tile coalesced and re-reads a tile with segment starts in the walk's layout; 0: every tile takes the general path
+// @param KW 0 keys, STAGE = 0: 1: the walk has no branch at a key change (predicated stores; fewer instructions where keys change every few elements: len3, heavy tails); 0: a branch at each change (fewer where they change seldom)
 //
 // seg_lb.cu - the modern segmented reduction (reduce-by-key as in CUB and ModernGPU), after
 // docs/segmented.md. Every tile has the same amount of work whatever the segment lengths.
@@ -78,6 +79,9 @@
 #ifndef RT_FAST
 #define RT_FAST 0    /* offsets: 1 the fast path for a tile inside one segment */
 #endif
+#ifndef RT_KW
+#define RT_KW 0      /* keys, STAGE = 0: 1 the walk without a branch at a key change */
+#endif
 
 #include "seg_common.cuh"
 #if RT_LAYOUT == 2
@@ -94,6 +98,7 @@ static_assert(RT_PERSIST == 0 || RT_PERSIST == 1, "seg_lb: PERSIST is 0 or 1");
 static_assert(RT_MP == 0 || RT_MP == 1, "seg_lb: MP is 0 or 1");
 static_assert(RT_OST == 0 || RT_OST == 1, "seg_lb: OST is 0 or 1");
 static_assert(RT_FAST == 0 || RT_FAST == 1, "seg_lb: FAST is 0 or 1");
+static_assert(RT_KW == 0 || RT_KW == 1, "seg_lb: KW is 0 or 1");
 
 extern "C" __device__ const unsigned int rt_meta[4] = {
     RT_B, LB_T, RT_PERSIST ? 0xffffffffu : 0u, RT_LAYOUT == 1 || !RT_MP ? 0u : 1u };
@@ -209,6 +214,37 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
     rt_acc_t head = rt_identity(), acc = rt_identity();
     unsigned long long hk = 0;
     long long pk = p == a ? prevkey : (long long)kp;
+#if RT_KW
+    /* KW = 1, the walk without a branch but for empty segments: a key change at i != a closes
+     * the run of key pk (the thread's first such run waits for the scan, later ones are
+     * stored, predicated); at i == a the tile's first run begins (acc is still the identity,
+     * so acc = v there is combine(acc, v)). Fewer instructions where keys change often, more
+     * where they seldom do: every element pays for the predicated store. */
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++) {
+        if (p + k < b) {
+            const unsigned long long i = p + k;
+            const unsigned int kk = kx[k];
+            const rt_acc_t v = rt_lift(x[k], i);
+            const bool ch = (long long)kk != pk;
+            const bool cl = ch && i != a;   /* the run of key pk ends at i-1 */
+            /* Segments pk+1 .. kk-1 have no element: the identity (rule 2). */
+            if ((long long)kk > pk + 1)
+                for (long long s = pk + 1; s < (long long)kk; s++)
+                    LB_PUT((unsigned long long)s, rt_identity());
+            if (cl && flag)
+                LB_PUT((unsigned long long)pk, acc);
+            if (cl && !flag) {
+                head = acc;
+                hk = (unsigned long long)pk;
+            }
+            flag = flag || cl;
+            acc = ch ? v : rt_combine(acc, v);
+            pk = kk;
+        }
+    }
+#else
+    /* KW = 0: a branch where the key changes. */
 #pragma unroll
     for (unsigned int k = 0; k < RT_R; k++) {
         if (p + k < b) {
@@ -237,6 +273,7 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
             pk = kk;
         }
     }
+#endif
 
     bool before, total_f;
     rt_acc_t total;

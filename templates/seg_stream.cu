@@ -106,10 +106,19 @@ typedef unsigned int ss_pos_t;   /* clamped offsets: below 2^31 */
  * plus one start (to see the first one past the tile), the 32 lanes' boundary masks (128
  * bytes) and its stitch record (two accumulators, two keys, a flag; 8 bytes of slack for
  * alignment); the block's NW of them in at most 44 KB. */
-#define SS_FIT (((44 * 1024 - 16) / SS_NW - 128 - 2 * sizeof(rt_acc_t) - 20 - 8) \
+#define SS_FIT (((44 * 1024 - 16) / SS_NW - 128 - 3 * sizeof(rt_acc_t) - 20 - 8) \
                 / (sizeof(ss_pos_t) + sizeof(rt_acc_t) + 2) - 1)
 #define SS_W ((SS_T >> RT_WS) < SS_FIT ? (SS_T >> RT_WS) : SS_FIT)
 static_assert(SS_W >= 32, "seg_stream: the accumulator is too large for a window of 32 starts per warp");
+
+/* The warps' windows, at file scope so that the helpers index them by name (a constant shared
+ * address plus the warp's offset; through a pointer the compiler rebuilt the address at every
+ * access where registers were short): starts, outputs by rank (one spare slot: the walk's
+ * stores that keep nothing), the rank of each start, the lanes' masks. */
+static __shared__ ss_pos_t ss_sw[SS_NW][SS_W + 1];
+static __shared__ rt_acc_t ss_so[SS_NW][SS_W + 1];
+static __shared__ unsigned short ss_rk[SS_NW][SS_W];
+static __shared__ unsigned int ss_msk[SS_NW][32];
 
 /* rt_meta: a "tile" of B*R elements, so that the host's carry array (one per tile) holds one
  * carry per block of the resident grid. */
@@ -161,10 +170,10 @@ struct ss_state {
     bool open_first;           /* no start yet in the warp's chunk: the open run is its first */
 };
 
-/* The window: Sw[0 ..] = offsets[s_lo ..], at least want entries, more until the last entry
+/* The window: ss_sw[wp][0 ..] = offsets[s_lo ..], at least want entries, more until the last entry
  * loaded is at or past b, all offsets are in, or the window is full. Returns the entries
  * loaded. The warp calls it converged. */
-static __device__ __forceinline__ unsigned int ss_window(ss_pos_t *Sw, const sc_off_t *offs, unsigned long long n,
+static __device__ __forceinline__ unsigned int ss_window(unsigned int wp, const sc_off_t *offs, unsigned long long n,
                                                          unsigned long long nseg, unsigned long long s_lo,
                                                          unsigned long long b, unsigned int want)
 {
@@ -175,24 +184,24 @@ static __device__ __forceinline__ unsigned int ss_window(ss_pos_t *Sw, const sc_
     for (;;) {
         want = want < cap ? want : cap;
         for (unsigned int w = have + lane; w < want; w += 32)
-            Sw[w] = (ss_pos_t)sc_off(offs, s_lo + w, n, nseg);
+            ss_sw[wp][w] = (ss_pos_t)sc_off(offs, s_lo + w, n, nseg);
         __syncwarp();
-        if (want == cap || (want > 0 && (unsigned long long)Sw[want - 1] >= b))
+        if (want == cap || (want > 0 && (unsigned long long)ss_sw[wp][want - 1] >= b))
             return want;
         have = want;
         want = 2 * want > 32 ? 2 * want : 32;
     }
 }
 
-/* The first w < loaded with Sw[w] >= x (loaded when none): a binary search in 32 bits (x
+/* The first w < loaded with ss_sw[wp][w] >= x (loaded when none): a binary search in 32 bits (x
  * <= n fits ss_pos_t). */
-static __device__ __forceinline__ unsigned int ss_below(const ss_pos_t *Sw, unsigned int loaded, unsigned long long x)
+static __device__ __forceinline__ unsigned int ss_below(unsigned int wp, unsigned int loaded, unsigned long long x)
 {
     const ss_pos_t xx = (ss_pos_t)x;
     unsigned int lo = 0, hi = loaded;
     while (lo < hi) {
         const unsigned int mid = (lo + hi) / 2;
-        if (Sw[mid] < xx)
+        if (ss_sw[wp][mid] < xx)
             lo = mid + 1;
         else
             hi = mid;
@@ -279,19 +288,21 @@ static __device__ __forceinline__ void ss_tile_global(const ss_starts<true> &sv,
     st.s_lo = s_lo + c;
 }
 
-/* One tile [a, b) from the window (c <= SS_W starts in it, Sw[0 .. c] loaded, sorted unless
- * the input breaks the rules): the same results as ss_tile_global, with the walk cut to a bit
- * test per element and the outputs staged in So and stored coalesced. Each distinct start
- * position in the tile (the last of equal starts: the segment that has elements; the others
- * are empty) sets a bit in the mask of the lane that holds it and gets a rank, its order
- * among the tile's distinct starts; Rk maps each window index to its rank (RK_EMPTY for an
- * empty segment). The run that begins at the start of rank r goes to So[r] when the walk
- * meets the start of rank r + 1 (the lane's first start: after the warp's scan), so the walk
- * needs no table: a lane's ranks are consecutive from the popcounts of the lanes before it. */
+/* One tile [a, b) from the window (c <= SS_W starts in it, ss_sw[wp][0 .. c] loaded, sorted
+ * unless the input breaks the rules): the same results as ss_tile_global, with the walk cut to
+ * a bit test per element and the outputs staged in ss_so[wp] and stored coalesced. Each
+ * distinct start position in the tile (the last of equal starts: the segment that has
+ * elements; the others are empty) sets a bit in the mask of the lane that holds it and gets a
+ * rank, its order among the tile's distinct starts; ss_rk[wp] maps each window index to its
+ * rank (SS_RK_EMPTY for an empty segment). The run that begins at the start of rank r goes to
+ * ss_so[wp][r] when the walk meets the start of rank r + 1 (the lane's first start: after the
+ * warp's scan), so the walk needs no table: a lane's ranks are consecutive from the popcounts
+ * of the lanes before it. Every element stores (to the spare slot SS_W when nothing ends
+ * there), so the walk has no branch. */
 #define SS_RK_EMPTY 0xffffu
 template <bool FULL>
 static __device__ __forceinline__ void ss_walk(const rt_value_t (&x)[RT_R], unsigned long long a, unsigned int len,
-                                               unsigned int m, unsigned int ord, rt_acc_t *So, bool &flag,
+                                               unsigned int m, unsigned int ord, unsigned int wp, bool &flag,
                                                rt_acc_t &head, rt_acc_t &acc)
 {
     const unsigned int pr = (threadIdx.x % 32) * RT_R;
@@ -300,8 +311,7 @@ static __device__ __forceinline__ void ss_walk(const rt_value_t (&x)[RT_R], unsi
         if (FULL || pr + k < len) {
             const rt_acc_t v = rt_lift(x[k], a + pr + k);
             const bool s = (m >> k) & 1u;   /* a segment starts here: the run of rank ord - 1 ends */
-            if (s && flag)
-                So[ord - 1] = acc;
+            ss_so[wp][s && flag ? ord - 1 : SS_W] = acc;   /* the spare slot: nothing kept */
             if (s && !flag)
                 head = acc;
             flag = flag || s;
@@ -311,8 +321,7 @@ static __device__ __forceinline__ void ss_walk(const rt_value_t (&x)[RT_R], unsi
     }
 }
 
-static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t *So, unsigned short *Rk,
-                                                    unsigned int *Msk, const rt_value_t (&x)[RT_R],
+static __device__ __forceinline__ void ss_tile_mask(unsigned int wp, const rt_value_t (&x)[RT_R],
                                                     unsigned long long a, unsigned long long b, unsigned int c,
                                                     rt_acc_t *__restrict__ out, rt_acc_t *first,
                                                     unsigned long long nseg, ss_state &st)
@@ -320,29 +329,29 @@ static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t
     const unsigned int lane = threadIdx.x % 32, len = (unsigned int)(b - a);
     const unsigned long long s_lo = st.s_lo;
     const ss_pos_t a0 = (ss_pos_t)a;   /* positions fit ss_pos_t (32-bit offsets: n < 2^31) */
-    Msk[lane] = 0u;
+    ss_msk[wp][lane] = 0u;
     __syncwarp();
     unsigned int d = 0;   /* distinct starts so far */
     for (unsigned int base = 0; base < c; base += 32) {
         const unsigned int w = base + lane;
         const bool valid = w < c;
-        const ss_pos_t pos = valid ? Sw[w] : (ss_pos_t)0;
+        const ss_pos_t pos = valid ? ss_sw[wp][w] : (ss_pos_t)0;
         ss_pos_t nx = __shfl_down_sync(SC_FULL, pos, 1);
         if (lane == 31 && w + 1 < c)
-            nx = Sw[w + 1];
+            nx = ss_sw[wp][w + 1];
         const bool last = valid && (w + 1 >= c || nx != pos);
         const unsigned int bal = __ballot_sync(SC_FULL, last);
         if (last) {
             const ss_pos_t rel = pos - a0;   /* < len unless unsorted */
             if (pos >= a0 && rel < len)
-                atomicOr(&Msk[(unsigned int)rel / RT_R], 1u << ((unsigned int)rel % RT_R));
+                atomicOr(&ss_msk[wp][(unsigned int)rel / RT_R], 1u << ((unsigned int)rel % RT_R));
         }
         if (valid)
-            Rk[w] = last ? (unsigned short)(d + __popc(bal & ((1u << lane) - 1u))) : (unsigned short)SS_RK_EMPTY;
+            ss_rk[wp][w] = last ? (unsigned short)(d + __popc(bal & ((1u << lane) - 1u))) : (unsigned short)SS_RK_EMPTY;
         d += __popc(bal);
     }
     __syncwarp();
-    const unsigned int m = Msk[lane];
+    const unsigned int m = ss_msk[wp][lane];
     /* The distinct starts before this lane: an exclusive scan of the popcounts. */
     unsigned int ord = __popc(m);
 #pragma unroll
@@ -355,9 +364,9 @@ static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t
     bool flag = false;
     rt_acc_t head = rt_identity(), acc = rt_identity();
     if (len == SS_T)
-        ss_walk<true>(x, a, len, m, ord, So, flag, head, acc);
+        ss_walk<true>(x, a, len, m, ord, wp, flag, head, acc);
     else
-        ss_walk<false>(x, a, len, m, ord, So, flag, head, acc);
+        ss_walk<false>(x, a, len, m, ord, wp, flag, head, acc);
 
     bool before, total_f;
     rt_acc_t total;
@@ -365,19 +374,19 @@ static __device__ __forceinline__ void ss_tile_mask(const ss_pos_t *Sw, rt_acc_t
     if (flag) {
         const rt_acc_t hv = rt_combine(excl, head);
         if (before) {
-            So[ord - 1] = hv;                       /* ord > 0: a lane below has a start */
+            ss_so[wp][ord - 1] = hv;                /* ord > 0: a lane below has a start */
         } else if (st.open_first) {
             *first = hv;                            /* the warp's first run: stitched at the end */
         } else if (s_lo - 1 < nseg) {
             out[s_lo - 1] = rt_seg_out(hv);         /* begun in an earlier tile of the warp */
         }
     }
-    __syncwarp();   /* So is complete */
+    __syncwarp();   /* ss_so[wp] is complete */
     const rt_acc_t id = rt_identity();
     for (unsigned int w = lane; w + 1 < c; w += 32)
         if (s_lo + w < nseg) {
-            const unsigned int r = Rk[w];
-            out[s_lo + w] = rt_seg_out(r != SS_RK_EMPTY ? So[r] : id);
+            const unsigned int r = ss_rk[wp][w];
+            out[s_lo + w] = rt_seg_out(r != SS_RK_EMPTY ? ss_so[wp][r] : id);
         }
     st.run = total;   /* the run open at b: rank d - 1, slot c - 1 */
     st.open_first = st.open_first && !total_f;
@@ -419,15 +428,11 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
        rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry, unsigned long long ntiles)
 {
     const sc_off_t *offs = (const sc_off_t *)seg;
-    __shared__ ss_pos_t s_st[SS_NW][SS_W + 1];
-    __shared__ rt_acc_t s_o[SS_NW][SS_W];
     /* The stitch records: per warp its first run (until its first start, or all of it), the
      * run open at its end, the keys of both, whether it had a start. */
     __shared__ rt_acc_t s_first[SS_NW], s_last[SS_NW];
     __shared__ unsigned long long s_k0[SS_NW], s_k1[SS_NW];
     __shared__ unsigned int s_hb[SS_NW], s_start0;
-    __shared__ unsigned short s_rk[SS_NW][SS_W];
-    __shared__ unsigned int s_msk[SS_NW][32];
     const unsigned int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const unsigned long long G = gridDim.x, g = blockIdx.x;
 
@@ -441,8 +446,6 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     const unsigned long long c0 = ss_cut(n, G, g), c1 = ss_cut(n, G, g + 1);
     const unsigned long long w0 = c0 + ss_cut(c1 - c0, SS_NW, warp);
     const unsigned long long w1 = c0 + ss_cut(c1 - c0, SS_NW, warp + 1);
-    ss_pos_t *Sw = s_st[warp];
-    rt_acc_t *So = s_o[warp];
 
     /* The first tile's elements are in flight during the search for its s_lo. */
     rt_value_t x[RT_R];
@@ -458,8 +461,8 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         s_start0 = st.s_lo <= nseg && sc_off(offs, st.s_lo, n, nseg) <= c0;
     unsigned int want = (unsigned int)((nseg + 1) / (n / SS_T + 1)) + 33;
     while (a < w1) {
-        const unsigned int loaded = ss_window(Sw, offs, n, nseg, st.s_lo, b, want);
-        unsigned long long c = ss_below(Sw, loaded, b);   /* the starts in [a, b) */
+        const unsigned int loaded = ss_window(warp, offs, n, nseg, st.s_lo, b, want);
+        unsigned long long c = ss_below(warp, loaded, b);   /* the starts in [a, b) */
         if (c > SS_W) {   /* more than the window holds: count them in global memory */
             const unsigned long long L = sc_lower(offs, n, nseg, b);
             c = L > st.s_lo ? L - st.s_lo : 0;
@@ -479,9 +482,9 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
                     acc = rt_combine(acc, rt_lift(x[k], a + pr + k));
             st.run = rt_combine(st.run, rt_shfl(co_warp_tree<32>(acc), 0));
         } else if (c <= SS_W) {
-            ss_tile_mask(Sw, So, s_rk[warp], s_msk[warp], x, a, b, (unsigned int)c, out, &s_first[warp], nseg, st);
+            ss_tile_mask(warp, x, a, b, (unsigned int)c, out, &s_first[warp], nseg, st);
         } else {
-            const ss_starts<true> gv = {Sw, offs, n, nseg, st.s_lo};
+            const ss_starts<true> gv = {ss_sw[warp], offs, n, nseg, st.s_lo};
             ss_tile_global(gv, x, a, b, c, out, &s_first[warp], nseg, st);
         }
         want = (unsigned int)((c < SS_W ? c : SS_W) + c / 8 + 33);

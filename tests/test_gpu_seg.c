@@ -41,6 +41,7 @@ static const char *const variants[][6] = {
     {"seg_lb", "B=256", "R=8", "STAGE=1", "PERSIST=0"},
     {"seg_lb", "B=128", "R=3", "STAGE=0", "PERSIST=1"},
     {"seg_lb", "B=512", "R=8", "STAGE=0", "PERSIST=0"},
+    {"seg_lb", "B=512", "R=16", "STAGE=0", "OST=1", "KW=1"},   /* KW (and OST): keys only */
     {"seg_lb", "MP=0", "FAST=1", "B=256", "R=16", "V=2"},   /* FAST: offsets only */
     {"seg_lb", "FAST=1", "B=128", "R=16", "V=2", "PERSIST=1"},
     {"seg_stream", "B=256", "R=16", "V=4"},            /* offsets only */
@@ -84,10 +85,14 @@ static void make_configs(int layout, int off64, rt_config *cfgs, int *n, char na
             fail_msg("family %s is not built in", variants[v][0]);
         if (!(f->layouts & (layout == SEG_LAYOUT_KEYS ? FAMILY_LAYOUT_KEYS : FAMILY_LAYOUT_OFFSETS)))
             continue;
-        int fast = 0;   /* seg_lb's FAST = 1 is ignored for keys: no second run of a keys shape */
-        for (int k = 1; k < 6 && variants[v][k]; k++)
+        /* seg_lb's FAST = 1 is ignored for keys and KW = 1 for offsets: no second run of a
+         * shape */
+        int fast = 0, kw = 0;
+        for (int k = 1; k < 6 && variants[v][k]; k++) {
             fast |= !strcmp(variants[v][k], "FAST=1");
-        if (fast && layout == SEG_LAYOUT_KEYS)
+            kw |= !strcmp(variants[v][k], "KW=1");
+        }
+        if ((fast && layout == SEG_LAYOUT_KEYS) || (kw && layout != SEG_LAYOUT_KEYS))
             continue;
         rt_config *c = &cfgs[*n];
         config_default(f, c);

@@ -12,9 +12,11 @@ local function lb_vec(case) return math.min(4, vec(case)) end
 
 return {
   -- Keys: load-balanced tiles, register path, 16-byte loads; OST = 1 stores the outputs of
-  -- tiles with many segments coalesced (won len3 at 30M).
+  -- tiles with many segments coalesced (won len3 at 30M); KW = 1 walks without a branch at
+  -- a key change (H200: heavy and len3 0.93-0.98x, rand10_50 1.04-1.09x).
   { family = "seg_lb",
-    params = { B = 512, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = {0, 1}, MP = 1 },
+    params = { B = 512, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = {0, 1}, MP = 1,
+               KW = {0, 1} },
     constraint = function(c, dev, case)
       return case.layout == "keys" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
     end },

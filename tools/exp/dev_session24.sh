@@ -21,7 +21,21 @@
 #           before (build/before/redtune, HEAD's) and after, A B A B, for offsets heavy,
 #           rand10_50, len3 and one at 30M (min f32, sum f64), tools/exp/stream_ab.py's table;
 #           then the SASS page of the new heavy winner as in prof.
-step=${1:?step: pack, stream, prof, walk}
+#   iter2   seg_stream's windows at file scope (no address rebuilt a access) and a store every
+#           element (a spare slot), and seg_lb's keys walk without branches: the harness for
+#           both families, the C GPU tests 'seg_*'; stream_space.lua (heavy, rand10_50, len3)
+#           and tools/exp/keys_lb_space.lua (keys heavy, len3, rand10_50), min f32 and sum f64
+#           (keys: sum f32), before (build/before/redtune: 6617b1d) and after, A B A B; the keys
+#           bench (redtune_bench --segmented keys: against CUB's ReduceByKey) after.
+#           (Run 4. KW became a parameter afterwards: default 0, the old walk.)
+#   final   the committed code: the harness for seg_stream and seg_lb (with KW=1 shapes), the
+#           C GPU tests 'seg_RT_MIN_RT_F*' (a KW=1 variant) and 'api_gpu_seg*'; the H200's
+#           first keys rows: lua/spaces/segmented_ship.lua (KW 0 and 1) for keys heavy and
+#           len3 at 2^20 and 30M (min, sum f32) put into the H200's row and merged
+#           ($OUT/keys_into.db, build/merged.db); redtune_bench over every offsets profile
+#           (min, sum x f32, f64 at 30M) once, and over keys heavy, len3, rand10_50, one (min,
+#           sum f32 at 30M), committed database against the merge, A B A B.
+step=${1:?step: pack, stream, prof, walk, iter2, final}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c24 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+before/redtune}"
@@ -105,6 +119,60 @@ walk)
     rm -f "$L/prof_heavy.ncu-rep"
     grep -E 'Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Instructions  ' \
         "$L/details_heavy.txt" | sed 's/  */ /g' >> "$S" ;;
+iter2)
+    harness 70 seg_stream
+    mv "$L/harness.log" "$L/harness_stream.log"
+    harness 90 seg_lb
+    tests 'seg_*' 150
+    # ab TAG SPACE LAYOUT PROFILES OP:TYPE...: SPACE tuned by before and after, A B A B.
+    ab() {
+        local tag=$1 space=$2 layout=$3 prof=$4 r v bin ot
+        shift 4
+        for r in 1 2; do
+            for v in before after; do
+                bin=build/redtune
+                [ $v = before ] && bin=build/before/redtune
+                rm -f "build/${tag}_$v.db"
+                for ot; do
+                    timeout 60 $bin --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented "$layout" \
+                        --space "$space" --profiles "$prof" --sizes 30M --seed 7 --db "build/${tag}_$v.db" \
+                        > "$L/${tag}_${v}_${r}_${ot%:*}.log" 2>&1
+                    echo "tune $tag $v run $r $ot: exit $?" >> "$S"
+                done
+                build/redtune measurements --db "build/${tag}_$v.db" --format csv > "$L/${tag}_${v}_$r.csv"
+            done
+        done
+        python3 tools/exp/stream_ab.py "$L/${tag}_before_1.csv" "$L/${tag}_after_1.csv" "$L/${tag}_before_2.csv" \
+            "$L/${tag}_after_2.csv" >> "$S" 2>&1
+    }
+    ab ss tools/exp/stream_space.lua offsets heavy,rand10_50,len3 min:f32 sum:f64
+    ab kk tools/exp/keys_lb_space.lua keys heavy,len3,rand10_50 min:f32 sum:f32
+    bench_run keys 120 --db "$T" --segmented keys --profiles heavy,len3,rand10_50 --ops min,sum --types f32 \
+        --sizes 30M --regimes cold ;;
+final)
+    harness 40 seg_stream
+    mv "$L/harness.log" "$L/harness_stream.log"
+    harness 100 seg_lb
+    tests 'seg_RT_MIN_RT_F*' 40
+    tests 'api_gpu_seg*' 80
+    rm -f build/keys.db
+    for ot in min:f32 sum:f32; do
+        t0=$(date +%s)
+        timeout 80 build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented keys \
+            --space lua/spaces/segmented_ship.lua --profiles heavy,len3 --sizes 2^20,30M --seed 7 \
+            --db build/keys.db > "$L/keys_tune_${ot%:*}.log" 2>&1
+        echo "redtune keys heavy,len3 $ot: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    dship keys H200
+    grep -i 'keys' "$L/keys_best.txt" >> "$S"
+    python3 tools/ship_into_row.py "$OUT/keys_ship.db" "$T" 8b59dd2a77fc5356c5b5d639fc1cc192 \
+        -o "$OUT/keys_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
+    bench_run offsets 150 --db "$T" --segmented offsets --profiles rand10_50,len3,len1,len1000,heavy,one \
+        --ops min,sum --types f32,f64 --sizes 30M --regimes cold
+    seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db 60 \
+        keys --profiles heavy,len3,rand10_50,one --ops min,sum --types f32 --sizes 30M
+    sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S" ;;
 *)
     echo "dev_session24.sh: no step '$step'" >&2; exit 2 ;;
 esac
