@@ -13,13 +13,15 @@
 // @param PF 1 1: the next tile's elements are loaded (into a second set of registers) before a tile is walked, so memory stays busy during the walk; 0: after it (fewer registers)
 // @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound): occupancy against spills
 // @param WS 0 the window: a warp keeps up to (32*R >> WS) segment starts of a tile in shared memory (fewer where the block's 44 KB do not hold them with their outputs); a tile with more reads its starts from global memory (correct, slow: runs of empty segments, segments of one element)
+// @param CH 0 0: the resident grid (SMs x occupancy), each block one contiguous chunk of n; k = 1..64: as many blocks as n has chunks of k tiles a warp (k*32*R elements), scheduled by the hardware as blocks finish, so a block whose chunk is dense in segments holds up its SM and not the whole grid's end (heavy tails); small n leave SMs idle
 //
 // seg_stream.cu - segmented reduction over offsets with the elements streamed as a flat
 // reduction streams them (docs/segmented.md, "seg_stream").
 //
-// The grid is the resident one (SMs x occupancy). Block g owns the elements [g*n/G,
-// (g+1)*n/G) (cut at multiples of V), and each of its NW = B/32 warps a contiguous NW-th of
-// that, which it walks in order in tiles of 32*R: lane l holds the R consecutive elements
+// The grid is the resident one (SMs x occupancy; CH > 0: a block per CH tiles a warp, as many
+// as n needs). Block g owns the elements [g*n/G, (g+1)*n/G) (cut at multiples of V), and each
+// of its NW = B/32 warps a contiguous NW-th of that, which it walks in order in tiles of
+// 32*R: lane l holds the R consecutive elements
 // a + l*R .. (R/V aligned vectors). A tile's segment starts are offsets[s_lo ..] where s_lo,
 // the number of offsets below the tile's first element, is found once per warp (a 32-way
 // search at its first element) and then advanced by the starts each tile had. The warp keeps
@@ -76,6 +78,9 @@
 #ifndef RT_MINW
 #define RT_MINW 0    /* warps per SM asked of the register allocator; 0: none */
 #endif
+#ifndef RT_CH
+#define RT_CH 0      /* 0: the resident grid; k: a block per k tiles a warp, as many as n needs */
+#endif
 
 #include "seg_common.cuh"
 #include "seg_search.cuh"
@@ -90,6 +95,7 @@ static_assert((RT_V == 1 || RT_V == 2 || RT_V == 4) && RT_R % RT_V == 0, "seg_st
 static_assert(RT_WS >= 0 && RT_WS <= 4, "seg_stream: WS is 0..4");
 static_assert(RT_PF == 0 || RT_PF == 1, "seg_stream: PF is 0 or 1");
 static_assert(RT_MINW >= 0 && RT_MINW <= 64, "seg_stream: MINW is 0..64");
+static_assert(RT_CH >= 0 && RT_CH <= 64, "seg_stream: CH is 0..64");
 
 #define SS_NW (RT_B / 32)     /* warps per block */
 #define SS_T (32 * RT_R)       /* elements per warp tile */
@@ -121,8 +127,14 @@ static __shared__ unsigned short ss_rk[SS_NW][SS_W];
 static __shared__ unsigned int ss_msk[SS_NW][32];
 
 /* rt_meta: a "tile" of B*R elements, so that the host's carry array (one per tile) holds one
- * carry per block of the resident grid. */
+ * carry per block of the resident grid; with CH, a tile of CH*B*R elements and no cap on the
+ * grid: a block per tile, each warp CH tiles of its own, the blocks scheduled by the hardware
+ * as earlier ones finish (the grid cuts n the same way: block g owns [g*n/G, (g+1)*n/G)). */
+#if RT_CH
+extern "C" __device__ const unsigned int rt_meta[4] = {RT_B, RT_B * RT_R * RT_CH, 0u, 0u};
+#else
 extern "C" __device__ const unsigned int rt_meta[4] = {RT_B, RT_B * RT_R, 0xffffffffu, 0u};
+#endif
 
 /* The tile's starts: st(w) = offsets[s_lo + w] (clamped), from shared memory or, GL, from
  * global memory; w < the number loaded (smem) or <= nseg - s_lo (GL). */

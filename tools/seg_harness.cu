@@ -529,6 +529,9 @@ static const cfg configs[] = {
     {"seg_stream", "LAYOUT=2 OFF64=1 B=128 R=8 V=1 WS=3"},
     {"seg_stream", "LAYOUT=2 OFF64=1 B=256 R=32 V=4 MINW=32"},
     {"seg_stream", "LAYOUT=2 B=1024 R=5 V=1 WS=2"},
+    /* CH: a block per CH tiles a warp, the grid as large as n needs */
+    {"seg_stream", "LAYOUT=2 B=256 R=8 V=2 CH=1"},
+    {"seg_stream", "LAYOUT=2 OFF64=1 B=128 R=4 V=1 WS=2 CH=3"},
     {"seg_per", "LAYOUT=2 LANES=1"},
     {"seg_per", "LAYOUT=2 LANES=4 V=1"},
     {"seg_per", "LAYOUT=2 LANES=32 V=8"},

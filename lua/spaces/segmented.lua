@@ -89,9 +89,11 @@ return {
   -- follows the previous tile's (no search per tile), its outputs are staged and stored
   -- coalesced. The template sizes the window to 44 KB itself (WS = 1 halves it: occupancy);
   -- MINW = 24 asks the register allocator for 24 warps per SM; PF = 1 loads the next tile
-  -- while a tile is walked (long segments), PF = 0 keeps the registers (short ones).
+  -- while a tile is walked (long segments), PF = 0 keeps the registers (short ones); CH > 0
+  -- launches a block per CH tiles a warp instead of the resident grid (heavy tails).
   { family = "seg_stream",
-    params = { B = {256, 512}, R = {16, 32}, V = {2, 4}, WS = {0, 1}, MINW = {0, 24}, PF = {0, 1} },
+    params = { B = {256, 512}, R = {16, 32}, V = {2, 4}, WS = {0, 1}, MINW = {0, 24}, PF = {0, 1},
+               CH = {0, 2, 4} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and fits(c, dev) and c.B * c.R <= 8192
              and c.V == lb_vec(case) and c.R % c.V == 0

@@ -28,9 +28,11 @@ return {
       return case.layout == "offsets" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
     end },
   -- Offsets streamed by warps of a resident grid, the window of starts following the tiles
-  -- (f32 min, one run on an H100: ties seg_lb on one segment, 0.89x it on the heavy mix).
+  -- (f32 min, one run on an H100: ties seg_lb on one segment, 0.89x it on the heavy mix);
+  -- CH = 4: a block per four tiles a warp instead of the resident grid (the H200's heavy tail).
   { family = "seg_stream",
-    params = { B = {256, 512}, R = {16, 32}, V = {2, 4}, WS = 0, MINW = {0, 24}, PF = {0, 1} },
+    params = { B = {256, 512}, R = {16, 32}, V = {2, 4}, WS = 0, MINW = {0, 24}, PF = {0, 1},
+               CH = {0, 4} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and c.V == lb_vec(case) and c.B * c.R <= 8192
              and c.B <= dev.max_threads_per_block

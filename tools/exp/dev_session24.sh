@@ -35,7 +35,20 @@
 #           ($OUT/keys_into.db, build/merged.db); redtune_bench over every offsets profile
 #           (min, sum x f32, f64 at 30M) once, and over keys heavy, len3, rand10_50, one (min,
 #           sum f32 at 30M), committed database against the merge, A B A B.
-step=${1:?step: pack, stream, prof, walk, iter2, final}
+#   chunk   seg_stream CH (a block per CH tiles a warp, the grid as large as n needs, instead
+#           of the resident grid): the harness (with CH shapes), 'seg_RT_MIN_RT_F*' (a CH
+#           variant); tools/exp/stream_ch_space.lua (the shipped space's seg_stream, CH 0, 1,
+#           2, 4) tuned for offsets heavy at 2^22 and 30M (min f32, sum f32, sum f64) into the
+#           H200's row and merged ($OUT/ch_into.db, build/merged.db), each CH's best per case;
+#           the same space for rand10_50, len3, one at 30M (min f32): each CH's best; then
+#           redtune_bench over every offsets profile (min, sum x f32, f64 at 30M), committed
+#           database against the merge, A B A B.
+#   len3s   (build/ch_into.db: run 6's) the shipped space (now with CH 0 and 4) for offsets
+#           len3 at 2^22 and 30M (sum f32) into the H200's row, so that the heavy sum f32 row
+#           no longer serves len3 (mean 3 is within a factor of about 2 of heavy's 5: run 6's
+#           bench had len3 sum f32 1.93x slower); merged with ch_into.db, then the offsets bench
+#           over every profile, committed database against the merge, A B A B.
+step=${1:?step: pack, stream, prof, walk, iter2, final, chunk, len3s}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c24 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+before/redtune}"
@@ -44,6 +57,22 @@ fi
 [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
 dev_begin c24
 export REDTUNE_BIN=$PWD/build/redtune
+# tune_rows MATCH UUID PROFILES SIZES OP:TYPE...: the shipped space for offsets PROFILES at
+# SIZES (dev_lib.sh ship_rand; $SHIP_LIMIT s an operator, default 100) into device row UUID of
+# $T, merged into build/merged.db; each variant's best in the summary (as dev_session23.sh).
+tune_rows() {
+    local match=$1 uuid=$2 prof=$3 sizes=$4
+    shift 4
+    SHIP_PROFILES=$prof SHIP_LIMIT=${SHIP_LIMIT:-100} ship_rand "$match" "$uuid" "$sizes" "$@"
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+}
+# bench_all LIMIT: redtune_bench --segmented offsets over every profile (min, sum x f32, f64 at
+# 30M), $T against build/merged.db, A B A B (LIMIT s a run), then the merge's goal lines.
+bench_all() {
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        "$1" offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S"
+}
 # ncu_one TAG PARAMS: Nsight Compute over the tuner running seg_stream PARAMS alone on offsets
 # heavy at 30M (min f32): the verification launch and the first timed one.
 ncu_one() {
@@ -173,6 +202,37 @@ final)
     seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db 60 \
         keys --profiles heavy,len3,rand10_50,one --ops min,sum --types f32 --sizes 30M
     sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S" ;;
+chunk)
+    harness 40 seg_stream
+    tests 'seg_RT_MIN_RT_F*' 40
+    rm -f build/ch.db build/chx.db
+    for ot in min:f32 sum:f32 sum:f64; do
+        t0=$(date +%s)
+        timeout 100 build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented offsets \
+            --space tools/exp/stream_ch_space.lua --profiles heavy --sizes 2^22,30M --seed 7 \
+            --db build/ch.db > "$L/ch_tune_${ot%:*}_${ot#*:}.log" 2>&1
+        echo "redtune CH heavy $ot: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    dship ch H200
+    python3 tools/exp/ch_sum.py <(zcat "$OUT/ch_meas.csv.gz") >> "$S" 2>&1
+    python3 tools/ship_into_row.py "$OUT/ch_ship.db" "$T" 8b59dd2a77fc5356c5b5d639fc1cc192 \
+        -o "$OUT/ch_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/ch_into.db" -o build/merged.db --force >> "$S" 2>&1
+    t0=$(date +%s)
+    timeout 60 build/redtune --device 0 --op min --type f32 --segmented offsets \
+        --space tools/exp/stream_ch_space.lua --profiles rand10_50,len3,one --sizes 30M --seed 7 \
+        --db build/chx.db > "$L/chx_tune.log" 2>&1
+    echo "redtune CH rand10_50,len3,one min f32: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    build/redtune measurements --db build/chx.db --format csv | gzip -9 > "$OUT/chx_meas.csv.gz"
+    python3 tools/exp/ch_sum.py <(zcat "$OUT/chx_meas.csv.gz") >> "$S" 2>&1
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db 60 \
+        offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+len3s)
+    SHIP_LIMIT=100 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 len3 2^22,30M sum:f32
+    build/redtune merge build/merged.db build/ch_into.db -o build/merged2.db --force >> "$S" 2>&1
+    cp build/merged2.db build/merged.db
+    bench_all 60 ;;
 *)
     echo "dev_session24.sh: no step '$step'" >&2; exit 2 ;;
 esac
