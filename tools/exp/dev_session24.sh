@@ -48,7 +48,17 @@
 #           no longer serves len3 (mean 3 is within a factor of about 2 of heavy's 5: run 6's
 #           bench had len3 sum f32 1.93x slower); merged with ch_into.db, then the offsets bench
 #           over every profile, committed database against the merge, A B A B.
-step=${1:?step: pack, stream, prof, walk, iter2, final, chunk, len3s}
+#   h100o   not run (no H100 lent): the shipped space (seg_per STAGE=2 and SEGS, seg_stream by
+#           ranks with CH) for offsets rand10_50, len3, len1 and heavy at 2^20 and 30M (min f32,
+#           sum f64) into the H100's row ($OUT/ship_into.db; bring it back as
+#           build/ship_into.db for h100k).
+#   h100k   not run: the shipped space (KW) for keys heavy and len3 at 2^20 and 30M (min, sum
+#           f32) into the H100's row, merged with build/ship_into.db; the offsets bench over
+#           every profile and the keys bench (heavy, len3, rand10_50, one), committed database
+#           against the merge, A B A B.
+#   tests   the C GPU tests 'seg_*' (every segmented test: the KW and CH variants among them)
+#           and 'api_gpu_seg*' with the committed code and database.
+step=${1:?step: pack, stream, prof, walk, iter2, final, chunk, len3s, h100o, h100k, tests}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c24 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+before/redtune}"
@@ -233,6 +243,30 @@ len3s)
     build/redtune merge build/merged.db build/ch_into.db -o build/merged2.db --force >> "$S" 2>&1
     cp build/merged2.db build/merged.db
     bench_all 60 ;;
+h100o)
+    SHIP_LIMIT=250 tune_rows H100 2e956071d0b02214c4c501b293bccefc rand10_50,len3,len1,heavy 2^20,30M \
+        min:f32 sum:f64 ;;
+h100k)
+    rm -f build/keys.db
+    for ot in min:f32 sum:f32; do
+        timeout 80 build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented keys \
+            --space lua/spaces/segmented_ship.lua --profiles heavy,len3 --sizes 2^20,30M --seed 7 \
+            --db build/keys.db > "$L/keys_tune_${ot%:*}.log" 2>&1
+        echo "redtune keys heavy,len3 $ot: exit $?" >> "$S"
+    done
+    dship keys H100
+    grep -i 'keys' "$L/keys_best.txt" >> "$S"
+    python3 tools/ship_into_row.py "$OUT/keys_ship.db" "$T" 2e956071d0b02214c4c501b293bccefc \
+        -o "$OUT/keys_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/keys_into.db" ${SHIP_INTO:-build/ship_into.db} -o build/merged.db --force \
+        >> "$S" 2>&1
+    bench_all 60
+    seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db 60 \
+        keys --profiles heavy,len3,rand10_50,one --ops min,sum --types f32 --sizes 30M
+    sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S" ;;
+tests)
+    tests 'seg_*' 200
+    tests 'api_gpu_seg*' 60 ;;
 *)
     echo "dev_session24.sh: no step '$step'" >&2; exit 2 ;;
 esac
