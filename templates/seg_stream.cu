@@ -21,8 +21,8 @@
 // The grid is the resident one (SMs x occupancy; CH > 0: a block per CH tiles a warp, as many
 // as n needs). Block g owns the elements [g*n/G, (g+1)*n/G) (cut at multiples of V), and each
 // of its NW = B/32 warps a contiguous NW-th of that, which it walks in order in tiles of
-// 32*R: lane l holds the R consecutive elements
-// a + l*R .. (R/V aligned vectors). A tile's segment starts are offsets[s_lo ..] where s_lo,
+// 32*R: lane l holds the R consecutive elements a + l*R .. (R/V aligned vectors). A tile's
+// segment starts are offsets[s_lo ..] where s_lo,
 // the number of offsets below the tile's first element, is found once per warp (a 32-way
 // search at its first element) and then advanced by the starts each tile had. The warp keeps
 // a window of the offsets from s_lo in its part of shared memory; c, the starts in the tile
@@ -30,14 +30,14 @@
 // of the next tile's elements into a second set of registers (PF = 1), so that memory is busy
 // while the tile is walked. A tile with no start is reduced as one run (an ordered tree).
 // Otherwise each distinct start position (the last of equal starts: the segment with
-// elements; the others are empty) sets a bit in the mask of the lane that holds it, its
-// window index goes to a list in order, and every lane walks its R elements with one bit test
-// each: at a start the run before it is complete (the lane's first such run waits for the
-// warp's segmented scan, later ones are its own).
+// elements; the others are empty) sets a bit in the mask of the lane that holds it and gets a
+// rank (its order among the tile's distinct starts), and every lane walks its R elements with
+// one bit test each and no branch: at a start the run before it is complete and goes to its
+// rank's slot (the lane's first such run waits for the warp's segmented scan).
 //
-// Outputs: the tile owns the segments that start in it, s_lo .. s_lo + c - 1, stages them in
-// its part of s_o (the identity first, so empty segments need no more work), then stores them
-// coalesced. The last of them is open at the tile's end: its value (the scan's total) goes on
+// Outputs: the tile owns the segments that start in it, s_lo .. s_lo + c - 1, and stores them
+// coalesced, each from its rank's slot (the identity for an empty one, through the table of
+// ranks). The last of them is open at the tile's end: its value (the scan's total) goes on
 // in registers as the next tile's scan init, and is stored when a later start closes it. The
 // warp's first run (elements before its first start) is kept for the end: there the block
 // stitches its warps in order (one barrier; thread 0 walks NW records), storing the runs that
