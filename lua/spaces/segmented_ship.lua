@@ -1,10 +1,11 @@
 -- segmented_ship.lua - the small segmented space tools/tune_shipped_seg.sh tunes every shipped
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
--- neighbours, with the vector width scaled to the element size. About 4 configs for keys and
--- 25 for offsets, so that the 18 cases (min, max, sum x f32, f64, i32 x keys, offsets) take
--- three device calls (f32 min was also tuned in the full space, on another lent H100: a device
--- row of its own in db/tuned/h100.sql).
+-- neighbours, with the vector width scaled to the element size. 8 configs for keys and 51
+-- for offsets (f32; with KW and seg_stream's CH, twenty-fourth session; about 4 and 25 when
+-- the 18 cases min, max, sum x f32, f64, i32 x keys, offsets were first tuned in three device
+-- calls; f32 min was also tuned in the full space, on another lent H100: a device row of its
+-- own in db/tuned/h100.sql).
 
 local function vec(case) return 16 // case.type_size end   -- one 16-byte load
 -- seg_lb takes V = 1, 2, 4: its widest vector is 16 bytes of at most 4 elements
