@@ -214,24 +214,25 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
     rt_acc_t head = rt_identity(), acc = rt_identity();
     unsigned long long hk = 0;
     long long pk = p == a ? prevkey : (long long)kp;
-#if RT_KW
-    /* KW = 1, the walk without a branch but for empty segments: a key change at i != a closes
-     * the run of key pk (the thread's first such run waits for the scan, later ones are
-     * stored, predicated); at i == a the tile's first run begins (acc is still the identity,
-     * so acc = v there is combine(acc, v)). Fewer instructions where keys change often, more
-     * where they seldom do: every element pays for the predicated store. */
+    /* KW = 1: no branch but for empty segments; a key change at i != a closes the run of key
+     * pk (the thread's first such run waits for the scan, later ones are stored, predicated);
+     * at i == a the tile's first run begins (acc is still the identity, so acc = v there is
+     * combine(acc, v)). Fewer instructions where keys change often, more where they seldom
+     * do: every element pays for the predicated store. KW = 0: a branch at each change. */
+#define LB_EMPTIES()   /* segments pk+1 .. kk-1 have no element: the identity (rule 2) */ \
+    for (long long s = pk + 1; s < (long long)kk; s++)                                  \
+        LB_PUT((unsigned long long)s, rt_identity())
 #pragma unroll
     for (unsigned int k = 0; k < RT_R; k++) {
         if (p + k < b) {
             const unsigned long long i = p + k;
             const unsigned int kk = kx[k];
             const rt_acc_t v = rt_lift(x[k], i);
+#if RT_KW
             const bool ch = (long long)kk != pk;
             const bool cl = ch && i != a;   /* the run of key pk ends at i-1 */
-            /* Segments pk+1 .. kk-1 have no element: the identity (rule 2). */
             if ((long long)kk > pk + 1)
-                for (long long s = pk + 1; s < (long long)kk; s++)
-                    LB_PUT((unsigned long long)s, rt_identity());
+                LB_EMPTIES();
             if (cl && flag)
                 LB_PUT((unsigned long long)pk, acc);
             if (cl && !flag) {
@@ -240,21 +241,9 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
             }
             flag = flag || cl;
             acc = ch ? v : rt_combine(acc, v);
-            pk = kk;
-        }
-    }
 #else
-    /* KW = 0: a branch where the key changes. */
-#pragma unroll
-    for (unsigned int k = 0; k < RT_R; k++) {
-        if (p + k < b) {
-            const unsigned long long i = p + k;
-            const unsigned int kk = kx[k];
-            const rt_acc_t v = rt_lift(x[k], i);
             if ((long long)kk != pk) {
-                /* Segments pk+1 .. kk-1 have no element: the identity (rule 2). */
-                for (long long s = pk + 1; s < (long long)kk; s++)
-                    LB_PUT((unsigned long long)s, rt_identity());
+                LB_EMPTIES();
                 if (i != a) {   /* the run of key pk ends at i-1 */
                     if (!flag) {
                         flag = true;
@@ -270,10 +259,11 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
             } else {
                 acc = rt_combine(acc, v);
             }
+#endif
             pk = kk;
         }
     }
-#endif
+#undef LB_EMPTIES
 
     bool before, total_f;
     rt_acc_t total;

@@ -136,16 +136,14 @@ extern "C" __device__ const unsigned int rt_meta[4] = {RT_B, RT_B * RT_R * RT_CH
 extern "C" __device__ const unsigned int rt_meta[4] = {RT_B, RT_B * RT_R, 0xffffffffu, 0u};
 #endif
 
-/* The tile's starts: st(w) = offsets[s_lo + w] (clamped), from shared memory or, GL, from
- * global memory; w < the number loaded (smem) or <= nseg - s_lo (GL). */
-template <bool GL>
+/* A tile's starts in global memory (the tile with more than the window holds): st(w) =
+ * offsets[s_lo + w] (clamped), w <= nseg - s_lo. (The window's are counted by ss_below.) */
 struct ss_starts {
-    const ss_pos_t *s;
     const sc_off_t *offs;
     unsigned long long n, nseg, s_lo;
     __device__ __forceinline__ unsigned long long st(unsigned long long w) const
     {
-        return GL ? sc_off(offs, s_lo + w, n, nseg) : (unsigned long long)s[w];
+        return sc_off(offs, s_lo + w, n, nseg);
     }
     /* The first w in [lo, hi) with st(w) >= x (hi when none). */
     __device__ __forceinline__ unsigned long long lower(unsigned long long lo, unsigned long long hi,
@@ -226,7 +224,7 @@ static __device__ __forceinline__ unsigned int ss_below(unsigned int wp, unsigne
  * each lane walks its elements and binary-searches past runs of equal starts (empty
  * segments), every output is stored directly. Updates st. The warp's first run, when it
  * closes here, goes to *first (shared memory) for the block's stitch. */
-static __device__ __forceinline__ void ss_tile_global(const ss_starts<true> &sv, const rt_value_t (&x)[RT_R],
+static __device__ __forceinline__ void ss_tile_global(const ss_starts &sv, const rt_value_t (&x)[RT_R],
                                                unsigned long long a, unsigned long long b, unsigned long long c,
                                                rt_acc_t *__restrict__ out, rt_acc_t *first,
                                                unsigned long long nseg, ss_state &st)
@@ -496,7 +494,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         } else if (c <= SS_W) {
             ss_tile_mask(warp, x, a, b, (unsigned int)c, out, &s_first[warp], nseg, st);
         } else {
-            const ss_starts<true> gv = {ss_sw[warp], offs, n, nseg, st.s_lo};
+            const ss_starts gv = {offs, n, nseg, st.s_lo};
             ss_tile_global(gv, x, a, b, c, out, &s_first[warp], nseg, st);
         }
         want = (unsigned int)((c < SS_W ? c : SS_W) + c / 8 + 33);
