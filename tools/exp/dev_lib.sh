@@ -43,6 +43,20 @@
 #                           profiles $SHIP_PROFILES; $SHIP_LIMIT s each, default 45) at SIZES into
 #                           build/ship.db, its MATCH rows put into device row UUID of $T
 #                           (tools/ship_into_row.py) and merged into build/merged.db
+#   tune_rows MATCH UUID PROFILES SIZES OP:TYPE...
+#                           ship_rand for offsets PROFILES ($SHIP_LIMIT s an operator, default
+#                           100), then each variant's best (tools/exp/stage2_sum.py) in the
+#                           summary
+#   keys_rows MATCH UUID OP:TYPE...
+#                           lua/spaces/segmented_ship.lua for keys heavy and len3 at 2^20 and
+#                           30M into build/keys.db (80 s an operator), its MATCH rows put into
+#                           device row UUID of $T as $OUT/keys_into.db
+#   bench_all LIMIT         redtune_bench --segmented offsets over every profile (min, sum x
+#                           f32, f64 at 30M), $T against build/merged.db, A B A B, then the
+#                           merge's goal lines
+#   bench_keys LIMIT        redtune_bench --segmented keys over heavy, len3, rand10_50, one
+#                           (min, sum f32 at 30M), $T against build/merged.db, A B A B, then the
+#                           merge's goal lines
 #   bench_run TAG LIMIT ARGS...
 #                           build/bench/redtune_bench ARGS (LIMIT s), its CSV to $OUT/TAG.csv,
 #                           its log to $L/TAG.log, a line and its summary (less the floor
@@ -200,4 +214,35 @@ ship_rand() {
     grep -i 'offsets' "$L/ship_best.txt" >> "$S"
     python3 tools/ship_into_row.py "$OUT/ship_ship.db" "$T" "$uuid" -o "$OUT/ship_into.db" >> "$S" 2>&1
     build/redtune merge "$T" "$OUT/ship_into.db" -o build/merged.db --force >> "$S" 2>&1
+}
+tune_rows() {
+    local match=$1 uuid=$2 prof=$3 sizes=$4
+    shift 4
+    SHIP_PROFILES=$prof SHIP_LIMIT=${SHIP_LIMIT:-100} ship_rand "$match" "$uuid" "$sizes" "$@"
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+}
+keys_rows() {
+    local match=$1 uuid=$2 ot t0
+    shift 2
+    rm -f build/keys.db
+    for ot; do
+        t0=$(date +%s)
+        timeout 80 build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented keys \
+            --space lua/spaces/segmented_ship.lua --profiles heavy,len3 --sizes 2^20,30M --seed 7 \
+            --db build/keys.db > "$L/keys_tune_${ot%:*}.log" 2>&1
+        echo "redtune keys heavy,len3 $ot: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    done
+    dship keys "$match"
+    grep -i 'keys' "$L/keys_best.txt" >> "$S"
+    python3 tools/ship_into_row.py "$OUT/keys_ship.db" "$T" "$uuid" -o "$OUT/keys_into.db" >> "$S" 2>&1
+}
+bench_all() {
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        "$1" offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S"
+}
+bench_keys() {
+    seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        "$1" keys --profiles heavy,len3,rand10_50,one --ops min,sum --types f32 --sizes 30M
+    sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S"
 }

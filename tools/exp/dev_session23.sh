@@ -44,22 +44,6 @@ fi
 [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
 dev_begin c23
 export REDTUNE_BIN=$PWD/build/redtune
-# tune_rows MATCH UUID PROFILES SIZES OP:TYPE...: the shipped space for offsets PROFILES at
-# SIZES (tools/exp/dev_lib.sh ship_rand; $SHIP_LIMIT s an operator, default 100) into device
-# row UUID of $T, merged into build/merged.db; each variant's best in the summary.
-tune_rows() {
-    local match=$1 uuid=$2 prof=$3 sizes=$4
-    shift 4
-    SHIP_PROFILES=$prof SHIP_LIMIT=${SHIP_LIMIT:-100} ship_rand "$match" "$uuid" "$sizes" "$@"
-    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
-}
-# bench_all LIMIT: redtune_bench --segmented offsets over every profile (min, sum x f32, f64 at
-# 30M), $T against build/merged.db, A B A B (LIMIT s a run), then the merge's goal lines.
-bench_all() {
-    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
-        "$1" offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
-    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S"
-}
 case $step in
 ship)
     python3 tools/ship_into_row.py build/ship_ship.db "$T" 8b59dd2a77fc5356c5b5d639fc1cc192 \

@@ -10,8 +10,9 @@
 #           len3, rand10_50 and one at 30M (min f32), each variant's best per case
 #           (tools/exp/stage2_sum.py); Nsight Compute (SpeedOfLight, WarpStateStats,
 #           Occupancy) over the H200's heavy winner without and with WP=8 MG=1.
-#           (Run 1; WP and MG are not kept: the template is back as it was, this step no longer
-#           builds.)
+#           Run 1, on fd963c9 with tools/exp/seg_stream_wp_mg.patch applied (WP and MG are
+#           not kept); ncu_one caught the tuner's small check launch (a grid of 4), not the
+#           timed one, so `prof` runs Nsight Compute over redtune_bench instead.
 #   prof    Nsight Compute's full set over seg_stream's H200 heavy winner (B=256 R=32 V=4 PF=0
 #           MINW=24) on offsets heavy, rand10_50 and one at 30M (min f32), each tuned alone
 #           first and run by redtune_bench from that database: the report, its details page and
@@ -21,13 +22,15 @@
 #           before (build/before/redtune, HEAD's) and after, A B A B, for offsets heavy,
 #           rand10_50, len3 and one at 30M (min f32, sum f64), tools/exp/stream_ab.py's table;
 #           then the SASS page of the new heavy winner as in prof.
-#   iter2   seg_stream's windows at file scope (no address rebuilt a access) and a store every
-#           element (a spare slot), and seg_lb's keys walk without branches: the harness for
+#   iter2   seg_stream's windows at file scope (no address rebuilt at each access) and a store
+#           every element (a spare slot), and seg_lb's keys walk without branches: the harness for
 #           both families, the C GPU tests 'seg_*'; stream_space.lua (heavy, rand10_50, len3)
-#           and tools/exp/keys_lb_space.lua (keys heavy, len3, rand10_50), min f32 and sum f64
-#           (keys: sum f32), before (build/before/redtune: 6617b1d) and after, A B A B; the keys
-#           bench (redtune_bench --segmented keys: against CUB's ReduceByKey) after.
-#           (Run 4. KW became a parameter afterwards: default 0, the old walk.)
+#           before (build/before/redtune: 6617b1d) and after, A B A B, min f32 and sum f64;
+#           tools/exp/keys_lb_space.lua (keys heavy, len3, rand10_50; min, sum f32) with KW 0
+#           and 1, twice, each KW's best per case; the keys bench (redtune_bench --segmented
+#           keys: against CUB's ReduceByKey).
+#           (Run 4's keys part compared the binary before with one whose walk was KW = 1's
+#           unconditionally; KW became a parameter afterwards, default 0, the old walk.)
 #   final   the committed code: the harness for seg_stream and seg_lb (with KW=1 shapes), the
 #           C GPU tests 'seg_RT_MIN_RT_F*' (a KW=1 variant) and 'api_gpu_seg*'; the H200's
 #           first keys rows: lua/spaces/segmented_ship.lua (KW 0 and 1) for keys heavy and
@@ -67,22 +70,6 @@ fi
 [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
 dev_begin c24
 export REDTUNE_BIN=$PWD/build/redtune
-# tune_rows MATCH UUID PROFILES SIZES OP:TYPE...: the shipped space for offsets PROFILES at
-# SIZES (dev_lib.sh ship_rand; $SHIP_LIMIT s an operator, default 100) into device row UUID of
-# $T, merged into build/merged.db; each variant's best in the summary (as dev_session23.sh).
-tune_rows() {
-    local match=$1 uuid=$2 prof=$3 sizes=$4
-    shift 4
-    SHIP_PROFILES=$prof SHIP_LIMIT=${SHIP_LIMIT:-100} ship_rand "$match" "$uuid" "$sizes" "$@"
-    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
-}
-# bench_all LIMIT: redtune_bench --segmented offsets over every profile (min, sum x f32, f64 at
-# 30M), $T against build/merged.db, A B A B (LIMIT s a run), then the merge's goal lines.
-bench_all() {
-    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
-        "$1" offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
-    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S"
-}
 # ncu_one TAG PARAMS: Nsight Compute over the tuner running seg_stream PARAMS alone on offsets
 # heavy at 30M (min f32): the verification launch and the first timed one.
 ncu_one() {
@@ -185,7 +172,19 @@ iter2)
             "$L/${tag}_after_2.csv" >> "$S" 2>&1
     }
     ab ss tools/exp/stream_space.lua offsets heavy,rand10_50,len3 min:f32 sum:f64
-    ab kk tools/exp/keys_lb_space.lua keys heavy,len3,rand10_50 min:f32 sum:f32
+    # KW = 0 against KW = 1 (run 4: the binary before against one with KW = 1's walk
+    # unconditional), twice, each KW's best per case.
+    for r in 1 2; do
+        rm -f build/kk.db
+        for ot in min:f32 sum:f32; do
+            timeout 60 build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented keys \
+                --space tools/exp/keys_lb_space.lua --profiles heavy,len3,rand10_50 --sizes 30M --seed 7 \
+                --db build/kk.db > "$L/kk_${r}_${ot%:*}.log" 2>&1
+            echo "tune kk run $r $ot: exit $?" >> "$S"
+        done
+        build/redtune measurements --db build/kk.db --format csv > "$L/kk_$r.csv"
+        python3 tools/exp/stage2_sum.py "$L/kk_$r.csv" >> "$S" 2>&1
+    done
     bench_run keys 120 --db "$T" --segmented keys --profiles heavy,len3,rand10_50 --ops min,sum --types f32 \
         --sizes 30M --regimes cold ;;
 final)
@@ -194,24 +193,11 @@ final)
     harness 100 seg_lb
     tests 'seg_RT_MIN_RT_F*' 40
     tests 'api_gpu_seg*' 80
-    rm -f build/keys.db
-    for ot in min:f32 sum:f32; do
-        t0=$(date +%s)
-        timeout 80 build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented keys \
-            --space lua/spaces/segmented_ship.lua --profiles heavy,len3 --sizes 2^20,30M --seed 7 \
-            --db build/keys.db > "$L/keys_tune_${ot%:*}.log" 2>&1
-        echo "redtune keys heavy,len3 $ot: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    done
-    dship keys H200
-    grep -i 'keys' "$L/keys_best.txt" >> "$S"
-    python3 tools/ship_into_row.py "$OUT/keys_ship.db" "$T" 8b59dd2a77fc5356c5b5d639fc1cc192 \
-        -o "$OUT/keys_into.db" >> "$S" 2>&1
+    keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f32 sum:f32
     build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
     bench_run offsets 150 --db "$T" --segmented offsets --profiles rand10_50,len3,len1,len1000,heavy,one \
         --ops min,sum --types f32,f64 --sizes 30M --regimes cold
-    seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db 60 \
-        keys --profiles heavy,len3,rand10_50,one --ops min,sum --types f32 --sizes 30M
-    sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S" ;;
+    bench_keys 60 ;;
 chunk)
     harness 40 seg_stream
     tests 'seg_RT_MIN_RT_F*' 40
@@ -224,7 +210,7 @@ chunk)
         echo "redtune CH heavy $ot: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     done
     dship ch H200
-    python3 tools/exp/ch_sum.py <(zcat "$OUT/ch_meas.csv.gz") >> "$S" 2>&1
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ch_meas.csv.gz") >> "$S" 2>&1
     python3 tools/ship_into_row.py "$OUT/ch_ship.db" "$T" 8b59dd2a77fc5356c5b5d639fc1cc192 \
         -o "$OUT/ch_into.db" >> "$S" 2>&1
     build/redtune merge "$T" "$OUT/ch_into.db" -o build/merged.db --force >> "$S" 2>&1
@@ -234,10 +220,8 @@ chunk)
         --db build/chx.db > "$L/chx_tune.log" 2>&1
     echo "redtune CH rand10_50,len3,one min f32: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     build/redtune measurements --db build/chx.db --format csv | gzip -9 > "$OUT/chx_meas.csv.gz"
-    python3 tools/exp/ch_sum.py <(zcat "$OUT/chx_meas.csv.gz") >> "$S" 2>&1
-    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db 60 \
-        offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M
-    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/chx_meas.csv.gz") >> "$S" 2>&1
+    bench_all 60 ;;
 len3s)
     SHIP_LIMIT=100 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 len3 2^22,30M sum:f32
     build/redtune merge build/merged.db build/ch_into.db -o build/merged2.db --force >> "$S" 2>&1
@@ -247,23 +231,11 @@ h100o)
     SHIP_LIMIT=250 tune_rows H100 2e956071d0b02214c4c501b293bccefc rand10_50,len3,len1,heavy 2^20,30M \
         min:f32 sum:f64 ;;
 h100k)
-    rm -f build/keys.db
-    for ot in min:f32 sum:f32; do
-        timeout 80 build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented keys \
-            --space lua/spaces/segmented_ship.lua --profiles heavy,len3 --sizes 2^20,30M --seed 7 \
-            --db build/keys.db > "$L/keys_tune_${ot%:*}.log" 2>&1
-        echo "redtune keys heavy,len3 $ot: exit $?" >> "$S"
-    done
-    dship keys H100
-    grep -i 'keys' "$L/keys_best.txt" >> "$S"
-    python3 tools/ship_into_row.py "$OUT/keys_ship.db" "$T" 2e956071d0b02214c4c501b293bccefc \
-        -o "$OUT/keys_into.db" >> "$S" 2>&1
+    keys_rows H100 2e956071d0b02214c4c501b293bccefc min:f32 sum:f32
     build/redtune merge "$T" "$OUT/keys_into.db" ${SHIP_INTO:-build/ship_into.db} -o build/merged.db --force \
         >> "$S" 2>&1
     bench_all 60
-    seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db 60 \
-        keys --profiles heavy,len3,rand10_50,one --ops min,sum --types f32 --sizes 30M
-    sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S" ;;
+    bench_keys 60 ;;
 tests)
     tests 'seg_*' 200
     tests 'api_gpu_seg*' 60 ;;
