@@ -48,6 +48,8 @@ static const char *const variants[][6] = {
     {"seg_stream", "B=512", "R=8", "V=2", "WS=1", "MINW=24"},
     {"seg_stream", "B=128", "R=8", "V=1", "WS=3", "PF=0"},     /* a window of 32: dense tiles take the slow path */
     {"seg_stream", "B=256", "R=8", "V=2", "CH=2"},     /* a block per two tiles a warp */
+    {"seg_mark", "B=256", "R=16", "V=4"},              /* offsets only */
+    {"seg_mark", "B=128", "R=8", "V=1", "J=1", "CH=3"},   /* a window of 128: dense tiles read starts from global memory */
     {"seg_per", "B=256", "LANES=1", "V=1"},
     {"seg_per", "B=128", "LANES=4", "V=3"},
     {"seg_per", "B=256", "LANES=32", "V=4"},

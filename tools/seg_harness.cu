@@ -532,6 +532,14 @@ static const cfg configs[] = {
     /* CH: a block per CH tiles a warp, the grid as large as n needs */
     {"seg_stream", "LAYOUT=2 B=256 R=8 V=2 CH=1"},
     {"seg_stream", "LAYOUT=2 OFF64=1 B=128 R=4 V=1 WS=2 CH=3"},
+    /* seg_mark: a block's chunk in tiles, the starts marked by position; J = 1 with small
+     * blocks sends the dense profiles' tiles down the rounds from global memory */
+    {"seg_mark", "LAYOUT=2"},
+    {"seg_mark", "LAYOUT=2 B=128 R=8 V=2 J=1 CH=3 PF=0"},
+    {"seg_mark", "LAYOUT=2 OFF64=1 B=256 R=16 V=4 J=2 MINW=24"},
+    {"seg_mark", "LAYOUT=2 B=1024 R=5 V=1 J=2 CH=1"},
+    {"seg_mark", "LAYOUT=2 OFF64=1 B=128 R=3 V=1 J=1 CH=7"},
+    {"seg_mark", "LAYOUT=2 B=256 R=32 V=4 J=1 CH=2 PF=0"},
     {"seg_per", "LAYOUT=2 LANES=1"},
     {"seg_per", "LAYOUT=2 LANES=4 V=1"},
     {"seg_per", "LAYOUT=2 LANES=32 V=8"},

@@ -1,0 +1,571 @@
+// @family      seg_mark
+// @summary     segmented, offsets: a block per CH consecutive tiles of B*R elements; a tile's segment starts are marked by position in shared memory (from a window of the offsets loaded into registers during the previous tile, no search per tile), a tile without a start is reduced as a flat reduction would, otherwise each thread walks its R elements with one mark read each and no branch, storing the runs that close in it, and one segmented block scan completes the runs that cross threads (one carry per block)
+// @plan        segmented
+// @layout      offsets
+// @balanced    yes
+// @commutative not-required
+// @deterministic yes
+// @param LAYOUT 2 1: keys, 2: offsets (this family implements offsets only)
+// @param OFF64 0 offsets are 32-bit (0) or 64-bit (1)
+// @param B 256 threads per block (multiple of 32, 128..1024)
+// @param R 16 consecutive elements per thread in a tile (1..32)
+// @param V 4 elements per vector load (1, 2, 4; R a multiple of V): V > 1 needs `in` aligned to V elements; the runtime library must pick V = 1 for pointers it cannot vouch for
+// @param CH 4 tiles a block (1..64): block g owns the elements [g*CH*B*R, (g+1)*CH*B*R) and walks them in order, so that only its first tile searches the offsets
+// @param J 4 window rounds a thread (1..16): a tile's first J*31*B/32 starts come from the window (offsets loaded into registers while the tile before is walked; each warp's lanes 0..30 own 31 a round), more from global memory in rounds of B (correct, slower: runs of empty segments, tiles dense in segments)
+// @param PF 1 1: the next tile's elements are loaded (into a second set of registers) before a tile is walked, so memory stays busy during the walk; 0: after it (fewer registers)
+// @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound)
+//
+// seg_mark.cu - segmented reduction over offsets, the elements in tiles of B*R as a flat
+// reduction reads them, each segment start marked at its position (docs/segmented.md,
+// "seg_mark").
+//
+// Block g owns CH consecutive tiles, the elements [c0, c1) = [g*CH*T, (g+1)*CH*T) (T = B*R,
+// the last block up to n), and walks them in order: thread t holds the elements a + t*R ..
+// a + t*R + R - 1 of the tile at a (R/V aligned vector loads; two register sets used in turn,
+// PF = 1: the next tile's loaded before this one is walked). s_lo, the number of offsets below
+// the tile's first element, is found once per block (warp 0's 32-way search at c0, while the
+// first tile's loads are in flight) and then advanced by each tile's count of starts, so no
+// other tile searches. The window: J*31*B/32 entries of the offsets from s_lo (past nseg:
+// +infinity), loaded into registers while the tile before is walked; each warp's lanes 0..30
+// own 31 entries a round and lane 31 holds the next warp's first, so that an entry's next
+// offset comes by a shuffle.
+//
+// A tile whose first start (offsets[s_lo], the same in every thread) is at or past its end has
+// none (commutative operators): each thread folds its elements into its own part of the open
+// run, and the parts join the run (a warp tree, the warps in order) at the next tile with a
+// start or at the chunk's end: no barrier, no marks, no scan. Otherwise each thread takes its
+// window entries inside the tile [a, b), and for each, without a branch (a spare slot takes
+// what is not kept):
+//   - an empty segment (its next offset is the same) stores its result, the identity;
+//   - a segment with elements (or the pseudo segment nseg: the elements from offsets[nseg] on,
+//     which no segment holds) writes its window index into mark[start - a], and, when the next
+//     start is in another thread's elements, its key into that thread's head record (the run
+//     that thread's first start closes);
+//   - the entry whose next offset is at or past b writes c, the tile's count of starts.
+// One barrier. A window too short for the tile (c not found) goes on from global memory in
+// rounds of B entries. Then each thread walks its R elements: a mark closes the run before it,
+// which is stored at once (out[key], a predicated store: no branch), except the thread's first,
+// its head, which goes with the run after the thread's last start (its tail) into the block's
+// segmented scan (sm_scan: one barrier). The scan's prefix completes the head (key: the
+// thread's head record; the run open at the tile's start when no thread below has a start),
+// whose owner stores it; the scan's total is the run open at b, carried to the next tile. Each
+// thread resets the marks it read, so the array is clear for the next tile without a pass over
+// it. Positions and window indexes inside a tile are 32-bit.
+//
+// The block's first run (elements before its first start) is its carry when its segment began
+// before c0 (carry[g]; rt_seg_fix folds the carries in order); the run open at c1 is stored as
+// its segment's first part. The block that owns n also writes the segments that start at n.
+// Unsorted offsets end every search and loop (all reads are clamped, counts bounded) and store
+// only into out[0 .. nseg). 32-bit offsets: a tile may hold at most 2^32 - 2 starts (empty
+// segments included).
+
+#ifndef RT_PRELUDE
+#include "standalone.cuh"   /* sum on float, for nvcc -c on this file alone */
+#endif
+
+#ifndef RT_LAYOUT
+#define RT_LAYOUT 2
+#endif
+#ifndef RT_OFF64
+#define RT_OFF64 0
+#endif
+#ifndef RT_B
+#define RT_B 256     /* threads per block; the generator's prelude sets it */
+#endif
+#ifndef RT_R
+#define RT_R 16      /* consecutive elements per thread in a tile */
+#endif
+#ifndef RT_V
+#define RT_V 4       /* elements per vector load */
+#endif
+#ifndef RT_CH
+#define RT_CH 4      /* tiles a block */
+#endif
+#ifndef RT_J
+#define RT_J 4       /* window entries a thread: the window is J*B starts */
+#endif
+#ifndef RT_PF
+#define RT_PF 1      /* 1: the next tile's elements are loaded before a tile is walked */
+#endif
+#ifndef RT_MINW
+#define RT_MINW 0    /* warps per SM asked of the register allocator; 0: none */
+#endif
+
+#include "seg_common.cuh"
+#include "seg_search.cuh"
+/* co_warp_halving, co_block_tree: the deferred parts of tiles without a start (inlined by the
+ * generator). */
+#include "collectives.cuh"
+
+static_assert(RT_LAYOUT == 2, "seg_mark: offsets only (LAYOUT = 2)");
+static_assert(RT_B >= 128 && RT_B <= 1024 && RT_B % 32 == 0, "seg_mark: B must be a multiple of 32 in 128..1024");
+static_assert(RT_R >= 1 && RT_R <= 32, "seg_mark: R must be in 1..32");
+static_assert((RT_V == 1 || RT_V == 2 || RT_V == 4) && RT_R % RT_V == 0, "seg_mark: V is 1, 2 or 4 and divides R");
+static_assert(RT_CH >= 1 && RT_CH <= 64, "seg_mark: CH is 1..64");
+static_assert(RT_J >= 1 && RT_J <= 16, "seg_mark: J is 1..16");
+static_assert(RT_PF == 0 || RT_PF == 1, "seg_mark: PF is 0 or 1");
+static_assert(RT_MINW >= 0 && RT_MINW <= 64, "seg_mark: MINW is 0..64");
+
+#define SM_T (RT_B * RT_R)     /* elements a tile */
+#define SM_NW (RT_B / 32)      /* warps a block */
+#define SM_W (RT_J * 31 * SM_NW)   /* window entries: 31 a warp (lane 31 holds the next warp's first) */
+#define SM_NONE 0xffffffffu    /* a mark: no start here; s_cnt: not found yet */
+/* __launch_bounds__' blocks per SM: MINW warps (registers: 64 for 32, 80 for 24, 128 for 16) */
+#define SM_MINB (RT_MINW * 32 / RT_B > 1 ? RT_MINW * 32 / RT_B : 1)
+
+#if RT_OFF64
+typedef unsigned long long sm_pos_t;
+#else
+typedef unsigned int sm_pos_t;   /* clamped offsets: at most n < 2^31 */
+#endif
+#define SM_INF ((sm_pos_t) ~(sm_pos_t)0)   /* a window entry past offsets[nseg] */
+
+static_assert(SM_T * 4 + RT_B * 4 <= 44 * 1024,
+              "seg_mark: the marks (B*R*4 bytes) and the head records must fit 44 KB");
+
+/* The tile's marks (the window index of the start at each position, SM_NONE where none
+ * starts), the window, and each thread's head record (1 + the window index of the start
+ * before the thread's first start; 0: the run open at the tile's start). */
+static __shared__ __align__(16) unsigned int sm_mark[SM_T + 1];   /* + a spare slot */
+static __shared__ unsigned int sm_head[RT_B + 1];                 /* + a spare slot */
+
+/* rt_meta: a "tile" of CH*B*R elements, a block each (no cap on the grid): the host's carry
+ * array holds one carry per block. */
+extern "C" __device__ const unsigned int rt_meta[4] = {RT_B, RT_B * RT_R * RT_CH, 0u, 0u};
+
+/* offsets[w] clamped into [0, n], +infinity past nseg. */
+static __device__ __forceinline__ sm_pos_t sm_off(const sc_off_t *offs, unsigned long long w, unsigned long long n,
+                                                  unsigned long long nseg)
+{
+    return w <= nseg ? (sm_pos_t)sc_off(offs, w, n, nseg) : SM_INF;
+}
+
+/* A raw window entry (loaded early) clamped as sc_off clamps, n as sm_pos_t (32-bit offsets:
+ * n < 2^31, the caller's rule). */
+static __device__ __forceinline__ sm_pos_t sm_clamp(sc_off_t raw, sm_pos_t n)
+{
+    return raw < 0 ? (sm_pos_t)0 : (sm_pos_t)raw > n ? n : (sm_pos_t)raw;
+}
+
+/* out[k] = v where p, without a branch (a predicated store for accumulators of 4 and 8 bytes:
+ * a walk's stores at segment starts would otherwise each open a divergent branch). */
+static __device__ __forceinline__ void sm_put(bool p, rt_acc_t *dst, rt_acc_t v)
+{
+    if constexpr (sizeof(rt_acc_t) == 4) {
+        unsigned int u;
+        memcpy(&u, &v, 4);
+        asm volatile("{ .reg .pred q; setp.ne.u32 q, %0, 0; @q st.global.b32 [%1], %2; }"
+                     :: "r"((unsigned int)p), "l"(dst), "r"(u) : "memory");
+    } else if constexpr (sizeof(rt_acc_t) == 8) {
+        unsigned long long u;
+        memcpy(&u, &v, 8);
+        asm volatile("{ .reg .pred q; setp.ne.u32 q, %0, 0; @q st.global.b64 [%1], %2; }"
+                     :: "r"((unsigned int)p), "l"(dst), "l"(u) : "memory");
+    } else if (p) {
+        *dst = v;
+    }
+}
+
+/* A position relative to the tile's first element a, in 32 bits: +infinity (never inside the
+ * tile) for a start before a (unsorted input only) or past 2^32 - 1. */
+static __device__ __forceinline__ unsigned int sm_rel(sm_pos_t o, sm_pos_t a)
+{
+    return o < a ? 0xffffffffu : (unsigned long long)(o - a) < 0xffffffffull ? (unsigned int)(o - a) : 0xffffffffu;
+}
+
+/* One entry of the tile of len elements: window index i (key s_lo + i), its start ro and the
+ * next entry's rn (relative to the tile, sm_rel), lim = the keys below nseg (nseg - s_lo,
+ * clamped). Writes the identity of an empty segment (out + s_lo: outb), the mark and the head
+ * record of a segment with elements, and the tile's count (cnt) when the next start is at or
+ * past the tile's end; without a branch: what is not written goes to a spare slot. */
+static __device__ __forceinline__ void sm_entry(unsigned int i, unsigned int ro, unsigned int rn, unsigned int len,
+                                                unsigned int lim, rt_acc_t *__restrict__ outb, unsigned int *cnt,
+                                                unsigned int *spare)
+{
+    const bool in = ro < len;
+    const bool empty = in && i < lim && rn <= ro;   /* the last of equal starts has the elements */
+    sm_put(empty, outb + i, rt_seg_out(rt_identity()));
+    const bool mark = in && !empty;
+    sm_mark[mark ? ro : SM_T] = i;
+    const unsigned int q = rn / RT_R;
+    const bool hd = mark && rn < len && q != ro / RT_R;   /* the start before thread q's first */
+    sm_head[hd ? q : RT_B] = i + 1u;
+    const bool tr = in ? rn >= len : i == 0;   /* the count: i + 1, or 0 (no start in the tile) */
+    *(tr ? cnt : spare) = in ? i + 1u : 0u;
+}
+
+/* x = the elements [a, b) of the tile at a (thread t: a + t*R ..): whole vectors as vectors,
+ * the rest one by one; nothing when a >= b. */
+static __device__ __forceinline__ void sm_load(const rt_value_t *__restrict__ in, unsigned long long a,
+                                               unsigned long long b, rt_value_t (&x)[RT_R])
+{
+    const unsigned long long p = a + (unsigned long long)threadIdx.x * RT_R;
+#pragma unroll
+    for (unsigned int q = 0; q < RT_R / RT_V; q++) {
+        const unsigned long long e = p + q * RT_V;
+        if (e + RT_V <= b) {
+            sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + e, x + q * RT_V);
+        } else {
+#pragma unroll
+            for (unsigned int k = 0; k < RT_V; k++) {
+                x[q * RT_V + k] = (rt_value_t)0;   /* unused past b */
+                if (e + k < b)
+                    x[q * RT_V + k] = in[e + k];
+            }
+        }
+    }
+}
+
+/* A thread's window entry j: warp w's lanes 0..30 own the entries j*SM_W/J + 31*w + lane, and
+ * lane 31 holds the next warp's first (the next j's first, in the last warp), only so that lane
+ * 30 gets its next by a shuffle. */
+static __device__ __forceinline__ unsigned int sm_wi(unsigned int j)
+{
+    return j * (31 * SM_NW) + 31 * (threadIdx.x / 32) + threadIdx.x % 32;
+}
+
+/* The window of the tile whose s_lo is given, into registers: entry sm_wi(j) in wv[j], raw
+ * (clamped where it is used), those past offsets[nseg] not loaded. */
+static __device__ __forceinline__ void sm_window_load(const sc_off_t *offs, unsigned long long nseg,
+                                                      unsigned long long s_lo, sc_off_t (&wv)[RT_J])
+{
+#pragma unroll
+    for (unsigned int j = 0; j < RT_J; j++) {
+        const unsigned long long w = s_lo + sm_wi(j);
+        wv[j] = w <= nseg ? offs[w] : (sc_off_t)0;
+    }
+}
+
+/* A thread's walk of its R elements: mk[k] the mark at element k. A closed run is stored at
+ * once (the thread's first, its head, is kept for the scan); every element stores nothing but
+ * through the predicate, so the walk has no branch. */
+template <bool FULL>
+static __device__ __forceinline__ void sm_walk(const rt_value_t (&x)[RT_R], const unsigned int (&mk)[RT_R],
+                                               unsigned long long a, unsigned int len, rt_acc_t *__restrict__ outb,
+                                               unsigned int lim, bool &flag, rt_acc_t &head, rt_acc_t &acc)
+{
+    const unsigned int p0 = threadIdx.x * RT_R;
+    unsigned int cur = 0;   /* the window index of the run in progress (valid once flag) */
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++) {
+        if (FULL || p0 + k < len) {
+            const rt_acc_t v = rt_lift(x[k], a + p0 + k);
+            const bool s = mk[k] != SM_NONE;
+            sm_put(s && flag && cur < lim, outb + cur, rt_seg_out(acc));
+            head = s && !flag ? acc : head;
+            flag = flag || s;
+            cur = s ? mk[k] : cur;
+            acc = s ? v : rt_combine(acc, v);
+        }
+    }
+}
+
+/* What the block carries from tile to tile: the same in every thread, but tacc and wv. */
+struct sm_state {
+    unsigned long long a, b;   /* the tile */
+    unsigned long long s_lo;   /* the offsets below a */
+    rt_acc_t run;              /* the run open at a (key s_lo - 1), but for the deferred parts */
+    rt_acc_t tacc;             /* this thread's part of the open run from tiles without a start */
+    sm_pos_t fn;               /* offsets[s_lo]: the first start at or past a (+infinity: none) */
+    unsigned int par;          /* the parity of the tile among those with starts: its count's slot */
+    bool open_first;           /* no start yet in the block: the open run is its first */
+    bool deferred;             /* tacc holds parts (tiles without a start, commutative only) */
+    sc_off_t wv[RT_J];         /* the window, loaded while the tile before is walked */
+};
+
+static __shared__ unsigned int sm_cnt[3];      /* the count of a tile with starts, by parity; a spare slot */
+static __shared__ rt_acc_t sm_part[RT_B / 32];  /* the warps' deferred parts */
+
+/* The segmented scan of sc_block_scan (seg_common.cuh: same arguments and results) with one
+ * barrier instead of two: the warps' totals go to shared memory (two sets, alternating with
+ * the tile's parity, so that the next tile's scan needs no barrier before it writes) and every
+ * thread folds those of the warps before its own in order (NW - 1 combines at most). */
+static __shared__ rt_acc_t sm_wv[2][SM_NW];
+static __shared__ unsigned int sm_wf[2][SM_NW];
+static __device__ __forceinline__ rt_acc_t sm_scan(bool f, rt_acc_t v, rt_acc_t init, unsigned int par, bool &before,
+                                                   rt_acc_t &total, bool &total_f)
+{
+    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    unsigned int fi = f;
+    rt_acc_t vi = v;
+#pragma unroll
+    for (unsigned int d = 1; d < 32; d *= 2) {
+        const rt_acc_t ov = rt_shfl_up(vi, d);
+        const unsigned int of = __shfl_up_sync(SC_FULL, fi, d);
+        if (lane >= d) {
+            if (!fi)
+                vi = rt_combine(ov, vi);
+            fi |= of;
+        }
+    }
+    rt_acc_t ev = rt_shfl_up(vi, 1);
+    unsigned int ef = __shfl_up_sync(SC_FULL, fi, 1);
+    if (lane == 0) {
+        ev = rt_identity();
+        ef = 0;
+    }
+    if (lane == 31) {
+        sm_wv[par][warp] = vi;
+        sm_wf[par][warp] = fi;
+    }
+    __syncthreads();
+    /* The running value from init over the warps in order; pv, pf: before this warp. */
+    rt_acc_t tv = init, pv = init;
+    unsigned int tf = 0, pf = 0;
+#pragma unroll
+    for (unsigned int w = 0; w < SM_NW; w++) {
+        const unsigned int wf = sm_wf[par][w];
+        const rt_acc_t wv = sm_wv[par][w];
+        tv = wf ? wv : rt_combine(tv, wv);
+        tf |= wf;
+        if (w + 1 == warp) {
+            pv = tv;
+            pf = tf;
+        }
+    }
+    total = tv;
+    total_f = tf != 0;
+    before = (ef | pf) != 0;
+    return ef ? ev : rt_combine(pv, ev);
+}
+
+/* One tile [st.a, st.b) of the block's chunk [.., c1), its elements in x; the next tile's go
+ * to xn. Every thread calls it; it returns with st advanced to the next tile. */
+static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in, const sc_off_t *offs,
+                                               unsigned long long n, unsigned long long nseg,
+                                               unsigned long long c1, rt_acc_t *__restrict__ out,
+                                               rt_acc_t *first, const rt_value_t (&x)[RT_R],
+                                               rt_value_t (&xn)[RT_R], sm_state &st)
+{
+    const unsigned int tid = threadIdx.x;
+    const unsigned long long a = st.a, b = st.b;
+    const unsigned long long an = b, bn = an + SM_T < c1 ? an + SM_T : c1;
+    const unsigned int p0 = tid * RT_R, len = (unsigned int)(b - a);
+#if RT_COMMUTATIVE
+    if ((unsigned long long)st.fn >= b) {
+        /* No start in the tile: the thread's elements join its part of the open run, folded
+         * into the run at the next tile with a start (no barrier, no marks, no scan). */
+        if (an < bn)
+            sm_load(in, an, bn, xn);
+#pragma unroll
+        for (unsigned int k = 0; k < RT_R; k++)
+            if (len == SM_T || p0 + k < len)
+                st.tacc = rt_combine(st.tacc, rt_lift(x[k], a + p0 + k));
+        st.deferred = true;
+        st.a = an;
+        st.b = bn;
+        return;
+    }
+#endif
+    const unsigned int par = st.par;
+    const unsigned long long s_lo = st.s_lo;
+
+    /* The marks, the empty segments, the head records, the count, from the window in
+     * registers: an entry's next is the next lane's. */
+    const unsigned long long left = nseg > s_lo ? nseg - s_lo : 0;
+    const unsigned int lim = left < 0xffffffffull ? (unsigned int)left : 0xffffffffu;   /* keys below nseg */
+    const sm_pos_t a0 = (sm_pos_t)a, n0 = (sm_pos_t)n;
+#pragma unroll
+    for (unsigned int j = 0; j < RT_J; j++) {
+        const unsigned int i = sm_wi(j);
+        const unsigned int ro = i <= lim ? sm_rel(sm_clamp(st.wv[j], n0), a0) : 0xffffffffu;   /* past nseg: none */
+        const unsigned int rn = __shfl_down_sync(SC_FULL, ro, 1);
+        if (tid % 32 != 31)   /* lane 31's entry is the next warp's */
+            sm_entry(i, ro, rn, len, lim, out + s_lo, &sm_cnt[par], &sm_cnt[2]);
+    }
+    if (tid == 0)
+        sm_cnt[par ^ 1] = SM_NONE;   /* the next such tile's: read before the last scan */
+#if RT_COMMUTATIVE
+    if (st.deferred) {
+        const rt_acc_t v = co_warp_halving<32>(st.tacc);
+        if (tid % 32 == 0)
+            sm_part[tid / 32] = v;
+    }
+#endif
+    __syncthreads();   /* marks, records, parts and (mostly) the count are in */
+    unsigned long long c = sm_cnt[par];
+    if (c == SM_NONE) {
+        /* More starts than the window held: the rest from global memory, B a round. */
+        unsigned long long base = SM_W;
+        for (;;) {
+            __syncthreads();   /* everyone has read the count */
+            const unsigned long long i = base + tid;
+            const unsigned int ro = sm_rel(sm_off(offs, s_lo + i, n, nseg), a0);
+            if (ro < len)
+                sm_entry((unsigned int)i, ro, sm_rel(sm_off(offs, s_lo + i + 1, n, nseg), a0), len, lim,
+                         out + s_lo, &sm_cnt[par], &sm_cnt[2]);
+            __syncthreads();
+            c = sm_cnt[par];
+            if (c != SM_NONE)
+                break;
+            base += RT_B;
+            if (s_lo + base > nseg + 1) {   /* unsorted input: bounded all the same */
+                c = nseg + 1 - s_lo;
+                break;
+            }
+        }
+    }
+#if RT_COMMUTATIVE
+    if (st.deferred) {   /* the parts of the tiles without a start, in warp order */
+        rt_acc_t v = rt_identity();
+#pragma unroll
+        for (unsigned int w = 0; w < RT_B / 32; w++)
+            v = rt_combine(v, sm_part[w]);
+        st.run = rt_combine(st.run, v);
+        st.tacc = rt_identity();
+        st.deferred = false;
+    }
+#endif
+
+    /* The next tile: its window, its first start and (PF) its elements, in flight during the
+     * walk. */
+    const unsigned long long s_next = s_lo + c;
+    sm_pos_t fn = SM_INF;
+    if (an < bn) {
+        sm_window_load(offs, nseg, s_next, st.wv);
+        fn = sm_off(offs, s_next, n, nseg);
+    }
+    if (RT_PF && an < bn)
+        sm_load(in, an, bn, xn);
+
+    /* The walk: this thread's marks (then cleared) and head record. */
+    unsigned int mk[RT_R];
+    if (RT_R % 4 == 0) {
+#pragma unroll
+        for (unsigned int q = 0; q < RT_R / 4; q++) {
+            uint4 *m4 = reinterpret_cast<uint4 *>(&sm_mark[p0 + 4 * q]);
+            const uint4 m = *m4;
+            mk[4 * q] = m.x;
+            mk[4 * q + 1] = m.y;
+            mk[4 * q + 2] = m.z;
+            mk[4 * q + 3] = m.w;
+            *m4 = make_uint4(SM_NONE, SM_NONE, SM_NONE, SM_NONE);
+        }
+    } else {
+#pragma unroll
+        for (unsigned int k = 0; k < RT_R; k++) {
+            mk[k] = sm_mark[p0 + k];
+            sm_mark[p0 + k] = SM_NONE;
+        }
+    }
+    const unsigned int hk = sm_head[tid];
+    sm_head[tid] = 0u;
+    bool flag = false;
+    rt_acc_t head = rt_identity(), acc = rt_identity();
+    if (len == SM_T)
+        sm_walk<true>(x, mk, a, len, out + s_lo, lim, flag, head, acc);
+    else
+        sm_walk<false>(x, mk, a, len, out + s_lo, lim, flag, head, acc);
+
+    bool before, total_f;
+    rt_acc_t total;
+    const rt_acc_t excl = sm_scan(flag, acc, st.run, par, before, total, total_f);
+    if (flag) {
+        const rt_acc_t hv = rt_combine(excl, head);
+        if (before) {
+            const unsigned long long key = s_lo + hk - 1;   /* hk > 0: a start below */
+            if (key < nseg)
+                out[key] = rt_seg_out(hv);
+        } else if (st.open_first) {
+            *first = hv;                             /* the block's first run: its carry */
+        } else if (s_lo - 1 < nseg) {
+            out[s_lo - 1] = rt_seg_out(hv);          /* begun in an earlier tile of the block */
+        }
+    }
+    st.run = total;   /* the run open at b: key s_next - 1 */
+    st.open_first = st.open_first && !total_f;
+    st.s_lo = s_next;
+    st.fn = fn;
+    st.par = par ^ 1;
+    st.a = an;
+    st.b = bn;
+    if (!RT_PF && an < bn)
+        sm_load(in, an, bn, xn);
+}
+
+extern "C" __global__ void __launch_bounds__(RT_B, SM_MINB)
+rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n, unsigned long long nseg,
+       rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry, unsigned long long ntiles)
+{
+    const sc_off_t *offs = (const sc_off_t *)seg;
+    __shared__ unsigned long long s_lo0;
+    __shared__ unsigned int s_start0;
+    __shared__ rt_acc_t s_first;
+    const unsigned int tid = threadIdx.x;
+    const unsigned long long G = gridDim.x, g = blockIdx.x;
+
+    /* The host's tiles past the grid (none when the grid is a block per tile). */
+    if (tid == 0)
+        for (unsigned long long t = g + G; t < ntiles; t += G)
+            sc_carry_none(carry, t);
+
+    const unsigned long long span = (unsigned long long)RT_CH * SM_T;
+    const unsigned long long c0 = g * span < n ? g * span : n;
+    const unsigned long long c1 = c0 + span < n ? c0 + span : n;
+
+    /* The first tile's elements are in flight during the search for s_lo. */
+    sm_state st;
+    st.a = c0;
+    st.b = c0 + SM_T < c1 ? c0 + SM_T : c1;
+    rt_value_t x[RT_R], xn[RT_R];
+    if (st.a < st.b)
+        sm_load(in, st.a, st.b, x);
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++)
+        sm_mark[tid * RT_R + k] = SM_NONE;
+    sm_head[tid] = 0u;
+    if (tid < 32) {
+        const unsigned long long s = sc_lower(offs, n, nseg, c0);
+        if (tid == 0) {
+            s_lo0 = s;
+            sm_cnt[0] = SM_NONE;
+            s_start0 = s <= nseg && sc_off(offs, s, n, nseg) <= c0;   /* a segment starts at c0 */
+        }
+    }
+    __syncthreads();
+    st.s_lo = s_lo0;
+    const unsigned long long k0 = st.s_lo - 1;   /* the key of the run entering the block */
+    st.fn = sm_off(offs, st.s_lo, n, nseg);
+    if (st.a < st.b)
+        sm_window_load(offs, nseg, st.s_lo, st.wv);
+    st.run = rt_identity();
+    st.tacc = rt_identity();
+    st.par = 0;
+    st.open_first = true;
+    st.deferred = false;
+    /* Two tiles a round, so that the elements of the next never wait in a register copy. */
+    while (st.a < st.b) {
+        sm_tile(in, offs, n, nseg, c1, out, &s_first, x, xn, st);
+        if (st.a >= st.b)
+            break;
+        sm_tile(in, offs, n, nseg, c1, out, &s_first, xn, x, st);
+    }
+
+#if RT_COMMUTATIVE
+    if (st.deferred) {   /* uniform: the parts of the last tiles without a start */
+        const rt_acc_t v = co_block_tree<RT_B / 32, false>(st.tacc, sm_part);
+        if (tid == 0)
+            st.run = rt_combine(st.run, v);
+    }
+#endif
+    __syncthreads();   /* s_first */
+    if (tid == 0) {
+        const rt_acc_t first = st.open_first ? st.run : s_first;
+        /* The block's first run continues a segment begun before c0: its carry. */
+        const bool first_carry = c0 < c1 && c0 > 0 && !s_start0 && k0 < nseg;
+        if (first_carry) {
+            rt_seg_carry cr;
+            cr.key = k0;
+            cr.val = first;
+            carry[g] = cr;
+        } else {
+            sc_carry_none(carry, g);
+        }
+        /* The run open at c1 began in the block: its segment's first part. */
+        if (!st.open_first && st.s_lo - 1 < nseg)
+            out[st.s_lo - 1] = rt_seg_out(st.run);
+    }
+    /* The segments that start at n (empty), by the block that owns n. */
+    if (c1 == n && (c0 < c1 || g == 0))
+        sc_fill(out, st.s_lo < nseg ? st.s_lo : nseg, nseg);
+}

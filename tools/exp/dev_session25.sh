@@ -1,0 +1,74 @@
+#!/bin/bash
+# dev_session25.sh STEP - device runs of the twenty-fifth session, one step a call on the
+# lent H200; logs under $OUT/logs, a summary ($OUT/sum.txt) printed last, everything else in
+# $OUT/all.tgz; the functions are tools/exp/dev_lib.sh's. Carried: build/c25.tar.xz
+# (stripped binaries; `bash tools/exp/dev_session25.sh pack` makes it here), build/devlib,
+# build/h100.sql.xz (db/tuned/h100.sql, xz'd, out of the tree for the 64 MiB limit).
+#   mark    the new family seg_mark (templates/seg_mark.cu): build/seg_harness --quick --only
+#           seg_mark, the C GPU tests 'seg_RT_MIN_RT_F*' (two seg_mark variants);
+#           tools/exp/mark_space.lua (seg_mark beside seg_stream's and seg_per's offsets
+#           shapes) tuned for offsets heavy, len3, rand10_50 and one at 30M (min f32, sum f64),
+#           each variant's best per case (tools/exp/stage2_sum.py); then seg_mark alone
+#           (tools/exp/mark_only.lua) tuned for heavy (min f32) and its winner run by
+#           redtune_bench under Nsight Compute (the full set, the SASS page). (Runs 1-4 ran
+#           the harness and the bench binaries of the first version, built before `pack`
+#           rebuilt them: their harness lines and profiles are of run 1's code.)
+#   prof    the harness and the profile of `mark` alone.
+#   ship    the harness and the C GPU tests 'seg_RT_MIN_RT_F*' with the code as it is; the
+#           shipped space (now with seg_mark) for offsets heavy at 2^22 and 30M (min f32, sum
+#           f32, sum f64) into the H200's row and merged ($OUT/ship_into.db, build/merged.db),
+#           each variant's best; redtune_bench over offsets heavy, len3, rand10_50, one (min,
+#           sum x f32, f64 at 30M), committed database against the merge, A B A B.
+step=${1:?step: pack, mark, prof, ship}
+. "$(dirname "$0")/dev_lib.sh"
+if [ "$step" = pack ]; then
+    ninja > /dev/null && ninja bench seg_harness > /dev/null || exit 1   # plain ninja leaves them stale
+    dev_pack c25 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+before/redtune}"
+    exit 0
+fi
+[ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
+dev_begin c25
+export REDTUNE_BIN=$PWD/build/redtune
+# mark_tune NAME SPACE LIMIT OP:TYPE...: SPACE over offsets heavy, len3, rand10_50, one at 30M
+# into build/NAME.db, then each variant's best per case in the summary.
+mark_tune() {
+    local name=$1 space=$2 limit=$3 ot t0
+    shift 3
+    rm -f "build/$name.db"
+    for ot; do
+        t0=$(date +%s)
+        timeout "$limit" build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented offsets \
+            --space "$space" --profiles ${MARK_PROFILES:-heavy,len3,rand10_50,one} --sizes ${MARK_SIZES:-30M} \
+            --seed 7 --db "build/$name.db" > "$L/${name}_${ot%:*}_${ot#*:}.log" 2>&1
+        echo "tune $name $ot: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' "$L/${name}_${ot%:*}_${ot#*:}.log") not ok" >> "$S"
+        grep -m 4 ': wrong: \|: fault: ' "$L/${name}_${ot%:*}_${ot#*:}.log" >> "$S"
+    done
+    build/redtune measurements --db "build/$name.db" --format csv > "$L/$name.csv"
+    python3 tools/exp/stage2_sum.py "$L/$name.csv" >> "$S" 2>&1
+}
+case $step in
+mark)
+    harness 100 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 60
+    mark_tune mk tools/exp/mark_space.lua 170 min:f32 sum:f64 ;&
+prof)
+    [ "$step" = prof ] && harness 100 seg_mark
+    MARK_PROFILES=heavy mark_tune mko tools/exp/mark_only.lua 60 min:f32
+    timeout 120 ncu --clock-control none -k 'regex:^rt_seg$' -s 2 -c 1 --set full -o "$L/prof_heavy" \
+        build/bench/redtune_bench --db build/mko.db --segmented offsets --profiles heavy --ops min \
+        --types f32 --sizes 30M --regimes cold > "$L/prof_ncu_heavy.log" 2>&1
+    echo "ncu heavy: exit $?" >> "$S"
+    ncu --import "$L/prof_heavy.ncu-rep" --page details > "$L/details_heavy.txt" 2>&1
+    ncu --import "$L/prof_heavy.ncu-rep" --page source --print-source sass --csv > "$L/sass_heavy.csv" 2>&1
+    rm -f "$L/prof_heavy.ncu-rep"
+    grep -E 'Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Block Limit' \
+        "$L/details_heavy.txt" | sed 's/  */ /g' >> "$S" ;;
+ship)
+    harness 100 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 60
+    SHIP_LIMIT=100 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy 2^22,30M min:f32 sum:f32 sum:f64
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db 50 \
+        offsets --profiles heavy,len3,rand10_50,one --ops min,sum --types f32,f64 --sizes 30M
+    sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+esac
+dev_end
