@@ -19,7 +19,16 @@
 #           f32, sum f64) into the H200's row and merged ($OUT/ship_into.db, build/merged.db),
 #           each variant's best; redtune_bench over offsets heavy, len3, rand10_50, one (min,
 #           sum x f32, f64 at 30M), committed database against the merge, A B A B.
-step=${1:?step: pack, mark, prof, ship}
+#   tests   the C GPU tests of every segmented operator and type ('seg_RT_*': each family's
+#           variants, seg_mark's two among them), the other segmented GPU tests (the order of a
+#           non-commutative operator, all-NaN segments, the built-in types, the tuner end to
+#           end, `redtune reduce`) and 'api_gpu_seg*', with the committed code and database.
+#   f64     the shipped space for offsets heavy and len3 at 2^22 and 30M (min f64: the H200
+#           had no row of either) into the H200's row and merged; redtune_bench over every
+#           offsets profile (min, sum x f32, f64 at 30M), committed against the merge, A B A B;
+#           first tools/exp/mark_sweep.lua (seg_mark's heavy winner and its neighbours: B, CH,
+#           J, MINW) for offsets heavy at 30M (min f32).
+step=${1:?step: pack, mark, prof, ship, tests, f64}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     ninja > /dev/null && ninja bench seg_harness > /dev/null || exit 1   # plain ninja leaves them stale
@@ -70,5 +79,15 @@ ship)
     seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db 50 \
         offsets --profiles heavy,len3,rand10_50,one --ops min,sum --types f32,f64 --sizes 30M
     sed -n '/^goals (offsets)/,/^goals (offsets): /p' "$L/segm_merged_2.log" >> "$S" ;;
+tests)
+    tests 'seg_RT_*' 280
+    for f in 'seg_all_nan*' seg_order_kept 'seg_per_long*' 'seg_types*' 'seg_tuner*' 'seg_reduce*'; do
+        tests "$f" 60
+    done
+    tests 'api_gpu_seg*' 60 ;;
+f64)
+    MARK_PROFILES=heavy mark_tune sw tools/exp/mark_sweep.lua 60 min:f32
+    SHIP_LIMIT=100 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy,len3 2^22,30M min:f64
+    bench_all 50 ;;
 esac
 dev_end
