@@ -12,7 +12,7 @@
 // @param V 4 elements per vector load (1, 2, 4; R a multiple of V): V > 1 needs `in` aligned to V elements; the runtime library must pick V = 1 for pointers it cannot vouch for
 // @param CH 4 tiles a block (1..64): block g owns the elements [g*CH*B*R, (g+1)*CH*B*R) and walks them in order, so that only its first tile searches the offsets
 // @param J 4 window rounds a thread (1..16): a tile's first J*31*B/32 starts come from the window (offsets loaded into registers while the tile before is walked; each warp's lanes 0..30 own 31 a round), more from global memory in rounds of B (correct, slower: runs of empty segments, tiles dense in segments)
-// @param PF 1 1: the next tile's elements are loaded (into a second set of registers) before a tile is walked, so memory stays busy during the walk; 0: after it (fewer registers)
+// @param PF 1 1: the next tile's elements are loaded (into a second set of registers) before a tile is walked, so memory stays busy during the walk; 0: after it, into the same registers (R fewer)
 // @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound)
 //
 // seg_mark.cu - segmented reduction over offsets, the elements in tiles of B*R as a flat
@@ -21,8 +21,9 @@
 //
 // Block g owns CH consecutive tiles, the elements [c0, c1) = [g*CH*T, (g+1)*CH*T) (T = B*R,
 // the last block up to n), and walks them in order: thread t holds the elements a + t*R ..
-// a + t*R + R - 1 of the tile at a (R/V aligned vector loads; two register sets used in turn,
-// PF = 1: the next tile's loaded before this one is walked). s_lo, the number of offsets below
+// a + t*R + R - 1 of the tile at a (R/V aligned vector loads; PF = 1: two register sets used in
+// turn, the next tile's loaded before this one is walked; PF = 0: one set, the next tile's
+// loaded into it after the walk). s_lo, the number of offsets below
 // the tile's first element, is found once per block (warp 0's 32-way search at c0, while the
 // first tile's loads are in flight) and then advanced by each tile's count of starts, so no
 // other tile searches. The window: J*31*B/32 entries of the offsets from s_lo (past nseg:
@@ -42,7 +43,8 @@
 //     start is in another thread's elements, its key into that thread's head record (the run
 //     that thread's first start closes);
 //   - the entry whose next offset is at or past b writes c, the tile's count of starts.
-// One barrier. A window too short for the tile (c not found) goes on from global memory in
+// A warp stops at its first round whose entries all lie past the tile (the offsets are sorted:
+// so do its later ones). One barrier. A window too short for the tile (c not found) goes on from global memory in
 // rounds of B entries. Then each thread walks its R elements: a mark closes the run before it,
 // which is stored at once (out[key], a predicated store: no branch), except the thread's first,
 // its head, which goes with the run after the thread's last start (its tail) into the block's
@@ -345,12 +347,14 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
     if ((unsigned long long)st.fn >= b) {
         /* No start in the tile: the thread's elements join its part of the open run, folded
          * into the run at the next tile with a start (no barrier, no marks, no scan). */
-        if (an < bn)
+        if (RT_PF && an < bn)
             sm_load(in, an, bn, xn);
 #pragma unroll
         for (unsigned int k = 0; k < RT_R; k++)
             if (len == SM_T || p0 + k < len)
                 st.tacc = rt_combine(st.tacc, rt_lift(x[k], a + p0 + k));
+        if (!RT_PF && an < bn)
+            sm_load(in, an, bn, xn);   /* xn is x itself (PF = 0) */
         st.deferred = true;
         st.a = an;
         st.b = bn;
@@ -369,6 +373,13 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
     for (unsigned int j = 0; j < RT_J; j++) {
         const unsigned int i = sm_wi(j);
         const unsigned int ro = i <= lim ? sm_rel(sm_clamp(st.wv[j], n0), a0) : 0xffffffffu;   /* past nseg: none */
+        /* None of the warp's entries of this round inside the tile: nor of its later ones
+         * (sorted offsets; entry 0 then says the tile has no start). */
+        if (!__any_sync(SC_FULL, ro < len)) {
+            if (i == 0)
+                sm_cnt[par] = 0u;
+            break;
+        }
         const unsigned int rn = __shfl_down_sync(SC_FULL, ro, 1);
         if (tid % 32 != 31)   /* lane 31's entry is the next warp's */
             sm_entry(i, ro, rn, len, lim, out + s_lo, &sm_cnt[par], &sm_cnt[2]);
@@ -533,12 +544,17 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     st.par = 0;
     st.open_first = true;
     st.deferred = false;
-    /* Two tiles a round, so that the elements of the next never wait in a register copy. */
+    /* PF = 1: two tiles a round, so that the elements of the next never wait in a register
+     * copy; PF = 0: one set of registers, the next tile's loaded into it after the walk. */
     while (st.a < st.b) {
-        sm_tile(in, offs, n, nseg, c1, out, &s_first, x, xn, st);
-        if (st.a >= st.b)
-            break;
-        sm_tile(in, offs, n, nseg, c1, out, &s_first, xn, x, st);
+        if (RT_PF) {
+            sm_tile(in, offs, n, nseg, c1, out, &s_first, x, xn, st);
+            if (st.a >= st.b)
+                break;
+            sm_tile(in, offs, n, nseg, c1, out, &s_first, xn, x, st);
+        } else {
+            sm_tile(in, offs, n, nseg, c1, out, &s_first, x, x, st);
+        }
     }
 
 #if RT_COMMUTATIVE

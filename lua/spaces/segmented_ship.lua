@@ -1,7 +1,7 @@
 -- segmented_ship.lua - the small segmented space tools/tune_shipped_seg.sh tunes every shipped
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
--- neighbours, with the vector width scaled to the element size. 8 configs for keys and 55
+-- neighbours, with the vector width scaled to the element size. 8 configs for keys and 59
 -- for offsets (f32; with KW and seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth; about 4 and 25 when
 -- the 18 cases min, max, sum x f32, f64, i32 x keys, offsets were first tuned in three device
 -- calls; f32 min was also tuned in the full space, on another lent H100: a device row of its
@@ -39,10 +39,11 @@ return {
              and c.B <= dev.max_threads_per_block
     end },
   -- Offsets: a block's chunk in tiles, each segment start marked at its position (seg_mark):
-  -- no search per tile, a tile without a start reduced as a flat reduction would (H200, 30M:
-  -- sum f64 on the heavy tail 0.49x seg_stream, docs/results.md twenty-fifth session).
+  -- no search per tile, a tile without a start reduced as a flat reduction would (H200, 30M,
+  -- heavy tail: min f32 0.91x seg_stream, sum f64 0.71x with MINW = 32; docs/results.md,
+  -- twenty-fifth session).
   { family = "seg_mark",
-    params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = 4, PF = 1 },
+    params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = 4, PF = 1, MINW = {0, 32} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and c.V == lb_vec(case) and c.R % c.V == 0
     end },

@@ -28,7 +28,13 @@
 #           offsets profile (min, sum x f32, f64 at 30M), committed against the merge, A B A B;
 #           first tools/exp/mark_sweep.lua (seg_mark's heavy winner and its neighbours: B, CH,
 #           J, MINW) for offsets heavy at 30M (min f32).
-step=${1:?step: pack, mark, prof, ship, tests, f64}
+#   final   seg_mark's window rounds cut at the warp's first round past the tile, and PF = 0 with
+#           one set of element registers: the harness, 'seg_RT_MIN_RT_F*';
+#           tools/exp/mark_ship.lua (the shipped space's seg_mark entry, PF and MINW varied)
+#           tuned by the binary before (build/before/redtune: BEFORE=1 pack) and after, A B A B,
+#           for offsets heavy and len3 at 30M (min f32, sum f32, sum f64), tools/exp/stream_ab.py's
+#           table; the second "after" database's winners exported ($OUT/fin_ship.db).
+step=${1:?step: pack, mark, prof, ship, tests, f64, final}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     ninja > /dev/null && ninja bench seg_harness > /dev/null || exit 1   # plain ninja leaves them stale
@@ -89,5 +95,25 @@ f64)
     MARK_PROFILES=heavy mark_tune sw tools/exp/mark_sweep.lua 60 min:f32
     SHIP_LIMIT=100 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy,len3 2^22,30M min:f64
     bench_all 50 ;;
+final)
+    harness 100 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 60
+    for r in 1 2; do
+        for v in before after; do
+            bin=build/redtune
+            [ $v = before ] && bin=build/before/redtune
+            rm -f "build/fin_$v.db"
+            for ot in min:f32 sum:f32 sum:f64; do
+                timeout 60 $bin --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented offsets \
+                    --space tools/exp/mark_ship.lua --profiles heavy,len3 --sizes 30M --seed 7 \
+                    --db "build/fin_$v.db" > "$L/fin_${v}_${r}_${ot%:*}.log" 2>&1
+                echo "tune $v run $r $ot: exit $?" >> "$S"
+            done
+            build/redtune measurements --db "build/fin_$v.db" --format csv > "$L/fin_${v}_$r.csv"
+        done
+    done
+    python3 tools/exp/stream_ab.py "$L"/fin_before_1.csv "$L"/fin_after_1.csv "$L"/fin_before_2.csv \
+        "$L"/fin_after_2.csv >> "$S" 2>&1
+    build/redtune export --db build/fin_after.db --match H200 -o "$OUT/fin_ship.db" --force >> "$S" 2>&1 ;;
 esac
 dev_end
