@@ -355,23 +355,22 @@ int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op);
  * stream capture as rt_reduce (RT_ECAPTURE), and RT_SEG_CHECK, synchronous, is refused.
  *
  * The winner is chosen by the mean length only: a kernel that gives each segment a group of
- * threads (seg_per) is fast for lengths near their mean, but a call whose lengths spread
- * widely (a few segments far longer than the mean: heavy-tailed, power-law) then leaves one
- * group with a long segment, and can take many times a balanced kernel's time. RT_SEG_SKEWED
- * says the lengths may spread so: only load-balanced kernels (each thread's work bounded
- * whatever the lengths: seg_lb, and every keys kernel) serve the call, the database's winner
- * among them nearest in n and mean length, else the built-in default (seg_lb). It costs
- * nothing per call. Without it, a kernel with a group per segment (seg_per, LANES < 32) keeps
- * a list of the segments longer than its LONG rounds and reduces them with the whole block
- * after its tiles, so that a heavy tail costs a block's read of each long segment, not one
- * lane's walk of it (docs/segmented.md, "Heavy tails"); where every segment is short the
- * list costs up to 12% (measured on the H100, docs/results.md). RT_SEG_UNIFORM says the
- * lengths stay near their mean (the longest within 16 times it): the winner runs without the
- * list (seg_per LONG = 0, compiled with NVRTC once). RT_SEG_SKEWED with RT_SEG_UNIFORM is
- * RT_EINVAL. With RT_SEG_CHECK the check kernel also finds the longest segment of the
- * offsets, and a call whose longest segment is over 256 elements and 16 times the mean length
- * n / nseg is served as with RT_SEG_SKEWED, any other as with RT_SEG_UNIFORM, whichever one
- * the caller passed.
+ * threads (seg_per) is fast for lengths near their mean, but a call whose lengths spread widely
+ * (a few segments far longer than the mean: heavy-tailed, power-law) then leaves one group with
+ * a long segment, and can take many times a balanced kernel's time. RT_SEG_SKEWED says the
+ * lengths may spread so: only load-balanced kernels (each thread's work bounded whatever the
+ * lengths: seg_lb, seg_stream, seg_mark, and every keys kernel) serve the call, the database's
+ * winner among them nearest in n and mean length, else the built-in default (seg_lb). It costs
+ * nothing per call. Without it, a kernel with a group per segment (seg_per, LANES < 32) keeps a
+ * list of the segments longer than its LONG rounds and reduces them with the whole block after
+ * its tiles, so that a heavy tail costs a block's read of each long segment, not one lane's
+ * walk of it (docs/segmented.md, "Heavy tails"); where every segment is short the list costs up
+ * to 12% (measured on the H100, docs/results.md). RT_SEG_UNIFORM says the lengths stay near
+ * their mean (the longest within 16 times it): the winner runs without the list (seg_per
+ * LONG=0, compiled with NVRTC once). RT_SEG_SKEWED with RT_SEG_UNIFORM is RT_EINVAL. With
+ * RT_SEG_CHECK the check kernel also finds the longest segment of the offsets, and a call whose
+ * longest segment is over 256 elements and 16 times the mean length n / nseg is served as with
+ * RT_SEG_SKEWED, any other as with RT_SEG_UNIFORM, whichever one the caller passed.
  *
  * Returns RT_OK, or the codes of rt_reduce; RT_EINVAL also for a NULL keys/offsets array with
  * nseg > 0, a misaligned one, unknown flags, RT_SEG_SKEWED with RT_SEG_UNIFORM, RT_SEG_OFF64

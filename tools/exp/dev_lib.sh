@@ -3,8 +3,10 @@
 # sourced by them, not run. Each script takes a STEP; `pack` runs here, the others on a lent
 # GPU machine over a copy of the working tree, logs under $OUT/logs (packed into
 # $OUT/logs.tgz) and a summary in $OUT/sum.txt, printed last.
-#   dev_pack NAME DEFAULT   strip the binaries of build/ named by $PACK (else DEFAULT) and pack
-#                           them into build/NAME.tar.xz, which the device calls carry
+#   dev_pack NAME DEFAULT   build (ninja, then the bench and seg_harness, which plain ninja
+#                           leaves stale), strip the binaries of build/ named by $PACK (else
+#                           DEFAULT) and pack them into build/NAME.tar.xz, which the device
+#                           calls carry
 #   dev_begin NAME          on the device: build/devlib on the library path, build/NAME.tar.xz
 #                           unpacked into build/, $L and $S, the GPU and the time first in $S,
 #                           $T = build/redtune.db loaded from db/tuned
@@ -64,6 +66,10 @@
 dev_pack() {
     local name=$1 f
     set -e
+    # Plain ninja leaves bench/redtune_bench and seg_harness as they were (their templates
+    # embedded at their last build): the twenty-fifth session's runs 2-4 ran a stale harness.
+    ninja > /dev/null
+    ninja bench seg_harness > /dev/null
     rm -rf "/tmp/$name" && mkdir -p "/tmp/$name"
     for f in ${PACK:-$2}; do
         mkdir -p "/tmp/$name/$(dirname "$f")"

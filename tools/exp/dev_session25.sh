@@ -37,7 +37,6 @@
 step=${1:?step: pack, mark, prof, ship, tests, f64, final}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
-    ninja > /dev/null && ninja bench seg_harness > /dev/null || exit 1   # plain ninja leaves them stale
     dev_pack c25 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+before/redtune}"
     exit 0
 fi
