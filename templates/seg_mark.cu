@@ -126,8 +126,8 @@ static_assert(SM_T * 4 + RT_B * 4 <= 44 * 1024,
               "seg_mark: the marks (B*R*4 bytes) and the head records must fit 44 KB");
 
 /* The tile's marks (the window index of the start at each position, SM_NONE where none
- * starts), the window, and each thread's head record (1 + the window index of the start
- * before the thread's first start; 0: the run open at the tile's start). */
+ * starts) and each thread's head record (1 + the window index of the start before the
+ * thread's first start; 0: the run open at the tile's start). */
 static __shared__ __align__(16) unsigned int sm_mark[SM_T + 1];   /* + a spare slot */
 static __shared__ unsigned int sm_head[RT_B + 1];                 /* + a spare slot */
 
@@ -149,7 +149,7 @@ static __device__ __forceinline__ sm_pos_t sm_clamp(sc_off_t raw, sm_pos_t n)
     return raw < 0 ? (sm_pos_t)0 : (sm_pos_t)raw > n ? n : (sm_pos_t)raw;
 }
 
-/* out[k] = v where p, without a branch (a predicated store for accumulators of 4 and 8 bytes:
+/* *dst = v where p, without a branch (a predicated store for accumulators of 4 and 8 bytes:
  * a walk's stores at segment starts would otherwise each open a divergent branch). */
 static __device__ __forceinline__ void sm_put(bool p, rt_acc_t *dst, rt_acc_t v)
 {
