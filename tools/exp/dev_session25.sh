@@ -34,7 +34,12 @@
 #           tuned by the binary before (build/before/redtune: BEFORE=1 pack) and after, A B A B,
 #           for offsets heavy and len3 at 30M (min f32, sum f32, sum f64), tools/exp/stream_ab.py's
 #           table; the second "after" database's winners exported ($OUT/fin_ship.db).
-step=${1:?step: pack, mark, prof, ship, tests, f64, final}
+#   h100    not run (no H100 lent): the shipped space (with seg_mark) for offsets heavy and len3
+#           (len3 so that a new heavy row does not serve it: the lookup's band of mean lengths)
+#           at 2^20 and 30M (min f32, sum f32, sum f64, min f64) into the H100's row and merged
+#           ($OUT/ship_into.db: bring it back and merge it into db/tuned/h100.sql); the offsets
+#           bench over every profile, committed database against the merge, A B A B.
+step=${1:?step: pack, mark, prof, ship, tests, f64, final, h100}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack ]; then
     dev_pack c25 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+before/redtune}"
@@ -114,5 +119,9 @@ final)
     python3 tools/exp/stream_ab.py "$L"/fin_before_1.csv "$L"/fin_after_1.csv "$L"/fin_before_2.csv \
         "$L"/fin_after_2.csv >> "$S" 2>&1
     build/redtune export --db build/fin_after.db --match H200 -o "$OUT/fin_ship.db" --force >> "$S" 2>&1 ;;
+h100)
+    SHIP_LIMIT=120 tune_rows H100 2e956071d0b02214c4c501b293bccefc heavy,len3 2^20,30M \
+        min:f32 sum:f32 sum:f64 min:f64
+    bench_all 50 ;;
 esac
 dev_end
