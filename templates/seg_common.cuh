@@ -100,6 +100,29 @@ static __device__ __forceinline__ void sc_ldv(const T *__restrict__ p, T *x)
     }
 }
 
+/* x[0 .. R) = in[p .. p + R), the elements below b (0 from b on): one thread's R consecutive
+ * elements (seg_stream's lanes, seg_mark's threads), p a multiple of V, as R/V aligned vectors
+ * with the streaming hint where a whole vector lies below b, else one by one. */
+template <unsigned int R, unsigned int V>
+static __device__ __forceinline__ void sc_load_run(const rt_value_t *__restrict__ in, unsigned long long p,
+                                                   unsigned long long b, rt_value_t (&x)[R])
+{
+#pragma unroll
+    for (unsigned int q = 0; q < R / V; q++) {
+        const unsigned long long e = p + q * V;
+        if (e + V <= b) {
+            sc_ldv<rt_value_t, V, SC_STREAM>(in + e, x + q * V);
+        } else {
+#pragma unroll
+            for (unsigned int k = 0; k < V; k++) {
+                x[q * V + k] = (rt_value_t)0;   /* unused past b */
+                if (e + k < b)
+                    x[q * V + k] = in[e + k];
+            }
+        }
+    }
+}
+
 /* What a segmented kernel stores as a segment's result. Where the glue finalizes in place
  * (rt_res_t is rt_acc_t, and a finalized value combines again: the six original operators),
  * rt_final; otherwise the accumulator itself, and the host's last launch, rt_seg_final,

@@ -196,26 +196,11 @@ static __device__ __forceinline__ void sm_entry(unsigned int i, unsigned int ro,
     *(tr ? cnt : spare) = in ? i + 1u : 0u;
 }
 
-/* x = the elements [a, b) of the tile at a (thread t: a + t*R ..): whole vectors as vectors,
- * the rest one by one; nothing when a >= b. */
+/* x = the elements [a, b) of the tile at a (thread t: a + t*R ..). */
 static __device__ __forceinline__ void sm_load(const rt_value_t *__restrict__ in, unsigned long long a,
                                                unsigned long long b, rt_value_t (&x)[RT_R])
 {
-    const unsigned long long p = a + (unsigned long long)threadIdx.x * RT_R;
-#pragma unroll
-    for (unsigned int q = 0; q < RT_R / RT_V; q++) {
-        const unsigned long long e = p + q * RT_V;
-        if (e + RT_V <= b) {
-            sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + e, x + q * RT_V);
-        } else {
-#pragma unroll
-            for (unsigned int k = 0; k < RT_V; k++) {
-                x[q * RT_V + k] = (rt_value_t)0;   /* unused past b */
-                if (e + k < b)
-                    x[q * RT_V + k] = in[e + k];
-            }
-        }
-    }
+    sc_load_run<RT_R, RT_V>(in, a + (unsigned long long)threadIdx.x * RT_R, b, x);
 }
 
 /* A thread's window entry j: warp w's lanes 0..30 own the entries j*SM_W/J + 31*w + lane, and
@@ -288,6 +273,8 @@ static __device__ __forceinline__ rt_acc_t sm_scan(bool f, rt_acc_t v, rt_acc_t 
                                                    rt_acc_t &total, bool &total_f)
 {
     const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    /* sc_block_scan's warp step, written again: moved into a helper that both call, it changed
+     * the SASS of seg_lb's and seg_per's shipped units (tools/ptx_diff.sh --cubin). */
     unsigned int fi = f;
     rt_acc_t vi = v;
 #pragma unroll

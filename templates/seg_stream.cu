@@ -403,26 +403,12 @@ static __device__ __forceinline__ void ss_tile_mask(unsigned int wp, const rt_va
     st.s_lo = s_lo + c;
 }
 
-/* x = the elements [a, b) of the tile at a (lane l: a + l*R ..): whole vectors as vectors (a
- * chunk's ends are multiples of V, but n), the rest one by one; nothing when a >= b. */
+/* x = the elements [a, b) of the tile at a (lane l: a + l*R ..; a chunk's ends are multiples of
+ * V, but n). */
 static __device__ __forceinline__ void ss_load(const rt_value_t *__restrict__ in, unsigned long long a,
                                                unsigned long long b, rt_value_t (&x)[RT_R])
 {
-    const unsigned long long p = a + (unsigned long long)(threadIdx.x % 32) * RT_R;
-#pragma unroll
-    for (unsigned int q = 0; q < RT_R / RT_V; q++) {
-        const unsigned long long e = p + q * RT_V;
-        if (e + RT_V <= b) {
-            sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + e, x + q * RT_V);
-        } else {
-#pragma unroll
-            for (unsigned int k = 0; k < RT_V; k++) {
-                x[q * RT_V + k] = (rt_value_t)0;   /* unused past b */
-                if (e + k < b)
-                    x[q * RT_V + k] = in[e + k];
-            }
-        }
-    }
+    sc_load_run<RT_R, RT_V>(in, a + (unsigned long long)(threadIdx.x % 32) * RT_R, b, x);
 }
 
 /* The end of a chunk cut in 'parts' at multiples of V: [0, len) part k ends at
