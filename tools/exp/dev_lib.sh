@@ -7,6 +7,10 @@
 #                           leaves stale), strip the binaries of build/ named by $PACK (else
 #                           DEFAULT) and pack them into build/NAME.tar.xz, which the device
 #                           calls carry
+#   dev_start NAME STEP     STEP pack: dev_pack NAME with the tuner, the C tests, the bench and
+#                           seg_harness (and build/before/redtune with BEFORE=1), then exit;
+#                           else on the device db/tuned/h100.sql from build/h100.sql.xz,
+#                           dev_begin NAME and REDTUNE_BIN (dev_session24.sh and later)
 #   dev_begin NAME          on the device: build/devlib on the library path, build/NAME.tar.xz
 #                           unpacked into build/, $L and $S, the GPU and the time first in $S,
 #                           $T = build/redtune.db loaded from db/tuned
@@ -35,6 +39,15 @@
 #                           $OUT/NAME_ship.db, every measurement to $OUT/NAME_meas.csv.gz
 #   harness LIMIT FAMILY    build/seg_harness --quick --only FAMILY (LIMIT s), a line and the
 #                           first failures in the summary
+#   tune_ab TAG SPACE LAYOUT PROFILES OP:TYPE...
+#                           SPACE tuned (at 30M, 60 s an operator) by build/before/redtune and
+#                           build/redtune, A B A B, into build/TAG_{before,after}.db; the
+#                           CSVs as $L/TAG_{before,after}_{1,2}.csv, tools/exp/stream_ab.py's
+#                           table in the summary
+#   ncu_sass TAG DB PROFILE Nsight Compute's full set over redtune_bench running DB's winner
+#                           of offsets PROFILE at 30M (min f32): the details page and the SASS
+#                           page (each instruction's counts and stall samples) as
+#                           $L/details_TAG.txt and $L/sass_TAG.csv, the main lines in the summary
 #   seg_ab TAG A B BIN_A DB_A BIN_B DB_B LIMIT ARGS...
 #                           redtune_bench --segmented ARGS --regimes cold with the bench binary
 #                           and database of A and of B, A B A B (LIMIT s each), the CSVs and
@@ -78,6 +91,15 @@ dev_pack() {
     find "/tmp/$name" -type f -exec strip {} \;
     tar -C "/tmp/$name" -cJf "build/$name.tar.xz" .
     ls -la "build/$name.tar.xz"
+}
+dev_start() {
+    if [ "$2" = pack ]; then
+        dev_pack "$1" "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+before/redtune}"
+        exit 0
+    fi
+    [ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
+    dev_begin "$1"
+    export REDTUNE_BIN=$PWD/build/redtune
 }
 dev_begin() {
     export LD_LIBRARY_PATH=$PWD/build/devlib
@@ -184,6 +206,38 @@ harness() {
     timeout "$1" build/seg_harness --quick --only "$2" > "$L/harness.log" 2>&1
     echo "seg_harness --quick --only $2: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
     grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
+}
+tune_ab() {
+    local tag=$1 space=$2 layout=$3 prof=$4 r v bin ot
+    shift 4
+    for r in 1 2; do
+        for v in before after; do
+            bin=build/redtune
+            [ $v = before ] && bin=build/before/redtune
+            rm -f "build/${tag}_$v.db"
+            for ot; do
+                timeout 60 $bin --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented "$layout" \
+                    --space "$space" --profiles "$prof" --sizes 30M --seed 7 --db "build/${tag}_$v.db" \
+                    > "$L/${tag}_${v}_${r}_${ot%:*}.log" 2>&1
+                echo "tune $tag $v run $r $ot: exit $?" >> "$S"
+            done
+            build/redtune measurements --db "build/${tag}_$v.db" --format csv > "$L/${tag}_${v}_$r.csv"
+        done
+    done
+    python3 tools/exp/stream_ab.py "$L/${tag}_before_1.csv" "$L/${tag}_after_1.csv" "$L/${tag}_before_2.csv" \
+        "$L/${tag}_after_2.csv" >> "$S" 2>&1
+}
+ncu_sass() {
+    local tag=$1 db=$2 prof=$3
+    timeout 120 ncu --clock-control none -k 'regex:^rt_seg$' -s 2 -c 1 --set full -o "$L/prof_$tag" \
+        build/bench/redtune_bench --db "$db" --segmented offsets --profiles "$prof" --ops min \
+        --types f32 --sizes 30M --regimes cold > "$L/prof_ncu_$tag.log" 2>&1
+    echo "ncu $tag: exit $?" >> "$S"
+    ncu --import "$L/prof_$tag.ncu-rep" --page details > "$L/details_$tag.txt" 2>&1
+    ncu --import "$L/prof_$tag.ncu-rep" --page source --print-source sass --csv > "$L/sass_$tag.csv" 2>&1
+    rm -f "$L/prof_$tag.ncu-rep"
+    grep -E 'Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Block Limit' \
+        "$L/details_$tag.txt" | sed 's/  */ /g' >> "$S"
 }
 seg_ab() {
     local tag=$1 a=$2 b=$3 ba=$4 da=$5 bb=$6 db=$7 limit=$8 r v bin d

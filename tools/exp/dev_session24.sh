@@ -63,13 +63,7 @@
 #           and 'api_gpu_seg*' with the committed code and database.
 step=${1:?step: pack, stream, prof, walk, iter2, final, chunk, len3s, h100o, h100k, tests}
 . "$(dirname "$0")/dev_lib.sh"
-if [ "$step" = pack ]; then
-    dev_pack c24 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+before/redtune}"
-    exit 0
-fi
-[ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
-dev_begin c24
-export REDTUNE_BIN=$PWD/build/redtune
+dev_start c24 "$step"
 # ncu_one TAG PARAMS: Nsight Compute over the tuner running seg_stream PARAMS alone on offsets
 # heavy at 30M (min f32): the verification launch and the first timed one.
 ncu_one() {
@@ -115,63 +109,19 @@ prof)
 walk)
     harness 80 seg_stream
     tests 'seg_RT_MIN_RT_F*' 60
-    for r in 1 2; do
-        for v in before after; do
-            bin=build/redtune
-            [ $v = before ] && bin=build/before/redtune
-            rm -f "build/walk_$v.db"
-            for ot in min:f32 sum:f64; do
-                timeout 60 $bin --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented offsets \
-                    --space tools/exp/stream_space.lua --profiles heavy,rand10_50,len3,one --sizes 30M --seed 7 \
-                    --db "build/walk_$v.db" > "$L/walk_${v}_${r}_${ot%:*}.log" 2>&1
-                echo "tune $v run $r $ot: exit $?" >> "$S"
-            done
-            build/redtune measurements --db "build/walk_$v.db" --format csv > "$L/walk_${v}_$r.csv"
-        done
-    done
-    python3 tools/exp/stream_ab.py "$L"/walk_before_1.csv "$L"/walk_after_1.csv "$L"/walk_before_2.csv \
-        "$L"/walk_after_2.csv >> "$S" 2>&1
+    tune_ab walk tools/exp/stream_space.lua offsets heavy,rand10_50,len3,one min:f32 sum:f64
     printf 'return { { family = "seg_stream", params = { B = 256, R = 32, V = 4, PF = 0, MINW = 24, WS = 0 } } }\n' \
         > build/prof.lua
     rm -f build/prof_heavy.db
     timeout 40 build/redtune --device 0 --op min --type f32 --segmented offsets --space build/prof.lua \
         --profiles heavy --sizes 30M --seed 7 --db build/prof_heavy.db > "$L/prof_tune_heavy.log" 2>&1
-    timeout 120 ncu --clock-control none -k 'regex:^rt_seg$' -s 2 -c 1 --set full -o "$L/prof_heavy" \
-        build/bench/redtune_bench --db build/prof_heavy.db --segmented offsets --profiles heavy --ops min \
-        --types f32 --sizes 30M --regimes cold > "$L/prof_ncu_heavy.log" 2>&1
-    echo "ncu heavy: exit $?" >> "$S"
-    ncu --import "$L/prof_heavy.ncu-rep" --page details > "$L/details_heavy.txt" 2>&1
-    ncu --import "$L/prof_heavy.ncu-rep" --page source --print-source sass --csv > "$L/sass_heavy.csv" 2>&1
-    rm -f "$L/prof_heavy.ncu-rep"
-    grep -E 'Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Instructions  ' \
-        "$L/details_heavy.txt" | sed 's/  */ /g' >> "$S" ;;
+    ncu_sass heavy build/prof_heavy.db heavy ;;
 iter2)
     harness 70 seg_stream
     mv "$L/harness.log" "$L/harness_stream.log"
     harness 90 seg_lb
     tests 'seg_*' 150
-    # ab TAG SPACE LAYOUT PROFILES OP:TYPE...: SPACE tuned by before and after, A B A B.
-    ab() {
-        local tag=$1 space=$2 layout=$3 prof=$4 r v bin ot
-        shift 4
-        for r in 1 2; do
-            for v in before after; do
-                bin=build/redtune
-                [ $v = before ] && bin=build/before/redtune
-                rm -f "build/${tag}_$v.db"
-                for ot; do
-                    timeout 60 $bin --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented "$layout" \
-                        --space "$space" --profiles "$prof" --sizes 30M --seed 7 --db "build/${tag}_$v.db" \
-                        > "$L/${tag}_${v}_${r}_${ot%:*}.log" 2>&1
-                    echo "tune $tag $v run $r $ot: exit $?" >> "$S"
-                done
-                build/redtune measurements --db "build/${tag}_$v.db" --format csv > "$L/${tag}_${v}_$r.csv"
-            done
-        done
-        python3 tools/exp/stream_ab.py "$L/${tag}_before_1.csv" "$L/${tag}_after_1.csv" "$L/${tag}_before_2.csv" \
-            "$L/${tag}_after_2.csv" >> "$S" 2>&1
-    }
-    ab ss tools/exp/stream_space.lua offsets heavy,rand10_50,len3 min:f32 sum:f64
+    tune_ab ss tools/exp/stream_space.lua offsets heavy,rand10_50,len3 min:f32 sum:f64
     # KW = 0 against KW = 1 (run 4: the binary before against one with KW = 1's walk
     # unconditional), twice, each KW's best per case.
     for r in 1 2; do

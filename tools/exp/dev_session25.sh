@@ -41,13 +41,7 @@
 #           bench over every profile, committed database against the merge, A B A B.
 step=${1:?step: pack, mark, prof, ship, tests, f64, final, h100}
 . "$(dirname "$0")/dev_lib.sh"
-if [ "$step" = pack ]; then
-    dev_pack c25 "redtune tests/all bench/redtune_bench seg_harness ${BEFORE:+before/redtune}"
-    exit 0
-fi
-[ -f db/tuned/h100.sql ] || xz -dc build/h100.sql.xz > db/tuned/h100.sql
-dev_begin c25
-export REDTUNE_BIN=$PWD/build/redtune
+dev_start c25 "$step"
 # mark_tune NAME SPACE LIMIT OP:TYPE...: SPACE over offsets heavy, len3, rand10_50, one at 30M
 # into build/NAME.db, then each variant's best per case in the summary.
 mark_tune() {
@@ -73,15 +67,7 @@ mark)
 prof)
     [ "$step" = prof ] && harness 100 seg_mark
     MARK_PROFILES=heavy mark_tune mko tools/exp/mark_only.lua 60 min:f32
-    timeout 120 ncu --clock-control none -k 'regex:^rt_seg$' -s 2 -c 1 --set full -o "$L/prof_heavy" \
-        build/bench/redtune_bench --db build/mko.db --segmented offsets --profiles heavy --ops min \
-        --types f32 --sizes 30M --regimes cold > "$L/prof_ncu_heavy.log" 2>&1
-    echo "ncu heavy: exit $?" >> "$S"
-    ncu --import "$L/prof_heavy.ncu-rep" --page details > "$L/details_heavy.txt" 2>&1
-    ncu --import "$L/prof_heavy.ncu-rep" --page source --print-source sass --csv > "$L/sass_heavy.csv" 2>&1
-    rm -f "$L/prof_heavy.ncu-rep"
-    grep -E 'Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Block Limit' \
-        "$L/details_heavy.txt" | sed 's/  */ /g' >> "$S" ;;
+    ncu_sass heavy build/mko.db heavy ;;
 ship)
     harness 100 seg_mark
     tests 'seg_RT_MIN_RT_F*' 60
@@ -102,22 +88,7 @@ f64)
 final)
     harness 100 seg_mark
     tests 'seg_RT_MIN_RT_F*' 60
-    for r in 1 2; do
-        for v in before after; do
-            bin=build/redtune
-            [ $v = before ] && bin=build/before/redtune
-            rm -f "build/fin_$v.db"
-            for ot in min:f32 sum:f32 sum:f64; do
-                timeout 60 $bin --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented offsets \
-                    --space tools/exp/mark_ship.lua --profiles heavy,len3 --sizes 30M --seed 7 \
-                    --db "build/fin_$v.db" > "$L/fin_${v}_${r}_${ot%:*}.log" 2>&1
-                echo "tune $v run $r $ot: exit $?" >> "$S"
-            done
-            build/redtune measurements --db "build/fin_$v.db" --format csv > "$L/fin_${v}_$r.csv"
-        done
-    done
-    python3 tools/exp/stream_ab.py "$L"/fin_before_1.csv "$L"/fin_after_1.csv "$L"/fin_before_2.csv \
-        "$L"/fin_after_2.csv >> "$S" 2>&1
+    tune_ab fin tools/exp/mark_ship.lua offsets heavy,len3 min:f32 sum:f32 sum:f64
     build/redtune export --db build/fin_after.db --match H200 -o "$OUT/fin_ship.db" --force >> "$S" 2>&1 ;;
 h100)
     SHIP_LIMIT=120 tune_rows H100 2e956071d0b02214c4c501b293bccefc heavy,len3 2^20,30M \
