@@ -366,8 +366,8 @@ int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op);
  * its tiles, so that a heavy tail costs a block's read of each long segment, not one lane's
  * walk of it (docs/segmented.md, "Heavy tails"); where every segment is short the list costs up
  * to 12% (measured on the H100, docs/results.md). RT_SEG_UNIFORM says the lengths stay near
- * their mean (the longest within 16 times it): the winner runs without the list (seg_per
- * LONG=0, compiled with NVRTC once). RT_SEG_SKEWED with RT_SEG_UNIFORM is RT_EINVAL. With
+ * their mean (the longest within 16 times it): the winner runs without the list (seg_per's
+ * and seg_pipe's LONG=0, compiled with NVRTC once). RT_SEG_SKEWED with RT_SEG_UNIFORM is RT_EINVAL. With
  * RT_SEG_CHECK the check kernel also finds the longest segment of the offsets, and a call whose
  * longest segment is over 256 elements and 16 times the mean length n / nseg is served as with
  * RT_SEG_SKEWED, any other as with RT_SEG_UNIFORM, whichever one the caller passed.

@@ -79,8 +79,8 @@ int api_seg_pick(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned nb, i
 
 /* A config from a family and a "NAME=V ..." string, with LAYOUT/OFF64 set, when the
  * pointers are not 16-byte aligned V = 1 (vector loads need alignment), and for 'uniform'
- * lengths (RT_SEG_UNIFORM) LONG = 0 (seg_per without its long-segment list). *changed = 1
- * when that differs from 'params'. */
+ * lengths (RT_SEG_UNIFORM) LONG = 0 (seg_per without its long-segment list, seg_pipe without
+ * its block's pass over long segments). *changed = 1 when that differs from 'params'. */
 static int seg_config(const char *family, const char *params, int layout, int off64,
                       int aligned, int uniform, rt_config *cfg, int *changed, rt_err *e)
 {

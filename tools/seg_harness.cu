@@ -540,6 +540,15 @@ static const cfg configs[] = {
     {"seg_mark", "LAYOUT=2 B=1024 R=5 V=1 J=2 CH=1"},
     {"seg_mark", "LAYOUT=2 OFF64=1 B=128 R=3 V=1 J=1 CH=7"},
     {"seg_mark", "LAYOUT=2 B=256 R=32 V=4 J=1 CH=2 PF=0"},
+    /* seg_pipe: a thread per segment from a stage a resident block fills a tile ahead; KB = 1
+     * (256 f32 a stage) leaves most of a span to the threads' own loads */
+    {"seg_pipe", "LAYOUT=2"},
+    {"seg_pipe", "LAYOUT=2 B=128 SEGS=8 V=4 KB=12 H=4"},   /* the shipped len3 shape */
+    {"seg_pipe", "LAYOUT=2 OFF64=1 B=128 SEGS=3 V=2 RV=2 KB=1 LONG=0"},
+    {"seg_pipe", "LAYOUT=2 B=1024 SEGS=1 V=1 RV=4 KB=4 H=8"},
+    {"seg_pipe", "LAYOUT=2 B=32 SEGS=8 V=16 KB=2 LONG=8"},   /* over 8 elements: the block's */
+    {"seg_pipe", "LAYOUT=2 OFF64=1 B=64 SEGS=5 V=8 RV=4 KB=20"},
+    {"seg_pipe", "LAYOUT=2 OFF64=1 B=256 SEGS=4 V=4 KB=16 H=2"},   /* stages shrunk to 11.2 KB */
     {"seg_per", "LAYOUT=2 LANES=1"},
     {"seg_per", "LAYOUT=2 LANES=4 V=1"},
     {"seg_per", "LAYOUT=2 LANES=32 V=8"},

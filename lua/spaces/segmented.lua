@@ -2,7 +2,7 @@
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
 -- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. About 28 configs
--- for keys and 73 for offsets on a current GPU.
+-- for keys and 160 for offsets (f32) on a current GPU.
 
 local SMEM = 44 * 1024   -- what the templates allow themselves (static shared memory)
 
@@ -108,6 +108,18 @@ return {
     params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = 4, PF = {0, 1}, MINW = {0, 32} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and fits(c, dev) and c.V == lb_vec(case) and c.R % c.V == 0
+    end },
+
+  -- A thread per segment reading from shared memory that a resident block fills with each
+  -- tile's span by cp.async a tile ahead (seg_pipe): short segments. Two stages of KB
+  -- kilobytes and three slots of B*SEGS+1 32-bit offsets within 48 KB (with
+  -- 64-bit offsets the template shrinks its stages to fit).
+  { family = "seg_pipe",
+    params = { B = {128, 256}, SEGS = {1, 2, 4, 8}, V = {1, 2, 4, 8}, RV = 1, KB = {8, 12, 16}, H = {0, 4} },
+    constraint = function(c, dev, case)
+      return case.layout == "offsets" and fits(c, dev) and c.V * case.type_size == 16
+             and c.RV * case.type_size <= 16
+             and 2 * c.KB * 1024 + 3 * (c.B * c.SEGS + 1) * 4 <= 48 * 1024
     end },
 
   -- A group of LANES threads per segment (offsets): a thread, a quarter warp, a warp, or

@@ -1,8 +1,9 @@
 -- segmented_ship.lua - the small segmented space tools/tune_shipped_seg.sh tunes every shipped
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
--- neighbours, with the vector width scaled to the element size. 8 configs for keys and 59
--- for offsets (f32; with KW and seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth; about 4 and 25 when
+-- neighbours, with the vector width scaled to the element size. 8 configs for keys and 91
+-- for offsets (f32; with KW and seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth,
+-- seg_pipe, twenty-sixth: 32 of them; about 4 and 25 when
 -- the 18 cases min, max, sum x f32, f64, i32 x keys, offsets were first tuned in three device
 -- calls; f32 min was also tuned in the full space, on another lent H100: a device row of its
 -- own in db/tuned/h100.sql).
@@ -46,6 +47,16 @@ return {
     params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = 4, PF = 1, MINW = {0, 32} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and c.V == lb_vec(case) and c.R % c.V == 0
+    end },
+  -- Offsets: a thread per segment reading from shared memory that a resident block fills
+  -- with each tile's span by cp.async a tile ahead (short segments). Two stages of KB
+  -- kilobytes and three slots of B*SEGS+1 32-bit offsets within 48 KB (with
+  -- 64-bit offsets the template shrinks its stages to fit).
+  { family = "seg_pipe",
+    params = { B = {128, 256}, SEGS = {2, 4, 8}, V = {1, 2, 4, 8}, RV = 1, KB = {8, 12, 16}, H = {0, 4} },
+    constraint = function(c, dev, case)
+      return case.layout == "offsets" and c.V == vec(case)
+             and 2 * c.KB * 1024 + 3 * (c.B * c.SEGS + 1) * 4 <= 48 * 1024
     end },
   -- Offsets: a group of LANES threads per segment, for short and medium segments.
   { family = "seg_per",

@@ -72,6 +72,11 @@
 #   bench_keys LIMIT        redtune_bench --segmented keys over heavy, len3, rand10_50, one
 #                           (min, sum f32 at 30M), $T against build/merged.db, A B A B, then the
 #                           merge's goal lines
+#   mark_tune NAME SPACE LIMIT OP:TYPE...
+#                           SPACE over offsets $MARK_PROFILES (default heavy, len3, rand10_50,
+#                           one) at $MARK_SIZES (default 30M) into build/NAME.db, LIMIT s an
+#                           operator, then each variant's best per case (tools/exp/stage2_sum.py)
+#                           in the summary (dev_session25.sh and 26)
 #   bench_run TAG LIMIT ARGS...
 #                           build/bench/redtune_bench ARGS (LIMIT s), its CSV to $OUT/TAG.csv,
 #                           its log to $L/TAG.log, a line and its summary (less the floor
@@ -236,7 +241,7 @@ ncu_sass() {
     ncu --import "$L/prof_$tag.ncu-rep" --page details > "$L/details_$tag.txt" 2>&1
     ncu --import "$L/prof_$tag.ncu-rep" --page source --print-source sass --csv > "$L/sass_$tag.csv" 2>&1
     rm -f "$L/prof_$tag.ncu-rep"
-    grep -E 'Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Block Limit' \
+    grep -E 'Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Block Limit|Shared Memory Configuration Size|Waves Per SM' \
         "$L/details_$tag.txt" | sed 's/  */ /g' >> "$S"
 }
 seg_ab() {
@@ -305,4 +310,19 @@ bench_keys() {
     seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
         "$1" keys --profiles heavy,len3,rand10_50,one --ops min,sum --types f32 --sizes 30M
     sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S"
+}
+mark_tune() {
+    local name=$1 space=$2 limit=$3 ot t0
+    shift 3
+    rm -f "build/$name.db"
+    for ot; do
+        t0=$(date +%s)
+        timeout "$limit" build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented offsets \
+            --space "$space" --profiles ${MARK_PROFILES:-heavy,len3,rand10_50,one} --sizes ${MARK_SIZES:-30M} \
+            --seed 7 --db "build/$name.db" > "$L/${name}_${ot%:*}_${ot#*:}.log" 2>&1
+        echo "tune $name $ot: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' "$L/${name}_${ot%:*}_${ot#*:}.log") not ok" >> "$S"
+        grep -m 4 ': wrong: \|: fault: ' "$L/${name}_${ot%:*}_${ot#*:}.log" >> "$S"
+    done
+    build/redtune measurements --db "build/$name.db" --format csv > "$L/$name.csv"
+    python3 tools/exp/stage2_sum.py "$L/$name.csv" >> "$S" 2>&1
 }

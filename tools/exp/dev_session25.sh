@@ -42,23 +42,6 @@
 step=${1:?step: pack, mark, prof, ship, tests, f64, final, h100}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c25 "$step"
-# mark_tune NAME SPACE LIMIT OP:TYPE...: SPACE over offsets heavy, len3, rand10_50, one at 30M
-# into build/NAME.db, then each variant's best per case in the summary.
-mark_tune() {
-    local name=$1 space=$2 limit=$3 ot t0
-    shift 3
-    rm -f "build/$name.db"
-    for ot; do
-        t0=$(date +%s)
-        timeout "$limit" build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented offsets \
-            --space "$space" --profiles ${MARK_PROFILES:-heavy,len3,rand10_50,one} --sizes ${MARK_SIZES:-30M} \
-            --seed 7 --db "build/$name.db" > "$L/${name}_${ot%:*}_${ot#*:}.log" 2>&1
-        echo "tune $name $ot: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' "$L/${name}_${ot%:*}_${ot#*:}.log") not ok" >> "$S"
-        grep -m 4 ': wrong: \|: fault: ' "$L/${name}_${ot%:*}_${ot#*:}.log" >> "$S"
-    done
-    build/redtune measurements --db "build/$name.db" --format csv > "$L/$name.csv"
-    python3 tools/exp/stage2_sum.py "$L/$name.csv" >> "$S" 2>&1
-}
 case $step in
 mark)
     harness 100 seg_mark

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """stage2_sum.py CSV - `redtune measurements --format csv` of a segmented tuning run, as one
 table: per case (op, type, n, mean length), the fastest config of each variant (seg_per by
-STAGE, SPLIT and SEGS; seg_stream by CH, WP, MG; seg_mark by CH and PF; seg_lb over keys by KW) and its median, the
+STAGE, SPLIT and SEGS; seg_stream by CH, WP, MG; seg_mark by CH and PF; seg_pipe by SEGS, RV and H; seg_lb over keys by KW) and its median, the
 variant's best against the case's best."""
 import csv
 import re
@@ -19,6 +19,8 @@ def variant(fam, params):
                                          " SEGS" if sg and sg.group(1) != "1" else "")
     if fam == "seg_stream":   # by CH (and WP, MG: tools/exp/seg_stream_wp_mg.patch)
         return " ".join([fam] + re.findall(r"\b(?:WP|MG|CH)=\d+", params))
+    if fam == "seg_pipe":   # by SEGS, RV and H
+        return " ".join([fam] + re.findall(r"\b(?:SEGS|RV|H)=\d+", params))
     if fam == "seg_mark":   # by CH and PF
         return " ".join([fam] + re.findall(r"\b(?:CH|PF)=\d+", params))
     if fam == "seg_lb" and "LAYOUT=1" in params:   # keys: by KW
