@@ -1,5 +1,5 @@
 // @family      seg_pipe
-// @summary     segmented, offsets: a thread per segment (SEGS a thread, B*SEGS a tile) reducing from shared memory, into which a resident block copies each tile's whole span of elements with cp.async one tile ahead (the offsets two tiles ahead), so that the next tile's loads are in flight while this one is reduced
+// @summary     segmented, offsets: a thread (or a group of LANES) per segment (SEGS a group, B/LANES*SEGS a tile) reducing from shared memory, into which a resident block copies each tile's whole span of elements with cp.async one tile ahead (the offsets two tiles ahead), so that the next tile's loads are in flight while this one is reduced
 // @plan        segmented
 // @layout      offsets
 // @balanced    no
@@ -8,7 +8,8 @@
 // @param LAYOUT 2 1: keys, 2: offsets (this family implements offsets only)
 // @param OFF64 0 offsets are 32-bit (0) or 64-bit (1)
 // @param B 256 threads per block (multiple of 32, 32..1024)
-// @param SEGS 2 segments a thread in a tile (1..8): thread i takes the tile's segments i, i + B, ..., so that loads of offsets and stores of results are coalesced
+// @param SEGS 2 segments a group in a tile (1..8): group i takes the tile's segments i, i + B/LANES, ..., so that loads of offsets and stores of results are coalesced
+// @param LANES 1 threads per segment (1, 2, 4, 8, 16, 32): lane l of a group folds the l-th contiguous part of its segment, and the parts meet in the group's ordered shuffle tree (segments of tens of elements: a warp waits for its longest part, not its longest segment)
 // @param V 4 elements a copy from global to shared memory (1, 2, 4, 8, 16): one cp.async where V elements are 4, 8 or 16 bytes, else plain loads; V > 1 needs `in` aligned to V elements, so the runtime library must pick V = 1 for pointers it cannot vouch for
 // @param RV 1 elements a thread reads from shared memory at once in its segment (1, 2, 4; RV elements at most 16 bytes): its head up to a multiple of RV one by one, then RV at a time
 // @param KB 16 kilobytes of elements a stage (two stages: the tile being reduced, the next one in flight; less where two stages and three slots of B*SEGS+1 offsets would pass 48 KB); the part of a tile's span past its stage is read from global memory by the threads whose segments lie there
@@ -19,7 +20,8 @@
 // elements): a thread per segment, as seg_per LANES = 1, but reading its segment from shared
 // memory that the block fills a tile ahead (docs/templates_segmented.md, "seg_pipe").
 //
-// Tiles are B*SEGS consecutive segments; the grid is resident (as many blocks as fit, from the
+// Tiles are B/LANES*SEGS consecutive segments, a group of LANES threads each (1: a thread);
+// the grid is resident (as many blocks as fit, from the
 // occupancy of the compiled kernel: shared memory decides it) and block g takes tiles g,
 // g + grid, ... A tile's elements are one span [offsets[s0], offsets[s0 + cnt]) of memory. Each
 // block runs a three-step pipeline with cp.async groups, all of it in shared memory and none
@@ -27,9 +29,10 @@
 //   - the offsets of tile j + 2 (cnt + 1 entries, coalesced) are in flight,
 //   - the span of tile j + 1 (V elements a copy, from the multiple of V at or below its start,
 //     at most KB kilobytes) is in flight,
-//   - tile j is reduced: thread i folds its segments' elements from the stage in order (rt_lift
-//     with each element's index, rt_combine with the lower index on the left) and stores
-//     out[s0 + i + k*B] (coalesced), the identity for an empty segment.
+//   - tile j is reduced: group i folds its segments' elements from the stage in order (rt_lift
+//     with each element's index, rt_combine with the lower index on the left; with LANES > 1
+//     lane l the l-th contiguous part, the parts through the group's ordered shuffle tree) and
+//     stores out[s0 + i + k*B/LANES] (coalesced), the identity for an empty segment.
 // One barrier a tile at its top (with LONG > 0 a second, LONG's __syncthreads_or), after the
 // wait for the copies of tile j (issued during tile j - 1), which also covers the offsets of
 // tile j + 1; the copies for j + 1 and j + 2 are then issued into the stage and the offsets
@@ -68,7 +71,10 @@
 #define RT_B 256     /* threads per block; the generator's prelude sets it */
 #endif
 #ifndef RT_SEGS
-#define RT_SEGS 2    /* segments a thread in a tile */
+#define RT_SEGS 2    /* segments a group in a tile */
+#endif
+#ifndef RT_LANES
+#define RT_LANES 1   /* threads per segment */
 #endif
 #ifndef RT_V
 #define RT_V 4       /* elements a copy */
@@ -87,19 +93,22 @@
 #endif
 
 #include "seg_common.cuh"
-/* co_warp_tree: LONG's ordered trees (inlined by the generator). */
+/* co_warp_tree: LONG's and LANES' ordered trees (inlined by the generator). */
 #include "collectives.cuh"
 
 static_assert(RT_LAYOUT == 2, "seg_pipe: offsets only (LAYOUT = 2)");
 static_assert(RT_B >= 32 && RT_B <= 1024 && RT_B % 32 == 0, "seg_pipe: B must be a multiple of 32 in 32..1024");
 static_assert(RT_SEGS >= 1 && RT_SEGS <= 8, "seg_pipe: SEGS is 1..8");
+static_assert(RT_LANES == 1 || RT_LANES == 2 || RT_LANES == 4 || RT_LANES == 8 || RT_LANES == 16 || RT_LANES == 32,
+              "seg_pipe: LANES is 1, 2, 4, 8, 16 or 32");
 static_assert(RT_V == 1 || RT_V == 2 || RT_V == 4 || RT_V == 8 || RT_V == 16, "seg_pipe: V is 1, 2, 4, 8 or 16");
 static_assert(RT_RV == 1 || RT_RV == 2 || RT_RV == 4, "seg_pipe: RV is 1, 2 or 4");
 static_assert(RT_LONG >= 0, "seg_pipe: LONG is 0 or more");
 static_assert(RT_H >= 0 && RT_H <= 8, "seg_pipe: H is 0..8");
 static_assert(RT_KB >= 1 && RT_KB <= 20, "seg_pipe: KB is 1..20");
 
-#define SP_S (RT_B * RT_SEGS)   /* segments a tile */
+#define SP_NG (RT_B / RT_LANES)   /* groups a block */
+#define SP_S (SP_NG * RT_SEGS)     /* segments a tile */
 /* A slot of offsets: B*SEGS+1 entries, padded to whole 16-byte vectors. */
 #define SP_EPV (16u / (unsigned int)sizeof(sc_off_t))   /* offsets a 16-byte copy */
 #define SP_SLOT ((SP_S + 1u + SP_EPV - 1u) / SP_EPV * SP_EPV)
@@ -357,11 +366,18 @@ static __device__ __forceinline__ void sp_reduce(const rt_value_t *__restrict__ 
                                                  const sp_tile &g, const sc_off_t *slot, const rt_value_t *stage)
 {
     const rt_value_t *src = in + g.base;
+    const unsigned int grp = threadIdx.x / RT_LANES, lane = threadIdx.x % RT_LANES;
     bool any_long = false;
     (void)any_long;
+    (void)grp;
+    (void)lane;
 #pragma unroll
     for (unsigned int k = 0; k < RT_SEGS; k++) {
+#if RT_LANES == 1
         const unsigned int e = threadIdx.x + k * RT_B;
+#else
+        const unsigned int e = grp + k * SP_NG;
+#endif
         sp_rel_t a = 0, b = 0;
         if (e < g.cnt) {
             /* Clipped to the span: only unsorted offsets leave it. */
@@ -371,12 +387,27 @@ static __device__ __forceinline__ void sp_reduce(const rt_value_t *__restrict__ 
         }
 #if RT_LONG > 0
         const bool lng = b - a > RT_LONG;
-        const unsigned int bal = __ballot_sync(SC_FULL, lng);
+        const unsigned int bal = __ballot_sync(SC_FULL, lng && lane == 0);
         if (threadIdx.x % 32 == 0)
             sp_long[k][threadIdx.x / 32] = bal;
         any_long = any_long || lng;
+#if RT_LANES == 1
         if (lng)
             continue;
+#else
+        if (lng)
+            b = a;   /* the group still meets in the tree below */
+#endif
+#else
+        const bool lng = false;
+        (void)lng;
+#endif
+#if RT_LANES > 1
+        /* Lane l's contiguous part of the segment. */
+        const sp_rel_t c = (b - a + RT_LANES - 1) / RT_LANES;
+        const sp_rel_t pa = a + lane * c < b ? a + lane * c : b;
+        b = pa + c < b ? pa + c : b;
+        a = pa;
 #endif
         rt_acc_t acc = rt_identity();
         const sp_rel_t m = b < g.len ? b : g.len;
@@ -384,15 +415,25 @@ static __device__ __forceinline__ void sp_reduce(const rt_value_t *__restrict__ 
             acc = sp_fold(acc, stage, g.base, (unsigned int)a, (unsigned int)m);
         for (sp_rel_t i = a > g.len ? a : g.len; i < b; i++)   /* past the stage */
             acc = rt_combine(acc, rt_lift(src[i], g.base + i));
+#if RT_LANES > 1
+        acc = co_warp_tree<RT_LANES>(acc);   /* every lane of the warp, converged */
+        if (lane == 0 && e < g.cnt && !lng)
+            out[g.s0 + e] = rt_seg_out(acc);
+#else
         if (e < g.cnt)
             out[g.s0 + e] = rt_seg_out(acc);
+#endif
     }
 #if RT_LONG > 0
     if (__syncthreads_or(any_long)) {   /* the barrier also publishes sp_long */
         for (unsigned int k = 0; k < RT_SEGS; k++)
             for (unsigned int w = 0; w < RT_B / 32; w++)
                 for (unsigned int bits = sp_long[k][w]; bits; bits &= bits - 1) {
+#if RT_LANES == 1
                     const unsigned int e = k * RT_B + w * 32 + __ffs(bits) - 1;
+#else
+                    const unsigned int e = k * SP_NG + (w * 32 + __ffs(bits) - 1) / RT_LANES;
+#endif
                     const sp_rel_t a = sp_rel(slot[e], g), b = sp_rel(slot[e + 1], g);
                     sp_long_seg(in, g.base + a, g.base + (b < a ? a : b), out + g.s0 + e);
                 }

@@ -52,6 +52,7 @@ static const char *const variants[][6] = {
     {"seg_mark", "B=128", "R=8", "V=1", "J=1", "CH=3"},   /* a window of 128: dense tiles read starts from global memory */
     {"seg_pipe", "B=256", "SEGS=2", "V=4", "H=4"},     /* offsets only; the first 4 without a branch */
     {"seg_pipe", "B=128", "SEGS=3", "V=1", "KB=1", "LONG=16"},   /* 1 KB stages; over 16 elements: the block's */
+    {"seg_pipe", "B=128", "SEGS=2", "V=4", "LANES=4"},   /* four lanes a segment */
     {"seg_per", "B=256", "LANES=1", "V=1"},
     {"seg_per", "B=128", "LANES=4", "V=3"},
     {"seg_per", "B=256", "LANES=32", "V=4"},

@@ -36,7 +36,11 @@
 #           ($OUT/ship_into.db: bring it back and merge it into db/tuned/h100.sql); the offsets
 #           bench over every profile, committed database against the merge, A B A B. Run it
 #           with dev_session25.sh `h100` (seg_mark's heavy rows) when an H100 is lent.
-step=${1:?step: pack, pipe, pipe2, pipe3, ship, final, shipmin, h100}
+#   lanes   not run (the session's device time was spent): seg_pipe's LANES (a group of threads a
+#           segment, written after run 6): the harness (three LANES shapes), 'seg_RT_MIN_RT_F*'
+#           (a LANES=4 variant), then tools/exp/pipe_space.lua (with LANES 2, 4, 8) for offsets
+#           rand10_50, len3 and len1 at 30M (min f32, sum f64).
+step=${1:?step: pack, pipe, pipe2, pipe3, ship, final, shipmin, h100, lanes}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c26 "$step"
 case $step in
@@ -60,6 +64,10 @@ final)
     done
     tests 'api_gpu_seg*' 60
     MARK_PROFILES=len3,len1 mark_tune ph tools/exp/pipe_h.lua 60 min:f32 sum:f32 ;;
+lanes)
+    harness 150 seg_pipe
+    tests 'seg_RT_MIN_RT_F*' 60
+    MARK_PROFILES=rand10_50,len3,len1 mark_tune pl tools/exp/pipe_space.lua 170 min:f32 sum:f64 ;;
 h100)
     SHIP_LIMIT=120 tune_rows H100 2e956071d0b02214c4c501b293bccefc len3,len1 2^20,30M \
         min:f32 sum:f32 sum:f64 min:f64

@@ -18,4 +18,11 @@ return {
   { family = "seg_per",
     params = { B = 256, LANES = 1, STAGE = 2, V = {2, 4} },
     constraint = function(c, dev, case) return case.layout == "offsets" and c.V == vec4(case) end },
+  -- LANES (not run on a GPU yet): a group of 2, 4 or 8 threads a segment, for rand10_50.
+  { family = "seg_pipe",
+    params = { B = {128, 256}, SEGS = {1, 2}, V = {2, 4}, LANES = {2, 4, 8}, KB = 16 },
+    constraint = function(c, dev, case)
+      return case.layout == "offsets" and c.V == vec(case)
+             and 2 * c.KB * 1024 + 3 * (c.B // c.LANES * c.SEGS + 1) * 4 <= 48 * 1024
+    end },
 }
