@@ -14,7 +14,7 @@
 // @param RV 1 elements a thread reads from shared memory at once in its segment (1, 2, 4; RV elements at most 16 bytes): its head up to a multiple of RV one by one, then RV at a time
 // @param KB 16 kilobytes of elements a stage (two stages: the tile being reduced, the next one in flight; less where two stages and three slots of B*SEGS+1 offsets would pass 48 KB); the part of a tile's span past its stage is read from global memory by the threads whose segments lie there
 // @param H 0 elements at the start of a thread's segment folded without a branch (0..8; reads of the stage clamped into it, a select keeps what lies in the segment): a segment of up to H elements costs no loop, so that short segments of unequal length do not diverge
-// @param LONG 256 a segment of more than LONG elements is reduced by the whole block after the tile's others (warps over contiguous parts, ordered trees), not by its thread; 0: every segment by its thread
+// @param LONG 128 a segment of more than LONG elements is reduced by the whole block after the tile's others (warps over contiguous parts, ordered trees), not by its thread; 0: every segment by its thread
 //
 // seg_pipe.cu - segmented reduction over offsets for short segments (a few to a few hundred
 // elements): a thread per segment, as seg_per LANES = 1, but reading its segment from shared
@@ -49,7 +49,8 @@
 // elements through the ordered warp tree, and the parts meet in warp 0's tree. So a long
 // segment costs a block's read of it, not one thread's walk, and its rounding error grows with
 // its length over the block rather than with its length (a serial sum of 987 f64 near 1e8
-// missed the tuner's bound). The family is for short segments all the same: a block reads a
+// missed the tuner's bound by 1.55x, which scaled by the square root of the length leaves
+// 256 at the bound: LONG is 128 by default; the H200's rows were tuned with 256). The family is for short segments all the same: a block reads a
 // long segment at eight loads in flight a thread, with the pipeline stalled meanwhile.
 //
 // Reads stay in [0, n): a span ends at a clamped offset, and a copy whose V elements pass n
@@ -86,7 +87,7 @@
 #define RT_KB 16     /* kilobytes of elements a stage */
 #endif
 #ifndef RT_LONG
-#define RT_LONG 256  /* longer segments to the whole block; 0: none */
+#define RT_LONG 128  /* longer segments to the whole block; 0: none */
 #endif
 #ifndef RT_H
 #define RT_H 0       /* elements folded without a branch first */
