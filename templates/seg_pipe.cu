@@ -109,9 +109,25 @@ static_assert(RT_H >= 0 && RT_H <= 8, "seg_pipe: H is 0..8");
 static_assert(RT_KB >= 1 && RT_KB <= 20, "seg_pipe: KB is 1..20");
 
 #define SP_NG (RT_B / RT_LANES)   /* groups a block */
-#define SP_S (SP_NG * RT_SEGS)     /* segments a tile */
-/* A slot of offsets: B*SEGS+1 entries, padded to whole 16-byte vectors. */
 #define SP_EPV (16u / (unsigned int)sizeof(sc_off_t))   /* offsets a 16-byte copy */
+/* The smallest stage: 16 copies of V, and at least 64 elements. */
+#define SP_MINSTAGE ((16u * RT_V > 64u ? 16u * RT_V : 64u) * (unsigned int)sizeof(rt_value_t))
+/* Segments a group in a tile: SEGS, or fewer where three slots of offsets would leave less
+ * than two of the smallest stage (and 1 KB for the rest) in 48 KB: 64-bit offsets for a config
+ * tuned with 32-bit ones (the runtime sets OFF64 from the call; B = 256, SEGS = 8 takes 6). The
+ * tile's size in rt_meta follows, so the host's tiles do too. */
+static constexpr unsigned int sp_segs_fit()
+{
+    unsigned int s = RT_SEGS;
+    while (s > 1u && 3u * ((SP_NG * s + SP_EPV) / SP_EPV * SP_EPV) * (unsigned int)sizeof(sc_off_t)
+                         + 1024u + 2u * SP_MINSTAGE > 48u * 1024u)
+        s--;
+    return s;
+}
+static constexpr unsigned int sp_segs = sp_segs_fit();
+#define SP_SEGS sp_segs
+#define SP_S (SP_NG * SP_SEGS)     /* segments a tile */
+/* A slot of offsets: B/LANES*SEGS+1 entries, padded to whole 16-byte vectors. */
 #define SP_SLOT ((SP_S + 1u + SP_EPV - 1u) / SP_EPV * SP_EPV)
 /* Bytes a stage: KB kilobytes, or less where the two stages, the three slots of offsets and
  * 1 KB for the rest (LONG's ballots and parts) would pass the 48 KB of static shared memory
@@ -319,7 +335,7 @@ static __device__ __forceinline__ rt_acc_t sp_fold(rt_acc_t acc, const rt_value_
 #if RT_LONG > 0
 /* Per tile: each warp's ballot of the threads whose k-th segment is long (more than LONG
  * elements), and the warps' parts of one long segment. */
-static __shared__ unsigned int sp_long[RT_SEGS][RT_B / 32];
+static __shared__ unsigned int sp_long[SP_SEGS][RT_B / 32];
 static __shared__ rt_acc_t sp_part[RT_B / 32];
 
 /* out[s] = in[a .. b) reduced in order by the whole block (every thread calls it): warp w
@@ -373,7 +389,7 @@ static __device__ __forceinline__ void sp_reduce(const rt_value_t *__restrict__ 
     (void)grp;
     (void)lane;
 #pragma unroll
-    for (unsigned int k = 0; k < RT_SEGS; k++) {
+    for (unsigned int k = 0; k < SP_SEGS; k++) {
 #if RT_LANES == 1
         const unsigned int e = threadIdx.x + k * RT_B;
 #else
@@ -427,7 +443,7 @@ static __device__ __forceinline__ void sp_reduce(const rt_value_t *__restrict__ 
     }
 #if RT_LONG > 0
     if (__syncthreads_or(any_long)) {   /* the barrier also publishes sp_long */
-        for (unsigned int k = 0; k < RT_SEGS; k++)
+        for (unsigned int k = 0; k < SP_SEGS; k++)
             for (unsigned int w = 0; w < RT_B / 32; w++)
                 for (unsigned int bits = sp_long[k][w]; bits; bits &= bits - 1) {
 #if RT_LANES == 1

@@ -100,6 +100,20 @@ static void bad_spaces_exit_1(void **state)
     EXPECT("compile --arch sm_90 --space tests/lua/bad_os.lua", 1, "tests/lua/bad_os.lua:");
 }
 
+/* The runtime sets OFF64 from the call, so every config of the shipped space must compile with
+ * 64-bit offsets too: seg_pipe's tile shrinks where its three slots of offsets would pass its
+ * 48 KB (B=256 SEGS=8 with 8-byte offsets once failed its static_assert). */
+static void compile_off64(void **state)
+{
+    (void)state;
+    EXPECT("compile --arch sm_90 --space lua/spaces/segmented_ship.lua --segmented offsets --off64 "
+           "--family seg_pipe --jobs 2", 0, "0 failed");
+    EXPECT("compile --arch sm_90 --space lua/spaces/segmented_ship.lua --segmented offsets --off64 "
+           "--family seg_pipe --op sum --type f64 --jobs 2", 0, "0 failed");
+    EXPECT("compile --arch sm_90 --off64", 2, "--off64 goes with --segmented offsets");
+    EXPECT("compile --arch sm_90 --segmented keys --off64", 2, "--off64 goes with --segmented offsets");
+}
+
 static void no_driver_leaves_database_alone(void **state)
 {
     (void)state;
@@ -498,6 +512,7 @@ int test_cli_group(void)
         cmocka_unit_test(usage_errors),
         cmocka_unit_test(commands_without_gpu),
         cmocka_unit_test(bad_spaces_exit_1),
+        cmocka_unit_test(compile_off64),
         cmocka_unit_test(no_driver_leaves_database_alone),
         cmocka_unit_test(foreign_database_refused),
         cmocka_unit_test(user_operators_without_gpu),

@@ -68,7 +68,7 @@ static const cli_opt options[] = {
     {"arch", required_argument, O_ARCH, C(COMPILE), 0},
     {"segmented", required_argument, O_SEGMENTED, C(TUNE) | C(COMPILE), 0},
     {"profiles", required_argument, O_PROFILES, C(TUNE), 0},
-    {"off64", no_argument, O_OFF64, C(TUNE) | C(REDUCE), 0},
+    {"off64", no_argument, O_OFF64, C(TUNE) | C(COMPILE) | C(REDUCE), 0},
     {"n", required_argument, O_N, RESULTS, 0},
     {"output", required_argument, 'o', SHIP | C(REDUCE) | C(REPORT), 1},
     {"force", no_argument, O_FORCE, SHIP | C(REDUCE) | C(REPORT), 0},
@@ -434,6 +434,8 @@ static int check_command(cli_args *a, rt_err *e)
     case CLI_COMPILE:
         if ((rc = check_axis(a, e)))
             return rc;
+        if (a->tune.off64 && a->tune.layout != SEG_LAYOUT_OFFSETS)
+            return cli_usage(e, "--help", "--off64 goes with --segmented offsets");
         if (!a->have_op && !a->op_file) {
             a->tune.op = RT_MIN;
             a->have_op = 1;

@@ -79,7 +79,7 @@ int cmd_compile(const char *arch, const tune_opts *o, const char *db, rt_err *e)
             free(idx[g]);
     } else {
         rc = cands_expand(o->space_path, o->families, o->deterministic, &dev, op, type,
-                          commutes, o->layout, 0, &cfgs, &n, skipped, sizeof skipped, e);
+                          commutes, o->layout, o->off64, &cfgs, &n, skipped, sizeof skipped, e);
     }
     if (rc)
         goto done;
