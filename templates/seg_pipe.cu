@@ -114,7 +114,7 @@ static_assert(RT_KB >= 1 && RT_KB <= 20, "seg_pipe: KB is 1..20");
 #define SP_MINSTAGE ((16u * RT_V > 64u ? 16u * RT_V : 64u) * (unsigned int)sizeof(rt_value_t))
 /* Segments a group in a tile: SEGS, or fewer where three slots of offsets would leave less
  * than two of the smallest stage (and 1 KB for the rest) in 48 KB: 64-bit offsets for a config
- * tuned with 32-bit ones (the runtime sets OFF64 from the call; B = 256, SEGS = 8 takes 6). The
+ * tuned with 32-bit ones (the runtime sets OFF64 from the call; B = 256, SEGS = 8 takes 7). The
  * tile's size in rt_meta follows, so the host's tiles do too. */
 static constexpr unsigned int sp_segs_fit()
 {

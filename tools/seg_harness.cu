@@ -548,8 +548,8 @@ static const cfg configs[] = {
     {"seg_pipe", "LAYOUT=2 B=1024 SEGS=1 V=1 RV=4 KB=4 H=8"},
     {"seg_pipe", "LAYOUT=2 B=32 SEGS=8 V=16 KB=2 LONG=8"},   /* over 8 elements: the block's */
     {"seg_pipe", "LAYOUT=2 OFF64=1 B=64 SEGS=5 V=8 RV=4 KB=20"},
-    {"seg_pipe", "LAYOUT=2 OFF64=1 B=256 SEGS=4 V=4 KB=16 H=2"},   /* stages shrunk to 11.2 KB */
-    {"seg_pipe", "LAYOUT=2 OFF64=1 B=256 SEGS=8 V=4 KB=8"},   /* tiles shrunk to SEGS 6 */
+    {"seg_pipe", "LAYOUT=2 OFF64=1 B=256 SEGS=4 V=4 KB=16 H=2"},   /* stages shrunk to 11.5 KB */
+    {"seg_pipe", "LAYOUT=2 OFF64=1 B=256 SEGS=8 V=4 KB=8"},   /* tiles shrunk to SEGS 7 */
     /* LANES: a group per segment, its lanes' contiguous parts through the ordered tree */
     {"seg_pipe", "LAYOUT=2 B=128 SEGS=1 V=4 KB=16 LANES=4"},
     {"seg_pipe", "LAYOUT=2 OFF64=1 B=64 SEGS=3 V=2 KB=1 LONG=8 LANES=2"},
