@@ -13,6 +13,7 @@
 // @param LONG 64 (LANES < 32, STAGE = 0 or 2) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tile, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
 // @param SPLIT 0 (LONG > 0) a segment longer than LONG rounds of its group is left to the grid instead of the block: its chunks of SPLIT elements (a power of two, 256..2^24) go to a list in the temporary storage, and a second launch (rt_seg_split, a resident grid) reduces each chunk with a warp, the last warp of a segment folding its chunks' results in order; 0: no list, such segments stay in their block (LONG)
 // @param SEGS 1 (LANES = 1, STAGE = 0, SPLIT = 0) segments a lane takes per tile (1..8; a tile is B * SEGS segments, lane l's are l, l + B, ...): their offsets, then their first V elements each, are loaded before any is combined, so that a lane has SEGS segments' loads in flight where segments are a few elements long; the rest of a segment longer than V follows in rounds
+// @param U 1 rounds a lane loads together (1, 2, 4; wherever a group loads its segment from global memory): each lane folds its own chunks of U rounds at a time, all U loads in flight before the first combine, and a group meets in its shuffle tree once a segment instead of once a round; with LANES > 1 that order needs a commutative operator (a non-commutative one keeps U = 1: a tree a round, lane order within each)
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
 // seg_per.cu - one group of threads per segment (unit 2: a tile is B / LANES segments), the
@@ -99,6 +100,9 @@
 #ifndef RT_SPLIT
 #define RT_SPLIT 0   /* elements above which a segment is left to the grid's second launch (0: never) */
 #endif
+#ifndef RT_U
+#define RT_U 1       /* rounds a lane loads together, one tree a segment (commutative operators) */
+#endif
 
 #include "seg_common.cuh"
 
@@ -113,6 +117,7 @@ static_assert(RT_LONG >= 0 && RT_LONG <= (1 << 24), "seg_per: LONG must be in 0.
 static_assert(RT_SEGS >= 1 && RT_SEGS <= 8, "seg_per: SEGS must be in 1..8");
 static_assert(RT_SEGS == 1 || (RT_LANES == 1 && RT_STAGE == 0 && RT_SPLIT == 0),
               "seg_per: SEGS > 1 needs LANES=1, STAGE=0 and SPLIT=0");
+static_assert(RT_U == 1 || RT_U == 2 || RT_U == 4, "seg_per: U must be 1, 2 or 4");
 static_assert(RT_SPLIT == 0 || (RT_SPLIT >= 256 && RT_SPLIT <= (1 << 24) && (RT_SPLIT & (RT_SPLIT - 1)) == 0),
               "seg_per: SPLIT must be 0 or a power of two in 256..2^24");
 
@@ -121,6 +126,9 @@ static_assert(RT_SPLIT == 0 || (RT_SPLIT >= 256 && RT_SPLIT <= (1 << 24) && (RT_
 #define PER_SEGS (RT_B / RT_LANES * RT_SEGS)             /* segments per tile */
 #define PER_ESC (RT_LONG > 0 && PER_L < 32 && RT_STAGE != 1) /* long segments go to the block */
 #define PER_SPLIT (RT_SPLIT > 0 && PER_ESC)               /* the longest go to the grid (SPLIT) */
+/* U: a lane alone keeps the order whatever U; a group's lanes folding several rounds each
+ * before their tree reorder the combines, which only a commutative operator allows. */
+#define PER_U ((PER_L == 1 || RT_COMMUTATIVE) ? RT_U : 1)
 #if RT_STAGE == 2
 #define PER_WIN (40 * 1024 / (RT_B / 32) / (RT_V * sizeof(rt_value_t)) * RT_V)   /* elements a window */
 #endif
@@ -204,6 +212,37 @@ static __device__ __forceinline__ rt_acc_t per_group(const rt_value_t *__restric
         }
         lo = he;
     }
+#if PER_U > 1
+    /* U rounds at a time: the lane's U chunks loaded (aligned vectors where the last of them
+     * is whole, so are the others), then folded in order into the lane's own value; the group
+     * meets in one tree at the end (PER_L > 1: a commutative operator). */
+    constexpr unsigned long long LV = PER_L * RT_V;
+    rt_acc_t v = rt_identity();
+    unsigned long long r = 0;
+    for (; r + PER_U <= rounds; r += PER_U) {
+        const unsigned long long b0 = lo + r * LV + g * RT_V;
+        if (b0 + (PER_U - 1) * LV + RT_V <= hi) {
+            rt_value_t x[PER_U][RT_V];
+#pragma unroll
+            for (unsigned int u = 0; u < PER_U; u++)
+                sc_ldv<rt_value_t, RT_V, false>(in + b0 + u * LV, x[u]);
+#pragma unroll
+            for (unsigned int u = 0; u < PER_U; u++)
+#pragma unroll
+                for (unsigned int k = 0; k < RT_V; k++)
+                    v = rt_combine(v, rt_lift(x[u][k], b0 + u * LV + k));
+        } else {
+#pragma unroll
+            for (unsigned int u = 0; u < PER_U; u++)
+                v = rt_combine(v, per_chunk<RT_V, false>(in, b0 + u * LV, hi));
+        }
+    }
+    for (; r < rounds; r++)
+        v = rt_combine(v, per_chunk<RT_V, false>(in, lo + r * LV + g * RT_V, hi));
+    if (PER_L > 1)
+        v = co_warp_tree<PER_L>(v);
+    return rt_combine(acc, v);
+#else
     for (unsigned long long r = 0; r < rounds; r++) {
         rt_acc_t v = per_chunk<RT_V, false>(in, lo + r * (PER_L * RT_V) + g * RT_V, hi);
         if (PER_L > 1)
@@ -211,6 +250,7 @@ static __device__ __forceinline__ rt_acc_t per_group(const rt_value_t *__restric
         acc = rt_combine(acc, v);
     }
     return acc;
+#endif
 }
 #endif
 

@@ -69,6 +69,8 @@ static const char *const variants[][6] = {
     {"seg_per", "B=64", "LANES=1", "STAGE=2", "LONG=3", "SPLIT=512"},
     {"seg_per", "B=128", "LANES=1", "V=2", "SEGS=4"},   /* four segments a lane */
     {"seg_per", "B=64", "LANES=1", "V=1", "SEGS=3", "LONG=2"},
+    {"seg_per", "B=256", "LANES=32", "V=4", "U=4"},   /* four rounds a lane, one tree a segment */
+    {"seg_per", "B=128", "LANES=128", "V=3", "U=2"},
     {"seg_matrix", "B=256", "H=128", "W=16", "PAD=1", "PERSIST=0"},
     {"seg_matrix", "B=128", "H=64", "W=7", "PAD=0", "PERSIST=1"},
     {"seg_tb2", "B=256", "R=2", "PAD=1"},

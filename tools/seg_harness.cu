@@ -572,6 +572,12 @@ static const cfg configs[] = {
     {"seg_per", "LAYOUT=2 B=128 LANES=1 V=2 SEGS=4"},
     {"seg_per", "LAYOUT=2 OFF64=1 B=64 LANES=1 V=3 SEGS=3 LONG=2"},
     {"seg_per", "LAYOUT=2 B=256 LANES=1 V=1 SEGS=2 LONG=0"},
+    /* U: rounds a lane loads together, one tree a segment (a commutative operator; the
+     * affine map keeps U = 1's order), full and partial rounds, LONG's walk, a lane alone */
+    {"seg_per", "LAYOUT=2 LANES=32 V=4 U=4"},
+    {"seg_per", "LAYOUT=2 OFF64=1 B=256 LANES=256 V=2 U=2"},
+    {"seg_per", "LAYOUT=2 B=128 LANES=8 V=3 U=4 LONG=1"},
+    {"seg_per", "LAYOUT=2 B=128 LANES=1 V=2 SEGS=2 U=2"},
     {"seg_matrix", "LAYOUT=1"},
     {"seg_matrix", "LAYOUT=1 B=128 H=64 W=17 PAD=0"},
     {"seg_matrix", "LAYOUT=1 B=256 H=32 W=64 PERSIST=1"},

@@ -1,7 +1,7 @@
 -- segmented_ship.lua - the small segmented space tools/tune_shipped_seg.sh tunes every shipped
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
--- neighbours, with the vector width scaled to the element size. 8 configs for keys and 91
+-- neighbours, with the vector width scaled to the element size. 8 configs for keys and 99
 -- for offsets (f32; with KW and seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth,
 -- seg_pipe, twenty-sixth: 32 of them; about 4 and 25 when
 -- the 18 cases min, max, sum x f32, f64, i32 x keys, offsets were first tuned in three device
@@ -58,12 +58,14 @@ return {
       return case.layout == "offsets" and c.V == vec(case)
              and 2 * c.KB * 1024 + 3 * (c.B * c.SEGS + 1) * 4 <= 48 * 1024
     end },
-  -- Offsets: a group of LANES threads per segment, for short and medium segments.
+  -- Offsets: a group of LANES threads per segment, for short and medium segments; a warp or
+  -- a block a segment also with U = 2 and 4 (rounds a lane loads together, one tree a
+  -- segment; twenty-seventh session).
   { family = "seg_per",
-    params = { B = 256, LANES = {1, 4, 32, 256}, V = {1, 2, 4, 8, 16} },
+    params = { B = 256, LANES = {1, 4, 32, 256}, V = {1, 2, 4, 8, 16}, U = {1, 2, 4} },
     constraint = function(c, dev, case)
-      return (c.LANES == 1 and (c.V == 1 or c.V == vec(case)))
-             or (c.LANES == 4 and c.V == vec(case))
+      return (c.LANES == 1 and c.U == 1 and (c.V == 1 or c.V == vec(case)))
+             or (c.LANES == 4 and c.U == 1 and c.V == vec(case))
              or (c.LANES >= 32 and (c.V == vec(case) or c.V == 2 * vec(case)))
     end },
   -- Offsets: a thread per segment, two or four segments a lane with their loads in flight
