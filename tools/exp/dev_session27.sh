@@ -24,7 +24,12 @@
 #           and 30M (min f32, min f64, sum f32, sum f64) into the H200's row and merged; each
 #           variant's best; redtune_bench over every offsets profile, committed database (with
 #           run 2's rows) against the merge, A B A B.
-step=${1:?step: pack, lanes, rows, peru}
+#   final   with the committed code and database (seg_per U, the runtime's fallback to the
+#           built-in default when a winner cannot be made): every segmented C GPU test
+#           ('seg_RT_*': every operator x type over each family's variants, seg_per's U ones
+#           among them; NaN, order, the built-in types, the tuner end to end, `redtune reduce`)
+#           and every library GPU test ('api_gpu*': api_gpu_seg_fallback new).
+step=${1:?step: pack, lanes, rows, peru, final}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c27 "$step"
 case $step in
@@ -56,5 +61,11 @@ peru)
         min:f32 min:f64 sum:f32 sum:f64
     python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
     bench_all 40 ;;
+final)
+    tests 'seg_RT_*' 260
+    for f in 'seg_all_nan*' seg_order_kept 'seg_per_long*' 'seg_types*' 'seg_tuner*' 'seg_reduce*'; do
+        tests "$f" 60
+    done
+    tests 'api_gpu*' 200 ;;
 esac
 dev_end
