@@ -205,7 +205,11 @@ const char *rt_errmsg(const rt_ctx *ctx);
  *
  * The first call for an (op, type, size range [2^k, 2^(k+1))) chooses the kernel and may
  * load it (a synchronous driver call) or compile it with NVRTC; later calls are a table
- * lookup and the launches. Thread-safe: one context may be used by many threads at once.
+ * lookup and the launches. A database winner whose kernel cannot be made here (no CUBIN for
+ * it and no NVRTC, or NVRTC refuses it) gives way to the built-in default, which then serves
+ * the case: rt_explain names the winner and NVRTC's reason, and REDTUNE_LOG=warn prints a
+ * line (docs/api.md, "A winner that cannot be made"). Thread-safe: one context may be used by
+ * many threads at once.
  *
  * CUDA graphs: while 'stream' is capturing (cuStreamBeginCapture, torch.cuda.graph), the call
  * only enqueues kernels and memsets on that stream; where it would have to load a kernel (the
@@ -215,9 +219,11 @@ const char *rt_errmsg(const rt_ctx *ctx);
  * before it and rt_reduce_temp. docs/api.md, "CUDA graphs", has the rules for replays.
  *
  * Returns RT_OK, or RT_EINVAL (NULL or misaligned pointer, unknown op or type), RT_EDB,
- * RT_ENVRTC (no CUBIN for this GPU in the database and no NVRTC to compile one, or a compile
- * error), RT_ENOMEM, RT_ECUDA (a driver call failed, e.g. a stream of another context),
- * RT_EFAULT (a kernel faulted earlier: the CUDA context is lost), RT_ECAPTURE (above).
+ * RT_ENVRTC (the built-in default cannot be made: no CUBIN for this GPU in the database and no
+ * NVRTC to compile one, or a compile error; when it was to stand in for a winner that cannot
+ * be made, the message names both failures), RT_ENOMEM, RT_ECUDA (a driver call failed, e.g.
+ * a stream of another context), RT_EFAULT (a kernel faulted earlier: the CUDA context is
+ * lost), RT_ECAPTURE (above).
  */
 int rt_reduce(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in, unsigned long long n,
               void *d_out, void *stream);
@@ -263,7 +269,9 @@ int rt_release_temp(rt_ctx *ctx);
  * as several lines: which kernel (family, parameters, launch plan, hash prefix); which
  * database entry it comes from (device name, tuned n, median microseconds); the fallback
  * level ("exact device", "same compute capability", "same major architecture", "built-in
- * default"); and whether the CUBIN came from the database or was compiled by NVRTC.
+ * default"; where the built-in default replaces a winner whose kernel cannot be made here,
+ * "none used", that winner and NVRTC's reason); and whether the CUBIN came from the database
+ * or was compiled by NVRTC.
  * Chooses and loads the kernel as rt_reduce would. Returns RT_OK or an error as rt_reduce.
  */
 int rt_explain(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n, char *buf,
@@ -351,6 +359,8 @@ int rt_register_op(rt_ctx *ctx, const rt_op_desc *desc, rt_op *op);
  * `redtune --segmented keys|offsets`); else a built-in default. A winner that uses vector
  * loads runs with scalar loads when d_in (or the keys) are not 16-byte aligned, and one tuned
  * for the other offset width is specialised for this one; both are compiled with NVRTC once.
+ * A winner whose kernel cannot be made here (such a variant NVRTC refuses, or no NVRTC) gives
+ * way to the built-in default, as for rt_reduce.
  * Temporary storage as rt_reduce (one block per stream). Thread-safe as rt_reduce. Under
  * stream capture as rt_reduce (RT_ECAPTURE), and RT_SEG_CHECK, synchronous, is refused.
  *

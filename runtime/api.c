@@ -216,6 +216,7 @@ static void destroy(rt_ctx *ctx)
     while (ctx->decisions) {
         decision *d = ctx->decisions;
         ctx->decisions = d->next;
+        free(d->why);
         free(d);
     }
     for (axis_decision *d = atomic_load_explicit(&ctx->axis_decisions, memory_order_relaxed),
@@ -226,6 +227,7 @@ static void destroy(rt_ctx *ctx)
     while (ctx->seg_decisions) {
         struct seg_decision *d = ctx->seg_decisions;
         ctx->seg_decisions = d->next;
+        free(d->why);
         free(d);
     }
     api_choices_free(ctx);

@@ -15,7 +15,9 @@
  *      larger one is left. A config tuned for a larger n runs a smaller one with no more
  *      blocks than it was timed with; one tuned for a smaller n can need blocks, passes or
  *      tickets it never met (docs/api.md, "Choosing the kernel");
- *   3. the kernel loaded (api_kernel.c: a stored CUBIN, else NVRTC).
+ *   3. the kernel loaded (api_kernel.c: a stored CUBIN, else NVRTC); a winner whose kernel
+ *      cannot be made here gives way to the built-in default (api_builtin_instead), and the
+ *      decision's level is then the built-in's.
  * The decision is then published in an array of atomic pointers, so a later call reads it
  * with no lock: a reduction is a table lookup and the launches.
  *
@@ -318,23 +320,21 @@ const best_entry *api_pick_winner(const best_entry *rows, int nrows, unsigned sl
  * V=16 do not spill; the 32/64-bit types keep V=4/2 U=4), legal for every built-in operator
  * (they all commute) and type and for a commutative user operator; a user operator that does not commute gets diffwarps with its defaults (P=8
  * C=1 W=32 PAD=1), which keeps the order of the elements. */
-static int builtin_kernel(rt_ctx *ctx, rt_op op, rt_type type, kernel **out, rt_err *e)
+static int builtin_config(const rt_ctx *ctx, rt_op op, rt_type type, rt_config *cfg, rt_err *e)
 {
     const user_op *u = api_user_of(ctx, op);
     const char *fam = u && !u->op.commutative ? "diffwarps" : "gridstride";
     const rt_family *f = family_find(fam);
-    rt_config cfg;
 
-    *out = NULL;
     if (!f)
         return rt_seterr(e, RT_ENOTFOUND, "the built-in default family %s is not "
                          "built into this library%s%s", fam, family_error() ? ": " : "",
                          family_error() ? family_error() : "");
     if (f->needs_commutative)
-        api_builtin_gridstride(type, &cfg);
+        api_builtin_gridstride(type, cfg);
     else
-        config_default(f, &cfg);
-    return api_config_kernel(ctx, op, type, &cfg, 1, out, e);
+        config_default(f, cfg);
+    return RT_OK;
 }
 
 void api_builtin_gridstride(rt_type type, rt_config *cfg)
@@ -355,9 +355,10 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     decision *d;
     choice *c;
     kernel *k = NULL;
-    const best_entry *row = NULL;
+    const best_entry *row = NULL, *passed = NULL;
     decision_row *drow;
-    char tn[96];
+    rt_config cfg;
+    char tn[96], what[RT_NAME_MAX + 128], range[64], *why = NULL;
     int rc = RT_OK, si = api_slot(op, type);
 
     pthread_mutex_lock(&ctx->lock);
@@ -381,11 +382,23 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
         goto done;
     api_trace(ctx, &t, "%s %s: winners read from the database", api_opname(ctx, op),
           api_typename(op, type, tn, sizeof tn));
+    api_slot_text(b, range, sizeof range);
+    snprintf(what, sizeof what, "%s %s %s", api_opname(ctx, op),
+             api_typename(op, type, tn, sizeof tn), range);
     if (c->level != LEVEL_BUILTIN) {
         row = api_pick_winner(c->rows, c->nrows, b);
         rc = api_winner_kernel(ctx, op, type, row, &k, e);
-    } else {
-        rc = builtin_kernel(ctx, op, type, &k, e);
+        /* Its kernel cannot be made here: the built-in default serves the slot instead, and
+         * the decision says so (level, the winner passed over, NVRTC's reason). */
+        if (rc == RT_ENVRTC) {
+            passed = row;
+            row = NULL;
+            if ((rc = builtin_config(ctx, op, type, &cfg, e)) == RT_OK)
+                rc = api_builtin_instead(ctx, op, type, what, passed->family, passed->params,
+                                         &cfg, &k, &why, e);
+        }
+    } else if ((rc = builtin_config(ctx, op, type, &cfg, e)) == RT_OK) {
+        rc = api_config_kernel(ctx, op, type, &cfg, API_BUILTIN, &k, e);
     }
     if (rc != RT_OK)
         goto done;   /* not cached: the next call tries again */
@@ -394,21 +407,23 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
         goto done;
     }
     d->k = k;
-    d->level = c->level;
+    d->level = passed ? LEVEL_BUILTIN : c->level;
     d->c = c;
     d->row = row;
+    d->passed = passed;
+    d->why = why;
+    why = NULL;
     d->next = ctx->decisions;
     ctx->decisions = d;
     atomic_store_explicit(&drow->d[si][b], d, memory_order_release);
-    if (ctx->cap.log) {
-        char what[RT_NAME_MAX + 128], range[64];
-        api_slot_text(b, range, sizeof range);
-        snprintf(what, sizeof what, "%s %s %s", api_opname(ctx, op),
-                 api_typename(op, type, tn, sizeof tn), range);
+    if (ctx->cap.log && passed)
+        api_log_instead(ctx, what, passed->family, passed->params, c->dev.name, c->level,
+                        api_kin_name(c, passed), d->why, k);
+    else if (ctx->cap.log)
         api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
-    }
 done:
     pthread_mutex_unlock(&ctx->lock);
+    free(why);
     *out = rc == RT_OK ? d : NULL;
     return rc;
 }
@@ -479,6 +494,21 @@ void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from,
                     "%s); %s %s runs, tuned on \"%s\" (%s)", what, store_path(ctx->db),
                     ctx->dev.name, ctx->arch, k->family, k->params, from ? from : "?",
                     api_level_names[level]);
+}
+
+/* The built-in default in place of a winner that cannot be made (api_builtin_instead): a
+ * warning whatever the winner's level, since what runs is not what the database chose. */
+void api_log_instead(rt_ctx *ctx, const char *what, const char *wfamily, const char *wparams,
+                     const char *from, int level, const char *kin, const char *why,
+                     const kernel *k)
+{
+    char whose[RT_NAME_MAX + 64] = "";
+    if (kin)
+        snprintf(whose, sizeof whose, ", a winner of %s (an operator of the same cost)", kin);
+    capture_log(&ctx->cap, CAPTURE_LOG_WARN, "%s: the database's winner %s %s (tuned on \"%s\", "
+                "%s%s) cannot be made for this GPU (\"%s\", %s): %s; the built-in default %s %s "
+                "runs instead", what, wfamily, wparams, from ? from : "?", api_level_names[level],
+                whose, ctx->dev.name, ctx->arch, why ? why : "?", k->family, k->params);
 }
 
 const char *api_kin_name(const choice *c, const best_entry *row)

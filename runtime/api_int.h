@@ -104,6 +104,9 @@ typedef struct decision {
     int level;
     const choice *c;
     const best_entry *row; /* NULL for the built-in default */
+    const best_entry *passed;   /* the winner whose kernel could not be made here, which the
+                                 * built-in default replaces (api_builtin_instead); else NULL */
+    char *why;             /* then NVRTC's reason in one line (api_nvrtc_line); owned */
 } decision;
 
 /* The decisions of one operator: by type spec slot (optype_resolve's ts.slot) and bucket. */
@@ -126,6 +129,8 @@ typedef struct seg_decision {
     const char *c_name;      /* the device row's name */
     int respecialized;       /* the stored config with OFF64 or V changed, compiled here */
     const choice *c;         /* the winners it was picked from (capture.c's exact check) */
+    const best_entry *passed;   /* as decision's: the winner the built-in default replaces */
+    char *why;               /* and why (owned) */
 } seg_decision;
 
 /* What runs for one axis case: op, canonical type spec and the shape's class, the log2
@@ -254,12 +259,26 @@ void api_choices_free(rt_ctx *ctx);
  * from, for n in size bucket nb and mean length bucket mb (caller holds ctx->lock). */
 int api_seg_pick(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned nb, int mb,
                  int skewed, const choice **c, const best_entry **row, rt_err *e);
-/* api_kernel.c: loading. */
+/* api_kernel.c: loading. 'builtin' is API_WINNER for a database winner's config,
+ * API_BUILTIN for the built-in default of a case with no winner, API_BUILTIN_INSTEAD for the
+ * built-in default in place of a winner whose kernel could not be made (the messages of a
+ * failure differ). */
+enum { API_WINNER, API_BUILTIN, API_BUILTIN_INSTEAD };
 int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
                       int builtin, kernel **out, rt_err *e);
 /* A database winner loaded as this library's unit for its family and parameters. */
 int api_winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row,
                       kernel **out, rt_err *e);
+/* The built-in default 'cfg' loaded in place of a winner ('wfamily' 'wparams') whose kernel
+ * could not be made, 'e' holding that RT_ENVRTC: *why then gets NVRTC's reason in one line
+ * (malloc'd, for the decision to keep). When the built-in cannot be made either, its code and
+ * a message of 'what' (the case) naming both failures. Caller holds ctx->lock. */
+int api_builtin_instead(rt_ctx *ctx, rt_op op, rt_type type, const char *what,
+                        const char *wfamily, const char *wparams, const rt_config *cfg,
+                        kernel **out, char **why, rt_err *e);
+/* NVRTC's reason in a message of a winner that could not be made, in one line into buf: the
+ * first line of NVRTC's part of it, and the log's first line that says "error" after it. */
+void api_nvrtc_line(const char *msg, char *buf, size_t len);
 /* api_choose.c: the decisions of rt_reduce, by log2 bucket. */
 unsigned api_bucket_of(unsigned long long n);
 unsigned api_size_slot(unsigned long long n);
@@ -292,6 +311,12 @@ const char *api_kin_name(const choice *c, const best_entry *row);
  * ctx->cap.active. */
 void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from, const char *kin,
                     const kernel *k);
+/* REDTUNE_LOG's warning at a new decision where the built-in default k replaces the winner
+ * 'wfamily' 'wparams' (of device row 'from', at 'level'; a sibling's when 'kin' is set) whose
+ * kernel could not be made, for NVRTC's reason 'why'. */
+void api_log_instead(rt_ctx *ctx, const char *what, const char *wfamily, const char *wparams,
+                     const char *from, int level, const char *kin, const char *why,
+                     const kernel *k);
 void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,
              unsigned long long nseg, int level, const choice *c);
 

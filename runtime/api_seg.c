@@ -1,7 +1,8 @@
 /*
  * api_seg.c - libredtune's segmented reductions (docs/segmented.md): rt_reduce_keys,
  * rt_reduce_offsets and rt_explain_segmented. The winner is the one nearest in n and mean
- * segment length, re-specialised for the offset width or unaligned pointers; RT_SEG_CHECK
+ * segment length, re-specialised for the offset width or unaligned pointers; one whose kernel
+ * cannot be made here gives way to the built-in seg_lb (api_builtin_instead); RT_SEG_CHECK
  * runs a check kernel over the keys or offsets first.
  */
 #include <limits.h>
@@ -105,6 +106,14 @@ static int seg_config(const char *family, const char *params, int layout, int of
     return RT_OK;
 }
 
+/* The built-in default of a segmented case: load-balanced tiles, scalar loads, legal for every
+ * op, type and layout. */
+static int seg_builtin(int layout, int off64, rt_config *cfg, int *changed, rt_err *e)
+{
+    return seg_config("seg_lb", "B=256 R=8 V=1 STAGE=0 PERSIST=0", layout, off64, 0, 0, cfg,
+                      changed, e);
+}
+
 /* RT_EINVAL for flags this library does not know, or RT_SEG_SKEWED with RT_SEG_UNIFORM. */
 static int seg_flags_check(const char *fn, unsigned flags, rt_err *e)
 {
@@ -153,9 +162,15 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
     }
     const choice *c;
     kernel *k = NULL;
-    const best_entry *row = NULL;
-    rt_config cfg;
-    int changed = 0;
+    const best_entry *row = NULL, *passed = NULL;
+    rt_config cfg, bcfg;
+    char what[RT_NAME_MAX + 160], wparams[256 + 48], *why = NULL;
+    int changed = 0, bchanged;
+    snprintf(what, sizeof what, "%s %s %s n in [2^%u, 2^%u), mean segment length in "
+             "[2^%.1f, 2^%.1f)%s", layout == 1 ? "keys" : "offsets", api_opname(ctx, op),
+             tn, nb, nb + 1, mb / 2.0, (mb + 1) / 2.0,
+             skewed ? ", skewed lengths (load-balanced kernels only)"
+             : uniform ? ", uniform lengths (no long-segment list)" : "");
     if ((rc = api_seg_pick(ctx, layout, op, type, nb, mb, skewed, &c, &row, e)) != RT_OK)
         goto done;
     if (row) {
@@ -163,34 +178,42 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
                              &changed, e)))
             goto done;
         /* Always the unit this library generates for the winner's config (winner_kernel). */
-        rc = api_config_kernel(ctx, op, type, &cfg, 0, &k, e);
-    } else {
-        /* The built-in default: load-balanced tiles, scalar loads, legal for every op, type
-         * and layout. */
-        if ((rc = seg_config("seg_lb", "B=256 R=8 V=1 STAGE=0 PERSIST=0", layout, off64, 0, 0,
-                             &cfg, &changed, e)) == RT_OK)
-            rc = api_config_kernel(ctx, op, type, &cfg, 1, &k, e);
+        rc = api_config_kernel(ctx, op, type, &cfg, API_WINNER, &k, e);
+        /* Its kernel cannot be made here (the variant of the call never compiled when it was
+         * tuned, say, OFF64=1 or V=1 or LONG=0; or no NVRTC): the built-in default serves the
+         * case instead, and the decision says so. */
+        if (rc == RT_ENVRTC) {
+            config_format(&cfg, wparams, sizeof wparams);
+            if (changed)
+                strcat(wparams, " (re-specialised for this call)");
+            passed = row;
+            row = NULL;
+            if ((rc = seg_builtin(layout, off64, &bcfg, &bchanged, e)) == RT_OK)
+                rc = api_builtin_instead(ctx, op, type, what, passed->family, wparams, &bcfg, &k,
+                                         &why, e);
+        }
+    } else if ((rc = seg_builtin(layout, off64, &bcfg, &changed, e)) == RT_OK) {
+        rc = api_config_kernel(ctx, op, type, &bcfg, API_BUILTIN, &k, e);
     }
     if (rc != RT_OK)
-        goto done;
+        goto done;   /* not kept: the next call tries again */
     if (!(d = calloc(1, sizeof *d))) {
         rc = rt_seterr(e, RT_ENOMEM, "out of memory");
         goto done;
     }
     *d = (seg_decision){ctx->seg_decisions, layout, off64, aligned, skewed, uniform, op, canon,
-                        nb, mb, k, row ? c->level : LEVEL_BUILTIN, row, c->dev.name, changed, c};
+                        nb, mb, k, row ? c->level : LEVEL_BUILTIN, row, c->dev.name, changed, c,
+                        passed, why};
+    why = NULL;
     ctx->seg_decisions = d;
-    if (ctx->cap.log) {
-        char what[RT_NAME_MAX + 160];
-        snprintf(what, sizeof what, "%s %s %s n in [2^%u, 2^%u), mean segment length in "
-                 "[2^%.1f, 2^%.1f)%s", layout == 1 ? "keys" : "offsets", api_opname(ctx, op),
-                 tn, nb, nb + 1, mb / 2.0, (mb + 1) / 2.0,
-                 skewed ? ", skewed lengths (load-balanced kernels only)"
-                 : uniform ? ", uniform lengths (no long-segment list)" : "");
+    if (ctx->cap.log && passed)
+        api_log_instead(ctx, what, passed->family, wparams, c->dev.name, c->level,
+                        api_kin_name(c, passed), d->why, k);
+    else if (ctx->cap.log)
         api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
-    }
 done:
     pthread_mutex_unlock(&ctx->lock);
+    free(why);
     *out = rc == RT_OK ? d : NULL;
     return rc;
 }
@@ -303,8 +326,14 @@ static int seg_one_decide(rt_ctx *ctx, int off64, rt_op op, rt_type type, unsign
         snprintf(what, sizeof what, "offsets %s %s n = %llu, one segment (the flat decision, "
                  "its bounds read on the GPU)", api_opname(ctx, op),
                  api_typename(op, type, tnb, sizeof tnb), n);
-        api_log_choice(ctx, what, d->level, fd->c && row ? fd->c->dev.name : NULL,
-                       api_kin_name(fd->c, row), k);
+        /* The flat decision's built-in in place of its winner: say that, not "no winner". */
+        if (!row && fd->passed)
+            api_log_instead(ctx, what, fd->passed->family, fd->passed->params,
+                            fd->c ? fd->c->dev.name : NULL, fd->c ? fd->c->level : LEVEL_BUILTIN,
+                            api_kin_name(fd->c, fd->passed), fd->why, k);
+        else
+            api_log_choice(ctx, what, d->level, fd->c && row ? fd->c->dev.name : NULL,
+                           api_kin_name(fd->c, row), k);
     }
 done:
     pthread_mutex_unlock(&ctx->lock);
@@ -494,17 +523,25 @@ int rt_reduce_offsets(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
 
 /* rt_explain_segmented's text for one segment, served by flat kernel k: 'what' says how, the
  * row it came from (NULL: the built-in default) with 'nearest' when it is not the flat
- * decision's own and 'flat' a note on that decision. */
+ * decision's own and 'flat' a note on that decision; 'fd', the flat decision, says which
+ * winner the built-in default replaces and why, if it does (NULL: none). */
 static void explain_one(rt_ctx *ctx, char *buf, size_t len, int layout, rt_op op, rt_type type,
                         unsigned long long n, const char *what, const kernel *k, int level,
-                        const choice *c, const best_entry *row, int nearest, const char *flat)
+                        const choice *c, const best_entry *row, int nearest, const char *flat,
+                        const decision *fd)
 {
-    char tn[96], from[768], kin[512];
+    char tn[96], from[1536], kin[512];
     if (row)
         snprintf(from, sizeof from, "the flat winner%s tuned on %s at n = %lld: %.2f us%s; %s%s",
                  nearest ? " of a @bounds family nearest to n" : "", c ? c->dev.name : "?",
                  row->n, row->median_us, flat, c ? api_row_owner(c, row) : "?",
                  api_kin_note(ctx, c, row, op, kin, sizeof kin));
+    else if (fd && fd->passed)
+        /* Not "tuned on": bench/pick.c takes that for the entry that runs. */
+        snprintf(from, sizeof from, "no tuned flat entry used: the flat winner for n, %s %s "
+                 "(of the row of \"%s\", n = %lld), cannot be made here: %s; the built-in "
+                 "default%s", fd->passed->family, fd->passed->params,
+                 fd->c ? fd->c->dev.name : "?", fd->passed->n, fd->why ? fd->why : "?", flat);
     else
         snprintf(from, sizeof from, "no tuned flat entry%s: the built-in default%s",
                  layout == RT_LAYOUT_OFFSETS ? " of a @bounds family" : "", flat);
@@ -539,7 +576,7 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
         if ((rc = api_get_decision(ctx, op, type, n, &fd, &e)) == RT_OK)
             explain_one(ctx, buf, len, layout, op, type, n, "the flat reduction of in[0..n) "
                         "(every valid key is 0; the keys are not read)", fd->k, fd->level,
-                        fd->c, fd->row, 0, "");
+                        fd->c, fd->row, 0, "", fd);
         api_leave(pushed);
         return api_finish(rc, &e);
     }
@@ -547,14 +584,16 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
         rc = seg_one_decide(ctx, (flags & RT_SEG_OFF64) != 0, op, type, n, 0, &d, &e);
         if (rc == RT_OK && d) {
             char flat[192] = "";
-            decision *fd;
-            if (d->respecialized && api_get_decision(ctx, op, type, n, &fd, &e) == RT_OK)
+            decision *fd = NULL;   /* made by seg_one_decide: a lookup */
+            if (api_get_decision(ctx, op, type, n, &fd, &e) != RT_OK)
+                fd = NULL;
+            if (d->respecialized && fd)
                 snprintf(flat, sizeof flat, " (the flat decision for n, %s %s, cannot read its "
                          "bounds)", fd->k->family, fd->k->params);
             rt_clearerr(&e);
             explain_one(ctx, buf, len, layout, op, type, n, "a flat reduction of [offsets[0], "
                         "offsets[1]) with its bounds read on the GPU", d->k, d->level, d->c,
-                        d->row, d->respecialized, flat);
+                        d->row, d->respecialized, flat, fd);
         }
         if (rc != RT_OK || d) {
             api_leave(pushed);
@@ -565,8 +604,17 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
                     (flags & RT_SEG_UNIFORM) != 0, op, type, n, nseg, NULL, &d, &e);
     if (rc == RT_OK) {
         const kernel *k = d->k;
-        char from[1024], kin[512];
-        if (d->row)
+        char from[2048], kin[512];
+        if (d->passed)
+            /* "no tuned entry used": what runs is the built-in default (bench/pick.c reads
+             * "no tuned" as no entry). */
+            snprintf(from, sizeof from, "no tuned entry used: the winner tuned on %s at n = "
+                     "%lld, mean segment length %.1f (%s %s%s), cannot be made here: %s; the "
+                     "built-in default runs in its place", d->c_name, d->passed->n,
+                     d->passed->seg_mean, d->passed->family, d->passed->params,
+                     d->respecialized ? ", tried re-specialised for the offset width, the "
+                     "alignment or uniform lengths" : "", d->why ? d->why : "?");
+        else if (d->row)
             snprintf(from, sizeof from, "tuned on %s at n = %lld, mean segment length %.1f: "
                      "%.2f us%s; %s%s%s", d->c_name, d->row->n, d->row->seg_mean, d->row->median_us,
                      d->respecialized ? " (re-specialised here for the offset width, the "

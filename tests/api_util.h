@@ -70,6 +70,7 @@ int api_util_run_child(const char *what, const char *db, const char *var, const 
 /* The scenarios, each defined beside the test that runs it; the child's exit status. */
 int test_api_child_nodriver(const char *db);   /* tests/test_api_db.c */
 int test_api_child_nonvrtc(const char *db);    /* tests/test_api_gpu.c */
+int test_api_child_fallback(const char *db);   /* tests/test_api_choose.c */
 
 /* ---------------------------------------------------------------- GPU: fixtures */
 

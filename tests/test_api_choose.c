@@ -5,7 +5,9 @@
  * Group "api_choose" (CPU, runs everywhere): the fallback chain's SQL on a database of
  * made-up devices (identical GPUs completing sizes, siblings of the same cost, a segmented
  * call's mean length completed from another row), whose row a winner is, and the choice among
- * a device's winners by size slot.
+ * a device's winners by size slot; a winner whose kernel cannot be made: NVRTC's reason in a
+ * line, REDTUNE_LOG's warning, and with no NVRTC (a child run) the error naming the winner's
+ * failure and the built-in default's, and no decision kept.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +333,8 @@ static rt_ctx *bare_ctx(store *s, const char *name)
 static void free_ctx(rt_ctx *ctx)
 {
     api_choices_free(ctx);
+    for (int o = 0; o < NOPS; o++)
+        free(atomic_load(&ctx->cache[o]));
     free(ctx);
 }
 
@@ -482,6 +487,170 @@ static void api_row_owner_says_whose(void **state)
     assert_string_equal(api_row_owner(&c, &b), "the row of another GPU");
 }
 
+/* ---------------------------------------------------------------- CPU: a winner not made */
+
+/* What NVRTC said of a gridstride unit with G = 32 (the template's static_assert), as
+ * get_kernel puts it after the winner's own words. */
+#define GS_LOG "gridstride.cu: NVRTC_ERROR_COMPILATION for sm_90\n" \
+    "templates/gridstride.cu(68): error: static assertion failed with \"gridstride: G must " \
+    "be in 1..16\"\n  static_assert(RT_G >= 1 && RT_G <= 16, \"gridstride: G must be in " \
+    "1..16\");\n  ^\n\n1 error detected in the compilation of \"gridstride.cu\".\n"
+
+/* api_nvrtc_line: NVRTC's part of a winner's message in one line, its verdict and the log's
+ * first error; why NVRTC could not be loaded as it is; a message of other words, its first
+ * line; a verdict with no error in the log, alone. */
+static void api_nvrtc_line_says_why(void **state)
+{
+    (void)state;
+    char line[512];
+    api_nvrtc_line("min f32: t.db holds no CUBIN for sm_90 of kernel 0123456789ab (gridstride "
+                   "B=256 V=4 U=4 G=32) and it cannot be compiled here: " GS_LOG, line,
+                   sizeof line);
+    assert_string_equal(line, "gridstride.cu: NVRTC_ERROR_COMPILATION for sm_90: "
+                        "templates/gridstride.cu(68): error: static assertion failed with "
+                        "\"gridstride: G must be in 1..16\"");
+    api_nvrtc_line("min f32: t.db holds no CUBIN for sm_90 of kernel 0123456789ab (gridstride "
+                   "B=256 V=4 U=4 G=4) and it cannot be compiled here: NVRTC not found: "
+                   "REDTUNE_NVRTC=/nonexistent: /nonexistent: cannot open shared object file",
+                   line, sizeof line);
+    assert_string_equal(line, "NVRTC not found: REDTUNE_NVRTC=/nonexistent: /nonexistent: "
+                        "cannot open shared object file");
+    api_nvrtc_line("first line\nsecond line", line, sizeof line);
+    assert_string_equal(line, "first line");
+    api_nvrtc_line("x.cu: NVRTC_ERROR_COMPILATION for sm_90\nwarning: something\n", line,
+                   sizeof line);
+    assert_string_equal(line, "x.cu: NVRTC_ERROR_COMPILATION for sm_90");
+    api_nvrtc_line(GS_LOG, line, 24);   /* cut to fit, NUL-terminated */
+    assert_string_equal(line, "gridstride.cu: NVRTC_ER");
+}
+
+/* REDTUNE_LOG=warn's line where the built-in default runs in place of a winner that cannot
+ * be made: the case, the winner (family, parameters, its row and level; a sibling's says
+ * whose), this GPU and NVRTC's reason, then what runs; one line each. */
+static void api_log_instead_says_why(void **state)
+{
+    (void)state;
+    rt_ctx *ctx = bare_ctx(NULL, "NVIDIA H100 80GB HBM3");
+    snprintf(ctx->arch, sizeof ctx->arch, "sm_90");
+    FILE *err = tmpfile();
+    assert_non_null(err);
+    ctx->cap.log = CAPTURE_LOG_WARN;
+    ctx->cap.err = err;
+    kernel k;
+    memset(&k, 0, sizeof k);
+    snprintf(k.family, sizeof k.family, "gridstride");
+    snprintf(k.params, sizeof k.params, "B=256 V=4 U=4 G=4");
+    char why[512];
+    api_nvrtc_line(GS_LOG, why, sizeof why);
+    api_log_instead(ctx, "min f32 n = 2^20", "gridstride", "B=256 V=4 U=4 G=32",
+                    "NVIDIA H100 80GB HBM3", STORE_MATCH_EXACT, NULL, why, &k);
+    api_log_instead(ctx, "min f32 n = 2^20", "gridstride", "B=256 V=4 U=4 G=32",
+                    "NVIDIA H100 PCIe", STORE_MATCH_CC, "max", why, &k);
+    ctx->cap.log = CAPTURE_LOG_OFF;   /* silent: nothing more */
+    api_log_instead(ctx, "min f32 n = 2^20", "gridstride", "B=256 V=4 U=4 G=32",
+                    "NVIDIA H100 80GB HBM3", STORE_MATCH_EXACT, NULL, why, &k);
+    char said[4096] = "";
+    rewind(err);
+    size_t got = fread(said, 1, sizeof said - 1, err);
+    said[got] = '\0';
+    fclose(err);
+    assert_string_equal(said,
+        "redtune: warn: min f32 n = 2^20: the database's winner gridstride B=256 V=4 U=4 G=32 "
+        "(tuned on \"NVIDIA H100 80GB HBM3\", exact device) cannot be made for this GPU "
+        "(\"NVIDIA H100 80GB HBM3\", sm_90): gridstride.cu: NVRTC_ERROR_COMPILATION for sm_90: "
+        "templates/gridstride.cu(68): error: static assertion failed with \"gridstride: G must "
+        "be in 1..16\"; the built-in default gridstride B=256 V=4 U=4 G=4 runs instead\n"
+        "redtune: warn: min f32 n = 2^20: the database's winner gridstride B=256 V=4 U=4 G=32 "
+        "(tuned on \"NVIDIA H100 PCIe\", same compute capability, a winner of max (an operator "
+        "of the same cost)) cannot be made for this GPU (\"NVIDIA H100 80GB HBM3\", sm_90): "
+        "gridstride.cu: NVRTC_ERROR_COMPILATION for sm_90: templates/gridstride.cu(68): error: "
+        "static assertion failed with \"gridstride: G must be in 1..16\"; the built-in default "
+        "gridstride B=256 V=4 U=4 G=4 runs instead\n");
+    free_ctx(ctx);
+}
+
+/* Child "fallback": REDTUNE_NVRTC=/nonexistent, no GPU needed. min f32 has a winner at 2^20
+ * with no CUBIN: it cannot be made, nor can the built-in default in its place, so the
+ * decision fails with RT_ENVRTC naming both failures, is not kept (a second try fails the
+ * same way, not from a cache) and logs nothing; prod f32, with no winner, fails as before. */
+int test_api_child_fallback(const char *db)
+{
+    rt_err *e = malloc(sizeof *e);
+    store *s = NULL;
+    int bad = 0;
+    if (!e || store_open(db, STORE_READ, &s, e) != RT_OK) {
+        printf("open: %s\n", e ? e->msg : "out of memory");
+        return 1;
+    }
+    rt_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return 1;
+    ctx->db = s;
+    snprintf(ctx->dev.name, sizeof ctx->dev.name, "NVIDIA H100 80GB HBM3");
+    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
+    ctx->dev.cc_major = 9;
+    ctx->dev.sm_count = 132;
+    snprintf(ctx->arch, sizeof ctx->arch, "sm_90");
+    pthread_mutex_init(&ctx->lock, NULL);
+    FILE *err = tmpfile();
+    ctx->cap.log = CAPTURE_LOG_INFO;
+    ctx->cap.err = err;
+    const char *head = "min f32 n = 2^20: neither the database's winner (gridstride B=128 V=2 "
+                       "U=2 G=2) nor the built-in default in its place (gridstride B=256 V=4 "
+                       "U=4 G=4) can be made here\nthe winner: min f32: ";
+    for (int round = 0; round < 2; round++) {
+        decision *d = NULL;
+        int rc = api_get_decision(ctx, RT_MIN, RT_F32, 1 << 20, &d, e);
+        printf("min f32, try %d: %d %s\n", round + 1, rc, e->msg);
+        if (rc != RT_ENVRTC || d || api_decided(ctx, RT_MIN, RT_F32, 1 << 20)
+            || strncmp(e->msg, head, strlen(head))
+            || !strstr(e->msg, "holds no CUBIN for sm_90 of kernel ")
+            || !strstr(e->msg, "(gridstride B=128 V=2 U=2 G=2) and it cannot be compiled here: "
+                       "NVRTC not found: REDTUNE_NVRTC=/nonexistent")
+            || !strstr(e->msg, "\nthe built-in default: min f32: ")
+            || !strstr(e->msg, "of the built-in default (gridstride B=256 V=4 U=4 G=4, kernel ")
+            || !strstr(e->msg, "to run in place of the winner, and it cannot be compiled here: "
+                       "NVRTC not found"))
+            bad = 1;
+    }
+    decision *d = NULL;
+    int rc = api_get_decision(ctx, RT_PROD, RT_F32, 1 << 20, &d, e);
+    printf("prod f32: %d %s\n", rc, e->msg);
+    if (rc != RT_ENVRTC || !strstr(e->msg, "has no winner for this GPU")
+        || !strstr(e->msg, "the built-in default (gridstride"))
+        bad = 1;
+    char said[256] = "";
+    rewind(err);
+    size_t got = fread(said, 1, sizeof said - 1, err);
+    said[got] = '\0';
+    fclose(err);
+    if (got) {
+        printf("logged: %s\n", said);
+        bad = 1;
+    }
+    pthread_mutex_destroy(&ctx->lock);
+    free_ctx(ctx);
+    store_close(s);
+    free(e);
+    return bad;
+}
+
+static void api_fallback_no_nvrtc(void **state)
+{
+    (void)state;
+    char dir[64], db[128], out[32768];
+    store *s = fresh_store(dir, db, sizeof db);
+    long long me = api_util_put_device(s, "NVIDIA H100 80GB HBM3", "u0", 9, 0, 132);
+    put_spec_best(s, me, "min1m", "gridstride", "min", "f32", "f32", "f32", 1 << 20, 5.0);
+    store_close(s);
+    int st = api_util_run_child("fallback", db, "REDTUNE_NVRTC", "/nonexistent", out,
+                                sizeof out);
+    if (st)
+        print_error("child exit %d:\n%s\n", st, out);
+    assert_int_equal(st, 0);
+    api_util_remove_dir(dir);
+}
+
 /* ---------------------------------------------------------------- CPU: the size slots */
 
 /* rt_reduce's choice among a device's winners by size slot (api_choose.c): a tuned power of
@@ -567,6 +736,9 @@ int test_api_choose_group(void)
         cmocka_unit_test(api_siblings_are_of_the_same_cost),
         cmocka_unit_test(api_choice_takes_a_sibling),
         cmocka_unit_test(api_seg_completes_by_mean),
+        cmocka_unit_test(api_nvrtc_line_says_why),
+        cmocka_unit_test(api_log_instead_says_why),
+        cmocka_unit_test(api_fallback_no_nvrtc),
     };
     return cmocka_run_group_tests_name("api_choose", tests, NULL, NULL);
 }

@@ -8,7 +8,8 @@
  * float min and max of only NaN, flat and segmented; n = 0 with d_in NULL; segmented and flat
  * calls sharing a stream's temporary storage; a database tuned with --segmented, and
  * RT_SEG_SKEWED; one segment anywhere in the input, served by the flat decision with its bounds
- * read on the GPU.
+ * read on the GPU; winners whose kernels NVRTC refuses, replaced by the built-in defaults
+ * (said by the explains and by REDTUNE_LOG=warn).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,10 +24,13 @@
 #include <unistd.h>
 
 #include "include/redtune.h"
+#include "runtime/codegen.h"
 #include "runtime/driver.h"
+#include "runtime/family.h"
 #include "runtime/optype.h"
 #include "tuner/data.h"
 #include "tuner/segdata.h"
+#include "tuner/store_tune.h"
 #include "tests/api_util.h"
 
 /* ---------------------------------------------------------------- GPU: segmented calls */
@@ -576,6 +580,218 @@ static void api_gpu_seg_one(void **state)
     }
 }
 
+/* A winner of 'layout' ("offsets:len3") for (op, type) at n with nseg segments: the unit this
+ * library generates for family and params with LAYOUT=2, stored as source only (no CUBIN). */
+static void put_seg_winner(store *s, long long dev, rt_op op, rt_type type, const char *family,
+                           const char *params, const char *layout, long long n, long long nseg)
+{
+    rt_err e;
+    rt_config cfg;
+    char fmt[256], hash[RT_HASH_HEX], *src = NULL;
+    assert_int_equal(config_parse(family_find(family), params, &cfg, &e), RT_OK);
+    assert_int_equal(config_set(&cfg, "LAYOUT", 2, &e), RT_OK);
+    config_format(&cfg, fmt, sizeof fmt);
+    assert_int_equal(codegen_emit(&cfg, op, type, &src, &e), RT_OK);
+    hash_hex(src, strlen(src), hash);
+    assert_int_equal(store_put_kernel(s, hash, family, fmt, src, &e), RT_OK);
+    const double us = 20.0, mean = (double)n / (double)nseg;
+    store_measurement m = {dev, 0, hash, rt_op_name(op), rt_type_name(type), layout, n, 0, "ok",
+                           "", us, us, us, 10, 1.0, 0.5, 1, 1, nseg, mean, 0, NULL, NULL};
+    assert_int_equal(store_put_measurement(s, &m, &e), RT_OK);
+    assert_int_equal(store_update_best(s, dev, rt_op_name(op), rt_type_name(type), layout, n, 0,
+                                       &e), RT_OK);
+    free(src);
+}
+
+/* fd 2 into the new file 'path' (a mkstemp template), for the lines REDTUNE_LOG writes; the
+ * old fd 2, for stderr_back. No assertion may fail in between: its words would go there. */
+static int stderr_into(char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0);
+    dup2(fd, 2);
+    close(fd);
+    return saved;
+}
+
+/* fd 2 back to 'saved'; what was written to 'path' (malloc'd), the file removed. */
+static char *stderr_back(const char *path, int saved)
+{
+    size_t len;
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char *text = api_util_slurp(path, &len);
+    unlink(path);
+    assert_non_null(text);
+    return text;
+}
+
+/* The line of 'text' that holds 'what', into buf ("" when none). */
+static const char *line_of(const char *text, const char *what, char *buf, size_t len)
+{
+    const char *p = strstr(text, what);
+    buf[0] = '\0';
+    if (p) {
+        while (p > text && p[-1] != '\n')
+            p--;
+        snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+    }
+    return buf;
+}
+
+/*
+ * Winners whose kernels cannot be made here (runtime/api_kernel.c, api_builtin_instead): the
+ * flat winner of min f32 at 2^20 and the offsets winner of min f32 (len3) at 2^20 have
+ * parameters that config_parse takes but their templates' static_asserts refuse (gridstride
+ * G = 32: "G must be in 1..16"; seg_pipe KB = 24: "KB is 1..20"), stored with no CUBIN, so
+ * NVRTC fails on each, as it would on a variant of a winner (OFF64=1, V=1, LONG=0) that the
+ * tuner never compiled. The calls still work, served by the built-in defaults: gridstride for
+ * the flat call, seg_lb for 32- and 64-bit offsets, and for one segment the flat decision's
+ * gridstride with its bounds. rt_explain and rt_explain_segmented report the built-in
+ * default's level and the winner passed over with NVRTC's reason; REDTUNE_LOG=warn says it in
+ * one line a decision, naming the winner, this GPU and the static_assert.
+ */
+static void api_gpu_seg_fallback(void **state)
+{
+    (void)state;
+    API_UTIL_NEED_GPU();
+    char db[128], path[] = "/tmp/redtune_fallback_errXXXXXX", line[2048], want[512];
+    rt_err e;
+    store *s = NULL;
+    const unsigned long long n = 1ULL << 20;
+    snprintf(db, sizeof db, "%s/fallback.db", api_util_gpu.dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    long long id = api_util_put_gpu(s, NULL, NULL, 0, 0, 0);
+    api_util_entry en[] = {
+        {id, RT_MIN, RT_F32, "gridstride", "B=256 V=4 U=4 G=32", 1 << 20, 0, NULL, 5.0},
+    };
+    api_util_put_entries(s, en, 1);
+    put_seg_winner(s, id, RT_MIN, RT_F32, "seg_pipe",
+                   "B=256 SEGS=2 LANES=1 V=4 RV=1 KB=24 H=0 LONG=128", "offsets:len3",
+                   (long long)n, (long long)(n / 3));
+    store_close(s);
+    int len3 = -1;
+    for (int p = 0; p < segdata_profile_count(); p++)
+        if (!strcmp(segdata_profile_name(p), "len3"))
+            len3 = p;
+    assert_true(len3 >= 0);
+
+    setenv("REDTUNE_LOG", "warn", 1);
+    rt_ctx *ctx = NULL;
+    int rc = rt_open(db, 0, &ctx);
+    unsetenv("REDTUNE_LOG");
+    assert_int_equal(rc, RT_OK);
+
+    /* The decisions, made by the explains (the calls below share them: aligned pointers,
+     * RT_SEG_CHECK finding len3's lengths uniform), with stderr caught. */
+    char fx[4096], sx[2][4096], ox[4096], fmsg[1024] = "", smsg[2][1024] = {"", ""},
+         omsg[1024] = "";
+    int saved = stderr_into(path);
+    int rf = rt_explain(ctx, RT_MIN, RT_F32, n, fx, sizeof fx);
+    if (rf)
+        snprintf(fmsg, sizeof fmsg, "%s", rt_errmsg(ctx));
+    int rs[2];
+    for (int w = 0; w < 2; w++) {
+        rs[w] = rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, n, n / 3,
+                                     RT_SEG_UNIFORM | (w ? RT_SEG_OFF64 : 0), sx[w],
+                                     sizeof sx[w]);
+        if (rs[w])
+            snprintf(smsg[w], sizeof smsg[w], "%s", rt_errmsg(ctx));
+    }
+    int ro = rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, n, 1, 0, ox, sizeof ox);
+    if (ro)
+        snprintf(omsg, sizeof omsg, "%s", rt_errmsg(ctx));
+    char *said = stderr_back(path, saved);
+    if (rf || rs[0] || rs[1] || ro)
+        fail_msg("explains: %s | %s | %s | %s\n%s", fmsg, smsg[0], smsg[1], omsg, said);
+
+    /* rt_explain: the built-in default, the winner passed over and why. */
+    if (!strstr(fx, "kernel: gridstride B=256 V=4 U=4 G=4 ")
+        || !strstr(fx, "database entry: none used: the winner for this size, gridstride B=256 "
+                   "V=4 U=4 G=32 (device \"")
+        || !strstr(fx, "cannot be made here: gridstride.cu: NVRTC_ERROR_COMPILATION for ")
+        || !strstr(fx, "G must be in 1..16")
+        || !strstr(fx, "fallback level: built-in default (this GPU"))
+        fail_msg("rt_explain:\n%s", fx);
+    for (int w = 0; w < 2; w++)
+        if (!strstr(sx[w], " uniform (no long-segment list): seg_lb ")
+            || !strstr(sx[w], "from: no tuned entry used: the winner tuned on ")
+            || !strstr(sx[w], "(seg_pipe LAYOUT=2 OFF64=0 B=256 ")
+            || !strstr(sx[w], "KB=24")
+            || !strstr(sx[w], "KB is 1..20")
+            || !strstr(sx[w], "\nlevel: built-in default\n"))
+            fail_msg("rt_explain_segmented (%d-bit offsets):\n%s", w ? 64 : 32, sx[w]);
+    if (!strstr(ox, "nseg=1: one segment") || !strstr(ox, ": gridstride B=256 V=4 U=4 G=4 ")
+        || !strstr(ox, "from: no tuned flat entry used: the flat winner for n, gridstride "
+                   "B=256 V=4 U=4 G=32")
+        || !strstr(ox, "G must be in 1..16") || !strstr(ox, "\nlevel: built-in default\n"))
+        fail_msg("rt_explain_segmented (one segment):\n%s", ox);
+
+    /* REDTUNE_LOG=warn: one line a decision, the winner, this GPU and NVRTC's reason. */
+    snprintf(want, sizeof want, "redtune: warn: min f32 n = 2^20: the database's winner "
+             "gridstride B=256 V=4 U=4 G=32 (tuned on \"%s\", exact device) cannot be made for "
+             "this GPU (\"%s\", %s): ", api_util_gpu.dev.name, api_util_gpu.dev.name,
+             api_util_gpu.arch);
+    line_of(said, want, line, sizeof line);
+    if (strncmp(line, want, strlen(want)) || !strstr(line, "G must be in 1..16")
+        || !strstr(line, "; the built-in default gridstride B=256 V=4 U=4 G=4 runs instead"))
+        fail_msg("no warning: %s\nstderr:\n%s", want, said);
+    const char *head = "redtune: warn: offsets min f32 n in [2^20, 2^21), mean segment length "
+                       "in [2^1.5, 2^2.0), uniform lengths ";
+    for (int w = 0; w < 2; w++) {
+        snprintf(want, sizeof want, "(no long-segment list): the database's winner seg_pipe "
+                 "LAYOUT=2 OFF64=%d B=256 ", w);
+        line_of(said, want, line, sizeof line);
+        if (strncmp(line, head, strlen(head))
+            || !strstr(line, "KB=24") || !strstr(line, "LONG=0 (re-specialised for this call)")
+            || !strstr(line, "cannot be made for this GPU") || !strstr(line, "KB is 1..20")
+            || !strstr(line, "; the built-in default seg_lb "))
+            fail_msg("no warning for %d-bit offsets; stderr:\n%s", w ? 64 : 32, said);
+    }
+    free(said);
+
+    /* The calls, served by the built-in defaults: the flat minimum, every len3 segment against
+     * the reference (32- and 64-bit offsets), and one segment with its bounds on the GPU. */
+    float *hx = malloc(n * sizeof *hx), got = 0.0f;
+    assert_non_null(hx);
+    for (unsigned long long i = 0; i < n; i++)
+        hx[i] = (float)((i * 7919u) % 100003u) - 500.0f;
+    hx[n / 3] = -1.0e6f;
+    hx[5] = -2.0e6f;   /* outside the one segment below */
+    CUdeviceptr in, out, offs;
+    assert_int_equal(cu.MemAlloc(&in, n * sizeof *hx), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&out, 64), CUDA_SUCCESS);
+    assert_int_equal(cu.MemAlloc(&offs, 16), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyHtoD(in, hx, n * sizeof *hx), CUDA_SUCCESS);
+    rc = rt_reduce(ctx, RT_MIN, RT_F32, (const void *)(uintptr_t)in, n, (void *)(uintptr_t)out,
+                   NULL);
+    if (rc)
+        fail_msg("rt_reduce: %s", rt_errmsg(ctx));
+    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyDtoH(&got, out, sizeof got), CUDA_SUCCESS);
+    assert_true(got == -2.0e6f);
+    const int ab[2] = {6, (int)n - 7};
+    assert_int_equal(cu.MemcpyHtoD(offs, ab, sizeof ab), CUDA_SUCCESS);
+    rc = rt_reduce_offsets(ctx, RT_MIN, RT_F32, (const void *)(uintptr_t)in, n,
+                           (const void *)(uintptr_t)offs, 1, (void *)(uintptr_t)out, NULL, 0);
+    if (rc)
+        fail_msg("rt_reduce_offsets, one segment: %s", rt_errmsg(ctx));
+    assert_int_equal(cu.CtxSynchronize(), CUDA_SUCCESS);
+    assert_int_equal(cu.MemcpyDtoH(&got, out, sizeof got), CUDA_SUCCESS);
+    assert_true(got == -1.0e6f);
+    seg_call(ctx, RT_LAYOUT_OFFSETS, 0, RT_MIN, RT_F32, len3, n, 0);
+    seg_call(ctx, RT_LAYOUT_OFFSETS, 1, RT_MIN, RT_F32, len3, n, 0);
+    cu.MemFree(in);
+    cu.MemFree(out);
+    cu.MemFree(offs);
+    free(hx);
+    rt_close(ctx);
+}
+
 int test_api_gpu_seg_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,6 +801,7 @@ int test_api_gpu_seg_group(void)
         cmocka_unit_test(api_gpu_seg_then_flat),
         cmocka_unit_test(api_gpu_segmented_tuned),
         cmocka_unit_test(api_gpu_seg_one),
+        cmocka_unit_test(api_gpu_seg_fallback),
     };
     return cmocka_run_group_tests_name("api_gpu_seg", tests, api_util_gpu_setup,
                                        api_util_gpu_teardown);

@@ -1,9 +1,10 @@
 /*
  * test_bench_pick.c - bench/pick.c: redtune_bench reads the library's pick back from the text
  * of rt_explain and rt_explain_segmented. The CPU group feeds it texts in the form
- * runtime/ writes them (each level, each CUBIN origin, a text it must refuse); the GPU group
- * feeds it the real text of a context on the built database, so that a change of that text
- * is caught here rather than as "see rt_explain" in a bench run.
+ * runtime/ writes them (each level, each CUBIN origin, the built-in default in place of a
+ * winner that cannot be made, a text it must refuse); the GPU group feeds it the real text of
+ * a context on the built database, so that a change of that text is caught here rather than
+ * as "see rt_explain" in a bench run.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -206,6 +207,73 @@ static void pick_one_segment(void **state)
     assert_int_equal(p.flat, 0);
 }
 
+/* The built-in default in place of a winner whose kernel cannot be made (runtime/api_kernel.c,
+ * api_builtin_instead): the texts name the winner passed over, but what runs is the built-in,
+ * with no database entry, and so the bench reads it. */
+static const char FLAT_INSTEAD[] =
+    "min f32, n = 1048576 (decided for n = 2^20):\n"
+    "  kernel: gridstride B=256 V=4 U=4 G=4 (onelaunch plan, hash 00aa11bb22cc)\n"
+    "  database entry: none used: the winner for this size, gridstride B=256 V=4 U=4 G=32 "
+    "(device \"NVIDIA H200\" (sm_90, 132 SMs), tuned n = 1048576, median 5.00 us, in x.db; "
+    "this GPU's own row; a winner of max, an operator of the same cost), cannot be made here: "
+    "gridstride.cu: NVRTC_ERROR_COMPILATION for sm_90: templates/gridstride.cu(68): error: "
+    "static assertion failed with \"gridstride: G must be in 1..16\"; the built-in default runs "
+    "in its place\n"
+    "  fallback level: built-in default (this GPU: \"NVIDIA H200\", sm_90, 132 SMs)\n"
+    "  CUBIN: compiled here by NVRTC 13.0 from the built-in template\n"
+    "  database: x.db (given)\n";
+
+static const char SEG_INSTEAD[] =
+    "offsets min f32 n=1048576 nseg=349525 uniform (no long-segment list): seg_lb LAYOUT=2 "
+    "OFF64=0 B=256 R=8 V=1 STAGE=0 PERSIST=0 OST=0 MP=1 FAST=0 KW=0 (plan segmented, kernel "
+    "2468ace13579)\n"
+    "from: no tuned entry used: the winner tuned on NVIDIA H200 at n = 1048576, mean segment "
+    "length 3.0 (seg_pipe LAYOUT=2 OFF64=0 B=256 SEGS=2 LANES=1 V=4 RV=1 KB=24 H=0 LONG=128, "
+    "tried re-specialised for the offset width, the alignment or uniform lengths), cannot be "
+    "made here: seg_pipe.cu: NVRTC_ERROR_COMPILATION for sm_90: templates/seg_pipe.cu(109): "
+    "error: static assertion failed with \"seg_pipe: KB is 1..20\"; the built-in default runs "
+    "in its place\n"
+    "level: built-in default\n"
+    "binary: compiled by NVRTC here\n";
+
+static const char SEG_ONE_INSTEAD[] =
+    "offsets min f32 n=1048576 nseg=1: one segment, a flat reduction of [offsets[0], "
+    "offsets[1]) with its bounds read on the GPU: gridstride B=256 V=4 U=4 G=4 (plan onelaunch, "
+    "kernel 5f4e3d2c1b0a)\n"
+    "from: no tuned flat entry used: the flat winner for n, gridstride B=256 V=4 U=4 G=32 (of "
+    "the row of \"NVIDIA H200\", n = 1048576), cannot be made here: gridstride.cu: "
+    "NVRTC_ERROR_COMPILATION for sm_90; the built-in default\n"
+    "level: built-in default\n"
+    "binary: compiled by NVRTC here\n";
+
+static void pick_builtin_instead(void **state)
+{
+    (void)state;
+    bench_pick p;
+    char lk[256];
+    assert_int_equal(bench_pick_parse(FLAT_INSTEAD, &p), 0);
+    assert_string_equal(p.family, "gridstride");
+    assert_string_equal(p.params, "B=256 V=4 U=4 G=4");
+    assert_string_equal(p.level, "built-in default");
+    assert_string_equal(p.device, "");
+    assert_int_equal(p.tuned_n, 0);
+    assert_string_equal(p.kin, "");
+    bench_pick_lookup(&p, 1048576, lk, sizeof lk);
+    assert_string_equal(lk, "built-in default");
+    assert_int_equal(bench_pick_parse_seg(SEG_INSTEAD, &p), 0);
+    assert_string_equal(p.family, "seg_lb");
+    assert_string_equal(p.level, "built-in default");
+    assert_string_equal(p.device, "");
+    assert_int_equal(p.tuned_n, 0);
+    assert_int_equal(p.respecialised, 0);
+    assert_int_equal(bench_pick_parse_seg(SEG_ONE_INSTEAD, &p), 0);
+    assert_int_equal(p.flat, 1);
+    assert_string_equal(p.family, "gridstride");
+    assert_string_equal(p.level, "built-in default");
+    assert_string_equal(p.device, "");
+    assert_int_equal(p.tuned_n, 0);
+}
+
 /* A text in another form is refused, not guessed at: the bench then shows it as it is. */
 static void pick_refuses_other_text(void **state)
 {
@@ -245,6 +313,7 @@ int test_bench_pick_group(void)
         cmocka_unit_test(pick_flat_builtin),
         cmocka_unit_test(pick_segmented),
         cmocka_unit_test(pick_one_segment),
+        cmocka_unit_test(pick_builtin_instead),
         cmocka_unit_test(pick_refuses_other_text),
         cmocka_unit_test(pick_fmt_n),
     };
