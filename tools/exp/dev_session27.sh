@@ -29,7 +29,10 @@
 #           ('seg_RT_*': every operator x type over each family's variants, seg_per's U ones
 #           among them; NaN, order, the built-in types, the tuner end to end, `redtune reduce`)
 #           and every library GPU test ('api_gpu*': api_gpu_seg_fallback new).
-step=${1:?step: pack, lanes, rows, peru, final}
+#   retest  run 4's failures again after the fix of seg_decide's free of an unset pointer (a
+#           decision already made jumped past `why`'s initialisation): 'seg_types*' and
+#           'api_gpu*'; then 'seg_RT_MIN*' once more.
+step=${1:?step: pack, lanes, rows, peru, final, retest}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c27 "$step"
 case $step in
@@ -67,5 +70,9 @@ final)
         tests "$f" 60
     done
     tests 'api_gpu*' 200 ;;
+retest)
+    tests 'seg_types*' 60
+    tests 'api_gpu*' 200
+    tests 'seg_RT_MIN*' 120 ;;
 esac
 dev_end
