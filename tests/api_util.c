@@ -183,7 +183,8 @@ __attribute__((constructor)) static void child_main(void)
         return;
     int rc = !strcmp(what, "nodriver") ? test_api_child_nodriver(db)
            : !strcmp(what, "nonvrtc") ? test_api_child_nonvrtc(db)
-           : !strcmp(what, "fallback") ? test_api_child_fallback(db) : 2;
+           : !strcmp(what, "fallback") ? test_api_child_fallback(db)
+           : !strcmp(what, "axisfallback") ? test_api_child_axis_fallback(db) : 2;
     fflush(stdout);
     exit(rc);
 }

@@ -82,6 +82,7 @@ int api_util_run_child(const char *what, const char *db, const char *var, const 
 int test_api_child_nodriver(const char *db);   /* tests/test_api_db.c */
 int test_api_child_nonvrtc(const char *db);    /* tests/test_api_gpu.c */
 int test_api_child_fallback(const char *db);   /* tests/test_api_choose.c */
+int test_api_child_axis_fallback(const char *db);   /* tests/test_api_axis.c */
 
 /* ---------------------------------------------------------------- GPU: fixtures */
 
