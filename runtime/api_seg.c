@@ -139,7 +139,7 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
     int mb = mean > 1 ? (int)floor(2 * log2(mean)) : 0;
     seg_decision *d;
     optype_ts ts;
-    char tnb[96];
+    char tnb[96], *why = NULL;   /* before the first goto: done frees it */
     int rc = RT_OK;
     /* Specs that resolve alike share a decision: keyed by the canonical spec. */
     rt_type canon = optype_resolve(op, type, &ts, NULL, 0) ? type : ts.canon;
@@ -164,7 +164,7 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
     kernel *k = NULL;
     const best_entry *row = NULL, *passed = NULL;
     rt_config cfg, bcfg;
-    char what[RT_NAME_MAX + 160], wparams[256 + 48], *why = NULL;
+    char what[RT_NAME_MAX + 160], wparams[256 + 48];
     int changed = 0, bchanged;
     snprintf(what, sizeof what, "%s %s %s n in [2^%u, 2^%u), mean segment length in "
              "[2^%.1f, 2^%.1f)%s", layout == 1 ? "keys" : "offsets", api_opname(ctx, op),
