@@ -277,25 +277,21 @@ void verify_and_time(F &&enqueue, const arow &w, const out_layout &L, const axis
 }
 
 /* The pick, from rt_explain_axis's text (runtime/api_axis.c): "kernel: FAMILY PARAMS (axis
- * plan, hash H)" read as rt_explain's kernel line; the tuned shape from "database entry:
- * device ... tuned shape axis:OxLxI, ...", "built-in default" when the entry is "none"; the
- * first line of the text when the kernel line does not read. */
+ * plan, hash H)" read as rt_explain's kernel line; the tuned shape from the database entry's
+ * line (bench_pick_axis_tuned: "axis:OxLxI" of a winner, "built-in default" when the entry is
+ * "none", also where a winner that cannot be made here gives way to it); the first line of
+ * the text when the kernel line does not read. */
 void read_pick(arow &w)
 {
     bench_pick p;
+    char tuned[128];
     bench_pick_parse(w.explain.c_str(), &p);   /* -1 at the entry line; the kernel is read */
     if (p.family[0])
         w.pick = std::string(p.family) + " " + p.params;
     else
         w.pick = w.explain.substr(0, w.explain.find('\n'));
-    size_t a = w.explain.find("tuned shape axis:");
-    if (a != std::string::npos) {
-        a += strlen("tuned shape ");
-        size_t b = w.explain.find_first_of(" ,;)\n", a);
-        w.tuned = w.explain.substr(a, b == std::string::npos ? std::string::npos : b - a);
-    } else if (w.explain.find("database entry: none") != std::string::npos) {
-        w.tuned = "built-in default";
-    }
+    if (bench_pick_axis_tuned(w.explain.c_str(), tuned, sizeof tuned) == 0)
+        w.tuned = tuned;
 }
 
 void run_redtune(rt_ctx *ctx, arow &w, CUdeviceptr in, const axis_ref &ref, const options &o)

@@ -169,6 +169,25 @@ int bench_pick_parse_seg(const char *text, bench_pick *p)
     return 0;
 }
 
+int bench_pick_axis_tuned(const char *text, char *buf, size_t len)
+{
+    char line[1024];
+    if (!len)
+        return -1;
+    buf[0] = '\0';
+    if (!text || line_after(text, "database entry: ", line, sizeof line))
+        return -1;
+    if (!strncmp(line, "none", 4)) {
+        snprintf(buf, len, "built-in default");
+        return 0;
+    }
+    const char *a = strncmp(line, "device \"", 8) ? NULL : strstr(line, "tuned shape axis:");
+    if (!a)
+        return -1;
+    a += strlen("tuned shape ");
+    return copy_n(buf, len, a, strcspn(a, " ,;)"));
+}
+
 void bench_fmt_n(long long n, char *buf, size_t len)
 {
     if (n > 0 && (n & (n - 1)) == 0)

@@ -37,6 +37,14 @@ int bench_pick_parse(const char *text, bench_pick *p);
 int bench_pick_parse_seg(const char *text, bench_pick *p);
 
 /*
+ * rt_explain_axis's database entry, into buf[0..len): its tuned shape "axis:OxLxI" where the
+ * entry is a winner's ("device ..., tuned shape axis:OxLxI, ..."), "built-in default" where it
+ * is "none" (no winner; or "none used", a winner that cannot be made here, whose shape is
+ * named but not what runs). 0 when read; -1 otherwise (buf "").
+ */
+int bench_pick_axis_tuned(const char *text, char *buf, size_t len);
+
+/*
  * How the pick relates to the case of n elements, into buf[0..len): "exact" (the entry of
  * this GPU tuned at n), "nearest N" (of this GPU, tuned at another n), "LEVEL \"DEVICE\",
  * exact|nearest N" (an entry of another GPU, the library's fallback), "built-in default"

@@ -422,11 +422,15 @@ int rt_explain_segmented(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsign
  *
  * The kernel is the database's winner for this GPU, op and type whose tuned shape is nearest
  * to (outer, len, inner) on a log scale (among shapes of the same kind: inner == 1 or not),
- * with the fallbacks of rt_reduce; else a built-in default chosen by the shape.
+ * with the fallbacks of rt_reduce; else a built-in default chosen by the shape, which also
+ * runs in place of a winner whose kernel cannot be made here (no CUBIN for it and no NVRTC,
+ * or NVRTC refuses it), as for rt_reduce: rt_explain_axis names that winner and NVRTC's
+ * reason, and REDTUNE_LOG=warn prints a line.
  *
- * Returns RT_OK or the codes of rt_reduce; RT_EINVAL also when outer * len * inner (or
- * outer * inner) overflows 64 bits, names NULL pointers for a non-empty shape, or a pointer
- * not aligned to its element (or result) size.
+ * Returns RT_OK or the codes of rt_reduce (RT_ENVRTC only when the built-in default cannot be
+ * made; where it was to stand in for a winner, the message names both failures); RT_EINVAL
+ * also when outer * len * inner (or outer * inner) overflows 64 bits, names NULL pointers for
+ * a non-empty shape, or a pointer not aligned to its element (or result) size.
  */
 int rt_reduce_axis(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
                    unsigned long long outer, unsigned long long len, unsigned long long inner,
@@ -442,7 +446,9 @@ int rt_reduce_axis_temp(rt_ctx *ctx, rt_op op, rt_type type, const void *d_in,
                         unsigned long long inner, void *d_out, void *d_temp,
                         size_t temp_bytes, void *stream);
 
-/* rt_explain for an axis reduction: the kernel, the tuned shape it comes from, the fallback. */
+/* rt_explain for an axis reduction: the kernel, the tuned shape it comes from, the fallback
+ * (where the built-in default replaces a winner whose kernel cannot be made here, "none
+ * used", that winner and NVRTC's reason). */
 int rt_explain_axis(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long outer,
                     unsigned long long len, unsigned long long inner, char *buf, size_t len_buf);
 

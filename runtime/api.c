@@ -222,6 +222,7 @@ static void destroy(rt_ctx *ctx)
     for (axis_decision *d = atomic_load_explicit(&ctx->axis_decisions, memory_order_relaxed),
          *next; d; d = next) {
         next = d->next;
+        free(d->why);
         free(d);
     }
     while (ctx->seg_decisions) {

@@ -12,8 +12,9 @@
  * 3-D middle axes) whose tuned shape is nearest to the class's centre in log2 (len counts
  * twice: it decides the kernel's shape, outer and inner mostly the grid), loaded as this
  * library's unit for its family and parameters (api_winner_kernel); else a built-in default
- * chosen by the shape (api_axis_builtin). Decisions are published at the head of a list that
- * calls walk with no lock.
+ * chosen by the shape (api_axis_builtin), which also runs in place of a winner whose kernel
+ * cannot be made here (api_builtin_instead, as for rt_reduce). Decisions are published at the
+ * head of a list that calls walk with no lock.
  *
  * Temporary storage: a split launch (len cut among several blocks per tile, plan.c) needs
  * zero counters right before its partials. In the context's block per stream they lie in the
@@ -213,11 +214,33 @@ static void class_text(int bo, int bl, int bi, char *buf, size_t len)
     snprintf(buf, len, "outer %s, len %s, inner %s", part[0], part[1], part[2]);
 }
 
+/* The built-in default of an axis case as a config of the family api_axis_builtin names for
+ * the shape of this call (the first of its class). */
+static int axis_builtin_config(const rt_ctx *ctx, rt_op op, rt_type type,
+                               unsigned long long outer, unsigned long long len,
+                               unsigned long long inner, rt_config *cfg, rt_err *e)
+{
+    const user_op *u = api_user_of(ctx, op);
+    char fam[RT_NAME_MAX], params[128];
+    api_axis_builtin(u ? u->op.commutative : 1, optype_size(type), api_acc_size(ctx, op, type),
+                     outer, len, inner, fam, sizeof fam, params, sizeof params);
+    const rt_family *f = family_find(fam);
+    if (!f)
+        return rt_seterr(e, RT_ENOTFOUND, "the built-in default family %s is not built into "
+                         "this library%s%s", fam, family_error() ? ": " : "",
+                         family_error() ? family_error() : "");
+    return config_parse(f, params, cfg, e);
+}
+
 /* The decision of an axis case, made (and its kernel loaded) the first time; while the
- * stream is capturing ('capturing' names the call) a case not made yet is RT_ECAPTURE. */
-static int axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long outer,
-                       unsigned long long len, unsigned long long inner, const char *capturing,
-                       axis_decision **out, rt_err *e)
+ * stream is capturing ('capturing' names the call) a case not made yet is RT_ECAPTURE. A
+ * winner whose kernel cannot be made here (RT_ENVRTC: no CUBIN for its unit and no NVRTC, or
+ * NVRTC refuses it) gives way to the built-in default of the shape, and the decision keeps
+ * the winner passed over and NVRTC's reason; when the built-in cannot be made either, the
+ * call fails naming both, and nothing is kept. */
+int api_axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long outer,
+                    unsigned long long len, unsigned long long inner, const char *capturing,
+                    axis_decision **out, rt_err *e)
 {
     int bo = axis_bucket(outer), bl = axis_bucket(len), bi = axis_bucket(inner);
     int rc = RT_OK, layout = inner == 1 ? API_AXIS_ROWS : API_AXIS_COLS;
@@ -239,29 +262,30 @@ static int axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long o
                          api_opname(ctx, op), api_typename(op, type, tn, sizeof tn), outer, len,
                          inner, cls);
     pthread_mutex_lock(&ctx->lock);
-    if ((d = find_decision(ctx, op, canon, bo, bl, bi)) != NULL)
-        goto done;   /* another thread decided meanwhile */
     choice *c;
     kernel *k = NULL;
-    const best_entry *row = NULL;
+    const best_entry *row = NULL, *passed = NULL;
+    rt_config cfg;
+    char what[RT_NAME_MAX + 320], *why = NULL;
+    if ((d = find_decision(ctx, op, canon, bo, bl, bi)) != NULL)
+        goto done;   /* another thread decided meanwhile */
+    snprintf(what, sizeof what, "axis %s %s %s", api_opname(ctx, op),
+             api_typename(op, type, tn, sizeof tn), cls);
     if ((rc = api_get_choice(ctx, layout, op, type, &c, e)) != RT_OK)
         goto done;
     if (c->level != LEVEL_BUILTIN && (row = pick_axis(c, bo, bl, bi)) != NULL) {
         rc = api_winner_kernel(ctx, op, type, row, &k, e);
-    } else {
-        const user_op *u = api_user_of(ctx, op);
-        char fam[RT_NAME_MAX], params[128];
-        rt_config cfg;
-        api_axis_builtin(u ? u->op.commutative : 1, optype_size(type),
-                         api_acc_size(ctx, op, type), outer, len, inner, fam, sizeof fam,
-                         params, sizeof params);
-        const rt_family *f = family_find(fam);
-        if (!f)
-            rc = rt_seterr(e, RT_ENOTFOUND, "the built-in default family %s is not built into "
-                           "this library%s%s", fam, family_error() ? ": " : "",
-                           family_error() ? family_error() : "");
-        else if ((rc = config_parse(f, params, &cfg, e)) == RT_OK)
-            rc = api_config_kernel(ctx, op, type, &cfg, 1, &k, e);
+        /* Its kernel cannot be made here: the built-in default of the shape serves the class
+         * instead, and the decision says so (level, the winner passed over, NVRTC's reason). */
+        if (rc == RT_ENVRTC) {
+            passed = row;
+            row = NULL;
+            if ((rc = axis_builtin_config(ctx, op, type, outer, len, inner, &cfg, e)) == RT_OK)
+                rc = api_builtin_instead(ctx, op, type, what, passed->family, passed->params,
+                                         &cfg, &k, &why, e);
+        }
+    } else if ((rc = axis_builtin_config(ctx, op, type, outer, len, inner, &cfg, e)) == RT_OK) {
+        rc = api_config_kernel(ctx, op, type, &cfg, API_BUILTIN, &k, e);
     }
     if (rc != RT_OK)
         goto done;   /* not kept: the next call tries again */
@@ -277,16 +301,18 @@ static int axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long o
         goto done;
     }
     *d = (axis_decision){atomic_load_explicit(&ctx->axis_decisions, memory_order_relaxed), op,
-                         canon, bo, bl, bi, k, row ? c->level : LEVEL_BUILTIN, row, c};
+                         canon, bo, bl, bi, k, row ? c->level : LEVEL_BUILTIN, row, c, passed,
+                         why};
+    why = NULL;
     atomic_store_explicit(&ctx->axis_decisions, d, memory_order_release);
-    if (ctx->cap.log) {
-        char what[RT_NAME_MAX + 320];
-        snprintf(what, sizeof what, "axis %s %s %s", api_opname(ctx, op),
-                 api_typename(op, type, tn, sizeof tn), cls);
+    if (ctx->cap.log && passed)
+        api_log_instead(ctx, what, passed->family, passed->params, c->dev.name, c->level,
+                        api_kin_name(c, passed), d->why, k);
+    else if (ctx->cap.log)
         api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
-    }
 done:
     pthread_mutex_unlock(&ctx->lock);
+    free(why);
     *out = rc == RT_OK ? d : NULL;
     return rc;
 }
@@ -314,8 +340,8 @@ static int reduce_axis(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, cons
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
         return api_finish(rc, &e);
     if ((rc = api_capturing(s, fn, &capturing, &e)) != RT_OK
-        || (rc = axis_decide(ctx, op, type, outer, len, inner, capturing ? fn : NULL, &d,
-                             &e)) != RT_OK)
+        || (rc = api_axis_decide(ctx, op, type, outer, len, inner, capturing ? fn : NULL, &d,
+                                 &e)) != RT_OK)
         goto done;
     axis_met(ctx, op, type, outer, len, inner, d);
     const plan *p = &d->k->p;
@@ -406,7 +432,7 @@ int rt_axis_temp_bytes(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long o
         return RT_OK;
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
         return api_finish(rc, &e);
-    if ((rc = axis_decide(ctx, op, type, outer, len, inner, NULL, &d, &e)) == RT_OK)
+    if ((rc = api_axis_decide(ctx, op, type, outer, len, inner, NULL, &d, &e)) == RT_OK)
         *bytes = plan_axis_temp_bytes(&d->k->p, outer, len, inner);
     api_leave(pushed);
     return api_finish(rc, &e);
@@ -449,14 +475,28 @@ int rt_explain_axis(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long oute
     }
     if ((rc = api_enter(ctx, &pushed, &e)) != RT_OK)
         return api_finish(rc, &e);
-    if ((rc = axis_decide(ctx, op, type, outer, len, inner, NULL, &d, &e)) != RT_OK)
+    if ((rc = api_axis_decide(ctx, op, type, outer, len, inner, NULL, &d, &e)) != RT_OK)
         goto done;
     const kernel *k = d->k;
     const plan *p = &k->p;
     char entry[1536], ver[16], who[RT_NAME_MAX + 64] = "", kin[512];
     class_text(d->bo, d->bl, d->bi, cls, sizeof cls);
     snprintf(ver, sizeof ver, "%d.%d", k->nvrtc_version / 1000, k->nvrtc_version % 1000 / 10);
-    if (d->row)
+    if (d->passed)
+        /* "none used": what runs is the built-in default (bench/pick.c reads "none"; the
+         * shape named here is not the entry's, so bench_pick_axis_tuned leaves it). */
+        snprintf(entry, sizeof entry, "none used: the winner for this shape class, %s %s "
+                 "(device \"%s\" (sm_%d%d, %d SMs), tuned shape axis:%llux%llux%llu, median "
+                 "%.2f us, in %s; %s%s%s%s), cannot be made here: %s; the built-in default runs "
+                 "in its place", d->passed->family, d->passed->params, d->c->dev.name,
+                 d->c->dev.cc_major, d->c->dev.cc_minor, d->c->dev.sm_count, d->passed->axis[0],
+                 d->passed->axis[1], d->passed->axis[2], d->passed->median_us,
+                 store_path(ctx->db), api_row_owner(d->c, d->passed),
+                 api_kin_name(d->c, d->passed) ? "; a winner of " : "",
+                 api_kin_name(d->c, d->passed) ? api_kin_name(d->c, d->passed) : "",
+                 api_kin_name(d->c, d->passed) ? ", an operator of the same cost" : "",
+                 d->why ? d->why : "?");
+    else if (d->row)
         snprintf(entry, sizeof entry, "device \"%s\" (sm_%d%d, %d SMs), tuned shape "
                  "axis:%llux%llux%llu, median %.2f us, in %s; %s%s", d->c->dev.name,
                  d->c->dev.cc_major, d->c->dev.cc_minor, d->c->dev.sm_count, d->row->axis[0],

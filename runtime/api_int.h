@@ -146,6 +146,8 @@ typedef struct axis_decision {
     int level;
     const best_entry *row;   /* NULL for the built-in default */
     const choice *c;
+    const best_entry *passed;   /* as decision's: the winner the built-in default replaces */
+    char *why;               /* and why (owned) */
 } axis_decision;
 
 /* Temporary storage of one stream. 'key' identifies the stream (its driver id); 'used' and
@@ -319,6 +321,14 @@ void api_log_instead(rt_ctx *ctx, const char *what, const char *wfamily, const c
                      const kernel *k);
 void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long n,
              unsigned long long nseg, int level, const choice *c);
+
+/* api_axis.c: the decision of an axis case (outer, len, inner), made and its kernel loaded
+ * the first time, else found with no lock; while the stream captures ('capturing' names the
+ * call) a case not decided yet is RT_ECAPTURE. Nothing is kept when it fails. Caller has the
+ * CUDA context current. */
+int api_axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long outer,
+                    unsigned long long len, unsigned long long inner, const char *capturing,
+                    axis_decision **out, rt_err *e);
 
 /* api_temp.c: temporary storage per stream. */
 size_t api_temp_need(const kernel *k, unsigned long long n);

@@ -65,6 +65,42 @@ char *api_util_slurp(const char *path, size_t *len)
     return buf;
 }
 
+int api_util_stderr_into(char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0);
+    dup2(fd, 2);
+    close(fd);
+    return saved;
+}
+
+char *api_util_stderr_back(const char *path, int saved)
+{
+    size_t len;
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char *text = api_util_slurp(path, &len);
+    unlink(path);
+    assert_non_null(text);
+    return text;
+}
+
+const char *api_util_line_of(const char *text, const char *what, char *buf, size_t len)
+{
+    const char *p = strstr(text, what);
+    buf[0] = '\0';
+    if (p) {
+        while (p > text && p[-1] != '\n')
+            p--;
+        snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+    }
+    return buf;
+}
+
 void api_util_copy_file(const char *from, const char *to)
 {
     size_t len;
@@ -147,7 +183,8 @@ __attribute__((constructor)) static void child_main(void)
         return;
     int rc = !strcmp(what, "nodriver") ? test_api_child_nodriver(db)
            : !strcmp(what, "nonvrtc") ? test_api_child_nonvrtc(db)
-           : !strcmp(what, "fallback") ? test_api_child_fallback(db) : 2;
+           : !strcmp(what, "fallback") ? test_api_child_fallback(db)
+           : !strcmp(what, "axisfallback") ? test_api_child_axis_fallback(db) : 2;
     fflush(stdout);
     exit(rc);
 }

@@ -32,6 +32,17 @@ void api_util_remove_dir(const char *dir);
 /* The whole file at 'path', NUL-terminated (malloc'd; NULL when unreadable), its size in *len. */
 char *api_util_slurp(const char *path, size_t *len);
 
+/* fd 2 into the new file 'path' (a mkstemp template), for the lines REDTUNE_LOG writes; the
+ * old fd 2, for api_util_stderr_back. No assertion may fail in between: its words would go
+ * there. */
+int api_util_stderr_into(char *path);
+
+/* fd 2 back to 'saved'; what was written to 'path' (malloc'd), the file removed. */
+char *api_util_stderr_back(const char *path, int saved);
+
+/* The line of 'text' that holds 'what', into buf ("" when none); buf. */
+const char *api_util_line_of(const char *text, const char *what, char *buf, size_t len);
+
 /* Copy the file 'from' to 'to' (the test fails if it cannot). */
 void api_util_copy_file(const char *from, const char *to);
 
@@ -71,6 +82,7 @@ int api_util_run_child(const char *what, const char *db, const char *var, const 
 int test_api_child_nodriver(const char *db);   /* tests/test_api_db.c */
 int test_api_child_nonvrtc(const char *db);    /* tests/test_api_gpu.c */
 int test_api_child_fallback(const char *db);   /* tests/test_api_choose.c */
+int test_api_child_axis_fallback(const char *db);   /* tests/test_api_axis.c */
 
 /* ---------------------------------------------------------------- GPU: fixtures */
 

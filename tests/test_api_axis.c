@@ -2,8 +2,10 @@
  * test_api_axis.c - libredtune's reductions along an axis (runtime/api_axis.c, docs/axis.md).
  *
  * Group "api_axis" (CPU): the argument checks and their exact messages, the public calls on a
- * NULL context, the built-in default by shape, and the store's lookups by axis kind on a
- * database of made-up devices. The GPU group is in test_api_axis_gpu.c.
+ * NULL context, the built-in default by shape, the store's lookups by axis kind on a
+ * database of made-up devices, and with no NVRTC (a child run) a winner that cannot be made
+ * whose built-in default cannot be made either: the error naming both, no decision kept. The
+ * GPU group is in test_api_axis_gpu.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,12 +14,15 @@
 #include <cmocka.h>
 
 #include <ftw.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "include/redtune.h"
 #include "runtime/api.h"
+#include "runtime/api_int.h"
 #include "runtime/codegen.h"
 #include "runtime/family.h"
 #include "runtime/nvrtc.h"
@@ -358,6 +363,119 @@ static void axis_store_kind(void **state)
     remove_dir(dir);
 }
 
+/* ---------------------------------------------------------------- CPU: a winner not made */
+
+/* Child "axisfallback": REDTUNE_NVRTC=/nonexistent, no GPU needed. min f32 has a rows winner
+ * of [1024 x 4096 x 1] with no CUBIN: it cannot be made, nor can the built-in default of the
+ * shape in its place, so the decision fails with RT_ENVRTC naming both failures, is not kept
+ * (a second try fails the same way, not from the list) and logs nothing; prod f32's rows (no
+ * sibling: max would take min's winner) and min f32's columns, with no winner, fail as
+ * before, naming the built-in default. */
+int test_api_child_axis_fallback(const char *db)
+{
+    rt_err *e = malloc(sizeof *e);
+    store *s = NULL;
+    int bad = 0;
+    if (!e || store_open(db, STORE_READ, &s, e) != RT_OK) {
+        printf("open: %s\n", e ? e->msg : "out of memory");
+        return 1;
+    }
+    rt_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return 1;
+    ctx->db = s;
+    snprintf(ctx->dev.name, sizeof ctx->dev.name, "NVIDIA H100 80GB HBM3");
+    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
+    ctx->dev.cc_major = 9;
+    ctx->dev.sm_count = 132;
+    snprintf(ctx->arch, sizeof ctx->arch, "sm_90");
+    pthread_mutex_init(&ctx->lock, NULL);
+    FILE *err = tmpfile();
+    ctx->cap.log = CAPTURE_LOG_INFO;
+    ctx->cap.err = err;
+    const char *head = "axis min f32 outer [2^9, 2^10), len [2^12, 2^13), inner 1: neither the "
+                       "database's winner (axis_rows B=256 L=32 V=4 U=2 CHUNK=0 IL=0) nor the "
+                       "built-in default in its place (axis_rows B=256 L=256 V=4 U=2 CHUNK=0 "
+                       "IL=0) can be made here\nthe winner: min f32: ";
+    for (int round = 0; round < 2; round++) {
+        axis_decision *d = NULL;
+        int rc = api_axis_decide(ctx, RT_MIN, RT_F32, 1000, 4096, 1, NULL, &d, e);
+        printf("min f32 rows, try %d: %d %s\n", round + 1, rc, e->msg);
+        if (rc != RT_ENVRTC || d || atomic_load(&ctx->axis_decisions)
+            || strncmp(e->msg, head, strlen(head))
+            || !strstr(e->msg, "holds no CUBIN for sm_90 of kernel ")
+            || !strstr(e->msg, "(axis_rows B=256 L=32 V=4 U=2 CHUNK=0 IL=0) and it cannot be "
+                       "compiled here: NVRTC not found: REDTUNE_NVRTC=/nonexistent")
+            || !strstr(e->msg, "\nthe built-in default: min f32: ")
+            || !strstr(e->msg, "of the built-in default (axis_rows B=256 L=256 V=4 U=2 CHUNK=0 "
+                       "IL=0, kernel ")
+            || !strstr(e->msg, "to run in place of the winner, and it cannot be compiled here: "
+                       "NVRTC not found"))
+            bad = 1;
+    }
+    const struct { rt_op op; unsigned long long o, l, i; const char *builtin; } none[] = {
+        {RT_PROD, 1000, 4096, 1, "the built-in default (axis_rows B=256 L=256 V=4 U=2 CHUNK=0 "},
+        {RT_MIN, 1, 4096, 64, "the built-in default (axis_cols B=256 TX=16 CV=4 U=2 CHUNK=512 "},
+    };
+    for (int k = 0; k < 2; k++) {
+        axis_decision *d = NULL;
+        int rc = api_axis_decide(ctx, none[k].op, RT_F32, none[k].o, none[k].l, none[k].i, NULL,
+                                 &d, e);
+        printf("%s f32 %llux%llux%llu: %d %s\n", rt_op_name(none[k].op), none[k].o, none[k].l,
+               none[k].i, rc, e->msg);
+        if (rc != RT_ENVRTC || d || !strstr(e->msg, "has no winner for this GPU")
+            || !strstr(e->msg, none[k].builtin) || strstr(e->msg, "neither"))
+            bad = 1;
+    }
+    char said[256] = "";
+    rewind(err);
+    size_t got = fread(said, 1, sizeof said - 1, err);
+    said[got] = '\0';
+    fclose(err);
+    if (got) {
+        printf("logged: %s\n", said);
+        bad = 1;
+    }
+    pthread_mutex_destroy(&ctx->lock);
+    api_choices_free(ctx);
+    for (int o = 0; o < NOPS; o++)
+        free(atomic_load(&ctx->cache[o]));
+    free(ctx);
+    store_close(s);
+    free(e);
+    return bad;
+}
+
+/* A winner whose kernel cannot be made, and no NVRTC for the built-in default either: the
+ * axis call fails naming both (the child above), as the flat one does. */
+static void axis_fallback_no_nvrtc(void **state)
+{
+    (void)state;
+    char dir[64], db[128], out[32768], params[256], *src = NULL, hash[RT_HASH_HEX];
+    rt_err e;
+    rt_config cfg;
+    store *s = NULL;
+    make_dir(dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
+    long long me = api_util_put_device(s, "NVIDIA H100 80GB HBM3", "u0", 9, 0, 132);
+    assert_int_equal(config_parse(family_find("axis_rows"), "B=256 L=32 V=4 U=2 CHUNK=0", &cfg,
+                                  &e), RT_OK);
+    config_format(&cfg, params, sizeof params);
+    assert_int_equal(codegen_emit(&cfg, RT_MIN, RT_F32, &src, &e), RT_OK);
+    hash_hex(src, strlen(src), hash);
+    put_axis_best(s, me, hash, "axis_rows", params, src, "min", 1024, 4096, 1, "f32", "f32",
+                  "f32", 12.0);
+    free(src);
+    store_close(s);
+    int st = api_util_run_child("axisfallback", db, "REDTUNE_NVRTC", "/nonexistent", out,
+                                sizeof out);
+    if (st)
+        print_error("child exit %d:\n%s\n", st, out);
+    assert_int_equal(st, 0);
+    remove_dir(dir);
+}
+
 int test_api_axis_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +485,7 @@ int test_api_axis_group(void)
         cmocka_unit_test(axis_builtin_compiles),
         cmocka_unit_test(axis_store_kind),
         cmocka_unit_test(axis_plan_counters),
+        cmocka_unit_test(axis_fallback_no_nvrtc),
     };
     return cmocka_run_group_tests_name("api_axis", tests, NULL, NULL);
 }

@@ -7,8 +7,9 @@
  * len == 0, outer * inner == 0) for several operators and types and a non-commutative user
  * operator, against a CPU reference (tests/typeref.h); rt_reduce_axis_temp with garbage in
  * the caller's storage; rt_explain_axis for the built-in default and for database winners of
- * both kinds; a CUDA graph capture replayed; REDTUNE_CAPTURE; redtune reduce --shape. The CPU
- * group is in test_api_axis.c.
+ * both kinds; winners whose kernels NVRTC refuses, replaced by the built-in defaults (said by
+ * rt_explain_axis, REDTUNE_LOG=warn and REDTUNE_CAPTURE); a CUDA graph capture replayed;
+ * REDTUNE_CAPTURE; redtune reduce --shape. The CPU group is in test_api_axis.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "include/redtune.h"
+#include "runtime/api.h"
 #include "runtime/codegen.h"
 #include "runtime/driver.h"
 #include "runtime/family.h"
@@ -531,6 +533,143 @@ static void axis_gpu_index_result(void **state)
     rt_close(ctx);
 }
 
+/* A winner of (op, type) for [o x l x i] with family and params, put into s as this
+ * library's unit for them (config_parse's config, formatted) with no CUBIN; its params
+ * (formatted) into fmt. */
+static void put_axis_source_only(store *s, long long dev, rt_op op, rt_type type,
+                                 const char *family, const char *params, unsigned long long o,
+                                 unsigned long long l, unsigned long long i, char *fmt,
+                                 size_t fmt_len)
+{
+    rt_err e;
+    rt_config cfg;
+    char *src = NULL, hash[RT_HASH_HEX];
+    assert_int_equal(config_parse(family_find(family), params, &cfg, &e), RT_OK);
+    config_format(&cfg, fmt, fmt_len);
+    assert_int_equal(codegen_emit(&cfg, op, type, &src, &e), RT_OK);
+    hash_hex(src, strlen(src), hash);
+    put_axis_best(s, dev, hash, family, fmt, src, rt_op_name(op), o, l, i, rt_type_name(type),
+                  rt_type_name(type), rt_type_name(type), 12.0);
+    free(src);
+}
+
+/* The built-in default for (op, type) on [o x l x i] as the kernel line and the warning name
+ * it: family and params, formatted as config_format writes them. */
+static void builtin_text(rt_op op, rt_type type, unsigned long long o, unsigned long long l,
+                         unsigned long long i, char *buf, size_t len)
+{
+    rt_err e;
+    rt_config cfg;
+    char fam[64], params[128], fmt[256];
+    api_axis_builtin(1, optype_size(type), optype_acc_size(op, type), o, l, i, fam, sizeof fam,
+                     params, sizeof params);
+    assert_int_equal(config_parse(family_find(fam), params, &cfg, &e), RT_OK);
+    config_format(&cfg, fmt, sizeof fmt);
+    snprintf(buf, len, "%s %s", fam, fmt);
+}
+
+/*
+ * Winners whose kernels cannot be made here (runtime/api_axis.c's api_axis_decide, through
+ * api_kernel.c's api_builtin_instead): min f32's rows winner of [1024 x 4096 x 1], axis_rows
+ * U = 3, and its columns winner of [1 x 4096 x 64], axis_cols U = 3, parameters config_parse
+ * takes but the templates' static_asserts refuse ("U must be 1, 2, 4 or 8"), stored with no
+ * CUBIN, so NVRTC fails on each, as it would on a config another generator accepted. The
+ * calls still work, served by the built-in defaults of their shapes (rt_reduce_axis and
+ * rt_reduce_axis_temp against the reference); rt_explain_axis reports the built-in default's
+ * level, the winner passed over and NVRTC's reason; REDTUNE_LOG=warn says it in one line a
+ * decision, naming the winner, this GPU and the static_assert; REDTUNE_CAPTURE records the
+ * calls with fallback builtin.
+ */
+static void axis_gpu_fallback(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char db[128], rows[256], cols[256], cases[128], path[] = "/tmp/redtune_axisfb_errXXXXXX";
+    long long dev = 0;
+    store *s = db_here("fallback.db", db, sizeof db, &dev);
+    put_axis_source_only(s, dev, RT_MIN, RT_F32, "axis_rows", "B=256 L=32 V=4 U=3 CHUNK=0",
+                         1024, 4096, 1, rows, sizeof rows);
+    put_axis_source_only(s, dev, RT_MIN, RT_F32, "axis_cols", "B=256 TX=32 CV=2 U=3 CHUNK=0", 1,
+                         4096, 64, cols, sizeof cols);
+    store_close(s);
+    snprintf(cases, sizeof cases, "%s/fallback_cases.tsv", G.dir);
+    setenv("REDTUNE_LOG", "warn", 1);
+    setenv("REDTUNE_CAPTURE", cases, 1);
+    rt_ctx *ctx = NULL;
+    int rc = rt_open(db, 0, &ctx);
+    unsetenv("REDTUNE_LOG");
+    unsetenv("REDTUNE_CAPTURE");
+    assert_int_equal(rc, RT_OK);
+
+    /* The decisions, made by the explains (the calls below share them), stderr caught. */
+    const unsigned long long shape[2][3] = {{1000, 4096, 1}, {1, 4096, 64}};
+    char x[2][4096], msg[2][1024] = {"", ""};
+    int rx[2];
+    int saved = api_util_stderr_into(path);
+    for (int k = 0; k < 2; k++) {
+        rx[k] = rt_explain_axis(ctx, RT_MIN, RT_F32, shape[k][0], shape[k][1], shape[k][2],
+                                x[k], sizeof x[k]);
+        if (rx[k])
+            snprintf(msg[k], sizeof msg[k], "%s", rt_errmsg(ctx));
+    }
+    char *said = api_util_stderr_back(path, saved);
+    if (rx[0] || rx[1])
+        fail_msg("explains: %s | %s\n%s", msg[0], msg[1], said);
+
+    /* rt_explain_axis: the built-in default, the winner passed over and why. */
+    const char *const wfam[2] = {"axis_rows", "axis_cols"}, *const wparams[2] = {rows, cols};
+    const char *const tuned[2] = {"tuned shape axis:1024x4096x1, median 12.00 us",
+                                  "tuned shape axis:1x4096x64, median 12.00 us"};
+    const char *const cls[2] = {"outer [2^9, 2^10), len [2^12, 2^13), inner 1",
+                                "outer 1, len [2^12, 2^13), inner [2^6, 2^7)"};
+    for (int k = 0; k < 2; k++) {
+        char b[256], want[512], line[2048], head[512];
+        builtin_text(RT_MIN, RT_F32, shape[k][0], shape[k][1], shape[k][2], b, sizeof b);
+        snprintf(want, sizeof want, "database entry: none used: the winner for this shape "
+                 "class, %s %s (device \"%s\"", wfam[k], wparams[k], G.dev.name);
+        char kline[300];
+        snprintf(kline, sizeof kline, "kernel: %s (axis plan, hash ", b);
+        if (!strstr(x[k], kline) || !strstr(x[k], want) || !strstr(x[k], tuned[k])
+            || !strstr(x[k], "this GPU's own row), cannot be made here: ")
+            || !strstr(x[k], ".cu: NVRTC_ERROR_COMPILATION for ")
+            || !strstr(x[k], ": U must be 1, 2, 4 or 8")
+            || !strstr(x[k], "; the built-in default runs in its place\n")
+            || !strstr(x[k], "fallback level: built-in default (this GPU")
+            || !strstr(x[k], "CUBIN: compiled here by NVRTC ")
+            || !strstr(x[k], " from the built-in template\n"))
+            fail_msg("rt_explain_axis (%s):\n%s", wfam[k], x[k]);
+        /* REDTUNE_LOG=warn: one line a decision, the winner, this GPU and NVRTC's reason. */
+        snprintf(head, sizeof head, "redtune: warn: axis min f32 %s: the database's winner %s %s "
+                 "(tuned on \"%s\", exact device) cannot be made for this GPU (\"%s\", %s): %s.cu: "
+                 "NVRTC_ERROR_COMPILATION for %s", cls[k], wfam[k], wparams[k], G.dev.name,
+                 G.dev.name, G.arch, wfam[k], G.arch);
+        snprintf(want, sizeof want, "; the built-in default %s runs instead", b);
+        api_util_line_of(said, head, line, sizeof line);
+        if (strncmp(line, head, strlen(head)) || !strstr(line, ": U must be 1, 2, 4 or 8")
+            || strcmp(line + strlen(line) - strlen(want), want))
+            fail_msg("no warning: %s\nstderr:\n%s", head, said);
+    }
+    free(said);
+
+    /* The calls, served by the built-in defaults, against the reference: the classes the
+     * explains decided (rows; columns one element off, and in the caller's storage). */
+    axis_call(ctx, RT_MIN, RT_F32, 1000, 4096, 1, 0, 0);
+    axis_call(ctx, RT_MIN, RT_F32, 1000, 4096, 1, 1, 0);
+    axis_call(ctx, RT_MIN, RT_F32, 1, 4096, 64, 1, 0);
+    axis_call(ctx, RT_MIN, RT_F32, 1, 4096, 64, 0, 1);
+    rt_close(ctx);
+    char want[1024], *got = NULL;
+    size_t len;
+    snprintf(want, sizeof want, "min\tf32\taxis:1000x4096x1\t4096000\t1000\tbuiltin\t-\t%s\n"
+             "min\tf32\taxis:1x4096x64\t262144\t64\tbuiltin\t-\t%s\n", G.dev.name,
+             G.dev.name);
+    got = api_util_slurp(cases, &len);
+    assert_non_null(got);
+    if (!strstr(got, want))
+        fail_msg("REDTUNE_CAPTURE:\n%s", got);
+    free(got);
+}
+
 /* ---------------------------------------------------------------- GPU: CUDA graphs */
 
 
@@ -705,6 +844,7 @@ int test_api_axis_gpu_group(void)
         cmocka_unit_test(axis_gpu_user_op),
         cmocka_unit_test(axis_gpu_database),
         cmocka_unit_test(axis_gpu_index_result),
+        cmocka_unit_test(axis_gpu_fallback),
         cmocka_unit_test(axis_gpu_graph),
         cmocka_unit_test(axis_gpu_capture),
         cmocka_unit_test(axis_gpu_cli),

@@ -603,46 +603,6 @@ static void put_seg_winner(store *s, long long dev, rt_op op, rt_type type, cons
     free(src);
 }
 
-/* fd 2 into the new file 'path' (a mkstemp template), for the lines REDTUNE_LOG writes; the
- * old fd 2, for stderr_back. No assertion may fail in between: its words would go there. */
-static int stderr_into(char *path)
-{
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    fflush(stderr);
-    int saved = dup(2);
-    assert_true(saved >= 0);
-    dup2(fd, 2);
-    close(fd);
-    return saved;
-}
-
-/* fd 2 back to 'saved'; what was written to 'path' (malloc'd), the file removed. */
-static char *stderr_back(const char *path, int saved)
-{
-    size_t len;
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    char *text = api_util_slurp(path, &len);
-    unlink(path);
-    assert_non_null(text);
-    return text;
-}
-
-/* The line of 'text' that holds 'what', into buf ("" when none). */
-static const char *line_of(const char *text, const char *what, char *buf, size_t len)
-{
-    const char *p = strstr(text, what);
-    buf[0] = '\0';
-    if (p) {
-        while (p > text && p[-1] != '\n')
-            p--;
-        snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
-    }
-    return buf;
-}
-
 /*
  * Winners whose kernels cannot be made here (runtime/api_kernel.c, api_builtin_instead): the
  * flat winner of min f32 at 2^20 and the offsets winner of min f32 (len3) at 2^20 have
@@ -690,7 +650,7 @@ static void api_gpu_seg_fallback(void **state)
      * RT_SEG_CHECK finding len3's lengths uniform), with stderr caught. */
     char fx[4096], sx[2][4096], ox[4096], fmsg[1024] = "", smsg[2][1024] = {"", ""},
          omsg[1024] = "";
-    int saved = stderr_into(path);
+    int saved = api_util_stderr_into(path);
     int rf = rt_explain(ctx, RT_MIN, RT_F32, n, fx, sizeof fx);
     if (rf)
         snprintf(fmsg, sizeof fmsg, "%s", rt_errmsg(ctx));
@@ -705,7 +665,7 @@ static void api_gpu_seg_fallback(void **state)
     int ro = rt_explain_segmented(ctx, RT_LAYOUT_OFFSETS, RT_MIN, RT_F32, n, 1, 0, ox, sizeof ox);
     if (ro)
         snprintf(omsg, sizeof omsg, "%s", rt_errmsg(ctx));
-    char *said = stderr_back(path, saved);
+    char *said = api_util_stderr_back(path, saved);
     if (rf || rs[0] || rs[1] || ro)
         fail_msg("explains: %s | %s | %s | %s\n%s", fmsg, smsg[0], smsg[1], omsg, said);
 
@@ -736,7 +696,7 @@ static void api_gpu_seg_fallback(void **state)
              "gridstride B=256 V=4 U=4 G=32 (tuned on \"%s\", exact device) cannot be made for "
              "this GPU (\"%s\", %s): ", api_util_gpu.dev.name, api_util_gpu.dev.name,
              api_util_gpu.arch);
-    line_of(said, want, line, sizeof line);
+    api_util_line_of(said, want, line, sizeof line);
     if (strncmp(line, want, strlen(want)) || !strstr(line, "G must be in 1..16")
         || !strstr(line, "; the built-in default gridstride B=256 V=4 U=4 G=4 runs instead"))
         fail_msg("no warning: %s\nstderr:\n%s", want, said);
@@ -745,7 +705,7 @@ static void api_gpu_seg_fallback(void **state)
     for (int w = 0; w < 2; w++) {
         snprintf(want, sizeof want, "(no long-segment list): the database's winner seg_pipe "
                  "LAYOUT=2 OFF64=%d B=256 ", w);
-        line_of(said, want, line, sizeof line);
+        api_util_line_of(said, want, line, sizeof line);
         if (strncmp(line, head, strlen(head))
             || !strstr(line, "KB=24") || !strstr(line, "LONG=0 (re-specialised for this call)")
             || !strstr(line, "cannot be made for this GPU") || !strstr(line, "KB is 1..20")

@@ -1,8 +1,8 @@
 /*
  * test_bench_pick.c - bench/pick.c: redtune_bench reads the library's pick back from the text
- * of rt_explain and rt_explain_segmented. The CPU group feeds it texts in the form
- * runtime/ writes them (each level, each CUBIN origin, the built-in default in place of a
- * winner that cannot be made, a text it must refuse); the GPU group feeds it the real text of
+ * of rt_explain, rt_explain_segmented and rt_explain_axis. The CPU group feeds it texts in the
+ * form runtime/ writes them (each level, each CUBIN origin, the built-in default in place of a
+ * winner that cannot be made, an axis entry's tuned shape, a text it must refuse); the GPU group feeds it the real text of
  * a context on the built database, so that a change of that text is caught here rather than
  * as "see rt_explain" in a bench run.
  */
@@ -274,6 +274,82 @@ static void pick_builtin_instead(void **state)
     assert_int_equal(p.tuned_n, 0);
 }
 
+/* rt_explain_axis's texts (runtime/api_axis.c), as bench/axis.cu reads them: the kernel by
+ * bench_pick_parse (which stops at a winner's entry line, having no "tuned n" there), the
+ * tuned shape by bench_pick_axis_tuned; a winner that cannot be made names its shape, but
+ * what runs is the built-in default, with no entry. */
+static const char AXIS_TUNED[] =
+    "axis sum f32, outer = 3000 len = 5000 inner = 1 (decided for outer [2^11, 2^12), len "
+    "[2^12, 2^13), inner 1):\n"
+    "  types: element f32, accumulator f32 (4-byte partials), result f32 (4 bytes)\n"
+    "  kernel: axis_rows B=128 L=32 V=4 U=1 CHUNK=0 IL=0 (axis plan, hash 0123456789ab)\n"
+    "  launch: 3000 tiles of 4 outputs, 1 split of len, 0 bytes of temporary storage\n"
+    "  database entry: device \"NVIDIA H100 80GB HBM3\" (sm_90, 132 SMs), tuned shape "
+    "axis:4096x4096x1, median 10.00 us, in x.db; this GPU's own row\n"
+    "  fallback level: exact device (this GPU: \"NVIDIA H100 80GB HBM3\", sm_90, 132 SMs)\n"
+    "  CUBIN: from the database (made by NVRTC 13.0)\n"
+    "  database: x.db (given)\n";
+
+static const char AXIS_BUILTIN[] =
+    "axis max f32, outer = 4096 len = 4096 inner = 1 (decided for outer [2^12, 2^13), len "
+    "[2^12, 2^13), inner 1):\n"
+    "  types: element f32, accumulator f32 (4-byte partials), result f32 (4 bytes)\n"
+    "  kernel: axis_rows B=256 L=256 V=4 U=2 CHUNK=0 IL=0 (axis plan, hash 00aa11bb22cc)\n"
+    "  launch: 4096 tiles of 1 outputs, 1 split of len, 0 bytes of temporary storage\n"
+    "  database entry: none: x.db holds no winner for max f32 (axis, inner == 1, cold L2) on "
+    "a GPU of compute capability 9.x\n"
+    "  fallback level: built-in default (this GPU: \"NVIDIA H100 80GB HBM3\", sm_90, 132 SMs)\n"
+    "  CUBIN: compiled here by NVRTC 13.0 from the built-in template\n"
+    "  database: x.db (given)\n";
+
+static const char AXIS_INSTEAD[] =
+    "axis min f32, outer = 1024 len = 4096 inner = 1 (decided for outer [2^10, 2^11), len "
+    "[2^12, 2^13), inner 1):\n"
+    "  types: element f32, accumulator f32 (4-byte partials), result f32 (4 bytes)\n"
+    "  kernel: axis_rows B=256 L=256 V=4 U=2 CHUNK=0 IL=0 (axis plan, hash 5f4e3d2c1b0a)\n"
+    "  launch: 1024 tiles of 1 outputs, 1 split of len, 0 bytes of temporary storage\n"
+    "  database entry: none used: the winner for this shape class, axis_rows B=256 L=32 V=4 "
+    "U=3 CHUNK=0 IL=0 (device \"NVIDIA H200\" (sm_90, 132 SMs), tuned shape axis:1024x4096x1, "
+    "median 12.00 us, in x.db; this GPU's own row; a winner of max, an operator of the same "
+    "cost), cannot be made here: axis_rows.cu: NVRTC_ERROR_COMPILATION for sm_90: "
+    "templates/axis_rows.cu(72): error: static assertion failed with \"axis_rows: U must be 1, "
+    "2, 4 or 8\"; the built-in default runs in its place\n"
+    "  fallback level: built-in default (this GPU: \"NVIDIA H200\", sm_90, 132 SMs)\n"
+    "  CUBIN: compiled here by NVRTC 13.0 from the built-in template\n"
+    "  database: x.db (given)\n";
+
+static void pick_axis(void **state)
+{
+    (void)state;
+    bench_pick p;
+    char tuned[64];
+    assert_int_equal(bench_pick_parse(AXIS_TUNED, &p), -1);   /* no "tuned n" */
+    assert_string_equal(p.family, "axis_rows");
+    assert_string_equal(p.params, "B=128 L=32 V=4 U=1 CHUNK=0 IL=0");
+    assert_int_equal(bench_pick_axis_tuned(AXIS_TUNED, tuned, sizeof tuned), 0);
+    assert_string_equal(tuned, "axis:4096x4096x1");
+    assert_int_equal(bench_pick_parse(AXIS_BUILTIN, &p), 0);
+    assert_string_equal(p.level, "built-in default");
+    assert_int_equal(bench_pick_axis_tuned(AXIS_BUILTIN, tuned, sizeof tuned), 0);
+    assert_string_equal(tuned, "built-in default");
+    assert_int_equal(bench_pick_parse(AXIS_INSTEAD, &p), 0);
+    assert_string_equal(p.family, "axis_rows");
+    assert_string_equal(p.params, "B=256 L=256 V=4 U=2 CHUNK=0 IL=0");
+    assert_string_equal(p.level, "built-in default");
+    assert_string_equal(p.device, "");
+    assert_int_equal(p.tuned_n, 0);
+    assert_string_equal(p.kin, "");
+    assert_int_equal(bench_pick_axis_tuned(AXIS_INSTEAD, tuned, sizeof tuned), 0);
+    assert_string_equal(tuned, "built-in default");
+    /* no entry line, or one of another form: not read */
+    assert_int_equal(bench_pick_axis_tuned("axis sum f32: something else\n", tuned,
+                                           sizeof tuned), -1);
+    assert_string_equal(tuned, "");
+    assert_int_equal(bench_pick_axis_tuned("  database entry: tuned shape axis:1x2x3\n", tuned,
+                                           sizeof tuned), -1);
+    assert_int_equal(bench_pick_axis_tuned(AXIS_TUNED, tuned, 8), -1);   /* does not fit */
+}
+
 /* A text in another form is refused, not guessed at: the bench then shows it as it is. */
 static void pick_refuses_other_text(void **state)
 {
@@ -314,6 +390,7 @@ int test_bench_pick_group(void)
         cmocka_unit_test(pick_segmented),
         cmocka_unit_test(pick_one_segment),
         cmocka_unit_test(pick_builtin_instead),
+        cmocka_unit_test(pick_axis),
         cmocka_unit_test(pick_refuses_other_text),
         cmocka_unit_test(pick_fmt_n),
     };
@@ -322,9 +399,9 @@ int test_bench_pick_group(void)
 
 /* ---- on a GPU: the library's own text ---- */
 
-/* The real rt_explain and rt_explain_segmented texts of a context on build/redtune.db (the
- * shipped database: its winners, another GPU's through the fallback, or the built-in
- * default) are read back in full. */
+/* The real rt_explain, rt_explain_segmented and rt_explain_axis texts of a context on
+ * build/redtune.db (the shipped database: its winners, another GPU's through the fallback, or
+ * the built-in default) are read back in full. */
 static void pick_gpu_real_text(void **state)
 {
     (void)state;
@@ -368,6 +445,19 @@ static void pick_gpu_real_text(void **state)
             assert_int_equal(p.tuned_n > 0, strcmp(p.level, "built-in default") != 0);
             assert_int_equal(p.flat, nseg == 1);
         }
+    /* rt_explain_axis: the kernel, and the entry's tuned shape or the built-in default */
+    const unsigned long long ax[][3] = {{16, 4194304, 1}, {1, 65536, 128}, {7, 513, 33}};
+    for (int i = 0; i < 3; i++) {
+        char tuned[64];
+        assert_int_equal(rt_explain_axis(ctx, RT_SUM, RT_F32, ax[i][0], ax[i][1], ax[i][2], text,
+                                         sizeof text), RT_OK);
+        bench_pick_parse(text, &p);   /* -1 at a winner's entry line: the kernel is read */
+        if (!p.family[0] || strlen(p.hash) != 12
+            || bench_pick_axis_tuned(text, tuned, sizeof tuned))
+            fail_msg("bench/axis.cu's reading refused rt_explain_axis's text:\n%s", text);
+        assert_int_equal(!strncmp(tuned, "axis:", 5),
+                         !strstr(text, "fallback level: built-in default"));
+    }
     rt_close(ctx);
 }
 
