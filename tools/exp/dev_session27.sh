@@ -32,7 +32,9 @@
 #   retest  run 4's failures again after the fix of seg_decide's free of an unset pointer (a
 #           decision already made jumped past `why`'s initialisation): 'seg_types*' and
 #           'api_gpu*'; then 'seg_RT_MIN*' once more.
-step=${1:?step: pack, lanes, rows, peru, final, retest}
+#   axis    the axis calls' fallback to the built-in default (merged after run 5): 'axis_gpu*'
+#           (axis_gpu_fallback new), then 'api_gpu_seg*' with the merged code.
+step=${1:?step: pack, lanes, rows, peru, final, retest, axis}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c27 "$step"
 case $step in
@@ -74,5 +76,8 @@ retest)
     tests 'seg_types*' 60
     tests 'api_gpu*' 200
     tests 'seg_RT_MIN*' 120 ;;
+axis)
+    tests 'axis_gpu*' 120
+    tests 'api_gpu_seg*' 70 ;;
 esac
 dev_end
