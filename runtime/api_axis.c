@@ -487,15 +487,12 @@ int rt_explain_axis(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long oute
          * shape named here is not the entry's, so bench_pick_axis_tuned leaves it). */
         snprintf(entry, sizeof entry, "none used: the winner for this shape class, %s %s "
                  "(device \"%s\" (sm_%d%d, %d SMs), tuned shape axis:%llux%llux%llu, median "
-                 "%.2f us, in %s; %s%s%s%s), cannot be made here: %s; the built-in default runs "
+                 "%.2f us, in %s; %s%s), cannot be made here: %s; the built-in default runs "
                  "in its place", d->passed->family, d->passed->params, d->c->dev.name,
                  d->c->dev.cc_major, d->c->dev.cc_minor, d->c->dev.sm_count, d->passed->axis[0],
                  d->passed->axis[1], d->passed->axis[2], d->passed->median_us,
                  store_path(ctx->db), api_row_owner(d->c, d->passed),
-                 api_kin_name(d->c, d->passed) ? "; a winner of " : "",
-                 api_kin_name(d->c, d->passed) ? api_kin_name(d->c, d->passed) : "",
-                 api_kin_name(d->c, d->passed) ? ", an operator of the same cost" : "",
-                 d->why ? d->why : "?");
+                 api_kin_phrase(d->c, d->passed, kin, sizeof kin), d->why ? d->why : "?");
     else if (d->row)
         snprintf(entry, sizeof entry, "device \"%s\" (sm_%d%d, %d SMs), tuned shape "
                  "axis:%llux%llux%llu, median %.2f us, in %s; %s%s", d->c->dev.name,

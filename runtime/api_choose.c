@@ -516,6 +516,14 @@ const char *api_kin_name(const choice *c, const best_entry *row)
     return c && row && c->has_kin ? rt_op_name(c->kin) : NULL;
 }
 
+const char *api_kin_phrase(const choice *c, const best_entry *row, char *buf, size_t len)
+{
+    const char *kin = api_kin_name(c, row);
+    snprintf(buf, len, "%s%s%s", kin ? "; a winner of " : "", kin ? kin : "",
+             kin ? ", an operator of the same cost" : "");
+    return buf;
+}
+
 const char *api_kin_note(const rt_ctx *ctx, const choice *c, const best_entry *row, rt_op op,
                          char *buf, size_t len)
 {

@@ -307,6 +307,9 @@ int api_flat_run(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const void
  * V=16/size U=min(4, 16/V) G=4. */
 void api_builtin_gridstride(rt_type type, rt_config *cfg);
 const char *api_kin_name(const choice *c, const best_entry *row);
+/* "; a winner of OP, an operator of the same cost" when 'row' is a sibling's (api_kin_name),
+ * else "": into buf, which it returns. */
+const char *api_kin_phrase(const choice *c, const best_entry *row, char *buf, size_t len);
 /* api_choose.c: REDTUNE_LOG's line about a new decision (level, the kernel, the device row
  * it came from, the sibling whose winner it is) and, per call, the case met for
  * REDTUNE_CAPTURE (capture.c); 'layout' 0 flat, 1 keys, 2 offsets; nothing to do unless

@@ -9,6 +9,8 @@
 
 #include <dlfcn.h>
 #include <ftw.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runtime/api_int.h"
 #include "runtime/codegen.h"
 #include "runtime/family.h"
 #include "runtime/optype.h"
@@ -99,6 +102,41 @@ const char *api_util_line_of(const char *text, const char *what, char *buf, size
         snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
     }
     return buf;
+}
+
+rt_ctx *api_util_bare_ctx(store *s, const char *name)
+{
+    rt_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return NULL;
+    ctx->db = s;
+    snprintf(ctx->dev.name, sizeof ctx->dev.name, "%s", name);
+    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
+    ctx->dev.cc_major = 9;
+    ctx->dev.sm_count = 132;
+    pthread_mutex_init(&ctx->lock, NULL);
+    return ctx;
+}
+
+void api_util_free_ctx(rt_ctx *ctx)
+{
+    api_choices_free(ctx);
+    for (int o = 0; o < NOPS; o++)
+        free(atomic_load(&ctx->cache[o]));
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+int api_util_logged(FILE *err)
+{
+    char said[256] = "";
+    rewind(err);
+    size_t got = fread(said, 1, sizeof said - 1, err);
+    said[got] = '\0';
+    fclose(err);
+    if (got)
+        printf("logged: %s\n", said);
+    return got != 0;
 }
 
 void api_util_copy_file(const char *from, const char *to)

@@ -13,6 +13,7 @@
 #define RT_TESTS_API_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "include/redtune.h"
 #include "runtime/driver.h"
@@ -42,6 +43,20 @@ char *api_util_stderr_back(const char *path, int saved);
 
 /* The line of 'text' that holds 'what', into buf ("" when none); buf. */
 const char *api_util_line_of(const char *text, const char *what, char *buf, size_t len);
+
+/* ---------------------------------------------------------------- a context with no GPU */
+
+/* A context with no GPU on the database 's', for a GPU named 'name' (cc 9.0, 132 SMs, UUID
+ * u0; no arch: set ctx->arch where the case needs one), its lock made: enough for the choices
+ * (api_get_choice, api_seg_pick) and for decisions that fail before a kernel loads (a child
+ * without NVRTC). NULL when out of memory; freed by api_util_free_ctx, which leaves the
+ * store open. */
+rt_ctx *api_util_bare_ctx(store *s, const char *name);
+void api_util_free_ctx(rt_ctx *ctx);
+
+/* What a bare context's log (ctx->cap.err = 'err', a tmpfile, closed here) wrote: 0 when
+ * nothing, else 1, the text printed after "logged: ". */
+int api_util_logged(FILE *err);
 
 /* Copy the file 'from' to 'to' (the test fails if it cannot). */
 void api_util_copy_file(const char *from, const char *to);

@@ -380,16 +380,10 @@ int test_api_child_axis_fallback(const char *db)
         printf("open: %s\n", e ? e->msg : "out of memory");
         return 1;
     }
-    rt_ctx *ctx = calloc(1, sizeof *ctx);
+    rt_ctx *ctx = api_util_bare_ctx(s, "NVIDIA H100 80GB HBM3");
     if (!ctx)
         return 1;
-    ctx->db = s;
-    snprintf(ctx->dev.name, sizeof ctx->dev.name, "NVIDIA H100 80GB HBM3");
-    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
-    ctx->dev.cc_major = 9;
-    ctx->dev.sm_count = 132;
     snprintf(ctx->arch, sizeof ctx->arch, "sm_90");
-    pthread_mutex_init(&ctx->lock, NULL);
     FILE *err = tmpfile();
     ctx->cap.log = CAPTURE_LOG_INFO;
     ctx->cap.err = err;
@@ -427,20 +421,8 @@ int test_api_child_axis_fallback(const char *db)
             || !strstr(e->msg, none[k].builtin) || strstr(e->msg, "neither"))
             bad = 1;
     }
-    char said[256] = "";
-    rewind(err);
-    size_t got = fread(said, 1, sizeof said - 1, err);
-    said[got] = '\0';
-    fclose(err);
-    if (got) {
-        printf("logged: %s\n", said);
-        bad = 1;
-    }
-    pthread_mutex_destroy(&ctx->lock);
-    api_choices_free(ctx);
-    for (int o = 0; o < NOPS; o++)
-        free(atomic_load(&ctx->cache[o]));
-    free(ctx);
+    bad |= api_util_logged(err);
+    api_util_free_ctx(ctx);
     store_close(s);
     free(e);
     return bad;

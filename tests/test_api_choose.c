@@ -316,27 +316,15 @@ static void api_siblings_are_of_the_same_cost(void **state)
     assert_false(optype_same_cost(RT_MIN, (rt_op)RT_OP_USER_FIRST, RT_F32));
 }
 
-/* A context with no GPU on the database 's', for a GPU named 'name' (cc 9.0, 132 SMs, UUID
- * u0): enough for the choices (api_get_choice, api_seg_pick); freed by free_ctx. */
+/* A bare context (api_util_bare_ctx); the test fails if it cannot be made. */
 static rt_ctx *bare_ctx(store *s, const char *name)
 {
-    rt_ctx *ctx = calloc(1, sizeof *ctx);
+    rt_ctx *ctx = api_util_bare_ctx(s, name);
     assert_non_null(ctx);
-    ctx->db = s;
-    snprintf(ctx->dev.name, sizeof ctx->dev.name, "%s", name);
-    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
-    ctx->dev.cc_major = 9;
-    ctx->dev.sm_count = 132;
     return ctx;
 }
 
-static void free_ctx(rt_ctx *ctx)
-{
-    api_choices_free(ctx);
-    for (int o = 0; o < NOPS; o++)
-        free(atomic_load(&ctx->cache[o]));
-    free(ctx);
-}
+#define free_ctx api_util_free_ctx
 
 /* api_get_choice: an operator with no winner of its own for this GPU or a similar one takes
  * a sibling's (the nearest first that has one), leaving out winners of a family this library
@@ -582,16 +570,10 @@ int test_api_child_fallback(const char *db)
         printf("open: %s\n", e ? e->msg : "out of memory");
         return 1;
     }
-    rt_ctx *ctx = calloc(1, sizeof *ctx);
+    rt_ctx *ctx = api_util_bare_ctx(s, "NVIDIA H100 80GB HBM3");
     if (!ctx)
         return 1;
-    ctx->db = s;
-    snprintf(ctx->dev.name, sizeof ctx->dev.name, "NVIDIA H100 80GB HBM3");
-    snprintf(ctx->dev.uuid, sizeof ctx->dev.uuid, "u0");
-    ctx->dev.cc_major = 9;
-    ctx->dev.sm_count = 132;
     snprintf(ctx->arch, sizeof ctx->arch, "sm_90");
-    pthread_mutex_init(&ctx->lock, NULL);
     FILE *err = tmpfile();
     ctx->cap.log = CAPTURE_LOG_INFO;
     ctx->cap.err = err;
@@ -619,16 +601,7 @@ int test_api_child_fallback(const char *db)
     if (rc != RT_ENVRTC || !strstr(e->msg, "has no winner for this GPU")
         || !strstr(e->msg, "the built-in default (gridstride"))
         bad = 1;
-    char said[256] = "";
-    rewind(err);
-    size_t got = fread(said, 1, sizeof said - 1, err);
-    said[got] = '\0';
-    fclose(err);
-    if (got) {
-        printf("logged: %s\n", said);
-        bad = 1;
-    }
-    pthread_mutex_destroy(&ctx->lock);
+    bad |= api_util_logged(err);
     free_ctx(ctx);
     store_close(s);
     free(e);
