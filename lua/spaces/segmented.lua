@@ -2,7 +2,7 @@
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
 -- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. 36 configs
--- for keys and 181 for offsets (f32 min on sm_90; 137 before seg_pipe).
+-- for keys and 189 for offsets (f32 min on sm_90; 137 before seg_pipe, 181 before seg_per's U).
 
 local SMEM = 44 * 1024   -- what the templates allow themselves (static shared memory)
 
@@ -130,6 +130,15 @@ return {
       -- V = 1, or whole 16-byte vectors (two of them: V = 8 on 4-byte types, 16 on halves)
       return fits(c, dev) and ((c.V == 1 and c.LANES <= 4) or c.V * case.type_size == 16
                                or (c.V * case.type_size == 32 and c.LANES >= 32))
+    end },
+
+  -- A warp or a block per segment, each lane with U = 2 or 4 rounds' loads in flight and one
+  -- tree a segment (a commutative operator; offsets len1000 on the H200: 0.82-0.97x U = 1,
+  -- docs/results.md, twenty-seventh session).
+  { family = "seg_per",
+    params = { B = 256, LANES = {32, 256}, V = {2, 4, 8, 16}, U = {2, 4} },
+    constraint = function(c, dev, case)
+      return fits(c, dev) and (c.V * case.type_size == 16 or c.V * case.type_size == 32)
     end },
 
   -- A thread per segment, two or four segments a lane with their loads in flight together.
