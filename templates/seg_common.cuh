@@ -100,6 +100,32 @@ static __device__ __forceinline__ void sc_ldv(const T *__restrict__ p, T *x)
     }
 }
 
+/* NB bytes (4, 8 or 16; both addresses aligned to NB) from global to shared memory by one
+ * cp.async, sm_80 and later (the callers keep their own path below): 16 bytes through L2 only
+ * (.cg), 4 and 8 through L1 (.ca); with ZFILL only the first `have` bytes are read and the
+ * rest of the NB are zero in shared memory (cp.async's source size), else all NB are read.
+ * seg_per's windows (STAGE = 2) and seg_pipe's stages and offsets. */
+#if __CUDA_ARCH__ >= 800
+template <unsigned int NB, bool ZFILL>
+static __device__ __forceinline__ void sc_cp_async(void *dst, const void *src, unsigned int have)
+{
+    static_assert(NB == 4 || NB == 8 || NB == 16, "sc_cp_async: 4, 8 or 16 bytes");
+    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
+    if constexpr (ZFILL && NB == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+                     : : "r"(d), "l"(__cvta_generic_to_global(src)), "r"(have) : "memory");
+    else if constexpr (ZFILL)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;"
+                     : : "r"(d), "l"(__cvta_generic_to_global(src)), "n"(NB), "r"(have) : "memory");
+    else if constexpr (NB == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                     : : "r"(d), "l"(__cvta_generic_to_global(src)) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
+                     : : "r"(d), "l"(__cvta_generic_to_global(src)), "n"(NB) : "memory");
+}
+#endif
+
 /* x[0 .. R) = in[p .. p + R), the elements below b (0 from b on): one thread's R consecutive
  * elements (seg_stream's lanes, seg_mark's threads), p a multiple of V, as R/V aligned vectors
  * with the streaming hint where a whole vector lies below b, else one by one. */

@@ -264,13 +264,7 @@ static __device__ __forceinline__ void per_copy(rt_value_t *dst, const rt_value_
 {
 #if __CUDA_ARCH__ >= 800
     if constexpr (VB == 16 || VB == 8 || VB == 4) {
-        const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
-        if constexpr (VB == 16)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
-                         : : "r"(d), "l"(__cvta_generic_to_global(src)) : "memory");
-        else
-            asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
-                         : : "r"(d), "l"(__cvta_generic_to_global(src)), "n"(VB) : "memory");
+        sc_cp_async<VB, false>(dst, src, VB);
         return;
     }
 #endif

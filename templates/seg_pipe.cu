@@ -168,13 +168,7 @@ template <unsigned int NB>
 static __device__ __forceinline__ void sp_cp(void *dst, const void *src, unsigned int have)
 {
 #if SP_ASYNC
-    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
-    if constexpr (NB == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
-                     : : "r"(d), "l"(__cvta_generic_to_global(src)), "r"(have) : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;"
-                     : : "r"(d), "l"(__cvta_generic_to_global(src)), "n"(NB), "r"(have) : "memory");
+    sc_cp_async<NB, true>(dst, src, have);
 #else
     for (unsigned int k = 0; k < NB; k++)
         ((unsigned char *)dst)[k] = k < have ? ((const unsigned char *)src)[k] : 0;
