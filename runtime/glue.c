@@ -235,6 +235,18 @@ static void float_minmax_glue(sbuf *b, rt_op op, rt_type t, const char *body)
               body);
     glue_lift_and_shuffle(b, f32 ? "__uint_as_float(0x7fffffffu)"
                             : "__longlong_as_double(0x7fffffffffffffffLL)");
+    /* rt_fold_nz(a, v, i) is rt_combine(a, rt_lift(v, i)) for an accumulator that holds an
+     * element already (not E: a fold after its first element, which the lift gives): fmin(a, v)
+     * alone. fmin passes over a NaN element, whatever its bits (E's included), unless a is NaN,
+     * and fmin of two NaNs is the canonical NaN, so the result is never E and equals the lift
+     * and combine's. A template that folds runs from their first element (RT_FOLD_NZ) saves
+     * the lift's NaN test and the combine's two marker tests an element. */
+    sb_printf(b, "#define RT_FOLD_NZ 1\n");
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_fold_nz(rt_acc_t a, rt_value_t v, "
+                 "unsigned long long i) { (void)i; return %s%s(a, v); }\n",
+              op == RT_MIN ? "fmin" : "fmax", f32 ? "f" : "");
+    sb_printf(b, "static_assert(sizeof(rt_fold_nz(rt_identity(), (rt_value_t)0, 0ull)) == "
+                 "sizeof(rt_acc_t), \"glue\");\n");
     sb_printf(b, "#define RT_FINAL_IS_IDENTITY 0\n#define RT_FINAL_IN_PLACE 1\ntypedef rt_acc_t rt_res_t;\n");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_final(rt_acc_t a) "
                  "{ return rt_is_empty(a) ? (rt_acc_t)(%s) : a; }\n", identity(op, t));

@@ -16,6 +16,10 @@
 #define RT_OFF64 0    /* offsets are 64-bit (1) or 32-bit (0) */
 #endif
 
+#ifndef RT_FOLD_NZ
+#define RT_FOLD_NZ 0  /* the glue's rt_fold_nz (float min and max): none */
+#endif
+
 static_assert(RT_LAYOUT == 1 || RT_LAYOUT == 2, "segmented: LAYOUT is 1 (keys) or 2 (offsets)");
 static_assert(RT_OFF64 == 0 || RT_OFF64 == 1, "segmented: OFF64 is 0 or 1");
 

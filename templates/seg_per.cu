@@ -14,6 +14,7 @@
 // @param SPLIT 0 (LONG > 0) a segment longer than LONG rounds of its group is left to the grid instead of the block: its chunks of SPLIT elements (a power of two, 256..2^24) go to a list in the temporary storage, and a second launch (rt_seg_split, a resident grid) reduces each chunk with a warp, the last warp of a segment folding its chunks' results in order; 0: no list, such segments stay in their block (LONG)
 // @param SEGS 1 (LANES = 1, STAGE = 0, SPLIT = 0) segments a lane takes per tile (1..8; a tile is B * SEGS segments, lane l's are l, l + B, ...): their offsets, then their first V elements each, are loaded before any is combined, so that a lane has SEGS segments' loads in flight where segments are a few elements long; the rest of a segment longer than V follows in rounds
 // @param U 1 rounds a lane loads together (1, 2, 4; wherever a group loads its segment from global memory): each lane folds its own chunks of U rounds at a time, all U loads in flight before the first combine, and a group meets in its shuffle tree once a segment instead of once a round; with LANES > 1 that order needs a commutative operator (a non-commutative one keeps U = 1: a tree a round, lane order within each)
+// @param NZ 0 (STAGE = 2) 1: a lane's segment folded from its first element on with the glue's rt_fold_nz where the operator has one (float min and max: fmin alone an element, no NaN test of the lift and no marker tests of the combine); 0 (or another operator): every element lifted and combined
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
 // seg_per.cu - one group of threads per segment (unit 2: a tile is B / LANES segments), the
@@ -103,6 +104,9 @@
 #ifndef RT_U
 #define RT_U 1       /* rounds a lane loads together, one tree a segment (commutative operators) */
 #endif
+#ifndef RT_NZ
+#define RT_NZ 0      /* STAGE = 2: fold from the first element with rt_fold_nz (float min, max) */
+#endif
 
 #include "seg_common.cuh"
 
@@ -118,6 +122,7 @@ static_assert(RT_SEGS >= 1 && RT_SEGS <= 8, "seg_per: SEGS must be in 1..8");
 static_assert(RT_SEGS == 1 || (RT_LANES == 1 && RT_STAGE == 0 && RT_SPLIT == 0),
               "seg_per: SEGS > 1 needs LANES=1, STAGE=0 and SPLIT=0");
 static_assert(RT_U == 1 || RT_U == 2 || RT_U == 4, "seg_per: U must be 1, 2 or 4");
+static_assert(RT_NZ == 0 || RT_NZ == 1, "seg_per: NZ must be 0 or 1");
 static_assert(RT_SPLIT == 0 || (RT_SPLIT >= 256 && RT_SPLIT <= (1 << 24) && (RT_SPLIT & (RT_SPLIT - 1)) == 0),
               "seg_per: SPLIT must be 0 or a power of two in 256..2^24");
 
@@ -297,6 +302,20 @@ static __device__ __forceinline__ void per_read(const rt_value_t *p, rt_value_t 
     }
 }
 
+/* NZ: the operator's rt_fold_nz for an accumulator that holds an element (per_window). */
+#define PER_NZ (RT_NZ && RT_FOLD_NZ)
+
+/* acc folded with element x of index j: rt_fold_nz where acc holds an element already (NZ),
+ * else lifted and combined. */
+static __device__ __forceinline__ rt_acc_t per_fold(rt_acc_t acc, rt_value_t x, unsigned long long j)
+{
+#if PER_NZ
+    return rt_fold_nz(acc, x, j);
+#else
+    return rt_combine(acc, rt_lift(x, j));
+#endif
+}
+
 /* STAGE = 2: lane's segment [lo, hi) reduced from the warp's window 'win' of shared memory,
  * the warp's span [lane 0's lo rounded down to V, the largest hi) copied into it a window at
  * a time by cp.async. All 32 lanes of the warp call it. */
@@ -321,18 +340,24 @@ static __device__ __forceinline__ rt_acc_t per_window(const rt_value_t *__restri
         if (a < b) {
             unsigned int i = (unsigned int)(a - w0);
             const unsigned int e = (unsigned int)(b - w0);
+#if PER_NZ
+            if (rt_is_empty(acc)) {   /* the segment's first element, lifted; then rt_fold_nz */
+                acc = rt_lift(win[i], w0 + i);
+                i++;
+            }
+#endif
             const unsigned int h = min(e, (i + RT_V - 1) / RT_V * RT_V);
             for (; i < h; i++)
-                acc = rt_combine(acc, rt_lift(win[i], w0 + i));
+                acc = per_fold(acc, win[i], w0 + i);
             for (; i + RT_V <= e; i += RT_V) {
                 rt_value_t x[RT_V];
                 per_read<VB>(win + i, x);
 #pragma unroll
                 for (unsigned int k = 0; k < RT_V; k++)
-                    acc = rt_combine(acc, rt_lift(x[k], w0 + i + k));
+                    acc = per_fold(acc, x[k], w0 + i + k);
             }
             for (; i < e; i++)
-                acc = rt_combine(acc, rt_lift(win[i], w0 + i));
+                acc = per_fold(acc, win[i], w0 + i);
         }
         __syncwarp();   /* the next window overwrites this one */
     }

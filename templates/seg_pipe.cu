@@ -14,6 +14,7 @@
 // @param RV 1 elements a thread reads from shared memory at once in its segment (1, 2, 4; RV elements at most 16 bytes): its head up to a multiple of RV one by one, then RV at a time
 // @param KB 16 kilobytes of elements a stage (two stages: the tile being reduced, the next one in flight; less where two stages and three slots of B*SEGS+1 offsets would pass 48 KB); the part of a tile's span past its stage is read from global memory by the threads whose segments lie there
 // @param H 0 elements at the start of a thread's segment folded without a branch (0..8; reads of the stage clamped into it, a select keeps what lies in the segment): a segment of up to H elements costs no loop, so that short segments of unequal length do not diverge
+// @param NZ 0 1: a segment's elements in the stage folded from its first element on with the glue's rt_fold_nz where the operator has one (float min and max: fmin alone an element, no NaN test of the lift and no marker tests of the combine; H = 0 only); 0 (or another operator): every element lifted and combined
 // @param LONG 128 a segment of more than LONG elements is reduced by the whole block after the tile's others (warps over contiguous parts, ordered trees), not by its thread; 0: every segment by its thread
 //
 // seg_pipe.cu - segmented reduction over offsets for short segments (a few to a few hundred
@@ -92,6 +93,9 @@
 #ifndef RT_H
 #define RT_H 0       /* elements folded without a branch first */
 #endif
+#ifndef RT_NZ
+#define RT_NZ 0      /* fold from the first element with rt_fold_nz (float min, max) */
+#endif
 
 #include "seg_common.cuh"
 /* co_warp_tree: LONG's and LANES' ordered trees (inlined by the generator). */
@@ -107,6 +111,7 @@ static_assert(RT_RV == 1 || RT_RV == 2 || RT_RV == 4, "seg_pipe: RV is 1, 2 or 4
 static_assert(RT_LONG >= 0, "seg_pipe: LONG is 0 or more");
 static_assert(RT_H >= 0 && RT_H <= 8, "seg_pipe: H is 0..8");
 static_assert(RT_KB >= 1 && RT_KB <= 20, "seg_pipe: KB is 1..20");
+static_assert(RT_NZ == 0 || RT_NZ == 1, "seg_pipe: NZ is 0 or 1");
 
 #define SP_NG (RT_B / RT_LANES)   /* groups a block */
 #define SP_EPV (16u / (unsigned int)sizeof(sc_off_t))   /* offsets a 16-byte copy */
@@ -289,6 +294,28 @@ static __device__ __forceinline__ sp_tile sp_geometry(const sc_off_t *slot, unsi
 static __device__ __forceinline__ rt_acc_t sp_fold(rt_acc_t acc, const rt_value_t *stage, unsigned long long w0,
                                                    unsigned int i, unsigned int e)
 {
+#if RT_NZ && RT_FOLD_NZ && RT_H == 0
+    /* NZ: acc is the identity here (sp_reduce's start of a segment or of a lane's part, i <
+     * e): the first element lifted, the others folded into it by rt_fold_nz. */
+    acc = rt_lift(stage[i], w0 + i);
+    for (i++; i < e && i % SP_RV != 0; i++)
+        acc = rt_fold_nz(acc, stage[i], w0 + i);
+    if constexpr (SP_RV > 1) {
+        constexpr unsigned int RB = SP_RV * sizeof(rt_value_t);
+        typedef typename sc_pick<RB == 16, uint4, typename sc_pick<RB == 8, uint2, unsigned int>::type>::type vt;
+        for (; i + SP_RV <= e; i += SP_RV) {
+            rt_value_t x[SP_RV];
+            const vt v = *(const vt *)(stage + i);
+            memcpy(x, &v, RB);
+#pragma unroll
+            for (unsigned int k = 0; k < SP_RV; k++)
+                acc = rt_fold_nz(acc, x[k], w0 + i + k);
+        }
+    }
+    for (; i < e; i++)
+        acc = rt_fold_nz(acc, stage[i], w0 + i);
+    return acc;
+#else
 #if RT_H > 0
     /* The first H without a branch: every read inside the stage, a select keeps those below e. */
 #pragma unroll
@@ -324,6 +351,7 @@ static __device__ __forceinline__ rt_acc_t sp_fold(rt_acc_t acc, const rt_value_
     for (; i < e; i++)
         acc = rt_combine(acc, rt_lift(stage[i], w0 + i));
     return acc;
+#endif
 }
 
 #if RT_LONG > 0

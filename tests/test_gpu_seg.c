@@ -53,6 +53,7 @@ static const char *const variants[][6] = {
     {"seg_pipe", "B=256", "SEGS=2", "V=4", "H=4"},     /* offsets only; the first 4 without a branch */
     {"seg_pipe", "B=128", "SEGS=3", "V=1", "KB=1", "LONG=16"},   /* 1 KB stages; over 16 elements: the block's */
     {"seg_pipe", "B=128", "SEGS=2", "V=4", "LANES=4"},   /* four lanes a segment */
+    {"seg_pipe", "B=128", "SEGS=8", "V=4", "NZ=1"},   /* float min, max: rt_fold_nz */
     {"seg_per", "B=256", "LANES=1", "V=1"},
     {"seg_per", "B=128", "LANES=4", "V=3"},
     {"seg_per", "B=256", "LANES=32", "V=4"},
@@ -61,6 +62,7 @@ static const char *const variants[][6] = {
     {"seg_per", "B=64", "LANES=1", "STAGE=1", "V=1"},   /* 32-element chunks */
     {"seg_per", "B=256", "LANES=1", "STAGE=2", "V=2"},   /* 8-byte copies of 4-byte types */
     {"seg_per", "B=1024", "LANES=1", "STAGE=2", "V=1"},  /* 320-element windows of 4-byte types */
+    {"seg_per", "B=256", "LANES=1", "STAGE=2", "V=4", "NZ=1"},   /* rt_fold_nz from the window */
     {"seg_per", "B=64", "LANES=1", "STAGE=2", "V=1", "LONG=3"},   /* warps with a long segment load directly */
     {"seg_per", "B=128", "LANES=1", "STAGE=2", "V=3"},   /* 12- and 24-byte vectors: plain copies */
     {"seg_per", "B=128", "LANES=4", "V=2", "LONG=1"},   /* over 8 elements: the block's walk */

@@ -554,6 +554,11 @@ static const cfg configs[] = {
     {"seg_pipe", "LAYOUT=2 B=128 SEGS=1 V=4 KB=16 LANES=4"},
     {"seg_pipe", "LAYOUT=2 OFF64=1 B=64 SEGS=3 V=2 KB=1 LONG=8 LANES=2"},
     {"seg_pipe", "LAYOUT=2 B=256 SEGS=2 RV=4 H=2 LANES=32"},
+    /* NZ: float min and max fold a segment from its first element by rt_fold_nz (the
+     * others as NZ = 0): one by one, RV at a time, a lane's part, 64-bit offsets */
+    {"seg_pipe", "LAYOUT=2 B=128 SEGS=8 V=4 KB=12 NZ=1"},
+    {"seg_pipe", "LAYOUT=2 OFF64=1 B=64 SEGS=3 V=2 RV=2 KB=1 LONG=8 NZ=1"},
+    {"seg_pipe", "LAYOUT=2 B=128 SEGS=2 V=4 KB=16 LANES=4 NZ=1"},
     {"seg_per", "LAYOUT=2 LANES=1"},
     {"seg_per", "LAYOUT=2 LANES=4 V=1"},
     {"seg_per", "LAYOUT=2 LANES=32 V=8"},
@@ -567,6 +572,8 @@ static const cfg configs[] = {
     {"seg_per", "LAYOUT=2 OFF64=1 B=1024 LANES=1 STAGE=2 V=1"},
     {"seg_per", "LAYOUT=2 B=128 LANES=1 STAGE=2 V=2 LONG=2"},
     {"seg_per", "LAYOUT=2 B=128 LANES=1 STAGE=2 V=2 LONG=2 SPLIT=256"},
+    {"seg_per", "LAYOUT=2 B=256 LANES=1 STAGE=2 V=4 NZ=1"},   /* rt_fold_nz from the window */
+    {"seg_per", "LAYOUT=2 OFF64=1 B=64 LANES=1 STAGE=2 V=1 LONG=3 NZ=1"},
     {"seg_per", "LAYOUT=2 OFF64=1 B=64 LANES=4 V=1 LONG=1 SPLIT=512"},
     {"seg_per", "LAYOUT=2 B=256 LANES=1 V=4 LONG=64 SPLIT=4096"},
     {"seg_per", "LAYOUT=2 B=128 LANES=1 V=2 SEGS=4"},

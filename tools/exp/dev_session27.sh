@@ -34,7 +34,13 @@
 #           'api_gpu*'; then 'seg_RT_MIN*' once more.
 #   axis    the axis calls' fallback to the built-in default (merged after run 5): 'axis_gpu*'
 #           (axis_gpu_fallback new), then 'api_gpu_seg*' with the merged code.
-step=${1:?step: pack, lanes, rows, peru, final, retest, axis}
+#   nz      not run (written after the session's last GPU run): NZ (float min and max fold a
+#           segment from its first element by the glue's rt_fold_nz): the harness (seg_pipe
+#           and seg_per: five NZ shapes), 'seg_RT_M*' and 'seg_all_nan*' (two NZ variants, the
+#           marker's bits as data among the all-NaN segments), then tools/exp/nz_space.lua for
+#           offsets len3, len1 and rand10_50 at 30M (min f32, max f64), NZ 0 against 1 per
+#           config (tools/exp/nz_sum.py).
+step=${1:?step: pack, lanes, rows, peru, final, retest, axis, nz}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c27 "$step"
 case $step in
@@ -79,5 +85,13 @@ retest)
 axis)
     tests 'axis_gpu*' 120
     tests 'api_gpu_seg*' 70 ;;
+nz)
+    harness 100 seg_pipe
+    mv "$L/harness.log" "$L/harness_pipe.log"
+    harness 100 seg_per
+    tests 'seg_RT_M*' 120
+    tests 'seg_all_nan*' 60
+    MARK_PROFILES=len3,len1,rand10_50 mark_tune nz tools/exp/nz_space.lua 90 min:f32 max:f64
+    python3 tools/exp/nz_sum.py "$L/nz.csv" >> "$S" 2>&1 ;;
 esac
 dev_end

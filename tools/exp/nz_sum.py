@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""nz_sum.py CSV - `redtune measurements --format csv` of a run of tools/exp/nz_space.lua: per
+case (op, type, n, mean length) each config with NZ=0 and NZ=1 side by side (µs) and their
+ratio, then the best of each NZ and their ratio."""
+import csv
+import re
+import sys
+from collections import defaultdict
+
+
+def main():
+    t = defaultdict(dict)
+    for r in csv.DictReader(open(sys.argv[1])):
+        if r["status"] != "ok" or not r["layout"]:
+            continue
+        m = re.search(r"\bNZ=(\d)", r["params"])
+        if not m:
+            continue
+        case = (r["op"], r["type"], int(r["n"]), r["layout"], float(r["seg_mean"] or 0))
+        shape = r["family"] + " " + re.sub(r"\s*\bNZ=\d", "", r["params"])
+        t[case].setdefault(shape, {})[m.group(1)] = float(r["median_us"])
+    for case in sorted(t):
+        print("%s %s n=%d %s mean %.1f:" % case)
+        best = {}
+        for shape, v in sorted(t[case].items(), key=lambda kv: kv[1].get("0", 1e30)):
+            for k, us in v.items():
+                best[k] = min(best.get(k, 1e30), us)
+            if "0" in v and "1" in v:
+                print("   %9.2f %9.2f  %5.3f  %s" % (v["0"], v["1"], v["1"] / v["0"], shape))
+        if "0" in best and "1" in best:
+            print("   best: NZ=0 %.2f, NZ=1 %.2f us (%.3f)" % (best["0"], best["1"], best["1"] / best["0"]))
+
+
+if __name__ == "__main__":
+    main()
