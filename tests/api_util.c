@@ -139,6 +139,40 @@ int api_util_logged(FILE *err)
     return got != 0;
 }
 
+rt_ctx *api_util_child_ctx(const char *db)
+{
+    rt_err e;
+    store *s = NULL;
+    if (store_open(db, STORE_READ, &s, &e) != RT_OK) {
+        printf("open: %s\n", e.msg);
+        return NULL;
+    }
+    rt_ctx *ctx = api_util_bare_ctx(s, "NVIDIA H100 80GB HBM3");
+    FILE *err = tmpfile();
+    if (!ctx || !err) {
+        printf("out of memory or no tmpfile\n");
+        if (ctx)
+            api_util_free_ctx(ctx);
+        if (err)
+            fclose(err);
+        store_close(s);
+        return NULL;
+    }
+    snprintf(ctx->arch, sizeof ctx->arch, "sm_90");
+    ctx->cap.log = CAPTURE_LOG_INFO;
+    ctx->cap.err = err;
+    return ctx;
+}
+
+int api_util_child_end(rt_ctx *ctx, int bad)
+{
+    store *s = ctx->db;
+    bad |= api_util_logged(ctx->cap.err);
+    api_util_free_ctx(ctx);
+    store_close(s);
+    return bad;
+}
+
 void api_util_copy_file(const char *from, const char *to)
 {
     size_t len;

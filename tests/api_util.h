@@ -58,6 +58,15 @@ void api_util_free_ctx(rt_ctx *ctx);
  * nothing, else 1, the text printed after "logged: ". */
 int api_util_logged(FILE *err);
 
+/* A child scenario's bare context on the database file 'db' (read only) for an H100 (sm_90),
+ * its log at info into a tmpfile (ctx->cap.err) so that the scenario can tell that nothing
+ * was logged; NULL, with why printed, when it cannot be made. */
+rt_ctx *api_util_child_ctx(const char *db);
+
+/* The scenario's end: 'bad', or 1 when the context logged anything; the log, the context and
+ * its store closed. */
+int api_util_child_end(rt_ctx *ctx, int bad);
+
 /* Copy the file 'from' to 'to' (the test fails if it cannot). */
 void api_util_copy_file(const char *from, const char *to);
 

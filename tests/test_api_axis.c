@@ -374,19 +374,12 @@ static void axis_store_kind(void **state)
 int test_api_child_axis_fallback(const char *db)
 {
     rt_err *e = malloc(sizeof *e);
-    store *s = NULL;
+    rt_ctx *ctx = e ? api_util_child_ctx(db) : NULL;
     int bad = 0;
-    if (!e || store_open(db, STORE_READ, &s, e) != RT_OK) {
-        printf("open: %s\n", e ? e->msg : "out of memory");
+    if (!ctx) {
+        free(e);
         return 1;
     }
-    rt_ctx *ctx = api_util_bare_ctx(s, "NVIDIA H100 80GB HBM3");
-    if (!ctx)
-        return 1;
-    snprintf(ctx->arch, sizeof ctx->arch, "sm_90");
-    FILE *err = tmpfile();
-    ctx->cap.log = CAPTURE_LOG_INFO;
-    ctx->cap.err = err;
     const char *head = "axis min f32 outer [2^9, 2^10), len [2^12, 2^13), inner 1: neither the "
                        "database's winner (axis_rows B=256 L=32 V=4 U=2 CHUNK=0 IL=0) nor the "
                        "built-in default in its place (axis_rows B=256 L=256 V=4 U=2 CHUNK=0 "
@@ -421,11 +414,8 @@ int test_api_child_axis_fallback(const char *db)
             || !strstr(e->msg, none[k].builtin) || strstr(e->msg, "neither"))
             bad = 1;
     }
-    bad |= api_util_logged(err);
-    api_util_free_ctx(ctx);
-    store_close(s);
     free(e);
-    return bad;
+    return api_util_child_end(ctx, bad);
 }
 
 /* A winner whose kernel cannot be made, and no NVRTC for the built-in default either: the
