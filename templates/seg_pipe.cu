@@ -288,34 +288,32 @@ static __device__ __forceinline__ sp_tile sp_geometry(const sc_off_t *slot, unsi
 /* Elements a read of the stage: RV, at most 16 bytes (fewer for wide types). */
 #define SP_RV ((unsigned int)(RT_RV * sizeof(rt_value_t) <= 16 ? RT_RV : 16 / sizeof(rt_value_t) > 0 ? 16 / sizeof(rt_value_t) : 1))
 
-/* acc folded with stage[i .. e) in order (element k of the stage is in[w0 + k], i < e): the
- * first H without a branch, then one by one up to a multiple of SP_RV, SP_RV at a time in one
- * read, and the rest. */
+/* NZ applies: the operator's glue has rt_fold_nz, and no head of H is folded first. */
+#define SP_NZ (RT_NZ && RT_FOLD_NZ && RT_H == 0)
+
+/* acc folded with element x of index j: rt_fold_nz where acc holds an element already (NZ),
+ * else lifted and combined. */
+static __device__ __forceinline__ rt_acc_t sp_step(rt_acc_t acc, rt_value_t x, unsigned long long j)
+{
+#if SP_NZ
+    return rt_fold_nz(acc, x, j);
+#else
+    return rt_combine(acc, rt_lift(x, j));
+#endif
+}
+
+/* acc folded with stage[i .. e) in order (element k of the stage is in[w0 + k], i < e): with
+ * NZ the first element lifted (acc is the identity here: sp_reduce's start of a segment or of
+ * a lane's part) and the others folded into it by rt_fold_nz; else the first H without a
+ * branch; then one by one up to a multiple of SP_RV, SP_RV at a time in one read, and the
+ * rest. */
 static __device__ __forceinline__ rt_acc_t sp_fold(rt_acc_t acc, const rt_value_t *stage, unsigned long long w0,
                                                    unsigned int i, unsigned int e)
 {
-#if RT_NZ && RT_FOLD_NZ && RT_H == 0
-    /* NZ: acc is the identity here (sp_reduce's start of a segment or of a lane's part, i <
-     * e): the first element lifted, the others folded into it by rt_fold_nz. */
+#if SP_NZ
     acc = rt_lift(stage[i], w0 + i);
-    for (i++; i < e && i % SP_RV != 0; i++)
-        acc = rt_fold_nz(acc, stage[i], w0 + i);
-    if constexpr (SP_RV > 1) {
-        constexpr unsigned int RB = SP_RV * sizeof(rt_value_t);
-        typedef typename sc_pick<RB == 16, uint4, typename sc_pick<RB == 8, uint2, unsigned int>::type>::type vt;
-        for (; i + SP_RV <= e; i += SP_RV) {
-            rt_value_t x[SP_RV];
-            const vt v = *(const vt *)(stage + i);
-            memcpy(x, &v, RB);
-#pragma unroll
-            for (unsigned int k = 0; k < SP_RV; k++)
-                acc = rt_fold_nz(acc, x[k], w0 + i + k);
-        }
-    }
-    for (; i < e; i++)
-        acc = rt_fold_nz(acc, stage[i], w0 + i);
-    return acc;
-#else
+    i++;
+#endif
 #if RT_H > 0
     /* The first H without a branch: every read inside the stage, a select keeps those below e. */
 #pragma unroll
@@ -332,7 +330,7 @@ static __device__ __forceinline__ rt_acc_t sp_fold(rt_acc_t acc, const rt_value_
         typedef typename sc_pick<RB == 16, uint4, typename sc_pick<RB == 8, uint2, unsigned int>::type>::type vt;
         const unsigned int h = min(e, (i + SP_RV - 1) / SP_RV * SP_RV);
         for (; i < h; i++)
-            acc = rt_combine(acc, rt_lift(stage[i], w0 + i));
+            acc = sp_step(acc, stage[i], w0 + i);
         for (; i + SP_RV <= e; i += SP_RV) {
             rt_value_t x[SP_RV];
             if constexpr (RB == 4 || RB == 8 || RB == 16) {
@@ -345,13 +343,12 @@ static __device__ __forceinline__ rt_acc_t sp_fold(rt_acc_t acc, const rt_value_
             }
 #pragma unroll
             for (unsigned int k = 0; k < SP_RV; k++)
-                acc = rt_combine(acc, rt_lift(x[k], w0 + i + k));
+                acc = sp_step(acc, x[k], w0 + i + k);
         }
     }
     for (; i < e; i++)
-        acc = rt_combine(acc, rt_lift(stage[i], w0 + i));
+        acc = sp_step(acc, stage[i], w0 + i);
     return acc;
-#endif
 }
 
 #if RT_LONG > 0

@@ -324,8 +324,6 @@ static rt_ctx *bare_ctx(store *s, const char *name)
     return ctx;
 }
 
-#define free_ctx api_util_free_ctx
-
 /* api_get_choice: an operator with no winner of its own for this GPU or a similar one takes
  * a sibling's (the nearest first that has one), leaving out winners of a family this library
  * does not know; one with winners of its own, or with no sibling that has any, does not. */
@@ -383,7 +381,7 @@ static void api_choice_takes_a_sibling(void **state)
     assert_int_equal(api_get_choice(ctx, 0, RT_MIN, RT_I32, &c, &e), RT_OK);
     assert_int_equal(c->level, LEVEL_BUILTIN);
     assert_int_equal(c->has_kin, 0);
-    free_ctx(ctx);
+    api_util_free_ctx(ctx);
     store_close(s);
     api_util_remove_dir(dir);
 }
@@ -446,7 +444,7 @@ static void api_seg_completes_by_mean(void **state)
     for (mean_choice *m = ctx->mean_choices; m; m = m->next)
         kept++;
     assert_int_equal(kept, 4);   /* mean buckets of 3, 2, 1000 and 200, each read once */
-    free_ctx(ctx);
+    api_util_free_ctx(ctx);
     store_close(s);
     api_util_remove_dir(dir);
 }
@@ -554,7 +552,7 @@ static void api_log_instead_says_why(void **state)
         "gridstride.cu: NVRTC_ERROR_COMPILATION for sm_90: templates/gridstride.cu(68): error: "
         "static assertion failed with \"gridstride: G must be in 1..16\"; the built-in default "
         "gridstride B=256 V=4 U=4 G=4 runs instead\n");
-    free_ctx(ctx);
+    api_util_free_ctx(ctx);
 }
 
 /* Child "fallback": REDTUNE_NVRTC=/nonexistent, no GPU needed. min f32 has a winner at 2^20

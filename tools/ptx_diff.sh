@@ -144,18 +144,21 @@ while IFS='|' read -r fam params args; do
         gen=$before
         [ "$side" = after ] && gen=$after
         p=$params
+        emitted=0
         # A parameter the base does not have (new in the working tree, as listed by its
         # `compile -v`) is left out of the base's unit: the base's code is the new one's at
         # that parameter's default, which is what the comparison then checks.
         for _ in 1 2 3; do
             # shellcheck disable=SC2086
-            (cd "$top" && "$gen" emit "$fam" $p $args) >"$work/$id.$side.cu" 2>"$work/$id.$side.log" && break
+            if (cd "$top" && "$gen" emit "$fam" $p $args) >"$work/$id.$side.cu" 2>"$work/$id.$side.log"; then
+                emitted=1
+                break
+            fi
             unknown=$(sed -n "s/.* has no parameter '\([A-Z0-9_]*\)'.*/\1/p" "$work/$id.$side.log" | head -n 1)
             [ "$side" = before ] && [ -n "$unknown" ] || break
             p=$(echo "$p" | tr ' ' '\n' | grep -v "^$unknown=" | tr '\n' ' ')
         done
-        # shellcheck disable=SC2086
-        if (cd "$top" && "$gen" emit "$fam" $p $args) >"$work/$id.$side.cu" 2>"$work/$id.$side.log"; then
+        if [ "$emitted" = 1 ]; then
             h=$(sha256sum "$work/$id.$side.cu" | cut -c1-64)
             echo "$h" >"$work/$id.$side.hash"
             [ -f "$cache/ptx/$h.ptx" ] || [ -f "$cache/ptx/$h.err" ] || echo "$h $work/$id.$side.cu" >>"$work/todo.txt"
