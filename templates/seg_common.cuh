@@ -130,6 +130,20 @@ static __device__ __forceinline__ void sc_cp_async(void *dst, const void *src, u
 }
 #endif
 
+/* acc folded with element x of index j: with NZ (a fold that holds an element already: seg_pipe's
+ * and seg_per's NZ) the glue's rt_fold_nz where the operator has one (RT_FOLD_NZ: float min
+ * and max), else x lifted and combined. */
+template <bool NZ>
+static __device__ __forceinline__ rt_acc_t sc_fold_step(rt_acc_t acc, rt_value_t x, unsigned long long j)
+{
+#if RT_FOLD_NZ
+    if constexpr (NZ)
+        return rt_fold_nz(acc, x, j);
+    else
+#endif
+        return rt_combine(acc, rt_lift(x, j));
+}
+
 /* x[0 .. R) = in[p .. p + R), the elements below b (0 from b on): one thread's R consecutive
  * elements (seg_stream's lanes, seg_mark's threads), p a multiple of V, as R/V aligned vectors
  * with the streaming hint where a whole vector lies below b, else one by one. */

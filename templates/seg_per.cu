@@ -302,19 +302,9 @@ static __device__ __forceinline__ void per_read(const rt_value_t *p, rt_value_t 
     }
 }
 
-/* NZ: the operator's rt_fold_nz for an accumulator that holds an element (per_window). */
+/* NZ: the operator's rt_fold_nz for an accumulator that holds an element (per_window's
+ * sc_fold_step<PER_NZ>). */
 #define PER_NZ (RT_NZ && RT_FOLD_NZ)
-
-/* acc folded with element x of index j: rt_fold_nz where acc holds an element already (NZ),
- * else lifted and combined. */
-static __device__ __forceinline__ rt_acc_t per_fold(rt_acc_t acc, rt_value_t x, unsigned long long j)
-{
-#if PER_NZ
-    return rt_fold_nz(acc, x, j);
-#else
-    return rt_combine(acc, rt_lift(x, j));
-#endif
-}
 
 /* STAGE = 2: lane's segment [lo, hi) reduced from the warp's window 'win' of shared memory,
  * the warp's span [lane 0's lo rounded down to V, the largest hi) copied into it a window at
@@ -348,16 +338,16 @@ static __device__ __forceinline__ rt_acc_t per_window(const rt_value_t *__restri
 #endif
             const unsigned int h = min(e, (i + RT_V - 1) / RT_V * RT_V);
             for (; i < h; i++)
-                acc = per_fold(acc, win[i], w0 + i);
+                acc = sc_fold_step<PER_NZ>(acc, win[i], w0 + i);
             for (; i + RT_V <= e; i += RT_V) {
                 rt_value_t x[RT_V];
                 per_read<VB>(win + i, x);
 #pragma unroll
                 for (unsigned int k = 0; k < RT_V; k++)
-                    acc = per_fold(acc, x[k], w0 + i + k);
+                    acc = sc_fold_step<PER_NZ>(acc, x[k], w0 + i + k);
             }
             for (; i < e; i++)
-                acc = per_fold(acc, win[i], w0 + i);
+                acc = sc_fold_step<PER_NZ>(acc, win[i], w0 + i);
         }
         __syncwarp();   /* the next window overwrites this one */
     }

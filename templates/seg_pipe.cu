@@ -289,18 +289,7 @@ static __device__ __forceinline__ sp_tile sp_geometry(const sc_off_t *slot, unsi
 #define SP_RV ((unsigned int)(RT_RV * sizeof(rt_value_t) <= 16 ? RT_RV : 16 / sizeof(rt_value_t) > 0 ? 16 / sizeof(rt_value_t) : 1))
 
 /* NZ applies: the operator's glue has rt_fold_nz, and no head of H is folded first. */
-#define SP_NZ (RT_NZ && RT_FOLD_NZ && RT_H == 0)
-
-/* acc folded with element x of index j: rt_fold_nz where acc holds an element already (NZ),
- * else lifted and combined. */
-static __device__ __forceinline__ rt_acc_t sp_step(rt_acc_t acc, rt_value_t x, unsigned long long j)
-{
-#if SP_NZ
-    return rt_fold_nz(acc, x, j);
-#else
-    return rt_combine(acc, rt_lift(x, j));
-#endif
-}
+#define SP_NZ (RT_NZ && RT_FOLD_NZ && RT_H == 0)   /* sc_fold_step<SP_NZ> */
 
 /* acc folded with stage[i .. e) in order (element k of the stage is in[w0 + k], i < e): with
  * NZ the first element lifted (acc is the identity here: sp_reduce's start of a segment or of
@@ -330,7 +319,7 @@ static __device__ __forceinline__ rt_acc_t sp_fold(rt_acc_t acc, const rt_value_
         typedef typename sc_pick<RB == 16, uint4, typename sc_pick<RB == 8, uint2, unsigned int>::type>::type vt;
         const unsigned int h = min(e, (i + SP_RV - 1) / SP_RV * SP_RV);
         for (; i < h; i++)
-            acc = sp_step(acc, stage[i], w0 + i);
+            acc = sc_fold_step<SP_NZ>(acc, stage[i], w0 + i);
         for (; i + SP_RV <= e; i += SP_RV) {
             rt_value_t x[SP_RV];
             if constexpr (RB == 4 || RB == 8 || RB == 16) {
@@ -343,11 +332,11 @@ static __device__ __forceinline__ rt_acc_t sp_fold(rt_acc_t acc, const rt_value_
             }
 #pragma unroll
             for (unsigned int k = 0; k < SP_RV; k++)
-                acc = sp_step(acc, x[k], w0 + i + k);
+                acc = sc_fold_step<SP_NZ>(acc, x[k], w0 + i + k);
         }
     }
     for (; i < e; i++)
-        acc = sp_step(acc, stage[i], w0 + i);
+        acc = sc_fold_step<SP_NZ>(acc, stage[i], w0 + i);
     return acc;
 }
 
