@@ -42,6 +42,7 @@ int test_api_gpu_user_group(void);
 int test_api_gpu_graph_group(void);
 int test_api_axis_group(void);
 int test_api_axis_gpu_group(void);
+int test_api_axis_gpu_db_group(void);
 int test_measure_group(void);
 int test_measure_gpu_group(void);
 int test_strategy_group(void);
@@ -107,6 +108,7 @@ int main(int argc, char **argv)
         failed += test_api_gpu_user_group();
         failed += test_api_gpu_graph_group();
         failed += test_api_axis_gpu_group();
+        failed += test_api_axis_gpu_db_group();
         failed += test_measure_gpu_group();
         failed += test_bench_pick_gpu_group();
     }

@@ -5,6 +5,7 @@ operator, explain, the torch custom op under torch.compile, and reductions along
 (dim=: every operator x dtype x shape against torch's dim reductions, out=, streams, compile). Skips without a GPU, or per
 framework without torch / CuPy. Run on the GPU machine: tests/run.sh build gpu (or pytest)."""
 import os
+import re
 
 import pytest
 
@@ -391,6 +392,18 @@ def test_one_segment(fw):
                 assert r[0] == want or abs(float(r[0]) - want) <= tol, (lo, hi, dt, op, r[0], want)
 
 
+def balanced_families():
+    """The families whose templates say `@balanced yes` (the ones RT_SEG_SKEWED may run)."""
+    names = set()
+    for f in os.listdir(os.path.join(TOP, "templates")):
+        if f.endswith(".cu"):
+            with open(os.path.join(TOP, "templates", f)) as t:
+                if re.search(r"^// @balanced\s+yes\b", t.read(), re.M):
+                    names.add(f[:-3])
+    assert "seg_lb" in names and "seg_per" not in names, names
+    return names
+
+
 def test_segmented_skewed(fw):
     """skewed=True (RT_SEG_SKEWED): a heavy-tailed set of lengths (runs of empty and
     one-element segments, a few of 10^5) reduced by a load-balanced kernel, the same results;
@@ -409,7 +422,9 @@ def test_segmented_skewed(fw):
         assert r[s] == want and plain[s] == want, s
     text = redtune.context(0).explain_segmented("offsets", "min", redtune.consts.RT_F32, n, nseg,
                                                 skewed=True)
-    assert "skewed (load-balanced kernels only)" in text and " seg_lb " in text, text
+    assert "skewed (load-balanced kernels only)" in text, text
+    kernel = text.split(": ", 1)[1].split()[0]   # the family of the kernel that serves it
+    assert kernel in balanced_families(), (kernel, text)
     with pytest.raises(TypeError, match="skewed"):
         redtune.reduce_offsets(x, off, "min", skewed=1)
     # uniform=True (RT_SEG_UNIFORM), a promise this call breaks: the same results, slower
