@@ -2,12 +2,20 @@
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
 -- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. 36 configs
--- for keys and 189 for offsets (f32 min on sm_90; 137 before seg_pipe, 181 before seg_per's U).
+-- for keys and 215 for offsets (f32 min on sm_90; 137 before seg_pipe, 181 before seg_per's U,
+-- 189 before NZ and for operators without rt_fold_nz).
 
 local SMEM = 44 * 1024   -- what the templates allow themselves (static shared memory)
 
 local function fits(c, dev)
   return c.B <= dev.max_threads_per_block
+end
+
+-- NZ = 1 (a segment folded from its first element by the glue's rt_fold_nz) where the glue
+-- has one: float min and max; elsewhere it is NZ = 0's kernel under another key
+local function nz_ok(c, case)
+  return c.NZ == 0 or ((case.op == "min" or case.op == "max")
+                       and (case.type == "f32" or case.type == "f64"))
 end
 
 -- seg_lb's shared memory: keys stage B*R elements and keys (STAGE = 1; STAGE = 0 keeps them
@@ -114,12 +122,16 @@ return {
   -- tile's span by cp.async a tile ahead (seg_pipe): short segments. Two stages of KB
   -- kilobytes and three slots of B*SEGS+1 32-bit offsets within 48 KB (with
   -- 64-bit offsets the template shrinks its stages to fit).
+  -- NZ = 1 (H = 0): float min and max fold a segment from its first element (H200, 30M: min
+  -- f32 len3 0.92x NZ = 0; docs/results.md, twenty-eighth session).
   { family = "seg_pipe",
-    params = { B = {128, 256}, SEGS = {1, 2, 4, 8}, V = {1, 2, 4, 8}, RV = 1, KB = {8, 12, 16}, H = {0, 4} },
+    params = { B = {128, 256}, SEGS = {1, 2, 4, 8}, V = {1, 2, 4, 8}, RV = 1, KB = {8, 12, 16}, H = {0, 4},
+               NZ = {0, 1} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and fits(c, dev) and c.V * case.type_size == 16
              and c.RV * case.type_size <= 16
              and 2 * c.KB * 1024 + 3 * (c.B * c.SEGS + 1) * 4 <= 48 * 1024
+             and nz_ok(c, case) and (c.NZ == 0 or c.H == 0)
     end },
 
   -- A group of LANES threads per segment (offsets): a thread, a quarter warp, a warp, or
@@ -153,11 +165,13 @@ return {
       return fits(c, dev) and c.B * c.V * case.type_size <= SMEM
     end },
   -- A thread per segment with the warp's whole span copied into shared memory by cp.async
-  -- (40 KB a block), each lane reading its segment from there V elements at a time.
+  -- (40 KB a block), each lane reading its segment from there V elements at a time; NZ = 1
+  -- for float min and max (H200, 30M: min f32 rand10_50 0.85x NZ = 0).
   { family = "seg_per",
-    params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8} },
+    params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8}, NZ = {0, 1} },
     constraint = function(c, dev, case)
       return fits(c, dev) and (c.V * case.type_size == 16 or c.V * case.type_size == 8)
+             and nz_ok(c, case)
     end },
   -- A thread per segment (direct or through the window) whose segments of more than LONG
   -- rounds go to the grid's second launch, a warp a chunk of SPLIT elements (heavy tails; on

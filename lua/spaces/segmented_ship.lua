@@ -1,9 +1,10 @@
 -- segmented_ship.lua - the small segmented space tools/tune_shipped_seg.sh tunes every shipped
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
--- neighbours, with the vector width scaled to the element size. 8 configs for keys and 99
--- for offsets (f32; with KW and seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth,
--- seg_pipe, twenty-sixth: 32 of them; about 4 and 25 when
+-- neighbours, with the vector width scaled to the element size. 8 configs for keys and 117
+-- for offsets (f32 min; 99 for sum and the integers, which have no NZ; with KW and
+-- seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth, seg_pipe, twenty-sixth: 32
+-- of them, seg_per's U, twenty-seventh, NZ, twenty-eighth; about 4 and 25 when
 -- the 18 cases min, max, sum x f32, f64, i32 x keys, offsets were first tuned in three device
 -- calls; f32 min was also tuned in the full space, on another lent H100: a device row of its
 -- own in db/tuned/h100.sql).
@@ -11,6 +12,12 @@
 local function vec(case) return 16 // case.type_size end   -- one 16-byte load
 -- seg_lb takes V = 1, 2, 4: its widest vector is 16 bytes of at most 4 elements
 local function lb_vec(case) return math.min(4, vec(case)) end
+-- NZ = 1 (a segment folded from its first element by the glue's rt_fold_nz) where the glue
+-- has one: float min and max; elsewhere it is NZ = 0's kernel under another key
+local function nz_ok(c, case)
+  return c.NZ == 0 or ((case.op == "min" or case.op == "max")
+                       and (case.type == "f32" or case.type == "f64"))
+end
 
 return {
   -- Keys: load-balanced tiles, register path, 16-byte loads; OST = 1 stores the outputs of
@@ -51,12 +58,15 @@ return {
   -- Offsets: a thread per segment reading from shared memory that a resident block fills
   -- with each tile's span by cp.async a tile ahead (short segments). Two stages of KB
   -- kilobytes and three slots of B*SEGS+1 32-bit offsets within 48 KB (with
-  -- 64-bit offsets the template shrinks its stages to fit).
+  -- 64-bit offsets the template shrinks its stages to fit). NZ = 1 with H = 0 (H200, 30M:
+  -- min f32 len3 0.92x NZ = 0, len1 0.89x; docs/results.md, twenty-eighth session).
   { family = "seg_pipe",
-    params = { B = {128, 256}, SEGS = {2, 4, 8}, V = {1, 2, 4, 8}, RV = 1, KB = {8, 12, 16}, H = {0, 4} },
+    params = { B = {128, 256}, SEGS = {2, 4, 8}, V = {1, 2, 4, 8}, RV = 1, KB = {8, 12, 16}, H = {0, 4},
+               NZ = {0, 1} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and c.V == vec(case)
              and 2 * c.KB * 1024 + 3 * (c.B * c.SEGS + 1) * 4 <= 48 * 1024
+             and nz_ok(c, case) and (c.NZ == 0 or c.H == 0)
     end },
   -- Offsets: a group of LANES threads per segment, for short and medium segments; a warp or
   -- a block a segment also with U = 2 and 4 (rounds a lane loads together, one tree a
@@ -79,10 +89,11 @@ return {
       return c.B * c.V * case.type_size <= 44 * 1024
     end },
   -- Offsets: a thread per segment, the warp's whole span copied into shared memory by
-  -- cp.async (short segments of unequal length).
+  -- cp.async (short segments of unequal length); NZ = 1 (H200, 30M: min f32 rand10_50 0.85x
+  -- NZ = 0).
   { family = "seg_per",
-    params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8} },
+    params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8}, NZ = {0, 1} },
     constraint = function(c, dev, case)
-      return c.V * case.type_size == 16
+      return c.V * case.type_size == 16 and nz_ok(c, case)
     end },
 }

@@ -277,6 +277,7 @@ ship_rand() {
     done
     dship ship "$match"
     grep -i 'offsets' "$L/ship_best.txt" >> "$S"
+    rm -f "$OUT/ship_into.db"   # a second call in one run: its rows and the first's (build/ship.db)
     python3 tools/ship_into_row.py "$OUT/ship_ship.db" "$T" "$uuid" -o "$OUT/ship_into.db" >> "$S" 2>&1
     build/redtune merge "$T" "$OUT/ship_into.db" -o build/merged.db --force >> "$S" 2>&1
 }
