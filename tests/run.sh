@@ -43,11 +43,11 @@ if [ "$dir" = build ] && [ -z "$filter" ]; then
     tests/install_test.sh 2>&1 | tee -a "$log"
 fi
 # The Python package (python/tests with pytest, over build/python that `ninja python` stages):
-# a TAP line per test through the rt_tap plugin; test_gpu.py skips without a GPU, torch, CuPy.
+# a TAP line per test through the rt_tap plugin; test_gpu*.py skip without a GPU, torch, CuPy.
 if [ "$dir" = build ]; then
     case "$filter" in
         cpu) pytests="python/tests/test_cpu_*.py" ;;
-        gpu) pytests=python/tests/test_gpu.py ;;
+        gpu) pytests="python/tests/test_gpu*.py" ;;
         *) pytests=python/tests ;;
     esac
     py=

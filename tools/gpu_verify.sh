@@ -144,7 +144,7 @@ python)
     t0=$(date +%s)
     PYTHONPATH=$PWD/build/python:$PWD/python/tests${PYTHONPATH:+:$PYTHONPATH} \
         PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout 240 python3 -P -m pytest -q -p no:cacheprovider \
-        python/tests/test_gpu.py > "$out/pytest_gpu.log" 2>&1
+        python/tests/test_gpu.py python/tests/test_gpu_axis.py > "$out/pytest_gpu.log" 2>&1
     echo "python GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$out/pytest_gpu.log")"
     grep -E '^(FAILED|ERROR)' "$out/pytest_gpu.log" | head -20
     PYTHONPATH=$PWD/build/python${PYTHONPATH:+:$PYTHONPATH} timeout 200 python3 -P \
@@ -251,7 +251,8 @@ axischeck)
     t0=$(date +%s)
     PYTHONPATH=$PWD/build/python:$PWD/python/tests${PYTHONPATH:+:$PYTHONPATH} \
         PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout 150 python3 -P -m pytest -q -p no:cacheprovider \
-        -k 'axis or dim or var_mean' python/tests/test_gpu.py > "$out/pytest_axis.log" 2>&1
+        -k 'axis or dim or var_mean' python/tests/test_gpu.py python/tests/test_gpu_axis.py \
+        > "$out/pytest_axis.log" 2>&1
     echo "python axis GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$out/pytest_axis.log")"
     grep -E '^(FAILED|ERROR)' "$out/pytest_axis.log" | head -20
     gbps=${READ_GBPS:-}   # redtune_bench --axis's yardstick of the same machine kind, if given
@@ -305,7 +306,7 @@ quick)
     t0=$(date +%s)
     PYTHONPATH=$PWD/build/python:$PWD/python/tests${PYTHONPATH:+:$PYTHONPATH} \
         PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 timeout ${PYTEST_TIMEOUT:-300} python3 -P -m pytest -q -p no:cacheprovider \
-        python/tests/test_gpu.py > "$out/pytest_gpu.log" 2>&1
+        python/tests/test_gpu.py python/tests/test_gpu_axis.py > "$out/pytest_gpu.log" 2>&1
     echo "python GPU tests: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$out/pytest_gpu.log")"
     grep -E '^(FAILED|ERROR)' "$out/pytest_gpu.log" | head -20
     ;;

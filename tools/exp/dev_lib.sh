@@ -163,7 +163,7 @@ pytests() {
     cp "$T" build/python/redtune/redtune.db
     t0=$(date +%s)
     PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
-        timeout "$limit" python3 -P -m pytest -q -p no:cacheprovider "$@" python/tests/test_gpu.py \
+        timeout "$limit" python3 -P -m pytest -q -p no:cacheprovider "$@" python/tests/test_gpu.py python/tests/test_gpu_axis.py \
         > "$L/pytest_$name.log" 2>&1
     echo "python GPU tests ($name): exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_$name.log")" >> "$S"
     grep -E '^(FAILED|ERROR)' "$L/pytest_$name.log" | head -20 >> "$S"

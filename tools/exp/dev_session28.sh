@@ -25,7 +25,9 @@
 #           run 2's rows now) and merged; redtune_bench over every offsets profile, committed
 #           database against the merge, A B A B; the Python GPU tests of segments (run 1's two
 #           failures were the test's: it named seg_lb where the shipped seg_mark serves).
-step=${1:?step: pack, nz, ship, f64}
+#   pyaxis  (run 4) the Python GPU tests along an axis after their split into
+#           python/tests/test_gpu_axis.py (-k 'axis or dim or var_mean' over both files).
+step=${1:?step: pack, nz, ship, f64, pyaxis}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c28 "$step"
 T0=$(date +%s)
@@ -60,5 +62,7 @@ f64)
     python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") | grep -A4 '^min f64' >> "$S" 2>&1
     bench_all 40
     fits 60 "python GPU tests" && pytests seg $(( 560 - ($(date +%s) - T0) )) -k 'segment or offsets or keys' ;;
+pyaxis)
+    pytests axis 170 -k 'axis or dim or var_mean' ;;
 esac
 dev_end
