@@ -9,11 +9,12 @@
 // @param OFF64 0 offsets are 32-bit (0) or 64-bit (1)
 // @param B 256 threads per block (multiple of 32, 32..1024)
 // @param LANES 32 threads per segment: 1, 2, 4, 8, 16, 32 (a warp), or B (a block per segment, CUB's scheme)
-// @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 2 (LANES = 1 only): the warp copies its segments' whole span into a window of shared memory with cp.async (V elements of 4, 8 or 16 bytes a copy, other widths by plain loads; 40 KB a block shared by its warps), and each lane reduces its own segment from there in reads of V elements; 0: each lane loads its own segment
+// @param STAGE 0 1 (LANES = 1 only): each warp stages its 32 segments' elements in shared memory, 32*V at a time, with coalesced loads, and each lane reduces its own segment from there; 2 (LANES = 1 only): the warp copies its segments' whole span into a window of shared memory with cp.async (V elements of 4, 8 or 16 bytes a copy, other widths by plain loads; WIN kilobytes a block, 40 by default, shared by its warps), and each lane reduces its own segment from there in reads of V elements; 0: each lane loads its own segment
 // @param LONG 64 (LANES < 32, STAGE = 0 or 2) a segment longer than LONG rounds of its group (LONG * LANES * V elements) is left by its group to the whole block, which reduces the block's long segments after its tile, up to 16 bytes a lane per round where `in` is aligned: under heavy-tailed lengths one long segment no longer holds one group for its whole length; 0: every segment stays with its group
 // @param SPLIT 0 (LONG > 0) a segment longer than LONG rounds of its group is left to the grid instead of the block: its chunks of SPLIT elements (a power of two, 256..2^24) go to a list in the temporary storage, and a second launch (rt_seg_split, a resident grid) reduces each chunk with a warp, the last warp of a segment folding its chunks' results in order; 0: no list, such segments stay in their block (LONG)
 // @param SEGS 1 (LANES = 1, STAGE = 0, SPLIT = 0) segments a lane takes per tile (1..8; a tile is B * SEGS segments, lane l's are l, l + B, ...): their offsets, then their first V elements each, are loaded before any is combined, so that a lane has SEGS segments' loads in flight where segments are a few elements long; the rest of a segment longer than V follows in rounds
 // @param U 1 rounds a lane loads together (1, 2, 4; wherever a group loads its segment from global memory): each lane folds its own chunks of U rounds at a time, all U loads in flight before the first combine, and a group meets in its shuffle tree once a segment instead of once a round; with LANES > 1 that order needs a commutative operator (a non-commutative one keeps U = 1: a tree a round, lane order within each)
+// @param WIN 40 (STAGE = 2) kilobytes of shared memory the block's windows take together (1..44; a warp's window is WIN * 1024 / (B / 32) bytes): fewer let more blocks share an SM (228 KB on sm_90, 1 KB of it reserved a block: 40 KB let five blocks in, 36 six, 27 eight), more let a warp's span fit one window
 // @param NZ 0 (STAGE = 2) 1: a lane's segment folded from its first element on with the glue's rt_fold_nz where the operator has one (float min and max: fmin alone an element, no NaN test of the lift and no marker tests of the combine); 0 (or another operator): every element lifted and combined
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
@@ -42,10 +43,10 @@
 // the chunk holds none of its segment, and a lane that loads its own segment (STAGE = 0) makes
 // each load of the warp touch 32 cache lines. Here the warp copies the span of its 32
 // segments, from the multiple of V at or below lane 0's start to the largest end, into its
-// window of shared memory (40 KB / (B/32) bytes: 1280 f32 with B = 256, so the 32 segments of
-// 10 to 50 elements fit at once) with cp.async, V elements (4, 8 or 16 bytes; other widths,
-// such as V = 1 of a 2-byte type for an unaligned pointer, by plain loads) a copy, all in
-// flight together and no registers held (the last part-vector at the span's end by plain
+// window of shared memory (WIN KB / (B/32) bytes: 1280 f32 with B = 256 and WIN = 40, so
+// the 32 segments of 10 to 50 elements fit at once) with cp.async, V elements (4, 8 or 16
+// bytes; other widths, such as V = 1 of a 2-byte type for an unaligned pointer, by plain
+// loads) a copy, all in flight together and no registers held (the last part-vector at the span's end by plain
 // loads); then each lane reduces its segment's part in the window in order: element by element
 // up to a multiple of V, then V at a time in one shared-memory read, then the rest. A span
 // longer than the window is copied a window at a time. Reads stay in [0, n): every copy is of
@@ -107,6 +108,9 @@
 #ifndef RT_NZ
 #define RT_NZ 0      /* STAGE = 2: fold from the first element with rt_fold_nz (float min, max) */
 #endif
+#ifndef RT_WIN
+#define RT_WIN 40    /* STAGE = 2: kilobytes of shared memory the block's windows take */
+#endif
 
 #include "seg_common.cuh"
 
@@ -123,6 +127,7 @@ static_assert(RT_SEGS == 1 || (RT_LANES == 1 && RT_STAGE == 0 && RT_SPLIT == 0),
               "seg_per: SEGS > 1 needs LANES=1, STAGE=0 and SPLIT=0");
 static_assert(RT_U == 1 || RT_U == 2 || RT_U == 4, "seg_per: U must be 1, 2 or 4");
 static_assert(RT_NZ == 0 || RT_NZ == 1, "seg_per: NZ must be 0 or 1");
+static_assert(RT_WIN >= 1 && RT_WIN <= 44, "seg_per: WIN must be in 1..44 (kilobytes)");
 static_assert(RT_SPLIT == 0 || (RT_SPLIT >= 256 && RT_SPLIT <= (1 << 24) && (RT_SPLIT & (RT_SPLIT - 1)) == 0),
               "seg_per: SPLIT must be 0 or a power of two in 256..2^24");
 
@@ -135,7 +140,8 @@ static_assert(RT_SPLIT == 0 || (RT_SPLIT >= 256 && RT_SPLIT <= (1 << 24) && (RT_
  * before their tree reorder the combines, which only a commutative operator allows. */
 #define PER_U ((PER_L == 1 || RT_COMMUTATIVE) ? RT_U : 1)
 #if RT_STAGE == 2
-#define PER_WIN (40 * 1024 / (RT_B / 32) / (RT_V * sizeof(rt_value_t)) * RT_V)   /* elements a window */
+#define PER_WIN (RT_WIN * 1024 / (RT_B / 32) / (RT_V * sizeof(rt_value_t)) * RT_V)   /* elements a window */
+static_assert(PER_WIN >= RT_V, "seg_per: WIN is too small for a warp's window of one vector");
 #endif
 #if defined(RT_TYPE_F64) || defined(RT_TYPE_I64) || defined(RT_TYPE_U64)
 #define PER_VSIZE 8                                       /* sizeof(rt_value_t), for #if */

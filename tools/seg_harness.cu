@@ -574,6 +574,10 @@ static const cfg configs[] = {
     {"seg_per", "LAYOUT=2 B=128 LANES=1 STAGE=2 V=2 LONG=2 SPLIT=256"},
     {"seg_per", "LAYOUT=2 B=256 LANES=1 STAGE=2 V=4 NZ=1"},   /* rt_fold_nz from the window */
     {"seg_per", "LAYOUT=2 OFF64=1 B=64 LANES=1 STAGE=2 V=1 LONG=3 NZ=1"},
+    /* WIN: a block's windows in fewer kilobytes; 1 KB of B = 128 leaves a warp 64 f32, so a
+     * span takes many windows */
+    {"seg_per", "LAYOUT=2 B=128 LANES=1 STAGE=2 V=4 WIN=1 NZ=1"},
+    {"seg_per", "LAYOUT=2 OFF64=1 B=256 LANES=1 STAGE=2 V=2 WIN=27 LONG=2"},
     {"seg_per", "LAYOUT=2 OFF64=1 B=64 LANES=4 V=1 LONG=1 SPLIT=512"},
     {"seg_per", "LAYOUT=2 B=256 LANES=1 V=4 LONG=64 SPLIT=4096"},
     {"seg_per", "LAYOUT=2 B=128 LANES=1 V=2 SEGS=4"},

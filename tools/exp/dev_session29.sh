@@ -1,0 +1,37 @@
+#!/bin/bash
+# dev_session29.sh STEP - device runs prepared at the end of the twenty-eighth session (whose
+# device time was spent), one step a call on a lent GPU; logs under $OUT/logs, a summary
+# ($OUT/sum.txt) printed last, everything else in $OUT/all.tgz; the functions are
+# tools/exp/dev_lib.sh's. Carried: build/c29.tar.xz (stripped binaries; `bash
+# tools/exp/dev_session29.sh pack` makes it here), build/devlib, build/h100.sql.xz
+# (db/tuned/h100.sql, xz'd, out of the tree for the 64 MiB limit).
+#   win     seg_per STAGE = 2's WIN (kilobytes of shared memory a block's windows take, 40
+#           until now; written after the twenty-eighth session's last GPU run): the harness
+#           (--only seg_per: two WIN shapes, 1 KB windows among them), 'seg_RT_M*' and
+#           'seg_RT_SUM*' (a WIN=1 variant: a span in many windows), then
+#           tools/exp/win_space.lua for offsets rand10_50 at 2^22 and 30M (min f32, sum f32,
+#           min f64), each WIN's best (tools/exp/stage2_sum.py). If a WIN below 40 wins by
+#           more than the noise (1%), give lua/spaces/segmented_ship.lua's STAGE = 2 entry
+#           that WIN and tune the H200's rand10_50 rows again (`ship` of dev_session28.sh).
+#   h100    on an H100 (none was lent in sessions 22-28): the H100's rows of the
+#           short-segment profiles with the shipped space (NZ, U, seg_pipe, seg_mark are new
+#           to it): offsets len3, len1, rand10_50, len1000 at 2^22 and 30M for min f32 into
+#           the H100's row 2e956071d0b02214c4c501b293bccefc and merged; redtune_bench over
+#           every offsets profile, committed database against the merge, A B A B.
+step=${1:?step: pack, win, h100}
+. "$(dirname "$0")/dev_lib.sh"
+dev_start c29 "$step"
+case $step in
+win)
+    harness 120 seg_per
+    tests 'seg_RT_M*' 100
+    tests 'seg_RT_SUM*' 60
+    MARK_PROFILES=rand10_50 MARK_SIZES=2^22,30M mark_tune win tools/exp/win_space.lua 90 \
+        min:f32 sum:f32 min:f64 ;;
+h100)
+    SHIP_PROFILES=len3,len1,rand10_50,len1000 SHIP_LIMIT=240 ship_rand H100 \
+        2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+    bench_all 60 ;;
+esac
+dev_end
