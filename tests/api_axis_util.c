@@ -41,54 +41,29 @@ void put_axis_best(store *s, long long dev, const char *hash, const char *family
         fail_msg("%s", e.msg);
 }
 
-axis_gpu_state axis_gpu = {-1};
+char axis_gpu_empty_db[256];
 
 int axis_gpu_setup(void **state)
 {
-    (void)state;
     rt_err e;
-    if (axis_gpu.have >= 0)
-        return 0;
-    axis_gpu.have = 0;
-    if (driver_device_query(0, &axis_gpu.dev, &e)) {
-        snprintf(axis_gpu.why, sizeof axis_gpu.why, "%s", e.msg);
-        return 0;
-    }
-    if (cu.DeviceGet(&axis_gpu.cudev, 0) || cu.DevicePrimaryCtxRetain(&axis_gpu.cuctx, axis_gpu.cudev)
-        || cu.CtxSetCurrent(axis_gpu.cuctx)) {
-        snprintf(axis_gpu.why, sizeof axis_gpu.why, "could not create a context on %s", axis_gpu.dev.name);
-        return 0;
-    }
-    if (nvrtc_load(&e)) {
-        snprintf(axis_gpu.why, sizeof axis_gpu.why, "%s", e.msg);
-        return 0;
-    }
-    device_arch(&axis_gpu.dev, axis_gpu.arch);
-    strcpy(axis_gpu.dir, "/tmp/redtune-axis-gpu-XXXXXX");
-    if (!mkdtemp(axis_gpu.dir)) {
-        snprintf(axis_gpu.why, sizeof axis_gpu.why, "mkdtemp failed");
-        return 0;
-    }
-    snprintf(axis_gpu.empty_db, sizeof axis_gpu.empty_db, "%s/empty.db", axis_gpu.dir);
     store *s = NULL;
-    if (store_open(axis_gpu.empty_db, STORE_WRITE, &s, &e)) {
-        snprintf(axis_gpu.why, sizeof axis_gpu.why, "%s", e.msg);
+    api_util_gpu_setup(state);
+    if (api_util_gpu.have != 1)
+        return 0;
+    snprintf(axis_gpu_empty_db, sizeof axis_gpu_empty_db, "%s/empty.db", api_util_gpu.dir);
+    if (store_open(axis_gpu_empty_db, STORE_WRITE, &s, &e)) {
+        api_util_gpu_teardown(state);   /* its directory and context; then skip, saying why */
+        api_util_gpu.have = 0;
+        snprintf(api_util_gpu.why, sizeof api_util_gpu.why, "%s", e.msg);
         return 0;
     }
     store_close(s);
-    axis_gpu.have = 1;
     return 0;
 }
 
 int axis_gpu_teardown(void **state)
 {
-    (void)state;
-    if (axis_gpu.have == 1) {
-        api_util_remove_dir(axis_gpu.dir);
-        cu.DevicePrimaryCtxRelease(axis_gpu.cudev);
-    }
-    axis_gpu.have = -1;   /* the next group's setup makes its own */
-    return 0;
+    return api_util_gpu_teardown(state);
 }
 
 /* Check out[] of an [o, l, i] reduction of 'in' (host copy) against tests/typeref.h's

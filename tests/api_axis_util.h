@@ -9,7 +9,7 @@
 #include "include/redtune.h"
 #include "runtime/driver.h"
 #include "runtime/store.h"
-#include "tests/gpu_util.h"
+#include "tests/api_util.h"
 
 /* A winner of (device, op, type, layout axis:OxLxI) with kernel 'hash' (put if new; its
  * source 'src'), its measurement 'us' (the test fails if the store refuses it; cmocka.h
@@ -19,28 +19,14 @@ void put_axis_best(store *s, long long dev, const char *hash, const char *family
                    unsigned long long o, unsigned long long l, unsigned long long i,
                    const char *type, const char *acc, const char *res, double us);
 
-/* The GPU groups' state: have (-1 until axis_gpu_setup, 1 with a context on device 0 and
- * NVRTC loaded, else 0 with the reason in why), the device, its arch, a test directory and
- * an empty database in it (empty_db). */
-typedef struct {
-    int have;
-    char why[RT_ERRMSG_MAX];
-    rt_device dev;
-    char arch[16];
-    CUdevice cudev;
-    CUcontext cuctx;
-    char dir[64];
-    char empty_db[128];
-} axis_gpu_state;
-extern axis_gpu_state axis_gpu;
-
-/* The group setup and teardown of each GPU group (the teardown removes the directory and
- * leaves the state for the next group's setup to make again). */
+/* The GPU groups' fixture: api_util_gpu's (device 0's context, NVRTC, a test directory,
+ * api_util_gpu.have and .why), with an empty database in the directory (axis_gpu_empty_db). */
+extern char axis_gpu_empty_db[256];
 int axis_gpu_setup(void **state);
 int axis_gpu_teardown(void **state);
 
 /* In a GPU test: skip it, saying why, without a GPU. */
-#define AXIS_GPU_NEED() GPU_UTIL_NEED(axis_gpu.have, axis_gpu.why)
+#define AXIS_GPU_NEED() API_UTIL_NEED_GPU()
 
 /* Check out[] of an [o, l, i] reduction of 'in' (host copy) against tests/typeref.h's
  * reference, output by output; 1 when all agree, else 0 after printing up to three. */

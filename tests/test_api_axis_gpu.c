@@ -1,5 +1,5 @@
 /*
- * test_api_axis_gpu.c - libredtune's reductions along an axis on the GPU (runtime/api_axis.c,
+ * test_api_api_util_gpu.c - libredtune's reductions along an axis on the GPU (runtime/api_axis.c,
  * docs/axis.md) with the built-in defaults.
  *
  * Group "api_axis_gpu" (skipped, and counted, with no GPU): rt_reduce_axis over rows,
@@ -50,7 +50,7 @@ static void axis_gpu_builtin(void **state)
     (void)state;
     AXIS_GPU_NEED();
     rt_ctx *ctx = NULL;
-    assert_int_equal(rt_open(axis_gpu.empty_db, 0, &ctx), RT_OK);
+    assert_int_equal(rt_open(axis_gpu_empty_db, 0, &ctx), RT_OK);
     for (size_t k = 0; k < sizeof optypes / sizeof optypes[0]; k++)
         for (size_t s = 0; s < AXIS_GPU_NSHAPES; s++)
             axis_gpu_call(ctx, optypes[k].op, optypes[k].type, axis_gpu_shapes[s][0], axis_gpu_shapes[s][1],
@@ -80,7 +80,7 @@ static void axis_gpu_temp(void **state)
     (void)state;
     AXIS_GPU_NEED();
     rt_ctx *ctx = NULL;
-    assert_int_equal(rt_open(axis_gpu.empty_db, 0, &ctx), RT_OK);
+    assert_int_equal(rt_open(axis_gpu_empty_db, 0, &ctx), RT_OK);
     size_t tb = 0;
     assert_int_equal(rt_axis_temp_bytes(ctx, RT_SUM, RT_F32, 8, 300000, 1, &tb), RT_OK);
     assert_true(tb > 0);   /* 8 tiles of 300000: split */
@@ -121,7 +121,7 @@ static void axis_gpu_user_op(void **state)
     AXIS_GPU_NEED();
     rt_ctx *ctx = NULL;
     rt_op aff;
-    assert_int_equal(rt_open(axis_gpu.empty_db, 0, &ctx), RT_OK);
+    assert_int_equal(rt_open(axis_gpu_empty_db, 0, &ctx), RT_OK);
     rt_op_desc d = {affine_op.name, affine_op.type, affine_op.identity, affine_op.combine, 0};
     assert_int_equal(rt_register_op(ctx, &d, &aff), RT_OK);
     for (size_t s = 0; s < AXIS_GPU_NSHAPES; s++) {
@@ -178,7 +178,7 @@ static void axis_gpu_graph(void **state)
         fail_msg("the driver lacks the graph entry points");
     enum { O = 8, L = 300000 };
     rt_ctx *ctx = NULL;
-    assert_int_equal(rt_open(axis_gpu.empty_db, 0, &ctx), RT_OK);
+    assert_int_equal(rt_open(axis_gpu_empty_db, 0, &ctx), RT_OK);
     CUstream st;
     CUgraph graph;
     CUgraphExec exec;
@@ -233,10 +233,10 @@ static void axis_gpu_capture(void **state)
     (void)state;
     AXIS_GPU_NEED();
     char path[128], want[1024];
-    snprintf(path, sizeof path, "%s/cases.tsv", axis_gpu.dir);
+    snprintf(path, sizeof path, "%s/cases.tsv", api_util_gpu.dir);
     setenv("REDTUNE_CAPTURE", path, 1);
     rt_ctx *ctx = NULL;
-    int rc = rt_open(axis_gpu.empty_db, 0, &ctx);
+    int rc = rt_open(axis_gpu_empty_db, 0, &ctx);
     unsetenv("REDTUNE_CAPTURE");
     assert_int_equal(rc, RT_OK);
     CUdeviceptr in, out;
@@ -257,7 +257,7 @@ static void axis_gpu_capture(void **state)
              "sum\tf32\taxis:5x333x1\t1665\t5\tbuiltin\t-\t%s\n"
              "sum\tf32\taxis:5x330x1\t1650\t5\tbuiltin\t-\t%s\n"
              "argmax\tbf16\taxis:1x333x4\t1332\t4\tbuiltin\t-\t%s\n",
-             axis_gpu.dev.name, axis_gpu.dev.name, axis_gpu.dev.name);
+             api_util_gpu.dev.name, api_util_gpu.dev.name, api_util_gpu.dev.name);
     char got[2048] = "";
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -278,13 +278,13 @@ static void axis_gpu_cli(void **state)
     float v[24];
     for (int k = 0; k < 24; k++)
         v[k] = (float)((k * 7) % 24);
-    snprintf(in, sizeof in, "%s/v.bin", axis_gpu.dir);
-    snprintf(outp, sizeof outp, "%s/out.bin", axis_gpu.dir);
+    snprintf(in, sizeof in, "%s/v.bin", api_util_gpu.dir);
+    snprintf(outp, sizeof outp, "%s/out.bin", api_util_gpu.dir);
     FILE *f = fopen(in, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(v, 4, 24, f), 24);
     fclose(f);
-    snprintf(args, sizeof args, "reduce --op sum --in %s --shape 3,4,2 --db %s", in, axis_gpu.empty_db);
+    snprintf(args, sizeof args, "reduce --op sum --in %s --shape 3,4,2 --db %s", in, axis_gpu_empty_db);
     if (gpu_util_run(args, out, sizeof out))
         fail_msg("%s", out);
     for (int o = 0; o < 3; o++)
@@ -296,7 +296,7 @@ static void axis_gpu_cli(void **state)
         }
     assert_string_equal(out, want);
     snprintf(args, sizeof args, "reduce --op argmax --in %s --shape 4,6,1 --db %s -o %s --force "
-             "--explain", in, axis_gpu.empty_db, outp);
+             "--explain", in, axis_gpu_empty_db, outp);
     if (gpu_util_run(args, out, sizeof out))
         fail_msg("%s", out);
     if (!strstr(out, "axis argmax f32, outer = 4 len = 6 inner = 1"))
@@ -317,7 +317,7 @@ static void axis_gpu_cli(void **state)
     }
     /* --result index: one index a line on stdout (RT_RESULT_INDEX) */
     snprintf(args, sizeof args, "reduce --op argmax --result index --in %s --shape 4,6,1 --db %s",
-             in, axis_gpu.empty_db);
+             in, axis_gpu_empty_db);
     if (gpu_util_run(args, out, sizeof out))
         fail_msg("%s", out);
     want[0] = '\0';

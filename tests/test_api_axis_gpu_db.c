@@ -42,9 +42,9 @@ static store *db_here(const char *name, char *db, size_t len, long long *dev)
 {
     rt_err e;
     store *s = NULL;
-    snprintf(db, len, "%s/%s", axis_gpu.dir, name);
+    snprintf(db, len, "%s/%s", api_util_gpu.dir, name);
     assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
-    assert_int_equal(store_put_device(s, &axis_gpu.dev, 0, dev, &e), RT_OK);
+    assert_int_equal(store_put_device(s, &api_util_gpu.dev, 0, dev, &e), RT_OK);
     return s;
 }
 
@@ -86,10 +86,10 @@ static void axis_gpu_database(void **state)
         if (win[k].cubin) {
             nvrtc_output o;
             memset(&o, 0, sizeof o);
-            assert_int_equal(nvrtc_compile(src, "axis.cu", axis_gpu.arch, &o, &e), RT_OK);
+            assert_int_equal(nvrtc_compile(src, "axis.cu", api_util_gpu.arch, &o, &e), RT_OK);
             store_binary b = {o.cubin, o.size, -1, -1, NULL};
             assert_int_equal(store_put_kernel(s, hash, win[k].family, params, src, &e), RT_OK);
-            assert_int_equal(store_put_binary(s, hash, axis_gpu.arch, nvrtc_version(), &b, &e), RT_OK);
+            assert_int_equal(store_put_binary(s, hash, api_util_gpu.arch, nvrtc_version(), &b, &e), RT_OK);
             nvrtc_output_free(&o);
         }
         put_axis_best(s, dev, hash, win[k].family, params, src, "sum", win[k].o, win[k].l,
@@ -294,7 +294,7 @@ static void axis_gpu_fallback(void **state)
     put_axis_source_only(s, dev, RT_MIN, RT_F32, "axis_cols", "B=256 TX=32 CV=2 U=3 CHUNK=0", 1,
                          4096, 64, cols, sizeof cols);
     store_close(s);
-    snprintf(cases, sizeof cases, "%s/fallback_cases.tsv", axis_gpu.dir);
+    snprintf(cases, sizeof cases, "%s/fallback_cases.tsv", api_util_gpu.dir);
     setenv("REDTUNE_LOG", "warn", 1);
     setenv("REDTUNE_CAPTURE", cases, 1);
     rt_ctx *ctx = NULL;
@@ -328,7 +328,7 @@ static void axis_gpu_fallback(void **state)
         char b[256], want[512], line[2048], head[512];
         builtin_text(RT_MIN, RT_F32, shape[k][0], shape[k][1], shape[k][2], b, sizeof b);
         snprintf(want, sizeof want, "database entry: none used: the winner for this shape "
-                 "class, %s %s (device \"%s\"", wfam[k], wparams[k], axis_gpu.dev.name);
+                 "class, %s %s (device \"%s\"", wfam[k], wparams[k], api_util_gpu.dev.name);
         char kline[300];
         snprintf(kline, sizeof kline, "kernel: %s (axis plan, hash ", b);
         if (!strstr(x[k], kline) || !strstr(x[k], want) || !strstr(x[k], tuned[k])
@@ -343,8 +343,8 @@ static void axis_gpu_fallback(void **state)
         /* REDTUNE_LOG=warn: one line a decision, the winner, this GPU and NVRTC's reason. */
         snprintf(head, sizeof head, "redtune: warn: axis min f32 %s: the database's winner %s %s "
                  "(tuned on \"%s\", exact device) cannot be made for this GPU (\"%s\", %s): %s.cu: "
-                 "NVRTC_ERROR_COMPILATION for %s", cls[k], wfam[k], wparams[k], axis_gpu.dev.name,
-                 axis_gpu.dev.name, axis_gpu.arch, wfam[k], axis_gpu.arch);
+                 "NVRTC_ERROR_COMPILATION for %s", cls[k], wfam[k], wparams[k], api_util_gpu.dev.name,
+                 api_util_gpu.dev.name, api_util_gpu.arch, wfam[k], api_util_gpu.arch);
         snprintf(want, sizeof want, "; the built-in default %s runs instead", b);
         api_util_line_of(said, head, line, sizeof line);
         if (strncmp(line, head, strlen(head)) || !strstr(line, ": U must be 1, 2, 4 or 8")
@@ -363,8 +363,8 @@ static void axis_gpu_fallback(void **state)
     char want[1024], *got = NULL;
     size_t len;
     snprintf(want, sizeof want, "min\tf32\taxis:1000x4096x1\t4096000\t1000\tbuiltin\t-\t%s\n"
-             "min\tf32\taxis:1x4096x64\t262144\t64\tbuiltin\t-\t%s\n", axis_gpu.dev.name,
-             axis_gpu.dev.name);
+             "min\tf32\taxis:1x4096x64\t262144\t64\tbuiltin\t-\t%s\n", api_util_gpu.dev.name,
+             api_util_gpu.dev.name);
     got = api_util_slurp(cases, &len);
     assert_non_null(got);
     if (!strstr(got, want))
