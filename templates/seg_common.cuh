@@ -54,12 +54,26 @@ static __device__ __forceinline__ unsigned int sc_key(const unsigned int *keys, 
     return (unsigned long long)k < nseg ? k : (unsigned int)(nseg - 1);
 }
 
+/* offsets[s] as stored, s clamped to [0, nseg]: a load whose value sc_off_in clamps later
+ * (seg_per's GRID loads a tile's bounds an iteration ahead). */
+static __device__ __forceinline__ sc_off_t sc_off_raw(const sc_off_t *offs, unsigned long long s,
+                                                      unsigned long long nseg)
+{
+    return offs[s <= nseg ? s : nseg];
+}
+
+/* A stored offset clamped into [0, n]. */
+static __device__ __forceinline__ unsigned long long sc_off_in(sc_off_t v, unsigned long long n)
+{
+    const long long o = (long long)v;
+    return o < 0 ? 0ull : (unsigned long long)o > n ? n : (unsigned long long)o;
+}
+
 /* offsets[s] with s clamped to [0, nseg] and the value into [0, n]. */
 static __device__ __forceinline__ unsigned long long sc_off(const sc_off_t *offs, unsigned long long s,
                                                             unsigned long long n, unsigned long long nseg)
 {
-    const long long o = (long long)offs[s <= nseg ? s : nseg];
-    return o < 0 ? 0ull : (unsigned long long)o > n ? n : (unsigned long long)o;
+    return sc_off_in(sc_off_raw(offs, s, nseg), n);
 }
 
 /* N consecutive values (or keys) from p, aligned to N * sizeof(T) bytes, as loads of 16, 8 or 4

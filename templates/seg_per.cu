@@ -15,6 +15,7 @@
 // @param SEGS 1 (LANES = 1, STAGE = 0, SPLIT = 0) segments a lane takes per tile (1..8; a tile is B * SEGS segments, lane l's are l, l + B, ...): their offsets, then their first V elements each, are loaded before any is combined, so that a lane has SEGS segments' loads in flight where segments are a few elements long; the rest of a segment longer than V follows in rounds
 // @param U 1 rounds a lane loads together (1, 2, 4; wherever a group loads its segment from global memory): each lane folds its own chunks of U rounds at a time, all U loads in flight before the first combine, and a group meets in its shuffle tree once a segment instead of once a round; with LANES > 1 that order needs a commutative operator (a non-commutative one keeps U = 1: a tree a round, lane order within each)
 // @param WIN 40 (STAGE = 2) kilobytes of shared memory the block's windows take together (1..44; a warp's window is WIN * 1024 / (B / 32) bytes): fewer let more blocks share an SM (228 KB on sm_90, 1 KB of it reserved a block: 40 KB let five blocks in, 36 six, 27 eight), more let a warp's span fit one window
+// @param GRID 0 (SEGS = 1, STAGE = 0 or 2, LANES < B) blocks an SM of a grid that loops over the tiles (1..32: at most GRID * SMs blocks), each thread loading its next tile's offsets before it reduces its current one, so that no block waits on its offsets after its first tile and no last wave runs half empty; 0: a block a tile
 // @param NZ 0 (STAGE = 2) 1: a lane's segment folded from its first element on with the glue's rt_fold_nz where the operator has one (float min and max: fmin alone an element, no NaN test of the lift and no marker tests of the combine); 0 (or another operator): every element lifted and combined
 // @param V 4 consecutive elements each lane loads per round (1..16); from the first multiple of V in the segment on, a lane's V elements are one aligned vector (16-byte loads where V * size allows), so V > 1 needs `in` aligned to the vector's load width (16 bytes suffices): the runtime library must pick V = 1 for pointers it cannot vouch for
 //
@@ -111,6 +112,9 @@
 #ifndef RT_WIN
 #define RT_WIN 40    /* STAGE = 2: kilobytes of shared memory the block's windows take */
 #endif
+#ifndef RT_GRID
+#define RT_GRID 0    /* blocks an SM of a grid that loops over the tiles (0: a block a tile) */
+#endif
 
 #include "seg_common.cuh"
 
@@ -136,6 +140,9 @@ static_assert(RT_SPLIT == 0 || (RT_SPLIT >= 256 && RT_SPLIT <= (1 << 24) && (RT_
 #define PER_SEGS (RT_B / RT_LANES * RT_SEGS)             /* segments per tile */
 #define PER_ESC (RT_LONG > 0 && PER_L < 32 && RT_STAGE != 1) /* long segments go to the block */
 #define PER_SPLIT (RT_SPLIT > 0 && PER_ESC)               /* the longest go to the grid (SPLIT) */
+static_assert(RT_GRID >= 0 && RT_GRID <= 32, "seg_per: GRID must be in 0..32");
+static_assert(RT_GRID == 0 || (RT_SEGS == 1 && RT_STAGE != 1 && !PER_BLOCK),
+              "seg_per: GRID > 0 needs SEGS=1, STAGE 0 or 2 and LANES < B");
 /* U: a lane alone keeps the order whatever U; a group's lanes folding several rounds each
  * before their tree reorder the combines, which only a commutative operator allows. */
 #define PER_U ((PER_L == 1 || RT_COMMUTATIVE) ? RT_U : 1)
@@ -158,7 +165,7 @@ static_assert(PER_WIN >= RT_V, "seg_per: WIN is too small for a warp's window of
 #define PER_BOUNDS __launch_bounds__(RT_B)
 #endif
 
-extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, PER_SEGS, 0u, 2u };
+extern "C" __device__ const unsigned int rt_meta[4] = { RT_B, PER_SEGS, (unsigned int)RT_GRID, 2u };
 
 /* co_warp_tree<N>: the left-storing tree over groups of N lanes; lane 0 of each group gets the
  * group's values combined in lane order (inlined by the generator). */
@@ -638,13 +645,34 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
 #if PER_SPLIT
     const per_list list = per_list_at((void *)carry, n, nseg);
 #endif
+#if RT_GRID
+    /* A grid that loops over the tiles: a tile's two offsets as stored, loaded an iteration
+     * ahead (clamped when used). */
+    sc_off_t na = 0, nb = 0;
+    if (blockIdx.x < ntiles && blockIdx.x * PER_SEGS + tid / PER_L < nseg) {
+        na = sc_off_raw(offs, blockIdx.x * PER_SEGS + tid / PER_L, nseg);
+        nb = sc_off_raw(offs, blockIdx.x * PER_SEGS + tid / PER_L + 1, nseg);
+    }
+#endif
     for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const unsigned long long s = t * PER_SEGS + tid / PER_L;
         unsigned long long lo = 0, hi = 0;
+#if RT_GRID
+        if (s < nseg) {
+            lo = sc_off_in(na, n);
+            hi = max(lo, sc_off_in(nb, n));
+        }
+        const unsigned long long sn = s + (unsigned long long)gridDim.x * PER_SEGS;
+        if (t + gridDim.x < ntiles && sn < nseg) {   /* the next tile's, in flight meanwhile */
+            na = sc_off_raw(offs, sn, nseg);
+            nb = sc_off_raw(offs, sn + 1, nseg);
+        }
+#else
         if (s < nseg) {
             lo = sc_off(offs, s, n, nseg);
             hi = max(lo, sc_off(offs, s + 1, n, nseg));
         }
+#endif
 #if PER_ESC
         /* In the block's last tile (its only one unless ntiles exceeds the grid), a segment of
          * more than LONG rounds is left to the block, after the loop. */

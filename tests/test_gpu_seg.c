@@ -64,6 +64,7 @@ static const char *const variants[][6] = {
     {"seg_per", "B=1024", "LANES=1", "STAGE=2", "V=1"},  /* 320-element windows of 4-byte types */
     {"seg_per", "B=256", "LANES=1", "STAGE=2", "V=4", "NZ=1"},   /* rt_fold_nz from the window */
     {"seg_per", "B=256", "LANES=1", "STAGE=2", "V=4", "WIN=1"},   /* 32-element windows: a span in many */
+    {"seg_per", "B=32", "LANES=1", "STAGE=2", "V=4", "GRID=1"},   /* a block an SM loops over the tiles */
     {"seg_per", "B=64", "LANES=1", "STAGE=2", "V=1", "LONG=3"},   /* warps with a long segment load directly */
     {"seg_per", "B=128", "LANES=1", "STAGE=2", "V=3"},   /* 12- and 24-byte vectors: plain copies */
     {"seg_per", "B=128", "LANES=4", "V=2", "LONG=1"},   /* over 8 elements: the block's walk */

@@ -578,6 +578,12 @@ static const cfg configs[] = {
      * span takes many windows */
     {"seg_per", "LAYOUT=2 B=128 LANES=1 STAGE=2 V=4 WIN=1 NZ=1"},
     {"seg_per", "LAYOUT=2 OFF64=1 B=256 LANES=1 STAGE=2 V=2 WIN=27 LONG=2"},
+    /* GRID: a block an SM loops over the tiles (B = 32: 5000 segments are 157 tiles), the next
+     * tile's offsets loaded before the current one is reduced; long segments of a block's
+     * tiles but its last stay with their groups */
+    {"seg_per", "LAYOUT=2 B=32 LANES=1 STAGE=2 V=4 NZ=1 GRID=1"},
+    {"seg_per", "LAYOUT=2 OFF64=1 B=32 LANES=4 V=1 LONG=1 GRID=1"},
+    {"seg_per", "LAYOUT=2 B=32 LANES=1 STAGE=2 V=2 LONG=2 SPLIT=256 GRID=1"},
     {"seg_per", "LAYOUT=2 OFF64=1 B=64 LANES=4 V=1 LONG=1 SPLIT=512"},
     {"seg_per", "LAYOUT=2 B=256 LANES=1 V=4 LONG=64 SPLIT=4096"},
     {"seg_per", "LAYOUT=2 B=128 LANES=1 V=2 SEGS=4"},

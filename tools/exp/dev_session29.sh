@@ -6,13 +6,15 @@
 # tools/exp/dev_session29.sh pack` makes it here), build/devlib, build/h100.sql.xz
 # (db/tuned/h100.sql, xz'd, out of the tree for the 64 MiB limit).
 #   win     seg_per STAGE = 2's WIN (kilobytes of shared memory a block's windows take, 40
-#           until now; written after the twenty-eighth session's last GPU run): the harness
-#           (--only seg_per: two WIN shapes, 1 KB windows among them), 'seg_RT_M*' and
-#           'seg_RT_SUM*' (a WIN=1 variant: a span in many windows), then
-#           tools/exp/win_space.lua for offsets rand10_50 at 2^22 and 30M (min f32, sum f32,
-#           min f64), each WIN's best (tools/exp/stage2_sum.py). If a WIN below 40 wins by
-#           more than the noise (1%), give lua/spaces/segmented_ship.lua's STAGE = 2 entry
-#           that WIN and tune the H200's rand10_50 rows again (`ship` of dev_session28.sh).
+#           until now) and GRID (blocks an SM of a grid that loops over the tiles, the next
+#           tile's offsets loaded ahead; 0 until now), both written after the twenty-eighth
+#           session's last GPU run: the harness (--only seg_per: two WIN and three GRID
+#           shapes), 'seg_RT_M*' and 'seg_RT_SUM*' (a WIN=1 variant: a span in many windows;
+#           a GRID=1 one), then tools/exp/win_space.lua for offsets rand10_50 at 2^22 and 30M
+#           (min f32, sum f32, min f64), each WIN x GRID's best (tools/exp/stage2_sum.py). If
+#           one beats WIN=40 GRID=0 by more than the noise (1%), add it to
+#           lua/spaces/segmented_ship.lua's STAGE = 2 entry and tune the H200's rand10_50 rows
+#           again (`ship` of dev_session28.sh).
 #   h100    on an H100 (none was lent in sessions 22-28): the H100's rows of the
 #           short-segment profiles with the shipped space (NZ, U, seg_pipe, seg_mark are new
 #           to it): offsets len3, len1, rand10_50, len1000 at 2^22 and 30M for min f32 into
@@ -24,9 +26,9 @@ dev_start c29 "$step"
 case $step in
 win)
     harness 120 seg_per
-    tests 'seg_RT_M*' 100
-    tests 'seg_RT_SUM*' 60
-    MARK_PROFILES=rand10_50 MARK_SIZES=2^22,30M mark_tune win tools/exp/win_space.lua 90 \
+    tests 'seg_RT_M*' 80
+    tests 'seg_RT_SUM*' 50
+    MARK_PROFILES=rand10_50 MARK_SIZES=2^22,30M mark_tune win tools/exp/win_space.lua 100 \
         min:f32 sum:f32 min:f64 ;;
 h100)
     SHIP_PROFILES=len3,len1,rand10_50,len1000 SHIP_LIMIT=240 ship_rand H100 \

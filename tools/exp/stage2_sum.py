@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """stage2_sum.py CSV - `redtune measurements --format csv` of a segmented tuning run, as one
 table: per case (op, type, n, mean length), the fastest config of each variant (seg_per by
-STAGE, SPLIT, SEGS, LANES with U where the run has U, and STAGE = 2's WIN; seg_stream by CH, WP, MG; seg_mark by CH and PF; seg_pipe by SEGS, RV and H; seg_lb over keys by KW) and its median, the
+STAGE, SPLIT, SEGS, LANES with U where the run has U, STAGE = 2's WIN and GRID; seg_stream by CH, WP, MG; seg_mark by CH and PF; seg_pipe by SEGS, RV and H; seg_lb over keys by KW) and its median, the
 variant's best against the case's best."""
 import csv
 import re
@@ -17,11 +17,13 @@ def variant(fam, params):
         u = re.search(r"\bU=(\d+)", params)
         ln = re.search(r"\bLANES=(\d+)", params)
         win = re.search(r"\bWIN=(\d+)", params)
-        return "seg_per STAGE=%s%s%s%s%s" % (st.group(1) if st else "0",
-                                             " SPLIT" if sp and sp.group(1) != "0" else "",
-                                             " SEGS" if sg and sg.group(1) != "1" else "",
-                                             " LANES=%s U=%s" % (ln.group(1), u.group(1)) if u else "",
-                                             " WIN=%s" % win.group(1) if win and st and st.group(1) == "2" else "")
+        grid = re.search(r"\bGRID=(\d+)", params)
+        return "seg_per STAGE=%s%s%s%s%s%s" % (st.group(1) if st else "0",
+                                               " SPLIT" if sp and sp.group(1) != "0" else "",
+                                               " SEGS" if sg and sg.group(1) != "1" else "",
+                                               " LANES=%s U=%s" % (ln.group(1), u.group(1)) if u else "",
+                                               " WIN=%s" % win.group(1) if win and st and st.group(1) == "2" else "",
+                                               " GRID=%s" % grid.group(1) if grid and grid.group(1) != "0" else "")
     if fam == "seg_stream":   # by CH (and WP, MG: tools/exp/seg_stream_wp_mg.patch)
         return " ".join([fam] + re.findall(r"\b(?:WP|MG|CH)=\d+", params))
     if fam == "seg_pipe":   # by SEGS, RV and H
