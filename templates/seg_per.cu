@@ -649,9 +649,10 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     /* A grid that loops over the tiles: a tile's two offsets as stored, loaded an iteration
      * ahead (clamped when used). */
     sc_off_t na = 0, nb = 0;
-    if (blockIdx.x < ntiles && blockIdx.x * PER_SEGS + tid / PER_L < nseg) {
-        na = sc_off_raw(offs, blockIdx.x * PER_SEGS + tid / PER_L, nseg);
-        nb = sc_off_raw(offs, blockIdx.x * PER_SEGS + tid / PER_L + 1, nseg);
+    const unsigned long long s0 = (unsigned long long)blockIdx.x * PER_SEGS + tid / PER_L;
+    if (blockIdx.x < ntiles && s0 < nseg) {
+        na = sc_off_raw(offs, s0, nseg);
+        nb = sc_off_raw(offs, s0 + 1, nseg);
     }
 #endif
     for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
