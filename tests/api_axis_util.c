@@ -14,7 +14,10 @@
 #include <string.h>
 
 #include "include/redtune.h"
+#include "runtime/codegen.h"
 #include "runtime/driver.h"
+#include "runtime/family.h"
+#include "runtime/hash.h"
 #include "runtime/nvrtc.h"
 #include "runtime/optype.h"
 #include "runtime/store.h"
@@ -39,6 +42,22 @@ void put_axis_best(store *s, long long dev, const char *hash, const char *family
         fail_msg("%s", e.msg);
     if (store_update_best_spec(s, dev, op, type, acc, res, layout, (long long)(o * l * i), 0, &e))
         fail_msg("%s", e.msg);
+}
+
+void put_axis_emitted(store *s, long long dev, rt_op op, rt_type type, const char *family,
+                      const char *params, unsigned long long o, unsigned long long l,
+                      unsigned long long i, char *fmt, size_t fmt_len)
+{
+    rt_err e;
+    rt_config cfg;
+    char *src = NULL, hash[RT_HASH_HEX];
+    assert_int_equal(config_parse(family_find(family), params, &cfg, &e), RT_OK);
+    config_format(&cfg, fmt, fmt_len);
+    assert_int_equal(codegen_emit(&cfg, op, type, &src, &e), RT_OK);
+    hash_hex(src, strlen(src), hash);
+    put_axis_best(s, dev, hash, family, fmt, src, rt_op_name(op), o, l, i, rt_type_name(type),
+                  rt_type_name(type), rt_type_name(type), 12.0);
+    free(src);
 }
 
 char axis_gpu_empty_db[256];

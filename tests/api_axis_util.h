@@ -19,6 +19,13 @@ void put_axis_best(store *s, long long dev, const char *hash, const char *family
                    unsigned long long o, unsigned long long l, unsigned long long i,
                    const char *type, const char *acc, const char *res, double us);
 
+/* A winner of (op, type) for [o x l x i] with family and params (config_parse's: the rest
+ * default), put into s as this library's unit for them with no CUBIN (12 us; the type's name
+ * for the accumulator and the result); its params as config_format writes them into fmt. */
+void put_axis_emitted(store *s, long long dev, rt_op op, rt_type type, const char *family,
+                      const char *params, unsigned long long o, unsigned long long l,
+                      unsigned long long i, char *fmt, size_t fmt_len);
+
 /* The GPU groups' fixture: api_util_gpu's (device 0's context, NVRTC, a test directory,
  * api_util_gpu.have and .why), with an empty database in the directory (axis_gpu_empty_db). */
 extern char axis_gpu_empty_db[256];

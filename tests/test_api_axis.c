@@ -423,22 +423,15 @@ int test_api_child_axis_fallback(const char *db)
 static void axis_fallback_no_nvrtc(void **state)
 {
     (void)state;
-    char dir[64], db[128], out[32768], params[256], *src = NULL, hash[RT_HASH_HEX];
+    char dir[64], db[128], out[32768], params[256];
     rt_err e;
-    rt_config cfg;
     store *s = NULL;
     make_dir(dir);
     snprintf(db, sizeof db, "%s/t.db", dir);
     assert_int_equal(store_open(db, STORE_WRITE, &s, &e), RT_OK);
     long long me = api_util_put_device(s, "NVIDIA H100 80GB HBM3", "u0", 9, 0, 132);
-    assert_int_equal(config_parse(family_find("axis_rows"), "B=256 L=32 V=4 U=2 CHUNK=0", &cfg,
-                                  &e), RT_OK);
-    config_format(&cfg, params, sizeof params);
-    assert_int_equal(codegen_emit(&cfg, RT_MIN, RT_F32, &src, &e), RT_OK);
-    hash_hex(src, strlen(src), hash);
-    put_axis_best(s, me, hash, "axis_rows", params, src, "min", 1024, 4096, 1, "f32", "f32",
-                  "f32", 12.0);
-    free(src);
+    put_axis_emitted(s, me, RT_MIN, RT_F32, "axis_rows", "B=256 L=32 V=4 U=2 CHUNK=0", 1024, 4096,
+                     1, params, sizeof params);
     store_close(s);
     int st = api_util_run_child("axisfallback", db, "REDTUNE_NVRTC", "/nonexistent", out,
                                 sizeof out);

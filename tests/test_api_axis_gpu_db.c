@@ -142,22 +142,11 @@ static void axis_gpu_index_result(void **state)
     (void)state;
     AXIS_GPU_NEED();
     /* the database: argmax f32's winner of [65536 x 128] rows, the pair's, no CUBIN */
-    char db[128], *src = NULL, hash[RT_HASH_HEX], params[256];
+    char db[128], params[256];
     long long dev = 0;
     store *s = db_here("pair.db", db, sizeof db, &dev);
-    rt_err e;
-    rt_config cfg;
-    const rt_family *f = family_find("axis_rows");
-    assert_non_null(f);
-    config_default(f, &cfg);
-    assert_int_equal(config_set(&cfg, "L", 4, &e), RT_OK);
-    assert_int_equal(config_set(&cfg, "CHUNK", 0, &e), RT_OK);
-    config_format(&cfg, params, sizeof params);
-    assert_int_equal(codegen_emit(&cfg, RT_ARGMAX, RT_F32, &src, &e), RT_OK);
-    hash_hex(src, strlen(src), hash);
-    put_axis_best(s, dev, hash, "axis_rows", params, src, "argmax", 65536, 128, 1, "f32", "f32",
-                  "f32", 12.0);
-    free(src);
+    put_axis_emitted(s, dev, RT_ARGMAX, RT_F32, "axis_rows", "L=4 CHUNK=0", 65536, 128, 1,
+                         params, sizeof params);
     store_close(s);
     rt_ctx *ctx = NULL;
     assert_int_equal(rt_open(db, 0, &ctx), RT_OK);
@@ -235,26 +224,6 @@ static void axis_gpu_index_result(void **state)
     rt_close(ctx);
 }
 
-/* A winner of (op, type) for [o x l x i] with family and params, put into s as this
- * library's unit for them (config_parse's config, formatted) with no CUBIN; its params
- * (formatted) into fmt. */
-static void put_axis_source_only(store *s, long long dev, rt_op op, rt_type type,
-                                 const char *family, const char *params, unsigned long long o,
-                                 unsigned long long l, unsigned long long i, char *fmt,
-                                 size_t fmt_len)
-{
-    rt_err e;
-    rt_config cfg;
-    char *src = NULL, hash[RT_HASH_HEX];
-    assert_int_equal(config_parse(family_find(family), params, &cfg, &e), RT_OK);
-    config_format(&cfg, fmt, fmt_len);
-    assert_int_equal(codegen_emit(&cfg, op, type, &src, &e), RT_OK);
-    hash_hex(src, strlen(src), hash);
-    put_axis_best(s, dev, hash, family, fmt, src, rt_op_name(op), o, l, i, rt_type_name(type),
-                  rt_type_name(type), rt_type_name(type), 12.0);
-    free(src);
-}
-
 /* The built-in default for (op, type) on [o x l x i] as the kernel line and the warning name
  * it: family and params, formatted as config_format writes them. */
 static void builtin_text(rt_op op, rt_type type, unsigned long long o, unsigned long long l,
@@ -289,9 +258,9 @@ static void axis_gpu_fallback(void **state)
     char db[128], rows[256], cols[256], cases[128], path[] = "/tmp/redtune_axisfb_errXXXXXX";
     long long dev = 0;
     store *s = db_here("fallback.db", db, sizeof db, &dev);
-    put_axis_source_only(s, dev, RT_MIN, RT_F32, "axis_rows", "B=256 L=32 V=4 U=3 CHUNK=0",
+    put_axis_emitted(s, dev, RT_MIN, RT_F32, "axis_rows", "B=256 L=32 V=4 U=3 CHUNK=0",
                          1024, 4096, 1, rows, sizeof rows);
-    put_axis_source_only(s, dev, RT_MIN, RT_F32, "axis_cols", "B=256 TX=32 CV=2 U=3 CHUNK=0", 1,
+    put_axis_emitted(s, dev, RT_MIN, RT_F32, "axis_cols", "B=256 TX=32 CV=2 U=3 CHUNK=0", 1,
                          4096, 64, cols, sizeof cols);
     store_close(s);
     snprintf(cases, sizeof cases, "%s/fallback_cases.tsv", api_util_gpu.dir);
