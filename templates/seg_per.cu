@@ -47,8 +47,8 @@
 // window of shared memory (WIN KB / (B/32) bytes: 1280 f32 with B = 256 and WIN = 40, so
 // the 32 segments of 10 to 50 elements fit at once) with cp.async, V elements (4, 8 or 16
 // bytes; other widths, such as V = 1 of a 2-byte type for an unaligned pointer, by plain
-// loads) a copy, all in flight together and no registers held (the last part-vector at the span's end by plain
-// loads); then each lane reduces its segment's part in the window in order: element by element
+// loads) a copy, all in flight together and no registers held (the last part-vector at the
+// span's end by plain loads); then each lane reduces its segment's part in the window in order: element by element
 // up to a multiple of V, then V at a time in one shared-memory read, then the rest. A span
 // longer than the window is copied a window at a time. Reads stay in [0, n): every copy is of
 // whole V-vectors below the span's end (V > 1 needs `in` aligned to V elements, as for the
@@ -647,10 +647,10 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
 #endif
 #if RT_GRID
     /* A grid that loops over the tiles: a tile's two offsets as stored, loaded an iteration
-     * ahead (clamped when used). */
+     * ahead (clamped when used; a segment below nseg is in a tile below ntiles). */
     sc_off_t na = 0, nb = 0;
     const unsigned long long s0 = (unsigned long long)blockIdx.x * PER_SEGS + tid / PER_L;
-    if (blockIdx.x < ntiles && s0 < nseg) {
+    if (s0 < nseg) {
         na = sc_off_raw(offs, s0, nseg);
         nb = sc_off_raw(offs, s0 + 1, nseg);
     }
@@ -664,7 +664,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             hi = max(lo, sc_off_in(nb, n));
         }
         const unsigned long long sn = s + (unsigned long long)gridDim.x * PER_SEGS;
-        if (t + gridDim.x < ntiles && sn < nseg) {   /* the next tile's, in flight meanwhile */
+        if (sn < nseg) {   /* the next tile's, in flight meanwhile */
             na = sc_off_raw(offs, sn, nseg);
             nb = sc_off_raw(offs, sn + 1, nseg);
         }

@@ -23,7 +23,6 @@
 #include "runtime/store.h"
 #include "tuner/store_tune.h"
 #include "tests/api_axis_util.h"
-#include "tests/api_util.h"
 #include "tests/typeref.h"
 
 void put_axis_best(store *s, long long dev, const char *hash, const char *family,
@@ -88,8 +87,8 @@ int axis_gpu_teardown(void **state)
 /* Check out[] of an [o, l, i] reduction of 'in' (host copy) against tests/typeref.h's
  * reference, output by output (the column gathered, the index along the axis). */
 int axis_gpu_check(rt_op op, rt_type t, const unsigned char *in, unsigned long long o,
-                      unsigned long long l, unsigned long long i, const unsigned char *out,
-                      const char *what)
+                   unsigned long long l, unsigned long long i, const unsigned char *out,
+                   const char *what)
 {
     size_t es = optype_size(t), rs = optype_res_size(op, t);
     unsigned char *col = malloc(l * es + 1);
@@ -140,7 +139,7 @@ const unsigned long long axis_gpu_shapes[AXIS_GPU_NSHAPES][3] = {
 /* One call of rt_reduce_axis (or _temp with 'temp') on 'in' one element past an aligned
  * address when 'shift', checked. */
 void axis_gpu_call(rt_ctx *ctx, rt_op op, rt_type t, unsigned long long o,
-                      unsigned long long l, unsigned long long i, int shift, int use_temp)
+                   unsigned long long l, unsigned long long i, int shift, int use_temp)
 {
     size_t es = optype_size(t), rs = optype_res_size(op, t);
     unsigned long long n = o * l * i, m = o * i;

@@ -27,13 +27,11 @@ void put_axis_emitted(store *s, long long dev, rt_op op, rt_type type, const cha
                       unsigned long long i, char *fmt, size_t fmt_len);
 
 /* The GPU groups' fixture: api_util_gpu's (device 0's context, NVRTC, a test directory,
- * api_util_gpu.have and .why), with an empty database in the directory (axis_gpu_empty_db). */
+ * api_util_gpu.have and .why; its tests skip with API_UTIL_NEED_GPU), with an empty database
+ * in the directory (axis_gpu_empty_db). */
 extern char axis_gpu_empty_db[256];
 int axis_gpu_setup(void **state);
 int axis_gpu_teardown(void **state);
-
-/* In a GPU test: skip it, saying why, without a GPU. */
-#define AXIS_GPU_NEED() API_UTIL_NEED_GPU()
 
 /* Check out[] of an [o, l, i] reduction of 'in' (host copy) against tests/typeref.h's
  * reference, output by output; 1 when all agree, else 0 after printing up to three. */

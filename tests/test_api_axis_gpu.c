@@ -48,7 +48,7 @@ static const struct { rt_op op; rt_type type; } optypes[] = {
 static void axis_gpu_builtin(void **state)
 {
     (void)state;
-    AXIS_GPU_NEED();
+    API_UTIL_NEED_GPU();
     rt_ctx *ctx = NULL;
     assert_int_equal(rt_open(axis_gpu_empty_db, 0, &ctx), RT_OK);
     for (size_t k = 0; k < sizeof optypes / sizeof optypes[0]; k++)
@@ -78,7 +78,7 @@ static void axis_gpu_builtin(void **state)
 static void axis_gpu_temp(void **state)
 {
     (void)state;
-    AXIS_GPU_NEED();
+    API_UTIL_NEED_GPU();
     rt_ctx *ctx = NULL;
     assert_int_equal(rt_open(axis_gpu_empty_db, 0, &ctx), RT_OK);
     size_t tb = 0;
@@ -118,7 +118,7 @@ static void axis_gpu_temp(void **state)
 static void axis_gpu_user_op(void **state)
 {
     (void)state;
-    AXIS_GPU_NEED();
+    API_UTIL_NEED_GPU();
     rt_ctx *ctx = NULL;
     rt_op aff;
     assert_int_equal(rt_open(axis_gpu_empty_db, 0, &ctx), RT_OK);
@@ -173,7 +173,7 @@ static void axis_gpu_user_op(void **state)
 static void axis_gpu_graph(void **state)
 {
     (void)state;
-    AXIS_GPU_NEED();
+    API_UTIL_NEED_GPU();
     if (!api_util_graph_syms())
         fail_msg("the driver lacks the graph entry points");
     enum { O = 8, L = 300000 };
@@ -231,7 +231,7 @@ static void axis_gpu_graph(void **state)
 static void axis_gpu_capture(void **state)
 {
     (void)state;
-    AXIS_GPU_NEED();
+    API_UTIL_NEED_GPU();
     char path[128], want[1024];
     snprintf(path, sizeof path, "%s/cases.tsv", api_util_gpu.dir);
     setenv("REDTUNE_CAPTURE", path, 1);
@@ -273,7 +273,7 @@ static void axis_gpu_capture(void **state)
 static void axis_gpu_cli(void **state)
 {
     (void)state;
-    AXIS_GPU_NEED();
+    API_UTIL_NEED_GPU();
     char in[128], outp[128], args[1024], out[8192], want[512] = "";
     float v[24];
     for (int k = 0; k < 24; k++)

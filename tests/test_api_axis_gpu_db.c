@@ -53,7 +53,7 @@ static store *db_here(const char *name, char *db, size_t len, long long *dev)
 static void axis_gpu_database(void **state)
 {
     (void)state;
-    AXIS_GPU_NEED();
+    API_UTIL_NEED_GPU();
     char db[128];
     rt_err e;
     long long dev = 0;
@@ -140,7 +140,7 @@ static void axis_gpu_database(void **state)
 static void axis_gpu_index_result(void **state)
 {
     (void)state;
-    AXIS_GPU_NEED();
+    API_UTIL_NEED_GPU();
     /* the database: argmax f32's winner of [65536 x 128] rows, the pair's, no CUBIN */
     char db[128], params[256];
     long long dev = 0;
@@ -254,7 +254,7 @@ static void builtin_text(rt_op op, rt_type type, unsigned long long o, unsigned 
 static void axis_gpu_fallback(void **state)
 {
     (void)state;
-    AXIS_GPU_NEED();
+    API_UTIL_NEED_GPU();
     char db[128], rows[256], cols[256], cases[128], path[] = "/tmp/redtune_axisfb_errXXXXXX";
     long long dev = 0;
     store *s = db_here("fallback.db", db, sizeof db, &dev);

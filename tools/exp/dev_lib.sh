@@ -16,6 +16,8 @@
 #                           $T = build/redtune.db loaded from db/tuned
 #   dev_end                 the logs packed, then everything under $OUT but sum.txt packed
 #                           into $OUT/all.tgz, the summary printed
+#   fits LIMIT WHAT         whether LIMIT more seconds end within the call's first 560 (from
+#                           dev_begin); if not, a line in the summary says WHAT was skipped
 #   tests FILTER [LIMIT]    the C GPU tests whose names match FILTER (LIMIT s, default 200), a
 #                           line in the summary (and the first failures)
 #   bench_ab A BENCH_A DB_A B BENCH_B DB_B ARGS...
@@ -107,6 +109,7 @@ dev_start() {
     export REDTUNE_BIN=$PWD/build/redtune
 }
 dev_begin() {
+    DEV_T0=$(date +%s)
     export LD_LIBRARY_PATH=$PWD/build/devlib
     [ -f "build/$1.tar.xz" ] && tar -C build -xJf "build/$1.tar.xz"
     L=$OUT/logs
@@ -126,6 +129,13 @@ dev_end() {
         && mv "$d/all.tgz" "$OUT/all.tgz"
     rmdir "$d"
     cat "$S"
+}
+# fits LIMIT WHAT: 0 when LIMIT more seconds end within the call's first 560 (from dev_begin),
+# else 1 after a line in the summary saying WHAT was skipped
+fits() {
+    (( $(date +%s) - DEV_T0 + $1 <= 560 )) && return 0
+    echo "skipped (no time left in the call): $2" >> "$S"
+    return 1
 }
 tests() {
     local log=$L/tests_${1//\*/}.log t0
@@ -163,7 +173,8 @@ pytests() {
     cp "$T" build/python/redtune/redtune.db
     t0=$(date +%s)
     PYTHONPATH=$PWD/build/python:$PWD/python/tests:$PWD/build/pyt PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
-        timeout "$limit" python3 -P -m pytest -q -p no:cacheprovider "$@" python/tests/test_gpu.py python/tests/test_gpu_axis.py \
+        timeout "$limit" python3 -P -m pytest -q -p no:cacheprovider "$@" \
+        python/tests/test_gpu.py python/tests/test_gpu_axis.py \
         > "$L/pytest_$name.log" 2>&1
     echo "python GPU tests ($name): exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_$name.log")" >> "$S"
     grep -E '^(FAILED|ERROR)' "$L/pytest_$name.log" | head -20 >> "$S"

@@ -30,13 +30,6 @@
 step=${1:?step: pack, nz, ship, f64, pyaxis}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c28 "$step"
-T0=$(date +%s)
-# fits LIMIT: 0 when LIMIT more seconds end within the call's 560, else a line in the summary
-fits() {
-    (( $(date +%s) - T0 + $1 <= 560 )) && return 0
-    echo "skipped (no time left in the call): $2" >> "$S"
-    return 1
-}
 case $step in
 nz)
     harness 60 seg_pipe
@@ -47,7 +40,7 @@ nz)
     MARK_PROFILES=len3,len1,rand10_50 mark_tune nz tools/exp/nz_space.lua 80 min:f32 max:f64
     python3 tools/exp/nz_sum.py "$L/nz.csv" >> "$S" 2>&1
     fits 90 "axis_gpu*" && tests 'axis_gpu*' 90
-    fits 60 "python GPU tests" && pytests all $(( 560 - ($(date +%s) - T0) )) ;;
+    fits 60 "python GPU tests" && pytests all $(( 560 - ($(date +%s) - DEV_T0) )) ;;
 ship)
     SHIP_PROFILES=len3,len1,rand10_50 SHIP_LIMIT=150 ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 \
         2^22,30M min:f32 min:f64
@@ -61,7 +54,7 @@ f64)
     SHIP_PROFILES=len1 SHIP_LIMIT=60 ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 30M min:f64
     python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") | grep -A4 '^min f64' >> "$S" 2>&1
     bench_all 40
-    fits 60 "python GPU tests" && pytests seg $(( 560 - ($(date +%s) - T0) )) -k 'segment or offsets or keys' ;;
+    fits 60 "python GPU tests" && pytests seg $(( 560 - ($(date +%s) - DEV_T0) )) -k 'segment or offsets or keys' ;;
 pyaxis)
     pytests axis 170 -k 'axis or dim or var_mean' ;;
 esac

@@ -24,13 +24,6 @@
 step=${1:?step: pack, win, h100}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c29 "$step"
-T0=$(date +%s)
-# fits LIMIT WHAT: 0 when LIMIT more seconds end within the call's 560, else a line in the summary
-fits() {
-    (( $(date +%s) - T0 + $1 <= 560 )) && return 0
-    echo "skipped (no time left in the call): $2" >> "$S"
-    return 1
-}
 case $step in
 win)
     harness 120 seg_per
