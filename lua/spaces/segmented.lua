@@ -165,10 +165,14 @@ return {
       return fits(c, dev) and c.B * c.V * case.type_size <= SMEM
     end },
   -- A thread per segment with the warp's whole span copied into shared memory by cp.async
-  -- (40 KB a block), each lane reading its segment from there V elements at a time; NZ = 1
-  -- for float min and max (H200, 30M: min f32 rand10_50 0.85x NZ = 0).
+  -- (WIN KB a block), each lane reading its segment from there V elements at a time; NZ = 1
+  -- for float min and max (H200, 30M: min f32 rand10_50 0.85x NZ = 0); GRID = 5: a grid of
+  -- five blocks an SM looping over the tiles (H200, rand10_50: WIN = 24 0.97x WIN = 40 for
+  -- f32 at 2^22, WIN = 36 0.96x for min f64 at 30M, GRID = 5 0.96x for min f64 at 2^22;
+  -- docs/results.md, twenty-ninth session).
   { family = "seg_per",
-    params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8}, NZ = {0, 1} },
+    params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8}, NZ = {0, 1},
+               WIN = {24, 36, 40}, GRID = {0, 5} },
     constraint = function(c, dev, case)
       return fits(c, dev) and (c.V * case.type_size == 16 or c.V * case.type_size == 8)
              and nz_ok(c, case)

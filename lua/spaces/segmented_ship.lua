@@ -1,13 +1,13 @@
 -- segmented_ship.lua - the small segmented space tools/tune_shipped_seg.sh tunes every shipped
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
--- neighbours, with the vector width scaled to the element size. 8 configs for keys and 117
--- for offsets (f32 min; 99 for sum and the integers, which have no NZ; with KW and
+-- neighbours, with the vector width scaled to the element size. 8 configs for keys and 137
+-- for offsets (f32 min; 109 for sum and the integers, which have no NZ; with KW and
 -- seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth, seg_pipe, twenty-sixth: 32
--- of them, seg_per's U, twenty-seventh, NZ, twenty-eighth; about 4 and 25 when
--- the 18 cases min, max, sum x f32, f64, i32 x keys, offsets were first tuned in three device
--- calls; f32 min was also tuned in the full space, on another lent H100: a device row of its
--- own in db/tuned/h100.sql).
+-- of them, seg_per's U, twenty-seventh, NZ, twenty-eighth, WIN and GRID, twenty-ninth; about
+-- 4 and 25 when the 18 cases min, max, sum x f32, f64, i32 x keys, offsets were first tuned
+-- in three device calls; f32 min was also tuned in the full space, on another lent H100: a
+-- device row of its own in db/tuned/h100.sql).
 
 local function vec(case) return 16 // case.type_size end   -- one 16-byte load
 -- seg_lb takes V = 1, 2, 4: its widest vector is 16 bytes of at most 4 elements
@@ -90,9 +90,12 @@ return {
     end },
   -- Offsets: a thread per segment, the warp's whole span copied into shared memory by
   -- cp.async (short segments of unequal length); NZ = 1 (H200, 30M: min f32 rand10_50 0.85x
-  -- NZ = 0).
+  -- NZ = 0); WIN kilobytes of windows a block and GRID = 5 blocks an SM looping over the
+  -- tiles (H200, rand10_50: 0.96-0.97x WIN = 40, GRID = 0 at 2^22 and for min f64 at 30M;
+  -- twenty-ninth session).
   { family = "seg_per",
-    params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8}, NZ = {0, 1} },
+    params = { B = {128, 256}, LANES = 1, STAGE = 2, V = {2, 4, 8}, NZ = {0, 1},
+               WIN = {24, 36, 40}, GRID = {0, 5} },
     constraint = function(c, dev, case)
       return c.V * case.type_size == 16 and nz_ok(c, case)
     end },

@@ -21,7 +21,15 @@
 #           to it): offsets len3, len1, rand10_50, len1000 at 2^22 and 30M for min f32 into
 #           the H100's row 2e956071d0b02214c4c501b293bccefc and merged; redtune_bench over
 #           every offsets profile, committed database against the merge, A B A B.
-step=${1:?step: pack, win, h100}
+#   ship    after `win` (run 1: WIN = 24 0.97x WIN = 40 for f32 at 2^22, WIN = 36 0.96x for min
+#           f64 at 30M, GRID = 5 0.96x for min f64 at 2^22): the shipped space's STAGE = 2 entry
+#           with WIN {24, 36, 40} x GRID {0, 5}; the H200's rand10_50 rows of the float
+#           operators at 2^22 and 30M tuned again and merged; redtune_bench over every offsets
+#           profile, committed database against the merge, A B A B.
+#   final   the Python GPU tests, both files (test_gpu_axis.py has not run whole since the
+#           twenty-eighth session's split), with the database of `ship`'s merge (carry
+#           build/python too); then 'seg_RT*' while the call's time lasts.
+step=${1:?step: pack, win, ship, final, h100}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c29 "$step"
 case $step in
@@ -33,6 +41,14 @@ win)
         min:f32 sum:f32 min:f64
     # the axis groups' fixture and put_axis_emitted, changed after the last GPU run
     fits 90 "axis_gpu*" && tests 'axis_gpu*' 90 ;;
+ship)
+    SHIP_LIMIT=70 ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 2^22,30M \
+        min:f32 sum:f32 min:f64 max:f32 max:f64 sum:f64
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+    fits 200 "bench" && bench_all 40 ;;
+final)
+    pytests all 330
+    fits 120 "seg_RT*" && tests 'seg_RT*' $(( 560 - ($(date +%s) - DEV_T0) )) ;;
 h100)
     SHIP_PROFILES=len3,len1,rand10_50,len1000 SHIP_LIMIT=240 ship_rand H100 \
         2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
