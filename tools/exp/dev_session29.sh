@@ -29,7 +29,16 @@
 #   final   the Python GPU tests, both files (test_gpu_axis.py has not run whole since the
 #           twenty-eighth session's split), with the database of `ship`'s merge (carry
 #           build/python too); then 'seg_RT*' while the call's time lasts.
-step=${1:?step: pack, win, ship, final, h100}
+#   kpf     (run 4; needs `git apply tools/exp/seg_lb_pf.patch`: PF was not kept)
+#           seg_lb's PF (keys, written this session after run 3): a resident grid whose blocks
+#           load their next tile into a second set of registers before they walk this one
+#           (the H200's keys len3 takes 134 us, 47% of the read bandwidth, rand10_50 105).
+#           The harness (--only seg_lb: three PF shapes), 'seg_RT_MIN_RT_F*' (a PF variant),
+#           then the shipped space, now with 16 PF configs beside the 8 before, over keys heavy
+#           and len3 at 2^20 and 30M for min and sum f32 into the H200's row, each variant's
+#           best (tools/exp/stage2_sum.py), and redtune_bench keys A B A B against the
+#           committed database.
+step=${1:?step: pack, win, ship, final, kpf, h100}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c29 "$step"
 case $step in
@@ -49,6 +58,13 @@ ship)
 final)
     pytests all 330
     fits 120 "seg_RT*" && tests 'seg_RT*' $(( 560 - ($(date +%s) - DEV_T0) )) ;;
+kpf)
+    harness 100 seg_lb
+    tests 'seg_RT_MIN_RT_F*' 60
+    keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f32 sum:f32
+    python3 tools/exp/stage2_sum.py <(build/redtune measurements --db build/keys.db --format csv) >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
+    fits 150 "bench keys" && bench_keys 40 ;;
 h100)
     SHIP_PROFILES=len3,len1,rand10_50,len1000 SHIP_LIMIT=240 ship_rand H100 \
         2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32

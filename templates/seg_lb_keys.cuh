@@ -1,0 +1,229 @@
+// seg_lb_keys.cuh - seg_lb's register path over keys (STAGE = 0), included by seg_lb.cu with
+// LAYOUT = 1: a tile's loads (lb_keys_load) apart from its walk (lb_keys_walk). A block that
+// loads its next tile into a second lb_ktile before it walks this one (a resident grid, the two
+// by turns) was measured on the H200 and not kept: 1.3-1.9x slower at 30M (keys len3, heavy;
+// docs/results.md, twenty-ninth session; tools/exp/seg_lb_pf.patch). Uses seg_lb.cu's RT_*
+// parameters, LB_T and seg_common.cuh.
+
+/* The register path (STAGE = 0): thread r owns the R consecutive elements a + r*R .. and
+ * loads them, their keys, and the two keys at the tile's start (a-1 and a) before it looks
+ * at any: R/V vector loads of values and R/KV of keys, all in flight at once, no shared
+ * memory. The key before the thread's first element comes from the lane before (shuffle);
+ * lane 0 loads it. A whole tile has no bound checks; the last one loads element by element. */
+#define LB_KV (RT_V == 1 ? 1 : RT_R % 4 == 0 ? 4 : RT_R % 2 == 0 ? 2 : 1)   /* keys per key load */
+
+/* OST = 1: the outputs a tile owns, keys kbase = key(a-1)+1 .. key(b-1), when there are at most
+ * LB_OC of them, go to s_o[key - kbase] and are copied out coalesced after the block scan (one
+ * dense store stream instead of scattered 4-byte stores); more (long runs of empty keys) or
+ * keys outside that range (unsorted input) are stored directly. */
+#define LB_OC (LB_T < 24 * 1024 / sizeof(rt_acc_t) ? LB_T : 24 * 1024 / sizeof(rt_acc_t))
+
+/* A thread's part of a tile as loaded: its R values and keys, the tile's edge keys (a-1, a
+ * and, with OST, b-1) and the key before its first element (lane 0). */
+struct lb_ktile {
+    rt_value_t x[RT_R];
+    unsigned int kx[RT_R];
+    unsigned int ka1, ka, kb1, kp;
+};
+
+/* Issues tile t's loads into d; nothing waits for them until the walk reads d. */
+static __device__ __forceinline__ void lb_keys_load(const rt_value_t *__restrict__ in,
+                                                    const unsigned int *__restrict__ keys,
+                                                    unsigned long long n, unsigned long long t, lb_ktile &d)
+{
+    const unsigned int tid = threadIdx.x, lane = tid % 32;
+    const unsigned long long a = t * LB_T;
+    const unsigned long long b = a + LB_T < n ? a + LB_T : n;
+    const unsigned long long p = a + (unsigned long long)tid * RT_R;
+    rt_value_t *const x = d.x;
+    unsigned int *const kx = d.kx;
+    /* The tile's edge keys (broadcast loads) and the key before this thread's first element
+     * (lane 0 only): issued with the others. */
+    d.ka1 = a > 0 && a <= n ? keys[a - 1] : 0u;
+    d.ka = a < n ? keys[a] : 0u;
+#if RT_OST
+    d.kb1 = b > a ? keys[b - 1] : 0u;
+#else
+    d.kb1 = 0u;
+#endif
+    d.kp = lane == 0 && p > 0 && p <= n ? keys[p - 1] : 0u;
+    if (b - a == LB_T) {
+#pragma unroll
+        for (unsigned int q = 0; q < RT_R / RT_V; q++)
+            sc_ldv<rt_value_t, RT_V, SC_STREAM>(in + p + q * RT_V, x + q * RT_V);
+#pragma unroll
+        for (unsigned int q = 0; q < RT_R / LB_KV; q++)
+            sc_ldv<unsigned int, LB_KV, SC_STREAM>(keys + p + q * LB_KV, kx + q * LB_KV);
+    } else {
+#pragma unroll
+        for (unsigned int k = 0; k < RT_R; k++) {
+            x[k] = (rt_value_t)0;   /* unused past b; no load (with n == 0, in may be NULL) */
+            kx[k] = 0u;
+            if (p + k < b) {
+                x[k] = in[p + k];
+                kx[k] = keys[p + k];
+            }
+        }
+    }
+}
+
+/* Walks tile t from d (loaded by lb_keys_load): the runs, the block scan, the stores. */
+static __device__ __forceinline__ void lb_keys_walk(const unsigned int *__restrict__ keys,
+                                                    unsigned long long n, unsigned long long nseg,
+                                                    rt_acc_t *__restrict__ out,
+                                                    rt_seg_carry *__restrict__ carry, unsigned long long t,
+                                                    lb_ktile &d)
+{
+    const unsigned int tid = threadIdx.x, lane = tid % 32;
+    const unsigned long long a = t * LB_T;
+    const unsigned long long b = a + LB_T < n ? a + LB_T : n;
+    const unsigned long long p = a + (unsigned long long)tid * RT_R;
+    rt_value_t *const x = d.x;
+    unsigned int *const kx = d.kx;
+    const unsigned int ka1 = d.ka1, ka = d.ka;
+#if RT_OST
+    const unsigned int kb1 = d.kb1;
+#endif
+    unsigned int kp = d.kp;
+    /* Clamp every key into [0, nseg) (sc_key's rule). */
+    const unsigned int kmax = (unsigned int)(nseg - 1 < 0xffffffffull ? nseg - 1 : 0xffffffffull);
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++)
+        kx[k] = kx[k] < kmax ? kx[k] : kmax;
+    const long long prevkey = a > 0 && a <= n ? (long long)min(ka1, kmax) : -1;
+    const bool first_carry = a < b && a > 0 && (long long)min(ka, kmax) == prevkey;
+    if (tid == 0 && !first_carry) {
+        rt_seg_carry c;
+        c.key = RT_SEG_NONE;
+        c.val = rt_identity();
+        carry[t] = c;
+    }
+    {
+        const unsigned int up = __shfl_up_sync(SC_FULL, kx[RT_R - 1], 1);
+        kp = lane == 0 ? min(kp, kmax) : up;
+    }
+#if RT_OST
+    __shared__ rt_acc_t s_o[LB_OC];
+    const unsigned long long kbase = (unsigned long long)(prevkey + 1);
+    const unsigned long long klast = min(kb1, kmax);
+    /* Block-uniform: every input is a broadcast load. */
+    const bool ost = a < b && klast >= kbase && klast - kbase < LB_OC;
+    const unsigned long long ospan = ost ? klast - kbase + 1 : 0;
+#define LB_PUT(K_, V_)                                                        \
+    do {                                                                     \
+        const unsigned long long k_ = (K_);                                 \
+        if (k_ - kbase < ospan)                                              \
+            s_o[k_ - kbase] = rt_seg_out(V_);                                   \
+        else if (k_ < nseg)                                                  \
+            out[k_] = rt_seg_out(V_);                                           \
+    } while (0)
+#else
+#define LB_PUT(K_, V_)                                                        \
+    do {                                                                     \
+        const unsigned long long k_ = (K_);                                 \
+        if (k_ < nseg)                                                       \
+            out[k_] = rt_seg_out(V_);                                           \
+    } while (0)
+#endif
+#define LB_EMIT(K_, V_, F_)                                            \
+    do {                                                                     \
+        if ((F_) && first_carry) {                                    \
+            rt_seg_carry c_;                                                 \
+            c_.key = (K_);                                                  \
+            c_.val = (V_);                                                    \
+            carry[t] = c_;                                                   \
+        } else {                                                             \
+            LB_PUT(K_, V_);                                                  \
+        }                                                                    \
+    } while (0)
+
+    bool flag = false;
+    rt_acc_t head = rt_identity(), acc = rt_identity();
+    unsigned long long hk = 0;
+    long long pk = p == a ? prevkey : (long long)kp;
+    /* KW = 1: no branch but for empty segments; a key change at i != a closes the run of key
+     * pk (the thread's first such run waits for the scan, later ones are stored, predicated);
+     * at i == a the tile's first run begins (acc is still the identity, so acc = v there is
+     * combine(acc, v)). Fewer instructions where keys change often, more where they seldom
+     * do: every element pays for the predicated store. KW = 0: a branch at each change. */
+#define LB_EMPTIES()   /* segments pk+1 .. kk-1 have no element: the identity (rule 2) */ \
+    for (long long s = pk + 1; s < (long long)kk; s++)                                  \
+        LB_PUT((unsigned long long)s, rt_identity())
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++) {
+        if (p + k < b) {
+            const unsigned long long i = p + k;
+            const unsigned int kk = kx[k];
+            const rt_acc_t v = rt_lift(x[k], i);
+#if RT_KW
+            const bool ch = (long long)kk != pk;
+            const bool cl = ch && i != a;   /* the run of key pk ends at i-1 */
+            if ((long long)kk > pk + 1)
+                LB_EMPTIES();
+            if (cl && flag)
+                LB_PUT((unsigned long long)pk, acc);
+            if (cl && !flag) {
+                head = acc;
+                hk = (unsigned long long)pk;
+            }
+            flag = flag || cl;
+            acc = ch ? v : rt_combine(acc, v);
+#else
+            if ((long long)kk != pk) {
+                LB_EMPTIES();
+                if (i != a) {   /* the run of key pk ends at i-1 */
+                    if (!flag) {
+                        flag = true;
+                        head = acc;
+                        hk = (unsigned long long)pk;
+                    } else {
+                        LB_EMIT((unsigned long long)pk, acc, false);
+                    }
+                    acc = v;
+                } else {
+                    acc = rt_combine(acc, v);
+                }
+            } else {
+                acc = rt_combine(acc, v);
+            }
+#endif
+            pk = kk;
+        }
+    }
+#undef LB_EMPTIES
+
+    bool before, total_f;
+    rt_acc_t total;
+    const rt_acc_t excl = sc_block_scan<RT_B>(flag, acc, rt_identity(), before, total, total_f);
+    if (flag)
+        LB_EMIT(hk, rt_combine(excl, head), !before);
+    /* The tile's last run: its key is the last thread's pk when the tile is whole, else
+     * the key of element b-1 (already clamped by the thread that holds it). */
+    if (a < b && p < b && p + RT_R >= b)
+        LB_EMIT((unsigned long long)pk, total, !total_f);
+#if RT_OST
+    if (ost) {
+        __syncthreads();   /* s_o is complete */
+        for (unsigned int j = tid; j < ospan; j += RT_B)
+            out[kbase + j] = s_o[j];
+    }
+#endif
+#undef LB_EMIT
+#undef LB_PUT
+    /* After the last element: the segments no element names (all of them when n == 0). */
+    if (b == n) {
+        const unsigned long long lo = n > 0 ? (unsigned long long)sc_key(keys, n - 1, n, nseg) + 1 : 0;
+        sc_fill(out, lo, nseg);
+    }
+}
+
+static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict__ in,
+                                                   const unsigned int *__restrict__ keys,
+                                                   unsigned long long n, unsigned long long nseg,
+                                                   rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry,
+                                                   unsigned long long t)
+{
+    lb_ktile d;
+    lb_keys_load(in, keys, n, t, d);
+    lb_keys_walk(keys, n, nseg, out, carry, t, d);
+}
