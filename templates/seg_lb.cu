@@ -15,7 +15,7 @@
 // @param OST 0 keys, STAGE = 0 only: 1: the tile's outputs (keys key(a-1)+1 .. key(b-1), when at most LB_OC of them) are collected in shared memory and written coalesced at the end of the tile (many small segments); 0: each run is stored by its thread
 // @param MP 1 offsets only: 1: merge-path tiles of B*R elements and segment ends (unit 1, best for tiny segments); 0: tiles of B*R elements (unit 0) with register/vector loads as for keys, the tile's segment starts found by two warp searches (best for long segments)
 // @param FAST 0 offsets only: 1: a tile that lies inside one segment skips the segmented machinery: its elements are loaded straight into registers (coalesced V-element vectors, all in flight, for a commutative operator; else each thread's consecutive ones) and reduced by a block tree; MP = 0 then loads every tile coalesced and re-reads a tile with segment starts in the walk's layout; 0: every tile takes the general path
-// @param KW 0 keys, STAGE = 0: 1: the walk has no branch at a key change (predicated stores; fewer instructions where keys change every few elements: len3, heavy tails); 0: a branch at each change (fewer where they change seldom)
+// @param KW 0 keys, STAGE = 0: 1: the walk has no branch at a key change (predicated stores; fewer instructions where keys change every few elements: len3, heavy tails); 2: as 1, a thread's elements after its first in 32-bit keys (the key before is the register before: no 64-bit compares, no test of the tile's first element), stores as predicated pairs, and whole tiles without bound tests; 0: a branch at each change (fewer where they change seldom)
 //
 // seg_lb.cu - the modern segmented reduction (reduce-by-key as in CUB and ModernGPU), after
 // docs/segmented.md. Every tile has the same amount of work whatever the segment lengths.
@@ -80,7 +80,7 @@
 #define RT_FAST 0    /* offsets: 1 the fast path for a tile inside one segment */
 #endif
 #ifndef RT_KW
-#define RT_KW 0      /* keys, STAGE = 0: 1 the walk without a branch at a key change */
+#define RT_KW 0      /* keys, STAGE = 0: 1 the walk without a branch at a key change; 2 in 32 bits */
 #endif
 
 #include "seg_common.cuh"
@@ -98,7 +98,7 @@ static_assert(RT_PERSIST == 0 || RT_PERSIST == 1, "seg_lb: PERSIST is 0 or 1");
 static_assert(RT_MP == 0 || RT_MP == 1, "seg_lb: MP is 0 or 1");
 static_assert(RT_OST == 0 || RT_OST == 1, "seg_lb: OST is 0 or 1");
 static_assert(RT_FAST == 0 || RT_FAST == 1, "seg_lb: FAST is 0 or 1");
-static_assert(RT_KW == 0 || RT_KW == 1, "seg_lb: KW is 0 or 1");
+static_assert(RT_KW >= 0 && RT_KW <= 2, "seg_lb: KW is 0, 1 or 2");
 
 extern "C" __device__ const unsigned int rt_meta[4] = {
     RT_B, LB_T, RT_PERSIST ? 0xffffffffu : 0u, RT_LAYOUT == 1 || !RT_MP ? 0u : 1u };

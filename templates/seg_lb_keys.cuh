@@ -149,8 +149,15 @@ static __device__ __forceinline__ void lb_keys_walk(const unsigned int *__restri
 #define LB_EMPTIES()   /* segments pk+1 .. kk-1 have no element: the identity (rule 2) */ \
     for (long long s = pk + 1; s < (long long)kk; s++)                                  \
         LB_PUT((unsigned long long)s, rt_identity())
+#if RT_KW == 2
+    /* The thread's first element as KW = 1 walks it (pk may be the tile's key before, or -1);
+     * then elements 1 .. R-1 in 32 bits, whose key before is the register of the one before. */
+#pragma unroll
+    for (unsigned int k = 0; k < 1; k++) {
+#else
 #pragma unroll
     for (unsigned int k = 0; k < RT_R; k++) {
+#endif
         if (p + k < b) {
             const unsigned long long i = p + k;
             const unsigned int kk = kx[k];
@@ -191,6 +198,70 @@ static __device__ __forceinline__ void lb_keys_walk(const unsigned int *__restri
         }
     }
 #undef LB_EMPTIES
+#if RT_KW == 2
+    /* KW = 2: elements 1 .. R-1 with 32-bit keys and no branch but for empty segments: the
+     * key before element k is kx[k-1] (element k-1 is in the tile when k is), so a change is
+     * one 32-bit compare and never at the tile's first element; a store is two predicated
+     * ones (the tile's shared outputs, or global memory where nseg > 0: every key is clamped
+     * to at most nseg - 1). A whole tile has no bound tests (the walk twice, whole and
+     * partial). The same outputs as KW = 1 for sorted keys (unsorted: stores in range all
+     * the same, their values unspecified as for every walk). */
+    {
+        const bool any = nseg > 0;
+#if RT_OST
+        /* kbase is 2^32 only when the key before the tile is 0xffffffff: then ospan is 0 */
+        const unsigned int kb32 = (unsigned int)kbase, osp32 = (unsigned int)ospan;
+#define LB_PUTC(C_, K_, V_)                                                   \
+    do {                                                                     \
+        const unsigned int k_ = (K_);                                        \
+        const bool s_ = k_ - kb32 < osp32;                                   \
+        const rt_acc_t o_ = rt_seg_out(V_);                                  \
+        if ((C_) && s_)                                                      \
+            s_o[k_ - kb32] = o_;                                             \
+        if ((C_) && !s_ && any)                                              \
+            out[k_] = o_;                                                    \
+    } while (0)
+#else
+#define LB_PUTC(C_, K_, V_)                                                   \
+    do {                                                                     \
+        const unsigned int k_ = (K_);                                        \
+        if ((C_) && any)                                                     \
+            out[k_] = rt_seg_out(V_);                                        \
+    } while (0)
+#endif
+#define LB_KW2_ELEM(K_)                                                       \
+    do {                                                                     \
+        const unsigned int kk_ = kx[K_], pq_ = kx[(K_) - 1];                 \
+        const rt_acc_t v_ = rt_lift(x[K_], p + (K_));                        \
+        const bool ch_ = kk_ != pq_;                                         \
+        if (kk_ > pq_ && kk_ - pq_ > 1u) { /* empty segments pq+1 .. kk-1 */  \
+            _Pragma("unroll 1")                                              \
+            for (unsigned int s_ = pq_ + 1; s_ < kk_; s_++)                  \
+                LB_PUTC(true, s_, rt_identity());                            \
+        }                                                                    \
+        LB_PUTC(ch_ && flag, pq_, acc);                                      \
+        head = ch_ && !flag ? acc : head;                                    \
+        hk = ch_ && !flag ? (unsigned long long)pq_ : hk;                    \
+        flag = flag || ch_;                                                  \
+        acc = ch_ ? v_ : rt_combine(acc, v_);                                \
+    } while (0)
+        if (b - a == LB_T) {
+#pragma unroll
+            for (unsigned int k = 1; k < RT_R; k++)
+                LB_KW2_ELEM(k);
+            pk = (long long)kx[RT_R - 1];
+        } else if (p < b) {
+#pragma unroll
+            for (unsigned int k = 1; k < RT_R; k++)
+                if (p + k < b) {
+                    LB_KW2_ELEM(k);
+                    pk = (long long)kx[k];
+                }
+        }
+#undef LB_KW2_ELEM
+#undef LB_PUTC
+    }
+#endif
 
     bool before, total_f;
     rt_acc_t total;

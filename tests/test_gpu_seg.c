@@ -42,6 +42,7 @@ static const char *const variants[][6] = {
     {"seg_lb", "B=128", "R=3", "STAGE=0", "PERSIST=1"},
     {"seg_lb", "B=512", "R=8", "STAGE=0", "PERSIST=0"},
     {"seg_lb", "B=512", "R=16", "STAGE=0", "OST=1", "KW=1"},   /* KW (and OST): keys only */
+    {"seg_lb", "B=256", "R=8", "V=4", "STAGE=0", "KW=2"},   /* the keys walk in 32 bits */
     {"seg_lb", "MP=0", "FAST=1", "B=256", "R=16", "V=2"},   /* FAST: offsets only */
     {"seg_lb", "FAST=1", "B=128", "R=16", "V=2", "PERSIST=1"},
     {"seg_stream", "B=256", "R=16", "V=4"},            /* offsets only */
@@ -97,12 +98,12 @@ static void make_configs(int layout, int off64, rt_config *cfgs, int *n, char na
             fail_msg("family %s is not built in", variants[v][0]);
         if (!(f->layouts & (layout == SEG_LAYOUT_KEYS ? FAMILY_LAYOUT_KEYS : FAMILY_LAYOUT_OFFSETS)))
             continue;
-        /* seg_lb's FAST = 1 is ignored for keys and KW = 1 for offsets: no second run of a
-         * shape */
+        /* seg_lb's FAST = 1 is ignored for keys and KW = 1 and 2 for offsets: no second run
+         * of a shape */
         int fast = 0, kw = 0;
         for (int k = 1; k < 6 && variants[v][k]; k++) {
             fast |= !strcmp(variants[v][k], "FAST=1");
-            kw |= !strcmp(variants[v][k], "KW=1");
+            kw |= !strcmp(variants[v][k], "KW=1") || !strcmp(variants[v][k], "KW=2");
         }
         if ((fast && layout == SEG_LAYOUT_KEYS) || (kw && layout != SEG_LAYOUT_KEYS))
             continue;

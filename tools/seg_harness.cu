@@ -498,6 +498,10 @@ static const cfg configs[] = {
     {"seg_lb", "LAYOUT=1 B=512 R=16 V=4 STAGE=0 KW=1"},
     {"seg_lb", "LAYOUT=1 B=128 R=3 STAGE=0 OST=1 PERSIST=1 KW=1"},
     {"seg_lb", "LAYOUT=1 B=256 R=7 V=1 STAGE=0 OST=1 KW=1"},
+    /* KW = 2: elements after a thread's first in 32-bit keys, whole tiles without bound tests */
+    {"seg_lb", "LAYOUT=1 B=512 R=16 V=4 STAGE=0 OST=1 KW=2"},
+    {"seg_lb", "LAYOUT=1 B=128 R=3 STAGE=0 OST=1 PERSIST=1 KW=2"},
+    {"seg_lb", "LAYOUT=1 B=256 R=7 V=1 STAGE=0 KW=2"},
     {"seg_lb", "LAYOUT=2"},
     {"seg_lb", "LAYOUT=2 B=256 R=16 V=4"},
     {"seg_lb", "LAYOUT=2 OFF64=1 B=128 R=32 V=2 PERSIST=1"},

@@ -46,8 +46,8 @@
 #                           build/redtune, A B A B, into build/TAG_{before,after}.db; the
 #                           CSVs as $L/TAG_{before,after}_{1,2}.csv, tools/exp/stream_ab.py's
 #                           table in the summary
-#   ncu_sass TAG DB PROFILE Nsight Compute's full set over redtune_bench running DB's winner
-#                           of offsets PROFILE at 30M (min f32): the details page and the SASS
+#   ncu_sass TAG DB PROFILE [LAYOUT]  Nsight Compute's full set over redtune_bench running DB's winner
+#                           of LAYOUT (offsets) PROFILE at 30M (min f32): the details page and the SASS
 #                           page (each instruction's counts and stall samples) as
 #                           $L/details_TAG.txt and $L/sass_TAG.csv, the main lines in the summary
 #   seg_ab TAG A B BIN_A DB_A BIN_B DB_B LIMIT ARGS...
@@ -75,7 +75,7 @@
 #                           (min, sum f32 at 30M), $T against build/merged.db, A B A B, then the
 #                           merge's goal lines
 #   mark_tune NAME SPACE LIMIT OP:TYPE...
-#                           SPACE over offsets $MARK_PROFILES (default heavy, len3, rand10_50,
+#                           SPACE over $MARK_LAYOUT (default offsets) $MARK_PROFILES (default heavy, len3, rand10_50,
 #                           one) at $MARK_SIZES (default 30M) into build/NAME.db, LIMIT s an
 #                           operator, then each variant's best per case (tools/exp/stage2_sum.py)
 #                           in the summary (dev_session25.sh and 26)
@@ -244,15 +244,15 @@ tune_ab() {
         "$L/${tag}_after_2.csv" >> "$S" 2>&1
 }
 ncu_sass() {
-    local tag=$1 db=$2 prof=$3
+    local tag=$1 db=$2 prof=$3 layout=${4:-offsets}
     timeout 120 ncu --clock-control none -k 'regex:^rt_seg$' -s 2 -c 1 --set full -o "$L/prof_$tag" \
-        build/bench/redtune_bench --db "$db" --segmented offsets --profiles "$prof" --ops min \
+        build/bench/redtune_bench --db "$db" --segmented "$layout" --profiles "$prof" --ops min \
         --types f32 --sizes 30M --regimes cold > "$L/prof_ncu_$tag.log" 2>&1
     echo "ncu $tag: exit $?" >> "$S"
     ncu --import "$L/prof_$tag.ncu-rep" --page details > "$L/details_$tag.txt" 2>&1
     ncu --import "$L/prof_$tag.ncu-rep" --page source --print-source sass --csv > "$L/sass_$tag.csv" 2>&1
     rm -f "$L/prof_$tag.ncu-rep"
-    grep -E 'Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Block Limit|Shared Memory Configuration Size|Waves Per SM' \
+    grep -E 'Duration|DRAM Throughput|L1/TEX Hit Rate|L2 Hit Rate|Mem Busy|Max Bandwidth|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Block Limit|Shared Memory Configuration Size|Waves Per SM' \
         "$L/details_$tag.txt" | sed 's/  */ /g' >> "$S"
 }
 seg_ab() {
@@ -329,7 +329,7 @@ mark_tune() {
     rm -f "build/$name.db"
     for ot; do
         t0=$(date +%s)
-        timeout "$limit" build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented offsets \
+        timeout "$limit" build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented "${MARK_LAYOUT:-offsets}" \
             --space "$space" --profiles ${MARK_PROFILES:-heavy,len3,rand10_50,one} --sizes ${MARK_SIZES:-30M} \
             --seed 7 --db "build/$name.db" > "$L/${name}_${ot%:*}_${ot#*:}.log" 2>&1
         echo "tune $name $ot: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' "$L/${name}_${ot%:*}_${ot#*:}.log") not ok" >> "$S"

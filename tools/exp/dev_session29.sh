@@ -38,7 +38,10 @@
 #           and len3 at 2^20 and 30M for min and sum f32 into the H200's row, each variant's
 #           best (tools/exp/stage2_sum.py), and redtune_bench keys A B A B against the
 #           committed database.
-step=${1:?step: pack, win, ship, final, kpf, h100}
+#   kncu    Nsight Compute's full set over redtune_bench running the committed database's keys
+#           winners (len3, rand10_50; min f32, 30M) and, beside them, offsets rand10_50's
+#           (seg_per STAGE=2): where keys' time goes at 47% of the read bandwidth.
+step=${1:?step: pack, win, ship, final, kpf, kncu, h100}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c29 "$step"
 case $step in
@@ -65,6 +68,10 @@ kpf)
     python3 tools/exp/stage2_sum.py <(build/redtune measurements --db build/keys.db --format csv) >> "$S" 2>&1
     build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
     fits 150 "bench keys" && bench_keys 40 ;;
+kncu)
+    ncu_sass klen3 "$T" len3 keys
+    ncu_sass krand "$T" rand10_50 keys
+    fits 60 "offsets ncu" && ncu_sass orand "$T" rand10_50 offsets ;;
 h100)
     SHIP_PROFILES=len3,len1,rand10_50,len1000 SHIP_LIMIT=240 ship_rand H100 \
         2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32

@@ -1,0 +1,42 @@
+#!/bin/bash
+# dev_session30.sh STEP - device runs prepared at the end of the twenty-ninth session (whose
+# device time was spent), one step a call on a lent GPU; logs under $OUT/logs, a summary
+# ($OUT/sum.txt) printed last, everything else in $OUT/all.tgz; the functions are
+# tools/exp/dev_lib.sh's. Carried: build/c30.tar.xz (stripped binaries; `bash
+# tools/exp/dev_session30.sh pack` makes it here), build/devlib, build/h100.sql.xz
+# (db/tuned/h100.sql, xz'd, out of the tree for the 64 MiB limit).
+#   kw2     seg_lb's KW = 2 (keys, written after the twenty-ninth session's last GPU run): a
+#           thread's elements after its first walked in 32-bit keys (the key before is the
+#           register before), stores as predicated pairs, whole tiles without bound tests.
+#           Nsight Compute found the keys winners issue-bound (len3 30M: about 89 warp
+#           instructions a thread an element, 71% of issue slots, 46% of DRAM bandwidth).
+#           The harness (--only seg_lb: three KW=2 shapes among the keys shapes, which come
+#           first), 'seg_RT_MIN_RT_F*' (a KW=2 variant), then tools/exp/kw2_space.lua over keys
+#           heavy, len3, rand10_50 at 2^20 and 30M for min and sum f32 (each variant's best:
+#           tools/exp/stage2_sum.py), and Nsight Compute over KW = 2's best for len3 (min f32
+#           30M; tools/exp/kw2_only.lua tuned alone into build/kw2only.db).
+#           If KW = 2 wins: add 2 to lua/spaces/segmented_ship.lua's and segmented.lua's keys
+#           entries (KW = {0, 1, 2}) and run `kship`.
+#   kship   the shipped space (with KW = 2) over keys heavy and len3 at 2^20 and 30M, min and sum
+#           f32, into the H200's row (keys_rows), then redtune_bench keys A B A B against the
+#           committed database (bench_keys).
+#   h100    on an H100 (none was lent in sessions 22-29): see tools/exp/dev_session29.sh h100.
+step=${1:?step: pack, kw2, kship}
+. "$(dirname "$0")/dev_lib.sh"
+dev_start c30 "$step"
+case $step in
+kw2)
+    harness 150 seg_lb
+    tests 'seg_RT_MIN_RT_F*' 60
+    MARK_LAYOUT=keys MARK_PROFILES=heavy,len3,rand10_50 MARK_SIZES=2^20,30M \
+        mark_tune kw2 tools/exp/kw2_space.lua 90 min:f32 sum:f32
+    # KW = 2 alone for len3, so that redtune_bench runs its best under Nsight Compute
+    MARK_LAYOUT=keys MARK_PROFILES=len3 mark_tune kw2only tools/exp/kw2_only.lua 60 min:f32
+    fits 60 "ncu" && ncu_sass kw2len3 build/kw2only.db len3 keys ;;
+kship)
+    keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f32 sum:f32
+    python3 tools/exp/stage2_sum.py <(build/redtune measurements --db build/keys.db --format csv) >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
+    fits 150 "bench keys" && bench_keys 40 ;;
+esac
+dev_end
