@@ -204,8 +204,11 @@ static __device__ __forceinline__ void lb_keys_walk(const unsigned int *__restri
      * one 32-bit compare and never at the tile's first element; a store is two predicated
      * ones (the tile's shared outputs, or global memory where nseg > 0: every key is clamped
      * to at most nseg - 1). A whole tile has no bound tests (the walk twice, whole and
-     * partial). The same outputs as KW = 1 for sorted keys (unsorted: stores in range all
-     * the same, their values unspecified as for every walk). */
+     * partial). A run's elements after its first fold by sc_fold_step<true>: the glue's
+     * rt_fold_nz where it has one (float min and max; acc holds an element from the thread's
+     * first on: a lift, or a lift combined), else lift and combine. The same outputs as KW = 1
+     * for sorted keys (unsorted: stores in range all the same, their values unspecified as for
+     * every walk). */
     {
         const bool any = nseg > 0;
 #if RT_OST
@@ -243,7 +246,7 @@ static __device__ __forceinline__ void lb_keys_walk(const unsigned int *__restri
         head = ch_ && !flag ? acc : head;                                    \
         hk = ch_ && !flag ? (unsigned long long)pq_ : hk;                    \
         flag = flag || ch_;                                                  \
-        acc = ch_ ? v_ : rt_combine(acc, v_);                                \
+        acc = ch_ ? v_ : sc_fold_step<true>(acc, x[K_], p + (K_));            \
     } while (0)
         if (b - a == LB_T) {
 #pragma unroll
