@@ -26,17 +26,21 @@ struct lb_ktile {
     unsigned int ka1, ka, kb1, kp;
 };
 
+/* Tile t's elements [a, b), this thread's first p, and its registers of d as x and kx. */
+#define LB_KEYS_POS()                                                         \
+    const unsigned long long a = t * LB_T;                                   \
+    const unsigned long long b = a + LB_T < n ? a + LB_T : n;                \
+    const unsigned long long p = a + (unsigned long long)tid * RT_R;         \
+    rt_value_t *const x = d.x;                                               \
+    unsigned int *const kx = d.kx
+
 /* Issues tile t's loads into d; nothing waits for them until the walk reads d. */
 static __device__ __forceinline__ void lb_keys_load(const rt_value_t *__restrict__ in,
                                                     const unsigned int *__restrict__ keys,
                                                     unsigned long long n, unsigned long long t, lb_ktile &d)
 {
     const unsigned int tid = threadIdx.x, lane = tid % 32;
-    const unsigned long long a = t * LB_T;
-    const unsigned long long b = a + LB_T < n ? a + LB_T : n;
-    const unsigned long long p = a + (unsigned long long)tid * RT_R;
-    rt_value_t *const x = d.x;
-    unsigned int *const kx = d.kx;
+    LB_KEYS_POS();
     /* The tile's edge keys (broadcast loads) and the key before this thread's first element
      * (lane 0 only): issued with the others. */
     d.ka1 = a > 0 && a <= n ? keys[a - 1] : 0u;
@@ -75,11 +79,7 @@ static __device__ __forceinline__ void lb_keys_walk(const unsigned int *__restri
                                                     lb_ktile &d)
 {
     const unsigned int tid = threadIdx.x, lane = tid % 32;
-    const unsigned long long a = t * LB_T;
-    const unsigned long long b = a + LB_T < n ? a + LB_T : n;
-    const unsigned long long p = a + (unsigned long long)tid * RT_R;
-    rt_value_t *const x = d.x;
-    unsigned int *const kx = d.kx;
+    LB_KEYS_POS();
     const unsigned int ka1 = d.ka1, ka = d.ka;
 #if RT_OST
     const unsigned int kb1 = d.kb1;
@@ -301,3 +301,4 @@ static __device__ __forceinline__ void lb_keys_reg(const rt_value_t *__restrict_
     lb_keys_load(in, keys, n, t, d);
     lb_keys_walk(keys, n, nseg, out, carry, t, d);
 }
+#undef LB_KEYS_POS
