@@ -17,9 +17,11 @@
 #           30M; tools/exp/kw2_only.lua tuned alone into build/kw2only.db).
 #           If KW = 2 wins: add 2 to lua/spaces/segmented_ship.lua's and segmented.lua's keys
 #           entries (KW = {0, 1, 2}) and run `kship`.
-#   kship   the shipped space (with KW = 2) over keys heavy and len3 at 2^20 and 30M, min and sum
-#           f32, into the H200's row (keys_rows), then redtune_bench keys A B A B against the
-#           committed database (bench_keys).
+#   kship   (on an H200: the rows go to its device row) the shipped space (with KW = 2) over
+#           keys heavy and len3 at 2^20 and 30M, min and sum f32, into the H200's row
+#           (keys_rows), then redtune_bench keys A B A B against the committed database
+#           (bench_keys). On an H100: dev_session24.sh h100k's keys_rows with the H100's uuid
+#           2e956071d0b02214c4c501b293bccefc instead.
 #   h100    on an H100 (none was lent in sessions 22-29): see tools/exp/dev_session29.sh h100.
 step=${1:?step: pack, kw2, kship}
 . "$(dirname "$0")/dev_lib.sh"
