@@ -80,7 +80,7 @@
 #define RT_FAST 0    /* offsets: 1 the fast path for a tile inside one segment */
 #endif
 #ifndef RT_KW
-#define RT_KW 0      /* keys, STAGE = 0: 1 the walk without a branch at a key change; 2 in 32 bits */
+#define RT_KW 0      /* keys, STAGE = 0: 1 no branch at a key change; 2 that in 32 bits */
 #endif
 
 #include "seg_common.cuh"

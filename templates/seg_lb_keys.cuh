@@ -37,7 +37,8 @@ struct lb_ktile {
 /* Issues tile t's loads into d; nothing waits for them until the walk reads d. */
 static __device__ __forceinline__ void lb_keys_load(const rt_value_t *__restrict__ in,
                                                     const unsigned int *__restrict__ keys,
-                                                    unsigned long long n, unsigned long long t, lb_ktile &d)
+                                                    unsigned long long n, unsigned long long t,
+                                                    lb_ktile &d)
 {
     const unsigned int tid = threadIdx.x, lane = tid % 32;
     LB_KEYS_POS();
@@ -75,8 +76,8 @@ static __device__ __forceinline__ void lb_keys_load(const rt_value_t *__restrict
 static __device__ __forceinline__ void lb_keys_walk(const unsigned int *__restrict__ keys,
                                                     unsigned long long n, unsigned long long nseg,
                                                     rt_acc_t *__restrict__ out,
-                                                    rt_seg_carry *__restrict__ carry, unsigned long long t,
-                                                    lb_ktile &d)
+                                                    rt_seg_carry *__restrict__ carry,
+                                                    unsigned long long t, lb_ktile &d)
 {
     const unsigned int tid = threadIdx.x, lane = tid % 32;
     LB_KEYS_POS();

@@ -40,22 +40,22 @@
 // buffer. Reads of the buffer stay inside it for any offsets (each lane clips its segment to
 // the chunk), and the loads stay inside [0, n) since sc_off clamps offsets to n.
 //
-// STAGE = 2 (LANES = 1): STAGE = 1's chunks of 32*V elements leave each lane idle wherever
-// the chunk holds none of its segment, and a lane that loads its own segment (STAGE = 0) makes
-// each load of the warp touch 32 cache lines. Here the warp copies the span of its 32
-// segments, from the multiple of V at or below lane 0's start to the largest end, into its
-// window of shared memory (WIN KB / (B/32) bytes: 1280 f32 with B = 256 and WIN = 40, so
-// the 32 segments of 10 to 50 elements fit at once) with cp.async, V elements (4, 8 or 16
-// bytes; other widths, such as V = 1 of a 2-byte type for an unaligned pointer, by plain
-// loads) a copy, all in flight together and no registers held (the last part-vector at the
-// span's end by plain loads); then each lane reduces its segment's part in the window in order: element by element
-// up to a multiple of V, then V at a time in one shared-memory read, then the rest. A span
-// longer than the window is copied a window at a time. Reads stay in [0, n): every copy is of
-// whole V-vectors below the span's end (V > 1 needs `in` aligned to V elements, as for the
-// other V), and a lane's part is clipped to the window. With LONG > 0, a warp any of whose
-// segments is longer than LONG * V elements loads its segments directly, as with STAGE = 0,
-// and leaves the long ones to the block (LONG): copied, a segment of 10^6 elements would hold
-// its warp for hundreds of windows (13 ms at n = 30 * 2^20 on the heavy profile, H200).
+// STAGE = 2 (LANES = 1): STAGE = 1's chunks of 32*V elements leave each lane idle wherever the
+// chunk holds none of its segment, and a lane that loads its own segment (STAGE = 0) makes each
+// load of the warp touch 32 cache lines. Here the warp copies the span of its 32 segments, from
+// the multiple of V at or below lane 0's start to the largest end, into its window of shared
+// memory (WIN KB / (B/32) bytes: 1280 f32 with B = 256 and WIN = 40, so the 32 segments of 10 to
+// 50 elements fit at once) with cp.async, V elements (4, 8 or 16 bytes; other widths, such as
+// V = 1 of a 2-byte type for an unaligned pointer, by plain loads) a copy, all in flight together
+// and no registers held (the last part-vector at the span's end by plain loads); then each lane
+// reduces its segment's part in the window in order: element by element up to a multiple of V,
+// then V at a time in one shared-memory read, then the rest. A span longer than the window is
+// copied a window at a time. Reads stay in [0, n): every copy is of whole V-vectors below the
+// span's end (V > 1 needs `in` aligned to V elements, as for the other V), and a lane's part is
+// clipped to the window. With LONG > 0, a warp any of whose segments is longer than LONG * V
+// elements loads its segments directly, as with STAGE = 0, and leaves the long ones to the block
+// (LONG): copied, a segment of 10^6 elements would hold its warp for hundreds of windows (13 ms at
+// n = 30 * 2^20 on the heavy profile, H200).
 //
 // LONG > 0 (LANES < 32, STAGE = 0 or 2): in the block's last tile (its only one: the plan's grid
 // is one block per tile), a group whose segment is longer than LONG rounds runs no rounds for
@@ -147,7 +147,8 @@ static_assert(RT_GRID == 0 || (RT_SEGS == 1 && RT_STAGE != 1 && !PER_BLOCK),
  * before their tree reorder the combines, which only a commutative operator allows. */
 #define PER_U ((PER_L == 1 || RT_COMMUTATIVE) ? RT_U : 1)
 #if RT_STAGE == 2
-#define PER_WIN (RT_WIN * 1024 / (RT_B / 32) / (RT_V * sizeof(rt_value_t)) * RT_V)   /* elements a window */
+/* elements a window */
+#define PER_WIN (RT_WIN * 1024 / (RT_B / 32) / (RT_V * sizeof(rt_value_t)) * RT_V)
 static_assert(PER_WIN >= RT_V, "seg_per: WIN is too small for a warp's window of one vector");
 #endif
 #if defined(RT_TYPE_F64) || defined(RT_TYPE_I64) || defined(RT_TYPE_U64)

@@ -158,7 +158,8 @@ void axis_gpu_call(rt_ctx *ctx, rt_op op, rt_type t, unsigned long long o,
         size_t tb = 1;
         assert_int_equal(rt_axis_temp_bytes(ctx, op, t, o, l, i, &tb), RT_OK);
         assert_int_equal(cu.MemAlloc(&temp, tb + 256), CUDA_SUCCESS);
-        assert_int_equal(cu.MemsetD8(temp, 0xff, tb + 256), CUDA_SUCCESS);   /* cleared by the call */
+        /* set, so that the call must clear what it uses */
+        assert_int_equal(cu.MemsetD8(temp, 0xff, tb + 256), CUDA_SUCCESS);
         rc = rt_reduce_axis_temp(ctx, op, t, pin, o, l, i, (void *)(uintptr_t)out,
                                  (void *)(uintptr_t)temp, tb, NULL);
         if (rc == RT_OK)   /* twice: the counters left zero, or cleared again */

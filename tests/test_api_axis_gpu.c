@@ -52,9 +52,11 @@ static void axis_gpu_builtin(void **state)
     rt_ctx *ctx = NULL;
     assert_int_equal(rt_open(axis_gpu_empty_db, 0, &ctx), RT_OK);
     for (size_t k = 0; k < sizeof optypes / sizeof optypes[0]; k++)
-        for (size_t s = 0; s < AXIS_GPU_NSHAPES; s++)
-            axis_gpu_call(ctx, optypes[k].op, optypes[k].type, axis_gpu_shapes[s][0], axis_gpu_shapes[s][1],
-                      axis_gpu_shapes[s][2], (int)(s + k) % 2, 0);
+        for (size_t s = 0; s < AXIS_GPU_NSHAPES; s++) {
+            const unsigned long long *sh = axis_gpu_shapes[s];
+            axis_gpu_call(ctx, optypes[k].op, optypes[k].type, sh[0], sh[1], sh[2], (int)(s + k) % 2,
+                          0);
+        }
     /* outer * inner == 0: nothing launched, no pointer needed */
     assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, NULL, 0, 100, 3, NULL, NULL), RT_OK);
     assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, NULL, 4, 100, 0, NULL, NULL), RT_OK);
@@ -86,8 +88,10 @@ static void axis_gpu_temp(void **state)
     assert_true(tb > 0);   /* 8 tiles of 300000: split */
     assert_int_equal(rt_axis_temp_bytes(ctx, RT_SUM, RT_F32, 0, 300000, 1, &tb), RT_OK);
     assert_int_equal(tb, 0);
-    for (size_t s = 0; s < AXIS_GPU_NSHAPES; s++)
-        axis_gpu_call(ctx, RT_SUM, RT_F32, axis_gpu_shapes[s][0], axis_gpu_shapes[s][1], axis_gpu_shapes[s][2], 0, 1);
+    for (size_t s = 0; s < AXIS_GPU_NSHAPES; s++) {
+        const unsigned long long *sh = axis_gpu_shapes[s];
+        axis_gpu_call(ctx, RT_SUM, RT_F32, sh[0], sh[1], sh[2], 0, 1);
+    }
     axis_gpu_call(ctx, RT_ARGMAX, RT_F32, 8, 300000, 1, 1, 1);
     axis_gpu_call(ctx, RT_VAR_MEAN, RT_F64, 1, 200000, 8, 0, 1);
     assert_int_equal(rt_axis_temp_bytes(ctx, RT_SUM, RT_F32, 8, 300000, 1, &tb), RT_OK);
@@ -125,7 +129,8 @@ static void axis_gpu_user_op(void **state)
     rt_op_desc d = {affine_op.name, affine_op.type, affine_op.identity, affine_op.combine, 0};
     assert_int_equal(rt_register_op(ctx, &d, &aff), RT_OK);
     for (size_t s = 0; s < AXIS_GPU_NSHAPES; s++) {
-        unsigned long long o = axis_gpu_shapes[s][0], l = axis_gpu_shapes[s][1], i = axis_gpu_shapes[s][2], m = o * i;
+        const unsigned long long *sh = axis_gpu_shapes[s];
+        unsigned long long o = sh[0], l = sh[1], i = sh[2], m = o * i;
         uint64_t *h = malloc((o * l * i + 1) * 8), *got = malloc(m * 8 + 8);
         assert_non_null(h);
         assert_non_null(got);
@@ -284,7 +289,8 @@ static void axis_gpu_cli(void **state)
     assert_non_null(f);
     assert_int_equal(fwrite(v, 4, 24, f), 24);
     fclose(f);
-    snprintf(args, sizeof args, "reduce --op sum --in %s --shape 3,4,2 --db %s", in, axis_gpu_empty_db);
+    snprintf(args, sizeof args, "reduce --op sum --in %s --shape 3,4,2 --db %s", in,
+             axis_gpu_empty_db);
     if (gpu_util_run(args, out, sizeof out))
         fail_msg("%s", out);
     for (int o = 0; o < 3; o++)

@@ -89,7 +89,8 @@ static void axis_gpu_database(void **state)
             assert_int_equal(nvrtc_compile(src, "axis.cu", api_util_gpu.arch, &o, &e), RT_OK);
             store_binary b = {o.cubin, o.size, -1, -1, NULL};
             assert_int_equal(store_put_kernel(s, hash, win[k].family, params, src, &e), RT_OK);
-            assert_int_equal(store_put_binary(s, hash, api_util_gpu.arch, nvrtc_version(), &b, &e), RT_OK);
+            assert_int_equal(store_put_binary(s, hash, api_util_gpu.arch, nvrtc_version(), &b, &e),
+                             RT_OK);
             nvrtc_output_free(&o);
         }
         put_axis_best(s, dev, hash, win[k].family, params, src, "sum", win[k].o, win[k].l,
@@ -127,9 +128,10 @@ static void axis_gpu_database(void **state)
         fail_msg("%s", buf);
     axis_gpu_call(ctx, RT_SUMSQ, RT_F32, 3000, 5000, 1, 0, 0);
     axis_gpu_call(ctx, RT_SUMSQ, RT_F32, 4096, 4096, 2, 1, 0);
-    for (size_t sh = 0; sh < AXIS_GPU_NSHAPES; sh++)
-        axis_gpu_call(ctx, RT_SUM, RT_F32, axis_gpu_shapes[sh][0], axis_gpu_shapes[sh][1], axis_gpu_shapes[sh][2], (int)sh % 2,
-                  0);
+    for (size_t j = 0; j < AXIS_GPU_NSHAPES; j++) {
+        const unsigned long long *sh = axis_gpu_shapes[j];
+        axis_gpu_call(ctx, RT_SUM, RT_F32, sh[0], sh[1], sh[2], (int)j % 2, 0);
+    }
     axis_gpu_call(ctx, RT_SUM, RT_F32, 4096, 4096, 1, 1, 0);
     rt_close(ctx);
 }
@@ -312,8 +314,9 @@ static void axis_gpu_fallback(void **state)
         /* REDTUNE_LOG=warn: one line a decision, the winner, this GPU and NVRTC's reason. */
         snprintf(head, sizeof head, "redtune: warn: axis min f32 %s: the database's winner %s %s "
                  "(tuned on \"%s\", exact device) cannot be made for this GPU (\"%s\", %s): %s.cu: "
-                 "NVRTC_ERROR_COMPILATION for %s", cls[k], wfam[k], wparams[k], api_util_gpu.dev.name,
-                 api_util_gpu.dev.name, api_util_gpu.arch, wfam[k], api_util_gpu.arch);
+                 "NVRTC_ERROR_COMPILATION for %s", cls[k], wfam[k], wparams[k],
+                 api_util_gpu.dev.name, api_util_gpu.dev.name, api_util_gpu.arch, wfam[k],
+                 api_util_gpu.arch);
         snprintf(want, sizeof want, "; the built-in default %s runs instead", b);
         api_util_line_of(said, head, line, sizeof line);
         if (strncmp(line, head, strlen(head)) || !strstr(line, ": U must be 1, 2, 4 or 8")

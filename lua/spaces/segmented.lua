@@ -125,8 +125,8 @@ return {
   -- NZ = 1 (H = 0): float min and max fold a segment from its first element (H200, 30M: min
   -- f32 len3 0.92x NZ = 0; docs/results.md, twenty-eighth session).
   { family = "seg_pipe",
-    params = { B = {128, 256}, SEGS = {1, 2, 4, 8}, V = {1, 2, 4, 8}, RV = 1, KB = {8, 12, 16}, H = {0, 4},
-               NZ = {0, 1} },
+    params = { B = {128, 256}, SEGS = {1, 2, 4, 8}, V = {1, 2, 4, 8}, RV = 1, KB = {8, 12, 16},
+               H = {0, 4}, NZ = {0, 1} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and fits(c, dev) and c.V * case.type_size == 16
              and c.RV * case.type_size <= 16

@@ -61,8 +61,8 @@ return {
   -- 64-bit offsets the template shrinks its stages to fit). NZ = 1 with H = 0 (H200, 30M:
   -- min f32 len3 0.92x NZ = 0, len1 0.89x; docs/results.md, twenty-eighth session).
   { family = "seg_pipe",
-    params = { B = {128, 256}, SEGS = {2, 4, 8}, V = {1, 2, 4, 8}, RV = 1, KB = {8, 12, 16}, H = {0, 4},
-               NZ = {0, 1} },
+    params = { B = {128, 256}, SEGS = {2, 4, 8}, V = {1, 2, 4, 8}, RV = 1, KB = {8, 12, 16},
+               H = {0, 4}, NZ = {0, 1} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and c.V == vec(case)
              and 2 * c.KB * 1024 + 3 * (c.B * c.SEGS + 1) * 4 <= 48 * 1024

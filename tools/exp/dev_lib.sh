@@ -46,9 +46,10 @@
 #                           build/redtune, A B A B, into build/TAG_{before,after}.db; the
 #                           CSVs as $L/TAG_{before,after}_{1,2}.csv, tools/exp/stream_ab.py's
 #                           table in the summary
-#   ncu_sass TAG DB PROFILE [LAYOUT]  Nsight Compute's full set over redtune_bench running DB's winner
-#                           of LAYOUT (offsets) PROFILE at 30M (min f32): the details page and the SASS
-#                           page (each instruction's counts and stall samples) as
+#   ncu_sass TAG DB PROFILE [LAYOUT]
+#                           Nsight Compute's full set over redtune_bench running DB's winner of
+#                           LAYOUT (default offsets) PROFILE at 30M (min f32): the details page
+#                           and the SASS page (each instruction's counts and stall samples) as
 #                           $L/details_TAG.txt and $L/sass_TAG.csv, the main lines in the summary
 #   seg_ab TAG A B BIN_A DB_A BIN_B DB_B LIMIT ARGS...
 #                           redtune_bench --segmented ARGS --regimes cold with the bench binary
@@ -75,8 +76,9 @@
 #                           (min, sum f32 at 30M), $T against build/merged.db, A B A B, then the
 #                           merge's goal lines
 #   mark_tune NAME SPACE LIMIT OP:TYPE...
-#                           SPACE over $MARK_LAYOUT (default offsets) $MARK_PROFILES (default heavy, len3, rand10_50,
-#                           one) at $MARK_SIZES (default 30M) into build/NAME.db, LIMIT s an
+#                           SPACE over $MARK_LAYOUT (default offsets) $MARK_PROFILES (default
+#                           heavy, len3, rand10_50, one) at $MARK_SIZES (default 30M) into
+#                           build/NAME.db, LIMIT s an
 #                           operator, then each variant's best per case (tools/exp/stage2_sum.py)
 #                           in the summary (dev_session25.sh and 26)
 #   bench_run TAG LIMIT ARGS...
