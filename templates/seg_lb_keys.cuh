@@ -15,8 +15,11 @@
 /* OST = 1: the outputs a tile owns, keys kbase = key(a-1)+1 .. key(b-1), when there are at most
  * LB_OC of them, go to s_o[key - kbase] and are copied out coalesced after the block scan (one
  * dense store stream instead of scattered 4-byte stores); more (long runs of empty keys) or
- * keys outside that range (unsorted input) are stored directly. */
-#define LB_OC (LB_T < 24 * 1024 / sizeof(rt_acc_t) ? LB_T : 24 * 1024 / sizeof(rt_acc_t))
+ * keys outside that range (unsorted input) are stored directly. Up to 40 KiB, so that a tile of
+ * one-element segments (B*R outputs) is staged whole for f64 at B*R = 4096 and f32 at 8192
+ * (24 KiB left those to scattered stores: H200 len1 30M f64, 390 us whether OST was 0 or 1;
+ * thirtieth session). The register path runs at most two blocks of 512 an SM. */
+#define LB_OC (LB_T < 40 * 1024 / sizeof(rt_acc_t) ? LB_T : 40 * 1024 / sizeof(rt_acc_t))
 
 /* A thread's part of a tile as loaded: its R values and keys, the tile's edge keys (a-1, a
  * and, with OST, b-1) and the key before its first element (lane 0). */

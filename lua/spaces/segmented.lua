@@ -50,7 +50,8 @@ return {
   -- per-thread rows so the per-tile costs amortise; one staged point for comparison. Offsets:
   -- the staged merge path at a few tile sizes (MP = 1) and element tiles (MP = 0).
   { family = "seg_lb",
-    params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0, KW = {0, 1} },
+    params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0,
+               KW = {0, 1, 2} },
     constraint = function(c, dev, case)
       return lb_fits(c, dev, case) and case.layout == "keys" and c.B * c.R <= 8192
              and c.V == lb_vec(case)
@@ -58,7 +59,8 @@ return {
   -- Keys with the tile's outputs staged in shared memory and stored coalesced (OST = 1):
   -- many small segments.
   { family = "seg_lb",
-    params = { B = {256, 512}, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = 1, KW = {0, 1} },
+    params = { B = {256, 512}, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = 1,
+               KW = {0, 1, 2} },
     constraint = function(c, dev, case)
       return lb_fits(c, dev, case) and case.layout == "keys" and c.V == lb_vec(case)
              and not (c.B == 256 and c.R == 8)

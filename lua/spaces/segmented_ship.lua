@@ -1,7 +1,7 @@
 -- segmented_ship.lua - the small segmented space tools/tune_shipped_seg.sh tunes every shipped
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
--- neighbours, with the vector width scaled to the element size. 8 configs for keys and 137
+-- neighbours, with the vector width scaled to the element size. 12 configs for keys and 137
 -- for offsets (f32 min; 109 for sum and the integers, which have no NZ; with KW and
 -- seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth, seg_pipe, twenty-sixth: 32
 -- of them, seg_per's U, twenty-seventh, NZ, twenty-eighth, WIN and GRID, twenty-ninth; about
@@ -22,10 +22,12 @@ end
 return {
   -- Keys: load-balanced tiles, register path, 16-byte loads; OST = 1 stores the outputs of
   -- tiles with many segments coalesced (won len3 at 30M); KW = 1 walks without a branch at
-  -- a key change (H200: heavy and len3 0.93-0.98x, rand10_50 1.04-1.09x).
+  -- a key change (H200: heavy and len3 0.93-0.98x, rand10_50 1.04-1.09x); KW = 2 walks a
+  -- thread's elements after its first in 32-bit keys (H200, 30M, f32: 0.84-0.90x KW = 1's
+  -- best on heavy, len3 and rand10_50, min and sum; thirtieth session).
   { family = "seg_lb",
     params = { B = 512, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = {0, 1}, MP = 1,
-               KW = {0, 1} },
+               KW = {0, 1, 2} },
     constraint = function(c, dev, case)
       return case.layout == "keys" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
     end },

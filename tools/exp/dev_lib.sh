@@ -306,10 +306,11 @@ keys_rows() {
     rm -f build/keys.db
     for ot; do
         t0=$(date +%s)
-        timeout 80 build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented keys \
-            --space lua/spaces/segmented_ship.lua --profiles heavy,len3 --sizes 2^20,30M --seed 7 \
-            --db build/keys.db > "$L/keys_tune_${ot%:*}.log" 2>&1
-        echo "redtune keys heavy,len3 $ot: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        timeout "${KEYS_LIMIT:-80}" build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" \
+            --segmented keys --space lua/spaces/segmented_ship.lua \
+            --profiles "${KEYS_PROFILES:-heavy,len3}" --sizes 2^20,30M --seed 7 \
+            --db build/keys.db > "$L/keys_tune_${ot%:*}_${ot#*:}.log" 2>&1
+        echo "redtune keys ${KEYS_PROFILES:-heavy,len3} $ot: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     done
     dship keys "$match"
     grep -i 'keys' "$L/keys_best.txt" >> "$S"

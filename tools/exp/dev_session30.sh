@@ -22,8 +22,12 @@
 #           (keys_rows), then redtune_bench keys A B A B against the committed database
 #           (bench_keys). On an H100: dev_session24.sh h100k's keys_rows with the H100's uuid
 #           2e956071d0b02214c4c501b293bccefc instead.
+#   kall    (on an H200) every keys case the H100's row holds (min, max, sum x f32, f64, i32 x
+#           heavy, len1, len1000, len3, one, rand10_50 x 2^20, 30M) with KW = 2 into the H200's
+#           row; bench A B A B at 30M, f32 min and sum, then f64 and i32.
+#   kost    the harness over seg_lb (after OST's buffer went from 24 to 40 KiB), then kall.
 #   h100    on an H100 (none was lent in sessions 22-29): see tools/exp/dev_session29.sh h100.
-step=${1:?step: pack, kw2, kship}
+step=${1:?step: pack, kw2, kship, kall, kost}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c30 "$step"
 case $step in
@@ -40,5 +44,20 @@ kship)
     python3 tools/exp/stage2_sum.py <(build/redtune measurements --db build/keys.db --format csv) >> "$S" 2>&1
     build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
     fits 150 "bench keys" && bench_keys 40 ;;
+kost)
+    # seg_lb's OST buffer at 40 KiB (was 24): the harness over seg_lb, then kall's steps
+    harness 140 seg_lb
+    ;&
+kall)
+    # every shipped keys case (the H100 row's: min, max, sum x f32, f64, i32 x six profiles x
+    # 2^20 and 30M) into the H200's row with KW = 2 in the space; bench A B A B at 30M
+    KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=100 \
+        keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f32 sum:f32 max:f32 min:f64 sum:f64 \
+        max:f64 min:i32 sum:i32 max:i32
+    build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
+    fits 40 "bench keys" && bench_keys 40
+    fits 90 "bench keys, every type" && seg_ab t shipped merged build/bench/redtune_bench "$T" \
+        build/bench/redtune_bench build/merged.db 40 keys --profiles heavy,len3,rand10_50,len1,len1000 \
+        --ops min,max,sum --types f64,i32 --sizes 30M ;;
 esac
 dev_end
