@@ -261,6 +261,12 @@ void api_choices_free(rt_ctx *ctx);
  * from, for n in size bucket nb and mean length bucket mb (caller holds ctx->lock). */
 int api_seg_pick(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned nb, int mb,
                  int skewed, const choice **c, const best_entry **row, rt_err *e);
+/* The config a segmented call runs a winner's (family, params) as: LAYOUT (RT_LAYOUT_KEYS or
+ * _OFFSETS) and OFF64 set, V = 1 without 'aligned' pointers, LONG = 0 for 'uniform' lengths;
+ * *changed = 1 when that differs from 'params'. RT_EINVAL for a family that is not a
+ * segmented one of this library. */
+int api_seg_config(const char *family, const char *params, int layout, int off64,
+                   int aligned, int uniform, rt_config *cfg, int *changed, rt_err *e);
 /* api_kernel.c: loading. 'builtin' is API_WINNER for a database winner's config,
  * API_BUILTIN for the built-in default of a case with no winner, API_BUILTIN_INSTEAD for the
  * built-in default in place of a winner whose kernel could not be made (the messages of a
@@ -268,6 +274,16 @@ int api_seg_pick(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned nb, i
 enum { API_WINNER, API_BUILTIN, API_BUILTIN_INSTEAD };
 int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
                       int builtin, kernel **out, rt_err *e);
+/* The unit api_config_kernel loads for 'cfg' and (op, type): its source (*src, malloc'd;
+ * the caller frees) and its SHA-256 in hex, the hash a stored CUBIN of it must have. A NULL
+ * ctx knows the built-in operators only (tests/test_shipped.c: a CUBIN shipped for every
+ * winner's unit). */
+int api_config_unit(const rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
+                    char **src, char hash[RT_HASH_HEX], rt_err *e);
+/* The config a database winner of (family, params) runs as (api_winner_kernel): RT_OK, or
+ * an error (RT_ENOTFOUND: a family not built into this library; config_parse's) when it runs
+ * from its stored source instead. */
+int api_winner_config(const char *family, const char *params, rt_config *cfg, rt_err *e);
 /* A database winner loaded as this library's unit for its family and parameters. */
 int api_winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row,
                       kernel **out, rt_err *e);

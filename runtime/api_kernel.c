@@ -190,20 +190,40 @@ done:
     return rc;
 }
 
+/* The unit of config 'cfg' for (op, type) and its hash: what api_config_kernel looks a CUBIN
+ * up under, and what tests/test_shipped.c checks the shipped dumps against. */
+int api_config_unit(const rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
+                    char **src, char hash[RT_HASH_HEX], rt_err *e)
+{
+    int rc = emit(ctx, cfg, op, type, src, e);
+    if (rc == RT_OK)
+        hash_hex(*src, strlen(*src), hash);
+    return rc;
+}
+
 /* The unit this library generates for config 'cfg' and (op, type), loaded: its CUBIN from
  * the database when one is stored under the unit's hash, else compiled (get_kernel). */
 int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
                          int builtin, kernel **out, rt_err *e)
 {
     char *src = NULL, hash[RT_HASH_HEX], params[256];
-    int rc = emit(ctx, cfg, op, type, &src, e);
+    int rc = api_config_unit(ctx, op, type, cfg, &src, hash, e);
     if (rc)
         return rc;
-    hash_hex(src, strlen(src), hash);
     config_format(cfg, params, sizeof params);
     rc = get_kernel(ctx, op, type, hash, cfg->family->name, params, src, builtin, out, e);
     free(src);
     return rc;
+}
+
+/* A winner's config: its family's, built into this library, with its parameters (else it
+ * runs from its stored source). */
+int api_winner_config(const char *family, const char *params, rt_config *cfg, rt_err *e)
+{
+    const rt_family *f = family_find(family);
+    if (!f)
+        return rt_seterr(e, RT_ENOTFOUND, "family '%s' is not built into this library", family);
+    return config_parse(f, params, cfg, e);
 }
 
 /*
@@ -218,9 +238,8 @@ int api_config_kernel(rt_ctx *ctx, rt_op op, rt_type type, const rt_config *cfg,
 int api_winner_kernel(rt_ctx *ctx, rt_op op, rt_type type, const best_entry *row,
                       kernel **out, rt_err *e)
 {
-    const rt_family *f = family_find(row->family);
     rt_config cfg;
-    if (!f || config_parse(f, row->params, &cfg, e) != RT_OK) {
+    if (api_winner_config(row->family, row->params, &cfg, e) != RT_OK) {
         rt_clearerr(e);
         return get_kernel(ctx, op, type, row->hash, row->family, row->params, NULL, 0, out, e);
     }

@@ -82,8 +82,8 @@ int api_seg_pick(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned nb, i
  * pointers are not 16-byte aligned V = 1 (vector loads need alignment), and for 'uniform'
  * lengths (RT_SEG_UNIFORM) LONG = 0 (seg_per without its long-segment list, seg_pipe without
  * its block's pass over long segments). *changed = 1 when that differs from 'params'. */
-static int seg_config(const char *family, const char *params, int layout, int off64,
-                      int aligned, int uniform, rt_config *cfg, int *changed, rt_err *e)
+int api_seg_config(const char *family, const char *params, int layout, int off64,
+                   int aligned, int uniform, rt_config *cfg, int *changed, rt_err *e)
 {
     const rt_family *f = family_find(family);
     if (!f || f->plan != PLAN_SEGMENTED)
@@ -110,8 +110,8 @@ static int seg_config(const char *family, const char *params, int layout, int of
  * op, type and layout. */
 static int seg_builtin(int layout, int off64, rt_config *cfg, int *changed, rt_err *e)
 {
-    return seg_config("seg_lb", "B=256 R=8 V=1 STAGE=0 PERSIST=0", layout, off64, 0, 0, cfg,
-                      changed, e);
+    return api_seg_config("seg_lb", "B=256 R=8 V=1 STAGE=0 PERSIST=0", layout, off64, 0, 0,
+                          cfg, changed, e);
 }
 
 /* RT_EINVAL for flags this library does not know, or RT_SEG_SKEWED with RT_SEG_UNIFORM. */
@@ -175,8 +175,8 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
     if ((rc = api_seg_pick(ctx, layout, op, type, nb, mb, skewed, &c, &row, e)) != RT_OK)
         goto done;
     if (row) {
-        if ((rc = seg_config(row->family, row->params, layout, off64, aligned, uniform, &cfg,
-                             &changed, e)))
+        if ((rc = api_seg_config(row->family, row->params, layout, off64, aligned, uniform,
+                                 &cfg, &changed, e)))
             goto done;
         /* Always the unit this library generates for the winner's config (winner_kernel). */
         rc = api_config_kernel(ctx, op, type, &cfg, API_WINNER, &k, e);

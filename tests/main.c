@@ -54,6 +54,7 @@ int test_bench_everyn_group(void);
 int test_capture_group(void);
 int test_report_group(void);
 int test_devices_group(void);
+int test_shipped_group(void);
 
 int main(int argc, char **argv)
 {
@@ -96,6 +97,7 @@ int main(int argc, char **argv)
         failed += test_capture_group();
         failed += test_report_group();
         failed += test_devices_group();
+        failed += test_shipped_group();
     }
     if (strcmp(only, "cpu")) {
         failed += test_gpu_group();
