@@ -25,9 +25,30 @@
 #   kall    (on an H200) every keys case the H100's row holds (min, max, sum x f32, f64, i32 x
 #           heavy, len1, len1000, len3, one, rand10_50 x 2^20, 30M) with KW = 2 into the H200's
 #           row; bench A B A B at 30M, f32 min and sum, then f64 and i32.
-#   kost    the harness over seg_lb (after OST's buffer went from 24 to 40 KiB), then kall.
+#   kost    the harness over seg_lb (after OST's buffer went from 24 to 40 KiB), minb (above),
+#           then kall.
 #   h100    on an H100 (none was lent in sessions 22-29): see tools/exp/dev_session29.sh h100.
 step=${1:?step: pack, kw2, kship, kall, kost}
+# minb: tools/exp/minb_space.lua (KW = 2) tuned by the committed build and by build/exp/redtune
+# (the same with tools/exp/minb.patch: seg_lb's keys kernel asks ptxas for 1536 threads an SM),
+# keys len3, heavy, rand10_50 at 30M, min and sum f32, min f64; tools/exp/minb_ab.py's table.
+minb() {
+    local bin ot t0
+    for bin in base exp; do
+        rm -f "build/minb_$bin.db"
+        for ot in min:f32 sum:f32 min:f64; do
+            t0=$(date +%s)
+            timeout 40 "$([ $bin = exp ] && echo build/exp/redtune || echo build/redtune)" --device 0 \
+                --op "${ot%:*}" --type "${ot#*:}" --segmented keys --space tools/exp/minb_space.lua \
+                --profiles len3,heavy,rand10_50 --sizes 30M --seed 7 --db "build/minb_$bin.db" \
+                > "$L/minb_${bin}_${ot%:*}_${ot#*:}.log" 2>&1
+            echo "minb $bin $ot: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' \
+                "$L/minb_${bin}_${ot%:*}_${ot#*:}.log") not ok" >> "$S"
+        done
+        build/redtune measurements --db "build/minb_$bin.db" --format csv > "$L/minb_$bin.csv"
+    done
+    python3 tools/exp/minb_ab.py "$L/minb_base.csv" "$L/minb_exp.csv" >> "$S" 2>&1
+}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c30 "$step"
 case $step in
@@ -45,8 +66,9 @@ kship)
     build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
     fits 150 "bench keys" && bench_keys 40 ;;
 kost)
-    # seg_lb's OST buffer at 40 KiB (was 24): the harness over seg_lb, then kall's steps
+    # seg_lb's OST buffer at 40 KiB (was 24): the harness over seg_lb, minb, then kall's steps
     harness 140 seg_lb
+    minb
     ;&
 kall)
     # every shipped keys case (the H100 row's: min, max, sum x f32, f64, i32 x six profiles x
