@@ -16,6 +16,7 @@
 // @param MP 1 offsets only: 1: merge-path tiles of B*R elements and segment ends (unit 1, best for tiny segments); 0: tiles of B*R elements (unit 0) with register/vector loads as for keys, the tile's segment starts found by two warp searches (best for long segments)
 // @param FAST 0 offsets only: 1: a tile that lies inside one segment skips the segmented machinery: its elements are loaded straight into registers (coalesced V-element vectors, all in flight, for a commutative operator; else each thread's consecutive ones) and reduced by a block tree; MP = 0 then loads every tile coalesced and re-reads a tile with segment starts in the walk's layout; 0: every tile takes the general path
 // @param KW 0 keys, STAGE = 0: 1: the walk has no branch at a key change (predicated stores; fewer instructions where keys change every few elements: len3, heavy tails); 2: as 1, a thread's elements after its first in 32-bit keys (the key before is the register before: no 64-bit compares, no test of the tile's first element), stores as predicated pairs, and whole tiles without bound tests; 0: a branch at each change (fewer where they change seldom)
+// @param MINB 0 keys, STAGE = 0: N > 0 asks ptxas (the second __launch_bounds__ argument) for N blocks of B threads an SM, so at most 65536 / (N * B) registers a thread: more warps in flight where the walk waits on memory (H200, f64 B=512 R=8 with N = 3: 0.83-0.93x at 30M), spills where R is large (R=16: 1.1-2.4x slower); 0: ptxas picks
 //
 // seg_lb.cu - the modern segmented reduction (reduce-by-key as in CUB and ModernGPU), after
 // docs/segmented.md. Every tile has the same amount of work whatever the segment lengths.
@@ -82,6 +83,9 @@
 #ifndef RT_KW
 #define RT_KW 0      /* keys, STAGE = 0: 1 no branch at a key change; 2 that in 32 bits */
 #endif
+#ifndef RT_MINB
+#define RT_MINB 0    /* keys, STAGE = 0: blocks an SM asked of ptxas; 0 its own choice */
+#endif
 
 #include "seg_common.cuh"
 #if RT_LAYOUT == 2
@@ -99,6 +103,7 @@ static_assert(RT_MP == 0 || RT_MP == 1, "seg_lb: MP is 0 or 1");
 static_assert(RT_OST == 0 || RT_OST == 1, "seg_lb: OST is 0 or 1");
 static_assert(RT_FAST == 0 || RT_FAST == 1, "seg_lb: FAST is 0 or 1");
 static_assert(RT_KW >= 0 && RT_KW <= 2, "seg_lb: KW is 0, 1 or 2");
+static_assert(RT_MINB >= 0 && RT_MINB * RT_B <= 2048, "seg_lb: MINB blocks of B threads must fit on an SM (MINB * B <= 2048)");
 
 extern "C" __device__ const unsigned int rt_meta[4] = {
     RT_B, LB_T, RT_PERSIST ? 0xffffffffu : 0u, RT_LAYOUT == 1 || !RT_MP ? 0u : 1u };
@@ -113,7 +118,13 @@ static_assert(!RT_OST || !RT_STAGE, "seg_lb: OST needs STAGE = 0");
 static_assert(!RT_STAGE || lb_keys::SLOTS * (sizeof(rt_value_t) + 4) <= 44 * 1024,
               "seg_lb: the staged tile (B*R elements and keys) does not fit in 44 KB of shared memory");
 
-extern "C" __global__ void __launch_bounds__(RT_B)
+/* MINB = 0 leaves the register target to ptxas (no second argument: not the same as 1). */
+#if RT_MINB && !RT_STAGE
+#define LB_KEYS_BOUNDS __launch_bounds__(RT_B, RT_MINB)
+#else
+#define LB_KEYS_BOUNDS __launch_bounds__(RT_B)
+#endif
+extern "C" __global__ void LB_KEYS_BOUNDS
 rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n, unsigned long long nseg,
        rt_acc_t *__restrict__ out, rt_seg_carry *__restrict__ carry, unsigned long long ntiles)
 {

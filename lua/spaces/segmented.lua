@@ -47,23 +47,25 @@ end
 return {
   -- Load-balanced tiles (reduce-by-key for keys, merge path for offsets). Keys: the register
   -- path (STAGE = 0) with 16-byte vector loads (V = 4; V = 2 for 8-byte types) and long
-  -- per-thread rows so the per-tile costs amortise; one staged point for comparison. Offsets:
+  -- per-thread rows so the per-tile costs amortise (MINB: 1536 threads an SM asked of ptxas at
+  -- R = 8); one staged point for comparison. Offsets:
   -- the staged merge path at a few tile sizes (MP = 1) and element tiles (MP = 0).
   { family = "seg_lb",
     params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0,
-               KW = {0, 1, 2} },
+               KW = {0, 1, 2}, MINB = {0, 3, 6} },
     constraint = function(c, dev, case)
       return lb_fits(c, dev, case) and case.layout == "keys" and c.B * c.R <= 8192
-             and c.V == lb_vec(case)
+             and c.V == lb_vec(case) and (c.MINB == 0 or (c.MINB * c.B == 1536 and c.R == 8))
     end },
   -- Keys with the tile's outputs staged in shared memory and stored coalesced (OST = 1):
   -- many small segments.
   { family = "seg_lb",
     params = { B = {256, 512}, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = 1,
-               KW = {0, 1, 2} },
+               KW = {0, 1, 2}, MINB = {0, 3, 6} },
     constraint = function(c, dev, case)
       return lb_fits(c, dev, case) and case.layout == "keys" and c.V == lb_vec(case)
              and not (c.B == 256 and c.R == 8)
+             and (c.MINB == 0 or (c.MINB * c.B == 1536 and c.R == 8))
     end },
   { family = "seg_lb",
     params = { B = 256, R = 16, V = 1, STAGE = 1, PERSIST = 0 },

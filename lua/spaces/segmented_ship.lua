@@ -1,13 +1,13 @@
 -- segmented_ship.lua - the small segmented space tools/tune_shipped_seg.sh tunes every shipped
 -- operator and type with (db/tuned/): the configs that won some profile of f32 min in the full
 -- space (lua/spaces/segmented.lua, docs/results.md "segmented reductions") and their
--- neighbours, with the vector width scaled to the element size. 12 configs for keys and 137
--- for offsets (f32 min; 109 for sum and the integers, which have no NZ; with KW and
--- seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth, seg_pipe, twenty-sixth: 32
--- of them, seg_per's U, twenty-seventh, NZ, twenty-eighth, WIN and GRID, twenty-ninth; about
--- 4 and 25 when the 18 cases min, max, sum x f32, f64, i32 x keys, offsets were first tuned
--- in three device calls; f32 min was also tuned in the full space, on another lent H100: a
--- device row of its own in db/tuned/h100.sql).
+-- neighbours, with the vector width scaled to the element size. 12 configs for keys (18 for
+-- 8-byte types) and 137 for offsets (f32 min; 109 for sum and the integers, which have no
+-- NZ; with KW and seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth, seg_pipe,
+-- twenty-sixth: 32 of them, seg_per's U, twenty-seventh, NZ, twenty-eighth, WIN and GRID,
+-- twenty-ninth, KW = 2 and MINB, thirtieth; about 4 and 25 when the 18 cases min, max, sum x
+-- f32, f64, i32 x keys, offsets were first tuned in three device calls; f32 min was also tuned
+-- in the full space, on another lent H100: a device row of its own in db/tuned/h100.sql).
 
 local function vec(case) return 16 // case.type_size end   -- one 16-byte load
 -- seg_lb takes V = 1, 2, 4: its widest vector is 16 bytes of at most 4 elements
@@ -24,12 +24,14 @@ return {
   -- tiles with many segments coalesced (won len3 at 30M); KW = 1 walks without a branch at
   -- a key change (H200: heavy and len3 0.93-0.98x, rand10_50 1.04-1.09x); KW = 2 walks a
   -- thread's elements after its first in 32-bit keys (H200, 30M, f32: 0.84-0.90x KW = 1's
-  -- best on heavy, len3 and rand10_50, min and sum; thirtieth session).
+  -- best on heavy, len3 and rand10_50, min and sum; thirtieth session). MINB = 3 (three blocks
+  -- an SM asked of ptxas) for 8-byte values at R = 8 (H200, min f64 30M: 0.83-0.93x).
   { family = "seg_lb",
     params = { B = 512, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = {0, 1}, MP = 1,
-               KW = {0, 1, 2} },
+               KW = {0, 1, 2}, MINB = {0, 3} },
     constraint = function(c, dev, case)
       return case.layout == "keys" and c.V == lb_vec(case) and c.B <= dev.max_threads_per_block
+             and (c.MINB == 0 or (case.type_size == 8 and c.R == 8))
     end },
   -- Offsets: element tiles (MP = 0) for long segments and the heavy mix; FAST = 1 reduces a
   -- tile inside one segment as a flat reduction does.
