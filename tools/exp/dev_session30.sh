@@ -29,21 +29,24 @@
 #           then kall.
 #   h100    on an H100 (none was lent in sessions 22-29): see tools/exp/dev_session29.sh h100.
 step=${1:?step: pack, kw2, kship, kall, kost}
-# minb: tools/exp/minb_space.lua (KW = 2) tuned by the committed build and by build/exp/redtune
-# (the same with tools/exp/minb.patch: seg_lb's keys kernel asks ptxas for 1536 threads an SM),
-# keys len3, heavy, rand10_50 at 30M, min and sum f32, min f64; tools/exp/minb_ab.py's table.
+# minb: tools/exp/kw2_only.lua (KW = 2, B 256 and 512, R 8 and 16, OST 0 and 1) tuned by the
+# committed build and by build/exp/redtune (the same with tools/exp/minb.patch: seg_lb's keys
+# kernel asks ptxas for 1536 threads an SM), keys len3, heavy, rand10_50 at 30M, min and sum
+# f32, min f64; tools/exp/minb_ab.py's table.
 minb() {
-    local bin ot t0
+    local bin ot t0 exe log
     for bin in base exp; do
         rm -f "build/minb_$bin.db"
         for ot in min:f32 sum:f32 min:f64; do
             t0=$(date +%s)
-            timeout 40 "$([ $bin = exp ] && echo build/exp/redtune || echo build/redtune)" --device 0 \
-                --op "${ot%:*}" --type "${ot#*:}" --segmented keys --space tools/exp/minb_space.lua \
+            exe=build/redtune log=$L/minb_${bin}_${ot%:*}_${ot#*:}.log
+            [ $bin = exp ] && exe=build/exp/redtune
+            timeout 40 "$exe" --device 0 \
+                --op "${ot%:*}" --type "${ot#*:}" --segmented keys --space tools/exp/kw2_only.lua \
                 --profiles len3,heavy,rand10_50 --sizes 30M --seed 7 --db "build/minb_$bin.db" \
-                > "$L/minb_${bin}_${ot%:*}_${ot#*:}.log" 2>&1
-            echo "minb $bin $ot: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' \
-                "$L/minb_${bin}_${ot%:*}_${ot#*:}.log") not ok" >> "$S"
+                > "$log" 2>&1
+            echo "minb $bin $ot: exit $? ($(( $(date +%s) - t0 )) s)," \
+                "$(grep -c ': wrong: \|: fault: ' "$log") not ok" >> "$S"
         done
         build/redtune measurements --db "build/minb_$bin.db" --format csv > "$L/minb_$bin.csv"
     done
@@ -62,7 +65,8 @@ kw2)
     fits 60 "ncu" && ncu_sass kw2len3 build/kw2only.db len3 keys ;;
 kship)
     keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f32 sum:f32
-    python3 tools/exp/stage2_sum.py <(build/redtune measurements --db build/keys.db --format csv) >> "$S" 2>&1
+    python3 tools/exp/stage2_sum.py <(build/redtune measurements --db build/keys.db --format csv) \
+        >> "$S" 2>&1
     build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
     fits 150 "bench keys" && bench_keys 40 ;;
 kost)
@@ -79,7 +83,8 @@ kall)
     build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
     fits 40 "bench keys" && bench_keys 40
     fits 90 "bench keys, every type" && seg_ab t shipped merged build/bench/redtune_bench "$T" \
-        build/bench/redtune_bench build/merged.db 40 keys --profiles heavy,len3,rand10_50,len1,len1000 \
+        build/bench/redtune_bench build/merged.db 40 keys \
+        --profiles heavy,len3,rand10_50,len1,len1000 \
         --ops min,max,sum --types f64,i32 --sizes 30M ;;
 esac
 dev_end

@@ -28,10 +28,12 @@ minb)
     tests 'seg_RT_*_RT_F64' 80
     KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=100 \
         keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f64 sum:f64 max:f64
-    python3 tools/exp/stage2_sum.py <(build/redtune measurements --db build/keys.db --format csv) >> "$S" 2>&1
+    python3 tools/exp/stage2_sum.py <(build/redtune measurements --db build/keys.db --format csv) \
+        >> "$S" 2>&1
     build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
     fits 90 "bench keys f64" && seg_ab t shipped merged build/bench/redtune_bench "$T" \
-        build/bench/redtune_bench build/merged.db 40 keys --profiles heavy,len3,rand10_50,len1,len1000 \
+        build/bench/redtune_bench build/merged.db 40 keys \
+        --profiles heavy,len3,rand10_50,len1,len1000 \
         --ops min,max,sum --types f64 --sizes 30M ;;
 final)
     tests 'seg_RT_*' 300
