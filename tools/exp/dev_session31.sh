@@ -11,7 +11,9 @@
 #           variant takes MINB = 3), then the H200's keys rows of min, max, sum f64 (six
 #           profiles, 2^20 and 30M) tuned in the shipped space (MINB = 3 offered for 8-byte
 #           types at R = 8) into its row, and redtune_bench keys f64 A B A B against the
-#           committed database.
+#           committed database. Before the rows: tools/exp/r12_space.lua (R = 12, 40 registers
+#           with MINB = 3 and no spill) over keys heavy, len3, rand10_50 at 30M, min and sum f32,
+#           min f64, each variant's best (stage2_sum.py: by R, KW, OST, MINB).
 #   final   every segmented GPU test (`seg_RT_*`: 36, about 220 s; the thirtieth session's run
 #           5 reached 33 before its limit) and the Python GPU tests (about 220 s) with the
 #           committed database: run it after merging minb's rows (keys_into.db, by
@@ -26,6 +28,9 @@ case $step in
 minb)
     harness 150 seg_lb
     tests 'seg_RT_*_RT_F64' 80
+    # R = 12 with and without MINB = 3 beside R 8 and 16 (tools/exp/r12_space.lua)
+    MARK_LAYOUT=keys MARK_PROFILES=heavy,len3,rand10_50 MARK_SIZES=30M \
+        mark_tune r12 tools/exp/r12_space.lua 40 min:f32 sum:f32 min:f64
     KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=100 \
         keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f64 sum:f64 max:f64
     python3 tools/exp/stage2_sum.py <(build/redtune measurements --db build/keys.db --format csv) \
