@@ -37,7 +37,7 @@ typedef struct rcand {
     rt_config cfg;
     char params[256];
     char status[16];
-    double median;
+    double median, lo;   /* the median and the fastest run, µs */
     long reps;
 } rcand;
 
@@ -101,7 +101,7 @@ typedef struct rrow {
     const char *dev, *op, *type, *acc, *result, *layout, *family, *params, *status;
     long long n;
     int hot;
-    double median;
+    double median, lo;
     long reps;
 } rrow;
 
@@ -167,6 +167,7 @@ static int add_row(rows *r, const rrow *w, rt_err *e)
     snprintf(c->params, sizeof c->params, "%s", w->params);
     snprintf(c->status, sizeof c->status, "%s", w->status);
     c->median = w->median;
+    c->lo = w->lo;
     c->reps = w->reps;
     return RT_OK;
 }
@@ -207,7 +208,7 @@ static int measurement_row(sqlite3_stmt *st, void *arg, rt_err *e)
     rrow w = {txt(st, 0), txt(st, 1), txt(st, 2), txt(st, 3), txt(st, 4), txt(st, 5),
               txt(st, 8), txt(st, 9), txt(st, 10), sqlite3_column_int64(st, 6),
               sqlite3_column_int(st, 7), sqlite3_column_double(st, 11),
-              (long)sqlite3_column_int64(st, 12)};
+              sqlite3_column_double(st, 13), (long)sqlite3_column_int64(st, 12)};
     return add_row(arg, &w, e);
 }
 
@@ -215,7 +216,7 @@ static int load_db(rows *r, const replay_opts *o, const char *path, int *refused
 {
     static const char q[] =
         "SELECT d.name || ' ' || d.uuid, m.op, m.type, m.acc, m.result, m.layout, m.n, m.hot, "
-        "k.family, k.params, m.status, m.median_us, m.reps FROM measurements m "
+        "k.family, k.params, m.status, m.median_us, m.reps, m.min_us FROM measurements m "
         "JOIN devices d ON d.id = m.device_id JOIN kernels k ON k.hash = m.kernel_hash "
         "WHERE (?1 IS NULL OR m.op = ?1) AND (?2 IS NULL OR m.type = ?2) ORDER BY m.id";
     return each_row(path, q, "measurements", o->op, o->type, measurement_row, r, refused, e);
@@ -271,10 +272,10 @@ static int csv_num(const csv *c, int i, const char *col, double lo, double *out,
 }
 
 enum { C_OP, C_TYPE, C_LAYOUT, C_N, C_FAMILY, C_PARAMS, C_STATUS, C_MEDIAN, C_NEED,
-       C_DEVICE = C_NEED, C_UUID, C_ACC, C_RESULT, C_HOT, C_REPS, C_ALL };
+       C_DEVICE = C_NEED, C_UUID, C_ACC, C_RESULT, C_HOT, C_REPS, C_MIN, C_ALL };
 static const char *const csv_cols[C_ALL] = {
     "op", "type", "layout", "n", "family", "params", "status", "median_us",
-    "device", "uuid", "acc", "result", "hot", "reps"};
+    "device", "uuid", "acc", "result", "hot", "reps", "min_us"};
 
 static int load_csv(rows *r, const replay_opts *o, const char *path, int *refused, rt_err *e)
 {
@@ -300,9 +301,10 @@ static int load_csv(rows *r, const replay_opts *o, const char *path, int *refuse
                            c.line, c.nf, width);
             goto done;
         }
-        double n, med, hot = 0, reps = STRATEGY_FULL_MIN;
+        double n, med, lo = -1, hot = 0, reps = STRATEGY_FULL_MIN;
         if ((rc = csv_num(&c, idx[C_N], "n", 1, &n, e))
             || (rc = csv_num(&c, idx[C_MEDIAN], "median_us", 0, &med, e))
+            || (idx[C_MIN] >= 0 && (rc = csv_num(&c, idx[C_MIN], "min_us", 0, &lo, e)))
             || (idx[C_HOT] >= 0 && (rc = csv_num(&c, idx[C_HOT], "hot", 0, &hot, e)))
             || (idx[C_REPS] >= 0 && (rc = csv_num(&c, idx[C_REPS], "reps", 0, &reps, e))))
             goto done;
@@ -312,7 +314,8 @@ static int load_csv(rows *r, const replay_opts *o, const char *path, int *refuse
         char dev[160];
         snprintf(dev, sizeof dev, "%s %s", F(C_DEVICE), F(C_UUID));
         rrow w = {dev, F(C_OP), F(C_TYPE), F(C_ACC), F(C_RESULT), F(C_LAYOUT), F(C_FAMILY),
-                  F(C_PARAMS), F(C_STATUS), (long long)n, hot != 0, med, (long)reps};
+                  F(C_PARAMS), F(C_STATUS), (long long)n, hot != 0, med,
+                  lo >= 0 ? lo : med, (long)reps};
 #undef F
         if ((rc = add_row(r, &w, e)))
             goto done;
@@ -469,7 +472,7 @@ static int replay_case(const replay_opts *o, rows *r, const prior *pr, int ki, o
         long reps = x->reps < p.min_reps ? p.min_reps : x->reps > p.max_reps ? p.max_reps
                                                                                 : x->reps;
         store_measurement m = {.status = x->status, .message = "", .median_us = x->median,
-                               .min_us = x->median, .max_us = x->median, .reps = (int)reps};
+                               .min_us = x->lo, .max_us = x->median, .reps = (int)reps};
         strategy_result res = {p.cand, STRATEGY_MEASURED, &m};
         st.ops->observe(&st, &res);
         if (!strcmp(x->status, "ok") && reps >= STRATEGY_FULL_MIN)
