@@ -18,7 +18,7 @@
  * keys outside that range (unsorted input) are stored directly. Up to 40 KiB, so that a tile of
  * one-element segments (B*R outputs) is staged whole for f64 at B*R = 4096 and f32 at 8192
  * (24 KiB left those to scattered stores: H200 len1 30M f64, 390 us whether OST was 0 or 1;
- * thirtieth session). The register path runs at most two blocks of 512 an SM. */
+ * thirtieth session). Three blocks of 512 an SM (MINB = 3) take 120 KiB of the SM's 228. */
 #define LB_OC (LB_T < 40 * 1024 / sizeof(rt_acc_t) ? LB_T : 40 * 1024 / sizeof(rt_acc_t))
 
 /* A thread's part of a tile as loaded: its R values and keys, the tile's edge keys (a-1, a

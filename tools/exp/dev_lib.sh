@@ -310,7 +310,8 @@ keys_rows() {
             --segmented keys --space lua/spaces/segmented_ship.lua \
             --profiles "${KEYS_PROFILES:-heavy,len3}" --sizes 2^20,30M --seed 7 \
             --db build/keys.db > "$L/keys_tune_${ot%:*}_${ot#*:}.log" 2>&1
-        echo "redtune keys ${KEYS_PROFILES:-heavy,len3} $ot: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        echo "redtune keys ${KEYS_PROFILES:-heavy,len3} $ot: exit $?" \
+            "($(( $(date +%s) - t0 )) s)" >> "$S"
     done
     dship keys "$match"
     grep -i 'keys' "$L/keys_best.txt" >> "$S"
@@ -327,16 +328,19 @@ bench_keys() {
     sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S"
 }
 mark_tune() {
-    local name=$1 space=$2 limit=$3 ot t0
+    local name=$1 space=$2 limit=$3 ot t0 log
     shift 3
     rm -f "build/$name.db"
     for ot; do
         t0=$(date +%s)
-        timeout "$limit" build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" --segmented "${MARK_LAYOUT:-offsets}" \
-            --space "$space" --profiles ${MARK_PROFILES:-heavy,len3,rand10_50,one} --sizes ${MARK_SIZES:-30M} \
-            --seed 7 --db "build/$name.db" > "$L/${name}_${ot%:*}_${ot#*:}.log" 2>&1
-        echo "tune $name $ot: exit $? ($(( $(date +%s) - t0 )) s), $(grep -c ': wrong: \|: fault: ' "$L/${name}_${ot%:*}_${ot#*:}.log") not ok" >> "$S"
-        grep -m 4 ': wrong: \|: fault: ' "$L/${name}_${ot%:*}_${ot#*:}.log" >> "$S"
+        log=$L/${name}_${ot%:*}_${ot#*:}.log
+        timeout "$limit" build/redtune --device 0 --op "${ot%:*}" --type "${ot#*:}" \
+            --segmented "${MARK_LAYOUT:-offsets}" --space "$space" \
+            --profiles ${MARK_PROFILES:-heavy,len3,rand10_50,one} --sizes ${MARK_SIZES:-30M} \
+            --seed 7 --db "build/$name.db" > "$log" 2>&1
+        echo "tune $name $ot: exit $? ($(( $(date +%s) - t0 )) s)," \
+            "$(grep -c ': wrong: \|: fault: ' "$log") not ok" >> "$S"
+        grep -m 4 ': wrong: \|: fault: ' "$log" >> "$S"
     done
     build/redtune measurements --db "build/$name.db" --format csv > "$L/$name.csv"
     python3 tools/exp/stage2_sum.py "$L/$name.csv" >> "$S" 2>&1
