@@ -37,13 +37,14 @@ GPU_UTIL_TEST_STATE
 #define NEED_GPU() GPU_UTIL_NEED(have_gpu, no_gpu_why)
 
 /* The shapes each family runs; LAYOUT and OFF64 are set per layout. */
-static const char *const variants[][7] = {
+static const char *const variants[][8] = {
     {"seg_lb", "B=256", "R=8", "STAGE=1", "PERSIST=0"},
     {"seg_lb", "B=128", "R=3", "STAGE=0", "PERSIST=1"},
     {"seg_lb", "B=512", "R=8", "STAGE=0", "PERSIST=0"},
     {"seg_lb", "B=512", "R=16", "STAGE=0", "OST=1", "KW=1"},   /* KW (and OST): keys only */
     {"seg_lb", "B=256", "R=8", "V=4", "STAGE=0", "KW=2"},   /* the keys walk in 32 bits */
     {"seg_lb", "B=512", "R=8", "STAGE=0", "OST=1", "KW=2", "MINB=3"},   /* 4096 f64 outputs staged */
+    {"seg_lb", "B=512", "R=12", "V=4", "STAGE=0", "OST=1", "KW=2", "MINB=3"},   /* 3 vectors a thread */
     {"seg_lb", "MP=0", "FAST=1", "B=256", "R=16", "V=2"},   /* FAST: offsets only */
     {"seg_lb", "FAST=1", "B=128", "R=16", "V=2", "PERSIST=1"},
     {"seg_stream", "B=256", "R=16", "V=4"},            /* offsets only */
@@ -102,7 +103,7 @@ static void make_configs(int layout, int off64, rt_config *cfgs, int *n, char na
         /* seg_lb's FAST = 1 is ignored for keys and KW = 1 and 2 for offsets: no second run
          * of a shape */
         int fast = 0, kw = 0;
-        for (int k = 1; k < 7 && variants[v][k]; k++) {
+        for (int k = 1; k < 8 && variants[v][k]; k++) {
             fast |= !strcmp(variants[v][k], "FAST=1");
             kw |= !strcmp(variants[v][k], "KW=1") || !strcmp(variants[v][k], "KW=2");
         }
@@ -111,7 +112,7 @@ static void make_configs(int layout, int off64, rt_config *cfgs, int *n, char na
         rt_config *c = &cfgs[*n];
         config_default(f, c);
         rt_err e;
-        for (int k = 1; k < 7 && variants[v][k]; k++) {
+        for (int k = 1; k < 8 && variants[v][k]; k++) {
             char name[16];
             const char *eq = strchr(variants[v][k], '=');
             snprintf(name, sizeof name, "%.*s", (int)(eq - variants[v][k]), variants[v][k]);

@@ -505,6 +505,9 @@ static const cfg configs[] = {
     /* MINB: the keys kernel asks for 3 blocks of 512 (6 of 256) an SM: 42 registers at most */
     {"seg_lb", "LAYOUT=1 B=512 R=8 V=2 STAGE=0 OST=1 KW=2 MINB=3"},
     {"seg_lb", "LAYOUT=1 B=256 R=16 V=4 STAGE=0 KW=1 MINB=6"},
+    /* R = 12: three 16-byte vectors of 4-byte values, 40 registers with MINB = 3 */
+    {"seg_lb", "LAYOUT=1 B=512 R=12 V=4 STAGE=0 OST=1 KW=2 MINB=3"},
+    {"seg_lb", "LAYOUT=1 B=512 R=12 V=2 STAGE=0 KW=0"},
     {"seg_lb", "LAYOUT=2"},
     {"seg_lb", "LAYOUT=2 B=256 R=16 V=4"},
     {"seg_lb", "LAYOUT=2 OFF64=1 B=128 R=32 V=2 PERSIST=1"},

@@ -1,7 +1,7 @@
 -- segmented.lua - the default space of `redtune --segmented keys|offsets`: every segmented
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
--- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. 36 configs
+-- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. 77 configs
 -- for keys and 215 for offsets (f32 min on sm_90; 137 before seg_pipe, 181 before seg_per's U,
 -- 189 before NZ and for operators without rt_fold_nz).
 
@@ -44,6 +44,13 @@ local function lb_vec(case)
   return math.min(4, 16 // case.type_size)
 end
 
+-- MINB asks ptxas for 1536 threads an SM (42 registers a thread) where the keys path fits in
+-- them without spilling: R = 8 (8-byte values), R = 12 (4-byte values; thirty-first session).
+local function minb_ok(c, case)
+  return c.MINB == 0 or (c.MINB * c.B == 1536
+                         and (c.R == 8 or (c.R == 12 and case.type_size == 4)))
+end
+
 return {
   -- Load-balanced tiles (reduce-by-key for keys, merge path for offsets). Keys: the register
   -- path (STAGE = 0) with 16-byte vector loads (V = 4; V = 2 for 8-byte types) and long
@@ -51,21 +58,20 @@ return {
   -- R = 8); one staged point for comparison. Offsets:
   -- the staged merge path at a few tile sizes (MP = 1) and element tiles (MP = 0).
   { family = "seg_lb",
-    params = { B = {256, 512}, R = {8, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0,
+    params = { B = {256, 512}, R = {8, 12, 16, 32}, V = {2, 4}, STAGE = 0, PERSIST = 0,
                KW = {0, 1, 2}, MINB = {0, 3, 6} },
     constraint = function(c, dev, case)
       return lb_fits(c, dev, case) and case.layout == "keys" and c.B * c.R <= 8192
-             and c.V == lb_vec(case) and (c.MINB == 0 or (c.MINB * c.B == 1536 and c.R == 8))
+             and c.V == lb_vec(case) and minb_ok(c, case)
     end },
   -- Keys with the tile's outputs staged in shared memory and stored coalesced (OST = 1):
   -- many small segments.
   { family = "seg_lb",
-    params = { B = {256, 512}, R = {8, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = 1,
+    params = { B = {256, 512}, R = {8, 12, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = 1,
                KW = {0, 1, 2}, MINB = {0, 3, 6} },
     constraint = function(c, dev, case)
       return lb_fits(c, dev, case) and case.layout == "keys" and c.V == lb_vec(case)
-             and not (c.B == 256 and c.R == 8)
-             and (c.MINB == 0 or (c.MINB * c.B == 1536 and c.R == 8))
+             and not (c.B == 256 and c.R == 8) and minb_ok(c, case)
     end },
   { family = "seg_lb",
     params = { B = 256, R = 16, V = 1, STAGE = 1, PERSIST = 0 },

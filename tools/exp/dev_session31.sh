@@ -14,6 +14,10 @@
 #           committed database. Before the rows: tools/exp/r12_space.lua (R = 12, 40 registers
 #           with MINB = 3 and no spill) over keys heavy, len3, rand10_50 at 30M, min and sum f32,
 #           min f64, each variant's best (stage2_sum.py: by R, KW, OST, MINB).
+#   r12     (after minb, run 1: R = 12 with MINB = 3 won f32 keys len3 and heavy at 30M, 0.84x
+#           and 0.96x R = 16's best) the harness (--only seg_lb: two R = 12 shapes), then the
+#           H200's keys rows of min, max, sum f32 and i32 retuned in the shipped space (R = 12
+#           added: 24 configs) and redtune_bench keys f32 A B A B against the committed database
 #   final   every segmented GPU test (`seg_RT_*`: 36, about 220 s; the thirtieth session's run
 #           5 reached 33 before its limit) and the Python GPU tests (about 220 s) with the
 #           committed database: run it after merging minb's rows (keys_into.db, by
@@ -21,7 +25,7 @@
 #           python`, less build/python/redtune/redtune.db).
 #   h100    on an H100 (none was lent in sessions 22-30): tools/exp/dev_session29.sh h100,
 #           then the keys rows with KW = 2 and MINB: dev_session24.sh h100k.
-step=${1:?step: pack, minb, final}
+step=${1:?step: pack, minb, r12, final}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c31 "$step"
 case $step in
@@ -40,6 +44,13 @@ minb)
         build/bench/redtune_bench build/merged.db 40 keys \
         --profiles heavy,len3,rand10_50,len1,len1000 \
         --ops min,max,sum --types f64 --sizes 30M ;;
+r12)
+    harness 150 seg_lb
+    KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=70 \
+        keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f32 sum:f32 max:f32 \
+        min:i32 sum:i32 max:i32
+    build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
+    fits 120 "bench keys f32" && bench_keys 35 ;;
 final)
     tests 'seg_RT_*' 300
     fits 240 "python GPU tests" && pytests final 240 ;;
