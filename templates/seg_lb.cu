@@ -72,7 +72,8 @@
 #define RT_PERSIST 0 /* 1: occupancy grid, blocks loop over the tiles */
 #endif
 #ifndef RT_OST
-#define RT_OST 0     /* keys, STAGE = 0: 1 outputs staged in shared memory, coalesced stores */
+#define RT_OST 0     /* keys, STAGE = 0: 1 outputs staged in shared memory, coalesced stores;
+                        2 that with the stage prefilled: empty segments need no store */
 #endif
 #ifndef RT_MP
 #define RT_MP 1      /* offsets: 1 merge path (unit 1), 0 element tiles (unit 0) */
@@ -100,7 +101,8 @@ static_assert((RT_V == 1 || RT_V == 2 || RT_V == 4) && RT_R % RT_V == 0, "seg_lb
 static_assert(RT_STAGE == 0 || RT_STAGE == 1, "seg_lb: STAGE is 0 or 1");
 static_assert(RT_PERSIST == 0 || RT_PERSIST == 1, "seg_lb: PERSIST is 0 or 1");
 static_assert(RT_MP == 0 || RT_MP == 1, "seg_lb: MP is 0 or 1");
-static_assert(RT_OST == 0 || RT_OST == 1, "seg_lb: OST is 0 or 1");
+static_assert(RT_OST >= 0 && RT_OST <= 2, "seg_lb: OST is 0, 1 or 2");
+static_assert(RT_OST < 2 || RT_KW == 2, "seg_lb: OST = 2 needs KW = 2");
 static_assert(RT_FAST == 0 || RT_FAST == 1, "seg_lb: FAST is 0 or 1");
 static_assert(RT_KW >= 0 && RT_KW <= 2, "seg_lb: KW is 0, 1 or 2");
 static_assert(RT_MINB >= 0 && RT_MINB * RT_B <= 2048, "seg_lb: MINB blocks of B threads must fit on an SM (MINB * B <= 2048)");

@@ -18,7 +18,11 @@
  * keys outside that range (unsorted input) are stored directly. Up to 40 KiB, so that a tile of
  * one-element segments (B*R outputs) is staged whole for f64 at B*R = 4096 and f32 at 8192
  * (24 KiB left those to scattered stores: H200 len1 30M f64, 390 us whether OST was 0 or 1;
- * thirtieth session). Three blocks of 512 an SM (MINB = 3) take 120 KiB of the SM's 228. */
+ * thirtieth session). Three blocks of 512 an SM (MINB = 3) take 120 KiB of the SM's 228.
+ * OST = 2: the same, with the stage filled with the empty segment's output before the walk (a
+ * barrier after), so that a run of empty keys inside it needs no store: the walk's loop over
+ * them, a branch a warp diverges on wherever one of its threads meets an empty segment (the
+ * heavy profile: one segment in ten), is taken only for keys outside the stage. */
 #define LB_OC (LB_T < 40 * 1024 / sizeof(rt_acc_t) ? LB_T : 40 * 1024 / sizeof(rt_acc_t))
 
 /* A thread's part of a tile as loaded: its R values and keys, the tile's edge keys (a-1, a
@@ -113,6 +117,12 @@ static __device__ __forceinline__ void lb_keys_walk(const unsigned int *__restri
     /* Block-uniform: every input is a broadcast load. */
     const bool ost = a < b && klast >= kbase && klast - kbase < LB_OC;
     const unsigned long long ospan = ost ? klast - kbase + 1 : 0;
+#if RT_OST == 2
+    /* Here, with the tile's loads in flight (before them, ptxas spends more registers) */
+    for (unsigned int j = tid; j < ospan; j += RT_B)
+        s_o[j] = rt_seg_out(rt_identity());
+    __syncthreads();   /* the stage is filled before any run is put in it */
+#endif
 #define LB_PUT(K_, V_)                                                        \
     do {                                                                     \
         const unsigned long long k_ = (K_);                                 \
@@ -236,12 +246,23 @@ static __device__ __forceinline__ void lb_keys_walk(const unsigned int *__restri
             out[k_] = rt_seg_out(V_);                                        \
     } while (0)
 #endif
+#if RT_OST == 2
+        /* Staged (ost), keys pq+1 .. kk-1 lie in the stage when the keys are sorted (pq >=
+         * kbase - 1, kk <= klast), which lb_keys_reg filled: nothing to store (no gap is
+         * over 2^32 - 1). Unsorted keys, whose results are unspecified, may leave such
+         * outputs unwritten (docs/segmented.md). A bound, not a flag: ptxas would split the
+         * loop in two on a flag, at 14 more registers. */
+        const unsigned int gmax = ost ? 0xffffffffu : 1u;
+#else
+        const unsigned int gmax = 1u;
+#endif
 #define LB_KW2_ELEM(K_)                                                       \
     do {                                                                     \
         const unsigned int kk_ = kx[K_], pq_ = kx[(K_) - 1];                 \
         const rt_acc_t v_ = rt_lift(x[K_], p + (K_));                        \
         const bool ch_ = kk_ != pq_;                                         \
-        if (kk_ > pq_ && kk_ - pq_ > 1u) { /* empty segments pq+1 .. kk-1 */  \
+        if (kk_ > pq_ && kk_ - pq_ > gmax) {                                \
+            /* empty segments pq+1 .. kk-1 */                                \
             _Pragma("unroll 1")                                              \
             for (unsigned int s_ = pq_ + 1; s_ < kk_; s_++)                  \
                 LB_PUTC(true, s_, rt_identity());                            \

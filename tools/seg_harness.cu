@@ -508,6 +508,9 @@ static const cfg configs[] = {
     /* R = 12: three 16-byte vectors of 4-byte values, 40 registers with MINB = 3 */
     {"seg_lb", "LAYOUT=1 B=512 R=12 V=4 STAGE=0 OST=1 KW=2 MINB=3"},
     {"seg_lb", "LAYOUT=1 B=512 R=12 V=2 STAGE=0 KW=0"},
+    /* OST = 2: the stage prefilled, empty keys inside it not stored by the walk */
+    {"seg_lb", "LAYOUT=1 B=512 R=12 V=4 STAGE=0 OST=2 KW=2 MINB=3"},
+    {"seg_lb", "LAYOUT=1 B=128 R=3 STAGE=0 OST=2 PERSIST=1 KW=2"},
     {"seg_lb", "LAYOUT=2"},
     {"seg_lb", "LAYOUT=2 B=256 R=16 V=4"},
     {"seg_lb", "LAYOUT=2 OFF64=1 B=128 R=32 V=2 PERSIST=1"},
