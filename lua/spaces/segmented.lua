@@ -1,7 +1,7 @@
 -- segmented.lua - the default space of `redtune --segmented keys|offsets`: every segmented
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
--- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. 77 configs
+-- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. 85 configs
 -- for keys and 215 for offsets (f32 min on sm_90; 137 before seg_pipe, 181 before seg_per's U,
 -- 189 before NZ and for operators without rt_fold_nz).
 
@@ -65,13 +65,14 @@ return {
              and c.V == lb_vec(case) and minb_ok(c, case)
     end },
   -- Keys with the tile's outputs staged in shared memory and stored coalesced (OST = 1):
-  -- many small segments.
+  -- many small segments; OST = 2 (KW = 2) with the stage prefilled: empty segments.
   { family = "seg_lb",
-    params = { B = {256, 512}, R = {8, 12, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0, OST = 1,
-               KW = {0, 1, 2}, MINB = {0, 3, 6} },
+    params = { B = {256, 512}, R = {8, 12, 16}, V = {2, 4}, STAGE = 0, PERSIST = 0,
+               OST = {1, 2}, KW = {0, 1, 2}, MINB = {0, 3, 6} },
     constraint = function(c, dev, case)
       return lb_fits(c, dev, case) and case.layout == "keys" and c.V == lb_vec(case)
              and not (c.B == 256 and c.R == 8) and minb_ok(c, case)
+             and (c.OST == 1 or c.KW == 2)
     end },
   { family = "seg_lb",
     params = { B = 256, R = 16, V = 1, STAGE = 1, PERSIST = 0 },

@@ -4,21 +4,23 @@
 # else in $OUT/all.tgz; the functions are tools/exp/dev_lib.sh's. Carried: build/c32.tar.xz
 # (stripped binaries; `bash tools/exp/dev_session32.sh pack` makes it here), build/devlib,
 # build/h100.sql.xz (db/tuned/h100.sql, xz'd, out of the tree for the 64 MiB limit).
-#   ost2    seg_lb's OST = 2 (written after the thirty-first session's last GPU call: the
-#           output stage prefilled with the empty segment's output, so that the KW = 2 walk
-#           stores no empty key inside it): the harness (--only seg_lb: two OST = 2 shapes),
-#           the GPU tests of min and sum (the variant B=128 R=3 OST=2 KW=2 PERSIST=1 among
-#           them), then tools/exp/ost2_space.lua over keys heavy, len3, rand10_50, len1 at 30M,
-#           sum and min f32, min f64, each variant's best (stage2_sum.py: by R, OST, MINB). If
-#           OST = 2 wins heavy, offer OST = {0, 1, 2} (2 with KW = 2 only) in the keys entries
-#           of lua/spaces/segmented_ship.lua and segmented.lua and run `rows`.
+#   ost2    seg_lb's OST = 2 (the output stage prefilled with the empty segment's output, so
+#           that the KW = 2 walk stores no empty key inside it; the thirty-first session's
+#           `quick` call measured it on f32 heavy and len3 only, with one GPU test): the harness
+#           (--only seg_lb: two OST = 2 shapes), the GPU tests of min and sum (the variant
+#           B=128 R=3 OST=2 KW=2 PERSIST=1 among them), then tools/exp/ost2_space.lua over keys
+#           heavy, len3, rand10_50, len1 at 30M, sum f32 and min f64, each variant's best
+#           (stage2_sum.py: by R, OST, MINB). The shipped space offers OST = 2 already: then
+#           `rows`.
 #   rows    the H200's keys rows (min, max, sum x f32, f64, i32 x six profiles x 2^20, 30M)
 #           retuned in the shipped space into its row, then redtune_bench keys f32 A B A B
 #           against the committed database (the goals of issue 14 last). Merge keys_into.db by
 #           `build/redtune merge`, then tools/refresh_shipped.sh.
 #   h100    on an H100 (none was lent in sessions 22-31): tools/exp/dev_session29.sh h100,
 #           then the keys rows with KW = 2, MINB and R = 12: dev_session24.sh h100k.
-step=${1:?step: pack, ost2, rows}
+#   quick   (the thirty-first session's last 250 s of device time) the GPU tests of min f32 and
+#           ost2_space.lua over heavy and len3 at 30M, sum and min f32.
+step=${1:?step: pack, ost2, rows, quick}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c32 "$step"
 case $step in
@@ -27,7 +29,11 @@ ost2)
     tests 'seg_RT_MIN_RT_F*' 60
     tests 'seg_RT_SUM_RT_F32' 40
     MARK_LAYOUT=keys MARK_PROFILES=heavy,len3,rand10_50,len1 MARK_SIZES=30M \
-        mark_tune ost2 tools/exp/ost2_space.lua 40 sum:f32 min:f32 min:f64 ;;
+        mark_tune ost2 tools/exp/ost2_space.lua 40 sum:f32 min:f64 ;;
+quick)
+    tests 'seg_RT_MIN_RT_F32' 30
+    MARK_LAYOUT=keys MARK_PROFILES=heavy,len3 MARK_SIZES=30M \
+        mark_tune ost2 tools/exp/ost2_space.lua 25 sum:f32 min:f32 ;;
 rows)
     KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=60 \
         keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f32 sum:f32 max:f32 \
