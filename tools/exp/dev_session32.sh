@@ -16,11 +16,15 @@
 #           retuned in the shipped space into its row, then redtune_bench keys f32 A B A B
 #           against the committed database (the goals of issue 14 last). Merge keys_into.db by
 #           `build/redtune merge`, then tools/refresh_shipped.sh.
+#   heavy   tools/exp/heavy_space.lua (B 256, 384, 512 at 1536 threads an SM, PERSIST 0 and 1,
+#           OST 1 and 2; R = 12) over keys heavy, len3, rand10_50 at 30M, sum and min f32,
+#           each variant's best (stage2_sum.py); the harness has no B = 384 shape: if one wins,
+#           add one before shipping it.
 #   h100    on an H100 (none was lent in sessions 22-31): tools/exp/dev_session29.sh h100,
 #           then the keys rows with KW = 2, MINB and R = 12: dev_session24.sh h100k.
 #   quick   (the thirty-first session's last 250 s of device time) the GPU tests of min f32 and
 #           ost2_space.lua over heavy and len3 at 30M, sum and min f32.
-step=${1:?step: pack, ost2, rows, quick}
+step=${1:?step: pack, ost2, rows, heavy, quick}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c32 "$step"
 case $step in
@@ -34,6 +38,9 @@ quick)
     tests 'seg_RT_MIN_RT_F32' 30
     MARK_LAYOUT=keys MARK_PROFILES=heavy,len3 MARK_SIZES=30M \
         mark_tune ost2 tools/exp/ost2_space.lua 25 sum:f32 min:f32 ;;
+heavy)
+    MARK_LAYOUT=keys MARK_PROFILES=heavy,len3,rand10_50 MARK_SIZES=30M \
+        mark_tune heavy tools/exp/heavy_space.lua 60 sum:f32 min:f32 ;;
 rows)
     KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=60 \
         keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f32 sum:f32 max:f32 \

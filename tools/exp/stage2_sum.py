@@ -2,8 +2,8 @@
 """stage2_sum.py CSV - `redtune measurements --format csv` of a segmented tuning run, as one
 table: per case (op, type, n, mean length), the fastest config of each variant (seg_per by
 STAGE, SPLIT, SEGS, LANES with U where the run has U, STAGE = 2's WIN and GRID; seg_stream by
-CH, WP, MG; seg_mark by CH and PF; seg_pipe by SEGS, RV and H; seg_lb over keys by R, KW,
-OST, PF and MINB) and its median, the variant's best against the case's best."""
+CH, WP, MG; seg_mark by CH and PF; seg_pipe by SEGS, RV and H; seg_lb over keys by B, R,
+PERSIST, KW, OST, PF and MINB) and its median, the variant's best against the case's best."""
 import csv
 import re
 import sys
@@ -31,8 +31,8 @@ def variant(fam, params):
         return " ".join([fam] + re.findall(r"\b(?:SEGS|RV|H)=\d+", params))
     if fam == "seg_mark":   # by CH and PF
         return " ".join([fam] + re.findall(r"\b(?:CH|PF)=\d+", params))
-    if fam == "seg_lb" and "LAYOUT=1" in params:   # keys: by R, KW, OST, PF and MINB
-        return " ".join([fam] + re.findall(r"\b(?:R|KW|OST|PF|MINB)=\d+", params))
+    if fam == "seg_lb" and "LAYOUT=1" in params:   # keys: by B, R, PERSIST, KW, OST, PF, MINB
+        return " ".join([fam] + re.findall(r"\b(?:B|R|PERSIST|KW|OST|PF|MINB)=\d+", params))
     return fam
 
 
