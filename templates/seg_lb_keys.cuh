@@ -248,10 +248,10 @@ static __device__ __forceinline__ void lb_keys_walk(const unsigned int *__restri
 #endif
 #if RT_OST == 2
         /* Staged (ost), keys pq+1 .. kk-1 lie in the stage when the keys are sorted (pq >=
-         * kbase - 1, kk <= klast), which lb_keys_reg filled: nothing to store (no gap is
-         * over 2^32 - 1). Unsorted keys, whose results are unspecified, may leave such
-         * outputs unwritten (docs/segmented.md). A bound, not a flag: ptxas would split the
-         * loop in two on a flag, at 14 more registers. */
+         * kbase - 1, kk <= klast), which was filled before the walk: nothing to store (no
+         * 32-bit gap exceeds gmax then). Unsorted keys, whose results are unspecified, may
+         * leave such outputs unwritten (docs/segmented.md). A bound, not a flag: on a flag
+         * ptxas split the loop in two, at 14 more registers. */
         const unsigned int gmax = ost ? 0xffffffffu : 1u;
 #else
         const unsigned int gmax = 1u;

@@ -5,9 +5,10 @@
 -- 2-byte types) and 137 for offsets (f32 min; 109 for sum and the integers, which have no
 -- NZ; with KW and seg_stream's CH, twenty-fourth session, seg_mark, twenty-fifth, seg_pipe,
 -- twenty-sixth: 32 of them, seg_per's U, twenty-seventh, NZ, twenty-eighth, WIN and GRID,
--- twenty-ninth, KW = 2 and MINB, thirtieth, R = 12 and OST = 2, thirty-first; about 4 and 25 when the 18 cases min, max, sum x
--- f32, f64, i32 x keys, offsets were first tuned in three device calls; f32 min was also tuned
--- in the full space, on another lent H100: a device row of its own in db/tuned/h100.sql).
+-- twenty-ninth, KW = 2 and MINB, thirtieth, R = 12 and OST = 2, thirty-first; about 4 and 25
+-- when the 18 cases min, max, sum x f32, f64, i32 x keys, offsets were first tuned in three
+-- device calls; f32 min was also tuned in the full space, on another lent H100: a device row
+-- of its own in db/tuned/h100.sql).
 
 local function vec(case) return 16 // case.type_size end   -- one 16-byte load
 -- seg_lb takes V = 1, 2, 4: its widest vector is 16 bytes of at most 4 elements
