@@ -12,10 +12,12 @@
 #           heavy, len3, rand10_50, len1 at 30M, sum f32 and min f64, each variant's best
 #           (stage2_sum.py: by R, OST, MINB). The shipped space offers OST = 2 already: then
 #           `rows`.
-#   rows    the H200's keys rows (min, max, sum x f32, f64, i32 x six profiles x 2^20, 30M)
-#           retuned in the shipped space into its row, then redtune_bench keys f32 A B A B
-#           against the committed database (the goals of issue 14 last). Merge keys_into.db by
-#           `build/redtune merge`, then tools/refresh_shipped.sh.
+#   rows    the H200's keys rows of min, max, sum x f32, i32 (six profiles x 2^20, 30M; about
+#           45 s an operator with the shipped space's 28 configs) retuned into its row, then
+#           redtune_bench keys f32 A B A B against the committed database (the goals of issue 14
+#           last). rows64: those of f64, and the bench of f64. After each: merge keys_into.db by
+#           `build/redtune merge` into a load of db/tuned/h200.sql, dump, then
+#           tools/refresh_shipped.sh.
 #   heavy   tools/exp/heavy_space.lua (B 256, 384, 512 at 1536 threads an SM, PERSIST 0 and 1,
 #           OST 1 and 2; R = 12) over keys heavy, len3, rand10_50 at 30M, sum and min f32,
 #           each variant's best (stage2_sum.py); the harness has no B = 384 shape: if one wins,
@@ -24,7 +26,7 @@
 #           then the keys rows with KW = 2, MINB and R = 12: dev_session24.sh h100k.
 #   quick   (the thirty-first session's last 250 s of device time) the GPU tests of min f32 and
 #           ost2_space.lua over heavy and len3 at 30M, sum and min f32.
-step=${1:?step: pack, ost2, rows, heavy, quick}
+step=${1:?step: pack, ost2, rows, rows64, heavy, quick}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c32 "$step"
 case $step in
@@ -44,8 +46,16 @@ heavy)
 rows)
     KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=60 \
         keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f32 sum:f32 max:f32 \
-        min:f64 sum:f64 max:f64 min:i32 sum:i32 max:i32
+        min:i32 sum:i32 max:i32
     build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
     fits 120 "bench keys f32" && bench_keys 35 ;;
+rows64)
+    KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=70 \
+        keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f64 sum:f64 max:f64
+    build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
+    fits 160 "bench keys f64" && seg_ab t shipped merged build/bench/redtune_bench "$T" \
+        build/bench/redtune_bench build/merged.db 40 keys \
+        --profiles heavy,len3,rand10_50,len1,len1000 \
+        --ops min,max,sum --types f64 --sizes 30M ;;
 esac
 dev_end
