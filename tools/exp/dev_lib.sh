@@ -69,12 +69,17 @@
 #                           lua/spaces/segmented_ship.lua for keys heavy and len3 at 2^20 and
 #                           30M into build/keys.db (80 s an operator), its MATCH rows put into
 #                           device row UUID of $T as $OUT/keys_into.db
+#   h200_keys LIMIT OP:TYPE...
+#                           keys_rows for the H200's row over six profiles (LIMIT s an
+#                           operator), merged with $T into build/merged.db
 #   bench_all LIMIT         redtune_bench --segmented offsets over every profile (min, sum x
 #                           f32, f64 at 30M), $T against build/merged.db, A B A B, then the
 #                           merge's goal lines
 #   bench_keys LIMIT        redtune_bench --segmented keys over heavy, len3, rand10_50, one
 #                           (min, sum f32 at 30M), $T against build/merged.db, A B A B, then the
 #                           merge's goal lines
+#   bench_keys64 LIMIT      the same for f64 (min, max, sum; heavy, len3, rand10_50, len1,
+#                           len1000), without goal lines
 #   mark_tune NAME SPACE LIMIT OP:TYPE...
 #                           SPACE over $MARK_LAYOUT (default offsets) $MARK_PROFILES (default
 #                           heavy, len3, rand10_50, one) at $MARK_SIZES (default 30M) into
@@ -316,6 +321,18 @@ keys_rows() {
     dship keys "$match"
     grep -i 'keys' "$L/keys_best.txt" >> "$S"
     python3 tools/ship_into_row.py "$OUT/keys_ship.db" "$T" "$uuid" -o "$OUT/keys_into.db" >> "$S" 2>&1
+}
+h200_keys() {
+    local limit=$1
+    shift
+    KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=$limit \
+        keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 "$@"
+    build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
+}
+bench_keys64() {
+    seg_ab t shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench \
+        build/merged.db "$1" keys --profiles heavy,len3,rand10_50,len1,len1000 \
+        --ops min,max,sum --types f64 --sizes 30M
 }
 bench_all() {
     seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \

@@ -35,21 +35,13 @@ minb)
     # R = 12 with and without MINB = 3 beside R 8 and 16 (tools/exp/r12_space.lua)
     MARK_LAYOUT=keys MARK_PROFILES=heavy,len3,rand10_50 MARK_SIZES=30M \
         mark_tune r12 tools/exp/r12_space.lua 40 min:f32 sum:f32 min:f64
-    KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=100 \
-        keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f64 sum:f64 max:f64
+    h200_keys 100 min:f64 sum:f64 max:f64
     python3 tools/exp/stage2_sum.py <(build/redtune measurements --db build/keys.db --format csv) \
         >> "$S" 2>&1
-    build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
-    fits 90 "bench keys f64" && seg_ab t shipped merged build/bench/redtune_bench "$T" \
-        build/bench/redtune_bench build/merged.db 40 keys \
-        --profiles heavy,len3,rand10_50,len1,len1000 \
-        --ops min,max,sum --types f64 --sizes 30M ;;
+    fits 90 "bench keys f64" && bench_keys64 40 ;;
 r12)
     harness 150 seg_lb
-    KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=70 \
-        keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 min:f32 sum:f32 max:f32 \
-        min:i32 sum:i32 max:i32
-    build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
+    h200_keys 70 min:f32 sum:f32 max:f32 min:i32 sum:i32 max:i32
     fits 120 "bench keys f32" && bench_keys 35 ;;
 final)
     tests 'seg_RT_*' 300
