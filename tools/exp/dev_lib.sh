@@ -48,7 +48,8 @@
 #                           table in the summary
 #   ncu_sass TAG DB PROFILE [LAYOUT]
 #                           Nsight Compute's full set over redtune_bench running DB's winner of
-#                           LAYOUT (default offsets) PROFILE at 30M (min f32): the details page
+#                           LAYOUT (default offsets) PROFILE at 30M ($NCU_OP, default min, f32):
+#                           the details page
 #                           and the SASS page (each instruction's counts and stall samples) as
 #                           $L/details_TAG.txt and $L/sass_TAG.csv, the main lines in the summary
 #   seg_ab TAG A B BIN_A DB_A BIN_B DB_B LIMIT ARGS...
@@ -253,7 +254,8 @@ tune_ab() {
 ncu_sass() {
     local tag=$1 db=$2 prof=$3 layout=${4:-offsets}
     timeout 120 ncu --clock-control none -k 'regex:^rt_seg$' -s 2 -c 1 --set full -o "$L/prof_$tag" \
-        build/bench/redtune_bench --db "$db" --segmented "$layout" --profiles "$prof" --ops min \
+        build/bench/redtune_bench --db "$db" --segmented "$layout" --profiles "$prof" \
+        --ops "${NCU_OP:-min}" \
         --types f32 --sizes 30M --regimes cold > "$L/prof_ncu_$tag.log" 2>&1
     echo "ncu $tag: exit $?" >> "$S"
     ncu --import "$L/prof_$tag.ncu-rep" --page details > "$L/details_$tag.txt" 2>&1

@@ -22,11 +22,16 @@
 #           OST 1 and 2; R = 12) over keys heavy, len3, rand10_50 at 30M, sum and min f32,
 #           each variant's best (stage2_sum.py); the harness has no B = 384 shape: if one wins,
 #           add one before shipping it.
+#   prof    (after `rows` is merged and committed) Nsight Compute over the committed keys
+#           winners of sum f32 heavy and len3 at 30M: heavy (6.3M segments, an empty one in
+#           ten) took longer than len3 (10.5M) in every run of the thirty-first session (sum
+#           f32 R=12 MINB=3: 96.1 us with OST = 2, against len3's 90.8 with OST = 1), though it
+#           stores fewer outputs; where do its cycles go (the SASS page's stall samples)?
 #   h100    on an H100 (none was lent in sessions 22-31): tools/exp/dev_session29.sh h100,
 #           then the keys rows with KW = 2, MINB and R = 12: dev_session24.sh h100k.
 #   quick   (the thirty-first session's last 250 s of device time) the GPU tests of min f32 and
 #           ost2_space.lua over heavy and len3 at 30M, sum and min f32.
-step=${1:?step: pack, ost2, rows, rows64, heavy, quick}
+step=${1:?step: pack, ost2, rows, rows64, heavy, prof, quick}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c32 "$step"
 case $step in
@@ -43,6 +48,9 @@ quick)
 heavy)
     MARK_LAYOUT=keys MARK_PROFILES=heavy,len3,rand10_50 MARK_SIZES=30M \
         mark_tune heavy tools/exp/heavy_space.lua 60 sum:f32 min:f32 ;;
+prof)
+    NCU_OP=sum ncu_sass kheavy "$T" heavy keys
+    NCU_OP=sum ncu_sass klen3 "$T" len3 keys ;;
 rows)
     h200_keys 60 min:f32 sum:f32 max:f32 min:i32 sum:i32 max:i32
     fits 120 "bench keys f32" && bench_keys 35 ;;
