@@ -72,7 +72,8 @@
 #                           device row UUID of $T as $OUT/keys_into.db
 #   h200_keys LIMIT OP:TYPE...
 #                           keys_rows for the H200's row over six profiles (LIMIT s an
-#                           operator), merged with $T into build/merged.db
+#                           operator), merged with $T into build/merged.db (row_keys MATCH
+#                           UUID LIMIT OP:TYPE...; h100_keys the same for the H100's row)
 #   bench_all LIMIT         redtune_bench --segmented offsets over every profile (min, sum x
 #                           f32, f64 at 30M), $T against build/merged.db, A B A B, then the
 #                           merge's goal lines
@@ -324,12 +325,18 @@ keys_rows() {
     grep -i 'keys' "$L/keys_best.txt" >> "$S"
     python3 tools/ship_into_row.py "$OUT/keys_ship.db" "$T" "$uuid" -o "$OUT/keys_into.db" >> "$S" 2>&1
 }
-h200_keys() {
-    local limit=$1
-    shift
+row_keys() {
+    local match=$1 uuid=$2 limit=$3
+    shift 3
     KEYS_PROFILES=heavy,len1,len1000,len3,one,rand10_50 KEYS_LIMIT=$limit \
-        keys_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 "$@"
+        keys_rows "$match" "$uuid" "$@"
     build/redtune merge "$T" "$OUT/keys_into.db" -o build/merged.db --force >> "$S" 2>&1
+}
+h200_keys() {
+    row_keys H200 8b59dd2a77fc5356c5b5d639fc1cc192 "$@"
+}
+h100_keys() {
+    row_keys H100 2e956071d0b02214c4c501b293bccefc "$@"
 }
 bench_keys64() {
     seg_ab t shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench \

@@ -27,11 +27,13 @@
 #           ten) took longer than len3 (10.5M) in every run of the thirty-first session (sum
 #           f32 R=12 MINB=3: 96.1 us with OST = 2, against len3's 90.8 with OST = 1), though it
 #           stores fewer outputs; where do its cycles go (the SASS page's stall samples)?
-#   h100    on an H100 (none was lent in sessions 22-31): tools/exp/dev_session29.sh h100,
-#           then the keys rows with KW = 2, MINB and R = 12: dev_session24.sh h100k.
+#   h100k, h100k64
+#           on an H100 (none was lent in sessions 22-31): its keys rows, as `rows` and
+#           `rows64` do the H200's (its row has none of KW = 2, R = 12, MINB, OST = 2); the
+#           offsets rows of the short-segment families: tools/exp/dev_session29.sh h100.
 #   quick   (the thirty-first session's last 250 s of device time) the GPU tests of min f32 and
 #           ost2_space.lua over heavy and len3 at 30M, sum and min f32.
-step=${1:?step: pack, ost2, rows, rows64, heavy, prof, quick}
+step=${1:?step: pack, ost2, rows, rows64, heavy, prof, h100k, h100k64, quick}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c32 "$step"
 case $step in
@@ -56,6 +58,12 @@ rows)
     fits 120 "bench keys f32" && bench_keys 35 ;;
 rows64)
     h200_keys 70 min:f64 sum:f64 max:f64
+    fits 160 "bench keys f64" && bench_keys64 40 ;;
+h100k)
+    h100_keys 60 min:f32 sum:f32 max:f32 min:i32 sum:i32 max:i32
+    fits 120 "bench keys f32" && bench_keys 35 ;;
+h100k64)
+    h100_keys 70 min:f64 sum:f64 max:f64
     fits 160 "bench keys f64" && bench_keys64 40 ;;
 esac
 dev_end
