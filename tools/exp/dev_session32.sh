@@ -53,17 +53,15 @@ heavy)
 prof)
     NCU_OP=sum ncu_sass kheavy "$T" heavy keys
     NCU_OP=sum ncu_sass klen3 "$T" len3 keys ;;
-rows)
-    h200_keys 60 min:f32 sum:f32 max:f32 min:i32 sum:i32 max:i32
-    fits 120 "bench keys f32" && bench_keys 35 ;;
-rows64)
-    h200_keys 70 min:f64 sum:f64 max:f64
-    fits 160 "bench keys f64" && bench_keys64 40 ;;
-h100k)
-    h100_keys 60 min:f32 sum:f32 max:f32 min:i32 sum:i32 max:i32
-    fits 120 "bench keys f32" && bench_keys 35 ;;
-h100k64)
-    h100_keys 70 min:f64 sum:f64 max:f64
-    fits 160 "bench keys f64" && bench_keys64 40 ;;
+rows|rows64|h100k|h100k64)
+    row=h200_keys
+    [ "${step#h100}" != "$step" ] && row=h100_keys
+    if [ "${step%64}" = "$step" ]; then
+        $row 60 min:f32 sum:f32 max:f32 min:i32 sum:i32 max:i32
+        fits 120 "bench keys f32" && bench_keys 35
+    else
+        $row 70 min:f64 sum:f64 max:f64
+        fits 160 "bench keys f64" && bench_keys64 40
+    fi ;;
 esac
 dev_end
