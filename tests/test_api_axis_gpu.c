@@ -54,8 +54,8 @@ static void axis_gpu_builtin(void **state)
     for (size_t k = 0; k < sizeof optypes / sizeof optypes[0]; k++)
         for (size_t s = 0; s < AXIS_GPU_NSHAPES; s++) {
             const unsigned long long *sh = axis_gpu_shapes[s];
-            axis_gpu_call(ctx, optypes[k].op, optypes[k].type, sh[0], sh[1], sh[2], (int)(s + k) % 2,
-                          0);
+            axis_gpu_call(ctx, optypes[k].op, optypes[k].type, sh[0], sh[1], sh[2],
+                          (int)(s + k) % 2, 0);
         }
     /* outer * inner == 0: nothing launched, no pointer needed */
     assert_int_equal(rt_reduce_axis(ctx, RT_SUM, RT_F32, NULL, 0, 100, 3, NULL, NULL), RT_OK);

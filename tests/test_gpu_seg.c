@@ -43,8 +43,9 @@ static const char *const variants[][8] = {
     {"seg_lb", "B=512", "R=8", "STAGE=0", "PERSIST=0"},
     {"seg_lb", "B=512", "R=16", "STAGE=0", "OST=1", "KW=1"},   /* KW (and OST): keys only */
     {"seg_lb", "B=256", "R=8", "V=4", "STAGE=0", "KW=2"},   /* the keys walk in 32 bits */
-    {"seg_lb", "B=512", "R=8", "STAGE=0", "OST=1", "KW=2", "MINB=3"},   /* 4096 f64 outputs staged */
-    {"seg_lb", "B=512", "R=12", "V=4", "STAGE=0", "OST=1", "KW=2", "MINB=3"},   /* 3 vectors a thread */
+    /* 4096 f64 outputs staged; R = 12: three vectors a thread */
+    {"seg_lb", "B=512", "R=8", "STAGE=0", "OST=1", "KW=2", "MINB=3"},
+    {"seg_lb", "B=512", "R=12", "V=4", "STAGE=0", "OST=1", "KW=2", "MINB=3"},
     {"seg_lb", "B=128", "R=3", "STAGE=0", "OST=2", "KW=2", "PERSIST=1"},   /* a prefilled stage */
     {"seg_lb", "MP=0", "FAST=1", "B=256", "R=16", "V=2"},   /* FAST: offsets only */
     {"seg_lb", "FAST=1", "B=128", "R=16", "V=2", "PERSIST=1"},

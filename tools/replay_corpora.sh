@@ -30,35 +30,43 @@ corpora=(
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ $# -gt 0 ] || set -- 12%,6 15%,6 18%,6
+files=()   # the corpora as redtune replay reads them: the gzipped CSVs unpacked once
+for c in "${corpora[@]}"; do
+    f=$c
+    if [ "${c%.gz}" != "$c" ]; then
+        f=$tmp/$(basename "${c%.gz}")
+        zcat "$c" > "$f"
+    fi
+    files+=("$f")
+done
+[ -n "${OUT:-}" ] && mkdir -p "$OUT"
 for budget; do
     total=0 meet=0
-    for c in "${corpora[@]}"; do
-        f=$c
-        if [ "${c%.gz}" != "$c" ]; then
-            f=$tmp/$(basename "${c%.gz}")
-            zcat "$c" > "$f"
+    misses=/dev/null
+    [ -n "${OUT:-}" ] && misses=$OUT/misses_${budget//[%,]/_}.txt
+    for i in "${!corpora[@]}"; do
+        c=${corpora[$i]#"$r"/}
+        if ! "$bin" replay "${files[$i]}" --strategy "$strategy" --budget "$budget" \
+                --format csv > "$tmp/out.csv" 2> "$tmp/err.txt"; then
+            echo "replay $c failed:"
+            cat "$tmp/err.txt"
+            exit 1
         fi
-        "$bin" replay "$f" --strategy "$strategy" --budget "$budget" --format csv \
-            > "$tmp/out.csv" 2> "$tmp/err.txt" || { echo "replay $c: exit $?"; cat "$tmp/err.txt"; exit 1; }
-        read -r n m worst <<< "$(python3 - "$tmp/out.csv" <<'PY'
+        # cases, how many meet the goal, the worst quality; the misses appended to $misses
+        read -r n m worst <<< "$(python3 - "$tmp/out.csv" "$c" "$misses" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
+with open(sys.argv[3], "a") as out:
+    for r in rows:
+        if r["meets"] != "1":
+            print(sys.argv[2], r["op"], r["type"], r["layout"], r["n"], "share", r["share"],
+                  "quality", r["quality"], r["chosen_family"], r["chosen_params"], file=out)
 print(len(rows), sum(r["meets"] == "1" for r in rows),
       max((float(r["quality"]) for r in rows), default=0))
 PY
 )"
         total=$((total + n)) meet=$((meet + m))
-        printf '%-8s %-58s %3d cases, %3d meet, worst %.3f\n' "$budget" "${c#"$r"/}" "$n" "$m" "$worst"
-        if [ -n "${OUT:-}" ]; then
-            mkdir -p "$OUT"
-            python3 - "$tmp/out.csv" "${c#"$r"/}" >> "$OUT/misses_${budget//[%,]/_}.txt" <<'PY'
-import csv, sys
-for r in csv.DictReader(open(sys.argv[1])):
-    if r["meets"] != "1":
-        print(sys.argv[2], r["op"], r["type"], r["layout"], r["n"], "share", r["share"],
-              "quality", r["quality"], r["chosen_family"], r["chosen_params"])
-PY
-        fi
+        printf '%-8s %-58s %3d cases, %3d meet, worst %.3f\n' "$budget" "$c" "$n" "$m" "$worst"
     done
     echo "$budget: $meet of $total cases meet the goal"
 done

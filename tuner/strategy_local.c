@@ -13,9 +13,9 @@
  * through its candidate that agrees with the current one in the most parameters of the same
  * name (of those, the nearest the family's centre, then the first). A neighbour that takes at
  * most LEAP of the current config's time (the lesser of its median and its fastest run) is
- * moved to at once, without timing the rest of the neighbourhood. Every pick is timed at the full rule, so best compares like with like. A
- * start that fails with no neighbour that works restarts from the next untimed candidate in
- * the space's order. With a budget of configs (--budget N or P%) left at a local optimum the
+ * moved to at once, without timing the rest of the neighbourhood. Every pick is timed at the
+ * full rule, so best compares like with like. A start that fails with no neighbour that
+ * works restarts from the next untimed candidate in the space's order. With a budget of configs (--budget N or P%) left at a local optimum the
  * search starts again (multi-start), from the first untimed candidate of the family with the
  * fewest timed so far (the space's order on a tie), so that a budget is spent across the
  * families rather than left unused in one basin; without a budget it stops at the first
@@ -49,7 +49,8 @@ typedef struct local {
     long budget;         /* picks at most; 0: n */
     long picks;
     double *med;         /* the median of a timed candidate; INFINITY: failed or untimed */
-    double *lo;          /* its fastest run (LEAP's yardstick); INFINITY: failed or untimed */
+    double *lo;          /* the lesser of its median and its fastest run (LEAP's yardstick);
+                          * INFINITY: failed or untimed */
     char *timed;         /* offered already */
     const rt_family **fam;   /* the families in the space's order */
     long long (*centre)[RT_MAX_PARAMS];   /* fam[f]'s parameters' median values, over the
@@ -333,7 +334,7 @@ static int next(strategy *s, int time_up, strategy_pick *p)
             neighbours(x);
         /* a neighbour far better than the current config (than its fastest run: a median
          * raised by a burst of slow runs leaps at nothing): go on from it at once */
-        if (x->qi > 0 && x->med[x->q[x->qi - 1]] < fmin(x->med[x->cur], x->lo[x->cur]) * LEAP) {
+        if (x->qi > 0 && x->med[x->q[x->qi - 1]] < x->lo[x->cur] * LEAP) {
             x->cur = x->q[x->qi - 1];
             x->built = 0;
             continue;
@@ -370,7 +371,8 @@ static void observe(strategy *s, const strategy_result *r)
     local *x = s->state;
     int ok = r->m && r->m->status && !strcmp(r->m->status, "ok");
     x->med[r->cand] = ok ? r->m->median_us : INFINITY;
-    x->lo[r->cand] = ok && r->m->min_us > 0 ? r->m->min_us : x->med[r->cand];
+    x->lo[r->cand] = ok && r->m->min_us > 0 ? fmin(r->m->min_us, x->med[r->cand])
+                                            : x->med[r->cand];
     x->timed[r->cand] = 1;
 }
 

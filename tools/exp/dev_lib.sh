@@ -49,9 +49,8 @@
 #   ncu_sass TAG DB PROFILE [LAYOUT]
 #                           Nsight Compute's full set over redtune_bench running DB's winner of
 #                           LAYOUT (default offsets) PROFILE at 30M ($NCU_OP, default min, f32):
-#                           the details page
-#                           and the SASS page (each instruction's counts and stall samples) as
-#                           $L/details_TAG.txt and $L/sass_TAG.csv, the main lines in the summary
+#                           the details page and the SASS page (each instruction's counts and
+#                           stall samples) as $L/details_TAG.txt and $L/sass_TAG.csv, the main lines in the summary
 #   seg_ab TAG A B BIN_A DB_A BIN_B DB_B LIMIT ARGS...
 #                           redtune_bench --segmented ARGS --regimes cold with the bench binary
 #                           and database of A and of B, A B A B (LIMIT s each), the CSVs and
@@ -67,9 +66,10 @@
 #                           100), then each variant's best (tools/exp/stage2_sum.py) in the
 #                           summary
 #   keys_rows MATCH UUID OP:TYPE...
-#                           lua/spaces/segmented_ship.lua for keys heavy and len3 at 2^20 and
-#                           30M into build/keys.db (80 s an operator), its MATCH rows put into
-#                           device row UUID of $T as $OUT/keys_into.db
+#                           lua/spaces/segmented_ship.lua for keys $KEYS_PROFILES (default
+#                           heavy, len3) at 2^20 and 30M into build/keys.db ($KEYS_LIMIT s an
+#                           operator, default 80), its MATCH rows put into device row UUID of
+#                           $T as $OUT/keys_into.db
 #   h200_keys LIMIT OP:TYPE...
 #                           keys_rows for the H200's row over six profiles (LIMIT s an
 #                           operator), merged with $T into build/merged.db (row_keys MATCH
@@ -85,9 +85,9 @@
 #   mark_tune NAME SPACE LIMIT OP:TYPE...
 #                           SPACE over $MARK_LAYOUT (default offsets) $MARK_PROFILES (default
 #                           heavy, len3, rand10_50, one) at $MARK_SIZES (default 30M) into
-#                           build/NAME.db, LIMIT s an
-#                           operator, then each variant's best per case (tools/exp/stage2_sum.py)
-#                           in the summary (dev_session25.sh and 26)
+#                           build/NAME.db, LIMIT s an operator, then each variant's best per
+#                           case (tools/exp/stage2_sum.py) in the summary (dev_session25.sh and
+#                           26)
 #   bench_run TAG LIMIT ARGS...
 #                           build/bench/redtune_bench ARGS (LIMIT s), its CSV to $OUT/TAG.csv,
 #                           its log to $L/TAG.log, a line and its summary (less the floor
