@@ -288,6 +288,12 @@ size_t plan_seg_temp_bytes(const plan *p, unsigned long long n, unsigned long lo
     return split_offset(p, n, nseg) + split_bytes(p, n, nseg);
 }
 
+unsigned int plan_seg_fix_grid(const plan *p, unsigned long long tiles)
+{
+    unsigned long long g = ceil_div(tiles, p->threads), cap = 4ULL * (unsigned)p->sm_count;
+    return (unsigned)(g > cap && cap ? cap : g ? g : 1);
+}
+
 int plan_seg_launch_count(const plan *p, unsigned long long n, unsigned long long nseg)
 {
     if (nseg == 0)
@@ -331,7 +337,7 @@ int plan_seg_launch(const plan *p, CUdeviceptr in, CUdeviceptr seg, unsigned lon
     }
     if (rc == RT_OK && p->unit != PLAN_UNIT_SEGMENTS && tiles > 1) {
         void *fargs[] = {&temp, &tiles, &acc, &nseg};
-        rc = launch(p->next, 1, p->threads, s, fargs, e);
+        rc = launch(p->next, plan_seg_fix_grid(p, tiles), p->threads, s, fargs, e);
     }
     if (rc == RT_OK && p->seg_final) {
         unsigned long long fgrid = ceil_div(nseg, 256), cap = 4ULL * (unsigned)p->sm_count;

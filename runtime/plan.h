@@ -6,7 +6,7 @@
  *            sets a cap), then rt_next over the partials until one block is left; the last
  *            launch writes out[0].
  * segmented: rt_seg over the tiles (of elements, merge-path items or segments, rt_meta[3]),
- *            then rt_seg_fix in one block over the tiles' carries (docs/segmented.md); a
+ *            then rt_seg_fix over the tiles' carries (docs/segmented.md); a
  *            unit whose results are not its accumulators (mean, var_mean, a result in
  *            another type) has rt_seg_final too: the two write nseg accumulators into the
  *            temporary storage, and rt_seg_final turns them into out[0 .. nseg).
@@ -102,6 +102,10 @@ unsigned long long plan_seg_tiles(const plan *p, unsigned long long n, unsigned 
  * rt_seg_split, its list (each part rounded up to 256 bytes); 0 when nseg is 0. */
 size_t plan_seg_carry_size(const plan *p);
 size_t plan_seg_temp_bytes(const plan *p, unsigned long long n, unsigned long long nseg);
+
+/* rt_seg_fix's grid for 'tiles' carries: a block per p->threads carries, at most four an SM
+ * (the kernel takes its chunks grid-strided, so any grid is right). */
+unsigned int plan_seg_fix_grid(const plan *p, unsigned long long tiles);
 
 /* Launches the sequence issues (0 when nseg is 0; rt_seg_final and rt_seg_split count, the
  * clearing of the list does not). */

@@ -532,78 +532,85 @@ struct sc_keys {
     }
 };
 
-/* rt_seg_fix: one block of RT_B threads, after rt_seg when ntiles > 1 (docs/segmented.md,
- * rule 3). The carries are walked in chunks of RT_B * SC_FIXP, in order: thread t takes the
- * SC_FIXP consecutive carries t*SC_FIXP .. of the chunk, all loaded into registers before any
- * is used (one memory latency per chunk, not one per carry), reduces its runs of equal keys in
- * order, and a segmented block scan (head: the key differs from the carry before) completes
- * the run open at its start, with the run still open at the end of the previous chunk as init.
- * Each run is folded into out[key] with out[key] = combine(out[key], run) by the thread that
- * sees its end (the run open at the very end: thread 0 after the last chunk); out[key] holds
- * the pieces of the tiles before, from rule 2. RT_SEG_NONE runs and keys past nseg are
- * skipped; positions past ncarry read as RT_SEG_NONE. At 30M elements and 4096-element tiles
- * that is 2 chunks of 4096 carries. */
-#define SC_FIXP (RT_B >= 1024 ? 4 : RT_B >= 512 ? 8 : 16)
-
-static __device__ __forceinline__ void sc_fold(rt_acc_t *out, unsigned long long key, unsigned long long nseg,
-                                               rt_acc_t v)
+/* rt_seg_fix: after rt_seg when ntiles > 1 (docs/segmented.md, rule 3), on any grid of RT_B
+ * threads a block (the runtime launches one block per RT_B carries, at most four an SM). The
+ * carries are taken in chunks of RT_B, a carry a thread; block b takes the chunks b,
+ * b + gridDim.x, ... Each run of equal keys is folded into out[key], out[key] =
+ * combine(out[key], run), by the thread holding its last carry; out[key] holds the pieces of
+ * the tiles before, from rule 2. A block's segmented scan over its chunk gives each thread the
+ * reduction of its run so far; for the run open at the chunk's start, when it ends inside the
+ * chunk, the scan's init is the run's part before the chunk, which the block reduces walking
+ * back RT_B carries at a time while the key stays the same (for sorted keys a segment must
+ * span more than RT_B tiles to need a second step). Runs of different keys go to different
+ * out[key], so blocks do not race (unsorted keys give unspecified results, as elsewhere).
+ * RT_SEG_NONE runs and keys past nseg are skipped; positions past ncarry read as RT_SEG_NONE.
+ * It used to be one block walking every carry: at 30M elements in 6144-element tiles its
+ * 5120 read-modify-writes of out[], random and mostly out of the L2, took 10 to 14 us on one
+ * SM (most of the time keys heavy spent outside rt_seg on the H200). */
+static __device__ __forceinline__ bool sc_fold_key(unsigned long long key, unsigned long long nseg)
 {
-    if (key != RT_SEG_NONE && key < nseg)
-        out[key] = rt_seg_out(rt_combine(out[key], v));   /* out[key] and v have elements: a no-op
-                                                         * but for the rule that results pass it */
+    return key != RT_SEG_NONE && key < nseg;
 }
 
-/* One block a launch: (RT_B, 1) lets ptxas give a thread all the registers its SC_FIXP keys
- * and values want (with RT_B alone it aimed at more blocks an SM and spilled a word for f64
- * sums over keys: tools/check_templates.sh's full matrix). */
+static __device__ __forceinline__ unsigned long long sc_carry_key(const rt_seg_carry *carry, unsigned long long i,
+                                                                  unsigned long long ncarry)
+{
+    return i < ncarry ? carry[i].key : RT_SEG_NONE;
+}
+
+/* The in-order reduction of the carries with key k0 that end at position lo (exclusive):
+ * the run of k0 open at the start of a chunk, before it. Every thread of the block calls it
+ * with the same arguments; it returns the same value in each. */
+static __device__ __forceinline__ rt_acc_t sc_run_before(const rt_seg_carry *carry, unsigned long long lo,
+                                                         unsigned long long k0)
+{
+    rt_acc_t init = rt_identity();
+    for (unsigned long long end = lo; end > 0;) {
+        const unsigned long long beg = end > RT_B ? end - RT_B : 0, j = beg + threadIdx.x;
+        /* Thread order is carry order; threads past the window hold nothing and no boundary. */
+        const bool in = j < end;
+        const bool other = in && carry[j].key != k0;
+        const rt_acc_t v = in && !other ? carry[j].val : rt_identity();
+        bool before, found;
+        rt_acc_t part;
+        (void)sc_block_scan<RT_B>(other, v, rt_identity(), before, part, found);
+        init = rt_combine(part, init);   /* the window comes before what was gathered */
+        if (found)
+            break;
+        end = beg;
+    }
+    return init;
+}
+
+/* (RT_B, 1): with RT_B alone ptxas aimed at more blocks an SM and spilled a word for 8-byte
+ * sums over keys (tools/check_templates.sh, seg_diffwarps at 288 threads). */
 extern "C" __global__ void __launch_bounds__(RT_B, 1)
 rt_seg_fix(const rt_seg_carry *__restrict__ carry, unsigned long long ncarry, rt_acc_t *__restrict__ out,
            unsigned long long nseg)
 {
-    const unsigned int tid = threadIdx.x;
-    rt_acc_t run = rt_identity();
-    for (unsigned long long base = 0; base < ncarry; base += (unsigned long long)RT_B * SC_FIXP) {
-        const unsigned long long i0 = base + (unsigned long long)tid * SC_FIXP;
-        unsigned long long key[SC_FIXP];
-        rt_acc_t val[SC_FIXP];
-        /* The key before this thread's first carry (RT_SEG_NONE before carry 0). */
-        unsigned long long prev = i0 > 0 && i0 - 1 < ncarry ? carry[i0 - 1].key : RT_SEG_NONE;
-#pragma unroll
-        for (unsigned int k = 0; k < SC_FIXP; k++) {
-            key[k] = RT_SEG_NONE;
-            val[k] = rt_identity();
-            if (i0 + k < ncarry) {
-                key[k] = carry[i0 + k].key;
-                val[k] = carry[i0 + k].val;
-            }
-        }
-        bool flag = false;
-        rt_acc_t head = rt_identity(), acc = rt_identity();
-        unsigned long long hk = RT_SEG_NONE;
-#pragma unroll
-        for (unsigned int k = 0; k < SC_FIXP; k++) {
-            if (key[k] != prev) {   /* the run of key prev ends before carry k */
-                if (!flag) {
-                    flag = true;
-                    head = acc;
-                    hk = prev;
-                } else {
-                    sc_fold(out, prev, nseg, acc);
-                }
-                acc = val[k];
-            } else {
-                acc = rt_combine(acc, val[k]);
-            }
-            prev = key[k];
-        }
+    for (unsigned long long lo = (unsigned long long)blockIdx.x * RT_B; lo < ncarry;
+         lo += (unsigned long long)gridDim.x * RT_B) {
+        const unsigned long long hi = lo + RT_B < ncarry ? lo + RT_B : ncarry;
+        const unsigned long long i = lo + threadIdx.x;
+        const unsigned long long key = sc_carry_key(carry, i, ncarry);
+        const rt_acc_t val = i < ncarry ? carry[i].val : rt_identity();
+        const unsigned long long kprev = i > 0 ? sc_carry_key(carry, i - 1, ncarry) : RT_SEG_NONE;
+        const unsigned long long knext = sc_carry_key(carry, i + 1, ncarry);
+        /* Uniform: does the run open at lo begin before the chunk and end inside it (not when
+         * the chunk's last carry and the one after still have its key)? */
+        const unsigned long long k0 = carry[lo].key;
+        rt_acc_t init = rt_identity();
+        if (lo > 0 && carry[lo - 1].key == k0 && sc_fold_key(k0, nseg)
+            && !(carry[hi - 1].key == k0 && sc_carry_key(carry, hi, ncarry) == k0))
+            init = sc_run_before(carry, lo, k0);
+        /* A boundary where a run begins (and past ncarry). */
+        const bool head = i >= ncarry || key != kprev;
         bool before, total_f;
         rt_acc_t total;
-        const rt_acc_t excl = sc_block_scan<RT_B>(flag, acc, run, before, total, total_f);
-        if (flag)
-            sc_fold(out, hk, nseg, rt_combine(excl, head));
-        run = total;
+        const rt_acc_t excl = sc_block_scan<RT_B>(head, val, init, before, total, total_f);
+        /* The run's last carry (out[key] and the run have elements: rt_seg_out is a no-op
+         * but for the rule that results pass it). */
+        if (i < ncarry && knext != key && sc_fold_key(key, nseg))
+            out[key] = rt_seg_out(rt_combine(out[key], head ? val : rt_combine(excl, val)));
     }
-    /* The run open at the end, when no position past ncarry in the last chunk ended it. */
-    if (tid == 0 && ncarry > 0 && ncarry % ((unsigned long long)RT_B * SC_FIXP) == 0)
-        sc_fold(out, carry[ncarry - 1].key, nseg, run);
 }

@@ -263,6 +263,28 @@ static void split_list_holds_every_job(void **state)
         }
 }
 
+/* rt_seg_fix's grid: a block per `threads` carries, at most four an SM (none when the SM count
+ * is unknown), at least one. */
+static void fix_grid(void **state)
+{
+    (void)state;
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.kind = PLAN_SEGMENTED;
+    p.threads = 512;
+    p.sm_count = 132;
+    assert_int_equal(plan_seg_fix_grid(&p, 2), 1);
+    assert_int_equal(plan_seg_fix_grid(&p, 512), 1);
+    assert_int_equal(plan_seg_fix_grid(&p, 513), 2);
+    assert_int_equal(plan_seg_fix_grid(&p, 5120), 10);   /* 30M elements in 6144-element tiles */
+    assert_int_equal(plan_seg_fix_grid(&p, 528ull * 512), 528);
+    assert_int_equal(plan_seg_fix_grid(&p, 1ull << 40), 528);
+    p.threads = 288;   /* seg_diffwarps P = 8, C = 1 */
+    assert_int_equal(plan_seg_fix_grid(&p, 289), 2);
+    p.sm_count = 0;
+    assert_int_equal(plan_seg_fix_grid(&p, 288ull * 1000), 1000);
+}
+
 int test_segdata_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +294,7 @@ int test_segdata_group(void)
         cmocka_unit_test(reference_and_check),
         cmocka_unit_test(results_of_new_ops),
         cmocka_unit_test(split_list_holds_every_job),
+        cmocka_unit_test(fix_grid),
     };
     return cmocka_run_group_tests_name("segdata", tests, NULL, NULL);
 }

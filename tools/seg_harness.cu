@@ -12,7 +12,9 @@
  * any change of order shows), sum on f32 (checked with a tolerance) and argmin on i32 (values
  * 0..15: many ties, which must go to the lowest index). It is compiled with NVRTC for the
  * device, then run on every profile of segment lengths exactly as the host side does it:
- * rt_seg over min(ntiles, cap) blocks, then rt_seg_fix with one block when ntiles > 1. out[]
+ * rt_seg over min(ntiles, cap) blocks, then rt_seg_fix when ntiles > 1, on the runtime's grid
+ * (a block per `threads` carries, at most four an SM) and, every other run, on at most three
+ * blocks (each block then takes several chunks, one after the other). out[]
  * is filled with garbage before each run (every out[s] must be written) and has guard words
  * after nseg (no stray writes). Last, invalid input (unsorted keys, decreasing offsets) must
  * run without a fault and leave the guard words alone. One line per case, then
@@ -409,9 +411,11 @@ static void run_case(const unit &u, const profile &p, data &d, int op)
             failed++;
             goto done;
         }
+        static unsigned int fix_runs;
         unsigned long long a_nc = ntiles, a_nseg = nseg;
+        unsigned long long fgrid = (ntiles + threads - 1) / threads, fcap = fix_runs++ % 2 ? 3 : 4ULL * nsm;
         void *args[] = {&carry, &a_nc, &out, &a_nseg};
-        CK(cuLaunchKernel(u.fix, 1, 1, 1, threads, 1, 1, 0, 0, args, 0));
+        CK(cuLaunchKernel(u.fix, (unsigned)(fgrid < fcap ? fgrid : fcap), 1, 1, threads, 1, 1, 0, 0, args, 0));
     }
     {
         CUresult r = cuCtxSynchronize();
