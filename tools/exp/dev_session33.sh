@@ -22,7 +22,21 @@
 #           len3 (sum, min f32) and offsets heavy, len3 (min f32) at 30M, then the harness
 #           (--only seg_mark, seg_matrix, seg_diffwarps, seg_lb: its fix now on the
 #           runtime's grid and, every other run, on three blocks).
-step=${1:?step: pack, fix, ncu, fix2}
+#   last    (the session's last 220 s) redtune_bench before and after over keys rand10_50
+#           (sum, min f32 at 30M), then Nsight Compute's durations of rt_seg and rt_seg_fix for
+#           offsets heavy min f32 (seg_mark), after.
+#   (the next session's, prepared after the device time was spent)
+#   tests   every segmented GPU test with the new rt_seg_fix (`seg_*`: the 36 seg_RT_* and
+#           seg_order_kept, seg_all_nan_*, seg_per_long_unaligned, seg_types_builtin; about
+#           250 s), then the harness of the families with carries not run in fix2 (seg_stream,
+#           seg_tb2, seg_tb4warp)
+#   py      the Python GPU tests (about 220 s; carry build/python too: `ninja python`, less
+#           build/python/redtune/redtune.db)
+#   rows, rows64
+#           the H200's keys rows retuned as dev_session32.sh's steps of those names do, now
+#           that the fix's cost no longer grows with the tiles (smaller tiles may win); merge
+#           each keys_into.db, then tools/refresh_shipped.sh
+step=${1:?step: pack, fix, ncu, fix2, last, tests, py, rows, rows64}
 if [ "$step" != pack ]; then
     rm -rf /tmp/c32o && mkdir -p /tmp/c32o build/bench_before && tar -C /tmp/c32o -xJf build/c32.tar.xz \
         && cp /tmp/c32o/bench/redtune_bench build/bench_before/
@@ -62,5 +76,26 @@ fix2)
         fits 60 "harness $f" && harness 60 $f && cp "$L/harness.log" "$L/harness_$f.log"
     done
     fits 100 "harness seg_lb" && harness $(( 555 - $(date +%s) + DEV_T0 )) seg_lb ;;
+last)
+    seg_ab keys before after build/bench_before/redtune_bench "$T" build/bench/redtune_bench "$T" 15 \
+        keys --profiles rand10_50 --ops sum,min --types f32 --sizes 30M
+    timeout 60 ncu --clock-control none -k 'regex:^rt_seg' -s 4 -c 2 build/bench/redtune_bench --db "$T" \
+        --segmented offsets --profiles heavy --ops min --types f32 --sizes 30M --regimes cold \
+        > "$L/ncu_offs_heavy.log" 2>&1
+    echo "ncu offsets heavy: exit $?" >> "$S"
+    grep -E '^  rt_seg|Duration|DRAM Throughput' "$L/ncu_offs_heavy.log" | sed 's/  */ /g' >> "$S" ;;
+tests)
+    tests 'seg_*' 320
+    for f in seg_stream seg_tb2 seg_tb4warp; do
+        fits 60 "harness $f" && harness 60 $f && cp "$L/harness.log" "$L/harness_$f.log"
+    done ;;
+py)
+    pytests all 320 ;;
+rows)
+    h200_keys 60 min:f32 sum:f32 max:f32 min:i32 sum:i32 max:i32
+    fits 120 "bench keys f32" && bench_keys 35 ;;
+rows64)
+    h200_keys 70 min:f64 sum:f64 max:f64
+    fits 160 "bench keys f64" && bench_keys64 40 ;;
 esac
 dev_end
