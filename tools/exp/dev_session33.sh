@@ -22,9 +22,12 @@
 #           len3 (sum, min f32) and offsets heavy, len3 (min f32) at 30M, then the harness
 #           (--only seg_mark, seg_matrix, seg_diffwarps, seg_lb: its fix now on the
 #           runtime's grid and, every other run, on three blocks).
-#   last    (the session's last 220 s) redtune_bench before and after over keys rand10_50
-#           (sum, min f32 at 30M), then Nsight Compute's durations of rt_seg and rt_seg_fix for
-#           offsets heavy min f32 (seg_mark), after.
+#   last    (the session's last 220 s, refused: no device time left; the next session's
+#           first) redtune_bench before and after over keys rand10_50 (sum, min f32 at 30M),
+#           Nsight Compute's durations of rt_seg and rt_seg_fix for offsets heavy min f32
+#           (seg_mark), after; then its full set (details and SASS pages, ncu_sass) over the
+#           committed winners of offsets rand10_50 (seg_per STAGE=2) and len3 (seg_pipe), min
+#           f32 at 30M: 1.35x and 1.27x the limit, where do they lose to a flat read?
 #   (the next session's, prepared after the device time was spent)
 #   tests   every segmented GPU test with the new rt_seg_fix (`seg_*`: the 36 seg_RT_* and
 #           seg_order_kept, seg_all_nan_*, seg_per_long_unaligned, seg_types_builtin; about
@@ -83,7 +86,9 @@ last)
         --segmented offsets --profiles heavy --ops min --types f32 --sizes 30M --regimes cold \
         > "$L/ncu_offs_heavy.log" 2>&1
     echo "ncu offsets heavy: exit $?" >> "$S"
-    grep -E '^  rt_seg|Duration|DRAM Throughput' "$L/ncu_offs_heavy.log" | sed 's/  */ /g' >> "$S" ;;
+    grep -E '^  rt_seg|Duration|DRAM Throughput' "$L/ncu_offs_heavy.log" | sed 's/  */ /g' >> "$S"
+    ncu_sass orand "$T" rand10_50
+    ncu_sass olen3 "$T" len3 ;;
 tests)
     tests 'seg_*' 320
     for f in seg_stream seg_tb2 seg_tb4warp; do
