@@ -25,7 +25,7 @@
 #   last    (the session's last 220 s, refused: no device time left; the next session's
 #           first) redtune_bench before and after over keys rand10_50 (sum, min f32 at 30M),
 #           Nsight Compute's durations of rt_seg and rt_seg_fix for offsets heavy min f32
-#           (seg_mark), after; then its full set (details and SASS pages, ncu_sass) over the
+#           (seg_mark), after; then its full set (details and SASS pages, ncu_sass) over that and the
 #           committed winners of offsets rand10_50 (seg_per STAGE=2) and len3 (seg_pipe), min
 #           f32 at 30M: 1.35x and 1.27x the limit, where do they lose to a flat read?
 #   (the next session's, prepared after the device time was spent)
@@ -87,6 +87,7 @@ last)
         > "$L/ncu_offs_heavy.log" 2>&1
     echo "ncu offsets heavy: exit $?" >> "$S"
     grep -E '^  rt_seg|Duration|DRAM Throughput' "$L/ncu_offs_heavy.log" | sed 's/  */ /g' >> "$S"
+    ncu_sass oheavy "$T" heavy
     ncu_sass orand "$T" rand10_50
     ncu_sass olen3 "$T" len3 ;;
 tests)
