@@ -25,9 +25,9 @@
 #   last    (the session's last 220 s, refused: no device time left; the next session's
 #           first) redtune_bench before and after over keys rand10_50 (sum, min f32 at 30M),
 #           Nsight Compute's durations of rt_seg and rt_seg_fix for offsets heavy min f32
-#           (seg_mark), after; then its full set (details and SASS pages, ncu_sass) over that and the
-#           committed winners of offsets rand10_50 (seg_per STAGE=2) and len3 (seg_pipe), min
-#           f32 at 30M: 1.35x and 1.27x the limit, where do they lose to a flat read?
+#           (seg_mark), after; then its full set (details and SASS pages, ncu_sass) over the
+#           committed winners of offsets heavy, rand10_50 (seg_per STAGE=2) and len3 (seg_pipe),
+#           min f32 at 30M: 3.28x, 1.35x and 1.27x the limit, where do they lose to a flat read?
 #   (the next session's, prepared after the device time was spent)
 #   tests   every segmented GPU test with the new rt_seg_fix (`seg_*`: the 36 seg_RT_* and
 #           seg_order_kept, seg_all_nan_*, seg_per_long_unaligned, seg_types_builtin; about
