@@ -25,7 +25,7 @@
 #   last    (the session's last 220 s, refused: no device time left; the next session's
 #           first) redtune_bench before and after over keys rand10_50 (sum, min f32 at 30M),
 #           Nsight Compute's durations of rt_seg and rt_seg_fix for offsets heavy min f32
-#           (seg_mark), after; then its full set (details and SASS pages, ncu_sass) over the
+#           (seg_mark) and keys heavy sum f32, after; then its full set (details and SASS pages, ncu_sass) over the
 #           committed winners of offsets heavy, rand10_50 (seg_per STAGE=2) and len3 (seg_pipe),
 #           min f32 at 30M: 3.28x, 1.35x and 1.27x the limit, where do they lose to a flat read?
 #   (the next session's, prepared after the device time was spent)
@@ -45,6 +45,16 @@ if [ "$step" != pack ]; then
         && cp /tmp/c32o/bench/redtune_bench build/bench_before/
 fi
 . "$(dirname "$0")/dev_lib.sh"
+# ncu_durations TAG LAYOUT PROFILE OP: Nsight Compute's durations of rt_seg and rt_seg_fix in
+# redtune_bench's ($NCU_BIN's) LAYOUT PROFILE OP f32 at 30M, the committed pick, after the first
+# two launches of each
+ncu_durations() {
+    timeout 120 ncu --clock-control none -k 'regex:^rt_seg' -s 4 -c 2 "${NCU_BIN:-build/bench/redtune_bench}" --db "$T" \
+        --segmented "$2" --profiles "$3" --ops "$4" --types f32 --sizes 30M --regimes cold \
+        > "$L/ncu_$1.log" 2>&1
+    echo "ncu $1: exit $?" >> "$S"
+    grep -E '^  rt_seg|Duration|DRAM Throughput' "$L/ncu_$1.log" | sed 's/  */ /g' >> "$S"
+}
 dev_start c33 "$step"
 case $step in
 fix)
@@ -59,15 +69,8 @@ fix)
         --ops min --types f32 --sizes 30M ;;
 ncu)
     harness 250 seg_lb
-    for v in before after; do
-        bin=build/bench/redtune_bench
-        [ $v = before ] && bin=build/bench_before/redtune_bench
-        timeout 120 ncu --clock-control none -k 'regex:^rt_seg' -s 4 -c 2 $bin --db "$T" \
-            --segmented keys --profiles heavy --ops sum --types f32 --sizes 30M --regimes cold \
-            > "$L/ncu_$v.log" 2>&1
-        echo "ncu $v: exit $?" >> "$S"
-        grep -E '^  rt_seg|Duration' "$L/ncu_$v.log" | sed 's/  */ /g' >> "$S"
-    done ;;
+    NCU_BIN=build/bench_before/redtune_bench ncu_durations before keys heavy sum
+    ncu_durations after keys heavy sum ;;
 fix2)
     tests 'seg_RT_SUM_RT_F32' 40
     tests 'seg_RT_MIN_RT_F*' 60
@@ -82,11 +85,8 @@ fix2)
 last)
     seg_ab keys before after build/bench_before/redtune_bench "$T" build/bench/redtune_bench "$T" 15 \
         keys --profiles rand10_50 --ops sum,min --types f32 --sizes 30M
-    timeout 60 ncu --clock-control none -k 'regex:^rt_seg' -s 4 -c 2 build/bench/redtune_bench --db "$T" \
-        --segmented offsets --profiles heavy --ops min --types f32 --sizes 30M --regimes cold \
-        > "$L/ncu_offs_heavy.log" 2>&1
-    echo "ncu offsets heavy: exit $?" >> "$S"
-    grep -E '^  rt_seg|Duration|DRAM Throughput' "$L/ncu_offs_heavy.log" | sed 's/  */ /g' >> "$S"
+    ncu_durations offs_heavy offsets heavy min
+    ncu_durations keys_heavy keys heavy sum
     ncu_sass oheavy "$T" heavy
     ncu_sass orand "$T" rand10_50
     ncu_sass olen3 "$T" len3 ;;
