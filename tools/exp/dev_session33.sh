@@ -49,8 +49,8 @@ fi
 # redtune_bench's ($NCU_BIN's) LAYOUT PROFILE OP f32 at 30M, the committed pick, after the first
 # two launches of each
 ncu_durations() {
-    timeout 120 ncu --clock-control none -k 'regex:^rt_seg' -s 4 -c 2 "${NCU_BIN:-build/bench/redtune_bench}" --db "$T" \
-        --segmented "$2" --profiles "$3" --ops "$4" --types f32 --sizes 30M --regimes cold \
+    timeout 120 ncu --clock-control none -k 'regex:^rt_seg' -s 4 -c 2 \
+        "${NCU_BIN:-build/bench/redtune_bench}" --db "$T" --segmented "$2" --profiles "$3" --ops "$4" --types f32 --sizes 30M --regimes cold \
         > "$L/ncu_$1.log" 2>&1
     echo "ncu $1: exit $?" >> "$S"
     grep -E '^  rt_seg|Duration|DRAM Throughput' "$L/ncu_$1.log" | sed 's/  */ /g' >> "$S"
