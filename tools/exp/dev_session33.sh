@@ -25,9 +25,10 @@
 #   last    (the session's last 220 s, refused: no device time left; the next session's
 #           first) redtune_bench before and after over keys rand10_50 (sum, min f32 at 30M),
 #           Nsight Compute's durations of rt_seg and rt_seg_fix for offsets heavy min f32
-#           (seg_mark) and keys heavy sum f32, after; then its full set (details and SASS pages, ncu_sass) over the
-#           committed winners of offsets heavy, rand10_50 (seg_per STAGE=2) and len3 (seg_pipe),
-#           min f32 at 30M: 3.28x, 1.35x and 1.27x the limit, where do they lose to a flat read?
+#           (seg_mark) and keys heavy sum f32, after; then its full set (details and SASS
+#           pages, ncu_sass) over the committed winners of offsets heavy, rand10_50 (seg_per
+#           STAGE=2) and len3 (seg_pipe), min f32 at 30M: 3.28x, 1.35x and 1.27x the limit,
+#           where do they lose to a flat read?
 #   (the next session's, prepared after the device time was spent)
 #   tests   every segmented GPU test with the new rt_seg_fix (`seg_*`: the 36 seg_RT_* and
 #           seg_order_kept, seg_all_nan_*, seg_per_long_unaligned, seg_types_builtin; about
@@ -50,8 +51,8 @@ fi
 # two launches of each
 ncu_durations() {
     timeout 120 ncu --clock-control none -k 'regex:^rt_seg' -s 4 -c 2 \
-        "${NCU_BIN:-build/bench/redtune_bench}" --db "$T" --segmented "$2" --profiles "$3" --ops "$4" --types f32 --sizes 30M --regimes cold \
-        > "$L/ncu_$1.log" 2>&1
+        "${NCU_BIN:-build/bench/redtune_bench}" --db "$T" --segmented "$2" --profiles "$3" \
+        --ops "$4" --types f32 --sizes 30M --regimes cold > "$L/ncu_$1.log" 2>&1
     echo "ncu $1: exit $?" >> "$S"
     grep -E '^  rt_seg|Duration|DRAM Throughput' "$L/ncu_$1.log" | sed 's/  */ /g' >> "$S"
 }
