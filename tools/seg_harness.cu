@@ -33,6 +33,7 @@ extern "C" {
 #include "runtime/codegen.h"
 #include "runtime/family.h"
 #include "runtime/nvrtc.h"
+#include "runtime/plan.h"
 #include "tests/affine.h"
 }
 
@@ -411,11 +412,18 @@ static void run_case(const unit &u, const profile &p, data &d, int op)
             failed++;
             goto done;
         }
+        /* The runtime's grid (plan_seg_fix_grid), every other run at most three blocks */
         static unsigned int fix_runs;
+        plan fp;
+        memset(&fp, 0, sizeof fp);
+        fp.threads = threads;
+        fp.sm_count = nsm;
+        unsigned int fgrid = plan_seg_fix_grid(&fp, ntiles);
+        if (fix_runs++ % 2 && fgrid > 3)
+            fgrid = 3;
         unsigned long long a_nc = ntiles, a_nseg = nseg;
-        unsigned long long fgrid = (ntiles + threads - 1) / threads, fcap = fix_runs++ % 2 ? 3 : 4ULL * nsm;
         void *args[] = {&carry, &a_nc, &out, &a_nseg};
-        CK(cuLaunchKernel(u.fix, (unsigned)(fgrid < fcap ? fgrid : fcap), 1, 1, threads, 1, 1, 0, 0, args, 0));
+        CK(cuLaunchKernel(u.fix, fgrid, 1, 1, threads, 1, 1, 0, 0, args, 0));
     }
     {
         CUresult r = cuCtxSynchronize();
