@@ -15,11 +15,11 @@
  * most LEAP of the current config's time (the lesser of its median and its fastest run) is
  * moved to at once, without timing the rest of the neighbourhood. Every pick is timed at the
  * full rule, so best compares like with like. A start that fails with no neighbour that
- * works restarts from the next untimed candidate in the space's order. With a budget of configs (--budget N or P%) left at a local optimum the
- * search starts again (multi-start), from the first untimed candidate of the family with the
- * fewest timed so far (the space's order on a tie), so that a budget is spent across the
- * families rather than left unused in one basin; without a budget it stops at the first
- * local optimum.
+ * works restarts from the next untimed candidate in the space's order. With a budget of
+ * configs (--budget N or P%) left at a local optimum the search starts again (multi-start),
+ * from the first untimed candidate of the family with the fewest timed so far (the space's
+ * order on a tie), so that a budget is spent across the families rather than left unused in
+ * one basin; without a budget it stops at the first local optimum.
  *
  * Why each rule (replays of stored exhaustive runs with `redtune replay`, docs/tuning.md):
  * when only the families before and after the current one in the space's order were its
