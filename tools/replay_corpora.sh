@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# replay_corpora.sh [STRATEGY BUDGET...] - `redtune replay` over every exhaustive corpus the
+# replay_corpora.sh [BUDGET...] - `redtune replay` over every exhaustive corpus the
 # repository stores (the sweeps docs/tuning.md and docs/results.md weigh local search on: the
 # ninth and tenth sessions' four quality sweeps, the twentieth session's two, the nineteenth
 # session's small-n sweep, 2026-11-22's measurements, the thirteenth session's three axis
 # sweeps; 271 cases), no GPU needed. For each budget (default: 12%,6 15%,6 18%,6) a line per
 # corpus (cases, how many meet issue 12's goal, the worst quality) and the total; the cases
-# that miss go to $OUT/misses_BUDGET.txt when OUT is set.
+# that miss go to $OUT/misses_BUDGET.txt when OUT is set (written afresh each run). The
+# strategy is $STRATEGY (default local).
 #
 #   bash tools/replay_corpora.sh                      # local at the three budgets
 #   STRATEGY=random bash tools/replay_corpora.sh 20%  # another strategy
@@ -43,7 +44,10 @@ done
 for budget; do
     total=0 meet=0
     misses=/dev/null
-    [ -n "${OUT:-}" ] && misses=$OUT/misses_${budget//[%,]/_}.txt
+    if [ -n "${OUT:-}" ]; then
+        misses=$OUT/misses_${budget//[%,]/_}.txt
+        : > "$misses"
+    fi
     for i in "${!corpora[@]}"; do
         c=${corpora[$i]#"$r"/}
         if ! "$bin" replay "${files[$i]}" --strategy "$strategy" --budget "$budget" \
