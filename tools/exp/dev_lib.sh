@@ -50,7 +50,12 @@
 #                           Nsight Compute's full set over redtune_bench running DB's winner of
 #                           LAYOUT (default offsets) PROFILE at 30M ($NCU_OP, default min, f32):
 #                           the details page and the SASS page (each instruction's counts and
-#                           stall samples) as $L/details_TAG.txt and $L/sass_TAG.csv, the main lines in the summary
+#                           stall samples) as $L/details_TAG.txt and $L/sass_TAG.csv, the main
+#                           lines in the summary
+#   ncu_durations TAG LAYOUT PROFILE OP
+#                           Nsight Compute's durations of rt_seg and rt_seg_fix in redtune_bench's
+#                           ($NCU_BIN's, default build/bench's) LAYOUT PROFILE OP f32 at 30M, DB
+#                           $T's pick, after the first two launches of each
 #   seg_ab TAG A B BIN_A DB_A BIN_B DB_B LIMIT ARGS...
 #                           redtune_bench --segmented ARGS --regimes cold with the bench binary
 #                           and database of A and of B, A B A B (LIMIT s each), the CSVs and
@@ -264,6 +269,13 @@ ncu_sass() {
     rm -f "$L/prof_$tag.ncu-rep"
     grep -E 'Duration|DRAM Throughput|L1/TEX Hit Rate|L2 Hit Rate|Mem Busy|Max Bandwidth|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Block Limit|Shared Memory Configuration Size|Waves Per SM' \
         "$L/details_$tag.txt" | sed 's/  */ /g' >> "$S"
+}
+ncu_durations() {
+    timeout 120 ncu --clock-control none -k 'regex:^rt_seg' -s 4 -c 2 \
+        "${NCU_BIN:-build/bench/redtune_bench}" --db "$T" --segmented "$2" --profiles "$3" \
+        --ops "$4" --types f32 --sizes 30M --regimes cold > "$L/ncu_$1.log" 2>&1
+    echo "ncu $1: exit $?" >> "$S"
+    grep -E '^  rt_seg|Duration|DRAM Throughput' "$L/ncu_$1.log" | sed 's/  */ /g' >> "$S"
 }
 seg_ab() {
     local tag=$1 a=$2 b=$3 ba=$4 da=$5 bb=$6 db=$7 limit=$8 r v bin d

@@ -46,16 +46,6 @@ if [ "$step" != pack ]; then
         && cp /tmp/c32o/bench/redtune_bench build/bench_before/
 fi
 . "$(dirname "$0")/dev_lib.sh"
-# ncu_durations TAG LAYOUT PROFILE OP: Nsight Compute's durations of rt_seg and rt_seg_fix in
-# redtune_bench's ($NCU_BIN's) LAYOUT PROFILE OP f32 at 30M, the committed pick, after the first
-# two launches of each
-ncu_durations() {
-    timeout 120 ncu --clock-control none -k 'regex:^rt_seg' -s 4 -c 2 \
-        "${NCU_BIN:-build/bench/redtune_bench}" --db "$T" --segmented "$2" --profiles "$3" \
-        --ops "$4" --types f32 --sizes 30M --regimes cold > "$L/ncu_$1.log" 2>&1
-    echo "ncu $1: exit $?" >> "$S"
-    grep -E '^  rt_seg|Duration|DRAM Throughput' "$L/ncu_$1.log" | sed 's/  */ /g' >> "$S"
-}
 dev_start c33 "$step"
 case $step in
 fix)
