@@ -545,8 +545,10 @@ struct sc_keys {
  * out[key], so blocks do not race (unsorted keys give unspecified results, as elsewhere).
  * RT_SEG_NONE runs and keys past nseg are skipped; positions past ncarry read as RT_SEG_NONE.
  * It used to be one block walking every carry: at 30M elements in 6144-element tiles its
- * 5120 read-modify-writes of out[], random and mostly out of the L2, took 10 to 14 us on one
- * SM (most of the time keys heavy spent outside rt_seg on the H200). */
+ * 5120 read-modify-writes of out[], random and mostly out of the L2, on one SM took 19.7 us
+ * under Nsight Compute (keys heavy sum f32, H200), and the bench's call was 16 us longer
+ * than rt_seg alone; this one is 12 us faster in that bench (docs/results.md, the
+ * thirty-second session). */
 static __device__ __forceinline__ bool sc_fold_key(unsigned long long key, unsigned long long nseg)
 {
     return key != RT_SEG_NONE && key < nseg;
