@@ -30,20 +30,35 @@
 #           STAGE=2) and len3 (seg_pipe), min f32 at 30M: 3.28x, 1.35x and 1.27x the limit,
 #           where do they lose to a flat read?
 #   (the next session's, prepared after the device time was spent)
-#   tests   every segmented GPU test with the new rt_seg_fix (`seg_*`: the 36 seg_RT_* and
-#           seg_order_kept, seg_all_nan_*, seg_per_long_unaligned, seg_types_builtin; about
-#           250 s), then the harness of the families with carries not run in fix2 (seg_stream,
-#           seg_tb2, seg_tb4warp)
+#   (the thirty-third session's: `last` ran first; then sc_run_before took 8 carries a
+#   thread a step, and build/c33h.tar.xz holds the bench of 1f032ef, the commit before)
+#   tests   every segmented GPU test with the new rt_seg_fix and walk (`seg_*`: the 36
+#           seg_RT_* and seg_order_kept, seg_all_nan_*, seg_per_long_unaligned,
+#           seg_types_builtin; about 250 s), then the harness of seg_lb (its one-segment and
+#           heavy-tail profiles over tiles of 32 elements walk back thousands of carries)
+#   tests2  (tests ran 41 of its 43 in 320 s, all passed; the harness passed 1694 of 1694)
+#           the last two tests (seg_per_long_unaligned, seg_types_builtin), the harness of
+#           the families with carries not yet run with the parallel fix (seg_stream, seg_tb2,
+#           seg_tb4warp) and seg_mark's, then redtune_bench 1f032ef's (c33h) and
+#           this tree's A B A B over keys heavy, len3, rand10_50 (sum, min f32) and offsets
+#           heavy (min f32) at 30M, the same database
+#   walk    (tests2: every test and harness passed, but 8 carries a thread from the walk's
+#           first step made keys heavy 1.6-2.1% slower, offsets heavy 1.1%) the first step
+#           back to a carry a thread, 8 a thread after: the harness of seg_lb, the GPU tests of
+#           sum f32 and min f*, then 1f032ef's bench (c33h) against this tree's A B A B over
+#           keys heavy (sum, min) and len3 (min) and offsets heavy (min), f32 at 30M
 #   py      the Python GPU tests (about 220 s; carry build/python too: `ninja python`, less
 #           build/python/redtune/redtune.db)
 #   rows, rows64
 #           the H200's keys rows retuned as dev_session32.sh's steps of those names do, now
 #           that the fix's cost no longer grows with the tiles (smaller tiles may win); merge
 #           each keys_into.db, then tools/refresh_shipped.sh
-step=${1:?step: pack, fix, ncu, fix2, last, tests, py, rows, rows64}
+step=${1:?step: pack, fix, ncu, fix2, last, tests, tests2, walk, py, rows, rows64}
 if [ "$step" != pack ]; then
-    rm -rf /tmp/c32o && mkdir -p /tmp/c32o build/bench_before && tar -C /tmp/c32o -xJf build/c32.tar.xz \
-        && cp /tmp/c32o/bench/redtune_bench build/bench_before/
+    [ -f build/c32.tar.xz ] && rm -rf /tmp/c32o && mkdir -p /tmp/c32o build/bench_before \
+        && tar -C /tmp/c32o -xJf build/c32.tar.xz && cp /tmp/c32o/bench/redtune_bench build/bench_before/
+    [ -f build/c33h.tar.xz ] && rm -rf /tmp/c33h && mkdir -p /tmp/c33h build/bench_head \
+        && tar -C /tmp/c33h -xJf build/c33h.tar.xz && cp /tmp/c33h/bench/redtune_bench build/bench_head/
 fi
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c33 "$step"
@@ -83,9 +98,27 @@ last)
     ncu_sass olen3 "$T" len3 ;;
 tests)
     tests 'seg_*' 320
-    for f in seg_stream seg_tb2 seg_tb4warp; do
-        fits 60 "harness $f" && harness 60 $f && cp "$L/harness.log" "$L/harness_$f.log"
-    done ;;
+    fits 60 "harness seg_lb" && harness $(( 570 - $(date +%s) + DEV_T0 )) seg_lb ;;
+tests2)
+    tests 'seg_per_long_unaligned' 60
+    tests 'seg_types_builtin' 100
+    for f in seg_stream seg_tb2 seg_tb4warp seg_mark; do
+        fits 45 "harness $f" && harness 45 $f && cp "$L/harness.log" "$L/harness_$f.log"
+    done
+    fits 120 "keys head/new" && seg_ab keys head new build/bench_head/redtune_bench "$T" \
+        build/bench/redtune_bench "$T" 25 keys --profiles heavy,len3,rand10_50 --ops sum,min \
+        --types f32 --sizes 30M
+    fits 40 "offsets head/new" && seg_ab offs head new build/bench_head/redtune_bench "$T" \
+        build/bench/redtune_bench "$T" 15 offsets --profiles heavy --ops min --types f32 --sizes 30M ;;
+walk)
+    harness 150 seg_lb
+    tests 'seg_RT_SUM_RT_F32' 40
+    tests 'seg_RT_MIN_RT_F*' 60
+    fits 100 "keys head/new" && seg_ab keys head new build/bench_head/redtune_bench "$T" \
+        build/bench/redtune_bench "$T" 25 keys --profiles heavy,len3 --ops sum,min --types f32 \
+        --sizes 30M
+    fits 40 "offsets head/new" && seg_ab offs head new build/bench_head/redtune_bench "$T" \
+        build/bench/redtune_bench "$T" 15 offsets --profiles heavy --ops min --types f32 --sizes 30M ;;
 py)
     pytests all 320 ;;
 rows)
