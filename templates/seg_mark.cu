@@ -13,6 +13,7 @@
 // @param CH 4 tiles a block (1..64): block g owns the elements [g*CH*B*R, (g+1)*CH*B*R) and walks them in order, so that only its first tile searches the offsets
 // @param J 4 window rounds a thread (1..16): a tile's first J*31*B/32 starts come from the window (offsets loaded into registers while the tile before is walked; each warp's lanes 0..30 own 31 a round), more from global memory in rounds of B (correct, slower: runs of empty segments, tiles dense in segments)
 // @param PF 1 1: the next tile's elements are loaded (into a second set of registers) before a tile is walked, so memory stays busy during the walk; 0: after it, into the same registers (R fewer)
+// @param NZ 0 1: a thread's elements after its first folded with the glue's rt_fold_nz where the operator has one (float min and max: fmin alone an element, no NaN test of the lift and no marker tests of the combine; an element that starts a run is lifted as before); 0 (or another operator): every element lifted and combined
 // @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound)
 //
 // seg_mark.cu - segmented reduction over offsets, the elements in tiles of B*R as a flat
@@ -92,6 +93,9 @@
 #ifndef RT_MINW
 #define RT_MINW 0    /* warps per SM asked of the register allocator; 0: none */
 #endif
+#ifndef RT_NZ
+#define RT_NZ 0      /* fold a thread's elements after its first with rt_fold_nz (float min, max) */
+#endif
 
 #include "seg_common.cuh"
 #include "seg_search.cuh"
@@ -107,6 +111,7 @@ static_assert(RT_CH >= 1 && RT_CH <= 64, "seg_mark: CH is 1..64");
 static_assert(RT_J >= 1 && RT_J <= 16, "seg_mark: J is 1..16");
 static_assert(RT_PF == 0 || RT_PF == 1, "seg_mark: PF is 0 or 1");
 static_assert(RT_MINW >= 0 && RT_MINW <= 64, "seg_mark: MINW is 0..64");
+static_assert(RT_NZ == 0 || RT_NZ == 1, "seg_mark: NZ is 0 or 1");
 
 #define SM_T (RT_B * RT_R)     /* elements a tile */
 #define SM_NW (RT_B / 32)      /* warps a block */
@@ -223,9 +228,15 @@ static __device__ __forceinline__ void sm_window_load(const sc_off_t *offs, unsi
     }
 }
 
+/* NZ applies: the operator's glue has rt_fold_nz (sc_fold_step<SM_NZ>). */
+#define SM_NZ (RT_NZ && RT_FOLD_NZ)
+
 /* A thread's walk of its R elements: mk[k] the mark at element k. A closed run is stored at
  * once (the thread's first, its head, is kept for the scan); every element stores nothing but
- * through the predicate, so the walk has no branch. */
+ * through the predicate, so the walk has no branch. acc enters as the identity; with NZ it
+ * holds an element from the thread's first on (the elements inside the tile are a prefix of
+ * the thread's), so each later element that continues the run is folded by rt_fold_nz, and
+ * one that starts a run takes its lift. */
 template <bool FULL>
 static __device__ __forceinline__ void sm_walk(const rt_value_t (&x)[RT_R], const unsigned int (&mk)[RT_R],
                                                unsigned long long a, unsigned int len, rt_acc_t *__restrict__ outb,
@@ -242,7 +253,10 @@ static __device__ __forceinline__ void sm_walk(const rt_value_t (&x)[RT_R], cons
             head = s && !flag ? acc : head;
             flag = flag || s;
             cur = s ? mk[k] : cur;
-            acc = s ? v : rt_combine(acc, v);
+            if constexpr (SM_NZ)
+                acc = s || k == 0 ? v : sc_fold_step<true>(acc, x[k], a + p0 + k);
+            else
+                acc = s ? v : rt_combine(acc, v);
         }
     }
 }
