@@ -47,13 +47,18 @@
 #           back to a carry a thread, 8 a thread after: the harness of seg_lb, the GPU tests of
 #           sum f32 and min f*, then 1f032ef's bench (c33h) against this tree's A B A B over
 #           keys heavy (sum, min) and len3 (min) and offsets heavy (min), f32 at 30M
+#   marknz  (written after the thirty-third session's last GPU run) seg_mark's NZ: the harness
+#           (--only seg_mark, its NZ shape among them), 'seg_RT_MIN_RT_F*' and
+#           'seg_RT_MAX_RT_F*' (the NZ variant of tests/test_gpu_seg.c), 'seg_all_nan*', then
+#           tools/exp/mark_nz_space.lua for offsets heavy at 2^22 and 30M (min f32, max f64),
+#           NZ 0 against 1 per config (tools/exp/nz_sum.py)
 #   py      the Python GPU tests (about 220 s; carry build/python too: `ninja python`, less
 #           build/python/redtune/redtune.db)
 #   rows, rows64
 #           the H200's keys rows retuned as dev_session32.sh's steps of those names do, now
 #           that the fix's cost no longer grows with the tiles (smaller tiles may win); merge
 #           each keys_into.db, then tools/refresh_shipped.sh
-step=${1:?step: pack, fix, ncu, fix2, last, tests, tests2, walk, py, rows, rows64}
+step=${1:?step: pack, fix, ncu, fix2, last, tests, tests2, walk, marknz, py, rows, rows64}
 if [ "$step" != pack ]; then
     [ -f build/c32.tar.xz ] && rm -rf /tmp/c32o && mkdir -p /tmp/c32o build/bench_before \
         && tar -C /tmp/c32o -xJf build/c32.tar.xz && cp /tmp/c32o/bench/redtune_bench build/bench_before/
@@ -119,6 +124,13 @@ walk)
         --sizes 30M
     fits 40 "offsets head/new" && seg_ab offs head new build/bench_head/redtune_bench "$T" \
         build/bench/redtune_bench "$T" 15 offsets --profiles heavy --ops min --types f32 --sizes 30M ;;
+marknz)
+    harness 60 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 60
+    tests 'seg_RT_MAX_RT_F*' 60
+    tests 'seg_all_nan*' 60
+    MARK_PROFILES=heavy MARK_SIZES=4M,30M mark_tune marknz tools/exp/mark_nz_space.lua 100 min:f32 max:f64
+    python3 tools/exp/nz_sum.py "$L/marknz.csv" >> "$S" 2>&1 ;;
 py)
     pytests all 320 ;;
 rows)
