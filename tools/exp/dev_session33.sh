@@ -66,6 +66,15 @@ if [ "$step" != pack ]; then
         && tar -C /tmp/c33h -xJf build/c33h.tar.xz && cp /tmp/c33h/bench/redtune_bench build/bench_head/
 fi
 . "$(dirname "$0")/dev_lib.sh"
+# head_new FITS PROFILES: 1f032ef's bench (c33h) against this tree's, A B A B, over keys
+# PROFILES (sum, min f32) and offsets heavy (min f32) at 30M, the same database; the keys
+# bench when FITS seconds are left in the call.
+head_new() {
+    fits "$1" "keys head/new" && seg_ab keys head new build/bench_head/redtune_bench "$T" \
+        build/bench/redtune_bench "$T" 25 keys --profiles "$2" --ops sum,min --types f32 --sizes 30M
+    fits 40 "offsets head/new" && seg_ab offs head new build/bench_head/redtune_bench "$T" \
+        build/bench/redtune_bench "$T" 15 offsets --profiles heavy --ops min --types f32 --sizes 30M
+}
 dev_start c33 "$step"
 case $step in
 fix)
@@ -110,20 +119,12 @@ tests2)
     for f in seg_stream seg_tb2 seg_tb4warp seg_mark; do
         fits 45 "harness $f" && harness 45 $f && cp "$L/harness.log" "$L/harness_$f.log"
     done
-    fits 120 "keys head/new" && seg_ab keys head new build/bench_head/redtune_bench "$T" \
-        build/bench/redtune_bench "$T" 25 keys --profiles heavy,len3,rand10_50 --ops sum,min \
-        --types f32 --sizes 30M
-    fits 40 "offsets head/new" && seg_ab offs head new build/bench_head/redtune_bench "$T" \
-        build/bench/redtune_bench "$T" 15 offsets --profiles heavy --ops min --types f32 --sizes 30M ;;
+    head_new 120 heavy,len3,rand10_50 ;;
 walk)
     harness 150 seg_lb
     tests 'seg_RT_SUM_RT_F32' 40
     tests 'seg_RT_MIN_RT_F*' 60
-    fits 100 "keys head/new" && seg_ab keys head new build/bench_head/redtune_bench "$T" \
-        build/bench/redtune_bench "$T" 25 keys --profiles heavy,len3 --ops sum,min --types f32 \
-        --sizes 30M
-    fits 40 "offsets head/new" && seg_ab offs head new build/bench_head/redtune_bench "$T" \
-        build/bench/redtune_bench "$T" 15 offsets --profiles heavy --ops min --types f32 --sizes 30M ;;
+    head_new 100 heavy,len3 ;;
 marknz)
     harness 60 seg_mark
     tests 'seg_RT_MIN_RT_F*' 60
