@@ -48,7 +48,7 @@
 #           sum f32 and min f*, then 1f032ef's bench (c33h) against this tree's A B A B over
 #           keys heavy (sum, min) and len3 (min) and offsets heavy (min), f32 at 30M
 #   marknz  (written after the thirty-third session's last GPU run) seg_mark's NZ: the harness
-#           (--only seg_mark, its NZ shape among them), 'seg_RT_MIN_RT_F*' and
+#           (--only seg_mark: NZ = 0, the walk NZ changes), 'seg_RT_MIN_RT_F*' and
 #           'seg_RT_MAX_RT_F*' (the NZ variant of tests/test_gpu_seg.c), 'seg_all_nan*', then
 #           tools/exp/mark_nz_space.lua for offsets heavy at 2^22 and 30M (min f32, max f64),
 #           NZ 0 against 1 per config (tools/exp/nz_sum.py)
