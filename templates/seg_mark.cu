@@ -14,6 +14,7 @@
 // @param J 4 window rounds a thread (1..16): a tile's first J*31*B/32 starts come from the window (offsets loaded into registers while the tile before is walked; each warp's lanes 0..30 own 31 a round), more from global memory in rounds of B (correct, slower: runs of empty segments, tiles dense in segments)
 // @param PF 1 1: the next tile's elements are loaded (into a second set of registers) before a tile is walked, so memory stays busy during the walk; 0: after it, into the same registers (R fewer)
 // @param NZ 0 1: a thread's elements after its first folded with the glue's rt_fold_nz where the operator has one (float min and max: fmin alone an element, no NaN test of the lift and no marker tests of the combine; an element that starts a run is lifted as before); 0 (or another operator): every element lifted and combined
+// @param MP 0 1: the marks padded by 4 words after every 32, so that a thread's R marks (R = 4, 8, 16, 32) are read and cleared as 16-byte words without bank conflicts; 0: unpadded (R = 16: 4-way conflicts)
 // @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound)
 //
 // seg_mark.cu - segmented reduction over offsets, the elements in tiles of B*R as a flat
@@ -93,6 +94,9 @@
 #ifndef RT_MINW
 #define RT_MINW 0    /* warps per SM asked of the register allocator; 0: none */
 #endif
+#ifndef RT_MP
+#define RT_MP 0      /* 1: the marks padded by 4 words after every 32 */
+#endif
 #ifndef RT_NZ
 #define RT_NZ 0      /* fold a thread's elements after its first with rt_fold_nz (float min, max) */
 #endif
@@ -112,8 +116,14 @@ static_assert(RT_J >= 1 && RT_J <= 16, "seg_mark: J is 1..16");
 static_assert(RT_PF == 0 || RT_PF == 1, "seg_mark: PF is 0 or 1");
 static_assert(RT_MINW >= 0 && RT_MINW <= 64, "seg_mark: MINW is 0..64");
 static_assert(RT_NZ == 0 || RT_NZ == 1, "seg_mark: NZ is 0 or 1");
+static_assert(RT_MP == 0 || RT_MP == 1, "seg_mark: MP is 0 or 1");
 
 #define SM_T (RT_B * RT_R)     /* elements a tile */
+/* The slot of the mark at position p of the tile (MP = 1: 4 words of padding after every 32,
+ * so that the 16-byte words of 8 consecutive threads fall in 8 different groups of 4 banks
+ * when R is 4, 8, 16 or 32; a 16-byte word never straddles the padding). */
+#define SM_MI(p) (RT_MP ? (p) + 4u * ((p) >> 5) : (p))
+#define SM_MN SM_MI(SM_T)      /* mark slots (the spare slot's index) */
 #define SM_NW (RT_B / 32)      /* warps a block */
 #define SM_W (RT_J * 31 * SM_NW)   /* window entries: 31 a warp (lane 31 holds the next warp's first) */
 #define SM_NONE 0xffffffffu    /* a mark: no start here; s_cnt: not found yet */
@@ -127,13 +137,13 @@ typedef unsigned int sm_pos_t;   /* clamped offsets: at most n < 2^31 */
 #endif
 #define SM_INF ((sm_pos_t) ~(sm_pos_t)0)   /* a window entry past offsets[nseg] */
 
-static_assert(SM_T * 4 + RT_B * 4 <= 44 * 1024,
-              "seg_mark: the marks (B*R*4 bytes) and the head records must fit 44 KB");
+static_assert(SM_MN * 4 + RT_B * 4 <= 44 * 1024,
+              "seg_mark: the marks (B*R*4 bytes, 1/8 more with MP = 1) and the head records must fit 44 KB");
 
 /* The tile's marks (the window index of the start at each position, SM_NONE where none
  * starts) and each thread's head record (1 + the window index of the start before the
  * thread's first start; 0: the run open at the tile's start). */
-static __shared__ __align__(16) unsigned int sm_mark[SM_T + 1];   /* + a spare slot */
+static __shared__ __align__(16) unsigned int sm_mark[SM_MN + 1];   /* + a spare slot */
 static __shared__ unsigned int sm_head[RT_B + 1];                 /* + a spare slot */
 
 /* rt_meta: a "tile" of CH*B*R elements, a block each (no cap on the grid): the host's carry
@@ -193,7 +203,7 @@ static __device__ __forceinline__ void sm_entry(unsigned int i, unsigned int ro,
     const bool empty = in && i < lim && rn <= ro;   /* the last of equal starts has the elements */
     sm_put(empty, outb + i, rt_seg_out(rt_identity()));
     const bool mark = in && !empty;
-    sm_mark[mark ? ro : SM_T] = i;
+    sm_mark[mark ? SM_MI(ro) : SM_MN] = i;
     const unsigned int q = rn / RT_R;
     const bool hd = mark && rn < len && q != ro / RT_R;   /* the start before thread q's first */
     sm_head[hd ? q : RT_B] = i + 1u;
@@ -445,7 +455,7 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
     if (RT_R % 4 == 0) {
 #pragma unroll
         for (unsigned int q = 0; q < RT_R / 4; q++) {
-            uint4 *m4 = reinterpret_cast<uint4 *>(&sm_mark[p0 + 4 * q]);
+            uint4 *m4 = reinterpret_cast<uint4 *>(&sm_mark[SM_MI(p0 + 4 * q)]);
             const uint4 m = *m4;
             mk[4 * q] = m.x;
             mk[4 * q + 1] = m.y;
@@ -456,8 +466,8 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
     } else {
 #pragma unroll
         for (unsigned int k = 0; k < RT_R; k++) {
-            mk[k] = sm_mark[p0 + k];
-            sm_mark[p0 + k] = SM_NONE;
+            mk[k] = sm_mark[SM_MI(p0 + k)];
+            sm_mark[SM_MI(p0 + k)] = SM_NONE;
         }
     }
     const unsigned int hk = sm_head[tid];
@@ -524,7 +534,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
         sm_load(in, st.a, st.b, x);
 #pragma unroll
     for (unsigned int k = 0; k < RT_R; k++)
-        sm_mark[tid * RT_R + k] = SM_NONE;
+        sm_mark[SM_MI(tid * RT_R + k)] = SM_NONE;
     sm_head[tid] = 0u;
     if (tid < 32) {
         const unsigned long long s = sc_lower(offs, n, nseg, c0);

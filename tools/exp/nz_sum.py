@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""nz_sum.py CSV - `redtune measurements --format csv` of a run of tools/exp/nz_space.lua: per
-case (op, type, n, mean length) each config with NZ=0 and NZ=1 side by side (µs) and their
-ratio, then the best of each NZ and their ratio."""
+"""nz_sum.py CSV [PARAM] - `redtune measurements --format csv` of a run of tools/exp/nz_space.lua
+(or mark_nz_space.lua): per case (op, type, n, mean length) each config with PARAM=0 and
+PARAM=1 (NZ unless named: mark_nz_space.lua's MP too) side by side (µs) and their ratio, then
+the best of each and their ratio."""
 import csv
 import re
 import sys
@@ -9,15 +10,16 @@ from collections import defaultdict
 
 
 def main():
+    p = sys.argv[2] if len(sys.argv) > 2 else "NZ"
     t = defaultdict(dict)
     for r in csv.DictReader(open(sys.argv[1])):
         if r["status"] != "ok" or not r["layout"]:
             continue
-        m = re.search(r"\bNZ=(\d)", r["params"])
+        m = re.search(r"\b%s=(\d)" % p, r["params"])
         if not m:
             continue
         case = (r["op"], r["type"], int(r["n"]), r["layout"], float(r["seg_mean"] or 0))
-        shape = r["family"] + " " + re.sub(r"\s*\bNZ=\d", "", r["params"])
+        shape = r["family"] + " " + re.sub(r"\s*\b%s=\d" % p, "", r["params"])
         t[case].setdefault(shape, {})[m.group(1)] = float(r["median_us"])
     for case in sorted(t):
         print("%s %s n=%d %s mean %.1f:" % case)
@@ -28,7 +30,7 @@ def main():
             if "0" in v and "1" in v:
                 print("   %9.2f %9.2f  %5.3f  %s" % (v["0"], v["1"], v["1"] / v["0"], shape))
         if "0" in best and "1" in best:
-            print("   best: NZ=0 %.2f, NZ=1 %.2f us (%.3f)" % (best["0"], best["1"], best["1"] / best["0"]))
+            print("   best: %s=0 %.2f, %s=1 %.2f us (%.3f)" % (p, best["0"], p, best["1"], best["1"] / best["0"]))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,54 @@
+#!/bin/bash
+# dev_session34.sh STEP - device runs of the thirty-fourth session, the first since the
+# twenty-first to be lent an H100; one step a call; logs under $OUT/logs, a summary
+# ($OUT/sum.txt) printed last, everything else in $OUT/all.tgz; the functions are
+# tools/exp/dev_lib.sh's. Carried: build/c34.tar.xz (stripped binaries; `bash
+# tools/exp/dev_session34.sh pack` makes it here), build/devlib, build/h100.sql.xz
+# (db/tuned/h100.sql, xz'd, out of the tree for the 64 MiB limit).
+#   h100k   the H100's keys rows of min, max, sum x f32, i32 (six profiles x 2^20, 30M) tuned
+#           with the shipped space (KW = 2, R = 12, MINB, OST = 2 and the parallel rt_seg_fix
+#           are new to the H100's row) and merged into its row; redtune_bench keys f32 A B A B,
+#           the committed database against the merge (issue 14's keys goals last).
+#   h100o   the H100's offsets rows of the short-segment profiles (len3, len1, rand10_50,
+#           len1000 at 2^22 and 30M, min f32) with the shipped space (NZ, U, seg_pipe, seg_mark
+#           are new to it), merged; redtune_bench over every offsets profile, A B A B.
+#   h100k64 the keys rows of f64 as h100k, and the bench of f64.
+#   mark    seg_mark's NZ (the thirty-third session's, not yet on a GPU) and MP (this session's:
+#           the marks padded by 4 words after every 32 against the 4-way bank conflicts of a
+#           thread's 16-byte mark words): the harness (--only seg_mark: two MP shapes), the GPU
+#           tests of min/max f* (an NZ and an MP variant), all-NaN and sum f32, then
+#           tools/exp/mark_nz_space.lua over offsets heavy at 2^22 and 30M (min f32, max f64),
+#           NZ and MP side by side per config (tools/exp/nz_sum.py).
+#   tests   the segmented GPU tests of min/max (the NZ variant among them) and all-NaN, and
+#           the harness of seg_mark, on the H100.
+step=${1:?step: pack, h100k, h100o, h100k64, mark, tests}
+. "$(dirname "$0")/dev_lib.sh"
+dev_start c34 "$step"
+case $step in
+h100k)
+    h100_keys 55 min:f32 sum:f32 max:f32 min:i32 sum:i32 max:i32
+    fits 120 "bench keys f32" && bench_keys 35 ;;
+h100k64)
+    h100_keys 70 min:f64 sum:f64 max:f64
+    fits 160 "bench keys f64" && bench_keys64 40 ;;
+h100o)
+    SHIP_PROFILES=len3,len1,rand10_50,len1000 SHIP_LIMIT=240 ship_rand H100 \
+        2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+    fits 200 "bench offsets" && bench_all 50 ;;
+mark)
+    harness 60 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 60
+    tests 'seg_RT_MAX_RT_F*' 60
+    tests 'seg_all_nan*' 40
+    MARK_PROFILES=heavy MARK_SIZES=4M,30M mark_tune marknz tools/exp/mark_nz_space.lua 110 min:f32 max:f64
+    python3 tools/exp/nz_sum.py "$L/marknz.csv" >> "$S" 2>&1
+    python3 tools/exp/nz_sum.py "$L/marknz.csv" MP >> "$S" 2>&1 ;;
+tests)
+    harness 90 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 60
+    tests 'seg_RT_MAX_RT_F*' 60
+    tests 'seg_all_nan*' 60
+    tests 'seg_RT_SUM_RT_F32' 40 ;;
+esac
+dev_end
