@@ -18,7 +18,7 @@
 #           thread's 16-byte mark words): the harness (--only seg_mark: two MP shapes), the GPU
 #           tests of min/max f* (an NZ and an MP variant), all-NaN and sum f32, then
 #           tools/exp/mark_nz_space.lua over offsets heavy at 2^22 and 30M (min f32, max f64),
-#           NZ and MP side by side per config (tools/exp/nz_sum.py).
+#           NZ and MP side by side per config (tools/exp/nz_sum.py; J 4 and 8 in the CSV).
 #   tests   the segmented GPU tests of min/max (the NZ variant among them) and all-NaN, and
 #           the harness of seg_mark, on the H100.
 step=${1:?step: pack, h100k, h100o, h100k64, mark, tests}
