@@ -12,6 +12,9 @@
 #   h100o   the H100's offsets rows of the short-segment profiles (len3, len1, rand10_50,
 #           len1000 at 2^22 and 30M, min f32) with the shipped space (NZ, U, seg_pipe, seg_mark
 #           are new to it), merged; redtune_bench over every offsets profile, A B A B.
+#   h100    both in one call, shortened for a session whose device time is short: the keys rows
+#           of min, sum, max f32 and their bench (heavy, len3, rand10_50), then the offsets rows
+#           of len3 and rand10_50 at 30M (min f32) and their bench (with heavy), A B A B.
 #   h100k64 the keys rows of f64 as h100k, and the bench of f64.
 #   mark    seg_mark's NZ (the thirty-third session's, not yet on a GPU) and MP (this session's:
 #           the marks padded by 4 words after every 32 against the 4-way bank conflicts of a
@@ -21,13 +24,25 @@
 #           NZ and MP side by side per config (tools/exp/nz_sum.py; J 4 and 8 in the CSV).
 #   tests   the segmented GPU tests of min/max (the NZ variant among them) and all-NaN, and
 #           the harness of seg_mark, on the H100.
-step=${1:?step: pack, h100k, h100o, h100k64, mark, tests}
+step=${1:?step: pack, h100, h100k, h100o, h100k64, mark, tests}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c34 "$step"
 case $step in
 h100k)
     h100_keys 55 min:f32 sum:f32 max:f32 min:i32 sum:i32 max:i32
     fits 120 "bench keys f32" && bench_keys 35 ;;
+h100)
+    h100_keys 50 min:f32 sum:f32 max:f32
+    if fits 240 "bench keys f32"; then
+        seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+            30 keys --profiles heavy,len3,rand10_50 --ops min,sum --types f32 --sizes 30M
+        sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S"
+    fi
+    fits 200 "offsets rows" && SHIP_PROFILES=len3,rand10_50 SHIP_LIMIT=100 ship_rand H100 \
+        2e956071d0b02214c4c501b293bccefc 30M min:f32
+    fits 90 "bench offsets" && seg_ab o shipped merged build/bench/redtune_bench "$T" \
+        build/bench/redtune_bench build/merged.db 20 offsets --profiles rand10_50,len3,heavy \
+        --ops min --types f32 --sizes 30M ;;
 h100k64)
     h100_keys 70 min:f64 sum:f64 max:f64
     fits 160 "bench keys f64" && bench_keys64 40 ;;
