@@ -22,9 +22,11 @@
 #           tests of min/max f* (an NZ and an MP variant), all-NaN and sum f32, then
 #           tools/exp/mark_nz_space.lua over offsets heavy at 2^22 and 30M (min f32, max f64),
 #           NZ and MP side by side per config (tools/exp/nz_sum.py; J 4 and 8 in the CSV).
+#   mark2   mark shortened to about 300 s (the session's device time went on refusals): the
+#           harness of seg_mark, the GPU tests of min/max f* and the space over heavy min f32.
 #   tests   the segmented GPU tests of min/max (the NZ variant among them) and all-NaN, and
 #           the harness of seg_mark, on the H100.
-step=${1:?step: pack, h100, h100k, h100o, h100k64, mark, tests}
+step=${1:?step: pack, h100, h100k, h100o, h100k64, mark, mark2, tests}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c34 "$step"
 case $step in
@@ -57,6 +59,14 @@ mark)
     tests 'seg_RT_MAX_RT_F*' 60
     tests 'seg_all_nan*' 40
     MARK_PROFILES=heavy MARK_SIZES=4M,30M mark_tune marknz tools/exp/mark_nz_space.lua 110 min:f32 max:f64
+    python3 tools/exp/nz_sum.py "$L/marknz.csv" >> "$S" 2>&1
+    python3 tools/exp/nz_sum.py "$L/marknz.csv" MP >> "$S" 2>&1 ;;
+mark2)
+    harness 50 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 60
+    tests 'seg_RT_MAX_RT_F*' 60
+    fits 100 "mark space" && MARK_PROFILES=heavy MARK_SIZES=4M,30M \
+        mark_tune marknz tools/exp/mark_nz_space.lua 110 min:f32
     python3 tools/exp/nz_sum.py "$L/marknz.csv" >> "$S" 2>&1
     python3 tools/exp/nz_sum.py "$L/marknz.csv" MP >> "$S" 2>&1 ;;
 tests)
