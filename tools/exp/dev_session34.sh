@@ -28,6 +28,20 @@
 #           the harness of seg_mark, on the H100.
 step=${1:?step: pack, h100, h100k, h100o, h100k64, mark, mark2, tests}
 . "$(dirname "$0")/dev_lib.sh"
+# mark_steps HARNESS_S NAN OPS...: the harness of seg_mark, the GPU tests of min/max f* (and of
+# all-NaN with NAN = 1), then mark_nz_space.lua over heavy at 2^22 and 30M for OPS, NZ and MP
+# side by side.
+mark_steps() {
+    harness "$1" seg_mark
+    tests 'seg_RT_MIN_RT_F*' 60
+    tests 'seg_RT_MAX_RT_F*' 60
+    [ "$2" = 1 ] && tests 'seg_all_nan*' 40
+    shift 2
+    fits 100 "mark space" && MARK_PROFILES=heavy MARK_SIZES=4M,30M \
+        mark_tune marknz tools/exp/mark_nz_space.lua 110 "$@"
+    python3 tools/exp/nz_sum.py "$L/marknz.csv" >> "$S" 2>&1
+    python3 tools/exp/nz_sum.py "$L/marknz.csv" MP >> "$S" 2>&1
+}
 dev_start c34 "$step"
 case $step in
 h100k)
@@ -54,21 +68,9 @@ h100o)
     python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
     fits 200 "bench offsets" && bench_all 50 ;;
 mark)
-    harness 60 seg_mark
-    tests 'seg_RT_MIN_RT_F*' 60
-    tests 'seg_RT_MAX_RT_F*' 60
-    tests 'seg_all_nan*' 40
-    MARK_PROFILES=heavy MARK_SIZES=4M,30M mark_tune marknz tools/exp/mark_nz_space.lua 110 min:f32 max:f64
-    python3 tools/exp/nz_sum.py "$L/marknz.csv" >> "$S" 2>&1
-    python3 tools/exp/nz_sum.py "$L/marknz.csv" MP >> "$S" 2>&1 ;;
+    mark_steps 60 1 min:f32 max:f64 ;;
 mark2)
-    harness 50 seg_mark
-    tests 'seg_RT_MIN_RT_F*' 60
-    tests 'seg_RT_MAX_RT_F*' 60
-    fits 100 "mark space" && MARK_PROFILES=heavy MARK_SIZES=4M,30M \
-        mark_tune marknz tools/exp/mark_nz_space.lua 110 min:f32
-    python3 tools/exp/nz_sum.py "$L/marknz.csv" >> "$S" 2>&1
-    python3 tools/exp/nz_sum.py "$L/marknz.csv" MP >> "$S" 2>&1 ;;
+    mark_steps 50 0 min:f32 ;;
 tests)
     harness 90 seg_mark
     tests 'seg_RT_MIN_RT_F*' 60
