@@ -147,7 +147,7 @@ dev_end() {
 # fits LIMIT WHAT: 0 when LIMIT more seconds end within the call's first 560 (from dev_begin),
 # else 1 after a line in the summary saying WHAT was skipped
 fits() {
-    (( $(date +%s) - DEV_T0 + $1 <= 560 )) && return 0
+    (( $(date +%s) - DEV_T0 + $1 <= ${DEV_CAP:-560} )) && return 0
     echo "skipped (no time left in the call): $2" >> "$S"
     return 1
 }

@@ -15,6 +15,9 @@
 #   h100    both in one call, shortened for a session whose device time is short: the keys rows
 #           of min, sum, max f32 and their bench (heavy, len3, rand10_50), then the offsets rows
 #           of len3 and rand10_50 at 30M (min f32) and their bench (with heavy), A B A B.
+#   h100s   h100 in about 380 s (DEV_CAP=380; the device time went on refusals): the keys rows
+#           of min and sum f32, their bench (heavy, len3), the offsets rows of len3 and
+#           rand10_50 at 30M (min f32) and their bench.
 #   h100k64 the keys rows of f64 as h100k, and the bench of f64.
 #   mark    seg_mark's NZ (the thirty-third session's, not yet on a GPU) and MP (this session's:
 #           the marks padded by 4 words after every 32 against the 4-way bank conflicts of a
@@ -26,7 +29,7 @@
 #           harness of seg_mark, the GPU tests of min/max f* and the space over heavy min f32.
 #   tests   the segmented GPU tests of min/max (the NZ variant among them) and all-NaN, and
 #           the harness of seg_mark, on the H100.
-step=${1:?step: pack, h100, h100k, h100o, h100k64, mark, mark2, tests}
+step=${1:?step: pack, h100, h100s, h100k, h100o, h100k64, mark, mark2, tests}
 . "$(dirname "$0")/dev_lib.sh"
 # mark_steps HARNESS_S NAN OPS...: the harness of seg_mark, the GPU tests of min/max f* (and of
 # all-NaN with NAN = 1), then mark_nz_space.lua over heavy at 2^22 and 30M for OPS, NZ and MP
@@ -58,6 +61,16 @@ h100)
         2e956071d0b02214c4c501b293bccefc 30M min:f32
     fits 90 "bench offsets" && seg_ab o shipped merged build/bench/redtune_bench "$T" \
         build/bench/redtune_bench build/merged.db 20 offsets --profiles rand10_50,len3,heavy \
+        --ops min --types f32 --sizes 30M ;;
+h100s)
+    h100_keys 50 min:f32 sum:f32
+    fits 110 "bench keys f32" && seg_ab k shipped merged build/bench/redtune_bench "$T" \
+        build/bench/redtune_bench build/merged.db 25 keys --profiles heavy,len3 --ops min,sum \
+        --types f32 --sizes 30M
+    fits 150 "offsets rows" && SHIP_PROFILES=len3,rand10_50 SHIP_LIMIT=90 ship_rand H100 \
+        2e956071d0b02214c4c501b293bccefc 30M min:f32
+    fits 60 "bench offsets" && seg_ab o shipped merged build/bench/redtune_bench "$T" \
+        build/bench/redtune_bench build/merged.db 15 offsets --profiles rand10_50,len3 \
         --ops min --types f32 --sizes 30M ;;
 h100k64)
     h100_keys 70 min:f64 sum:f64 max:f64
