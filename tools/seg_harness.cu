@@ -568,6 +568,8 @@ static const cfg configs[] = {
     /* MP = 1: the marks padded (R = 12: 16-byte words on both sides of a pad) */
     {"seg_mark", "LAYOUT=2 B=128 R=16 V=4 CH=8 MP=1"},
     {"seg_mark", "LAYOUT=2 OFF64=1 B=128 R=12 V=2 J=1 CH=3 MP=1"},
+    /* J = 8: a window of 992 starts, the heavy tail's dense tiles without global rounds */
+    {"seg_mark", "LAYOUT=2 OFF64=1 B=128 R=16 V=2 CH=8 J=8 MINW=32"},
     /* seg_pipe: a thread per segment from a stage a resident block fills a tile ahead; KB = 1
      * (256 f32 a stage) leaves most of a span to the threads' own loads */
     {"seg_pipe", "LAYOUT=2"},

@@ -122,9 +122,11 @@ return {
   -- segment starts marked at their positions in shared memory from a window of the offsets
   -- loaded during the tile before (J*31*B/32 starts; more from global memory), a tile without
   -- a start reduced as a flat reduction would; PF = 1 loads the next tile during the walk;
-  -- MINW = 32 (64 registers) won the heavy tail's sums on the H200.
+  -- MINW = 32 (64 registers) won the heavy tail's sums on the H200; J = 8 (a window of 992
+  -- starts: the heavy tail's 2048-element tiles hold up to 875) is not yet timed.
   { family = "seg_mark",
-    params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = 4, PF = {0, 1}, MINW = {0, 32} },
+    params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = {4, 8}, PF = {0, 1},
+               MINW = {0, 32} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and fits(c, dev) and c.V == lb_vec(case) and c.R % c.V == 0
     end },

@@ -62,8 +62,13 @@ return {
   -- no search per tile, a tile without a start reduced as a flat reduction would (H200, 30M,
   -- heavy tail: min f32 0.91x seg_stream, sum f64 0.71x with MINW = 32; docs/results.md,
   -- twenty-fifth session).
+  -- J = 8 (thirty-fourth session, not yet timed): a 2048-element tile of the heavy tail holds
+  -- up to 875 starts, and 42-53% of them more than J = 4's 496-entry window, whose rest comes
+  -- from global memory two barriers a round (tools/exp/heavy_tiles.c); J = 8 adds 2 registers
+  -- (min f32: 96, the same 5 blocks of 128 an SM).
   { family = "seg_mark",
-    params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = 4, PF = 1, MINW = {0, 32} },
+    params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = {4, 8}, PF = 1,
+               MINW = {0, 32} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and c.V == lb_vec(case) and c.R % c.V == 0
     end },

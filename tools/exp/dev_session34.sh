@@ -54,8 +54,9 @@ h100k)
 h100)
     h100_keys 50 min:f32 sum:f32 max:f32
     if fits 240 "bench keys f32"; then
-        seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
-            30 keys --profiles heavy,len3,rand10_50 --ops min,sum --types f32 --sizes 30M
+        seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench \
+            build/merged.db 30 keys --profiles heavy,len3,rand10_50 --ops min,sum --types f32 \
+            --sizes 30M
         sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S"
     fi
     fits 200 "offsets rows" && SHIP_PROFILES=len3,rand10_50 SHIP_LIMIT=100 ship_rand H100 \

@@ -1,0 +1,59 @@
+/*
+ * heavy_tiles.c - how many segment starts a tile of the offsets profiles holds (CPU only):
+ * for seg_mark, whose window holds J*31*B/32 starts a tile and takes the rest from global
+ * memory in rounds of B (two barriers each). The segmentation is the bench's and the tuner's
+ * own (tuner/segdata.c's segdata_make); per tile of T elements, its starts (empty segments
+ * included, as the window counts them): the mean, the largest, the share of tiles without a
+ * start, the share over each window and the global rounds a tile takes on average.
+ *
+ *   cc -O2 -I. tools/exp/heavy_tiles.c build/tuner/segdata.o build/runtime/optype.o \
+ *       build/tuner/data.o build/tuner/data_ref.o build/tuner/data_check.o -lm -lpthread \
+ *       -o /tmp/heavy_tiles
+ *   /tmp/heavy_tiles PROFILE N SEED T B   (e.g. heavy 31457280 1 2048 128)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "tuner/segdata.h"
+
+int main(int argc, char **argv)
+{
+    if (argc != 6) {
+        fprintf(stderr, "usage: heavy_tiles PROFILE N SEED T B\n");
+        return 2;
+    }
+    int p = segdata_parse_profile(argv[1]);
+    unsigned long long n = strtoull(argv[2], NULL, 0), seed = strtoull(argv[3], NULL, 0);
+    unsigned long long t = strtoull(argv[4], NULL, 0), b = strtoull(argv[5], NULL, 0);
+    seg_data d;
+    if (p < 0 || t == 0 || b < 32 || segdata_make(p, n, seed, &d) != RT_OK) {
+        fprintf(stderr, "heavy_tiles: bad profile or sizes, or out of memory\n");
+        return 1;
+    }
+    unsigned long long nt = (n + t - 1) / t, most = 0, none = 0;
+    unsigned long long *c = calloc(nt ? nt : 1, sizeof *c);
+    for (unsigned long long s = 0; c && s < d.nseg; s++)   /* starts at n: the last block's */
+        if (d.off[s] < n)
+            c[d.off[s] / t]++;
+    for (unsigned long long i = 0; c && i < nt; i++) {
+        most = c[i] > most ? c[i] : most;
+        none += c[i] == 0;
+    }
+    printf("%s n=%llu seed %llu: %llu segments, tiles of %llu: %llu, %.1f starts a tile on "
+           "average, at most %llu, %.1f%% without a start\n", argv[1], n, seed, d.nseg, t, nt,
+           (double)d.nseg / (double)nt, most, 100.0 * (double)none / (double)nt);
+    for (unsigned int j = 1; c && j <= 16; j *= 2) {
+        unsigned long long w = j * 31 * b / 32, over = 0;
+        double rounds = 0;
+        for (unsigned long long i = 0; i < nt; i++)
+            if (c[i] > w) {
+                over++;
+                rounds += ceil((double)(c[i] - w) / (double)b);
+            }
+        printf("  J=%-2u window %5llu: %5.1f%% of the tiles over it, %.2f rounds from global "
+               "memory a tile\n", j, w, 100.0 * (double)over / (double)nt, rounds / (double)nt);
+    }
+    free(c);
+    segdata_free(&d);
+    return 0;
+}
