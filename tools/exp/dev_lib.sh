@@ -144,7 +144,7 @@ dev_end() {
     rmdir "$d"
     cat "$S"
 }
-# fits LIMIT WHAT: 0 when LIMIT more seconds end within the call's first 560 (from dev_begin),
+# fits LIMIT WHAT: 0 when LIMIT more seconds end within the call's first 560 (DEV_CAP when set),
 # else 1 after a line in the summary saying WHAT was skipped
 fits() {
     (( $(date +%s) - DEV_T0 + $1 <= ${DEV_CAP:-560} )) && return 0

@@ -13,28 +13,23 @@
 #   h100o   the H100's offsets rows of the short-segment profiles (len3, len1, rand10_50,
 #           len1000 at 2^22 and 30M, min f32) with the shipped space (NZ, U, seg_pipe, seg_mark
 #           are new to it), merged; redtune_bench over every offsets profile, A B A B.
-#   h100    both in one call, shortened for a session whose device time is short: the keys rows
-#           of min, sum, max f32 and their bench (heavy, len3, rand10_50), then the offsets rows
-#           of len3 and rand10_50 at 30M (min f32) and their bench (with heavy), A B A B.
-#   h100s   h100 in about 380 s (DEV_CAP=380; the device time went on refusals): the keys rows
-#           of min and sum f32, their bench (heavy, len3), the offsets rows of len3 and
-#           rand10_50 at 30M (min f32) and their bench.
+#   h100s   (run 1 of the thirty-fourth session, DEV_CAP=270: the device time went on refusals)
+#           the keys rows of min and sum f32 and their bench (heavy, len3), then the offsets
+#           rows of len3 and rand10_50 at 30M (min f32) and their bench, A B A B.
 #   h100k64 the keys rows of f64 as h100k, and the bench of f64.
 #   mark    seg_mark's NZ (the thirty-third session's, not yet on a GPU) and MP (this session's:
 #           the marks padded by 4 words after every 32 against the 4-way bank conflicts of a
 #           thread's 16-byte mark words): the harness (--only seg_mark: two MP shapes), the GPU
 #           tests of min/max f* (an NZ and an MP variant), all-NaN and sum f32, then
 #           tools/exp/mark_nz_space.lua over offsets heavy at 2^22 and 30M (min f32, max f64),
-#           NZ and MP side by side per config (tools/exp/nz_sum.py; J 4 and 8 in the CSV).
+#           NZ, MP and J (4 against 8) side by side per config (tools/exp/nz_sum.py).
 #   mark2   mark shortened to about 300 s (the session's device time went on refusals): the
 #           harness of seg_mark, the GPU tests of min/max f* and the space over heavy min f32.
-#   tests   the segmented GPU tests of min/max (the NZ variant among them) and all-NaN, and
-#           the harness of seg_mark, on the H100.
-step=${1:?step: pack, h100, h100s, h100k, h100o, h100k64, mark, mark2, tests}
+step=${1:?step: pack, h100s, h100k, h100o, h100k64, mark, mark2}
 . "$(dirname "$0")/dev_lib.sh"
 # mark_steps HARNESS_S NAN OPS...: the harness of seg_mark, the GPU tests of min/max f* (and of
-# all-NaN with NAN = 1), then mark_nz_space.lua over heavy at 2^22 and 30M for OPS, NZ and MP
-# side by side.
+# all-NaN with NAN = 1), then mark_nz_space.lua over heavy at 2^22 and 30M for OPS, NZ, MP and
+# J side by side.
 mark_steps() {
     harness "$1" seg_mark
     tests 'seg_RT_MIN_RT_F*' 60
@@ -43,27 +38,16 @@ mark_steps() {
     shift 2
     fits 100 "mark space" && MARK_PROFILES=heavy MARK_SIZES=4M,30M \
         mark_tune marknz tools/exp/mark_nz_space.lua 110 "$@"
-    python3 tools/exp/nz_sum.py "$L/marknz.csv" >> "$S" 2>&1
-    python3 tools/exp/nz_sum.py "$L/marknz.csv" MP >> "$S" 2>&1
+    local p
+    for p in NZ MP J=4,8; do
+        python3 tools/exp/nz_sum.py "$L/marknz.csv" "$p" >> "$S" 2>&1
+    done
 }
 dev_start c34 "$step"
 case $step in
 h100k)
     h100_keys 55 max:f32 min:i32 sum:i32 max:i32
     fits 120 "bench keys f32" && bench_keys 35 ;;
-h100)
-    h100_keys 50 min:f32 sum:f32 max:f32
-    if fits 240 "bench keys f32"; then
-        seg_ab k shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench \
-            build/merged.db 30 keys --profiles heavy,len3,rand10_50 --ops min,sum --types f32 \
-            --sizes 30M
-        sed -n '/^goals (keys)/,/^goals (keys): /p' "$L/segk_merged_2.log" >> "$S"
-    fi
-    fits 200 "offsets rows" && SHIP_PROFILES=len3,rand10_50 SHIP_LIMIT=100 ship_rand H100 \
-        2e956071d0b02214c4c501b293bccefc 30M min:f32
-    fits 90 "bench offsets" && seg_ab o shipped merged build/bench/redtune_bench "$T" \
-        build/bench/redtune_bench build/merged.db 20 offsets --profiles rand10_50,len3,heavy \
-        --ops min --types f32 --sizes 30M ;;
 h100s)
     h100_keys 50 min:f32 sum:f32
     fits 110 "bench keys f32" && seg_ab k shipped merged build/bench/redtune_bench "$T" \
@@ -86,11 +70,5 @@ mark)
     mark_steps 60 1 min:f32 max:f64 ;;
 mark2)
     mark_steps 50 0 min:f32 ;;
-tests)
-    harness 90 seg_mark
-    tests 'seg_RT_MIN_RT_F*' 60
-    tests 'seg_RT_MAX_RT_F*' 60
-    tests 'seg_all_nan*' 60
-    tests 'seg_RT_SUM_RT_F32' 40 ;;
 esac
 dev_end

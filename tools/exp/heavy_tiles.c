@@ -32,17 +32,21 @@ int main(int argc, char **argv)
     }
     unsigned long long nt = (n + t - 1) / t, most = 0, none = 0;
     unsigned long long *c = calloc(nt ? nt : 1, sizeof *c);
-    for (unsigned long long s = 0; c && s < d.nseg; s++)   /* starts at n: the last block's */
+    if (!c) {
+        fprintf(stderr, "heavy_tiles: out of memory\n");
+        return 1;
+    }
+    for (unsigned long long s = 0; s < d.nseg; s++)   /* starts at n: the last block's */
         if (d.off[s] < n)
             c[d.off[s] / t]++;
-    for (unsigned long long i = 0; c && i < nt; i++) {
+    for (unsigned long long i = 0; i < nt; i++) {
         most = c[i] > most ? c[i] : most;
         none += c[i] == 0;
     }
     printf("%s n=%llu seed %llu: %llu segments, tiles of %llu: %llu, %.1f starts a tile on "
            "average, at most %llu, %.1f%% without a start\n", argv[1], n, seed, d.nseg, t, nt,
            (double)d.nseg / (double)nt, most, 100.0 * (double)none / (double)nt);
-    for (unsigned int j = 1; c && j <= 16; j *= 2) {
+    for (unsigned int j = 1; j <= 16; j *= 2) {
         unsigned long long w = j * 31 * b / 32, over = 0;
         double rounds = 0;
         for (unsigned long long i = 0; i < nt; i++)
