@@ -2,8 +2,9 @@
 -- family at a handful of points (docs/segmented.md, docs/templates.md). Families that cannot
 -- run case.layout are left out by the tuner (seg_per: offsets only; the paper's tree and
 -- matrix families: keys only), and the tuner sets LAYOUT and OFF64 itself. 85 configs
--- for keys and 215 for offsets (f32 min on sm_90; 137 before seg_pipe, 181 before seg_per's U,
--- 189 before NZ and for operators without rt_fold_nz).
+-- for keys and 303 for offsets (f32 min on sm_90; 137 before seg_pipe, 181 before seg_per's U,
+-- 189 before NZ, 215 before seg_mark, 271 before seg_mark's NZ; operators without
+-- rt_fold_nz have fewer).
 
 local SMEM = 44 * 1024   -- what the templates allow themselves (static shared memory)
 
@@ -123,12 +124,16 @@ return {
   -- loaded during the tile before (J*31*B/32 starts; more from global memory), a tile without
   -- a start reduced as a flat reduction would; PF = 1 loads the next tile during the walk;
   -- MINW = 32 (64 registers) won the heavy tail's sums on the H200; J = 8 (a window of 992
-  -- starts: the heavy tail's 2048-element tiles hold up to 875) is not yet timed.
+  -- starts: the heavy tail's 2048-element tiles hold up to 875), MP = 1 (the marks padded
+  -- against bank conflicts) and NZ = 1 (float min and max) were timed in the thirty-fifth
+  -- session (H100, heavy at 2^22 and 30M, min f32 and max f64): J = 8 0.83-0.98x J = 4 but
+  -- for max f64 at 30M (1.03x), MP = 1 0.92-0.98x MP = 0, NZ = 1 0.93-0.99x NZ = 0.
   { family = "seg_mark",
     params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = {4, 8}, PF = {0, 1},
-               MINW = {0, 32} },
+               NZ = {0, 1}, MP = 1, MINW = {0, 32} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and fits(c, dev) and c.V == lb_vec(case) and c.R % c.V == 0
+             and nz_ok(c, case)
     end },
 
   -- A thread per segment reading from shared memory that a resident block fills with each

@@ -62,15 +62,19 @@ return {
   -- no search per tile, a tile without a start reduced as a flat reduction would (H200, 30M,
   -- heavy tail: min f32 0.91x seg_stream, sum f64 0.71x with MINW = 32; docs/results.md,
   -- twenty-fifth session).
-  -- J = 8 (thirty-fourth session, not yet timed): a 2048-element tile of the heavy tail holds
+  -- J = 8 (thirty-fourth session): a 2048-element tile of the heavy tail holds
   -- up to 875 starts, and 42-53% of them more than J = 4's 496-entry window, whose rest comes
   -- from global memory two barriers a round (tools/exp/heavy_tiles.c); J = 8 adds 2 registers
   -- (min f32: 96, the same 5 blocks of 128 an SM).
+  -- MP = 1 (the marks padded) and NZ = 1 (float min and max; thirty-fifth session, H100,
+  -- heavy at 2^22 and 30M, min f32 and max f64: MP = 1 0.92-0.98x MP = 0, NZ = 1 0.93-0.99x
+  -- NZ = 0, J = 8 0.83-0.98x J = 4 but for max f64 at 30M, 1.03x).
   { family = "seg_mark",
     params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = {4, 8}, PF = 1,
-               MINW = {0, 32} },
+               NZ = {0, 1}, MP = 1, MINW = {0, 32} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and c.V == lb_vec(case) and c.R % c.V == 0
+             and nz_ok(c, case)
     end },
   -- Offsets: a thread per segment reading from shared memory that a resident block fills
   -- with each tile's span by cp.async a tile ahead (short segments). Two stages of KB
