@@ -15,6 +15,7 @@
 // @param PF 1 1: the next tile's elements are loaded (into a second set of registers) before a tile is walked, so memory stays busy during the walk; 0: after it, into the same registers (R fewer)
 // @param NZ 0 1: a thread's elements after its first folded with the glue's rt_fold_nz where the operator has one (float min and max: fmin alone an element, no NaN test of the lift and no marker tests of the combine; an element that starts a run is lifted as before); 0 (or another operator): every element lifted and combined
 // @param MP 0 1: the marks padded by 4 words after every 32, so that a thread's R marks (R = 4, 8, 16, 32) are read and cleared as 16-byte words without bank conflicts; 0: unpadded (R = 16: 4-way conflicts)
+// @param OST 0 1: a tile's outputs (the runs its walk closes, the empty segments' identities, the heads the scan completes) are kept in shared memory by window index (two buffers of B*R + 1, alternating with the tiles that have starts) and stored coalesced after the next such tile's first barrier, so that the walk stores each closed run with one predicated 32-bit shared store and keeps no head: a thread's first start stores its head run into the slot of its head record (the tile's first start: a spare slot), read back after the scan; a tile with more than B*R starts (runs of empty segments) walks as OST = 0 does, its outputs past B*R stored directly; 0: each run stored into global memory by its walk
 // @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound)
 //
 // seg_mark.cu - segmented reduction over offsets, the elements in tiles of B*R as a flat
@@ -100,6 +101,9 @@
 #ifndef RT_NZ
 #define RT_NZ 0      /* fold a thread's elements after its first with rt_fold_nz (float min, max) */
 #endif
+#ifndef RT_OST
+#define RT_OST 0     /* 1: a tile's outputs through shared memory, stored coalesced */
+#endif
 
 #include "seg_common.cuh"
 #include "seg_search.cuh"
@@ -117,6 +121,7 @@ static_assert(RT_PF == 0 || RT_PF == 1, "seg_mark: PF is 0 or 1");
 static_assert(RT_MINW >= 0 && RT_MINW <= 64, "seg_mark: MINW is 0..64");
 static_assert(RT_NZ == 0 || RT_NZ == 1, "seg_mark: NZ is 0 or 1");
 static_assert(RT_MP == 0 || RT_MP == 1, "seg_mark: MP is 0 or 1");
+static_assert(RT_OST == 0 || RT_OST == 1, "seg_mark: OST is 0 or 1");
 
 #define SM_T (RT_B * RT_R)     /* elements a tile */
 /* The slot of the mark at position p of the tile (MP = 1: 4 words of padding after every 32,
@@ -139,12 +144,24 @@ typedef unsigned int sm_pos_t;   /* clamped offsets: at most n < 2^31 */
 
 static_assert(SM_MN * 4 + RT_B * 4 <= 44 * 1024,
               "seg_mark: the marks (B*R*4 bytes, 1/8 more with MP = 1) and the head records must fit 44 KB");
+/* OST = 1: two buffers of a tile's outputs, SM_NO slots each and a spare: B*R, or as many as
+ * the 44 KB leave beside the marks, the head records and the other statics (a tile with more
+ * starts walks as OST = 0 does). */
+#define SM_OBYTES (44ll * 1024 - SM_MN * 4ll - (RT_B + 1) * 4ll - 128 \
+                   - (3ll * SM_NW + 1) * (long long)sizeof(rt_acc_t) - 2ll * SM_NW * 4)
+#define SM_OSLOTS (SM_OBYTES / (2 * (long long)sizeof(rt_acc_t)))
+#define SM_NO ((unsigned int)(!RT_OST || SM_OSLOTS < 2 ? 0 : SM_OSLOTS - 1 < SM_T ? SM_OSLOTS - 1 : SM_T))
 
 /* The tile's marks (the window index of the start at each position, SM_NONE where none
  * starts) and each thread's head record (1 + the window index of the start before the
  * thread's first start; 0: the run open at the tile's start). */
 static __shared__ __align__(16) unsigned int sm_mark[SM_MN + 1];   /* + a spare slot */
 static __shared__ unsigned int sm_head[RT_B + 1];                 /* + a spare slot */
+#if RT_OST
+/* OST = 1: the outputs of a tile with starts by window index (slot SM_NO: a spare), raw
+ * accumulators; two buffers, the parity of the tile (sm_state::par) picks one. */
+static __shared__ rt_acc_t sm_out[2][SM_NO + 1];
+#endif
 
 /* rt_meta: a "tile" of CH*B*R elements, a block each (no cap on the grid): the host's carry
  * array holds one carry per block. */
@@ -192,16 +209,26 @@ static __device__ __forceinline__ unsigned int sm_rel(sm_pos_t o, sm_pos_t a)
 
 /* One entry of the tile of len elements: window index i (key s_lo + i), its start ro and the
  * next entry's rn (relative to the tile, sm_rel), lim = the keys below nseg (nseg - s_lo,
- * clamped). Writes the identity of an empty segment (out + s_lo: outb), the mark and the head
- * record of a segment with elements, and the tile's count (cnt) when the next start is at or
- * past the tile's end; without a branch: what is not written goes to a spare slot. */
+ * clamped). Writes the identity of an empty segment (out + s_lo: outb; OST: the tile's buffer
+ * ob below SM_NO, global memory past it where WIDE), the mark and the head record of a segment
+ * with elements, and the tile's count (cnt) when the next start is at or past the tile's end;
+ * without a branch: what is not written goes to a spare slot. */
+template <bool WIDE>
 static __device__ __forceinline__ void sm_entry(unsigned int i, unsigned int ro, unsigned int rn, unsigned int len,
                                                 unsigned int lim, rt_acc_t *__restrict__ outb, unsigned int *cnt,
-                                                unsigned int *spare)
+                                                unsigned int *spare, rt_acc_t *ob)
 {
     const bool in = ro < len;
     const bool empty = in && i < lim && rn <= ro;   /* the last of equal starts has the elements */
+#if RT_OST
+    /* OST: into the tile's buffer below SM_NO (the spare slot takes the rest), past it (only
+     * where WIDE: i may pass SM_NO) into global memory. */
+    ob[empty && i < SM_NO ? i : SM_NO] = rt_identity();
+    if (WIDE)
+        sm_put(empty && i >= SM_NO, outb + i, rt_seg_out(rt_identity()));
+#else
     sm_put(empty, outb + i, rt_seg_out(rt_identity()));
+#endif
     const bool mark = in && !empty;
     sm_mark[mark ? SM_MI(ro) : SM_MN] = i;
     const unsigned int q = rn / RT_R;
@@ -250,7 +277,8 @@ static __device__ __forceinline__ void sm_window_load(const sc_off_t *offs, unsi
 template <bool FULL>
 static __device__ __forceinline__ void sm_walk(const rt_value_t (&x)[RT_R], const unsigned int (&mk)[RT_R],
                                                unsigned long long a, unsigned int len, rt_acc_t *__restrict__ outb,
-                                               unsigned int lim, bool &flag, rt_acc_t &head, rt_acc_t &acc)
+                                               unsigned int lim, bool &flag, rt_acc_t &head, rt_acc_t &acc,
+                                               rt_acc_t *ob)
 {
     const unsigned int p0 = threadIdx.x * RT_R;
     unsigned int cur = 0;   /* the window index of the run in progress (valid once flag) */
@@ -259,7 +287,15 @@ static __device__ __forceinline__ void sm_walk(const rt_value_t (&x)[RT_R], cons
         if (FULL || p0 + k < len) {
             const rt_acc_t v = rt_lift(x[k], a + p0 + k);
             const bool s = mk[k] != SM_NONE;
+#if RT_OST
+            /* A tile with more starts than the buffer holds: below SM_NO into it, the rest into
+             * global memory. */
+            if (s && flag && cur < SM_NO)
+                ob[cur] = acc;
+            sm_put(s && flag && cur >= SM_NO && cur < lim, outb + cur, rt_seg_out(acc));
+#else
             sm_put(s && flag && cur < lim, outb + cur, rt_seg_out(acc));
+#endif
             head = s && !flag ? acc : head;
             flag = flag || s;
             cur = s ? mk[k] : cur;
@@ -270,6 +306,38 @@ static __device__ __forceinline__ void sm_walk(const rt_value_t (&x)[RT_R], cons
         }
     }
 }
+
+#if RT_OST
+/* OST's walk of a tile with at most SM_NO starts: every closed run goes into the buffer ob by
+ * its window index, the thread's first (its head, the run its first start closes) into h0, the
+ * slot of its head record (the spare slot SM_NO for the tile's first start), read back after
+ * the scan; no flag, no head, no bound tests. Returns the window index of the run open at the
+ * thread's end (h0 when the thread has no start). */
+template <bool FULL>
+static __device__ __forceinline__ unsigned int sm_walk_ost(const rt_value_t (&x)[RT_R],
+                                                           const unsigned int (&mk)[RT_R], unsigned long long a,
+                                                           unsigned int len, unsigned int h0, rt_acc_t *ob,
+                                                           rt_acc_t &acc)
+{
+    const unsigned int p0 = threadIdx.x * RT_R;
+    unsigned int cur = h0;
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++) {
+        if (FULL || p0 + k < len) {
+            const rt_acc_t v = rt_lift(x[k], a + p0 + k);
+            const bool s = mk[k] != SM_NONE;
+            if (s)
+                ob[cur] = acc;
+            cur = s ? mk[k] : cur;
+            if constexpr (SM_NZ)
+                acc = s || k == 0 ? v : sc_fold_step<true>(acc, x[k], a + p0 + k);
+            else
+                acc = s ? v : rt_combine(acc, v);
+        }
+    }
+    return cur;
+}
+#endif
 
 /* What the block carries from tile to tile: the same in every thread, but tacc and wv. */
 struct sm_state {
@@ -282,6 +350,10 @@ struct sm_state {
     bool open_first;           /* no start yet in the block: the open run is its first */
     bool deferred;             /* tacc holds parts (tiles without a start, commutative only) */
     sc_off_t wv[RT_J];         /* the window, loaded while the tile before is walked */
+#if RT_OST
+    unsigned long long ps;     /* OST: the s_lo of the last tile with starts, whose buffer (par ^ 1) */
+    unsigned int pn;           /* holds pn outputs not yet stored (its starts but the last) */
+#endif
 };
 
 static __shared__ unsigned int sm_cnt[3];      /* the count of a tile with starts, by parity; a spare slot */
@@ -380,6 +452,11 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
     const unsigned long long left = nseg > s_lo ? nseg - s_lo : 0;
     const unsigned int lim = left < 0xffffffffull ? (unsigned int)left : 0xffffffffu;   /* keys below nseg */
     const sm_pos_t a0 = (sm_pos_t)a, n0 = (sm_pos_t)n;
+#if RT_OST
+    rt_acc_t *const ob = sm_out[par];
+#else
+    rt_acc_t *const ob = nullptr;
+#endif
 #pragma unroll
     for (unsigned int j = 0; j < RT_J; j++) {
         const unsigned int i = sm_wi(j);
@@ -393,7 +470,7 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
         }
         const unsigned int rn = __shfl_down_sync(SC_FULL, ro, 1);
         if (tid % 32 != 31)   /* lane 31's entry is the next warp's */
-            sm_entry(i, ro, rn, len, lim, out + s_lo, &sm_cnt[par], &sm_cnt[2]);
+            sm_entry<(SM_W > SM_NO)>(i, ro, rn, len, lim, out + s_lo, &sm_cnt[par], &sm_cnt[2], ob);
     }
     if (tid == 0)
         sm_cnt[par ^ 1] = SM_NONE;   /* the next such tile's: read before the last scan */
@@ -405,6 +482,12 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
     }
 #endif
     __syncthreads();   /* marks, records, parts and (mostly) the count are in */
+#if RT_OST
+    /* The outputs of the last tile with starts (the other buffer; its heads were completed
+     * before the barrier above), stored coalesced. */
+    for (unsigned int i = tid; i < st.pn; i += RT_B)
+        out[st.ps + i] = rt_seg_out(sm_out[par ^ 1][i]);
+#endif
     unsigned long long c = sm_cnt[par];
     if (c == SM_NONE) {
         /* More starts than the window held: the rest from global memory, B a round. */
@@ -414,8 +497,8 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
             const unsigned long long i = base + tid;
             const unsigned int ro = sm_rel(sm_off(offs, s_lo + i, n, nseg), a0);
             if (ro < len)
-                sm_entry((unsigned int)i, ro, sm_rel(sm_off(offs, s_lo + i + 1, n, nseg), a0), len, lim,
-                         out + s_lo, &sm_cnt[par], &sm_cnt[2]);
+                sm_entry<true>((unsigned int)i, ro, sm_rel(sm_off(offs, s_lo + i + 1, n, nseg), a0), len, lim,
+                         out + s_lo, &sm_cnt[par], &sm_cnt[2], ob);
             __syncthreads();
             c = sm_cnt[par];
             if (c != SM_NONE)
@@ -474,26 +557,63 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
     sm_head[tid] = 0u;
     bool flag = false;
     rt_acc_t head = rt_identity(), acc = rt_identity();
+#if RT_OST
+    /* At most SM_NO starts (the same in every thread): the walk without a head; more: the
+     * walk of OST = 0, its outputs below SM_NO into the buffer. */
+    const bool fit = c <= SM_NO;
+    const unsigned int h0 = hk > 0 ? hk - 1 : SM_NO;   /* the head's slot */
+    if (fit) {
+        const unsigned int cur = len == SM_T ? sm_walk_ost<true>(x, mk, a, len, h0, ob, acc)
+                                             : sm_walk_ost<false>(x, mk, a, len, h0, ob, acc);
+        flag = cur != h0;
+    } else if (len == SM_T) {
+        sm_walk<true>(x, mk, a, len, out + s_lo, lim, flag, head, acc, ob);
+    } else {
+        sm_walk<false>(x, mk, a, len, out + s_lo, lim, flag, head, acc, ob);
+    }
+#else
     if (len == SM_T)
-        sm_walk<true>(x, mk, a, len, out + s_lo, lim, flag, head, acc);
+        sm_walk<true>(x, mk, a, len, out + s_lo, lim, flag, head, acc, ob);
     else
-        sm_walk<false>(x, mk, a, len, out + s_lo, lim, flag, head, acc);
+        sm_walk<false>(x, mk, a, len, out + s_lo, lim, flag, head, acc, ob);
+#endif
 
     bool before, total_f;
     rt_acc_t total;
     const rt_acc_t excl = sm_scan(flag, acc, st.run, par, before, total, total_f);
     if (flag) {
+#if RT_OST
+        if (fit)
+            head = ob[h0];   /* this thread's own store */
+#endif
         const rt_acc_t hv = rt_combine(excl, head);
         if (before) {
+#if RT_OST
+            /* hk > 0: a start below; the slot is stored with the tile's outputs */
+            const unsigned int hi = hk - 1;
+            if (hi < SM_NO)
+                ob[hi] = hv;
+            else if (s_lo + hi < nseg)
+                out[s_lo + hi] = rt_seg_out(hv);
+#else
             const unsigned long long key = s_lo + hk - 1;   /* hk > 0: a start below */
             if (key < nseg)
                 out[key] = rt_seg_out(hv);
+#endif
         } else if (st.open_first) {
             *first = hv;                             /* the block's first run: its carry */
         } else if (s_lo - 1 < nseg) {
             out[s_lo - 1] = rt_seg_out(hv);          /* begun in an earlier tile of the block */
         }
     }
+#if RT_OST
+    /* The tile's outputs but the run open at b, below nseg, to be stored at the next tile with
+     * starts or at the chunk's end. */
+    unsigned long long pn = c == 0 ? 0 : c - 1;
+    pn = pn < lim ? pn : lim;
+    st.ps = s_lo;
+    st.pn = (unsigned int)(pn < SM_NO ? pn : SM_NO);
+#endif
     st.run = total;   /* the run open at b: key s_next - 1 */
     st.open_first = st.open_first && !total_f;
     st.s_lo = s_next;
@@ -555,6 +675,10 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
     st.par = 0;
     st.open_first = true;
     st.deferred = false;
+#if RT_OST
+    st.ps = 0;
+    st.pn = 0;
+#endif
     /* PF = 1: two tiles a round, so that the elements of the next never wait in a register
      * copy; PF = 0: one set of registers, the next tile's loaded into it after the walk. */
     while (st.a < st.b) {
@@ -575,7 +699,12 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             st.run = rt_combine(st.run, v);
     }
 #endif
-    __syncthreads();   /* s_first */
+    __syncthreads();   /* s_first; the last tile's heads */
+#if RT_OST
+    /* The outputs of the chunk's last tile with starts. */
+    for (unsigned int i = tid; i < st.pn; i += RT_B)
+        out[st.ps + i] = rt_seg_out(sm_out[st.par ^ 1][i]);
+#endif
     if (tid == 0) {
         const rt_acc_t first = st.open_first ? st.run : s_first;
         /* The block's first run continues a segment begun before c0: its carry. */

@@ -570,6 +570,11 @@ static const cfg configs[] = {
     {"seg_mark", "LAYOUT=2 OFF64=1 B=128 R=12 V=2 J=1 CH=3 MP=1"},
     /* J = 8: a window of 992 starts, the heavy tail's dense tiles without global rounds */
     {"seg_mark", "LAYOUT=2 OFF64=1 B=128 R=16 V=2 CH=8 J=8 MINW=32"},
+    /* OST = 1: the outputs through shared memory; R = 32 leaves room for fewer slots than the
+     * tile's elements (dense tiles walk as OST = 0), as do 16-byte accumulators at R = 16 */
+    {"seg_mark", "LAYOUT=2 B=128 R=16 V=4 CH=8 J=8 NZ=1 MP=1 OST=1"},
+    {"seg_mark", "LAYOUT=2 OFF64=1 B=128 R=3 V=1 J=1 CH=7 OST=1"},
+    {"seg_mark", "LAYOUT=2 B=256 R=32 V=4 J=1 CH=2 PF=0 OST=1"},
     /* seg_pipe: a thread per segment from a stage a resident block fills a tile ahead; KB = 1
      * (256 f32 a stage) leaves most of a span to the threads' own loads */
     {"seg_pipe", "LAYOUT=2"},

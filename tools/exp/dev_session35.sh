@@ -1,8 +1,9 @@
 #!/bin/bash
 # dev_session35.sh STEP - device runs of the thirty-fifth session; one step a call; logs under
 # $OUT/logs, a summary ($OUT/sum.txt) printed last, everything else in $OUT/all.tgz; the
-# functions are tools/exp/dev_lib.sh's. Carried as dev_session34.sh's: build/c34.tar.xz
-# (`bash tools/exp/dev_session34.sh pack`), build/devlib, build/h100.sql.xz.
+# functions are tools/exp/dev_lib.sh's. Carried: build/c34.tar.xz (`bash
+# tools/exp/dev_session34.sh pack`) or build/c35.tar.xz (below), build/devlib,
+# build/h100.sql.xz.
 #   h100h   the H100's offsets rows with the shipped space (seg_mark with NZ and MP = 1, J = 8,
 #           seg_pipe, seg_per's U and NZ: new to its rows): min f32 over heavy, len3, len1,
 #           rand10_50 and len1000 at 2^22 and 30M, then heavy at 30M for sum f32, min and sum
@@ -11,10 +12,24 @@
 #   h200h   the H200's heavy rows (2^22, 30M) of min and sum f32, min and sum f64 with the
 #           shipped space (seg_mark's NZ and MP = 1 are new to them), merged into its row;
 #           redtune_bench over every offsets profile as h100h's.
-step=${1:?step: pack, h100h, h200h}
+#   ost     seg_mark's OST (a tile's outputs through shared memory, stored coalesced; written
+#           this session): the harness (--only seg_mark: three OST shapes), the GPU tests of
+#           min/max f*, sum f32 and all-NaN (two OST variants), then
+#           tools/exp/mark_ost_space.lua over heavy, len3 and rand10_50 at 2^22 and 30M (min
+#           f32, sum f32, max f64), OST 0 against 1 per config (tools/exp/nz_sum.py).
+#   h100x   (c35) ost's harness and GPU tests, then the H100's offsets rows with the shipped
+#           space (OST = {0, 1} in it): min f32 over heavy and len1 at 2^22 and 30M,
+#           heavy at 30M for sum f32 and min f64; merged; OST 0 against 1 in those tunings
+#           (nz_sum.py); redtune_bench over every offsets profile A B A B.
+#   h200x   (c35) h100x on the H200: its heavy rows (min f32 at 2^22 and 30M, sum f32 and
+#           min f64 at 30M) with OST in the shipped space, merged; bench as h100x's.
+step=${1:?step: pack, h100h, h200h, ost, h100x, h200x}
 . "$(dirname "$0")/dev_lib.sh"
-[ "$step" = pack ] && { bash "$(dirname "$0")/dev_session34.sh" pack; exit; }
-dev_start c34 "$step"
+# h100h and h200h run the binaries of dev_session34.sh's pack (build/c34.tar.xz: before OST);
+# ost those of this script's (build/c35.tar.xz: `bash tools/exp/dev_session35.sh pack`).
+pk=c34
+case $step in ost|h100x|h200x|pack) pk=c35 ;; esac
+dev_start $pk "$step"
 case $step in
 h100h)
     SHIP_PROFILES=heavy,len3,len1,rand10_50,len1000 SHIP_LIMIT=230 ship_rand H100 \
@@ -23,6 +38,38 @@ h100h)
         ship_rand H100 2e956071d0b02214c4c501b293bccefc 30M sum:f32 min:f64 sum:f64
     python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
     fits 110 "bench offsets" && bench_all 40 ;;
+ost)
+    harness 60 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 60
+    tests 'seg_RT_MAX_RT_F*' 60
+    tests 'seg_RT_SUM_RT_F32' 40
+    tests 'seg_all_nan*' 40
+    fits 150 "ost space" && MARK_PROFILES=heavy,len3,rand10_50 MARK_SIZES=4M,30M \
+        mark_tune markost tools/exp/mark_ost_space.lua 90 min:f32 sum:f32 max:f64
+    python3 tools/exp/nz_sum.py "$L/markost.csv" OST >> "$S" 2>&1 ;;
+h100x)
+    harness 50 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 50
+    tests 'seg_RT_SUM_RT_F32' 30
+    SHIP_PROFILES=heavy,len1 SHIP_LIMIT=170 ship_rand H100 \
+        2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
+    fits 150 "heavy rows of sum f32, min f64" && SHIP_PROFILES=heavy SHIP_LIMIT=45 \
+        ship_rand H100 2e956071d0b02214c4c501b293bccefc 30M sum:f32 min:f64
+    zcat "$OUT/ship_meas.csv.gz" > "$L/ship_meas.csv"
+    python3 tools/exp/stage2_sum.py "$L/ship_meas.csv" >> "$S" 2>&1
+    python3 tools/exp/nz_sum.py "$L/ship_meas.csv" OST >> "$S" 2>&1
+    fits 100 "bench offsets" && bench_all 40 ;;
+h200x)
+    harness 50 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 50
+    tests 'seg_RT_SUM_RT_F32' 30
+    SHIP_PROFILES=heavy SHIP_LIMIT=120 ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 2^22,30M min:f32
+    fits 150 "heavy rows of sum f32, min f64" && SHIP_PROFILES=heavy SHIP_LIMIT=45 \
+        ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 30M sum:f32 min:f64
+    zcat "$OUT/ship_meas.csv.gz" > "$L/ship_meas.csv"
+    python3 tools/exp/stage2_sum.py "$L/ship_meas.csv" >> "$S" 2>&1
+    python3 tools/exp/nz_sum.py "$L/ship_meas.csv" OST >> "$S" 2>&1
+    fits 100 "bench offsets" && bench_all 40 ;;
 h200h)
     SHIP_LIMIT=90 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy 2^22,30M min:f32 sum:f32 \
         min:f64 sum:f64
