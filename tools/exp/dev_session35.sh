@@ -23,12 +23,18 @@
 #           (nz_sum.py); redtune_bench over every offsets profile A B A B.
 #   h200x   (c35) h100x on the H200: its heavy rows (min f32 at 2^22 and 30M, sum f32 and
 #           min f64 at 30M) with OST in the shipped space, merged; bench as h100x's.
-step=${1:?step: pack, h100h, h200h, ost, h100x, h200x}
+#   ostq    (c35) ost shortened to about 220 s (the session's device time went on refusals):
+#           the harness of seg_mark, the GPU tests of min f* and sum f32, mark_ost_space.lua
+#           over heavy at 2^22 and 30M (min f32, max f64), OST 0 against 1.
+#   h100q   (c35) h100x shortened to about 250 s: the harness of seg_mark, the GPU tests of
+#           min f*, the H100's heavy rows of min f32 (2^22, 30M) with OST in the shipped space,
+#           merged; OST 0 against 1; redtune_bench offsets heavy min f32 at 30M, A B A B.
+step=${1:?step: pack, h100h, h200h, ost, h100x, h200x, ostq, h100q}
 . "$(dirname "$0")/dev_lib.sh"
 # h100h and h200h run the binaries of dev_session34.sh's pack (build/c34.tar.xz: before OST);
 # ost those of this script's (build/c35.tar.xz: `bash tools/exp/dev_session35.sh pack`).
 pk=c34
-case $step in ost|h100x|h200x|pack) pk=c35 ;; esac
+case $step in ost|ostq|h100x|h200x|h100q|pack) pk=c35 ;; esac
 dev_start $pk "$step"
 case $step in
 h100h)
@@ -70,6 +76,23 @@ h200x)
     python3 tools/exp/stage2_sum.py "$L/ship_meas.csv" >> "$S" 2>&1
     python3 tools/exp/nz_sum.py "$L/ship_meas.csv" OST >> "$S" 2>&1
     fits 100 "bench offsets" && bench_all 40 ;;
+ostq)
+    harness 50 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 50
+    tests 'seg_RT_SUM_RT_F32' 30
+    fits 120 "ost space" && MARK_PROFILES=heavy MARK_SIZES=4M,30M \
+        mark_tune markost tools/exp/mark_ost_space.lua 70 min:f32 max:f64
+    python3 tools/exp/nz_sum.py "$L/markost.csv" OST >> "$S" 2>&1 ;;
+h100q)
+    harness 50 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 50
+    SHIP_PROFILES=heavy SHIP_LIMIT=110 ship_rand H100 2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
+    zcat "$OUT/ship_meas.csv.gz" > "$L/ship_meas.csv"
+    python3 tools/exp/stage2_sum.py "$L/ship_meas.csv" >> "$S" 2>&1
+    python3 tools/exp/nz_sum.py "$L/ship_meas.csv" OST >> "$S" 2>&1
+    fits 60 "bench heavy" && seg_ab m shipped merged build/bench/redtune_bench "$T" \
+        build/bench/redtune_bench build/merged.db 25 offsets --profiles heavy --ops min \
+        --types f32 --sizes 30M ;;
 h200h)
     SHIP_LIMIT=90 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy 2^22,30M min:f32 sum:f32 \
         min:f64 sum:f64
