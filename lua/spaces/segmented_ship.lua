@@ -69,10 +69,9 @@ return {
   -- MP = 1 (the marks padded) and NZ = 1 (float min and max; thirty-fifth session, H100,
   -- heavy at 2^22 and 30M, min f32 and max f64: MP = 1 0.92-0.98x MP = 0, NZ = 1 0.93-0.99x
   -- NZ = 0, J = 8 0.83-0.98x J = 4 but for max f64 at 30M, 1.03x).
-  -- OST = 1 (a tile's outputs through shared memory, stored coalesced; thirty-fifth session).
   { family = "seg_mark",
     params = { B = 128, R = {8, 16}, V = {2, 4}, CH = {8, 32}, J = {4, 8}, PF = 1,
-               NZ = {0, 1}, MP = 1, OST = {0, 1}, MINW = {0, 32} },
+               NZ = {0, 1}, MP = 1, MINW = {0, 32} },
     constraint = function(c, dev, case)
       return case.layout == "offsets" and c.V == lb_vec(case) and c.R % c.V == 0
              and nz_ok(c, case)

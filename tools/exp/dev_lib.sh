@@ -304,7 +304,7 @@ ship_rand() {
         set -- ${c//:/ }
         t0=$(date +%s)
         timeout "${SHIP_LIMIT:-45}" build/redtune --device 0 --op "$1" --type "$2" --segmented offsets \
-            --space lua/spaces/segmented_ship.lua --profiles "${SHIP_PROFILES:-rand10_50}" --sizes "$sizes" \
+            --space "${SHIP_SPACE:-lua/spaces/segmented_ship.lua}" --profiles "${SHIP_PROFILES:-rand10_50}" --sizes "$sizes" \
             --seed 7 --db build/ship.db > "$L/ship_$1_$2.log" 2>&1
         echo "redtune ship ${SHIP_PROFILES:-rand10_50} --op $1 --type $2: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     done

@@ -18,7 +18,7 @@
 #           tools/exp/mark_ost_space.lua over heavy, len3 and rand10_50 at 2^22 and 30M (min
 #           f32, sum f32, max f64), OST 0 against 1 per config (tools/exp/nz_sum.py).
 #   h100x   (c35) ost's harness and GPU tests, then the H100's offsets rows with the shipped
-#           space (OST = {0, 1} in it): min f32 over heavy and len1 at 2^22 and 30M,
+#           space and OST = {0, 1} (build/ship_ost.lua): min f32 over heavy and len1 at 2^22 and 30M,
 #           heavy at 30M for sum f32 and min f64; merged; OST 0 against 1 in those tunings
 #           (nz_sum.py); redtune_bench over every offsets profile A B A B.
 #   h200x   (c35) h100x on the H200: its heavy rows (min f32 at 2^22 and 30M, sum f32 and
@@ -36,6 +36,11 @@ step=${1:?step: pack, h100h, h200h, ost, h100x, h200x, ostq, h100q}
 pk=c34
 case $step in ost|ostq|h100x|h200x|h100q|pack) pk=c35 ;; esac
 dev_start $pk "$step"
+# h100x, h200x, h100q: the shipped space with seg_mark's OST = {0, 1} (not in the shipped
+# space until a GPU has run it)
+sed 's/NZ = {0, 1}, MP = 1, MINW = {0, 32} },/NZ = {0, 1}, MP = 1, OST = {0, 1}, MINW = {0, 32} },/' \
+    lua/spaces/segmented_ship.lua > build/ship_ost.lua
+case $step in h100x|h200x|h100q) export SHIP_SPACE=build/ship_ost.lua ;; esac
 case $step in
 h100h)
     SHIP_PROFILES=heavy,len3,len1,rand10_50,len1000 SHIP_LIMIT=230 ship_rand H100 \
@@ -80,8 +85,9 @@ ostq)
     harness 50 seg_mark
     tests 'seg_RT_MIN_RT_F*' 50
     tests 'seg_RT_SUM_RT_F32' 30
-    fits 120 "ost space" && MARK_PROFILES=heavy MARK_SIZES=4M,30M \
-        mark_tune markost tools/exp/mark_ost_space.lua 70 min:f32 max:f64
+    # OSTQ_SIZES, OSTQ_OPS: fewer cases where the call has less time
+    fits 60 "ost space" && MARK_PROFILES=heavy MARK_SIZES=${OSTQ_SIZES:-4M,30M} \
+        mark_tune markost tools/exp/mark_ost_space.lua 70 ${OSTQ_OPS:-min:f32 max:f64}
     python3 tools/exp/nz_sum.py "$L/markost.csv" OST >> "$S" 2>&1 ;;
 h100q)
     harness 50 seg_mark
