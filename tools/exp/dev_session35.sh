@@ -27,7 +27,7 @@
 #           the harness of seg_mark, the GPU tests of min f* and sum f32, mark_ost_space.lua
 #           over heavy at 2^22 and 30M (min f32, max f64), OST 0 against 1.
 #   h100q   (c35) h100x shortened to about 250 s: the harness of seg_mark, the GPU tests of
-#           min f*, the H100's heavy rows of min f32 (2^22, 30M) with OST in the shipped space,
+#           min f* and sum f32, the H100's heavy rows of min f32 (2^22, 30M) with OST in the shipped space,
 #           merged; OST 0 against 1; redtune_bench offsets heavy min f32 at 30M, A B A B.
 step=${1:?step: pack, h100h, h200h, ost, h100x, h200x, ostq, h100q}
 . "$(dirname "$0")/dev_lib.sh"
@@ -41,6 +41,24 @@ dev_start $pk "$step"
 sed 's/NZ = {0, 1}, MP = 1, MINW = {0, 32} },/NZ = {0, 1}, MP = 1, OST = {0, 1}, MINW = {0, 32} },/' \
     lua/spaces/segmented_ship.lua > build/ship_ost.lua
 case $step in h100x|h200x|h100q) export SHIP_SPACE=build/ship_ost.lua ;; esac
+# verify: the harness of seg_mark and the GPU tests of min f* and sum f32 (OST's shapes and
+# variants among them)
+verify() {
+    harness 50 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 50
+    tests 'seg_RT_SUM_RT_F32' 30
+}
+# ost_rows MATCH UUID PROFILES LIMIT: the device's rows of min f32 for PROFILES at 2^22 and
+# 30M, then (time allowing) heavy at 30M for sum f32 and min f64, merged into its row; each
+# tuning's configs by stage and OST 0 against 1
+ost_rows() {
+    SHIP_PROFILES=$3 SHIP_LIMIT=$4 ship_rand "$1" "$2" 2^22,30M min:f32
+    fits 150 "heavy rows of sum f32, min f64" && SHIP_PROFILES=heavy SHIP_LIMIT=45 \
+        ship_rand "$1" "$2" 30M sum:f32 min:f64
+    zcat "$OUT/ship_meas.csv.gz" > "$L/ship_meas.csv"
+    python3 tools/exp/stage2_sum.py "$L/ship_meas.csv" >> "$S" 2>&1
+    python3 tools/exp/nz_sum.py "$L/ship_meas.csv" OST >> "$S" 2>&1
+}
 case $step in
 h100h)
     SHIP_PROFILES=heavy,len3,len1,rand10_50,len1000 SHIP_LIMIT=230 ship_rand H100 \
@@ -59,42 +77,23 @@ ost)
         mark_tune markost tools/exp/mark_ost_space.lua 90 min:f32 sum:f32 max:f64
     python3 tools/exp/nz_sum.py "$L/markost.csv" OST >> "$S" 2>&1 ;;
 h100x)
-    harness 50 seg_mark
-    tests 'seg_RT_MIN_RT_F*' 50
-    tests 'seg_RT_SUM_RT_F32' 30
-    SHIP_PROFILES=heavy,len1 SHIP_LIMIT=170 ship_rand H100 \
-        2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
-    fits 150 "heavy rows of sum f32, min f64" && SHIP_PROFILES=heavy SHIP_LIMIT=45 \
-        ship_rand H100 2e956071d0b02214c4c501b293bccefc 30M sum:f32 min:f64
-    zcat "$OUT/ship_meas.csv.gz" > "$L/ship_meas.csv"
-    python3 tools/exp/stage2_sum.py "$L/ship_meas.csv" >> "$S" 2>&1
-    python3 tools/exp/nz_sum.py "$L/ship_meas.csv" OST >> "$S" 2>&1
+    verify
+    ost_rows H100 2e956071d0b02214c4c501b293bccefc heavy,len1 170
     fits 100 "bench offsets" && bench_all 40 ;;
 h200x)
-    harness 50 seg_mark
-    tests 'seg_RT_MIN_RT_F*' 50
-    tests 'seg_RT_SUM_RT_F32' 30
-    SHIP_PROFILES=heavy SHIP_LIMIT=120 ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 2^22,30M min:f32
-    fits 150 "heavy rows of sum f32, min f64" && SHIP_PROFILES=heavy SHIP_LIMIT=45 \
-        ship_rand H200 8b59dd2a77fc5356c5b5d639fc1cc192 30M sum:f32 min:f64
-    zcat "$OUT/ship_meas.csv.gz" > "$L/ship_meas.csv"
-    python3 tools/exp/stage2_sum.py "$L/ship_meas.csv" >> "$S" 2>&1
-    python3 tools/exp/nz_sum.py "$L/ship_meas.csv" OST >> "$S" 2>&1
+    verify
+    ost_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy 120
     fits 100 "bench offsets" && bench_all 40 ;;
 ostq)
-    harness 50 seg_mark
-    tests 'seg_RT_MIN_RT_F*' 50
-    tests 'seg_RT_SUM_RT_F32' 30
+    verify
     # OSTQ_SIZES, OSTQ_OPS: fewer cases where the call has less time
     fits 60 "ost space" && MARK_PROFILES=heavy MARK_SIZES=${OSTQ_SIZES:-4M,30M} \
         mark_tune markost tools/exp/mark_ost_space.lua 70 ${OSTQ_OPS:-min:f32 max:f64}
     python3 tools/exp/nz_sum.py "$L/markost.csv" OST >> "$S" 2>&1 ;;
 h100q)
-    harness 50 seg_mark
-    tests 'seg_RT_MIN_RT_F*' 50
+    verify
     SHIP_PROFILES=heavy SHIP_LIMIT=110 ship_rand H100 2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
     zcat "$OUT/ship_meas.csv.gz" > "$L/ship_meas.csv"
-    python3 tools/exp/stage2_sum.py "$L/ship_meas.csv" >> "$S" 2>&1
     python3 tools/exp/nz_sum.py "$L/ship_meas.csv" OST >> "$S" 2>&1
     fits 60 "bench heavy" && seg_ab m shipped merged build/bench/redtune_bench "$T" \
         build/bench/redtune_bench build/merged.db 25 offsets --profiles heavy --ops min \
