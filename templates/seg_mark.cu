@@ -535,24 +535,24 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
 
     /* The walk: this thread's marks (then cleared) and head record. */
     unsigned int mk[RT_R];
-    if (RT_R % 4 == 0) {
+#if RT_R % 4 == 0
 #pragma unroll
-        for (unsigned int q = 0; q < RT_R / 4; q++) {
-            uint4 *m4 = reinterpret_cast<uint4 *>(&sm_mark[SM_MI(p0 + 4 * q)]);
-            const uint4 m = *m4;
-            mk[4 * q] = m.x;
-            mk[4 * q + 1] = m.y;
-            mk[4 * q + 2] = m.z;
-            mk[4 * q + 3] = m.w;
-            *m4 = make_uint4(SM_NONE, SM_NONE, SM_NONE, SM_NONE);
-        }
-    } else {
-#pragma unroll
-        for (unsigned int k = 0; k < RT_R; k++) {
-            mk[k] = sm_mark[SM_MI(p0 + k)];
-            sm_mark[SM_MI(p0 + k)] = SM_NONE;
-        }
+    for (unsigned int q = 0; q < RT_R / 4; q++) {
+        uint4 *m4 = reinterpret_cast<uint4 *>(&sm_mark[SM_MI(p0 + 4 * q)]);
+        const uint4 m = *m4;
+        mk[4 * q] = m.x;
+        mk[4 * q + 1] = m.y;
+        mk[4 * q + 2] = m.z;
+        mk[4 * q + 3] = m.w;
+        *m4 = make_uint4(SM_NONE, SM_NONE, SM_NONE, SM_NONE);
     }
+#else   /* R not a multiple of 4 (an #if: R < 4 would make the loop above a warning) */
+#pragma unroll
+    for (unsigned int k = 0; k < RT_R; k++) {
+        mk[k] = sm_mark[SM_MI(p0 + k)];
+        sm_mark[SM_MI(p0 + k)] = SM_NONE;
+    }
+#endif
     const unsigned int hk = sm_head[tid];
     sm_head[tid] = 0u;
     bool flag = false;
