@@ -15,7 +15,7 @@
 // @param PF 1 1: the next tile's elements are loaded (into a second set of registers) before a tile is walked, so memory stays busy during the walk; 0: after it, into the same registers (R fewer)
 // @param NZ 0 1: a thread's elements after its first folded with the glue's rt_fold_nz where the operator has one (float min and max: fmin alone an element, no NaN test of the lift and no marker tests of the combine; an element that starts a run is lifted as before); 0 (or another operator): every element lifted and combined
 // @param MP 0 1: the marks padded by 4 words after every 32, so that a thread's R marks (R = 4, 8, 16, 32) are read and cleared as 16-byte words without bank conflicts; 0: unpadded (R = 16: 4-way conflicts)
-// @param OST 0 1: a tile's outputs (the runs its walk closes, the empty segments' identities, the heads the scan completes) are kept in shared memory by window index (two buffers of B*R + 1, alternating with the tiles that have starts) and stored coalesced after the next such tile's first barrier, so that the walk stores each closed run with one predicated 32-bit shared store and keeps no head: a thread's first start stores its head run into the slot of its head record (the tile's first start: a spare slot), read back after the scan; a tile with more than B*R starts (runs of empty segments) walks as OST = 0 does, its outputs past B*R stored directly; 0: each run stored into global memory by its walk
+// @param OST 0 1: a tile's outputs (the runs its walk closes, the empty segments' identities, the heads the scan completes) are kept in shared memory by window index (two buffers of B*R slots and a spare, fewer where the 44 KB do not hold them: R = 32, 16-byte accumulators; alternating with the tiles that have starts) and stored coalesced after the next such tile's first barrier, so that the walk stores each closed run with one predicated 32-bit shared store and keeps no head: a thread's first start stores its head run into the slot of its head record (the tile's first start: the spare slot), read back after the scan; a tile with more starts than a buffer holds (runs of empty segments) walks as OST = 0 does, its outputs past the buffer stored directly; 0: each run stored into global memory by its walk
 // @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound)
 //
 // seg_mark.cu - segmented reduction over offsets, the elements in tiles of B*R as a flat
@@ -339,6 +339,17 @@ static __device__ __forceinline__ unsigned int sm_walk_ost(const rt_value_t (&x)
 }
 #endif
 
+#if RT_OST
+/* The pn outputs of a tile with starts (keys ps ..) from its buffer ob, stored coalesced by the
+ * block after a barrier that follows the tile's heads. */
+static __device__ __forceinline__ void sm_flush(rt_acc_t *__restrict__ out, unsigned long long ps, unsigned int pn,
+                                                const rt_acc_t *ob)
+{
+    for (unsigned int i = threadIdx.x; i < pn; i += RT_B)
+        out[ps + i] = rt_seg_out(ob[i]);
+}
+#endif
+
 /* What the block carries from tile to tile: the same in every thread, but tacc and wv. */
 struct sm_state {
     unsigned long long a, b;   /* the tile */
@@ -484,9 +495,8 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
     __syncthreads();   /* marks, records, parts and (mostly) the count are in */
 #if RT_OST
     /* The outputs of the last tile with starts (the other buffer; its heads were completed
-     * before the barrier above), stored coalesced. */
-    for (unsigned int i = tid; i < st.pn; i += RT_B)
-        out[st.ps + i] = rt_seg_out(sm_out[par ^ 1][i]);
+     * before the barrier above). */
+    sm_flush(out, st.ps, st.pn, sm_out[par ^ 1]);
 #endif
     unsigned long long c = sm_cnt[par];
     if (c == SM_NONE) {
@@ -701,9 +711,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
 #endif
     __syncthreads();   /* s_first; the last tile's heads */
 #if RT_OST
-    /* The outputs of the chunk's last tile with starts. */
-    for (unsigned int i = tid; i < st.pn; i += RT_B)
-        out[st.ps + i] = rt_seg_out(sm_out[st.par ^ 1][i]);
+    sm_flush(out, st.ps, st.pn, sm_out[st.par ^ 1]);   /* the chunk's last tile with starts */
 #endif
     if (tid == 0) {
         const rt_acc_t first = st.open_first ? st.run : s_first;

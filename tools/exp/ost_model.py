@@ -49,7 +49,6 @@ def seg_mark_ost(x, offs, B, R, CH, NO, op, ident):
             ob = bufs[par]
             mark = [None] * T
             head = [0] * B
-            c = 0
             i = 0
             while True:   # every entry inside the tile (the window and the global rounds)
                 w = s_lo + i
