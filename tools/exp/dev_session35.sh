@@ -33,7 +33,7 @@ step=${1:?step: pack, h100h, h200h, ost, h100x, h200x, ostq, h100q}
 . "$(dirname "$0")/dev_lib.sh"
 # h100h and h200h run the binaries of dev_session34.sh's pack (build/c34.tar.xz: before OST);
 # ost those of this script's (build/c35.tar.xz: `bash tools/exp/dev_session35.sh pack`).
-pk=c34
+pk=${PK:-c34}
 case $step in ost|ostq|h100x|h200x|h100q|pack) pk=c35 ;; esac
 dev_start $pk "$step"
 # h100x, h200x, h100q: the shipped space with seg_mark's OST = {0, 1} (not in the shipped
