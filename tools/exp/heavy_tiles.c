@@ -4,7 +4,9 @@
  * memory in rounds of B (two barriers each). The segmentation is the bench's and the tuner's
  * own (tuner/segdata.c's segdata_make); per tile of T elements, its starts (empty segments
  * included, as the window counts them): the mean, the largest, the share of tiles without a
- * start, the share over each window and the global rounds a tile takes on average.
+ * start, the share over each window and the global rounds a tile takes on average; then
+ * where the elements are by segment length: for L = 8, 32, 128, 512, 2048, 2^14, 2^17, the
+ * segments longer than L (count, share of the elements), and the five longest.
  *
  *   cc -O2 -I. tools/exp/heavy_tiles.c build/tuner/segdata.o build/runtime/optype.o \
  *       build/tuner/data.o build/tuner/data_ref.o build/tuner/data_check.o -lm -lpthread \
@@ -56,6 +58,28 @@ int main(int argc, char **argv)
             }
         printf("  J=%-2u window %5llu: %5.1f%% of the tiles over it, %.2f rounds from global "
                "memory a tile\n", j, w, 100.0 * (double)over / (double)nt, rounds / (double)nt);
+    }
+    unsigned long long top[5] = {0};
+    for (unsigned long long s = 0; s < d.nseg; s++) {
+        unsigned long long len = d.off[s + 1] - d.off[s];
+        for (int k = 0; k < 5; k++)
+            if (len > top[k]) {
+                unsigned long long x = top[k];
+                top[k] = len;
+                len = x;
+            }
+    }
+    printf("  the five longest: %llu %llu %llu %llu %llu elements\n", top[0], top[1], top[2],
+           top[3], top[4]);
+    for (unsigned long long l = 8; l <= 1ull << 17; l *= l < 2048 ? 4 : 8) {
+        unsigned long long cnt = 0, el = 0;
+        for (unsigned long long s = 0; s < d.nseg; s++)
+            if (d.off[s + 1] - d.off[s] > l) {
+                cnt++;
+                el += d.off[s + 1] - d.off[s];
+            }
+        printf("  longer than %6llu: %8llu segments, %5.1f%% of the elements\n", l, cnt,
+               n ? 100.0 * (double)el / (double)n : 0.0);
     }
     free(c);
     segdata_free(&d);
