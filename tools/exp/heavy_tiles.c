@@ -6,7 +6,10 @@
  * included, as the window counts them): the mean, the largest, the share of tiles without a
  * start, the share over each window and the global rounds a tile takes on average; then
  * where the elements are by segment length: for L = 8, 32, 128, 512, 2048, 2^14, 2^17, the
- * segments longer than L (count, share of the elements), and the five longest.
+ * segments longer than L (count, share of the elements), and the five longest; last, for a
+ * thread per piece (a tile's segments cut to the tile, and the run open at its start, taken 32
+ * a warp in order), the warp steps a tile with starts would take: a warp waits for its longest
+ * piece up to LONG, and a piece over LONG takes a warp ceil(len / 32) steps.
  *
  *   cc -O2 -I. tools/exp/heavy_tiles.c build/tuner/segdata.o build/runtime/optype.o \
  *       build/tuner/data.o build/tuner/data_ref.o build/tuner/data_check.o -lm -lpthread \
@@ -80,6 +83,41 @@ int main(int argc, char **argv)
             }
         printf("  longer than %6llu: %8llu segments, %5.1f%% of the elements\n", l, cnt,
                n ? 100.0 * (double)el / (double)n : 0.0);
+    }
+    for (unsigned long long lg = 8; lg <= 64; lg *= 2) {
+        double steps = 0, over = 0;
+        unsigned long long with = 0, s = 0;
+        for (unsigned long long a = 0; a < n; a += t) {
+            unsigned long long b = a + t < n ? a + t : n, k = 0, wmax = 0, prev = a;
+            while (s < d.nseg && d.off[s] < a)
+                s++;
+            if (s >= d.nseg || d.off[s] >= b)
+                continue;
+            with++;
+            /* piece 0: [a, first start); then each start's piece to the next start or b */
+            for (unsigned long long q = s; ; q++) {
+                unsigned long long hi = q < d.nseg && d.off[q] < b ? d.off[q] : b;
+                unsigned long long len = hi - prev;
+                if (len > lg) {
+                    steps += ceil((double)len / 32.0);
+                    over += ceil((double)len / 32.0);
+                } else if (len > wmax) {
+                    wmax = len;
+                }
+                if (++k % 32 == 0) {
+                    steps += (double)wmax;
+                    wmax = 0;
+                }
+                if (hi >= b)
+                    break;
+                prev = hi;
+            }
+            steps += (double)wmax;
+        }
+        printf("  a thread a piece, LONG %2llu: %.1f warp steps a tile with starts (%.1f of "
+               "them over LONG), %.1f%% of the tiles with starts\n", lg,
+               with ? steps / (double)with : 0.0, with ? over / (double)with : 0.0,
+               nt ? 100.0 * (double)with / (double)nt : 0.0);
     }
     free(c);
     segdata_free(&d);
