@@ -16,6 +16,7 @@
 // @param NZ 0 1: a thread's elements after its first folded with the glue's rt_fold_nz where the operator has one (float min and max: fmin alone an element, no NaN test of the lift and no marker tests of the combine; an element that starts a run is lifted as before); 0 (or another operator): every element lifted and combined
 // @param MP 0 1: the marks padded by 4 words after every 32, so that a thread's R marks (R = 4, 8, 16, 32) are read and cleared as 16-byte words without bank conflicts; 0: unpadded (R = 16: 4-way conflicts)
 // @param OST 0 1: a tile's outputs (the runs its walk closes, the empty segments' identities, the heads the scan completes) are kept in shared memory by window index (two buffers of B*R slots and a spare, fewer where the 44 KB do not hold them: R = 32, 16-byte accumulators; alternating with the tiles that have starts) and stored coalesced after the next such tile's first barrier, so that the walk stores each closed run with one predicated 32-bit shared store and keeps no head: a thread's first start stores its head run into the slot of its head record (the tile's first start: the spare slot), read back after the scan; a tile with more starts than a buffer holds (runs of empty segments) walks as OST = 0 does, its outputs past the buffer stored directly; 0: each run stored into global memory by its walk
+// @param XD 0 an experiment, never in a space (HOPPER.md's method: a stage done twice, the results unchanged, so that the tuner times what the stage costs): 1 the block scan twice (the second on the other parity's buffers), 2 a tile's window entries (marks, head records, empty segments, the count) written twice, 3 both; 0: once
 // @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound)
 //
 // seg_mark.cu - segmented reduction over offsets, the elements in tiles of B*R as a flat
@@ -104,6 +105,9 @@
 #ifndef RT_OST
 #define RT_OST 0     /* 1: a tile's outputs through shared memory, stored coalesced */
 #endif
+#ifndef RT_XD
+#define RT_XD 0      /* an experiment: stages done twice (1 the scan, 2 the window's entries) */
+#endif
 
 #include "seg_common.cuh"
 #include "seg_search.cuh"
@@ -122,6 +126,7 @@ static_assert(RT_MINW >= 0 && RT_MINW <= 64, "seg_mark: MINW is 0..64");
 static_assert(RT_NZ == 0 || RT_NZ == 1, "seg_mark: NZ is 0 or 1");
 static_assert(RT_MP == 0 || RT_MP == 1, "seg_mark: MP is 0 or 1");
 static_assert(RT_OST == 0 || RT_OST == 1, "seg_mark: OST is 0 or 1");
+static_assert(RT_XD >= 0 && RT_XD <= 3, "seg_mark: XD is 0..3");
 
 #define SM_T (RT_B * RT_R)     /* elements a tile */
 /* The slot of the mark at position p of the tile (MP = 1: 4 words of padding after every 32,
@@ -468,6 +473,12 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
 #else
     rt_acc_t *const ob = nullptr;
 #endif
+#if RT_XD & 2
+    /* XD: the entries twice (the same stores; the compiler may not drop the first) */
+#pragma unroll 1
+    for (unsigned int xd = 0; xd < 2; xd++) {
+        asm volatile("" ::: "memory");
+#endif
 #pragma unroll
     for (unsigned int j = 0; j < RT_J; j++) {
         const unsigned int i = sm_wi(j);
@@ -483,6 +494,9 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
         if (tid % 32 != 31)   /* lane 31's entry is the next warp's */
             sm_entry<(SM_W > SM_NO)>(i, ro, rn, len, lim, out + s_lo, &sm_cnt[par], &sm_cnt[2], ob);
     }
+#if RT_XD & 2
+    }
+#endif
     if (tid == 0)
         sm_cnt[par ^ 1] = SM_NONE;   /* the next such tile's: read before the last scan */
 #if RT_COMMUTATIVE
@@ -588,9 +602,24 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
         sm_walk<false>(x, mk, a, len, out + s_lo, lim, flag, head, acc, ob);
 #endif
 
+#if RT_XD & 1
+    /* XD: the scan twice, the first on the other parity's buffers (free until the next tile's
+     * first barrier); a select between the two keeps both. */
+    bool before1, total_f1;
+    rt_acc_t total1;
+    const rt_acc_t excl1 = sm_scan(flag, acc, st.run, par ^ 1, before1, total1, total_f1);
+    bool before, total_f;
+    rt_acc_t total;
+    rt_acc_t excl = sm_scan(flag, acc, st.run, par, before, total, total_f);
+    if (before1 != before || total_f1 != total_f) {
+        excl = excl1;
+        total = total1;
+    }
+#else
     bool before, total_f;
     rt_acc_t total;
     const rt_acc_t excl = sm_scan(flag, acc, st.run, par, before, total, total_f);
+#endif
     if (flag) {
 #if RT_OST
         if (fit)

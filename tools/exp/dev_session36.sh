@@ -1,0 +1,43 @@
+#!/bin/bash
+# dev_session36.sh STEP - device runs of the thirty-sixth session; one step a call; logs under
+# $OUT/logs, a summary ($OUT/sum.txt) printed last, everything else in $OUT/all.tgz; the
+# functions are tools/exp/dev_lib.sh's. Carried: build/c36.tar.xz (`bash
+# tools/exp/dev_session36.sh pack`), build/devlib, build/h100.sql.xz.
+#   xd      what seg_mark's stages cost on the heavy tail: tools/exp/mark_xd_space.lua (the
+#           scan, the window's entries, both done twice; XD = 0..3) over offsets heavy and len3
+#           at 30M, min and sum f32, each XD against XD = 0 (tools/exp/nz_sum.py).
+#   h100hx  xd, then dev_session35.sh's h100h with this pack: the H100's offsets rows with the
+#           shipped space (min f32 over heavy, len3, len1, rand10_50, len1000 at 2^22 and 30M;
+#           heavy at 30M for sum f32, min and sum f64), merged into its row; redtune_bench
+#           over every offsets profile, the committed database against the merge, A B A B.
+#   h200hx  xd on the H200, then its heavy rows (min and sum f32, min and sum f64 at 2^22 and
+#           30M) with the shipped space, merged; the bench as h100hx's.
+step=${1:?step: pack, xd, h100hx, h200hx}
+. "$(dirname "$0")/dev_lib.sh"
+dev_start c36 "$step"
+xd() {
+    MARK_PROFILES=heavy,len3 MARK_SIZES=30M mark_tune markxd tools/exp/mark_xd_space.lua 60 \
+        min:f32 sum:f32
+    for v in 1 2 3; do
+        echo "XD 0 against $v:" >> "$S"
+        python3 tools/exp/nz_sum.py "$L/markxd.csv" XD=0,$v >> "$S" 2>&1
+    done
+}
+case $step in
+xd)
+    xd ;;
+h100hx)
+    xd
+    fits 300 "H100 rows" && SHIP_PROFILES=heavy,len3,len1,rand10_50,len1000 SHIP_LIMIT=180 \
+        ship_rand H100 2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
+    fits 180 "heavy rows of sum f32, min and sum f64" && SHIP_PROFILES=heavy SHIP_LIMIT=40 \
+        ship_rand H100 2e956071d0b02214c4c501b293bccefc 30M sum:f32 min:f64 sum:f64
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+    fits 100 "bench offsets" && bench_all 40 ;;
+h200hx)
+    xd
+    SHIP_LIMIT=80 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy 2^22,30M min:f32 sum:f32 \
+        min:f64 sum:f64
+    fits 100 "bench offsets" && bench_all 40 ;;
+esac
+dev_end
