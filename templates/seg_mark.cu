@@ -116,7 +116,7 @@
 #include "collectives.cuh"
 
 static_assert(RT_LAYOUT == 2, "seg_mark: offsets only (LAYOUT = 2)");
-static_assert(RT_B >= 128 && RT_B <= 1024 && RT_B % 32 == 0, "seg_mark: B must be a multiple of 32 in 128..1024");
+static_assert(RT_B >= 32 && RT_B <= 1024 && RT_B % 32 == 0, "seg_mark: B must be a multiple of 32 in 32..1024");
 static_assert(RT_R >= 1 && RT_R <= 32, "seg_mark: R must be in 1..32");
 static_assert((RT_V == 1 || RT_V == 2 || RT_V == 4) && RT_R % RT_V == 0, "seg_mark: V is 1, 2 or 4 and divides R");
 static_assert(RT_CH >= 1 && RT_CH <= 64, "seg_mark: CH is 1..64");

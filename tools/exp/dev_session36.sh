@@ -3,6 +3,14 @@
 # $OUT/logs, a summary ($OUT/sum.txt) printed last, everything else in $OUT/all.tgz; the
 # functions are tools/exp/dev_lib.sh's. Carried: build/c36.tar.xz (`bash
 # tools/exp/dev_session36.sh pack`), build/devlib, build/h100.sql.xz.
+#   all     (either GPU) the harness of seg_mark (B = 32 and 64 among its shapes), the GPU tests
+#           of min f* and sum f32, then b, then xd, then (time allowing) the device's heavy
+#           rows of min f32 at 2^22 and 30M with the shipped space, merged, and
+#           redtune_bench offsets heavy min f32 at 30M, the committed database against the
+#           merge, A B A B.
+#   b       seg_mark with blocks of one and two warps: tools/exp/mark_b_space.lua (B = 32, 64,
+#           128) over offsets heavy, len3 and rand10_50 at 30M, min and sum f32, each case's
+#           best by B (tools/exp/nz_sum.py).
 #   xd      what seg_mark's stages cost on the heavy tail: tools/exp/mark_xd_space.lua (the
 #           scan, the window's entries, both done twice; XD = 0..3) over offsets heavy and len3
 #           at 30M, min and sum f32, each XD against XD = 0 (tools/exp/nz_sum.py).
@@ -12,7 +20,7 @@
 #           over every offsets profile, the committed database against the merge, A B A B.
 #   h200hx  xd on the H200, then its heavy rows (min and sum f32, min and sum f64 at 2^22 and
 #           30M) with the shipped space, merged; the bench as h100hx's.
-step=${1:?step: pack, xd, h100hx, h200hx}
+step=${1:?step: pack, all, b, xd, h100hx, h200hx}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c36 "$step"
 xd() {
@@ -23,7 +31,31 @@ xd() {
         python3 tools/exp/nz_sum.py "$L/markxd.csv" XD=0,$v >> "$S" 2>&1
     done
 }
+b() {
+    MARK_PROFILES=heavy,len3,rand10_50 MARK_SIZES=30M mark_tune markb tools/exp/mark_b_space.lua \
+        ${B_LIMIT:-80} min:f32 sum:f32
+    for v in 32 64; do
+        echo "B 128 against $v:" >> "$S"
+        python3 tools/exp/nz_sum.py "$L/markb.csv" B=128,$v | grep '^[a-z]\|best' >> "$S" 2>&1
+    done
+}
+case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
+*H200*) dev=H200 uuid=8b59dd2a77fc5356c5b5d639fc1cc192 ;;
+*) dev=H100 uuid=2e956071d0b02214c4c501b293bccefc ;;
+esac
 case $step in
+all)
+    harness 60 seg_mark
+    tests 'seg_RT_MIN_RT_F*' 60
+    tests 'seg_RT_SUM_RT_F32' 40
+    fits 200 "b" && b
+    fits 120 "xd" && xd
+    fits 200 "heavy rows" && SHIP_PROFILES=heavy SHIP_LIMIT=100 ship_rand $dev $uuid 2^22,30M min:f32
+    fits 70 "bench heavy" && seg_ab m shipped merged build/bench/redtune_bench "$T" \
+        build/bench/redtune_bench build/merged.db 25 offsets --profiles heavy --ops min \
+        --types f32 --sizes 30M ;;
+b)
+    b ;;
 xd)
     xd ;;
 h100hx)
