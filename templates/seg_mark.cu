@@ -7,7 +7,7 @@
 // @deterministic yes
 // @param LAYOUT 2 1: keys, 2: offsets (this family implements offsets only)
 // @param OFF64 0 offsets are 32-bit (0) or 64-bit (1)
-// @param B 256 threads per block (multiple of 32, 128..1024)
+// @param B 256 threads per block (multiple of 32, 32..1024: 32 and 64 give a block of one or two warps, whose barriers and scan are cheap)
 // @param R 16 consecutive elements per thread in a tile (1..32)
 // @param V 4 elements per vector load (1, 2, 4; R a multiple of V): V > 1 needs `in` aligned to V elements; the runtime library must pick V = 1 for pointers it cannot vouch for
 // @param CH 4 tiles a block (1..64): block g owns the elements [g*CH*B*R, (g+1)*CH*B*R) and walks them in order, so that only its first tile searches the offsets
