@@ -45,7 +45,7 @@ case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
 esac
 case $step in
 all)
-    harness 60 seg_mark
+    harness 90 seg_mark
     tests 'seg_RT_MIN_RT_F*' 60
     tests 'seg_RT_SUM_RT_F32' 40
     fits 200 "b" && b
