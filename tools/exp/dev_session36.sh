@@ -8,6 +8,7 @@
 #           rows of min f32 at 2^22 and 30M with the shipped space, merged, and
 #           redtune_bench offsets heavy min f32 at 30M, the committed database against the
 #           merge, A B A B.
+#   short   all in a shorter call: b, xd, the harness, the GPU tests of min f32.
 #   b       seg_mark with blocks of one and two warps: tools/exp/mark_b_space.lua (B = 32, 64,
 #           128) over offsets heavy, len3 and rand10_50 at 30M, min and sum f32, each case's
 #           best by B (tools/exp/nz_sum.py).
@@ -20,7 +21,7 @@
 #           over every offsets profile, the committed database against the merge, A B A B.
 #   h200hx  xd on the H200, then its heavy rows (min and sum f32, min and sum f64 at 2^22 and
 #           30M) with the shipped space, merged; the bench as h100hx's.
-step=${1:?step: pack, all, b, xd, h100hx, h200hx}
+step=${1:?step: pack, all, short, b, xd, h100hx, h200hx}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c36 "$step"
 xd() {
@@ -54,6 +55,13 @@ all)
     fits 70 "bench heavy" && seg_ab m shipped merged build/bench/redtune_bench "$T" \
         build/bench/redtune_bench build/merged.db 25 offsets --profiles heavy --ops min \
         --types f32 --sizes 30M ;;
+short)
+    # a call with little device time: the timings first (the tuner verifies every config
+    # before it times it), then the harness and the tests of B = 32 and 64
+    B_LIMIT=70 b
+    fits 100 "xd" && xd
+    fits 90 "harness" && harness 85 seg_mark
+    fits 30 "tests" && tests 'seg_RT_MIN_RT_F32' 30 ;;
 b)
     b ;;
 xd)
