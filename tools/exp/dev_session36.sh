@@ -33,8 +33,8 @@ xd() {
     done
 }
 b() {
-    MARK_PROFILES=heavy,len3,rand10_50 MARK_SIZES=30M mark_tune markb tools/exp/mark_b_space.lua \
-        ${B_LIMIT:-80} min:f32 sum:f32
+    MARK_PROFILES=${B_PROFILES:-heavy,len3,rand10_50} MARK_SIZES=30M mark_tune markb \
+        tools/exp/mark_b_space.lua ${B_LIMIT:-80} ${B_OPS:-min:f32 sum:f32}
     for v in 32 64; do
         echo "B 128 against $v:" >> "$S"
         python3 tools/exp/nz_sum.py "$L/markb.csv" B=128,$v | grep '^[a-z]\|best' >> "$S" 2>&1
