@@ -355,6 +355,22 @@ bench_keys64() {
         build/merged.db "$1" keys --profiles heavy,len3,rand10_50,len1,len1000 \
         --ops min,max,sum --types f64 --sizes 30M
 }
+# h100_rows LIMIT: the H100's offsets rows with the shipped space (SHIP_SPACE): min f32 over
+# heavy, len3, len1, rand10_50 and len1000 at 2^22 and 30M (LIMIT s), then, time allowing,
+# heavy at 30M for sum f32, min and sum f64; merged into its row (build/merged.db)
+h100_rows() {
+    SHIP_PROFILES=heavy,len3,len1,rand10_50,len1000 SHIP_LIMIT=$1 ship_rand H100 \
+        2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
+    fits 200 "heavy rows of sum f32, min and sum f64" && SHIP_PROFILES=heavy SHIP_LIMIT=45 \
+        ship_rand H100 2e956071d0b02214c4c501b293bccefc 30M sum:f32 min:f64 sum:f64
+    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+}
+# bench_heavy LIMIT: redtune_bench offsets heavy min f32 at 30M, the committed database
+# against build/merged.db, A B A B
+bench_heavy() {
+    seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
+        "$1" offsets --profiles heavy --ops min --types f32 --sizes 30M
+}
 bench_all() {
     seg_ab m shipped merged build/bench/redtune_bench "$T" build/bench/redtune_bench build/merged.db \
         "$1" offsets --profiles rand10_50,len3,len1,len1000,heavy,one --ops min,sum --types f32,f64 --sizes 30M

@@ -31,8 +31,9 @@
 #           merged; OST 0 against 1; redtune_bench offsets heavy min f32 at 30M, A B A B.
 step=${1:?step: pack, h100h, h200h, ost, h100x, h200x, ostq, h100q}
 . "$(dirname "$0")/dev_lib.sh"
-# h100h and h200h run the binaries of dev_session34.sh's pack (build/c34.tar.xz: before OST);
-# ost those of this script's (build/c35.tar.xz: `bash tools/exp/dev_session35.sh pack`).
+# h100h and h200h run the binaries of dev_session34.sh's pack (build/c34.tar.xz: before OST),
+# or PK's (PK=c35: this script's, OST = 0 there); ost those of this script's (build/c35.tar.xz:
+# `bash tools/exp/dev_session35.sh pack`).
 pk=${PK:-c34}
 case $step in ost|ostq|h100x|h200x|h100q|pack) pk=c35 ;; esac
 dev_start $pk "$step"
@@ -61,11 +62,7 @@ ost_rows() {
 }
 case $step in
 h100h)
-    SHIP_PROFILES=heavy,len3,len1,rand10_50,len1000 SHIP_LIMIT=230 ship_rand H100 \
-        2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
-    fits 200 "heavy rows of sum f32, min and sum f64" && SHIP_PROFILES=heavy SHIP_LIMIT=45 \
-        ship_rand H100 2e956071d0b02214c4c501b293bccefc 30M sum:f32 min:f64 sum:f64
-    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+    h100_rows 230
     fits 110 "bench offsets" && bench_all 40 ;;
 ost)
     harness 60 seg_mark
@@ -95,9 +92,7 @@ h100q)
     SHIP_PROFILES=heavy SHIP_LIMIT=110 ship_rand H100 2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
     zcat "$OUT/ship_meas.csv.gz" > "$L/ship_meas.csv"
     python3 tools/exp/nz_sum.py "$L/ship_meas.csv" OST >> "$S" 2>&1
-    fits 60 "bench heavy" && seg_ab m shipped merged build/bench/redtune_bench "$T" \
-        build/bench/redtune_bench build/merged.db 25 offsets --profiles heavy --ops min \
-        --types f32 --sizes 30M ;;
+    fits 60 "bench heavy" && bench_heavy 25 ;;
 h200h)
     SHIP_LIMIT=90 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy 2^22,30M min:f32 sum:f32 \
         min:f64 sum:f64

@@ -52,9 +52,7 @@ all)
     fits 200 "b" && b
     fits 120 "xd" && xd
     fits 200 "heavy rows" && SHIP_PROFILES=heavy SHIP_LIMIT=100 ship_rand $dev $uuid 2^22,30M min:f32
-    fits 70 "bench heavy" && seg_ab m shipped merged build/bench/redtune_bench "$T" \
-        build/bench/redtune_bench build/merged.db 25 offsets --profiles heavy --ops min \
-        --types f32 --sizes 30M ;;
+    fits 70 "bench heavy" && bench_heavy 25 ;;
 short)
     # a call with little device time: the timings first (the tuner verifies every config
     # before it times it), then the harness and the tests of B = 32 and 64
@@ -68,15 +66,11 @@ xd)
     xd ;;
 h100hx)
     xd
-    fits 300 "H100 rows" && SHIP_PROFILES=heavy,len3,len1,rand10_50,len1000 SHIP_LIMIT=180 \
-        ship_rand H100 2e956071d0b02214c4c501b293bccefc 2^22,30M min:f32
-    fits 180 "heavy rows of sum f32, min and sum f64" && SHIP_PROFILES=heavy SHIP_LIMIT=40 \
-        ship_rand H100 2e956071d0b02214c4c501b293bccefc 30M sum:f32 min:f64 sum:f64
-    python3 tools/exp/stage2_sum.py <(zcat "$OUT/ship_meas.csv.gz") >> "$S" 2>&1
+    fits 300 "H100 rows" && h100_rows 180
     fits 100 "bench offsets" && bench_all 40 ;;
 h200hx)
     xd
-    SHIP_LIMIT=80 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy 2^22,30M min:f32 sum:f32 \
+    SHIP_LIMIT=80 tune_rows $dev $uuid heavy 2^22,30M min:f32 sum:f32 \
         min:f64 sum:f64
     fits 100 "bench offsets" && bench_all 40 ;;
 esac
