@@ -135,6 +135,13 @@ static_assert(RT_XD >= 0 && RT_XD <= 3, "seg_mark: XD is 0..3");
 #define SM_MI(p) (RT_MP ? (p) + 4u * ((p) >> 5) : (p))
 #define SM_MN SM_MI(SM_T)      /* mark slots (the spare slot's index) */
 #define SM_NW (RT_B / 32)      /* warps a block */
+/* The block's barrier: a block of one warp (B = 32) needs only the warp's, which orders its
+ * lanes' shared-memory accesses as __syncthreads does (the CUDA guide, __syncwarp). */
+#if RT_B == 32
+#define SM_SYNC() __syncwarp()
+#else
+#define SM_SYNC() __syncthreads()
+#endif
 #define SM_W (RT_J * 31 * SM_NW)   /* window entries: 31 a warp (lane 31 holds the next warp's first) */
 #define SM_NONE 0xffffffffu    /* a mark: no start here; s_cnt: not found yet */
 /* __launch_bounds__' blocks per SM: MINW warps (registers: 64 for 32, 80 for 24, 128 for 16) */
@@ -405,11 +412,24 @@ static __device__ __forceinline__ rt_acc_t sm_scan(bool f, rt_acc_t v, rt_acc_t 
         ev = rt_identity();
         ef = 0;
     }
+#if SM_NW == 1
+    /* One warp: its total is lane 31's, and nothing comes before it. The barrier stays (the
+     * warp's): the walk's reads of the marks and head records end before the next tile's
+     * entries write them. */
+    (void)par;
+    (void)warp;
+    __syncwarp();
+    const rt_acc_t wv = rt_shfl(vi, 31);
+    total_f = __shfl_sync(SC_FULL, fi, 31) != 0;
+    total = total_f ? wv : rt_combine(init, wv);
+    before = ef != 0;
+    return ef ? ev : rt_combine(init, ev);
+#else
     if (lane == 31) {
         sm_wv[par][warp] = vi;
         sm_wf[par][warp] = fi;
     }
-    __syncthreads();
+    SM_SYNC();
     /* The running value from init over the warps in order; pv, pf: before this warp. */
     rt_acc_t tv = init, pv = init;
     unsigned int tf = 0, pf = 0;
@@ -428,6 +448,7 @@ static __device__ __forceinline__ rt_acc_t sm_scan(bool f, rt_acc_t v, rt_acc_t 
     total_f = tf != 0;
     before = (ef | pf) != 0;
     return ef ? ev : rt_combine(pv, ev);
+#endif
 }
 
 /* One tile [st.a, st.b) of the block's chunk [.., c1), its elements in x; the next tile's go
@@ -506,7 +527,7 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
             sm_part[tid / 32] = v;
     }
 #endif
-    __syncthreads();   /* marks, records, parts and (mostly) the count are in */
+    SM_SYNC();   /* marks, records, parts and (mostly) the count are in */
 #if RT_OST
     /* The outputs of the last tile with starts (the other buffer; its heads were completed
      * before the barrier above). */
@@ -517,13 +538,13 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
         /* More starts than the window held: the rest from global memory, B a round. */
         unsigned long long base = SM_W;
         for (;;) {
-            __syncthreads();   /* everyone has read the count */
+            SM_SYNC();   /* everyone has read the count */
             const unsigned long long i = base + tid;
             const unsigned int ro = sm_rel(sm_off(offs, s_lo + i, n, nseg), a0);
             if (ro < len)
                 sm_entry<true>((unsigned int)i, ro, sm_rel(sm_off(offs, s_lo + i + 1, n, nseg), a0), len, lim,
                          out + s_lo, &sm_cnt[par], &sm_cnt[2], ob);
-            __syncthreads();
+            SM_SYNC();
             c = sm_cnt[par];
             if (c != SM_NONE)
                 break;
@@ -703,7 +724,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             s_start0 = s <= nseg && sc_off(offs, s, n, nseg) <= c0;   /* a segment starts at c0 */
         }
     }
-    __syncthreads();
+    SM_SYNC();
     st.s_lo = s_lo0;
     const unsigned long long k0 = st.s_lo - 1;   /* the key of the run entering the block */
     st.fn = sm_off(offs, st.s_lo, n, nseg);
@@ -738,7 +759,7 @@ rt_seg(const rt_value_t *__restrict__ in, const void *seg, unsigned long long n,
             st.run = rt_combine(st.run, v);
     }
 #endif
-    __syncthreads();   /* s_first; the last tile's heads */
+    SM_SYNC();   /* s_first; the last tile's heads */
 #if RT_OST
     sm_flush(out, st.ps, st.pn, sm_out[st.par ^ 1]);   /* the chunk's last tile with starts */
 #endif
