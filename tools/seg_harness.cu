@@ -575,8 +575,8 @@ static const cfg configs[] = {
     {"seg_mark", "LAYOUT=2 B=128 R=16 V=4 CH=8 J=8 NZ=1 MP=1 OST=1"},
     {"seg_mark", "LAYOUT=2 OFF64=1 B=128 R=3 V=1 J=1 CH=7 OST=1"},
     {"seg_mark", "LAYOUT=2 B=256 R=32 V=4 J=1 CH=2 PF=0 OST=1"},
-    /* B = 32 and 64: a block of one or two warps (the scan one warp's shuffles, the barriers
-     * a warp's); J = 1 at B = 32 is a window of 31 starts, so that most tiles take rounds of 32
+    /* B = 32 and 64: a block of one or two warps (at B = 32 the barriers are the warp's and
+     * the scan's total comes by shuffle); J = 1 at B = 32 is a window of 31 starts, so that most tiles take rounds of 32
      * from global memory */
     {"seg_mark", "LAYOUT=2 B=32 R=16 V=4 CH=8 J=8 NZ=1 MP=1"},
     {"seg_mark", "LAYOUT=2 OFF64=1 B=32 R=8 V=2 J=1 CH=5 PF=0"},
