@@ -17,6 +17,7 @@
 // @param MP 0 1: the marks padded by 4 words after every 32, so that a thread's R marks (R = 4, 8, 16, 32) are read and cleared as 16-byte words without bank conflicts; 0: unpadded (R = 16: 4-way conflicts)
 // @param OST 0 1: a tile's outputs (the runs its walk closes, the empty segments' identities, the heads the scan completes) are kept in shared memory by window index (two buffers of B*R slots and a spare, fewer where the 44 KB do not hold them: R = 32, 16-byte accumulators; alternating with the tiles that have starts) and stored coalesced after the next such tile's first barrier, so that the walk stores each closed run with one predicated 32-bit shared store and keeps no head: a thread's first start stores its head run into the slot of its head record (the tile's first start: the spare slot), read back after the scan; a tile with more starts than a buffer holds (runs of empty segments) walks as OST = 0 does, its outputs past the buffer stored directly; 0: each run stored into global memory by its walk
 // @param XD 0 an experiment, never in a space (HOPPER.md's method: a stage done twice, the results unchanged, so that the tuner times what the stage costs): 1 the block scan twice (the first on the other parity's buffers), 2 a tile's window entries (marks, head records, empty segments, the count) written twice, 3 both; 0: once
+// @param IL 1 2: a thread walks the two halves of its R elements side by side (two runs in progress, two dependent chains of R/2 folds instead of one of R), joined after the walk; R even, OST = 0; 1: one walk of R
 // @param MINW 0 warps per SM the kernel asks the register allocator to make room for (__launch_bounds__: 32 gives at most 64 registers, 24 at most 80, 16 at most 128; 0: no bound)
 //
 // seg_mark.cu - segmented reduction over offsets, the elements in tiles of B*R as a flat
@@ -105,6 +106,9 @@
 #ifndef RT_OST
 #define RT_OST 0     /* 1: a tile's outputs through shared memory, stored coalesced */
 #endif
+#ifndef RT_IL
+#define RT_IL 1      /* 2: the walk's two halves side by side */
+#endif
 #ifndef RT_XD
 #define RT_XD 0      /* an experiment: stages done twice (1 the scan, 2 the window's entries) */
 #endif
@@ -127,6 +131,7 @@ static_assert(RT_NZ == 0 || RT_NZ == 1, "seg_mark: NZ is 0 or 1");
 static_assert(RT_MP == 0 || RT_MP == 1, "seg_mark: MP is 0 or 1");
 static_assert(RT_OST == 0 || RT_OST == 1, "seg_mark: OST is 0 or 1");
 static_assert(RT_XD >= 0 && RT_XD <= 3, "seg_mark: XD is 0..3");
+static_assert(RT_IL == 1 || (RT_IL == 2 && RT_R % 2 == 0 && !RT_OST), "seg_mark: IL is 1, or 2 with R even and OST = 0");
 
 #define SM_T (RT_B * RT_R)     /* elements a tile */
 /* The slot of the mark at position p of the tile (MP = 1: 4 words of padding after every 32,
@@ -318,6 +323,61 @@ static __device__ __forceinline__ void sm_walk(const rt_value_t (&x)[RT_R], cons
         }
     }
 }
+
+#if RT_IL == 2
+/* IL = 2: the walk of the thread's two halves, [0, R/2) and [R/2, R), side by side, each with
+ * its own run in progress, first run (up to its first start) and window index, so that the
+ * folds are two dependent chains of R/2 instead of one of R. Each half stores the runs that
+ * close inside it after its first start; then the second half's first run closes the first
+ * half's last run (stored under the first half's index, or, where the first half has no
+ * start, the thread's head), or, where the second half has no start, continues it. */
+template <bool FULL>
+static __device__ __forceinline__ void sm_walk2(const rt_value_t (&x)[RT_R], const unsigned int (&mk)[RT_R],
+                                                unsigned long long a, unsigned int len, rt_acc_t *__restrict__ outb,
+                                                unsigned int lim, bool &flag, rt_acc_t &head, rt_acc_t &acc)
+{
+    constexpr unsigned int H = RT_R / 2;
+    const unsigned int p0 = threadIdx.x * RT_R;
+    unsigned int cur = 0, cur2 = 0;   /* the window index of each half's run in progress */
+    bool flag2 = false;
+    rt_acc_t head2 = rt_identity(), acc2 = rt_identity();
+#pragma unroll
+    for (unsigned int k = 0; k < H; k++) {
+        if (FULL || p0 + k < len) {
+            const rt_acc_t v = rt_lift(x[k], a + p0 + k);
+            const bool s = mk[k] != SM_NONE;
+            sm_put(s && flag && cur < lim, outb + cur, rt_seg_out(acc));
+            head = s && !flag ? acc : head;
+            flag = flag || s;
+            cur = s ? mk[k] : cur;
+            if constexpr (SM_NZ)
+                acc = s || k == 0 ? v : sc_fold_step<true>(acc, x[k], a + p0 + k);
+            else
+                acc = s ? v : rt_combine(acc, v);
+        }
+        const unsigned int k2 = H + k;
+        if (FULL || p0 + k2 < len) {   /* the first half is whole then */
+            const rt_acc_t v = rt_lift(x[k2], a + p0 + k2);
+            const bool s = mk[k2] != SM_NONE;
+            sm_put(s && flag2 && cur2 < lim, outb + cur2, rt_seg_out(acc2));
+            head2 = s && !flag2 ? acc2 : head2;
+            flag2 = flag2 || s;
+            cur2 = s ? mk[k2] : cur2;
+            if constexpr (SM_NZ)
+                acc2 = s || k == 0 ? v : sc_fold_step<true>(acc2, x[k2], a + p0 + k2);
+            else
+                acc2 = s ? v : rt_combine(acc2, v);
+        }
+    }
+    if (FULL || p0 + H < len) {   /* the second half has elements: join the halves */
+        const rt_acc_t joined = rt_combine(acc, flag2 ? head2 : acc2);
+        sm_put(flag2 && flag && cur < lim, outb + cur, rt_seg_out(joined));
+        head = flag2 && !flag ? joined : head;
+        acc = flag2 ? acc2 : joined;
+        flag = flag || flag2;
+    }
+}
+#endif
 
 #if RT_OST
 /* OST's walk of a tile with at most SM_NO starts: every closed run goes into the buffer ob by
@@ -616,6 +676,11 @@ static __device__ __forceinline__ void sm_tile(const rt_value_t *__restrict__ in
     } else {
         sm_walk<false>(x, mk, a, len, out + s_lo, lim, flag, head, acc, ob);
     }
+#elif RT_IL == 2
+    if (len == SM_T)
+        sm_walk2<true>(x, mk, a, len, out + s_lo, lim, flag, head, acc);
+    else
+        sm_walk2<false>(x, mk, a, len, out + s_lo, lim, flag, head, acc);
 #else
     if (len == SM_T)
         sm_walk<true>(x, mk, a, len, out + s_lo, lim, flag, head, acc, ob);

@@ -60,6 +60,7 @@ static const char *const variants[][8] = {
     {"seg_mark", "B=128", "R=16", "V=4", "CH=8", "J=8", "NZ=1", "OST=1"},   /* outputs through shared memory */
     {"seg_mark", "B=256", "R=32", "V=4", "J=1", "CH=2", "OST=1"},   /* dense tiles past the buffer */
     {"seg_mark", "B=32", "R=16", "V=4", "CH=8", "J=8", "NZ=1", "MP=1"},   /* a block of one warp */
+    {"seg_mark", "B=128", "R=6", "V=2", "CH=3", "J=1", "IL=2"},   /* the walk's halves side by side */
     {"seg_pipe", "B=256", "SEGS=2", "V=4", "H=4"},     /* offsets only; the first 4 without a branch */
     {"seg_pipe", "B=128", "SEGS=3", "V=1", "KB=1", "LONG=16"},   /* 1 KB stages; over 16 elements: the block's */
     {"seg_pipe", "B=128", "SEGS=2", "V=4", "LANES=4"},   /* four lanes a segment */

@@ -581,6 +581,11 @@ static const cfg configs[] = {
     {"seg_mark", "LAYOUT=2 B=32 R=16 V=4 CH=8 J=8 NZ=1 MP=1"},
     {"seg_mark", "LAYOUT=2 OFF64=1 B=32 R=8 V=2 J=1 CH=5 PF=0"},
     {"seg_mark", "LAYOUT=2 B=64 R=8 V=4 CH=8 J=4 MP=1"},
+    /* IL = 2: the walk's two halves side by side (R = 6: halves of 3, a partial tile's cut
+     * inside either half) */
+    {"seg_mark", "LAYOUT=2 B=128 R=16 V=4 CH=8 J=8 NZ=1 MP=1 IL=2"},
+    {"seg_mark", "LAYOUT=2 OFF64=1 B=64 R=6 V=2 J=1 CH=3 PF=0 IL=2"},
+    {"seg_mark", "LAYOUT=2 B=32 R=8 V=4 CH=8 J=4 IL=2"},
     /* seg_pipe: a thread per segment from a stage a resident block fills a tile ahead; KB = 1
      * (256 f32 a stage) leaves most of a span to the threads' own loads */
     {"seg_pipe", "LAYOUT=2"},

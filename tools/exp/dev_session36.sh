@@ -4,7 +4,7 @@
 # functions are tools/exp/dev_lib.sh's. Carried: build/c36.tar.xz (`bash
 # tools/exp/dev_session36.sh pack`), build/devlib, build/h100.sql.xz.
 #   all     (either GPU) the harness of seg_mark (B = 32 and 64 among its shapes), the GPU tests
-#           of min f* and sum f32, then b, then xd, then (time allowing) the device's heavy
+#           of min f* and sum f32, then b, then il, then xd, then (time allowing) the device's heavy
 #           rows of min f32 at 2^22 and 30M with the shipped space, merged, and
 #           redtune_bench offsets heavy min f32 at 30M, the committed database against the
 #           merge, A B A B.
@@ -12,6 +12,9 @@
 #   b       seg_mark with blocks of one and two warps: tools/exp/mark_b_space.lua (B = 32, 64,
 #           128) over offsets heavy, len3 and rand10_50 at 30M, min and sum f32, each case's
 #           best by B (tools/exp/nz_sum.py).
+#   il      seg_mark's walk in two halves side by side: tools/exp/mark_il_space.lua (IL = 1, 2 at
+#           B = 128 R = 16 J = 8, B = 128 R = 8 J = 4, B = 32 R = 16 J = 8) over offsets heavy
+#           and len3 at 30M, min and sum f32, each config by IL (tools/exp/nz_sum.py).
 #   xd      what seg_mark's stages cost on the heavy tail: tools/exp/mark_xd_space.lua (the
 #           scan, the window's entries, both done twice; XD = 0..3) over offsets heavy and len3
 #           at 30M, min and sum f32, each XD against XD = 0 (tools/exp/nz_sum.py).
@@ -21,7 +24,7 @@
 #           over every offsets profile, the committed database against the merge, A B A B.
 #   h200hx  xd on the H200, then its heavy rows (min and sum f32, min and sum f64 at 2^22 and
 #           30M) with the shipped space, merged; the bench as h100hx's.
-step=${1:?step: pack, all, short, b, xd, h100hx, h200hx}
+step=${1:?step: pack, all, short, b, il, xd, h100hx, h200hx}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c36 "$step"
 xd() {
@@ -31,6 +34,12 @@ xd() {
         echo "XD 0 against $v:" >> "$S"
         python3 tools/exp/nz_sum.py "$L/markxd.csv" XD=0,$v >> "$S" 2>&1
     done
+}
+il() {
+    MARK_PROFILES=heavy,len3 MARK_SIZES=30M mark_tune markil tools/exp/mark_il_space.lua 60 \
+        min:f32 sum:f32
+    echo "IL 1 against 2:" >> "$S"
+    python3 tools/exp/nz_sum.py "$L/markil.csv" IL=1,2 >> "$S" 2>&1
 }
 b() {
     MARK_PROFILES=${B_PROFILES:-heavy,len3,rand10_50} MARK_SIZES=30M mark_tune markb \
@@ -50,6 +59,7 @@ all)
     tests 'seg_RT_MIN_RT_F*' 60
     tests 'seg_RT_SUM_RT_F32' 40
     fits 200 "b" && b
+    fits 100 "il" && il
     fits 120 "xd" && xd
     fits 200 "heavy rows" && SHIP_PROFILES=heavy SHIP_LIMIT=100 ship_rand $dev $uuid 2^22,30M min:f32
     fits 70 "bench heavy" && bench_heavy 25 ;;
@@ -57,11 +67,14 @@ short)
     # a call with little device time: the timings first (the tuner verifies every config
     # before it times it), then the harness and the tests of B = 32 and 64
     B_LIMIT=70 b
+    fits 100 "il" && il
     fits 100 "xd" && xd
     fits 90 "harness" && harness 85 seg_mark
     fits 30 "tests" && tests 'seg_RT_MIN_RT_F32' 30 ;;
 b)
     b ;;
+il)
+    il ;;
 xd)
     xd ;;
 h100hx)
