@@ -160,7 +160,8 @@ static_assert(PER_WIN >= RT_V, "seg_per: WIN is too small for a warp's window of
 #else
 #define PER_VSIZE 4
 #endif
-#if PER_ESC && RT_V * PER_VSIZE <= 32 && RT_STAGE != 2 && RT_SEGS == 1
+/* (B = 32: 64 blocks an SM would be past the 32 an SM holds, a bound ptxas ignores) */
+#if PER_ESC && RT_V * PER_VSIZE <= 32 && RT_STAGE != 2 && RT_SEGS == 1 && RT_B >= 64
 #define PER_BOUNDS __launch_bounds__(RT_B, 2048 / RT_B)   /* see LONG */
 #else
 #define PER_BOUNDS __launch_bounds__(RT_B)
@@ -282,14 +283,15 @@ template <unsigned int VB>
 static __device__ __forceinline__ void per_copy(rt_value_t *dst, const rt_value_t *src)
 {
 #if __CUDA_ARCH__ >= 800
-    if constexpr (VB == 16 || VB == 8 || VB == 4) {
+    if constexpr (VB == 16 || VB == 8 || VB == 4)
         sc_cp_async<VB, false>(dst, src, VB);
-        return;
-    }
+    else
 #endif
+    {
 #pragma unroll
-    for (unsigned int k = 0; k < RT_V; k++)
-        dst[k] = src[k];
+        for (unsigned int k = 0; k < RT_V; k++)
+            dst[k] = src[k];
+    }
 }
 
 /* Every cp.async this thread issued has landed (visible to the warp after a __syncwarp). */

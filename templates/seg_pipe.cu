@@ -392,8 +392,9 @@ static __device__ __forceinline__ void sp_reduce(const rt_value_t *__restrict__ 
 {
     const rt_value_t *src = in + g.base;
     const unsigned int grp = threadIdx.x / RT_LANES, lane = threadIdx.x % RT_LANES;
+#if RT_LONG > 0
     bool any_long = false;
-    (void)any_long;
+#endif
     (void)grp;
     (void)lane;
 #pragma unroll

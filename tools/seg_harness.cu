@@ -2,6 +2,7 @@
  * seg_harness.cu - the segmented families on a GPU against a CPU reference (docs/segmented.md).
  *
  *   ninja seg_harness && build/seg_harness [--quick | --tiny] [--valid-only] [--only FAMILY]
+ *                                          [--with TEXT[,TEXT...]]
  *   build/seg_harness --compile-only [--all-ops]   (no GPU needed: every unit through NVRTC
  *                                                   for sm_90; --all-ops: every built-in
  *                                                   operator x type too; warnings fail)
@@ -658,10 +659,31 @@ static const cfg configs[] = {
     {"seg_diffwarps", "LAYOUT=1 P=24 C=8 W=4 PAD=0"},
 };
 
+/* --only FAMILY, --with TEXT,...: a configuration of that family (any without --only) whose
+ * parameters hold one of the texts as a whole word (any without --with), e.g. "IL=2,B=32". */
+static bool wanted(const cfg &c, const char *only, const char *with)
+{
+    if (only && strcmp(only, c.family))
+        return false;
+    if (!with)
+        return true;
+    const std::string ps = std::string(" ") + c.params + " ";
+    std::string w(with);
+    for (size_t i = 0; i <= w.size();) {
+        size_t j = w.find(',', i);
+        if (j == std::string::npos)
+            j = w.size();
+        if (j > i && ps.find(" " + w.substr(i, j - i) + " ") != std::string::npos)
+            return true;
+        i = j + 1;
+    }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     bool quick = false, all_ops = false;
-    const char *only = 0;
+    const char *only = 0, *with = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = true;
@@ -675,8 +697,11 @@ int main(int argc, char **argv)
             all_ops = true;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--with") && i + 1 < argc)
+            with = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--quick | --tiny] [--valid-only] [--compile-only [--all-ops]] [--only FAMILY]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick | --tiny] [--valid-only] [--compile-only [--all-ops]] [--only FAMILY]"
+                    " [--with TEXT[,TEXT...]]\n", argv[0]);
             return 2;
         }
     }
@@ -696,7 +721,7 @@ int main(int argc, char **argv)
         const int nop = all_ops ? 100 + RT_OP_COUNT * RT_TYPE_COUNT : NOPS;
         for (int op = 0; op < nop; op++)
             for (int c = 0; c < ncfg; c++) {
-                if (only && strcmp(only, configs[c].family))
+                if (!wanted(configs[c], only, with))
                     continue;
                 if (op >= NOPS && op < 100)
                     continue;
@@ -733,7 +758,7 @@ int main(int argc, char **argv)
     for (int op = 0; op < NOPS; op++) {
         std::vector<unit> units;
         for (int c = 0; c < ncfg; c++) {
-            if (only && strcmp(only, configs[c].family))
+            if (!wanted(configs[c], only, with))
                 continue;
             unit u = build_unit(configs[c].family, configs[c].params, op);
             if (!u.ok) {
