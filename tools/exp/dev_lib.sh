@@ -230,11 +230,13 @@ bench_run() {
     echo "redtune_bench $* ($tag): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     sed -n '/^summary/,$p' "$L/$tag.log" | grep -v 'floor at n' >> "$S"
 }
+# harness LIMIT FAMILY [TEXTS]: seg_harness --quick over FAMILY's configurations (those whose
+# parameters hold one of the comma-separated TEXTS, e.g. "B=32,IL=2", when given)
 harness() {
     local t0
     t0=$(date +%s)
-    timeout "$1" build/seg_harness --quick --only "$2" > "$L/harness.log" 2>&1
-    echo "seg_harness --quick --only $2: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
+    timeout "$1" build/seg_harness --quick --only "$2" ${3:+--with "$3"} > "$L/harness.log" 2>&1
+    echo "seg_harness --quick --only $2${3:+ --with $3}: exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/harness.log")" >> "$S"
     grep -m 8 -i 'fail\|wrong' "$L/harness.log" >> "$S"
 }
 tune_ab() {

@@ -3,8 +3,8 @@
 # $OUT/logs, a summary ($OUT/sum.txt) printed last, everything else in $OUT/all.tgz; the
 # functions are tools/exp/dev_lib.sh's. Carried: build/c36.tar.xz (`bash
 # tools/exp/dev_session36.sh pack`), build/devlib, build/h100.sql.xz.
-#   all     (either GPU) the harness of seg_mark (B = 32 and 64 among its shapes), the GPU tests
-#           of min f* and sum f32, then b, then il, then xd, then (time allowing) the device's heavy
+#   all     (either GPU) the harness of seg_mark's shapes with B = 32, B = 64 or IL = 2, the GPU
+#           tests of min and sum f32, then b, then il, then xd, then (time allowing) the device's heavy
 #           rows of min f32 at 2^22 and 30M with the shipped space, merged, and
 #           redtune_bench offsets heavy min f32 at 30M, the committed database against the
 #           merge, A B A B.
@@ -55,10 +55,10 @@ case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
 esac
 case $step in
 all)
-    harness 90 seg_mark
-    tests 'seg_RT_MIN_RT_F*' 60
+    harness 70 seg_mark B=32,B=64,IL=2
+    tests 'seg_RT_MIN_RT_F32' 40
     tests 'seg_RT_SUM_RT_F32' 40
-    fits 200 "b" && b
+    B_LIMIT=70 b
     fits 100 "il" && il
     fits 120 "xd" && xd
     fits 200 "heavy rows" && SHIP_PROFILES=heavy SHIP_LIMIT=100 ship_rand $dev $uuid 2^22,30M min:f32
@@ -69,7 +69,7 @@ short)
     B_LIMIT=70 b
     fits 100 "il" && il
     fits 100 "xd" && xd
-    fits 90 "harness" && harness 85 seg_mark
+    fits 90 "harness" && harness 85 seg_mark B=32,B=64,IL=2
     fits 30 "tests" && tests 'seg_RT_MIN_RT_F32' 30 ;;
 b)
     b ;;
