@@ -365,8 +365,9 @@ for f in $families; do
         [ -f "$work/$id.cu" ] && sed -i 's/^#define RT_COMMUTATIVE 1$/#define RT_COMMUTATIVE 0/' "$work/$id.cu"
     else
         while read -r ps; do
-            case " $ps " in
-            *" IL=1 "* | *" IL=2 "*)   # interleaved rows: the template refuses the operator
+            case "$f $ps " in
+            axis_*" IL=1 "* | axis_*" IL=2 "*)   # interleaved rows: the template refuses the operator
+                # (seg_mark's IL, two halves of a thread's walk, keeps the order)
                 unit_emit "$f" "affine/u64" "$ps" "fail:needs a commutative operator" \
                     --op-file lua/ops/affine.lua ;;
             *) unit_emit "$f" "affine/u64" "$ps" ok --op-file lua/ops/affine.lua ;;
