@@ -28,7 +28,8 @@ fi
 # The whole suite of the normal build (`ninja test`) ends with what the shared and static
 # libraries export, an application linking the static one, what libredtune carries (no
 # database writes, no Lua), tools/ship_into_row.py with merge, axis_cols' IL = 2 unsplit
-# compiled as IL = 1 (NVRTC; skipped without it), the shipped database's report
+# compiled as IL = 1 (NVRTC; skipped without it), every shape of the segmented harness
+# through NVRTC (tools/check_seg_harness.sh), the shipped database's report
 # in a headless browser where Chromium is installed, the short fuzzing runs and a staged
 # install (CMake example, man page).
 if [ "$dir" = build ] && [ -z "$filter" ]; then
@@ -38,6 +39,7 @@ if [ "$dir" = build ] && [ -z "$filter" ]; then
     tools/check_runtime.sh 2>&1 | tee -a "$log"
     python3 tools/check_ship_into_row.py "$REDTUNE_BIN" 2>&1 | tee -a "$log"
     python3 tools/check_axis_il_ptx.py "$REDTUNE_BIN" 2>&1 | tee -a "$log"
+    tools/check_seg_harness.sh 2>&1 | tee -a "$log"
     tools/check_report_browser.sh 2>&1 | tee -a "$log"
     tests/fuzz/run.sh 2>&1 | tee -a "$log"
     tests/install_test.sh 2>&1 | tee -a "$log"
