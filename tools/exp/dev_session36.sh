@@ -24,7 +24,12 @@
 #           over every offsets profile, the committed database against the merge, A B A B.
 #   h200hx  xd on the H200, then its heavy rows (min and sum f32, min and sum f64 at 2^22 and
 #           30M) with the shipped space, merged; the bench as h100hx's.
-step=${1:?step: pack, all, short, b, il, xd, h100hx, h200hx}
+#   h200r   (the thirty-eighth session's xd done) the H200's heavy rows as h200hx's, without xd,
+#           then the bench as h100hx's.
+#   h100f64 the H100's f64 offsets rows the thirty-eighth session's runs cut short: min f64 over
+#           heavy, rand10_50, len1 and len3, sum f64 over len3, at 30M (150 s an operator),
+#           merged; the bench over those profiles, min and sum f64, A B A B.
+step=${1:?step: pack, all, short, b, il, xd, h100hx, h200hx, h200r, h100f64}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c36 "$step"
 xd() {
@@ -86,5 +91,15 @@ h200hx)
     SHIP_LIMIT=80 tune_rows $dev $uuid heavy 2^22,30M min:f32 sum:f32 \
         min:f64 sum:f64
     fits 100 "bench offsets" && bench_all 40 ;;
+h200r)
+    SHIP_LIMIT=100 tune_rows $dev $uuid heavy 2^22,30M min:f32 sum:f32 \
+        min:f64 sum:f64
+    fits 100 "bench offsets" && bench_all 40 ;;
+h100f64)
+    SHIP_LIMIT=150 tune_rows $dev $uuid heavy,rand10_50,len1,len3 30M min:f64
+    fits 120 "sum f64 len3" && SHIP_LIMIT=100 tune_rows $dev $uuid len3 30M sum:f64
+    fits 80 "bench f64" && seg_ab m shipped merged build/bench/redtune_bench "$T" \
+        build/bench/redtune_bench build/merged.db 40 offsets \
+        --profiles heavy,rand10_50,len1,len3 --ops min,sum --types f64 --sizes 30M ;;
 esac
 dev_end
