@@ -44,6 +44,26 @@ static __device__ __forceinline__ void sm_walk(const rt_value_t (&x)[RT_R], cons
 }
 
 #if RT_IL == 2
+/* IL = 2: one element of a half's walk, as sm_walk takes it (OST = 0; first: the half's first
+ * element, which NZ lifts). sm_walk keeps its own copy of this step: through a shared helper
+ * its PTX comes out reordered (the same instructions) and the SASS of the shipped IL = 1
+ * winners would change untimed. */
+static __device__ __forceinline__ void sm_step(rt_value_t x, unsigned int m, unsigned long long j, bool first,
+                                               rt_acc_t *__restrict__ outb, unsigned int lim, bool &flag,
+                                               rt_acc_t &head, rt_acc_t &acc, unsigned int &cur)
+{
+    const rt_acc_t v = rt_lift(x, j);
+    const bool s = m != SM_NONE;
+    sm_put(s && flag && cur < lim, outb + cur, rt_seg_out(acc));
+    head = s && !flag ? acc : head;
+    flag = flag || s;
+    cur = s ? m : cur;
+    if constexpr (SM_NZ)
+        acc = s || first ? v : sc_fold_step<true>(acc, x, j);
+    else
+        acc = s ? v : rt_combine(acc, v);
+}
+
 /* IL = 2: the walk of the thread's two halves, [0, R/2) and [R/2, R), side by side, each with
  * its own run in progress, first run (up to its first start) and window index, so that the
  * folds are two dependent chains of R/2 instead of one of R. Each half stores the runs that
@@ -62,31 +82,10 @@ static __device__ __forceinline__ void sm_walk2(const rt_value_t (&x)[RT_R], con
     rt_acc_t head2 = rt_identity(), acc2 = rt_identity();
 #pragma unroll
     for (unsigned int k = 0; k < H; k++) {
-        if (FULL || p0 + k < len) {
-            const rt_acc_t v = rt_lift(x[k], a + p0 + k);
-            const bool s = mk[k] != SM_NONE;
-            sm_put(s && flag && cur < lim, outb + cur, rt_seg_out(acc));
-            head = s && !flag ? acc : head;
-            flag = flag || s;
-            cur = s ? mk[k] : cur;
-            if constexpr (SM_NZ)
-                acc = s || k == 0 ? v : sc_fold_step<true>(acc, x[k], a + p0 + k);
-            else
-                acc = s ? v : rt_combine(acc, v);
-        }
-        const unsigned int k2 = H + k;
-        if (FULL || p0 + k2 < len) {   /* the first half is whole then */
-            const rt_acc_t v = rt_lift(x[k2], a + p0 + k2);
-            const bool s = mk[k2] != SM_NONE;
-            sm_put(s && flag2 && cur2 < lim, outb + cur2, rt_seg_out(acc2));
-            head2 = s && !flag2 ? acc2 : head2;
-            flag2 = flag2 || s;
-            cur2 = s ? mk[k2] : cur2;
-            if constexpr (SM_NZ)
-                acc2 = s || k == 0 ? v : sc_fold_step<true>(acc2, x[k2], a + p0 + k2);
-            else
-                acc2 = s ? v : rt_combine(acc2, v);
-        }
+        if (FULL || p0 + k < len)
+            sm_step(x[k], mk[k], a + p0 + k, k == 0, outb, lim, flag, head, acc, cur);
+        if (FULL || p0 + H + k < len)   /* the first half is whole then */
+            sm_step(x[H + k], mk[H + k], a + p0 + H + k, k == 0, outb, lim, flag2, head2, acc2, cur2);
     }
     if (FULL || p0 + H < len) {   /* the second half has elements: join the halves */
         const rt_acc_t joined = rt_combine(acc, flag2 ? head2 : acc2);
