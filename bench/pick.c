@@ -71,12 +71,14 @@ static int copy_n(char *dst, size_t size, const char *s, size_t n)
     return 0;
 }
 
-/* "the winner of NAME, an operator of the same cost" anywhere in the text (the runtime's
- * api_kin_note) -> p->kin. */
+/* "the winner of NAME, an operator of the same cost" or "the winner of OP TYPE, a type of the
+ * same width" anywhere in the text (the runtime's api_kin_note) -> p->kin. */
 static void read_kin(const char *text, bench_pick *p)
 {
     const char *k = strstr(text, "the winner of ");
     const char *e = k ? strstr(k, ", an operator of the same cost") : NULL;
+    if (k && !e)
+        e = strstr(k, ", a type of the same width");
     if (e && copy_n(p->kin, sizeof p->kin, k + 14, (size_t)(e - (k + 14))))
         p->kin[0] = '\0';
 }

@@ -129,8 +129,9 @@ const char *rt_type_name(rt_type type);
 /* ---------------------------------------------------------------- the runtime lookup library
  *
  * An application opens the tuned database once per GPU and calls rt_reduce(); the library
- * picks the kernel tuned for the GPU it finds itself on (falling back to a similar GPU, then
- * to a built-in default), loads it once, and launches it. Pointers named d_* are CUDA device
+ * picks the kernel tuned for the GPU it finds itself on (falling back to a similar GPU, to
+ * the winners of an operator of the same cost or of a type of the same width, then to a
+ * built-in default), loads it once, and launches it. Pointers named d_* are CUDA device
  * pointers (CUdeviceptr or cudaMalloc'd memory cast to void *) of the context's device;
  * 'stream' is a CUstream / cudaStream_t of that device's primary context (the one the CUDA
  * runtime uses), or NULL for the legacy default stream. docs/api.md has the whole story.

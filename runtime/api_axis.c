@@ -177,7 +177,8 @@ static void axis_met(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long out
     if (!ctx->cap.active || len == 0 || optype_resolve(op, type, &ts, NULL, 0))
         return;
     int exact = 0;
-    for (int i = 0; d->level == STORE_MATCH_EXACT && !d->c->has_kin && i < d->c->nrows && !exact; i++)
+    int kin = d->c->has_kin || d->c->has_tkin;
+    for (int i = 0; d->level == STORE_MATCH_EXACT && !kin && i < d->c->nrows && !exact; i++)
         exact = d->c->rows[i].axis[0] == outer && d->c->rows[i].axis[1] == len
                 && d->c->rows[i].axis[2] == inner;
     char spec[64], layout[80];
@@ -307,9 +308,9 @@ int api_axis_decide(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long oute
     atomic_store_explicit(&ctx->axis_decisions, d, memory_order_release);
     if (ctx->cap.log && passed)
         api_log_instead(ctx, what, passed->family, passed->params, c->dev.name, c->level,
-                        api_kin_name(c, passed), d->why, k);
+                        api_kin_desc(c, passed), d->why, k);
     else if (ctx->cap.log)
-        api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
+        api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, api_kin_desc(c, row), k);
 done:
     pthread_mutex_unlock(&ctx->lock);
     free(why);

@@ -168,10 +168,13 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
     rc = read_choice_or_pair(ctx, layout, op, api_opname(ctx, op), type, 0, c, e);
     /* None of its own for this GPU or a similar one: a built-in operator takes the winners
      * of a sibling of the same cost (min those of max, argmin argmax's, asum sum's), of the
-     * same types, at the nearest device level it has, before the built-in default. */
+     * same types, at the nearest device level it has; else its own winners of a type of the
+     * same width (min i64 those of min u64, then of min f64: optype_type_kin); else the
+     * built-in default. */
     rt_op kin[4];
     int nkin = rc == RT_OK && !c->nrows && !api_user_of(ctx, op) ? optype_siblings(op, kin, 4) : 0;
-    c->has_kin = 0;
+    c->has_kin = c->has_tkin = 0;
+    c->kin_name[0] = c->kin_desc[0] = '\0';
     for (int i = 0; i < nkin && rc == RT_OK && !c->nrows; i++) {
         if (!optype_same_cost(op, kin[i], type))
             continue;
@@ -179,13 +182,31 @@ int api_get_choice(rt_ctx *ctx, int layout, rt_op op, rt_type type, choice **out
         if (rc == RT_OK && c->nrows) {
             c->has_kin = 1;
             c->kin = kin[i];
+            snprintf(c->kin_name, sizeof c->kin_name, "%s", rt_op_name(kin[i]));
+            snprintf(c->kin_desc, sizeof c->kin_desc, "%s (an operator of the same cost)",
+                     c->kin_name);
+        }
+    }
+    rt_type tkin[4];
+    int ntkin = rc == RT_OK && !c->nrows && !api_user_of(ctx, op)
+                    ? optype_type_kin(op, type, tkin, 4) : 0;
+    for (int i = 0; i < ntkin && rc == RT_OK && !c->nrows; i++) {
+        rc = read_choice_or_pair(ctx, layout, op, rt_op_name(op), tkin[i], 1, c, e);
+        if (rc == RT_OK && c->nrows) {
+            c->has_tkin = 1;
+            c->tkin = tkin[i];
+            snprintf(c->kin_name, sizeof c->kin_name, "%s %s", rt_op_name(op),
+                     rt_type_name(tkin[i]));
+            snprintf(c->kin_desc, sizeof c->kin_desc, "%s (a type of the same width)",
+                     c->kin_name);
+            snprintf(c->kin_own, sizeof c->kin_own, "%s", rt_type_name(type));
         }
     }
     if (rc != RT_OK) {
         free(c->rows);
         c->rows = NULL;
         c->nrows = c->cap = 0;
-        c->has_kin = c->from_pair = 0;
+        c->has_kin = c->has_tkin = c->from_pair = 0;
         return rc;
     }
     c->level = c->nrows ? c->dev.level : LEVEL_BUILTIN;
@@ -204,7 +225,8 @@ int api_get_choice_mean(rt_ctx *ctx, int layout, rt_op op, rt_type type, const c
 {
     optype_ts ts;
     *out = NULL;
-    if (c->has_kin || c->from_pair || api_user_of(ctx, op) || optype_resolve(op, type, &ts, NULL, 0))
+    if (c->has_kin || c->has_tkin || c->from_pair || api_user_of(ctx, op)
+        || optype_resolve(op, type, &ts, NULL, 0))
         return RT_OK;
     mean_choice *m;
     for (m = ctx->mean_choices; m; m = m->next)
@@ -418,9 +440,9 @@ static int resolve(rt_ctx *ctx, rt_op op, rt_type type, unsigned b, decision **o
     atomic_store_explicit(&drow->d[si][b], d, memory_order_release);
     if (ctx->cap.log && passed)
         api_log_instead(ctx, what, passed->family, passed->params, c->dev.name, c->level,
-                        api_kin_name(c, passed), d->why, k);
+                        api_kin_desc(c, passed), d->why, k);
     else if (ctx->cap.log)
-        api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
+        api_log_choice(ctx, what, c->level, row ? c->dev.name : NULL, api_kin_desc(c, row), k);
 done:
     pthread_mutex_unlock(&ctx->lock);
     free(why);
@@ -477,9 +499,9 @@ void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from,
                     const char *kin, const kernel *k)
 {
     if (kin)
-        capture_log(&ctx->cap, CAPTURE_LOG_WARN, "%s: %s holds no winner of this operator for "
-                    "this GPU (\"%s\", %s) or a similar one; %s %s runs, the winner of %s (an "
-                    "operator of the same cost) tuned on \"%s\" (%s)", what, store_path(ctx->db),
+        capture_log(&ctx->cap, CAPTURE_LOG_WARN, "%s: %s holds no winner of its own for "
+                    "this GPU (\"%s\", %s) or a similar one; %s %s runs, the winner of %s "
+                    "tuned on \"%s\" (%s)", what, store_path(ctx->db),
                     ctx->dev.name, ctx->arch, k->family, k->params, kin, from ? from : "?",
                     api_level_names[level]);
     else if (level == STORE_MATCH_EXACT)
@@ -502,9 +524,9 @@ void api_log_instead(rt_ctx *ctx, const char *what, const char *wfamily, const c
                      const char *from, int level, const char *kin, const char *why,
                      const kernel *k)
 {
-    char whose[RT_NAME_MAX + 64] = "";
+    char whose[RT_NAME_MAX + 128] = "";
     if (kin)
-        snprintf(whose, sizeof whose, ", a winner of %s (an operator of the same cost)", kin);
+        snprintf(whose, sizeof whose, ", a winner of %s", kin);
     capture_log(&ctx->cap, CAPTURE_LOG_WARN, "%s: the database's winner %s %s (tuned on \"%s\", "
                 "%s%s) cannot be made for this GPU (\"%s\", %s): %s; the built-in default %s %s "
                 "runs instead", what, wfamily, wparams, from ? from : "?", api_level_names[level],
@@ -513,14 +535,26 @@ void api_log_instead(rt_ctx *ctx, const char *what, const char *wfamily, const c
 
 const char *api_kin_name(const choice *c, const best_entry *row)
 {
-    return c && row && c->has_kin ? rt_op_name(c->kin) : NULL;
+    return c && row && (c->has_kin || c->has_tkin) ? c->kin_name : NULL;
+}
+
+const char *api_kin_desc(const choice *c, const best_entry *row)
+{
+    return c && row && (c->has_kin || c->has_tkin) ? c->kin_desc : NULL;
+}
+
+/* What a kin is, after its name: ", an operator of the same cost" or ", a type of the same
+ * width" (bench/pick.c reads both). */
+static const char *kin_what(const choice *c)
+{
+    return c->has_tkin ? ", a type of the same width" : ", an operator of the same cost";
 }
 
 const char *api_kin_phrase(const choice *c, const best_entry *row, char *buf, size_t len)
 {
     const char *kin = api_kin_name(c, row);
     snprintf(buf, len, "%s%s%s", kin ? "; a winner of " : "", kin ? kin : "",
-             kin ? ", an operator of the same cost" : "");
+             kin ? kin_what(c) : "");
     return buf;
 }
 
@@ -538,6 +572,11 @@ const char *api_kin_note(const rt_ctx *ctx, const choice *c, const best_entry *r
                  "similar one", rt_op_name(c->kin), store_path(ctx->db), api_opname(ctx, op));
     else if (!api_kin_name(c, row))
         snprintf(buf, len, "%s", "");
+    else if (c->has_tkin)
+        snprintf(buf, len, "; the winner of %s, a type of the same width: %s holds none of "
+                 "%s %s's own for this GPU or a similar one, nor of an operator of the same "
+                 "cost", c->kin_name, store_path(ctx->db), api_opname(ctx, op),
+                 c->kin_own);
     else
         snprintf(buf, len, "; the winner of %s, an operator of the same cost: "
                  "%s holds none of %s's own for this GPU or a similar one", rt_op_name(c->kin),
@@ -567,15 +606,15 @@ void api_met(rt_ctx *ctx, int layout, rt_op op, rt_type type, unsigned long long
     char spec[64];
     int exact = 0;
     int mb = layout ? mean_bucket((double)n / (double)(nseg ? nseg : 1)) : 0;
-    for (int i = 0; level == STORE_MATCH_EXACT && c && !c->has_kin && i < c->nrows && !exact; i++)
+    int kin = c && (c->has_kin || c->has_tkin);
+    for (int i = 0; level == STORE_MATCH_EXACT && c && !kin && i < c->nrows && !exact; i++)
         exact = (unsigned long long)c->rows[i].n == n
                 && (!layout || mean_bucket(c->rows[i].seg_mean) == mb);
     const user_op *u = api_user_of(ctx, op);
     capture_case cs = {api_opname(ctx, op), capture_type_text(op, ts.canon, spec, sizeof spec),
                        layouts[layout], n,
                        layout ? nseg : 0,
-                       exact ? NULL : c && c->has_kin && level != LEVEL_BUILTIN ? "sibling"
-                                                                                : fallbacks[level],
+                       exact ? NULL : kin && level != LEVEL_BUILTIN ? "sibling" : fallbacks[level],
                        u ? u->id : NULL,
                        ctx->dev.name};
     capture_case_met(&ctx->cap, &cs);

@@ -83,6 +83,12 @@ typedef struct choice {
     int has_kin;           /* the rows are a sibling operator's (optype_siblings): the
                               operator has none of its own for this GPU or a similar one */
     rt_op kin;             /* that sibling */
+    int has_tkin;          /* the rows are the operator's of a type of the same width
+                              (optype_type_kin): none of its own type, nor a sibling's */
+    rt_type tkin;          /* that type */
+    char kin_name[48];     /* has_kin: "max"; has_tkin: "min f64" (api_kin_name) */
+    char kin_desc[96];     /* the same with what it is (api_kin_desc) */
+    char kin_own[16];      /* has_tkin: the type asked for ("i64") */
     int from_pair;         /* RT_RESULT_INDEX: the rows are the {value, index} result's */
     int by_mean;           /* api_get_choice_mean's: the row with a winner near a mean length */
 } choice;
@@ -313,7 +319,6 @@ int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
  * (choice.has_kin), the words saying so, starting with "; ". */
 const char *api_kin_note(const rt_ctx *ctx, const choice *c, const best_entry *row, rt_op op,
                          char *buf, size_t len);
-/* The sibling's name where 'row' is one of its winners, else NULL (api_log_choice's kin). */
 /* api_reduce.c: the flat decision for n (n >= 1) launched on s with the stream's temporary
  * block; rt_reduce's body after its checks (rt_reduce_keys runs it for one segment). */
 int api_flat_run(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const void *d_in,
@@ -322,18 +327,26 @@ int api_flat_run(rt_ctx *ctx, const char *fn, rt_op op, rt_type type, const void
 /* The built-in default's config for commutative operators (api_choose.c): gridstride B=256
  * V=16/size U=min(4, 16/V) G=4. */
 void api_builtin_gridstride(rt_type type, rt_config *cfg);
+/* The sibling's name where 'row' is one of its winners ("max"), or the operator and the type
+ * of the same width whose winner it is ("min f64"), else NULL. */
 const char *api_kin_name(const choice *c, const best_entry *row);
-/* "; a winner of OP, an operator of the same cost" when 'row' is a sibling's (api_kin_name),
- * else "": into buf, which it returns. */
+/* api_kin_name with what it is, for REDTUNE_LOG (api_log_choice's and api_log_instead's kin):
+ * "max (an operator of the same cost)", "min f64 (a type of the same width)", or NULL. */
+const char *api_kin_desc(const choice *c, const best_entry *row);
+/* "; a winner of OP, an operator of the same cost" when 'row' is a sibling's (api_kin_name;
+ * "; a winner of OP TYPE, a type of the same width" for a type's), else "": into buf, which
+ * it returns. */
 const char *api_kin_phrase(const choice *c, const best_entry *row, char *buf, size_t len);
 /* api_choose.c: REDTUNE_LOG's line about a new decision (level, the kernel, the device row
- * it came from, the sibling whose winner it is) and, per call, the case met for
+ * it came from, whose winner it is when not the operator's own of this type: 'kin' as
+ * api_kin_desc says it) and, per call, the case met for
  * REDTUNE_CAPTURE (capture.c); 'layout' 0 flat, 1 keys, 2 offsets; nothing to do unless
  * ctx->cap.active. */
 void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from, const char *kin,
                     const kernel *k);
 /* REDTUNE_LOG's warning at a new decision where the built-in default k replaces the winner
- * 'wfamily' 'wparams' (of device row 'from', at 'level'; a sibling's when 'kin' is set) whose
+ * 'wfamily' 'wparams' (of device row 'from', at 'level'; a sibling's or a type's of the same
+ * width when 'kin' (api_kin_desc) is set) whose
  * kernel could not be made, for NVRTC's reason 'why'. */
 void api_log_instead(rt_ctx *ctx, const char *what, const char *wfamily, const char *wparams,
                      const char *from, int level, const char *kin, const char *why,

@@ -209,9 +209,9 @@ static int seg_decide(rt_ctx *ctx, int layout, int off64, int aligned, int skewe
     ctx->seg_decisions = d;
     if (ctx->cap.log && passed)
         api_log_instead(ctx, what, passed->family, wparams, c->dev.name, c->level,
-                        api_kin_name(c, passed), d->why, k);
+                        api_kin_desc(c, passed), d->why, k);
     else if (ctx->cap.log)
-        api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, api_kin_name(c, row), k);
+        api_log_choice(ctx, what, d->level, row ? c->dev.name : NULL, api_kin_desc(c, row), k);
 done:
     pthread_mutex_unlock(&ctx->lock);
     free(why);
@@ -331,10 +331,10 @@ static int seg_one_decide(rt_ctx *ctx, int off64, rt_op op, rt_type type, unsign
         if (!row && fd->passed)
             api_log_instead(ctx, what, fd->passed->family, fd->passed->params,
                             fd->c ? fd->c->dev.name : NULL, fd->c ? fd->c->level : LEVEL_BUILTIN,
-                            api_kin_name(fd->c, fd->passed), fd->why, k);
+                            api_kin_desc(fd->c, fd->passed), fd->why, k);
         else
             api_log_choice(ctx, what, d->level, fd->c && row ? fd->c->dev.name : NULL,
-                           api_kin_name(fd->c, row), k);
+                           api_kin_desc(fd->c, row), k);
     }
 done:
     pthread_mutex_unlock(&ctx->lock);

@@ -376,6 +376,30 @@ int optype_siblings(rt_op op, rt_op *out, int max)
     return k;
 }
 
+int optype_type_kin(rt_op op, rt_type spec, rt_type *out, int max)
+{
+    optype_ts a, b;
+    int k = 0;
+    if ((int)op >= RT_OP_COUNT || optype_elem(spec) != spec
+        || optype_resolve(op, spec, &a, NULL, 0))
+        return 0;
+    /* two passes: the same kind (float or integer) first, then the other */
+    for (int pass = 0; pass < 2; pass++)
+        for (int m = 0; m < 2; m++)   /* the same signedness first within a kind */
+            for (int t = 0; t < RT_TYPE_COUNT && k < max; t++) {
+                rt_type u = (rt_type)t;
+                if (u == spec || optype_size(u) != optype_size(spec)
+                    || (optype_is_float(u) != optype_is_float(spec)) != pass
+                    || (optype_is_signed(u) != optype_is_signed(spec)) != m
+                    || optype_resolve(op, u, &b, NULL, 0)
+                    || optype_acc_size(op, u) != optype_acc_size(op, spec)
+                    || optype_res_size(op, u) != optype_res_size(op, spec))
+                    continue;
+                out[k++] = u;
+            }
+    return k;
+}
+
 int optype_same_cost(rt_op op, rt_op sib, rt_type spec)
 {
     optype_ts a, b;

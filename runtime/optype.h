@@ -54,6 +54,16 @@ int optype_siblings(rt_op op, rt_op *out, int max);
  * (docs/api.md, "Choosing the kernel"). */
 int optype_same_cost(rt_op op, rt_op sib, rt_type spec);
 
+/* The plain types whose winners built-in 'op' of the plain type 'spec' may run when it has
+ * none of its own, the nearest first, into out[0 .. max); their count. A type of the same
+ * element size for which 'op' resolves to an accumulator and a result of the same sizes (the
+ * same loads, vectors, shuffles and shared memory; a combine of the same count of
+ * instructions): i64 takes u64's then f64's, u32 i32's then f32's, f64 i64's then u64's, f16
+ * bf16's, i8 u8's; the same kind (float or integer) first, then the same signedness. None for
+ * a type spec with an accumulator or result of its own choosing (RT_ACC, RT_RESULT_*), nor for
+ * an operator a type of that size does not define. */
+int optype_type_kin(rt_op op, rt_type spec, rt_type *out, int max);
+
 /* A resolved (op, spec). */
 typedef struct optype_ts {
     rt_type elem;     /* the element type */

@@ -201,6 +201,11 @@ static void api_store_identical_gpus(void **state)
     long long slow = api_util_put_device(s, "NVIDIA H200", "u3", 9, 0, 132);
     assert_int_equal(sqlite3_exec(store_db(s), "UPDATE devices SET mem_clock_khz = 1000 WHERE "
                                   "uuid = 'u3'", NULL, NULL, NULL), SQLITE_OK);
+    /* seen at the same second: the lookup's last tie-break, d.last_seen, would otherwise
+     * prefer u3 (as many winners as g0 and g1) whenever the clock ticked while they were made */
+    assert_int_equal(sqlite3_exec(store_db(s), "UPDATE devices SET last_seen = "
+                                  "(SELECT min(last_seen) FROM devices)", NULL, NULL, NULL),
+                     SQLITE_OK);
     put_best(s, g0, "k0_1024", "min", "f32", 1024, 2.0);
     put_best(s, g0, "k0_4096", "min", "f32", 4096, 3.0);
     put_best(s, g1, "k1_4096", "min", "f32", 4096, 2.5);
@@ -386,6 +391,122 @@ static void api_choice_takes_a_sibling(void **state)
     api_util_remove_dir(dir);
 }
 
+/* optype_type_kin: the plain types of the same element size for which the operator resolves
+ * to accumulators and results of the same sizes, the same kind first, then the same
+ * signedness; none for a type spec with an accumulator of its own, nor where no such type
+ * defines the operator. */
+static void api_type_kin_is_of_the_same_width(void **state)
+{
+    (void)state;
+    rt_type k[4];
+    assert_int_equal(optype_type_kin(RT_MIN, RT_I64, k, 4), 2);
+    assert_int_equal(k[0], RT_U64);
+    assert_int_equal(k[1], RT_F64);
+    assert_int_equal(optype_type_kin(RT_SUM, RT_U64, k, 4), 2);
+    assert_int_equal(k[0], RT_I64);
+    assert_int_equal(k[1], RT_F64);
+    assert_int_equal(optype_type_kin(RT_MAX, RT_F64, k, 4), 2);
+    assert_int_equal(k[0], RT_I64);
+    assert_int_equal(k[1], RT_U64);
+    assert_int_equal(optype_type_kin(RT_SUM, RT_U32, k, 4), 2);
+    assert_int_equal(k[0], RT_I32);
+    assert_int_equal(k[1], RT_F32);
+    assert_int_equal(optype_type_kin(RT_SUM, RT_U32, k, 1), 1);   /* 'max' bounds the list */
+    assert_int_equal(k[0], RT_I32);
+    assert_int_equal(optype_type_kin(RT_SUM, RT_F16, k, 4), 1);   /* both f32 accumulators */
+    assert_int_equal(k[0], RT_BF16);
+    assert_int_equal(optype_type_kin(RT_ASUM, RT_F32, k, 4), 0);  /* asum is for floats */
+    assert_int_equal(optype_type_kin(RT_SUM, (rt_type)RT_ACC(RT_BF16, RT_F64), k, 4), 0);
+    assert_int_equal(optype_type_kin((rt_op)RT_OP_USER_FIRST, RT_I64, k, 4), 0);
+    for (int op = 0; op < RT_OP_COUNT; op++)
+        for (int t = 0; t < RT_TYPE_COUNT; t++) {
+            int n = optype_type_kin((rt_op)op, (rt_type)t, k, 4);
+            for (int i = 0; i < n; i++)
+                if (k[i] == (rt_type)t || optype_size(k[i]) != optype_size((rt_type)t)
+                    || optype_acc_size((rt_op)op, k[i]) != optype_acc_size((rt_op)op, (rt_type)t)
+                    || optype_res_size((rt_op)op, k[i]) != optype_res_size((rt_op)op, (rt_type)t))
+                    fail_msg("%s %s lists %s", rt_op_name((rt_op)op), rt_type_name((rt_type)t),
+                             rt_type_name(k[i]));
+        }
+}
+
+/* api_get_choice: with no winner of its own type, nor of a sibling operator, an operator
+ * takes its own winners of a type of the same width (min i64 those of min f64, sum u32 those
+ * of sum i32), and says so; never two steps (max i64 does not take min f64's). */
+static void api_choice_takes_a_type_of_the_same_width(void **state)
+{
+    (void)state;
+    char dir[64], db[128], note[512];
+    rt_err e;
+    store *s = fresh_store(dir, db, sizeof db);
+    long long me = api_util_put_device(s, "NVIDIA H100 80GB HBM3", "u0", 9, 0, 132);
+    put_spec_best(s, me, "minf64", "gridstride", "min", "f64", "f64", "f64", 1 << 20, 9.0);
+    put_spec_best(s, me, "sumi32", "gridstride", "sum", "i32", "i32", "i32", 1 << 20, 7.0);
+    put_spec_best(s, me, "sumu64", "gridstride", "sum", "u64", "u64", "u64", 1 << 20, 8.0);
+    store_close(s);
+    s = NULL;
+    assert_int_equal(store_open(db, STORE_READ, &s, &e), RT_OK);
+    rt_ctx *ctx = bare_ctx(s, "NVIDIA H100 80GB HBM3");
+    struct { rt_op op; rt_type type; int tkin; const char *name; } want[] = {
+        {RT_MIN, RT_I64, RT_F64, "min f64"},
+        {RT_MIN, RT_U64, RT_F64, "min f64"},
+        {RT_MAX, RT_I64, -1, NULL},            /* min f64 would be two steps away: none */
+        {RT_SUM, RT_U32, RT_I32, "sum i32"},
+        {RT_SUM, RT_I64, RT_U64, "sum u64"},   /* the integer before the float */
+        {RT_SUM, RT_F64, RT_I64, NULL},        /* u64's: i64 has none, u64 is next */
+        {RT_MIN, RT_F64, -1, NULL},            /* its own */
+        {RT_PROD, RT_I64, -1, NULL},           /* nothing of prod anywhere */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        choice *c = NULL;
+        assert_int_equal(api_get_choice(ctx, 0, want[i].op, want[i].type, &c, &e), RT_OK);
+        const best_entry *r = c->nrows ? &c->rows[0] : NULL;
+        const char *kn = api_kin_name(c, r);
+        api_kin_note(ctx, c, r, want[i].op, note, sizeof note);
+        if (want[i].op == RT_MAX) {   /* max i64: min's rows of i64 none; max f64 none */
+            assert_int_equal(c->nrows, 0);
+            assert_int_equal(c->level, LEVEL_BUILTIN);
+            assert_null(kn);
+            continue;
+        }
+        if (want[i].op == RT_SUM && want[i].type == RT_F64) {
+            assert_int_equal(c->has_tkin, 1);
+            assert_int_equal(c->tkin, RT_U64);
+            assert_string_equal(kn, "sum u64");
+            continue;
+        }
+        if (want[i].tkin < 0) {
+            assert_int_equal(c->has_tkin, 0);
+            assert_null(kn);
+            assert_string_equal(note, "");
+            assert_int_equal(c->nrows, want[i].op == RT_PROD ? 0 : 1);
+            continue;
+        }
+        if (!c->has_tkin || (int)c->tkin != want[i].tkin || c->has_kin || c->nrows != 1
+            || c->level != STORE_MATCH_EXACT)
+            fail_msg("%s %s: has_tkin %d tkin %s has_kin %d, %d rows, level %d",
+                     rt_op_name(want[i].op), rt_type_name(want[i].type), c->has_tkin,
+                     c->has_tkin ? rt_type_name(c->tkin) : "-", c->has_kin, c->nrows, c->level);
+        assert_string_equal(kn, want[i].name);
+        assert_non_null(strstr(api_kin_desc(c, r), "(a type of the same width)"));
+        char own[64], head[96];
+        snprintf(own, sizeof own, "none of %s %s's own", rt_op_name(want[i].op),
+                 rt_type_name(want[i].type));
+        snprintf(head, sizeof head, "; the winner of %s, a type of the same width: ",
+                 want[i].name);
+        if (strncmp(note, head, strlen(head)) || !strstr(note, own))
+            fail_msg("note: %s", note);
+        /* bench/pick.c reads the kin back from the note */
+        char ph[128];
+        api_kin_phrase(c, r, ph, sizeof ph);
+        snprintf(head, sizeof head, "; a winner of %s, a type of the same width", want[i].name);
+        assert_string_equal(ph, head);
+    }
+    api_util_free_ctx(ctx);
+    store_close(s);
+    api_util_remove_dir(dir);
+}
+
 /* A segmented winner of min f32 (seg_per) at n with mean segment length 'mean'. */
 static void put_seg_best(store *s, long long dev, const char *hash, const char *layout,
                          long long n, double mean, double us)
@@ -531,7 +652,8 @@ static void api_log_instead_says_why(void **state)
     api_log_instead(ctx, "min f32 n = 2^20", "gridstride", "B=256 V=4 U=4 G=32",
                     "NVIDIA H100 80GB HBM3", STORE_MATCH_EXACT, NULL, why, &k);
     api_log_instead(ctx, "min f32 n = 2^20", "gridstride", "B=256 V=4 U=4 G=32",
-                    "NVIDIA H100 PCIe", STORE_MATCH_CC, "max", why, &k);
+                    "NVIDIA H100 PCIe", STORE_MATCH_CC, "max (an operator of the same cost)", why,
+                    &k);
     ctx->cap.log = CAPTURE_LOG_OFF;   /* silent: nothing more */
     api_log_instead(ctx, "min f32 n = 2^20", "gridstride", "B=256 V=4 U=4 G=32",
                     "NVIDIA H100 80GB HBM3", STORE_MATCH_EXACT, NULL, why, &k);
@@ -696,6 +818,8 @@ int test_api_choose_group(void)
         cmocka_unit_test(api_row_owner_says_whose),
         cmocka_unit_test(api_siblings_are_of_the_same_cost),
         cmocka_unit_test(api_choice_takes_a_sibling),
+        cmocka_unit_test(api_type_kin_is_of_the_same_width),
+        cmocka_unit_test(api_choice_takes_a_type_of_the_same_width),
         cmocka_unit_test(api_seg_completes_by_mean),
         cmocka_unit_test(api_nvrtc_line_says_why),
         cmocka_unit_test(api_log_instead_says_why),
