@@ -521,6 +521,48 @@ static void local_leaps_against_the_fastest_run(void **state)
     }
 }
 
+/* local: after a move, the steps that helped in the last neighbourhood are timed first, the
+ * most helpful first (a budget often ends inside a neighbourhood): from gridstride B=512 G=2,
+ * B=256 (0.7 of its time) and G=4 (0.8) helped and G=1 did not; at B=256 G=2 it times B=128,
+ * then G=4, then G=1 (the space's order: B=128, G=1, G=4). */
+static void local_times_the_steps_that_helped_first(void **state)
+{
+    (void)state;
+    static fake_space f;
+    memset(&f, 0, sizeof f);
+    rt_err e;
+    static const long long bs[] = {128, 256, 512}, gs[] = {1, 2, 4};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            rt_config *k = &f.c[f.n++].cfg;
+            config_default(family_find("gridstride"), k);
+            assert_int_equal(config_set(k, "B", bs[i], &e), RT_OK);
+            assert_int_equal(config_set(k, "G", gs[j], &e), RT_OK);
+        }
+    /* cost: B 128 9, 256 7, 512 10; G 1 +1, 2 +0, 4 -2 (index 3i + j) */
+    static const double cost[9] = {10, 9, 7, 8, 7, 5, 11, 10, 8};
+    strategy s = {&strategy_local, NULL};
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, 7};   /* from B=512 G=2, no budget */
+    assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
+    strategy_pick p;
+    int order[16], k = 0;
+    while (k < 16 && strategy_local.next(&s, 0, &p)) {
+        store_measurement m = {.status = "ok", .reps = STRATEGY_FULL_MIN,
+                               .median_us = cost[p.cand], .min_us = cost[p.cand]};
+        strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
+        strategy_local.observe(&s, &r);
+        order[k++] = p.cand;
+    }
+    strategy_local.fini(&s);
+    /* the start, its neighbourhood in the space's order (B=256, G=1, G=4), then B=256 G=2's:
+     * B=128 G=2, B=256 G=4, B=256 G=1; then B=256 G=4's (the best, 5): B=128 G=4 */
+    static const int want[] = {7, 4, 6, 8, 1, 5, 3, 2};
+    assert_int_equal(k, 8);
+    for (int i = 0; i < 8; i++)
+        if (order[i] != want[i])
+            fail_msg("pick %d: candidate %d, not %d", i, order[i], want[i]);
+}
+
 /* ---- --budget and --split ---- */
 
 /* --budget P%: P percent of the case's configs rounded up, at least 1, at most all; whole
@@ -617,6 +659,7 @@ int test_strategy_group(void)
         cmocka_unit_test(local_reaches_every_family),
         cmocka_unit_test(local_steps_to_a_family_centre),
         cmocka_unit_test(local_leaps_against_the_fastest_run),
+        cmocka_unit_test(local_times_the_steps_that_helped_first),
         cmocka_unit_test(budget_percentage_rounds_up),
         cmocka_unit_test(split_divides_by_cost),
     };
