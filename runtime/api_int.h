@@ -316,7 +316,8 @@ int api_get_decision(rt_ctx *ctx, rt_op op, rt_type type, unsigned long long n,
                      decision **out, rt_err *e);
 
 /* api_choose.c: for rt_explain, "" or, where the decision's row is a sibling operator's
- * (choice.has_kin), the words saying so, starting with "; ". */
+ * (choice.has_kin) or a type's of the same width (choice.has_tkin), the words saying so,
+ * starting with "; ". */
 const char *api_kin_note(const rt_ctx *ctx, const choice *c, const best_entry *row, rt_op op,
                          char *buf, size_t len);
 /* api_reduce.c: the flat decision for n (n >= 1) launched on s with the stream's temporary
@@ -339,15 +340,14 @@ const char *api_kin_desc(const choice *c, const best_entry *row);
 const char *api_kin_phrase(const choice *c, const best_entry *row, char *buf, size_t len);
 /* api_choose.c: REDTUNE_LOG's line about a new decision (level, the kernel, the device row
  * it came from, whose winner it is when not the operator's own of this type: 'kin' as
- * api_kin_desc says it) and, per call, the case met for
- * REDTUNE_CAPTURE (capture.c); 'layout' 0 flat, 1 keys, 2 offsets; nothing to do unless
- * ctx->cap.active. */
+ * api_kin_desc says it) and, per call, the case met for REDTUNE_CAPTURE (capture.c);
+ * 'layout' 0 flat, 1 keys, 2 offsets; nothing to do unless ctx->cap.active. */
 void api_log_choice(rt_ctx *ctx, const char *what, int level, const char *from, const char *kin,
                     const kernel *k);
 /* REDTUNE_LOG's warning at a new decision where the built-in default k replaces the winner
  * 'wfamily' 'wparams' (of device row 'from', at 'level'; a sibling's or a type's of the same
- * width when 'kin' (api_kin_desc) is set) whose
- * kernel could not be made, for NVRTC's reason 'why'. */
+ * width when 'kin' (api_kin_desc) is set) whose kernel could not be made, for NVRTC's
+ * reason 'why'. */
 void api_log_instead(rt_ctx *ctx, const char *what, const char *wfamily, const char *wparams,
                      const char *from, int level, const char *kin, const char *why,
                      const kernel *k);

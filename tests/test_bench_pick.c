@@ -49,6 +49,18 @@ static const char FLAT_KIN[] =
     "  CUBIN: compiled here by NVRTC 13.0 from the template, for the database's config\n"
     "  database: x.db (given)\n";
 
+/* a type of the same width's winner (runtime/api_choose.c's api_kin_note) */
+static const char FLAT_TKIN[] =
+    "min i64, n = 1048576 (decided for n = 2^20):\n"
+    "  kernel: gridstride B=256 V=2 U=4 G=4 (onelaunch plan, hash 0123456789ab)\n"
+    "  database entry: device \"NVIDIA H100 80GB HBM3\" (sm_90, 132 SMs), tuned n = 1048576, "
+    "median 8.25 us, in x.db; this GPU's own row; the winner of min f64, a type of the same "
+    "width: x.db holds none of min i64's own for this GPU or a similar one, nor of an operator "
+    "of the same cost\n"
+    "  fallback level: exact device (this GPU: \"NVIDIA H100 80GB HBM3\", sm_90, 132 SMs)\n"
+    "  CUBIN: compiled here by NVRTC 13.0 from the template, for the database's config\n"
+    "  database: x.db (given)\n";
+
 static const char FLAT_BUILTIN[] =
     "max i32, n = 1024 (decided for n = 2^10):\n"
     "  kernel: gridstride B=256 V=4 U=4 G=4 (onelaunch plan, hash 00aa11bb22cc)\n"
@@ -100,6 +112,11 @@ static void pick_flat_exact(void **state)
     assert_string_equal(lk, "exact, argmax's winner");
     bench_pick_lookup(&p, 3000, lk, sizeof lk);
     assert_string_equal(lk, "nearest 2^20, argmax's winner");
+    /* a type of the same width's winner */
+    assert_int_equal(bench_pick_parse(FLAT_TKIN, &p), 0);
+    assert_string_equal(p.kin, "min f64");
+    bench_pick_lookup(&p, 1048576, lk, sizeof lk);
+    assert_string_equal(lk, "exact, min f64's winner");
 }
 
 /* Another GPU's winner (the shipped H100 database on an H200): the level and device show. */
