@@ -133,6 +133,24 @@ static void arg_run(sbuf *b, rt_op op, const char *wide, int fl, const char *con
                  "    return r;\n}\n");
 }
 
+/* argmin / argmax's combine: b when a is the identity (index -1), or when b is an element
+ * that comes first in the order (NaN last, then the value, then the lower index); else a.
+ * One select of the two instead of a chain of early returns (half the PTX branches of a
+ * gridstride kernel): the fixed part of a launch, which cost argmax f32 1.8 us more than
+ * sum at every size, lost 0.5 us of it (H100, fortieth session, docs/results.md). 'better'
+ * is "<" or ">"; 'fl': floating values (the NaN rule). */
+static void arg_combine(sbuf *b, const char *better, int fl)
+{
+    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n");
+    if (fl)
+        sb_printf(b, "    const bool an = a.v != a.v, bn = b.v != b.v;\n"
+                     "    const bool first = an != bn ? an : !an && b.v != a.v ? b.v %s a.v : b.i < a.i;\n",
+                  better);
+    else
+        sb_printf(b, "    const bool first = b.v != a.v ? b.v %s a.v : b.i < a.i;\n", better);
+    sb_printf(b, "    return a.i < 0 || (b.i >= 0 && first) ? b : a;\n}\n");
+}
+
 /* argmin/argmax: the accumulator is {value, index}; index -1 marks the empty accumulator
  * (the identity). Elements are ordered by (NaN last, value, index), a total order, so the
  * combine is associative and commutative and every tree gives the same winner: the least
@@ -143,15 +161,7 @@ static void arg_glue(sbuf *b, rt_op op, rt_type t)
     sb_printf(b, "struct __align__(8) rt_acc_t { rt_value_t v; long long i; };\n");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
                  "{ rt_acc_t r; r.v = (rt_value_t)(%s); r.i = -1; return r; }\n", identity(op, t));
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
-                 "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n");
-    if (optype_is_float(t))
-        sb_printf(b, "    const bool an = a.v != a.v, bn = b.v != b.v;\n"
-                     "    if (an != bn) return an ? b : a;\n"
-                     "    if (!an && b.v != a.v) return b.v %s a.v ? b : a;\n", better);
-    else
-        sb_printf(b, "    if (b.v != a.v) return b.v %s a.v ? b : a;\n", better);
-    sb_printf(b, "    return b.i < a.i ? b : a;\n}\n");
+    arg_combine(b, better, optype_is_float(t));
     glue_final_identity(b);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ rt_acc_t r; r.v = v; r.i = (long long)i; return r; }\n");
@@ -469,15 +479,7 @@ static void narrow_arg(sbuf *b, rt_op op, const optype_ts *ts)
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
                  "{ rt_acc_t r; r.v = (%s)(%s); r.i = -1; return r; }\n", scalar_ct(a),
               identity(op, e));
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
-                 "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n");
-    if (fl)
-        sb_printf(b, "    const bool an = a.v != a.v, bn = b.v != b.v;\n"
-                     "    if (an != bn) return an ? b : a;\n"
-                     "    if (!an && b.v != a.v) return b.v %s a.v ? b : a;\n", better);
-    else
-        sb_printf(b, "    if (b.v != a.v) return b.v %s a.v ? b : a;\n", better);
-    sb_printf(b, "    return b.i < a.i ? b : a;\n}\n");
+    arg_combine(b, better, fl);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ rt_acc_t r; r.v = rt_in(v); r.i = (long long)i; return r; }\n");
     arg_run(b, op, scalar_ct(a), fl, "rt_in");
@@ -547,13 +549,19 @@ static void var_glue(sbuf *b, rt_op op, const optype_ts *ts)
     conv_out(b, a, r);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
                  "{ rt_acc_t r; r.n = 0; r.m = 0; r.q = 0; return r; }\n");
+    /* Selects, not early returns, for an empty side (as arg_combine); in f32 the fraction
+     * n_b / n by the fast division (within 2 ulp; n >= 1 wherever it is used), which has no
+     * slow path to branch to: the fixed part of a launch, 2.4 us over sum's, lost 1.4 us of
+     * it (H100, fortieth session, docs/results.md; the fast division alone had gained 0.1
+     * us, sixth session). */
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
-                 "    if (b.n == 0) return a;\n    if (a.n == 0) return b;\n"
                  "    rt_acc_t r;\n    r.n = a.n + b.n;\n"
-                 "    const %s d = b.m - a.m, f = (%s)b.n / (%s)r.n;\n"
+                 "    const %s na = (%s)a.n, nb = (%s)b.n, d = b.m - a.m, f = %s;\n"
                  "    r.m = a.m + d * f;\n"
-                 "    r.q = a.q + b.q + d * d * (%s)a.n * f;\n"
-                 "    return r;\n}\n", act, act, act, act);
+                 "    r.q = a.q + b.q + d * d * na * f;\n"
+                 "    r = b.n == 0 ? a : r;\n"
+                 "    return a.n == 0 ? b : r;\n}\n", act, act, act,
+              a == RT_F32 ? "__fdividef(nb, na + nb)" : "nb / (na + nb)");
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ (void)i; rt_acc_t r; r.n = 1; r.m = rt_in(v); r.q = 0; return r; }\n");
     /* The run: the two-pass algorithm in registers (its mean, then the sum of squared

@@ -12,9 +12,30 @@
 #   qf      (issue 12) the live quality run of local search (tools/strategy_quality.sh, CASES=wide,
 #           local:12%,6) with the neighbourhood order of the thirty-ninth session (the steps
 #           that helped first), then the C GPU tests 'seg_*' with the time left.
-step=${1:?step: pack, fine, qf}
+#   last    (issue 15) tools/exp/fixed_cost_space.lua for sum, sumsq, var_mean and argmax f32 at
+#           2^16 .. 2^26 (tools/exp/fixed_cost.py: each operator's fixed part and time per MiB
+#           with one kernel shape); (issue 16) bench/torch_axis.py for every operator it has
+#           with the committed database (the "never slower than eager and Inductor" row, last
+#           measured in the eighteenth session); then the Python GPU tests with the time left.
+#           Carried also: build/python (`ninja python`, without its redtune.db) and build/pyt
+#           (Debian's pytest, pluggy, iniconfig and py from /usr/lib/python3/dist-packages).
+#   combine (issue 15; carried: build/c40.tar.xz, the binaries before, and build/c41.tar.xz,
+#           `bash tools/exp/dev_session40.sh pack41`, after) argmin/argmax's and var_mean's
+#           combines as one select instead of early returns (f32 var_mean: the fast division):
+#           tools/exp/fixed_cost_space.lua for var_mean and argmax f32 at 2^16 .. 2^26, the
+#           tuner before and after, A B A B (each run its own database), fixed_cost.py of each;
+#           then the C GPU tests 'gpu_run_*', 'gpu_types*' and '*axis*' with the time left.
+step=${1:?step: pack, pack41, fine, qf, last, combine}
 . "$(dirname "$0")/dev_lib.sh"
-dev_start c40 "$step"
+if [ "$step" = pack41 ]; then
+    dev_start c41 pack
+elif [ "$step" = combine ]; then
+    rm -rf /tmp/c40o && mkdir -p /tmp/c40o build/old && tar -C /tmp/c40o -xJf build/c40.tar.xz \
+        && cp /tmp/c40o/redtune build/old/redtune
+    dev_start c41 "$step"
+else
+    dev_start c40 "$step"
+fi
 fine_tune() {
     local t0
     t0=$(date +%s)
@@ -43,5 +64,34 @@ qf)
     echo "strategy_quality.sh wide local:12%,6: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     tail -n 45 "$L/quality.log" >> "$S"
     fits 60 "seg tests" && tests 'seg_*' $(( ${DEV_CAP:-560} - ($(date +%s) - DEV_T0) - 5 )) ;;
+last)
+    tune_each fixed 60 2^16,2^18,2^20,2^22,2^24,2^26 tools/exp/fixed_cost_space.lua \
+        sum:f32 sumsq:f32 var_mean:f32 argmax:f32
+    build/redtune measurements --db build/fixed.db --format csv > "$OUT/fixed_meas.csv"
+    python3 tools/exp/fixed_cost.py "$OUT/fixed_meas.csv" >> "$S" 2>&1
+    gzip -9 "$OUT/fixed_meas.csv"
+    TORCH_LIMIT=300 torch_axis --ops sum,min,max,argmax,mean,var_mean
+    sed -n '/^sum along/,$p' "$L/torch_axis.log" >> "$S"
+    fits 60 "python GPU tests" && pytests all $(( ${DEV_CAP:-560} - ($(date +%s) - DEV_T0) - 5 )) ;;
+combine)
+    for r in 1 2; do
+        for v in old new; do
+            bin=build/redtune
+            [ $v = old ] && bin=build/old/redtune
+            for op in var_mean argmax; do
+                t0=$(date +%s)
+                timeout 60 $bin --device 0 --op $op --type f32 --sizes 2^16,2^18,2^20,2^22,2^24,2^26 \
+                    --space tools/exp/fixed_cost_space.lua --db build/cmb_${v}_$r.db > "$L/cmb_${v}_${op}_$r.log" 2>&1
+                echo "$v run $r $op: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+            done
+            build/redtune measurements --db build/cmb_${v}_$r.db --format csv > "$OUT/cmb_${v}_$r.csv"
+            echo "== $v, run $r" >> "$S"
+            python3 tools/exp/fixed_cost.py "$OUT/cmb_${v}_$r.csv" | sed -n '/^op: best/,$p' >> "$S" 2>&1
+        done
+    done
+    gzip -9 "$OUT"/cmb_*.csv
+    tests 'gpu_run_*' 60
+    fits 60 "gpu_types tests" && tests 'gpu_types*' 120
+    fits 60 "axis tests" && tests '*axis*' $(( ${DEV_CAP:-560} - ($(date +%s) - DEV_T0) - 5 )) ;;
 esac
 dev_end
