@@ -25,13 +25,20 @@
 #           tools/exp/fixed_cost_space.lua for var_mean and argmax f32 at 2^16 .. 2^26, the
 #           tuner before and after, A B A B (each run its own database), fixed_cost.py of each;
 #           then the C GPU tests 'gpu_run_*', 'gpu_types*' and '*axis*' with the time left.
-step=${1:?step: pack, pack41, fine, qf, last, combine}
+#   verify  (written for the next session: the device time ran out; carried as combine) issue
+#           15's table through redtune_bench --type-cases, the goal's instrument, with the
+#           bench before (c40) and after (c41) the select combines, the committed database
+#           (its CUBINs refreshed for c41's units; c40's compiles its own at the first call,
+#           outside the timing), A B A B; then the C GPU tests 'seg_types*' (the segmented
+#           layouts of the issue 15 operators) and '*var*', which run 4 left out.
+step=${1:?step: pack, pack41, fine, qf, last, combine, verify}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = pack41 ]; then
     dev_start c41 pack
-elif [ "$step" = combine ]; then
-    rm -rf /tmp/c40o && mkdir -p /tmp/c40o build/old && tar -C /tmp/c40o -xJf build/c40.tar.xz \
-        && cp /tmp/c40o/redtune build/old/redtune
+elif [ "$step" = combine ] || [ "$step" = verify ]; then
+    rm -rf /tmp/c40o && mkdir -p /tmp/c40o build/old build/bench_before \
+        && tar -C /tmp/c40o -xJf build/c40.tar.xz && cp /tmp/c40o/redtune build/old/redtune \
+        && cp /tmp/c40o/bench/redtune_bench build/bench_before/
     dev_start c41 "$step"
 else
     dev_start c40 "$step"
@@ -93,5 +100,18 @@ combine)
     tests 'gpu_run_*' 60
     fits 60 "gpu_types tests" && tests 'gpu_types*' 120
     fits 60 "axis tests" && tests '*axis*' $(( ${DEV_CAP:-560} - ($(date +%s) - DEV_T0) - 5 )) ;;
+verify)
+    for r in 1 2; do
+        for v in before after; do
+            bin=build/bench/redtune_bench
+            [ $v = before ] && bin=build/bench_before/redtune_bench
+            t0=$(date +%s)
+            timeout 90 $bin --db "$T" --type-cases --csv "$OUT/tc_${v}_$r.csv" > "$L/tc_${v}_$r.log" 2>&1
+            echo "redtune_bench --type-cases, $v, run $r: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+            grep -iE 'var_mean|argmax|sumsq|amax|sum ' "$L/tc_${v}_$r.log" | head -12 >> "$S"
+        done
+    done
+    tests 'seg_types*' 120
+    fits 60 "var tests" && tests '*var*' 100 ;;
 esac
 dev_end
