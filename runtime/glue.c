@@ -549,19 +549,29 @@ static void var_glue(sbuf *b, rt_op op, const optype_ts *ts)
     conv_out(b, a, r);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_identity() "
                  "{ rt_acc_t r; r.n = 0; r.m = 0; r.q = 0; return r; }\n");
-    /* Selects, not early returns, for an empty side (as arg_combine); in f32 the fraction
+    /* f32: selects, not early returns, for an empty side (as arg_combine), and the fraction
      * n_b / n by the fast division (within 2 ulp; n >= 1 wherever it is used), which has no
      * slow path to branch to: the fixed part of a launch, 2.4 us over sum's, lost 1.4 us of
      * it (H100, fortieth session, docs/results.md; the fast division alone had gained 0.1
-     * us, sixth session). */
-    sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
-                 "    rt_acc_t r;\n    r.n = a.n + b.n;\n"
-                 "    const %s na = (%s)a.n, nb = (%s)b.n, d = b.m - a.m, f = %s;\n"
-                 "    r.m = a.m + d * f;\n"
-                 "    r.q = a.q + b.q + d * d * na * f;\n"
-                 "    r = b.n == 0 ? a : r;\n"
-                 "    return a.n == 0 ? b : r;\n}\n", act, act, act,
-              a == RT_F32 ? "__fdividef(nb, na + nb)" : "nb / (na + nb)");
+     * us, sixth session). f64 keeps the early returns: its IEEE division, computed for
+     * every pair, gave axis_rows std_mean f64 a stack frame (tools/check_templates.sh). */
+    if (a == RT_F32)
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
+                     "    rt_acc_t r;\n    r.n = a.n + b.n;\n"
+                     "    const float na = (float)a.n, nb = (float)b.n, d = b.m - a.m, "
+                     "f = __fdividef(nb, na + nb);\n"
+                     "    r.m = a.m + d * f;\n"
+                     "    r.q = a.q + b.q + d * d * na * f;\n"
+                     "    r = b.n == 0 ? a : r;\n"
+                     "    return a.n == 0 ? b : r;\n}\n");
+    else
+        sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_combine(rt_acc_t a, rt_acc_t b) {\n"
+                     "    if (b.n == 0) return a;\n    if (a.n == 0) return b;\n"
+                     "    rt_acc_t r;\n    r.n = a.n + b.n;\n"
+                     "    const %s d = b.m - a.m, f = (%s)b.n / (%s)r.n;\n"
+                     "    r.m = a.m + d * f;\n"
+                     "    r.q = a.q + b.q + d * d * (%s)a.n * f;\n"
+                     "    return r;\n}\n", act, act, act, act);
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ (void)i; rt_acc_t r; r.n = 1; r.m = rt_in(v); r.q = 0; return r; }\n");
     /* The run: the two-pass algorithm in registers (its mean, then the sum of squared
