@@ -4,11 +4,10 @@
 # ninth and tenth sessions' four quality sweeps, the twentieth session's two, the nineteenth
 # session's small-n sweep, 2026-11-22's measurements, the thirteenth session's three axis
 # sweeps, the thirty-ninth and fortieth sessions' live runs over the spaces of that day;
-# 309 cases), no GPU
-# needed. For each budget (default: 12%,6 15%,6 18%,6) a line per corpus (cases, how many
-# meet issue 12's goal, the worst quality) and the total; the cases that miss go to
-# $OUT/misses_BUDGET.txt when OUT is set (written afresh each run). The strategy is $STRATEGY
-# (default local).
+# 309 cases), no GPU needed. For each budget (default: 12%,6 15%,6 18%,6) a line per corpus
+# (cases, how many meet issue 12's goal, the worst quality) and the total; the cases that
+# miss go to $OUT/misses_BUDGET.txt when OUT is set (written afresh each run). The strategy
+# is $STRATEGY (default local).
 #
 #   bash tools/replay_corpora.sh                      # local at the three budgets
 #   STRATEGY=random bash tools/replay_corpora.sh 20%  # another strategy

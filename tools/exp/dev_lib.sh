@@ -27,15 +27,20 @@
 #                           ($TORCH_LIMIT s, default 200), its CSV to $OUT/torch_axis.csv
 #   pytests NAME LIMIT [PYTEST ARGS...]
 #                           the Python GPU tests with the package of build/python and $T
+#   left                    the seconds left of the call's first 560 (DEV_CAP when set), less 5:
+#                           the LIMIT of a last step that takes what is left
+#   quality STRATEGIES      issue 12's live quality run (tools/strategy_quality.sh, CASES=wide,
+#                           up to 330 s) into $OUT/quality, its table in the summary
 #   retune LIMIT OP TYPE SHAPES
-#                           build/redtune --axis over the default space for SHAPES into
-#                           build/retune.db (LIMIT s), a line in the summary
+#                           build/redtune --axis over the default space (or $RETUNE_SPACE) for
+#                           SHAPES into build/retune.db (or $RETUNE_DB) (LIMIT s), a line in
+#                           the summary
 #   retune_ship             build/retune.db's axis winners in the summary, the H100 ones to
 #                           $OUT/retune_ship.db, every measurement to $OUT/retune_meas.csv.gz
 #   tune_each NAME LIMIT SIZES SPACE OP:TYPE[:SIZES]...
 #                           build/redtune over each OP:TYPE (at its SIZES, else SIZES; SPACE a
 #                           space file, or "" for the default) into build/NAME.db, LIMIT s
-#                           each, a line each in the summary
+#                           each, a line each in the summary; the tuner is $TUNE_BIN when set
 #   dship NAME [MATCH]      build/NAME.db's winners: `redtune best` to $L/NAME_best.txt, the
 #                           rows of the GPUs named MATCH (default H100; redtune export) to
 #                           $OUT/NAME_ship.db, every measurement to $OUT/NAME_meas.csv.gz
@@ -193,11 +198,22 @@ pytests() {
     echo "python GPU tests ($name): exit $? ($(( $(date +%s) - t0 )) s): $(tail -n 1 "$L/pytest_$name.log")" >> "$S"
     grep -E '^(FAILED|ERROR)' "$L/pytest_$name.log" | head -20 >> "$S"
 }
+left() {
+    echo $(( ${DEV_CAP:-560} - ($(date +%s) - DEV_T0) - 5 ))
+}
+quality() {
+    local t0
+    t0=$(date +%s)
+    OUT=$OUT/quality CASES=wide STRATEGIES="$1" timeout 330 bash tools/strategy_quality.sh \
+        > "$L/quality.log" 2>&1
+    echo "strategy_quality.sh wide $1: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    tail -n 45 "$L/quality.log" >> "$S"
+}
 retune() {
     local t0
     t0=$(date +%s)
-    timeout "$1" build/redtune --device 0 --axis --op "$2" --type "$3" --db build/retune.db \
-        --shapes "$4" > "$L/tune_$2_$3.log" 2>&1
+    timeout "$1" build/redtune --device 0 --axis --op "$2" --type "$3" --db "${RETUNE_DB:-build/retune.db}" \
+        ${RETUNE_SPACE:+--space "$RETUNE_SPACE"} --shapes "$4" > "$L/tune_$2_$3.log" 2>&1
     echo "redtune --axis --op $2 --type $3 --shapes '$4': exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     grep -E 'configs measured' "$L/tune_$2_$3.log" | tail -n 1 >> "$S"
 }
@@ -212,8 +228,9 @@ tune_each() {
     t0=$(date +%s)
     for c; do
         set -- ${c//:/ }
-        timeout "$limit" build/redtune --device 0 --op "$1" --type "$2" --sizes "${3:-$sizes}" \
-            ${space:+--space "$space"} --db "build/$name.db" > "$L/${name}_$1_$2.log" 2>&1
+        timeout "$limit" "${TUNE_BIN:-build/redtune}" --device 0 --op "$1" --type "$2" \
+            --sizes "${3:-$sizes}" ${space:+--space "$space"} --db "build/$name.db" \
+            > "$L/${name}_$1_$2.log" 2>&1
         echo "redtune --op $1 --type $2 --sizes ${3:-$sizes}: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
     done
 }

@@ -47,11 +47,7 @@ len1_row() {
 }
 case $step in
 qf)
-    t0=$(date +%s)
-    OUT=$OUT/quality CASES=wide STRATEGIES="local:12%,6" timeout 330 bash tools/strategy_quality.sh \
-        > "$L/quality.log" 2>&1
-    echo "strategy_quality.sh wide local:12%,6: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    tail -n 45 "$L/quality.log" >> "$S"
+    quality "local:12%,6"
     fits 150 "len1 min f64" && len1_row 90 ;;
 len1)
     len1_row 240 ;;

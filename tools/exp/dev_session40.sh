@@ -43,19 +43,12 @@ elif [ "$step" = combine ] || [ "$step" = verify ]; then
 else
     dev_start c40 "$step"
 fi
-fine_tune() {
-    local t0
-    t0=$(date +%s)
-    timeout "$1" build/redtune --device 0 --axis --op sum --type "$2" --db build/fine.db \
-        --shapes '1,4096,4096;1,65536,128;64,2048,512' --space tools/exp/axis_cols_fine_space.lua \
-        > "$L/fine_$2.log" 2>&1
-    echo "redtune --axis --op sum --type $2 (fine space): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    grep -E 'configs measured' "$L/fine_$2.log" | tail -n 1 >> "$S"
-}
 case $step in
 fine)
-    fine_tune 130 f32
-    fine_tune 130 bf16
+    for t in f32 bf16; do
+        RETUNE_DB=build/fine.db RETUNE_SPACE=tools/exp/axis_cols_fine_space.lua \
+            retune 130 sum $t '1,4096,4096;1,65536,128;64,2048,512'
+    done
     build/redtune measurements --db build/fine.db --format csv > "$OUT/fine_meas.csv"
     for by in CHUNK TX CV; do
         echo "best per $by:" >> "$S"
@@ -63,14 +56,10 @@ fine)
     done
     gzip -9 "$OUT/fine_meas.csv"
     build/redtune export --db build/fine.db --match H100 -o "$OUT/fine_ship.db" --force >> "$S" 2>&1
-    fits 60 "api_gpu tests" && tests 'api_gpu*' $(( ${DEV_CAP:-560} - ($(date +%s) - DEV_T0) - 5 )) ;;
+    fits 60 "api_gpu tests" && tests 'api_gpu*' $(left) ;;
 qf)
-    t0=$(date +%s)
-    OUT=$OUT/quality CASES=wide STRATEGIES="local:12%,6" timeout 330 bash tools/strategy_quality.sh \
-        > "$L/quality.log" 2>&1
-    echo "strategy_quality.sh wide local:12%,6: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-    tail -n 45 "$L/quality.log" >> "$S"
-    fits 60 "seg tests" && tests 'seg_*' $(( ${DEV_CAP:-560} - ($(date +%s) - DEV_T0) - 5 )) ;;
+    quality "local:12%,6"
+    fits 60 "seg tests" && tests 'seg_*' $(left) ;;
 last)
     tune_each fixed 60 2^16,2^18,2^20,2^22,2^24,2^26 tools/exp/fixed_cost_space.lua \
         sum:f32 sumsq:f32 var_mean:f32 argmax:f32
@@ -79,18 +68,14 @@ last)
     gzip -9 "$OUT/fixed_meas.csv"
     TORCH_LIMIT=300 torch_axis --ops sum,min,max,argmax,mean,var_mean
     sed -n '/^sum along/,$p' "$L/torch_axis.log" >> "$S"
-    fits 60 "python GPU tests" && pytests all $(( ${DEV_CAP:-560} - ($(date +%s) - DEV_T0) - 5 )) ;;
+    fits 60 "python GPU tests" && pytests all $(left) ;;
 combine)
     for r in 1 2; do
         for v in old new; do
             bin=build/redtune
             [ $v = old ] && bin=build/old/redtune
-            for op in var_mean argmax; do
-                t0=$(date +%s)
-                timeout 60 $bin --device 0 --op $op --type f32 --sizes 2^16,2^18,2^20,2^22,2^24,2^26 \
-                    --space tools/exp/fixed_cost_space.lua --db build/cmb_${v}_$r.db > "$L/cmb_${v}_${op}_$r.log" 2>&1
-                echo "$v run $r $op: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-            done
+            TUNE_BIN=$bin tune_each cmb_${v}_$r 60 2^16,2^18,2^20,2^22,2^24,2^26 \
+                tools/exp/fixed_cost_space.lua var_mean:f32 argmax:f32
             build/redtune measurements --db build/cmb_${v}_$r.db --format csv > "$OUT/cmb_${v}_$r.csv"
             echo "== $v, run $r" >> "$S"
             python3 tools/exp/fixed_cost.py "$OUT/cmb_${v}_$r.csv" | sed -n '/^op: best/,$p' >> "$S" 2>&1
@@ -99,7 +84,7 @@ combine)
     gzip -9 "$OUT"/cmb_*.csv
     tests 'gpu_run_*' 60
     fits 60 "gpu_types tests" && tests 'gpu_types*' 120
-    fits 60 "axis tests" && tests '*axis*' $(( ${DEV_CAP:-560} - ($(date +%s) - DEV_T0) - 5 )) ;;
+    fits 60 "axis tests" && tests '*axis*' $(left) ;;
 verify)
     for r in 1 2; do
         for v in before after; do

@@ -3,14 +3,15 @@
 csv` of tools/exp/fixed_cost_space.lua's runs (fortieth session): per operator and config the
 median at each size, then per operator a least-squares line time = a + b * bytes over the
 sizes of 2^20 and more (a: the fixed part, us; b: us per MiB) for its best config at each size.
-Standard library only."""
+MiB are of 4-byte elements: the f32 runs the space is for. Standard library only."""
 import csv
 import sys
 from collections import defaultdict
 
 
 def main():
-    rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["status"] == "ok" and r["layout"] == "flat"]
+    rows = [r for r in csv.DictReader(open(sys.argv[1], newline=""))
+            if r["status"] == "ok" and r["layout"] == "flat"]
     t = defaultdict(dict)   # (op, params) -> n -> median
     for r in rows:
         t[(r["op"], r["params"])][int(r["n"])] = float(r["median_us"])
