@@ -35,8 +35,9 @@
 #                           build/redtune --axis over the default space (or $RETUNE_SPACE) for
 #                           SHAPES into build/retune.db (or $RETUNE_DB) (LIMIT s), a line in
 #                           the summary
-#   retune_ship             build/retune.db's axis winners in the summary, the H100 ones to
-#                           $OUT/retune_ship.db, every measurement to $OUT/retune_meas.csv.gz
+#   retune_ship [MATCH]     build/retune.db's axis winners in the summary, those of the GPUs
+#                           named MATCH (default H100) to $OUT/retune_ship.db, every
+#                           measurement to $OUT/retune_meas.csv.gz
 #   tune_each NAME LIMIT SIZES SPACE OP:TYPE[:SIZES]...
 #                           build/redtune over each OP:TYPE (at its SIZES, else SIZES; SPACE a
 #                           space file, or "" for the default) into build/NAME.db, LIMIT s
@@ -219,7 +220,7 @@ retune() {
 }
 retune_ship() {
     build/redtune best --db build/retune.db 2>&1 | grep -E 'axis_(rows|cols)' | sed 's/  */ /g' >> "$S"
-    build/redtune export --db build/retune.db --match H100 -o "$OUT/retune_ship.db" --force >> "$S" 2>&1
+    build/redtune export --db build/retune.db --match "${1:-H100}" -o "$OUT/retune_ship.db" --force >> "$S" 2>&1
     build/redtune measurements --db build/retune.db --format csv | gzip -9 > "$OUT/retune_meas.csv.gz"
 }
 tune_each() {

@@ -1,0 +1,48 @@
+#!/bin/bash
+# dev_session41.sh STEP - device runs of the forty-first session; one step a call; logs under
+# $OUT/logs, a summary ($OUT/sum.txt) printed last, everything else in $OUT/all.tgz; the
+# functions are tools/exp/dev_lib.sh's. Carried: build/c41.tar.xz (`bash
+# tools/exp/dev_session40.sh pack41` at this commit), build/devlib, build/h100.sql.xz.
+#   (issue 15's bench before and after the select combines is dev_session40.sh's verify.)
+#   py      (issues 15, 16) bench/torch_axis.py for argmax and var_mean, the operators whose
+#           combines changed in the fortieth session (its run 3 timed them before), then the
+#           Python GPU tests with the time left. Carried also: build/python (`ninja python`,
+#           without its redtune.db) and build/pyt (Debian's pytest, pluggy, iniconfig and py).
+#   h200r   (issue 14; an H200) its offsets heavy rows with the shipped space (min and sum, f32
+#           and f64, at 2^22 and 30M, 100 s an operator), merged into its row; redtune_bench over
+#           every offsets profile, the committed database against the merge, A B A B. As
+#           dev_session36.sh's h200r with this session's binaries.
+#   mean    (issue 16) the rows where mean and var_mean trail PyTorch most (fortieth session, run
+#           3: mean bf16 [65536 x 128] and [4096 x 4096] rows 1.076-1.078, whose shipped winners
+#           are 12-14% slower than sum bf16's at the same shapes) retuned with the default axis
+#           space: mean bf16 and var_mean bf16 at [65536 x 128], [4096 x 4096], [16 x 2^22]
+#           rows, mean f32 at [4096 x 4096] and [16 x 2^22] rows; merged into the device's row
+#           (the faster verified entry per case); then bench/torch_axis.py for mean, var_mean
+#           and argmax (the fortieth session's select combines) with the merge.
+step=${1:?step: py, h200r, mean}
+. "$(dirname "$0")/dev_lib.sh"
+dev_start c41 "$step"
+case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
+*H200*) dev=H200 uuid=8b59dd2a77fc5356c5b5d639fc1cc192 ;;
+*) dev=H100 uuid=2e956071d0b02214c4c501b293bccefc ;;
+esac
+case $step in
+py)
+    TORCH_LIMIT=200 torch_axis --ops argmax,var_mean
+    sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
+    fits 60 "python GPU tests" && pytests all $(left) ;;
+h200r)
+    SHIP_LIMIT=100 tune_rows $dev $uuid heavy 2^22,30M min:f32 sum:f32 min:f64 sum:f64
+    fits 100 "bench offsets" && bench_all 40 ;;
+mean)
+    rows='65536,128,1;4096,4096,1;16,4194304,1'
+    retune 90 mean bf16 "$rows"
+    retune 90 var_mean bf16 "$rows"
+    retune 70 mean f32 '4096,4096,1;16,4194304,1'
+    retune_ship $dev
+    python3 tools/ship_into_row.py "$OUT/retune_ship.db" "$T" "$uuid" -o "$OUT/retune_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/retune_into.db" -o build/merged.db --force >> "$S" 2>&1
+    T=build/merged.db TORCH_LIMIT=$(left) torch_axis --ops mean,var_mean,argmax
+    sed -n '/along/,$p' "$L/torch_axis.log" >> "$S" ;;
+esac
+dev_end
