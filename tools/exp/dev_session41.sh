@@ -19,13 +19,34 @@
 #           rows, mean f32 at [4096 x 4096] and [16 x 2^22] rows; merged into the device's row
 #           (the faster verified entry per case); then bench/torch_axis.py for mean, var_mean
 #           and argmax (the fortieth session's select combines) with the merge.
-step=${1:?step: py, h200r, mean}
+#   all     (most of what is owed in one call, for when machines are scarce; carried also
+#           build/c40.tar.xz (the fortieth session's binaries before the select combines),
+#           build/python, build/pyt) issue 15's var_mean and argmax rows through
+#           redtune_bench --type-cases with the bench before (c40) and after, A B A B; mean's
+#           retune (60 s a tune) and torch_axis (as mean, 110 s); the C GPU tests '*var*' and
+#           'seg_types*' with the time left.
+step=${1:?step: py, h200r, mean, all}
 . "$(dirname "$0")/dev_lib.sh"
+if [ "$step" = all ]; then
+    rm -rf /tmp/c40o && mkdir -p /tmp/c40o build/bench_before && tar -C /tmp/c40o -xJf build/c40.tar.xz \
+        && cp /tmp/c40o/bench/redtune_bench build/bench_before/
+fi
 dev_start c41 "$step"
 case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
 *H200*) dev=H200 uuid=8b59dd2a77fc5356c5b5d639fc1cc192 ;;
 *) dev=H100 uuid=2e956071d0b02214c4c501b293bccefc ;;
 esac
+mean_step() {
+    rows='65536,128,1;4096,4096,1;16,4194304,1'
+    retune ${MEAN_LIMIT:-90} mean bf16 "$rows"
+    retune ${MEAN_LIMIT:-90} var_mean bf16 "$rows"
+    retune ${MEAN_LIMIT:-90} mean f32 '4096,4096,1;16,4194304,1'
+    retune_ship $dev
+    python3 tools/ship_into_row.py "$OUT/retune_ship.db" "$T" "$uuid" -o "$OUT/retune_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/retune_into.db" -o build/merged.db --force >> "$S" 2>&1
+    T=build/merged.db TORCH_LIMIT=${MEAN_TORCH_LIMIT:-$(left)} torch_axis --ops mean,var_mean,argmax
+    sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
+}
 case $step in
 py)
     TORCH_LIMIT=200 torch_axis --ops argmax,var_mean
@@ -34,15 +55,22 @@ py)
 h200r)
     SHIP_LIMIT=100 tune_rows $dev $uuid heavy 2^22,30M min:f32 sum:f32 min:f64 sum:f64
     fits 100 "bench offsets" && bench_all 40 ;;
+all)
+    for r in 1 2; do
+        for v in before after; do
+            bin=build/bench/redtune_bench
+            [ $v = before ] && bin=build/bench_before/redtune_bench
+            t0=$(date +%s)
+            timeout 60 $bin --db "$T" --type-cases --ops var_mean,argmax --csv "$OUT/tc_${v}_$r.csv" \
+                > "$L/tc_${v}_$r.log" 2>&1
+            echo "redtune_bench --type-cases --ops var_mean,argmax, $v, run $r: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+            grep -iE 'var_mean|argmax' "$L/tc_${v}_$r.log" | head -8 >> "$S"
+        done
+    done
+    MEAN_LIMIT=60 MEAN_TORCH_LIMIT=110 mean_step
+    fits 60 "var tests" && tests '*var*' 90
+    fits 40 "seg_types tests" && tests 'seg_types*' $(left) ;;
 mean)
-    rows='65536,128,1;4096,4096,1;16,4194304,1'
-    retune 90 mean bf16 "$rows"
-    retune 90 var_mean bf16 "$rows"
-    retune 70 mean f32 '4096,4096,1;16,4194304,1'
-    retune_ship $dev
-    python3 tools/ship_into_row.py "$OUT/retune_ship.db" "$T" "$uuid" -o "$OUT/retune_into.db" >> "$S" 2>&1
-    build/redtune merge "$T" "$OUT/retune_into.db" -o build/merged.db --force >> "$S" 2>&1
-    T=build/merged.db TORCH_LIMIT=$(left) torch_axis --ops mean,var_mean,argmax
-    sed -n '/along/,$p' "$L/torch_axis.log" >> "$S" ;;
+    mean_step ;;
 esac
 dev_end
