@@ -25,7 +25,9 @@
 #           redtune_bench --type-cases with the bench before (c40) and after, A B A B; mean's
 #           retune (60 s a tune) and torch_axis (as mean, 110 s); the C GPU tests '*var*' and
 #           'seg_types*' with the time left.
-step=${1:?step: py, h200r, mean, all}
+#   pyt     the Python GPU tests alone (after all, on the machine still warm), with build/python
+#           and build/pyt carried.
+step=${1:?step: py, h200r, mean, all, pyt}
 . "$(dirname "$0")/dev_lib.sh"
 if [ "$step" = all ]; then
     rm -rf /tmp/c40o && mkdir -p /tmp/c40o build/bench_before && tar -C /tmp/c40o -xJf build/c40.tar.xz \
@@ -72,5 +74,7 @@ all)
     fits 40 "seg_types tests" && tests 'seg_types*' $(left) ;;
 mean)
     mean_step ;;
+pyt)
+    pytests all $(left) ;;
 esac
 dev_end
