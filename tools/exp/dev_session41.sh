@@ -15,7 +15,7 @@
 #   mean    (issue 16) the rows where mean and var_mean trail PyTorch most (fortieth session, run
 #           3: mean bf16 [65536 x 128] and [4096 x 4096] rows 1.076-1.078, whose shipped winners
 #           are 12-14% slower than sum bf16's at the same shapes) retuned with the default axis
-#           space: mean bf16 and var_mean bf16 at [65536 x 128], [4096 x 4096], [16 x 2^22]
+#           space: mean bf16 and var_mean bf16 at [65536 x 128] and [4096 x 4096]
 #           rows, mean f32 at [4096 x 4096] and [16 x 2^22] rows; merged into the device's row
 #           (the faster verified entry per case); then bench/torch_axis.py for mean, var_mean
 #           and argmax (the fortieth session's select combines) with the merge.
@@ -39,14 +39,16 @@ case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
 *) dev=H100 uuid=2e956071d0b02214c4c501b293bccefc ;;
 esac
 mean_step() {
-    rows='65536,128,1;4096,4096,1;16,4194304,1'
+    rows='65536,128,1;4096,4096,1'
     retune ${MEAN_LIMIT:-90} mean bf16 "$rows"
-    retune ${MEAN_LIMIT:-90} var_mean bf16 "$rows"
-    retune ${MEAN_LIMIT:-90} mean f32 '4096,4096,1;16,4194304,1'
+    fits 150 "var_mean bf16 retune" && retune ${MEAN_LIMIT:-90} var_mean bf16 "$rows"
+    fits 200 "mean f32 retune" && retune ${MEAN_LIMIT:-90} mean f32 '4096,4096,1;16,4194304,1'
     retune_ship $dev
     python3 tools/ship_into_row.py "$OUT/retune_ship.db" "$T" "$uuid" -o "$OUT/retune_into.db" >> "$S" 2>&1
     build/redtune merge "$T" "$OUT/retune_into.db" -o build/merged.db --force >> "$S" 2>&1
-    T=build/merged.db TORCH_LIMIT=${MEAN_TORCH_LIMIT:-$(left)} torch_axis --ops mean,var_mean,argmax
+    local tl=$(left)
+    [ -n "${MEAN_TORCH_LIMIT:-}" ] && [ "$MEAN_TORCH_LIMIT" -lt "$tl" ] && tl=$MEAN_TORCH_LIMIT
+    T=build/merged.db TORCH_LIMIT=$tl torch_axis --ops mean,var_mean,argmax
     sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
 }
 case $step in
