@@ -14,7 +14,7 @@
 #           dev_session36.sh's h200r with this session's binaries.
 #   mean    (issue 16) the rows where mean and var_mean trail PyTorch most (fortieth session, run
 #           3: mean bf16 [65536 x 128] and [4096 x 4096] rows 1.076-1.078, whose shipped winners
-#           are 12-14% slower than sum bf16's at the same shapes) retuned with the default axis
+#           are 5% and 14% slower than sum bf16's at the same shapes) retuned with the default axis
 #           space: mean bf16 and var_mean bf16 at [65536 x 128] and [4096 x 4096]
 #           rows, mean f32 at [4096 x 4096] and [16 x 2^22] rows; merged into the device's row
 #           (the faster verified entry per case); then bench/torch_axis.py for mean, var_mean
