@@ -37,16 +37,18 @@ if [ "$step" = all ]; then
 fi
 dev_start c41 "$step"
 case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
-*H200*) dev=H200 uuid=8b59dd2a77fc5356c5b5d639fc1cc192 ;;
-*) dev=H100 uuid=2e956071d0b02214c4c501b293bccefc ;;
+*H200*) dev=H200 uuid=8b59dd2a77fc5356c5b5d639fc1cc192 axis_uuid=$uuid ;;
+*) dev=H100 uuid=2e956071d0b02214c4c501b293bccefc axis_uuid=24f0a2f78c703d775ac5d2a008ce8735 ;;
 esac
+# The H100's axis winners are those of row 24f0a2f7 (the lookup ran them in run 1, where a
+# merge into 2e956071, the offsets rows' GPU, was not taken); the H200 has one row.
 mean_step() {
     rows='65536,128,1;4096,4096,1'
     retune ${MEAN_LIMIT:-90} mean bf16 "$rows"
     fits 150 "var_mean bf16 retune" && retune ${MEAN_LIMIT:-90} var_mean bf16 "$rows"
     fits 200 "mean f32 retune" && retune ${MEAN_LIMIT:-90} mean f32 '4096,4096,1;16,4194304,1'
     retune_ship $dev
-    python3 tools/ship_into_row.py "$OUT/retune_ship.db" "$T" "$uuid" -o "$OUT/retune_into.db" >> "$S" 2>&1
+    python3 tools/ship_into_row.py "$OUT/retune_ship.db" "$T" "$axis_uuid" -o "$OUT/retune_into.db" >> "$S" 2>&1
     build/redtune merge "$T" "$OUT/retune_into.db" -o build/merged.db --force >> "$S" 2>&1
     local tl=$(left)
     [ -n "${MEAN_TORCH_LIMIT:-}" ] && [ "$MEAN_TORCH_LIMIT" -lt "$tl" ] && tl=$MEAN_TORCH_LIMIT
