@@ -20,6 +20,14 @@
 #                           dev_begin); if not, a line in the summary says WHAT was skipped
 #   tests FILTER [LIMIT]    the C GPU tests whose names match FILTER (LIMIT s, default 200), a
 #                           line in the summary (and the first failures)
+#   before NAME             build/NAME.tar.xz (binaries packed at an earlier commit) unpacked
+#                           into /tmp/NAMEo; its tuner to build/old/redtune, its bench to
+#                           build/bench_before/redtune_bench
+#   tc_ab LIMIT PATTERN ARGS...
+#                           redtune_bench --type-cases ARGS with build/bench_before's bench and
+#                           build/bench's, A B A B (LIMIT s each), the CSVs as
+#                           $OUT/tc_{before,after}_R.csv; a line each and the log lines
+#                           matching PATTERN in the summary
 #   bench_ab A BENCH_A DB_A B BENCH_B DB_B ARGS...
 #                           redtune_bench --axis ARGS, A B A B ($BENCH_LIMIT s each, default
 #                           100), the table of tools/exp/bench_ab.py in the summary
@@ -163,6 +171,26 @@ tests() {
     REDTUNE_TEST_FILTER="$1" CMOCKA_MESSAGE_OUTPUT=TAP timeout "${2:-200}" build/tests/all gpu > "$log" 2>&1
     echo "C GPU tests '$1': exit $? ($(( $(date +%s) - t0 )) s): $(grep -c '^ok' "$log") ok, $(grep '^not ok' "$log" | grep -vc SKIP) not ok" >> "$S"
     grep -A8 '^not ok' "$log" | grep -v SKIP | head -12 >> "$S"
+}
+before() {
+    rm -rf "/tmp/$1o" && mkdir -p "/tmp/$1o" build/old build/bench_before \
+        && tar -C "/tmp/$1o" -xJf "build/$1.tar.xz" && cp "/tmp/$1o/redtune" build/old/redtune \
+        && cp "/tmp/$1o/bench/redtune_bench" build/bench_before/
+}
+tc_ab() {
+    local limit=$1 pat=$2 r v bin t0
+    shift 2
+    for r in 1 2; do
+        for v in before after; do
+            bin=build/bench/redtune_bench
+            [ $v = before ] && bin=build/bench_before/redtune_bench
+            t0=$(date +%s)
+            timeout "$limit" $bin --db "$T" --type-cases "$@" --csv "$OUT/tc_${v}_$r.csv" \
+                > "$L/tc_${v}_$r.log" 2>&1
+            echo "redtune_bench --type-cases${*:+ $*}, $v, run $r: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+            grep -iE "$pat" "$L/tc_${v}_$r.log" | head -12 >> "$S"
+        done
+    done
 }
 bench_ab() {
     local a=$1 ba=$2 da=$3 b=$4 bb=$5 db=$6 r v bin d t0

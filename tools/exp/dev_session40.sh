@@ -36,9 +36,7 @@ step=${1:?step: pack, pack41, fine, qf, last, combine, verify}
 if [ "$step" = pack41 ]; then
     dev_start c41 pack
 elif [ "$step" = combine ] || [ "$step" = verify ]; then
-    rm -rf /tmp/c40o && mkdir -p /tmp/c40o build/old build/bench_before \
-        && tar -C /tmp/c40o -xJf build/c40.tar.xz && cp /tmp/c40o/redtune build/old/redtune \
-        && cp /tmp/c40o/bench/redtune_bench build/bench_before/
+    before c40
     dev_start c41 "$step"
 else
     dev_start c40 "$step"
@@ -86,16 +84,7 @@ combine)
     fits 60 "gpu_types tests" && tests 'gpu_types*' 120
     fits 60 "axis tests" && tests '*axis*' $(left) ;;
 verify)
-    for r in 1 2; do
-        for v in before after; do
-            bin=build/bench/redtune_bench
-            [ $v = before ] && bin=build/bench_before/redtune_bench
-            t0=$(date +%s)
-            timeout 90 $bin --db "$T" --type-cases --csv "$OUT/tc_${v}_$r.csv" > "$L/tc_${v}_$r.log" 2>&1
-            echo "redtune_bench --type-cases, $v, run $r: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-            grep -iE 'var_mean|argmax|sumsq|amax|sum ' "$L/tc_${v}_$r.log" | head -12 >> "$S"
-        done
-    done
+    tc_ab 90 'var_mean|argmax|sumsq|amax|sum '
     tests 'seg_types*' 120
     fits 60 "var tests" && tests '*var*' 100 ;;
 esac

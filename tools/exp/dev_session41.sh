@@ -18,12 +18,12 @@
 #           3: mean bf16 [65536 x 128] and [4096 x 4096] rows 1.076-1.078, whose shipped winners
 #           are 5% and 14% slower than sum bf16's at the same shapes) retuned with the default axis
 #           space: mean bf16 and var_mean bf16 at [65536 x 128] and [4096 x 4096]
-#           rows, mean f32 at [4096 x 4096] and [16 x 2^22] rows; merged into the device's row
-#           (the faster verified entry per case); then bench/torch_axis.py for mean, var_mean
+#           rows, mean f32 at [4096 x 4096] and [16 x 2^22] rows; merged into the row that
+#           holds the device's axis winners (the faster verified entry per case); then bench/torch_axis.py for mean, var_mean
 #           and argmax (the fortieth session's select combines) with the merge.
 #   all     (most of what is owed in one call, for when machines are scarce; carried also
 #           build/c40.tar.xz (the fortieth session's binaries before the select combines),
-#           build/python, build/pyt) issue 15's var_mean and argmax rows through
+#           build/python) issue 15's var_mean and argmax rows through
 #           redtune_bench --type-cases with the bench before (c40) and after, A B A B; mean's
 #           retune (60 s a tune) and torch_axis (as mean, 110 s); the C GPU tests '*var*' and
 #           'seg_types*' with the time left.
@@ -31,10 +31,7 @@
 #           and build/pyt carried.
 step=${1:?step: py, h200r, mean, all, pyt}
 . "$(dirname "$0")/dev_lib.sh"
-if [ "$step" = all ]; then
-    rm -rf /tmp/c40o && mkdir -p /tmp/c40o build/bench_before && tar -C /tmp/c40o -xJf build/c40.tar.xz \
-        && cp /tmp/c40o/bench/redtune_bench build/bench_before/
-fi
+[ "$step" = all ] && before c40
 dev_start c41 "$step"
 case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
 *H200*) dev=H200 uuid=8b59dd2a77fc5356c5b5d639fc1cc192 axis_uuid=$uuid ;;
@@ -64,17 +61,7 @@ h200r)
     SHIP_LIMIT=100 tune_rows $dev $uuid heavy 2^22,30M min:f32 sum:f32 min:f64 sum:f64
     fits 100 "bench offsets" && bench_all 40 ;;
 all)
-    for r in 1 2; do
-        for v in before after; do
-            bin=build/bench/redtune_bench
-            [ $v = before ] && bin=build/bench_before/redtune_bench
-            t0=$(date +%s)
-            timeout 60 $bin --db "$T" --type-cases --ops var_mean,argmax --csv "$OUT/tc_${v}_$r.csv" \
-                > "$L/tc_${v}_$r.log" 2>&1
-            echo "redtune_bench --type-cases --ops var_mean,argmax, $v, run $r: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-            grep -iE 'var_mean|argmax' "$L/tc_${v}_$r.log" | head -8 >> "$S"
-        done
-    done
+    tc_ab 60 'var_mean|argmax' --ops var_mean,argmax
     MEAN_LIMIT=60 MEAN_TORCH_LIMIT=110 mean_step
     fits 60 "var tests" && tests '*var*' 90
     fits 40 "seg_types tests" && tests 'seg_types*' $(left) ;;
