@@ -8,30 +8,56 @@
 #   py      (issues 16, 15) bench/torch_axis.py for every operator with the committed database
 #           (the first run with both the select combines and the forty-first session's retuned
 #           mean and var_mean bf16 rows), then the Python GPU tests with the time left.
-#   rows    (issue 16) the f32 rows cells that trailed PyTorch (fortieth and forty-first
-#           sessions: min, max, mean and var_mean at [4096 x 4096] and [16 x 2^22]) retuned
-#           with the default axis space, merged into the row that holds the H100's axis winners
-#           (the faster verified entry per case), then torch_axis.py over those cells with the
-#           merge.
-step=${1:?step: pack, py, rows}
+#   rows    (issues 16, 15) argmax f32 at 2^26 retuned flat with the select combines (its
+#           winner was tuned before them) into the row of the flat type cases (041de415); the
+#           f32 rows cells that trailed PyTorch (fortieth and forty-first sessions: min, max,
+#           mean and var_mean at [4096 x 4096] and [16 x 2^22]) retuned with the default axis
+#           space into the row of the axis winners (24f0a2f7); both merged (the faster verified
+#           entry per case); torch_axis.py over those cells with the merge; redtune_bench
+#           --type-cases --ops argmax, the committed database against the merge, A B A B.
+#   h200r   (issue 14; an H200) its offsets heavy rows with the shipped space (min and sum, f32
+#           and f64, at 2^22 and 30M, 100 s an operator), merged into its row; redtune_bench over
+#           every offsets profile, the committed database against the merge, A B A B (as
+#           dev_session41.sh's h200r, with this session's binaries).
+step=${1:?step: pack, py, rows, h200r}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c42 "$step"
+# Machines are scarce: a call for py or rows that gets an H200 does the H200's step instead.
+case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
+*H200*) [ "$step" != h200r ] && echo "an H200: step h200r instead of $step" >> "$S" && step=h200r ;;
+esac
 axis_uuid=24f0a2f78c703d775ac5d2a008ce8735   # the H100 row whose axis winners the lookup takes
 case $step in
+h200r)
+    SHIP_LIMIT=100 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy 2^22,30M min:f32 sum:f32 min:f64 sum:f64
+    fits 100 "bench offsets" && bench_all 40 ;;
 py)
     TORCH_LIMIT=${PY_TORCH_LIMIT:-240} torch_axis --ops sum,min,max,argmax,mean,var_mean
     sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
     fits 60 "python GPU tests" && pytests all $(left) ;;
 rows)
+    tune_each flatam ${ARGMAX_LIMIT:-90} 67108864 "" argmax:f32
+    dship flatam H100
+    grep -E 'argmax' "$L/flatam_best.txt" >> "$S"
+    python3 tools/ship_into_row.py "$OUT/flatam_ship.db" "$T" 041de41587225a3906d82066169a497e \
+        -o "$OUT/flatam_into.db" >> "$S" 2>&1
     shapes='4096,4096,1;16,4194304,1'
-    for op in ${ROWS_OPS:-min max mean var_mean}; do
-        fits 90 "$op f32 retune" && retune ${ROWS_LIMIT:-80} "$op" f32 "$shapes"
+    ops=
+    for op in ${ROWS_OPS:-max mean var_mean min}; do
+        fits 150 "$op f32 retune" && retune ${ROWS_LIMIT:-70} "$op" f32 "$shapes" && ops=$ops${ops:+,}$op
     done
     retune_ship H100
     python3 tools/ship_into_row.py "$OUT/retune_ship.db" "$T" "$axis_uuid" -o "$OUT/retune_into.db" >> "$S" 2>&1
-    build/redtune merge "$T" "$OUT/retune_into.db" -o build/merged.db --force >> "$S" 2>&1
-    ops=$(echo ${ROWS_OPS:-min max mean var_mean} | tr ' ' ,)
-    T=build/merged.db TORCH_LIMIT=$(left) torch_axis --ops "$ops" --dtypes float32 \
+    build/redtune merge "$T" "$OUT/flatam_into.db" "$OUT/retune_into.db" -o build/merged.db --force >> "$S" 2>&1
+    for r in 1 2; do
+        for d in "$T" build/merged.db; do
+            timeout 40 build/bench/redtune_bench --db "$d" --type-cases --ops argmax \
+                > "$L/tc_$(basename "$d")_$r.log" 2>&1
+            echo "redtune_bench --type-cases --ops argmax, $d, run $r: exit $?" >> "$S"
+            grep -iE 'argmax' "$L/tc_$(basename "$d")_$r.log" | head -4 >> "$S"
+        done
+    done
+    [ -n "$ops" ] && T=build/merged.db TORCH_LIMIT=$(left) torch_axis --ops "$ops" --dtypes float32 \
         --only '[4096 x 4096] rows,[16 x 2^22] rows'
     sed -n '/along/,$p' "$L/torch_axis.log" >> "$S" ;;
 esac
