@@ -12,7 +12,8 @@
 #           winner was tuned before them) into the row of the flat type cases (041de415); the
 #           f32 rows cells that trailed PyTorch (fortieth and forty-first sessions: min, max,
 #           mean and var_mean at [4096 x 4096] and [16 x 2^22]) retuned with the default axis
-#           space into the row of the axis winners (24f0a2f7); both merged (the faster verified
+#           space, each into the row the lookup takes for it (24f0a2f7 for mean and var_mean;
+#           min's and max's rows are others); all merged (the faster verified
 #           entry per case); torch_axis.py over those cells with the merge; redtune_bench
 #           --type-cases --ops argmax, the committed database against the merge, A B A B.
 #   h200r   (issue 14; an H200) its offsets heavy rows with the shipped space (min and sum, f32
@@ -42,13 +43,23 @@ rows)
     python3 tools/ship_into_row.py "$OUT/flatam_ship.db" "$T" 041de41587225a3906d82066169a497e \
         -o "$OUT/flatam_into.db" >> "$S" 2>&1
     shapes='4096,4096,1;16,4194304,1'
-    ops=
+    ops= intos=
     for op in ${ROWS_OPS:-max mean var_mean min}; do
-        fits 150 "$op f32 retune" && retune ${ROWS_LIMIT:-70} "$op" f32 "$shapes" && ops=$ops${ops:+,}$op
+        fits 150 "$op f32 retune" || continue
+        RETUNE_DB=build/rt_$op.db retune ${ROWS_LIMIT:-70} "$op" f32 "$shapes"
+        build/redtune best --db build/rt_$op.db 2>&1 | grep -E 'axis_rows' | sed 's/  */ /g' >> "$S"
+        build/redtune export --db build/rt_$op.db --match H100 -o "$OUT/rt_${op}_ship.db" --force >> "$S" 2>&1
+        build/redtune measurements --db build/rt_$op.db --format csv | gzip -9 > "$OUT/rt_${op}_meas.csv.gz"
+        # The row the lookup takes for the operator's f32 rows (the H100 row with the most of
+        # them: runtime/store_lookup.c): min's and max's are not the axis winners' row.
+        row=$(python3 -c 'import sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute("SELECT d.uuid FROM best b JOIN devices d ON d.id = b.device_id WHERE d.name LIKE ? AND b.op = ? AND b.type = ? AND b.hot = 0 AND b.layout GLOB ? GROUP BY d.id ORDER BY count(*) DESC LIMIT 1", ("%H100%", sys.argv[2], "f32", "axis:*x1")).fetchone()
+print(r[0] if r else "")' "$T" "$op")
+        python3 tools/ship_into_row.py "$OUT/rt_${op}_ship.db" "$T" "${row:-$axis_uuid}" \
+            -o "$OUT/rt_${op}_into.db" >> "$S" 2>&1 && intos="$intos $OUT/rt_${op}_into.db"
+        ops=$ops${ops:+,}$op
     done
-    retune_ship H100
-    python3 tools/ship_into_row.py "$OUT/retune_ship.db" "$T" "$axis_uuid" -o "$OUT/retune_into.db" >> "$S" 2>&1
-    build/redtune merge "$T" "$OUT/flatam_into.db" "$OUT/retune_into.db" -o build/merged.db --force >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/flatam_into.db" $intos -o build/merged.db --force >> "$S" 2>&1
     for r in 1 2; do
         for d in "$T" build/merged.db; do
             timeout 40 build/bench/redtune_bench --db "$d" --type-cases --ops argmax \
