@@ -8,6 +8,8 @@
 #   py      (issues 16, 15) bench/torch_axis.py for every operator with the committed database
 #           (the first run with both the select combines and the forty-first session's retuned
 #           mean and var_mean bf16 rows), then the Python GPU tests with the time left.
+#   one     (issues 15, 16; for when machines are scarce) rows' argmax part (retune, merge,
+#           bench A B A B), then py with the committed database.
 #   rows    (issues 16, 15) argmax f32 at 2^26 retuned flat with the select combines (its
 #           winner was tuned before them) into the row of the flat type cases (041de415); the
 #           f32 rows cells that trailed PyTorch (fortieth and forty-first sessions: min, max,
@@ -20,7 +22,7 @@
 #           and f64, at 2^22 and 30M, 100 s an operator), merged into its row; redtune_bench over
 #           every offsets profile, the committed database against the merge, A B A B (as
 #           dev_session41.sh's h200r, with this session's binaries).
-step=${1:?step: pack, py, rows, h200r}
+step=${1:?step: pack, one, py, rows, h200r}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c42 "$step"
 # Machines are scarce: a call for py or rows that gets an H200 does the H200's step instead.
@@ -28,20 +30,43 @@ case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
 *H200*) [ "$step" != h200r ] && echo "an H200: step h200r instead of $step" >> "$S" && step=h200r ;;
 esac
 axis_uuid=24f0a2f78c703d775ac5d2a008ce8735   # the H100 row whose axis winners the lookup takes
+# argmax f32 at 2^26 retuned flat (the default space) into the row of the flat type cases
+argmax_tune() {
+    tune_each flatam ${ARGMAX_LIMIT:-120} 67108864 "" argmax:f32
+    dship flatam H100
+    grep -E 'argmax' "$L/flatam_best.txt" >> "$S"
+    python3 tools/ship_into_row.py "$OUT/flatam_ship.db" "$T" 041de41587225a3906d82066169a497e \
+        -o "$OUT/flatam_into.db" >> "$S" 2>&1
+}
+# issue 15's argmax row through the bench: the committed database ($T) against build/merged.db
+argmax_ab() {
+    local r d
+    for r in 1 2; do
+        for d in "$T" build/merged.db; do
+            timeout 40 build/bench/redtune_bench --db "$d" --type-cases --ops argmax \
+                > "$L/tc_$(basename "$d")_$r.log" 2>&1
+            echo "redtune_bench --type-cases --ops argmax, $d, run $r: exit $?" >> "$S"
+            grep -iE 'argmax' "$L/tc_$(basename "$d")_$r.log" | head -4 >> "$S"
+        done
+    done
+}
 case $step in
 h200r)
     SHIP_LIMIT=100 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy 2^22,30M min:f32 sum:f32 min:f64 sum:f64
     fits 100 "bench offsets" && bench_all 40 ;;
+one)
+    argmax_tune
+    build/redtune merge "$T" "$OUT/flatam_into.db" -o build/merged.db --force >> "$S" 2>&1
+    argmax_ab
+    TORCH_LIMIT=${PY_TORCH_LIMIT:-220} torch_axis --ops sum,min,max,argmax,mean,var_mean
+    sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
+    fits 60 "python GPU tests" && pytests all $(left) ;;
 py)
     TORCH_LIMIT=${PY_TORCH_LIMIT:-240} torch_axis --ops sum,min,max,argmax,mean,var_mean
     sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
     fits 60 "python GPU tests" && pytests all $(left) ;;
 rows)
-    tune_each flatam ${ARGMAX_LIMIT:-90} 67108864 "" argmax:f32
-    dship flatam H100
-    grep -E 'argmax' "$L/flatam_best.txt" >> "$S"
-    python3 tools/ship_into_row.py "$OUT/flatam_ship.db" "$T" 041de41587225a3906d82066169a497e \
-        -o "$OUT/flatam_into.db" >> "$S" 2>&1
+    argmax_tune
     shapes='4096,4096,1;16,4194304,1'
     ops= intos=
     for op in ${ROWS_OPS:-max mean var_mean min}; do
@@ -60,14 +85,7 @@ print(r[0] if r else "")' "$T" "$op")
         ops=$ops${ops:+,}$op
     done
     build/redtune merge "$T" "$OUT/flatam_into.db" $intos -o build/merged.db --force >> "$S" 2>&1
-    for r in 1 2; do
-        for d in "$T" build/merged.db; do
-            timeout 40 build/bench/redtune_bench --db "$d" --type-cases --ops argmax \
-                > "$L/tc_$(basename "$d")_$r.log" 2>&1
-            echo "redtune_bench --type-cases --ops argmax, $d, run $r: exit $?" >> "$S"
-            grep -iE 'argmax' "$L/tc_$(basename "$d")_$r.log" | head -4 >> "$S"
-        done
-    done
+    argmax_ab
     [ -n "$ops" ] && T=build/merged.db TORCH_LIMIT=$(left) torch_axis --ops "$ops" --dtypes float32 \
         --only '[4096 x 4096] rows,[16 x 2^22] rows'
     sed -n '/along/,$p' "$L/torch_axis.log" >> "$S" ;;
