@@ -151,6 +151,44 @@ static void arg_combine(sbuf *b, const char *better, int fl)
     sb_printf(b, "    return a.i < 0 || (b.i >= 0 && first) ? b : a;\n}\n");
 }
 
+/* argmin/argmax over a 32-bit compared type (f32, i32, u32, and the narrow types widened to
+ * them): rt_warp_select, every lane's accumulator of the warp combined, in every lane, for
+ * the collectives' 32-lane trees (templates/collectives.cuh) - three of the warp's integer
+ * reductions (redux.sync, sm_80 and later) and a ballot where the tree has five levels of a
+ * three-shuffle exchange and the combine. The combine's total order (a number before a NaN,
+ * then the value, then the lower index; the identity, index -1, last) as a key: a 32-bit
+ * integer, greater is better, NaN and the identity at INT_MIN (±0 one key, as they compare
+ * equal), then the lowest index as unsigned (the identity's -1 is the highest). The order is
+ * total, so every tree gives the same winner, and so does this: the ordered trees may use it
+ * too. 'cmp' is the compared type; 'better' "<" (argmin) or ">". */
+static void arg_warp_select(sbuf *b, rt_type cmp, const char *better)
+{
+    const char *key;
+    if (cmp == RT_F32)   /* the bits of a float, ordered as signed integers; -0 as +0 */
+        key = "const float x = a.v == 0.0f ? 0.0f : (float)a.v;\n"
+              "    const int bits = __float_as_int(x);\n"
+              "    const int k = bits >= 0 ? bits : bits ^ 0x7fffffff;\n"
+              "    const bool worst = a.i < 0 || a.v != a.v;\n";
+    else if (cmp == RT_U32)
+        key = "const int k = (int)((unsigned int)a.v ^ 0x80000000u);\n"
+              "    const bool worst = a.i < 0;\n";
+    else
+        key = "const int k = (int)a.v;\n    const bool worst = a.i < 0;\n";
+    sb_printf(b, "#if __CUDA_ARCH__ >= 800\n#define RT_WARP_SELECT 1\n"
+                 "static __device__ __forceinline__ rt_acc_t rt_warp_select(rt_acc_t a) {\n"
+                 "    %s"
+                 "    const int key = worst ? (int)0x80000000u : %s;\n"
+                 "    const int kb = __reduce_max_sync(0xffffffffu, key);\n"
+                 "    const unsigned long long i = (unsigned long long)a.i;\n"
+                 "    const unsigned int hi = key == kb ? (unsigned int)(i >> 32) : 0xffffffffu;\n"
+                 "    const unsigned int mh = __reduce_min_sync(0xffffffffu, hi);\n"
+                 "    const unsigned int lo = key == kb && hi == mh ? (unsigned int)i : 0xffffffffu;\n"
+                 "    const unsigned int ml = __reduce_min_sync(0xffffffffu, lo);\n"
+                 "    const unsigned int w = __ballot_sync(0xffffffffu, key == kb && hi == mh && lo == ml);\n"
+                 "    return rt_shfl(a, __ffs(w) - 1);\n}\n#endif\n",
+              key, *better == '>' ? "k" : "~k");
+}
+
 /* argmin/argmax: the accumulator is {value, index}; index -1 marks the empty accumulator
  * (the identity). Elements are ordered by (NaN last, value, index), a total order, so the
  * combine is associative and commutative and every tree gives the same winner: the least
@@ -178,6 +216,8 @@ static void arg_glue(sbuf *b, rt_op op, rt_type t)
      * they draw no "declared but never referenced" warning. */
     sb_printf(b, "static_assert(sizeof(rt_shfl_up(rt_identity(), 1u)) == sizeof(rt_shfl(rt_identity(), 0)), "
                  "\"glue\");\n");
+    if (optype_size(t) == 4)
+        arg_warp_select(b, t, better);
 }
 
 /* The lift of an element into the accumulator and the warp shuffles of a scalar accumulator.
@@ -484,6 +524,8 @@ static void narrow_arg(sbuf *b, rt_op op, const optype_ts *ts)
                  "{ rt_acc_t r; r.v = rt_in(v); r.i = (long long)i; return r; }\n");
     arg_run(b, op, scalar_ct(a), fl, "rt_in");
     struct_shuffles(b);
+    if (optype_size(a) == 4)
+        arg_warp_select(b, a, better);
     final_flags(b, 0, 0);
     if (index)
         sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) { return a.i; }\n");

@@ -5,6 +5,11 @@
 // from L2, final tree). Included after the glue and the parameters, and inlined into the unit
 // by the generator like seg_common.cuh.
 //
+// Where the glue defines RT_WARP_SELECT (argmin and argmax of a 32-bit compared type on sm_80
+// and later: runtime/glue.c), the 32-lane trees and the second level of a block tree are its
+// rt_warp_select instead: the operator's order is total, so every tree, ordered or not, gives
+// the winner it gives, and lane 0 (every lane) gets it.
+//
 // Ordered means that every combine has the lower indices on the left: the result is the left
 // fold of the values in thread order, bracketed as a balanced tree, right for a
 // non-commutative operator. The halving trees pair lane l with lane l + N/2 first: commutative
@@ -30,10 +35,17 @@
 template <unsigned int N>
 __device__ __forceinline__ rt_acc_t co_warp_tree(rt_acc_t v)
 {
+#ifdef RT_WARP_SELECT
+    if constexpr (N == 32)
+        return rt_warp_select(v);   /* the glue's: an order every tree gives (argmin/argmax) */
+    else
+#endif
+    {
 #pragma unroll
-    for (unsigned int d = 1; d < N; d *= 2)
-        v = rt_combine(v, rt_shfl_down(v, d));
-    return v;
+        for (unsigned int d = 1; d < N; d *= 2)
+            v = rt_combine(v, rt_shfl_down(v, d));
+        return v;
+    }
 }
 
 /* Lane 0 gets the combination of lanes 0 .. N-1 (N a power of two), halving: lane l with lane
@@ -41,10 +53,17 @@ __device__ __forceinline__ rt_acc_t co_warp_tree(rt_acc_t v)
 template <unsigned int N>
 __device__ __forceinline__ rt_acc_t co_warp_halving(rt_acc_t v)
 {
+#ifdef RT_WARP_SELECT
+    if constexpr (N == 32)
+        return rt_warp_select(v);
+    else
+#endif
+    {
 #pragma unroll
-    for (unsigned int d = N / 2; d > 0; d >>= 1)
-        v = rt_combine(v, rt_shfl_down(v, d));
-    return v;
+        for (unsigned int d = N / 2; d > 0; d >>= 1)
+            v = rt_combine(v, rt_shfl_down(v, d));
+        return v;
+    }
 }
 
 /* ---- block trees ---- */
@@ -67,10 +86,15 @@ __device__ __forceinline__ rt_acc_t co_warps_tree(rt_acc_t v, rt_acc_t *part, un
             part[warp] = v;
         __syncthreads();
         if (warp == 0) {
+#ifdef RT_WARP_SELECT
+            /* The lanes past WARPS hold the identity: the whole warp's select is the tree's. */
+            v = rt_warp_select(lane < WARPS ? part[lane] : rt_identity());
+#else
             if constexpr (ORDERED)
                 v = co_warp_tree<WARPS>(lane < WARPS ? part[lane] : rt_identity());
             else
                 v = co_warp_halving<WARPS>(lane < WARPS ? part[lane] : rt_identity());
+#endif
         }
     } else {
         (void)part;
