@@ -8,6 +8,16 @@
 #   py      (issues 16, 15) bench/torch_axis.py for every operator with the committed database
 #           (the first run with both the select combines and the forty-first session's retuned
 #           mean and var_mean bf16 rows), then the Python GPU tests with the time left.
+#   sel     (issue 15; carried also build/c43.tar.xz, `bash tools/exp/dev_session42.sh pack43`
+#           with argmin/argmax's warp select, c42 the binaries before it) argmax f32 2^26 through
+#           redtune_bench --type-cases before and after, A B A B; the C GPU tests of argmin and
+#           argmax (flat over every family and type, the narrow types, every family of the
+#           issue 15 operators, segmented, along an axis) with the time left.
+#   selab   (issue 15, 16; as sel, carried the same) the warp select before and after, A B A B:
+#           argmax f32 and bf16 through redtune_bench --type-cases at 2^16, 2^20, 2^24, and
+#           along every axis shape of redtune_bench --axis (argmin and argmax's split rows
+#           trailed the forty-first session's torch_axis run by 2.7-4.5%, as much as mean's
+#           did, which the change does not touch).
 #   one     (issues 15, 16; for when machines are scarce) rows' argmax part (retune, merge,
 #           bench A B A B), then py with the committed database.
 #   rows    (issues 16, 15) argmax f32 at 2^26 retuned flat with the select combines (its
@@ -22,9 +32,16 @@
 #           and f64, at 2^22 and 30M, 100 s an operator), merged into its row; redtune_bench over
 #           every offsets profile, the committed database against the merge, A B A B (as
 #           dev_session41.sh's h200r, with this session's binaries).
-step=${1:?step: pack, one, py, rows, h200r}
+step=${1:?step: pack, pack43, sel, selab, one, py, rows, h200r}
 . "$(dirname "$0")/dev_lib.sh"
-dev_start c42 "$step"
+if [ "$step" = pack43 ]; then
+    dev_start c43 pack
+elif [ "$step" = sel ] || [ "$step" = selab ]; then
+    before c42
+    dev_start c43 "$step"
+else
+    dev_start c42 "$step"
+fi
 # Machines are scarce: a call for py or rows that gets an H200 does the H200's step instead.
 case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
 *H200*) [ "$step" != h200r ] && echo "an H200: step h200r instead of $step" >> "$S" && step=h200r ;;
@@ -51,6 +68,17 @@ argmax_ab() {
     done
 }
 case $step in
+sel)
+    tc_ab 45 'argmax' --ops argmax
+    fits 100 "argmin/argmax tests" && tests 'gpu_RT_ARG*' 150
+    fits 40 "narrow tests" && tests 'gpu_run_arg*' 60
+    fits 30 "types tests" && tests 'gpu_types*' 40
+    fits 40 "seg types tests" && tests 'seg_types*' 60
+    fits 60 "axis tests" && tests '*axis*' $(left) ;;
+selab)
+    tc_ab 60 'argmax' --ops argmax --types f32,bf16 --sizes 2^16,2^20,2^24
+    BENCH_LIMIT=80 bench_ab before build/bench_before/redtune_bench "$T" after build/bench/redtune_bench "$T" \
+        --ops argmax --types f32,bf16 ;;
 h200r)
     SHIP_LIMIT=100 tune_rows H200 8b59dd2a77fc5356c5b5d639fc1cc192 heavy 2^22,30M min:f32 sum:f32 min:f64 sum:f64
     fits 100 "bench offsets" && bench_all 40 ;;
@@ -66,7 +94,7 @@ py)
     sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
     fits 60 "python GPU tests" && pytests all $(left) ;;
 rows)
-    argmax_tune
+    [ -z "${SKIP_ARGMAX:-}" ] && argmax_tune
     shapes='4096,4096,1;16,4194304,1'
     ops= intos=
     for op in ${ROWS_OPS:-max mean var_mean min}; do
@@ -84,8 +112,9 @@ print(r[0] if r else "")' "$T" "$op")
             -o "$OUT/rt_${op}_into.db" >> "$S" 2>&1 && intos="$intos $OUT/rt_${op}_into.db"
         ops=$ops${ops:+,}$op
     done
-    build/redtune merge "$T" "$OUT/flatam_into.db" $intos -o build/merged.db --force >> "$S" 2>&1
-    argmax_ab
+    [ -f "$OUT/flatam_into.db" ] && intos="$OUT/flatam_into.db $intos"
+    build/redtune merge "$T" $intos -o build/merged.db --force >> "$S" 2>&1
+    [ -f "$OUT/flatam_into.db" ] && argmax_ab
     [ -n "$ops" ] && T=build/merged.db TORCH_LIMIT=$(left) torch_axis --ops "$ops" --dtypes float32 \
         --only '[4096 x 4096] rows,[16 x 2^22] rows'
     sed -n '/along/,$p' "$L/torch_axis.log" >> "$S" ;;
