@@ -185,7 +185,11 @@ static void arg_warp_select(sbuf *b, rt_type cmp, const char *better)
                  "    const unsigned int lo = key == kb && hi == mh ? (unsigned int)i : 0xffffffffu;\n"
                  "    const unsigned int ml = __reduce_min_sync(0xffffffffu, lo);\n"
                  "    const unsigned int w = __ballot_sync(0xffffffffu, key == kb && hi == mh && lo == ml);\n"
-                 "    return rt_shfl(a, __ffs(w) - 1);\n}\n#endif\n",
+                 "    return rt_shfl(a, __ffs(w) - 1);\n}\n"
+                 /* Referenced in an unevaluated operand: a family without the collectives' 32-lane
+                  * trees draws no "declared but never referenced". */
+                 "static_assert(sizeof(rt_warp_select(rt_identity())) == sizeof(rt_acc_t), \"glue\");\n"
+                 "#endif\n",
               key, *better == '>' ? "k" : "~k");
 }
 
