@@ -36,6 +36,7 @@ int test_gpu_axis_group(void);
 int test_api_group(void);
 int test_api_db_group(void);
 int test_api_choose_group(void);
+int test_api_slots_group(void);
 int test_api_gpu_group(void);
 int test_api_gpu_seg_group(void);
 int test_api_gpu_user_group(void);
@@ -88,6 +89,7 @@ int main(int argc, char **argv)
         failed += test_api_group();
         failed += test_api_db_group();
         failed += test_api_choose_group();
+        failed += test_api_slots_group();
         failed += test_api_axis_group();
         failed += test_measure_group();
         failed += test_strategy_group();
