@@ -136,6 +136,23 @@ dev_start() {
     dev_begin "$1"
     export REDTUNE_BIN=$PWD/build/redtune
 }
+# dev_start_pair OLD NEW STEP AB_STEP...: a script's two packs, OLD (the code before) and NEW
+# (after): STEP "packN" (NEW = cN) packs NEW and exits; a STEP among the AB_STEPs unpacks OLD
+# as the bench before (`before`) and runs NEW's binaries; any other STEP runs OLD's (STEP
+# "pack" packs OLD).
+dev_start_pair() {
+    local old=$1 new=$2 step=$3 s
+    shift 3
+    [ "$step" = "pack${new#c}" ] && dev_start "$new" pack
+    for s; do
+        if [ "$step" = "$s" ]; then
+            before "$old"
+            dev_start "$new" "$step"
+            return
+        fi
+    done
+    dev_start "$old" "$step"
+}
 dev_begin() {
     DEV_T0=$(date +%s)
     export LD_LIBRARY_PATH=$PWD/build/devlib

@@ -33,14 +33,7 @@
 #           layouts of the issue 15 operators) and '*var*', which run 4 left out.
 step=${1:?step: pack, pack41, fine, qf, last, combine, verify}
 . "$(dirname "$0")/dev_lib.sh"
-if [ "$step" = pack41 ]; then
-    dev_start c41 pack
-elif [ "$step" = combine ] || [ "$step" = verify ]; then
-    before c40
-    dev_start c41 "$step"
-else
-    dev_start c40 "$step"
-fi
+dev_start_pair c40 c41 "$step" combine verify
 case $step in
 fine)
     for t in f32 bf16; do

@@ -34,14 +34,7 @@
 #           dev_session41.sh's h200r, with this session's binaries).
 step=${1:?step: pack, pack43, sel, selab, one, py, rows, h200r}
 . "$(dirname "$0")/dev_lib.sh"
-if [ "$step" = pack43 ]; then
-    dev_start c43 pack
-elif [ "$step" = sel ] || [ "$step" = selab ]; then
-    before c42
-    dev_start c43 "$step"
-else
-    dev_start c42 "$step"
-fi
+dev_start_pair c42 c43 "$step" sel selab
 # Machines are scarce: a call for py or rows that gets an H200 does the H200's step instead.
 case $(nvidia-smi --query-gpu=name --format=csv,noheader) in
 *H200*) [ "$step" != h200r ] && echo "an H200: step h200r instead of $step" >> "$S" && step=h200r ;;
@@ -67,6 +60,13 @@ argmax_ab() {
         done
     done
 }
+# every operator along an axis against PyTorch (LIMIT s unless PY_TORCH_LIMIT), then the Python
+# GPU tests with the time left
+py_step() {
+    TORCH_LIMIT=${PY_TORCH_LIMIT:-$1} torch_axis --ops sum,min,max,argmax,mean,var_mean
+    sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
+    fits 60 "python GPU tests" && pytests all $(left)
+}
 case $step in
 sel)
     tc_ab 45 'argmax' --ops argmax
@@ -87,13 +87,9 @@ one)
     argmax_tune
     build/redtune merge "$T" "$OUT/flatam_into.db" -o build/merged.db --force >> "$S" 2>&1
     argmax_ab
-    TORCH_LIMIT=${PY_TORCH_LIMIT:-220} torch_axis --ops sum,min,max,argmax,mean,var_mean
-    sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
-    fits 60 "python GPU tests" && pytests all $(left) ;;
+    py_step 220 ;;
 py)
-    TORCH_LIMIT=${PY_TORCH_LIMIT:-240} torch_axis --ops sum,min,max,argmax,mean,var_mean
-    sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
-    fits 60 "python GPU tests" && pytests all $(left) ;;
+    py_step 240 ;;
 rows)
     [ -z "${SKIP_ARGMAX:-}" ] && argmax_tune
     shapes='4096,4096,1;16,4194304,1'
