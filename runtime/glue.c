@@ -152,7 +152,7 @@ static void arg_combine(sbuf *b, const char *better, int fl)
 }
 
 /* argmin/argmax over a 32-bit compared type (f32, i32, u32, and the narrow types widened to
- * them): rt_warp_select, every lane's accumulator of the warp combined, in every lane, for
+ * them): rt_warp_reduce, every lane's accumulator of the warp combined, in every lane, for
  * the collectives' 32-lane trees (templates/collectives.cuh) - three of the warp's integer
  * reductions (redux.sync, sm_80 and later) and a ballot where the tree has five levels of a
  * three-shuffle exchange and the combine. The combine's total order (a number before a NaN,
@@ -174,8 +174,8 @@ static void arg_warp_select(sbuf *b, rt_type cmp, const char *better)
               "    const bool worst = a.i < 0;\n";
     else
         key = "const int k = (int)a.v;\n    const bool worst = a.i < 0;\n";
-    sb_printf(b, "#if __CUDA_ARCH__ >= 800\n#define RT_WARP_SELECT 1\n"
-                 "static __device__ __forceinline__ rt_acc_t rt_warp_select(rt_acc_t a) {\n"
+    sb_printf(b, "#if __CUDA_ARCH__ >= 800\n#define RT_WARP_REDUCE 1\n"
+                 "static __device__ __forceinline__ rt_acc_t rt_warp_reduce(rt_acc_t a) {\n"
                  "    %s"
                  "    const int key = worst ? (int)0x80000000u : %s;\n"
                  "    const int kb = __reduce_max_sync(0xffffffffu, key);\n"
@@ -188,9 +188,27 @@ static void arg_warp_select(sbuf *b, rt_type cmp, const char *better)
                  "    return rt_shfl(a, __ffs(w) - 1);\n}\n"
                  /* Referenced in an unevaluated operand: a family without the collectives' 32-lane
                   * trees draws no "declared but never referenced". */
-                 "static_assert(sizeof(rt_warp_select(rt_identity())) == sizeof(rt_acc_t), \"glue\");\n"
+                 "static_assert(sizeof(rt_warp_reduce(rt_identity())) == sizeof(rt_acc_t), \"glue\");\n"
                  "#endif\n",
               key, *better == '>' ? "k" : "~k");
+}
+
+/* sum, min and max in a 32-bit integer accumulator (i32 and u32, and the i8 and u8 elements
+ * widened to them): rt_warp_reduce as for argmin/argmax (arg_warp_select), one of the warp's
+ * integer reductions (redux.sync, sm_80 and later) where the collectives' 32-lane trees take
+ * five shuffles and five combines. Sums wrap as the combine's do (the unsigned reduction);
+ * every order gives the same result, so the ordered trees may use it too. 'cmp' is the
+ * combine (RT_SUM for every sum-like operator), 'a' the accumulator's type. */
+static void int_warp_reduce(sbuf *b, rt_op cmp, rt_type a)
+{
+    const char *fn = cmp == RT_MIN ? "__reduce_min_sync" : cmp == RT_MAX ? "__reduce_max_sync"
+                                                                          : "__reduce_add_sync";
+    const char *ct = cmp == RT_SUM || a == RT_U32 ? "unsigned int" : "int";
+    sb_printf(b, "#if __CUDA_ARCH__ >= 800\n#define RT_WARP_REDUCE 1\n"
+                 "static __device__ __forceinline__ rt_acc_t rt_warp_reduce(rt_acc_t a) "
+                 "{ return (rt_acc_t)%s(0xffffffffu, (%s)a); }\n"
+                 "static_assert(sizeof(rt_warp_reduce(rt_identity())) == sizeof(rt_acc_t), \"glue\");\n"
+                 "#endif\n", fn, ct);
 }
 
 /* argmin/argmax: the accumulator is {value, index}; index -1 marks the empty accumulator
@@ -431,6 +449,8 @@ static void wide_scalar(sbuf *b, rt_op op, const optype_ts *ts)
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ (void)i; return %s; }\n", lift);
     scalar_shuffles(b);
+    if ((a == RT_I32 || a == RT_U32) && op != RT_PROD)
+        int_warp_reduce(b, RT_SUM, a);
     int ident = op != RT_NORM2 && r == a;
     final_flags(b, ident, ident);
     sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) { return rt_out(%s); }\n",
@@ -459,6 +479,7 @@ static void narrow_minmax(sbuf *b, rt_op op, const optype_ts *ts)
         sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                      "{ (void)i; return rt_in(v); }\n");
         scalar_shuffles(b);
+        int_warp_reduce(b, cmp, a);
         final_flags(b, 0, 0);
         sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) { return rt_out(a); }\n");
         final_referenced(b);
@@ -658,6 +679,8 @@ void glue_builtin(sbuf *b, rt_op op, const optype_ts *ts)
             float_minmax_glue(b, op, t, body.s ? body.s : "");
         else
             glue_scalar(b, optype_cuda_type(t), identity(op, t), body.s ? body.s : "");
+        if ((t == RT_I32 || t == RT_U32) && (op == RT_SUM || op == RT_MIN || op == RT_MAX))
+            int_warp_reduce(b, op, t);
         free(body.s);
         return;
     }

@@ -5,10 +5,11 @@
 // from L2, final tree). Included after the glue and the parameters, and inlined into the unit
 // by the generator like seg_common.cuh.
 //
-// Where the glue defines RT_WARP_SELECT (argmin and argmax of a 32-bit compared type on sm_80
-// and later: runtime/glue.c), the 32-lane trees and the second level of a block tree are its
-// rt_warp_select instead: the operator's order is total, so every tree, ordered or not, gives
-// the winner it gives, and lane 0 (every lane) gets it.
+// Where the glue defines RT_WARP_REDUCE (on sm_80 and later: argmin and argmax of a 32-bit
+// compared type, and sum, min and max in a 32-bit integer accumulator; runtime/glue.c), the
+// 32-lane trees and the second level of a block tree are its rt_warp_reduce instead: the
+// argmin/argmax order is total and integer sums, min and max are exact, so every tree,
+// ordered or not, gives the result it gives, and lane 0 (every lane) gets it.
 //
 // Ordered means that every combine has the lower indices on the left: the result is the left
 // fold of the values in thread order, bracketed as a balanced tree, right for a
@@ -35,9 +36,9 @@
 template <unsigned int N>
 __device__ __forceinline__ rt_acc_t co_warp_tree(rt_acc_t v)
 {
-#ifdef RT_WARP_SELECT
+#ifdef RT_WARP_REDUCE
     if constexpr (N == 32)
-        return rt_warp_select(v);   /* the glue's: an order every tree gives (argmin/argmax) */
+        return rt_warp_reduce(v);   /* the glue's: a result every tree gives */
     else
 #endif
     {
@@ -53,9 +54,9 @@ __device__ __forceinline__ rt_acc_t co_warp_tree(rt_acc_t v)
 template <unsigned int N>
 __device__ __forceinline__ rt_acc_t co_warp_halving(rt_acc_t v)
 {
-#ifdef RT_WARP_SELECT
+#ifdef RT_WARP_REDUCE
     if constexpr (N == 32)
-        return rt_warp_select(v);
+        return rt_warp_reduce(v);
     else
 #endif
     {
@@ -86,9 +87,9 @@ __device__ __forceinline__ rt_acc_t co_warps_tree(rt_acc_t v, rt_acc_t *part, un
             part[warp] = v;
         __syncthreads();
         if (warp == 0) {
-#ifdef RT_WARP_SELECT
-            /* The lanes past WARPS hold the identity: the whole warp's select is the tree's. */
-            v = rt_warp_select(lane < WARPS ? part[lane] : rt_identity());
+#ifdef RT_WARP_REDUCE
+            /* The lanes past WARPS hold the identity: the whole warp's reduction is the tree's. */
+            v = rt_warp_reduce(lane < WARPS ? part[lane] : rt_identity());
 #else
             if constexpr (ORDERED)
                 v = co_warp_tree<WARPS>(lane < WARPS ? part[lane] : rt_identity());

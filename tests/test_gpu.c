@@ -205,6 +205,12 @@ FOR_TYPES(RT_MIN)
 FOR_TYPES(RT_MAX)
 FOR_TYPES(RT_ARGMIN)
 FOR_TYPES(RT_ARGMAX)
+/* The 8-bit integers through every variant: sums in i32/u32 and min/max widened to them, where
+ * sm_80 and later reduce a warp with the glue's rt_warp_reduce (runtime/glue.c). */
+OPTYPE_TEST(RT_SUM, RT_I8)
+OPTYPE_TEST(RT_SUM, RT_U8)
+OPTYPE_TEST(RT_MIN, RT_I8)
+OPTYPE_TEST(RT_MAX, RT_U8)
 
 /* Float min/max over inputs that are all NaN give NaN, not the identity (+-inf, which only the
  * empty input gives: the host's n = 0 path), in every family at every shape: the kernels'
@@ -642,6 +648,8 @@ int test_gpu_group(void)
 {
     const struct CMUnitTest tests[] = {
         T(RT_SUM), T(RT_PROD), T(RT_MIN), T(RT_MAX), T(RT_ARGMIN), T(RT_ARGMAX),
+        cmocka_unit_test(gpu_RT_SUM_RT_I8), cmocka_unit_test(gpu_RT_SUM_RT_U8),
+        cmocka_unit_test(gpu_RT_MIN_RT_I8), cmocka_unit_test(gpu_RT_MAX_RT_U8),
         cmocka_unit_test(gpu_run_var_mean_f32), cmocka_unit_test(gpu_run_var_mean_sample_f64),
         cmocka_unit_test(gpu_run_std_mean_bf16), cmocka_unit_test(gpu_run_var_mean_f16),
         cmocka_unit_test(gpu_run_amax_bf16), cmocka_unit_test(gpu_run_amax_f32),
