@@ -10,7 +10,9 @@
 #           warp (runtime/glue.c rt_warp_reduce): the C GPU tests of the integer sums, min and
 #           max (i32, u32, i64, u64, i8, u8; every variant), then redtune_bench --every-n to
 #           2^16 for min, sum, max of i32 and u32 (cold), before and after, A B A B
-#           (tools/exp/flat_ab.py's table), then the large sizes (2^20, 2^24, 2^28) the same way.
+#           (tools/exp/flat_ab.py's table); the segmented GPU tests ('seg_*': seg_per's group
+#           tree takes the warp reduction) with the time left; the large sizes (2^20, 2^24,
+#           2^28) A B A B where a call has time for them.
 #   tests2  (issues 14, 15, 16) the GPU tests the change touches beyond intab's: the types,
 #           the segmented ones (seg_per's group tree: argmin/argmax's warp select of the
 #           forty-second session and the integer reduction), along an axis; the Python GPU
@@ -42,11 +44,10 @@ case $step in
 intab)
     tests 'gpu_RT_SUM_RT_I*' 80
     tests 'gpu_RT_SUM_RT_U*' 80
-    fits 60 "min i tests" && tests 'gpu_RT_MIN_RT_I*' 70
-    fits 60 "min u tests" && tests 'gpu_RT_MIN_RT_U*' 70
-    fits 60 "max i tests" && tests 'gpu_RT_MAX_RT_I*' 70
-    fits 60 "max u tests" && tests 'gpu_RT_MAX_RT_U*' 70
+    fits 90 "min/max i tests" && tests 'gpu_RT_M*_RT_I*' 90
+    fits 90 "min/max u tests" && tests 'gpu_RT_M*_RT_U*' 90
     fits 200 "every n" && flat_ab en 45 --every-n --max-n 2^16 --random 8 --ops min,sum,max --types i32,u32
+    fits 100 "seg tests" && tests 'seg_*' $(left)
     fits 100 "large n" && flat_ab big 25 --sizes 2^20,2^24,2^28 --ops min,sum,max --types i32 ;;
 tests2)
     tests 'gpu_types*' 60
