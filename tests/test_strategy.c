@@ -563,6 +563,50 @@ static void local_times_the_steps_that_helped_first(void **state)
             fail_msg("pick %d: candidate %d, not %d", i, order[i], want[i]);
 }
 
+/* local with nothing known and a budget: the centres of the families timed first are where
+ * it starts again, the fastest first, before the first untimed config of the family least
+ * visited. tree_sequential, oneblock and gridstride, B = 128..1024 each (candidate 4 f +
+ * log2(B / 128)); the centres (B=512) take 20, 11 and 10 us. From gridstride's, B=256 (9.5)
+ * is a local optimum; oneblock B=1024 (5) is one step from oneblock's centre, which the
+ * restart in the family least visited (tree_sequential B=128) never reached within the
+ * budget of 10. In the thirty-ninth and fortieth sessions' live sweeps offsets `one` settled
+ * in seg_stream (1.06x) while seg_lb's centre was one step (MP=0) from its way to the best. */
+static void local_starts_again_from_the_other_centres(void **state)
+{
+    (void)state;
+    static fake_space f;
+    memset(&f, 0, sizeof f);
+    const char *fams[] = {"tree_sequential", "oneblock", "gridstride"};
+    static const double cost[12] = {30, 30, 20, 30, 13, 13, 11, 5, 12, 9.5, 10, 12};
+    rt_err e;
+    for (int fi = 0; fi < 3; fi++)
+        for (long long b = 128; b <= 1024; b *= 2) {
+            rt_config *k = &f.c[f.n++].cfg;
+            config_default(family_find(fams[fi]), k);
+            assert_int_equal(config_set(k, "B", b, &e), RT_OK);
+        }
+    strategy s = {&strategy_local, NULL};
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 10, -1};
+    assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
+    strategy_pick p;
+    int order[16], k = 0;
+    while (k < 16 && strategy_local.next(&s, 0, &p)) {
+        store_measurement m = {.status = "ok", .reps = STRATEGY_FULL_MIN,
+                               .median_us = cost[p.cand], .min_us = cost[p.cand]};
+        strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
+        strategy_local.observe(&s, &r);
+        order[k++] = p.cand;
+    }
+    strategy_local.fini(&s);
+    /* the centres; gridstride B=256, B=1024; at B=256: B=128, tree_sequential B=256,
+     * oneblock B=256 (a local optimum); then from oneblock's centre: B=1024 */
+    static const int want[] = {2, 6, 10, 9, 11, 8, 1, 5, 7};
+    assert_int_equal(k, 10);
+    for (int i = 0; i < 9; i++)
+        if (order[i] != want[i])
+            fail_msg("pick %d: candidate %d, not %d", i, order[i], want[i]);
+}
+
 /* ---- --budget and --split ---- */
 
 /* --budget P%: P percent of the case's configs rounded up, at least 1, at most all; whole
@@ -660,6 +704,7 @@ int test_strategy_group(void)
         cmocka_unit_test(local_steps_to_a_family_centre),
         cmocka_unit_test(local_leaps_against_the_fastest_run),
         cmocka_unit_test(local_times_the_steps_that_helped_first),
+        cmocka_unit_test(local_starts_again_from_the_other_centres),
         cmocka_unit_test(budget_percentage_rounds_up),
         cmocka_unit_test(split_divides_by_cost),
     };

@@ -19,10 +19,12 @@
  * inside a neighbourhood. Every pick is timed at the
  * full rule, so best compares like with like. A start that fails with no neighbour that
  * works restarts from the next untimed candidate in the space's order. With a budget of
- * configs (--budget N or P%) left at a local optimum the search starts again (multi-start),
- * from the first untimed candidate of the family with the fewest timed so far (the space's
- * order on a tie), so that a budget is spent across the families rather than left unused in
- * one basin; without a budget it stops at the first local optimum.
+ * configs (--budget N or P%) left at a local optimum the search starts again (multi-start):
+ * from the centres timed first with nothing known, the fastest first (each is a family's
+ * start that only lost to a better one), then from the first untimed candidate of the family
+ * with the fewest timed so far (the space's order on a tie), so that a budget is spent
+ * across the families rather than left unused in one basin; without a budget it stops at the
+ * first local optimum.
  *
  * Why each rule (replays of stored exhaustive runs with `redtune replay`, docs/tuning.md):
  * when only the families before and after the current one in the space's order were its
@@ -39,7 +41,11 @@
  * The steps that helped first (thirty-ninth session; tools/replay_corpora.sh, 290 cases):
  * 12%,6 246 -> 251, 15%,6 255 -> 255, 18%,6 265 -> 266, no corpus worse; the live sweep of
  * that day at 18%,6 17 -> 18 of 19 (worst 1.113 -> 1.062). Moving at once at 0.7-0.9 of the
- * time instead (LEAP) lost cases at every budget.
+ * time instead (LEAP) lost cases at every budget. The other centres as the first restarts
+ * (tools/replay_corpora.sh, 309 cases): offsets `one` of the thirty-ninth and fortieth sessions'
+ * live sweeps settled in seg_stream (1.06x) and started again in seg_lb's first untimed
+ * config (B=128 MP=1), never reaching the MP=0 one step from seg_lb's centre on the way to
+ * the best: 12%,6 268 -> 268, 15%,6 272 -> 273, 18%,6 284 -> 286, no corpus worse.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -71,6 +77,7 @@ typedef struct local {
     const rt_family *gain_fam;       /* the family gain[] is of; NULL: none */
     int start;
     int seeds[MAXSEEDS], nseeds, si;   /* nothing known: each family's centre first */
+    int again[MAXSEEDS], nagain;       /* the other seeds: where to start again first */
     int done;
 } local;
 
@@ -320,6 +327,20 @@ static int centre_of(const local *x, int fi)
     return best;
 }
 
+/* The fastest of the seeds not started from yet (x->again), taken off the list, or -1. */
+static int next_seed(local *x)
+{
+    if (!x->nagain)
+        return -1;
+    int b = 0;
+    for (int i = 1; i < x->nagain; i++)
+        if (x->med[x->again[i]] < x->med[x->again[b]])
+            b = i;
+    int j = x->again[b];
+    x->again[b] = x->again[--x->nagain];
+    return j;
+}
+
 /* The first compiled candidate not offered yet, or -1. */
 static int untimed(const local *x)
 {
@@ -383,6 +404,9 @@ static int next(strategy *s, int time_up, strategy_pick *p)
                     if (x->med[x->seeds[i]] < x->med[b])
                         b = x->seeds[i];
                 x->start = isfinite(x->med[b]) ? b : -1;
+                for (int i = 0; i < x->nseeds; i++)   /* the others: later starts */
+                    if (x->seeds[i] != b && isfinite(x->med[x->seeds[i]]))
+                        x->again[x->nagain++] = x->seeds[i];
                 x->nseeds = 0;
             }
             x->cur = x->start >= 0 ? x->start : untimed(x);
@@ -416,7 +440,8 @@ static int next(strategy *s, int time_up, strategy_pick *p)
             continue;
         }
         if (isfinite(x->med[x->cur])) {   /* a local optimum */
-            if (x->budget >= x->n || (x->cur = restart(x)) < 0)
+            if (x->budget >= x->n
+                || ((x->cur = next_seed(x)) < 0 && (x->cur = restart(x)) < 0))
                 break;   /* no budget given, or nothing left */
             x->built = 0;
             x->gain_fam = NULL;   /* another basin: what helped here says nothing there */
