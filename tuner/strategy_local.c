@@ -42,10 +42,11 @@
  * 12%,6 246 -> 251, 15%,6 255 -> 255, 18%,6 265 -> 266, no corpus worse; the live sweep of
  * that day at 18%,6 17 -> 18 of 19 (worst 1.113 -> 1.062). Moving at once at 0.7-0.9 of the
  * time instead (LEAP) lost cases at every budget. The other centres as the first restarts
- * (tools/replay_corpora.sh, 309 cases): offsets `one` of the thirty-ninth and fortieth sessions'
- * live sweeps settled in seg_stream (1.06x) and started again in seg_lb's first untimed
- * config (B=128 MP=1), never reaching the MP=0 one step from seg_lb's centre on the way to
- * the best: 12%,6 268 -> 268, 15%,6 272 -> 273, 18%,6 284 -> 286, no corpus worse.
+ * (tools/replay_corpora.sh, 309 cases): offsets `one` of the thirty-ninth and fortieth
+ * sessions' live sweeps settled in seg_stream (1.06x) and started again in seg_lb's first
+ * untimed config (B=128 MP=1), never reaching the MP=0 one step from seg_lb's centre on the
+ * way to the best: 12%,6 268 -> 268, 15%,6 272 -> 273, 18%,6 284 -> 286, no corpus worse
+ * (nor at 10%,6, 20%,6, 12%,5 or 18%,5).
  */
 #include <math.h>
 #include <stdlib.h>
