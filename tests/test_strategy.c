@@ -525,6 +525,29 @@ static void local_leaps_against_the_fastest_run(void **state)
  * most helpful first (a budget often ends inside a neighbourhood): from gridstride B=512 G=2,
  * B=256 (0.7 of its time) and G=4 (0.8) helped and G=1 did not; at B=256 G=2 it times B=128,
  * then G=4, then G=1 (the space's order: B=128, G=1, G=4). */
+/* Local search over f (a budget of 'budget' picks, 0: none; from candidate 'start', -1:
+ * nothing known), each pick timed at cost[candidate] (median and fastest run): at most cap
+ * picks into order, their count returned. */
+static int local_walk(const fake_space *f, long budget, int start, const double *cost, int *order,
+                      int cap)
+{
+    rt_err e;
+    strategy s = {&strategy_local, NULL};
+    strategy_case cs = {f->c, f->n, 1 << 20, 1, budget, start};
+    assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
+    strategy_pick p;
+    int k = 0;
+    while (k < cap && strategy_local.next(&s, 0, &p)) {
+        store_measurement m = {.status = "ok", .reps = STRATEGY_FULL_MIN,
+                               .median_us = cost[p.cand], .min_us = cost[p.cand]};
+        strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
+        strategy_local.observe(&s, &r);
+        order[k++] = p.cand;
+    }
+    strategy_local.fini(&s);
+    return k;
+}
+
 static void local_times_the_steps_that_helped_first(void **state)
 {
     (void)state;
@@ -541,19 +564,8 @@ static void local_times_the_steps_that_helped_first(void **state)
         }
     /* cost: B 128 9, 256 7, 512 10; G 1 +1, 2 +0, 4 -2 (index 3i + j) */
     static const double cost[9] = {10, 9, 7, 8, 7, 5, 11, 10, 8};
-    strategy s = {&strategy_local, NULL};
-    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, 7};   /* from B=512 G=2, no budget */
-    assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
-    strategy_pick p;
-    int order[16], k = 0;
-    while (k < 16 && strategy_local.next(&s, 0, &p)) {
-        store_measurement m = {.status = "ok", .reps = STRATEGY_FULL_MIN,
-                               .median_us = cost[p.cand], .min_us = cost[p.cand]};
-        strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
-        strategy_local.observe(&s, &r);
-        order[k++] = p.cand;
-    }
-    strategy_local.fini(&s);
+    int order[16];
+    int k = local_walk(&f, 0, 7, cost, order, 16);   /* from B=512 G=2, no budget */
     /* the start, its neighbourhood in the space's order (B=256, G=1, G=4), then B=256 G=2's:
      * B=128 G=2, B=256 G=4, B=256 G=1; then B=256 G=4's (the best, 5): B=128 G=4 */
     static const int want[] = {7, 4, 6, 8, 1, 5, 3, 2};
@@ -585,19 +597,8 @@ static void local_starts_again_from_the_other_centres(void **state)
             config_default(family_find(fams[fi]), k);
             assert_int_equal(config_set(k, "B", b, &e), RT_OK);
         }
-    strategy s = {&strategy_local, NULL};
-    strategy_case cs = {f.c, f.n, 1 << 20, 1, 10, -1};
-    assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
-    strategy_pick p;
-    int order[16], k = 0;
-    while (k < 16 && strategy_local.next(&s, 0, &p)) {
-        store_measurement m = {.status = "ok", .reps = STRATEGY_FULL_MIN,
-                               .median_us = cost[p.cand], .min_us = cost[p.cand]};
-        strategy_result r = {p.cand, STRATEGY_MEASURED, &m};
-        strategy_local.observe(&s, &r);
-        order[k++] = p.cand;
-    }
-    strategy_local.fini(&s);
+    int order[16];
+    int k = local_walk(&f, 10, -1, cost, order, 16);
     /* the centres; gridstride B=256, B=1024; at B=256: B=128, tree_sequential B=256,
      * oneblock B=256 (a local optimum); then from oneblock's centre: B=1024 */
     static const int want[] = {2, 6, 10, 9, 11, 8, 1, 5, 7};
