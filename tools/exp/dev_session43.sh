@@ -17,12 +17,20 @@
 #           the segmented ones (seg_per's group tree: argmin/argmax's warp select of the
 #           forty-second session and the integer reduction), along an axis; the Python GPU
 #           tests with the time left.
+#   i32re   (issue 14; for the next session) min, sum and max i32 at 256 .. 8192 retuned with
+#           the integer reduction (their winners were chosen before it: oneblock at 512 and
+#           gridstride at 4096 trail CUB by 2-5%), into the row the lookup takes for flat i32
+#           (the H100 row with the most of them), merged; then redtune_bench --every-n to 2^14
+#           for i32 and u32, the committed database against the merge, A B A B.
+#   qlive   (issue 12; for the next session) the live quality run (tools/strategy_quality.sh,
+#           CASES=wide) with local search's restart from the other centres, local:12%,6 and
+#           local:15%,6.
 #   h200r   (issue 14; an H200) its offsets heavy rows with the shipped space (min and sum, f32
 #           and f64, at 2^22 and 30M, 100 s an operator), merged into its row; redtune_bench over
 #           every offsets profile, the committed database against the merge, A B A B.
-step=${1:?step: pack, pack44, intab, tests2, h200r}
+step=${1:?step: pack, pack44, intab, tests2, i32re, qlive, h200r}
 . "$(dirname "$0")/dev_lib.sh"
-dev_start_pair c43 c44 "$step" intab tests2 h200r
+dev_start_pair c43 c44 "$step" intab tests2 i32re qlive h200r
 # flat_ab TAG LIMIT ARGS...: redtune_bench ARGS (cold) with the bench before and after, A B A B
 # (LIMIT s each, same database), tools/exp/flat_ab.py's table in the summary
 flat_ab() {
@@ -40,7 +48,37 @@ flat_ab() {
     done
     python3 tools/exp/flat_ab.py "$L" "$tag" before after >> "$S" 2>&1
 }
+# db_ab TAG LIMIT ARGS...: redtune_bench ARGS (cold), build/bench's, with $T and with
+# build/merged.db, A B A B (LIMIT s each), tools/exp/flat_ab.py's table in the summary
+db_ab() {
+    local tag=$1 limit=$2 r v d t0
+    shift 2
+    for r in "" 2; do
+        for v in committed merged; do
+            d=$T
+            [ $v = merged ] && d=build/merged.db
+            t0=$(date +%s)
+            timeout "$limit" build/bench/redtune_bench --db "$d" --regimes cold --seed 1 "$@" \
+                --csv "$L/${tag}_$v$r.csv" > "$L/${tag}_$v$r.log" 2>&1
+            echo "redtune_bench $* ($v${r:+ $r}): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+        done
+    done
+    python3 tools/exp/flat_ab.py "$L" "$tag" committed merged >> "$S" 2>&1
+}
 case $step in
+i32re)
+    tune_each i32 ${I32_LIMIT:-60} 256,512,1024,2048,4096,8192 "" min:i32 sum:i32 max:i32
+    dship i32 H100
+    grep -E ' i32 ' "$L/i32_best.txt" >> "$S"
+    row=$(python3 -c 'import sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute("SELECT d.uuid FROM best b JOIN devices d ON d.id = b.device_id WHERE d.name LIKE ? AND b.type = ? AND b.hot = 0 AND b.layout = ? GROUP BY d.id ORDER BY count(*) DESC LIMIT 1", ("%H100%", "i32", "flat")).fetchone()
+print(r[0] if r else "")' "$T")
+    echo "flat i32 row: $row" >> "$S"
+    python3 tools/ship_into_row.py "$OUT/i32_ship.db" "$T" "$row" -o "$OUT/i32_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/i32_into.db" -o build/merged.db --force >> "$S" 2>&1
+    fits 120 "every n" && db_ab en 40 --every-n --max-n 2^14 --random 8 --ops min,sum,max --types i32,u32 ;;
+qlive)
+    quality "local:12%,6 local:15%,6" ;;
 intab)
     tests 'gpu_RT_SUM_RT_I*' 80
     tests 'gpu_RT_SUM_RT_U*' 80
