@@ -21,7 +21,9 @@
 #           the integer reduction (their winners were chosen before it: oneblock at 512 and
 #           gridstride at 4096 trail CUB by 2-5%), into the row the lookup takes for flat i32
 #           (the H100 row with the most of them), merged; then redtune_bench --every-n to 2^14
-#           for i32 and u32, the committed database against the merge, A B A B.
+#           for i32 and u32, the committed database against the merge, A B A B. RE_TYPE=f64
+#           (or f32) does the same for that type (the twentieth session's f64 cells at 2^8 ..
+#           2^11 trailed CUB by 2-4%), its every n for that type alone.
 #   qlive   (issue 12; for the next session) the live quality run (tools/strategy_quality.sh,
 #           CASES=wide) with local search's restart from the other centres, local:12%,6 and
 #           local:15%,6.
@@ -67,16 +69,19 @@ db_ab() {
 }
 case $step in
 i32re)
-    tune_each i32 ${I32_LIMIT:-60} 256,512,1024,2048,4096,8192 "" min:i32 sum:i32 max:i32
-    dship i32 H100
-    grep -E ' i32 ' "$L/i32_best.txt" >> "$S"
+    t=${RE_TYPE:-i32}
+    tune_each re ${RE_LIMIT:-60} 256,512,1024,2048,4096,8192 "" min:$t sum:$t max:$t
+    dship re H100
+    grep -E " $t " "$L/re_best.txt" >> "$S"
     row=$(python3 -c 'import sqlite3, sys
-r = sqlite3.connect(sys.argv[1]).execute("SELECT d.uuid FROM best b JOIN devices d ON d.id = b.device_id WHERE d.name LIKE ? AND b.type = ? AND b.hot = 0 AND b.layout = ? GROUP BY d.id ORDER BY count(*) DESC LIMIT 1", ("%H100%", "i32", "flat")).fetchone()
-print(r[0] if r else "")' "$T")
-    echo "flat i32 row: $row" >> "$S"
-    python3 tools/ship_into_row.py "$OUT/i32_ship.db" "$T" "$row" -o "$OUT/i32_into.db" >> "$S" 2>&1
-    build/redtune merge "$T" "$OUT/i32_into.db" -o build/merged.db --force >> "$S" 2>&1
-    fits 120 "every n" && db_ab en 40 --every-n --max-n 2^14 --random 8 --ops min,sum,max --types i32,u32 ;;
+r = sqlite3.connect(sys.argv[1]).execute("SELECT d.uuid FROM best b JOIN devices d ON d.id = b.device_id WHERE d.name LIKE ? AND b.type = ? AND b.hot = 0 AND b.layout = ? GROUP BY d.id ORDER BY count(*) DESC LIMIT 1", ("%H100%", sys.argv[2], "flat")).fetchone()
+print(r[0] if r else "")' "$T" "$t")
+    echo "flat $t row: $row" >> "$S"
+    python3 tools/ship_into_row.py "$OUT/re_ship.db" "$T" "$row" -o "$OUT/re_into.db" >> "$S" 2>&1
+    build/redtune merge "$T" "$OUT/re_into.db" -o build/merged.db --force >> "$S" 2>&1
+    types=$t
+    [ "$t" = i32 ] && types=i32,u32
+    fits 120 "every n" && db_ab en 40 --every-n --max-n 2^14 --random 8 --ops min,sum,max --types $types ;;
 qlive)
     quality "local:12%,6 local:15%,6" ;;
 intab)
