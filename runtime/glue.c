@@ -163,6 +163,8 @@ static void arg_combine(sbuf *b, const char *better, int fl)
  * too. 'cmp' is the compared type; 'better' "<" (argmin) or ">". */
 static void arg_warp_select(sbuf *b, rt_type cmp, const char *better)
 {
+    if (optype_size(cmp) != 4)
+        return;   /* the 64-bit types keep the trees */
     const char *key;
     if (cmp == RT_F32)   /* the bits of a float, ordered as signed integers; -0 as +0 */
         key = "const float x = a.v == 0.0f ? 0.0f : (float)a.v;\n"
@@ -198,9 +200,12 @@ static void arg_warp_select(sbuf *b, rt_type cmp, const char *better)
  * integer reductions (redux.sync, sm_80 and later) where the collectives' 32-lane trees take
  * five shuffles and five combines. Sums wrap as the combine's do (the unsigned reduction);
  * every order gives the same result, so the ordered trees may use it too. 'cmp' is the
- * combine (RT_SUM for every sum-like operator), 'a' the accumulator's type. */
+ * combine (RT_SUM for every sum-like operator), 'a' the accumulator's type: nothing is
+ * emitted for another type (the 64-bit and float accumulators keep the trees). */
 static void int_warp_reduce(sbuf *b, rt_op cmp, rt_type a)
 {
+    if (a != RT_I32 && a != RT_U32)
+        return;
     const char *fn = cmp == RT_MIN ? "__reduce_min_sync" : cmp == RT_MAX ? "__reduce_max_sync"
                                                                           : "__reduce_add_sync";
     const char *ct = cmp == RT_SUM || a == RT_U32 ? "unsigned int" : "int";
@@ -238,8 +243,7 @@ static void arg_glue(sbuf *b, rt_op op, rt_type t)
      * they draw no "declared but never referenced" warning. */
     sb_printf(b, "static_assert(sizeof(rt_shfl_up(rt_identity(), 1u)) == sizeof(rt_shfl(rt_identity(), 0)), "
                  "\"glue\");\n");
-    if (optype_size(t) == 4)
-        arg_warp_select(b, t, better);
+    arg_warp_select(b, t, better);
 }
 
 /* The lift of an element into the accumulator and the warp shuffles of a scalar accumulator.
@@ -449,7 +453,7 @@ static void wide_scalar(sbuf *b, rt_op op, const optype_ts *ts)
     sb_printf(b, "static __device__ __forceinline__ rt_acc_t rt_lift(rt_value_t v, unsigned long long i) "
                  "{ (void)i; return %s; }\n", lift);
     scalar_shuffles(b);
-    if ((a == RT_I32 || a == RT_U32) && op != RT_PROD)
+    if (op != RT_PROD)
         int_warp_reduce(b, RT_SUM, a);
     int ident = op != RT_NORM2 && r == a;
     final_flags(b, ident, ident);
@@ -549,8 +553,7 @@ static void narrow_arg(sbuf *b, rt_op op, const optype_ts *ts)
                  "{ rt_acc_t r; r.v = rt_in(v); r.i = (long long)i; return r; }\n");
     arg_run(b, op, scalar_ct(a), fl, "rt_in");
     struct_shuffles(b);
-    if (optype_size(a) == 4)
-        arg_warp_select(b, a, better);
+    arg_warp_select(b, a, better);
     final_flags(b, 0, 0);
     if (index)
         sb_printf(b, "static __device__ __forceinline__ rt_res_t rt_final(rt_acc_t a) { return a.i; }\n");
@@ -679,7 +682,7 @@ void glue_builtin(sbuf *b, rt_op op, const optype_ts *ts)
             float_minmax_glue(b, op, t, body.s ? body.s : "");
         else
             glue_scalar(b, optype_cuda_type(t), identity(op, t), body.s ? body.s : "");
-        if ((t == RT_I32 || t == RT_U32) && (op == RT_SUM || op == RT_MIN || op == RT_MAX))
+        if (op == RT_SUM || op == RT_MIN || op == RT_MAX)
             int_warp_reduce(b, op, t);
         free(body.s);
         return;
