@@ -33,39 +33,37 @@
 step=${1:?step: pack, pack44, intab, tests2, i32re, qlive, h200r}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start_pair c43 c44 "$step" intab tests2 i32re qlive h200r
-# flat_ab TAG LIMIT ARGS...: redtune_bench ARGS (cold) with the bench before and after, A B A B
-# (LIMIT s each, same database), tools/exp/flat_ab.py's table in the summary
-flat_ab() {
-    local tag=$1 limit=$2 r v bin t0
-    shift 2
+# pair_ab TAG LIMIT A BIN_A DB_A B BIN_B DB_B ARGS...: redtune_bench ARGS (cold) with A's bench
+# and database and with B's, A B A B (LIMIT s each), the CSVs as $L/TAG_{A,B}{,2}.csv,
+# tools/exp/flat_ab.py's table in the summary
+pair_ab() {
+    local tag=$1 limit=$2 a=$3 ba=$4 da=$5 b=$6 bb=$7 db=$8 r v bin d t0
+    shift 8
     for r in "" 2; do
-        for v in before after; do
-            bin=build/bench/redtune_bench
-            [ $v = before ] && bin=build/bench_before/redtune_bench
+        for v in "$a" "$b"; do
+            bin=$bb d=$db
+            [ "$v" = "$a" ] && bin=$ba d=$da
             t0=$(date +%s)
-            timeout "$limit" $bin --db "$T" --regimes cold --seed 1 "$@" --csv "$L/${tag}_$v$r.csv" \
+            timeout "$limit" "$bin" --db "$d" --regimes cold --seed 1 "$@" --csv "$L/${tag}_$v$r.csv" \
                 > "$L/${tag}_$v$r.log" 2>&1
             echo "redtune_bench $* ($v${r:+ $r}): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
         done
     done
-    python3 tools/exp/flat_ab.py "$L" "$tag" before after >> "$S" 2>&1
+    python3 tools/exp/flat_ab.py "$L" "$tag" "$a" "$b" >> "$S" 2>&1
 }
-# db_ab TAG LIMIT ARGS...: redtune_bench ARGS (cold), build/bench's, with $T and with
-# build/merged.db, A B A B (LIMIT s each), tools/exp/flat_ab.py's table in the summary
-db_ab() {
-    local tag=$1 limit=$2 r v d t0
+# flat_ab TAG LIMIT ARGS...: the bench before and after, same database ($T)
+flat_ab() {
+    local tag=$1 limit=$2
     shift 2
-    for r in "" 2; do
-        for v in committed merged; do
-            d=$T
-            [ $v = merged ] && d=build/merged.db
-            t0=$(date +%s)
-            timeout "$limit" build/bench/redtune_bench --db "$d" --regimes cold --seed 1 "$@" \
-                --csv "$L/${tag}_$v$r.csv" > "$L/${tag}_$v$r.log" 2>&1
-            echo "redtune_bench $* ($v${r:+ $r}): exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
-        done
-    done
-    python3 tools/exp/flat_ab.py "$L" "$tag" committed merged >> "$S" 2>&1
+    pair_ab "$tag" "$limit" before build/bench_before/redtune_bench "$T" \
+        after build/bench/redtune_bench "$T" "$@"
+}
+# db_ab TAG LIMIT ARGS...: build/bench's, with $T and with build/merged.db
+db_ab() {
+    local tag=$1 limit=$2
+    shift 2
+    pair_ab "$tag" "$limit" committed build/bench/redtune_bench "$T" \
+        merged build/bench/redtune_bench build/merged.db "$@"
 }
 case $step in
 i32re)
