@@ -11,6 +11,7 @@
 #include <string.h>
 #include "runtime/optype.h"
 #include "tuner/data.h"
+#include "tuner/data_int.h"
 
 #define N 100003
 
@@ -536,6 +537,106 @@ static void narrow_integers(void **state)
     free(v);
 }
 
+/* The 16-bit stores and loads as the long-double code made them (data_round_to, then the
+ * bits by ldexpl/frexpl), the reference for the direct ones of data.c. */
+static uint16_t slow_half_bits(long double x, rt_type t)
+{
+    long double r = data_round_to(x, data_float_fmt(t));
+    if (t == RT_BF16) {
+        float f = (float)r;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        return isnan(f) ? 0x7fc0 : (uint16_t)(u >> 16);
+    }
+    uint16_t s = signbit(r) ? 0x8000 : 0;
+    long double a = fabsl(r);
+    if (isnan(r))
+        return 0x7e00;
+    if (isinf(r))
+        return s | 0x7c00;
+    if (a < ldexpl(1.0L, -14))
+        return s | (uint16_t)ldexpl(a, 24);
+    int e;
+    frexpl(a, &e);
+    return s | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)(ldexpl(a, 11 - e) - 1024);
+}
+
+static long double slow_f16_value(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    long double v = e == 0 ? ldexpl(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpl(1024 + m, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+static void half_store_is(long double x, rt_type t)
+{
+    uint16_t got;
+    data_store(&got, t, x);
+    uint16_t want = slow_half_bits(x, t);
+    if (got != want)
+        fail_msg("%s of %.21Lg: 0x%04x, the long-double rounding gives 0x%04x", rt_type_name(t), x,
+                 got, want);
+}
+
+/* f16 and bf16 stores (the fills' and the checks' rounding) give the bits the long-double
+ * rounding gives, for every 16-bit value, the midpoints between neighbours and just either
+ * side of them (ties to even, carries into the exponent, overflow to infinity, subnormals),
+ * and random floats and doubles over the whole range; f16 loads give every value exactly. */
+static void half_stores_round_as_before(void **state)
+{
+    (void)state;
+    rt_type types[2] = {RT_F16, RT_BF16};
+    for (int k = 0; k < 2; k++) {
+        rt_type t = types[k];
+        for (uint32_t h = 0; h < 65536; h++) {
+            long double v = t == RT_F16 ? slow_f16_value((uint16_t)h) : data_load(&h, RT_BF16);
+            uint16_t hh = (uint16_t)h;
+            if (t == RT_F16) {
+                long double got = data_load(&hh, RT_F16);
+                assert_true(isnan(v) ? isnan(got) : got == v && signbit(got) == signbit(v));
+            }
+            if (isnan(v))
+                continue;
+            half_store_is(v, t);
+            uint16_t up = (uint16_t)(h + 1);
+            long double w = t == RT_F16 ? slow_f16_value(up) : data_load(&up, RT_BF16);
+            if (isnan(w) || isinf(v) || (h & 0x7fff) == 0x7fff)
+                continue;
+            long double mid = (v + w) / 2;   /* exact in long double */
+            half_store_is(mid, t);
+            half_store_is(nextafterl(mid, -INFINITY), t);
+            half_store_is(nextafterl(mid, INFINITY), t);
+            half_store_is((float)nextafterf((float)mid, -INFINITY), t);
+            half_store_is((float)nextafterf((float)mid, INFINITY), t);
+        }
+        uint64_t r = 12345;
+        for (int i = 0; i < 400000; i++) {
+            r = data_mix(r);
+            uint32_t u = (uint32_t)r;
+            float f;
+            memcpy(&f, &u, 4);
+            if (!isnan(f))
+                half_store_is(f, t);
+            double d;
+            memcpy(&d, &r, 8);
+            if (!isnan(d))
+                half_store_is(d, t);
+            half_store_is((long double)(int32_t)(r >> 32) * 0x1p-20L, t);
+        }
+        half_store_is(65520.0L, t);
+        half_store_is(nextafterl(65520.0L, 0), t);
+        half_store_is(0x1p-14L, t);
+        half_store_is(0x1p-25L, t);
+        half_store_is(-0x1p-25L, t);
+        half_store_is(0x1.8p-25L, t);
+        half_store_is(-0.0L, t);
+        half_store_is(INFINITY, t);
+        half_store_is(-INFINITY, t);
+        half_store_is(0x1.ff8p127L, t);
+        half_store_is(0x1.fe8p127L, t);
+    }
+}
+
 int test_data_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -552,6 +653,7 @@ int test_data_group(void)
         cmocka_unit_test(stress_inputs_catch),
         cmocka_unit_test(new_ops_nan_and_empty),
         cmocka_unit_test(narrow_integers),
+        cmocka_unit_test(half_stores_round_as_before),
     };
     return cmocka_run_group_tests_name("data", tests, NULL, NULL);
 }

@@ -68,10 +68,68 @@ static uint16_t f16_bits(long double x)
 
 static long double f16_value(uint16_t h)
 {
-    int e = (h >> 10) & 31, m = h & 1023;
-    long double v = e == 0 ? ldexpl(m, -24)
-                  : e == 31 ? (m ? NAN : INFINITY) : ldexpl(1024 + m, e - 25);
-    return (h & 0x8000) ? -v : v;
+    /* every f16 is a float: its bits made directly (no ldexpl: the references load each
+     * element through this) */
+    uint32_t e = (h >> 10) & 31, m = h & 1023, u;
+    float f;
+    if (e == 0) {
+        f = (float)m * 0x1p-24f;   /* exact: m < 1024 */
+        return (h & 0x8000) ? -(long double)f : f;
+    }
+    u = e == 31 ? (m ? 0x7fc00000u : 0x7f800000u) : (e + 112) << 23 | m << 13;
+    memcpy(&f, &u, 4);
+    return (h & 0x8000) ? -(long double)f : f;
+}
+
+/* x rounded into f16 or bf16 bits (*bits) without long double arithmetic, where x is a finite
+ * float or an infinity and, for bf16, not below the smallest normal float: the same bits as
+ * data_round_to and f16_bits give, at a tenth of the cost (16-bit fills of 2^24 elements took
+ * a second). 0: not one of those, the caller rounds the slow way. */
+static int half_bits_fast(long double x, rt_type t, uint16_t *bits)
+{
+    float f = (float)x;
+    if ((long double)f != x)   /* not a float (or NaN) */
+        return 0;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint16_t s = (uint16_t)(u >> 16 & 0x8000);
+    uint32_t a = u & 0x7fffffffu;
+    int e = (int)(a >> 23) - 127;   /* a = 1.m 2^e for a normal float */
+    if (a == 0x7f800000u) {
+        *bits = s | (t == RT_F16 ? 0x7c00 : 0x7f80);
+        return 1;
+    }
+    if (t == RT_BF16) {
+        if (a < 0x00800000u)   /* zero or a subnormal float: the slow way */
+            return 0;
+        if (e < -120)   /* 2^(7 - e) would not be a float: the slow way */
+            return 0;
+        /* 8 significant bits: m in [128, 256], 256 carrying into the exponent (to infinity
+         * past the largest finite value, as data_round_to) */
+        uint32_t sc = (uint32_t)(127 + 7 - e) << 23, v;
+        float scale;
+        memcpy(&scale, &sc, 4);
+        uint32_t m = (uint32_t)rintf(fabsf(f) * scale);
+        v = ((uint32_t)(e + 127) << 23) + ((m - 128) << 16);
+        *bits = s | (uint16_t)(v >> 16);
+        return 1;
+    }
+    float af = fabsf(f);
+    if (af >= 65520.0f) {   /* rounds past 65504: infinity */
+        *bits = s | 0x7c00;
+        return 1;
+    }
+    if (af < 0x1p-14f) {    /* a subnormal f16 (or 2^-14 when it rounds up), or zero */
+        *bits = s | (uint16_t)rintf(af * 0x1p24f);
+        return 1;
+    }
+    /* 11 significant bits: m in [1024, 2048], 2048 carrying into the exponent */
+    uint32_t sc = (uint32_t)(127 + 10 - e) << 23;
+    float scale;
+    memcpy(&scale, &sc, 4);
+    uint32_t m = (uint32_t)rintf(af * scale);
+    *bits = s | (uint16_t)(((uint32_t)(e + 15) << 10) + (m - 1024));
+    return 1;
 }
 
 long double data_load(const void *v, rt_type type)
@@ -108,8 +166,19 @@ void data_store(void *v, rt_type type, long double x)
     case RT_U32: { uint32_t y = (uint32_t)x; memcpy(v, &y, 4); break; }
     case RT_I64: { int64_t y = (int64_t)x; memcpy(v, &y, 8); break; }
     case RT_U64: { uint64_t y = (uint64_t)x; memcpy(v, &y, 8); break; }
-    case RT_F16: { uint16_t h = f16_bits(data_round_to(x, data_float_fmt(t))); memcpy(v, &h, 2); break; }
+    case RT_F16: {
+        uint16_t h;
+        if (!half_bits_fast(x, t, &h))
+            h = f16_bits(data_round_to(x, data_float_fmt(t)));
+        memcpy(v, &h, 2);
+        break;
+    }
     case RT_BF16: {
+        uint16_t hb;
+        if (half_bits_fast(x, t, &hb)) {
+            memcpy(v, &hb, 2);
+            break;
+        }
         float f = (float)data_round_to(x, data_float_fmt(t));   /* exact: bf16 is inside f32 */
         uint32_t u;
         memcpy(&u, &f, 4);
