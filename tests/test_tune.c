@@ -156,6 +156,8 @@ int test_tune_fake_worker(void)
             r.max_us = r.median_us * 1.01;
             r.reps = ((const measure_req *)data)->max_reps;   /* as the pick asked */
             r.deterministic = 1;
+            r.check_s = 1e-3;   /* what a worker says its checks and timing took */
+            r.time_s = 2e-3;
             rc = proto_send(1, kind, &r, sizeof r, NULL, 0);
         }
         free(data);
@@ -299,6 +301,8 @@ static void tune_order_and_resume(void **state)
     assert_non_null(strstr(out_text, "best for sum f32 flat on Fake GPU (sm_90, L2 flushed), "
                                      "read bandwidth 3000.0 GB/s:"));
     assert_non_null(strstr(out_text, "8 configs measured in this run"));
+    /* where the time went: the worker's checks and timing summed over the 8 */
+    assert_non_null(strstr(out_text, "checking candidates 0.01 s, timing them 0.02 s, "));
     char first[4096];
     measured_lines(first, sizeof first);
     /* The space's order within each size, the sizes in the order given. */
@@ -321,6 +325,7 @@ static void tune_order_and_resume(void **state)
     assert_int_equal(rc, RT_OK);
     assert_non_null(strstr(out_text, "compiled 0, reused 4 from the database"));
     assert_non_null(strstr(out_text, "0 configs measured in this run"));
+    assert_null(strstr(out_text, "redtune: of the "));
     assert_null(strstr(err_text, "redtune: n="));
 
     /* Two measurements gone: those two are measured again, nothing else. */

@@ -90,6 +90,8 @@ typedef struct measure_resp {
     int deterministic;
     int registers;
     int launches;
+    double check_s;         /* the worker's seconds: loading and verifying the candidate */
+    double time_s;          /* and timing it (the repetitions, flushes included) */
 } measure_resp;
 
 /* Send a message: header, then payload a, then payload b (either may be empty).

@@ -28,6 +28,10 @@ typedef struct progress {
     long done, total, measured;
     long compiled, failed;      /* candidates compiled as they were picked, and failures */
     double compile_s;           /* the time that took (not the sweep's) */
+    /* Where the sweep's time went (tune.c prints it): the cases' data made and copied, the
+     * worker's loads and checks of candidates, its timing of them, the database's writes,
+     * and the whole of the calls to the worker (the three and the messages between). */
+    double data_s, check_s, timing_s, store_s, call_s;
 } progress;
 
 /* Show "WHAT  done/total  elapsed T  left ~T", at most every 0.2 s on a terminal and every

@@ -341,8 +341,10 @@ int sweep_run(const sweep *sw, rt_err *e)
                     w->has_prepared = 1;
                     char size[96];
                     snprintf(size, sizeof size, "n = %s (%s)", nbuf, layout);
+                    double t_data = report_now();
                     if ((rc = session_prepare(w, &w->prepared, size, &seg, e)))
                         goto done;
+                    pg->data_s += report_now() - t_data;
                     prepared = 1;
                 }
                 measure_req q = {c[i].cfg.family->plan, o->hot, pick.min_reps, pick.max_reps,
@@ -352,12 +354,16 @@ int sweep_run(const sweep *sw, rt_err *e)
                 size_t len;
                 /* Generous: verification of fresh inputs, 200 repetitions, and the flushes. */
                 int timeout_ms = 60000 + (int)((n * per_elem + extra) / 1000000);
+                double t_call = report_now();
                 int r = session_call(w, MSG_MEASURE, &q, sizeof q, c[i].cubin, c[i].cubin_size,
                                     (void **)&mr, &len, timeout_ms);
+                pg->call_s += report_now() - t_call;
                 store_measurement m = {device_id, run_id, c[i].hash, op, type, layout, n, o->hot,
                                        "ok", "", 0, 0, 0, 0, 0, 0, 0, -1, (long long)seg.nseg,
                                        seg.mean, seg.spread, acc, result};
                 if (r == 0) {
+                    pg->check_s += mr->check_s;
+                    pg->timing_s += mr->time_s;
                     m.status = mr->status;
                     m.message = mr->h.msg;
                     if (!strcmp(mr->status, "ok")) {
@@ -385,7 +391,9 @@ int sweep_run(const sweep *sw, rt_err *e)
                                 nbuf, c[i].cfg.family->name, c[i].params, m.median_us, m.gbps,
                                 100 * m.frac_bw);
                 }
+                double t_store = report_now();
                 rc = store_put_measurement(s, &m, e);
+                pg->store_s += report_now() - t_store;
                 if (rc == RT_OK) {
                     res.outcome = STRATEGY_MEASURED;
                     res.m = &m;

@@ -9,6 +9,7 @@
  * closes the run.
  */
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,8 +216,15 @@ int tune_run(const tune_opts *o, rt_err *e)
         printf("redtune: compiled %ld configs as the search picked them, %ld failed (%.1f s, "
                "%d threads)\n", pg.compiled, pg.failed, pg.compile_s, o->jobs);
     rc = report_table(s, o, op, type, &w.dev, arch, read_gbps, e);
-    printf("%d configs measured in this run, %.2f s; database %s\n", (int)pg.measured,
-           report_now() - pg.t0 - pg.compile_s, o->db_path);
+    double sweep_s = report_now() - pg.t0 - pg.compile_s;
+    printf("%d configs measured in this run, %.2f s; database %s\n", (int)pg.measured, sweep_s,
+           o->db_path);
+    if (pg.measured)
+        printf("redtune: of the %.2f s: data %.2f s, checking candidates %.2f s, timing them "
+               "%.2f s, the worker's messages %.2f s, the database %.2f s, the rest %.2f s\n",
+               sweep_s, pg.data_s, pg.check_s, pg.timing_s,
+               fmax(0, pg.call_s - pg.check_s - pg.timing_s), pg.store_s,
+               fmax(0, sweep_s - pg.data_s - pg.call_s - pg.store_s));
 done:
     session_close(&w);
     cands_free(c, ncfg);

@@ -15,6 +15,7 @@
 #include "../runtime/driver.h"
 #include "measure.h"
 #include "proto.h"
+#include "report.h"
 #include "worker_int.h"
 
 worker worker_state;
@@ -64,7 +65,9 @@ int worker_time_reps(measure_enqueue_fn fn, void *arg, int hot, int min_reps, in
                      double budget_s, measure_resp *m, rt_err *e)
 {
     measure_times t;
+    double t0 = report_now();
     int rc = measure_reps(&W.gpu, fn, arg, hot, min_reps, max_reps, budget_s, &t, e);
+    m->time_s = report_now() - t0;
     if (rc == RT_OK) {
         m->reps = t.reps;
         m->min_us = t.min_us;

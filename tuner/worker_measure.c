@@ -18,6 +18,7 @@
 #include "data.h"
 #include "measure.h"
 #include "proto.h"
+#include "report.h"
 #include "segdata.h"
 #include "worker_int.h"
 
@@ -146,6 +147,7 @@ void worker_measure(const measure_req *q, const void *cubin)
     plan p;
     int loaded = 0, rc;
     char why[1024] = "";
+    double t0 = report_now();
     if (!W.n) {
         rc = rt_seterr(&e, RT_EINVAL, "measure before prepare");
         goto done;
@@ -226,6 +228,7 @@ done:
         snprintf(resp.status, sizeof resp.status, "wrong");
     else
         snprintf(resp.status, sizeof resp.status, "ok");
+    resp.check_s = report_now() - t0 - resp.time_s;
     resp.h.code = RT_OK;
     snprintf(resp.h.msg, sizeof resp.h.msg, "%s", rc ? e.msg : why);
     worker_reply(MSG_MEASURE, &resp, sizeof resp);
