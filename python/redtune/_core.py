@@ -11,7 +11,7 @@ from . import _types
 from ._arrays import TYPE_NAMES, describe, _prod
 from ._args import (stream_handle, _allocate, _check_contiguous, _out, _raw, _resolve_device,
                     _spec, _wait_producer)
-from ._axes import _axis
+from ._axes import _axis, _strided_axis
 from ._context import ARG_OPS, UserOp, _builtin_op, _contexts, context
 from ._fastpath import (_FAST_OPS, _capture_retry, _cupy_call, _cupy_fast, _current_stream,
                         _fast_code, _torch_axis_call, _torch_call, _torch_compiling,
@@ -25,7 +25,9 @@ def reduce(x, op, dim=None, keepdim=False, out=None, stream=None, temp=None, dty
 
     dim=None reduces every element (so do dims that leave only extents of 1). An int dim
     (negative counts from the end), or a tuple of adjacent dims, reduces the contiguous x
-    along that axis (rt_reduce_axis: x viewed as [outer, len, inner]); the result has x's
+    along that axis (rt_reduce_axis: x viewed as [outer, len, inner]); a view of x's dims
+    permuted (x.t(), x.mT) is reduced in place where its memory allows (docs/python.md,
+    "Element types"); the result has x's
     shape without dim (with 1 there for keepdim), as torch.sum(x, dim). The result is an
     array of x's framework on x's device, of the op's result dtype (argmin/argmax: the int64
     index into the flattened x, or along dim), shaped as the framework's own reduction with
@@ -92,8 +94,14 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what, dtype=None, raw_pair=F
         uop = None
     s = None if stream is None else stream_handle(stream, what)
     info = describe(x, "x", what, s)
+    layout = None
     if info.strides is not None:
-        _check_contiguous(info, "x", what)
+        # a view in another order of one dense block (x.t(), x.mT) is reduced in place; any
+        # other view is refused
+        layout = _strided_axis(dim, info.shape, info.strides, keepdim, what,
+                               code in ARG_OPS or (uop is not None and not uop.commutative))
+        if layout is None:
+            _check_contiguous(info, "x", what)
     rtype = info.type
     if uop is not None and uop.rt_type != rtype:
         raise TypeError("%s: x has dtype %s and operator %r reduces %s"
@@ -101,8 +109,11 @@ def _reduce(x, op, dim, keepdim, out, stream, temp, what, dtype=None, raw_pair=F
     spec, res, k = rtype, rtype, 1
     if uop is None:
         spec, res, k = _spec(code, rtype, dtype, what)
-    shape, axis = _axis(dim, info.shape, keepdim, what) if (dim is not None or keepdim) else (
-        (), None)
+    if layout is not None:
+        shape, axis = layout
+    else:
+        shape, axis = _axis(dim, info.shape, keepdim, what) if (dim is not None or keepdim) else (
+            (), None)
     device = info.device
     if device is None:
         device = _resolve_device(info, "x", what)
@@ -202,7 +213,12 @@ def temp_bytes(x, op, dim=None):
     along an axis rt_axis_temp_bytes)."""
     what = "redtune.temp_bytes"
     info = describe(x, "x", what)
-    axis = None if dim is None else _axis(dim, info.shape, False, what)[1]
+    layout = None if info.strides is None else _strided_axis(dim, info.shape, info.strides,
+                                                             False, what, False)
+    if layout is not None:
+        axis = layout[1]
+    else:
+        axis = None if dim is None else _axis(dim, info.shape, False, what)[1]
     dev = _resolve_device(info, "x", what)
     if axis is not None:
         return context(dev).axis_temp_bytes(op, info.type, *axis)

@@ -2,8 +2,11 @@
 protocols with fake arrays (__cuda_array_interface__ objects, DLPack capsules made with
 ctypes), operators, dims and axis shapes, out=, streams, user operators, explain and
 temp_bytes along an axis, the operator file reader. tests/run.sh runs it in `ninja test`."""
+import builtins
 import ctypes
+import itertools
 import os
+import random
 
 import pytest
 
@@ -153,12 +156,18 @@ def test_cpu_dlpack_is_refused_before_export():
 
 
 def test_non_contiguous_is_refused_before_anything():
+    # rows with gaps between them (x[:, :2] of a 4 x 4): not one dense block
     with pytest.raises(redtune.InvalidArgumentError) as ei:
-        redtune.max(DLPack(shape=(4, 2), strides=(1, 4)))
+        redtune.max(DLPack(shape=(4, 2), strides=(4, 1)))
     assert ei.value.code == C.RT_EINVAL and isinstance(ei.value, ValueError)
     assert ei.value.message == (
-        "redtune.max: x is not contiguous (shape (4, 2), strides (1, 4) in elements); redtune "
+        "redtune.max: x is not contiguous (shape (4, 2), strides (4, 1) in elements); redtune "
         "reads C-contiguous arrays: pass x.contiguous() (torch) or cupy.ascontiguousarray(x)")
+    # a transpose is one dense block: an index over every element would be the memory's
+    with pytest.raises(NotImplementedError, match=r"^redtune.argmax: x is a view of shape "
+                       r"\(4, 2\) with strides \(1, 4\) in elements: the dims it reduces are "
+                       r"in another order in memory"):
+        redtune.argmax(DLPack(shape=(4, 2), strides=(1, 4)))
     with pytest.raises(redtune.InvalidArgumentError,
                        match="^RT_EINVAL: redtune.reduce_offsets: offsets is not contiguous"):
         redtune.reduce_offsets(DLPack(), DLPack(shape=(4, 2), strides=(1, 4),
@@ -391,3 +400,109 @@ def test_op_file_escapes(tmp_path):
                  ' tolerance = 1e-3; }\n')
     op = _opfile.load(str(p))
     assert op["combine"] == "return a\tbAA\n;"
+
+
+def _view_sum(shape, strides, mem, red, keepdim):
+    """The reference: the view's sums over the dims 'red', in the result's C order."""
+    nd = len(shape)
+    kept = [d for d in range(nd) if d not in red]
+    out = []
+    for kidx in itertools.product(*(range(shape[d]) for d in kept)):
+        total = 0
+        for ridx in itertools.product(*(range(shape[d]) for d in red)):
+            idx = [0] * nd
+            for d, i in zip(kept, kidx):
+                idx[d] = i
+            for d, i in zip(red, ridx):
+                idx[d] = i
+            total += mem[builtins.sum(i * s for i, s in zip(idx, strides))]
+        out.append(total)
+    return out
+
+
+def _view_argmax(shape, strides, mem, red):
+    """The view's argmax over 'red' (the index into the reduced dims flattened in C order)."""
+    nd = len(shape)
+    kept = [d for d in range(nd) if d not in red]
+    out = []
+    for kidx in itertools.product(*(range(shape[d]) for d in kept)):
+        best, at = None, None
+        for k, ridx in enumerate(itertools.product(*(range(shape[d]) for d in red))):
+            idx = [0] * nd
+            for d, i in zip(kept, kidx):
+                idx[d] = i
+            for d, i in zip(red, ridx):
+                idx[d] = i
+            v = mem[builtins.sum(i * s for i, s in zip(idx, strides))]
+            if best is None or v > best:
+                best, at = v, k
+        out.append(at)
+    return out
+
+
+def test_views_in_another_order_reduce_in_place():
+    """Every permutation of dense arrays of 2 to 4 dims (extents 1 to 4), every dim= (None,
+    each dim, adjacent pairs, every dim) and keepdim: where _strided_axis takes the view, the
+    library's reduction of the memory viewed as [outer, len, inner] gives the view's sums
+    (and argmax its indices); where it refuses, the reason holds."""
+    rng = random.Random(5)
+    took = refused = 0
+    for trial in range(600):
+        nd = rng.randint(2, 4)
+        base = [rng.randint(1, 4) for _ in range(nd)]
+        base_strides = _arrays.contiguous_strides(base)
+        perm = list(range(nd))
+        rng.shuffle(perm)
+        shape = tuple(base[p] for p in perm)
+        strides = tuple(base_strides[p] for p in perm)
+        n = _arrays._prod(shape)
+        mem = rng.sample(range(10 * n + 10), n)   # distinct: argmax has no ties
+        dims = [None] + list(range(nd)) + [(d, d + 1) for d in range(nd - 1)]
+        for dim in dims:
+            for keepdim in (False, True):
+                for ordered in (False, True):
+                    try:
+                        r = _axes._strided_axis(dim, shape, strides, keepdim, "t", ordered)
+                    except NotImplementedError as e:
+                        refused += 1
+                        assert "in another order in memory" in str(e) or "not adjacent" in str(e)
+                        continue
+                    took += 1
+                    if _arrays.is_c_contiguous(shape, strides):
+                        continue
+                    assert r is not None
+                    res, axis = r
+                    red = list(range(nd)) if dim is None else sorted(
+                        d % nd for d in ((dim,) if isinstance(dim, int) else dim))
+                    want_shape = tuple(1 if d in red else shape[d] for d in range(nd)) \
+                        if keepdim else tuple(shape[d] for d in range(nd) if d not in red)
+                    assert res == (() if dim is None and not keepdim else want_shape)
+                    want = _view_sum(shape, strides, mem, red, keepdim)
+                    if axis is None:
+                        assert want == [builtins.sum(mem)]
+                        continue
+                    outer, length, inner = axis
+                    assert outer * length * inner == n
+                    got = [builtins.sum(mem[(o * length + k) * inner + i] for k in range(length))
+                           for o in range(outer) for i in range(inner)]
+                    assert got == want, (shape, strides, dim)
+                    if ordered:
+                        arg = []
+                        for o in range(outer):
+                            for i in range(inner):
+                                col = [mem[(o * length + k) * inner + i] for k in range(length)]
+                                arg.append(col.index(max(col)))
+                        assert arg == _view_argmax(shape, strides, mem, red), (shape, strides, dim)
+    assert took > 1000 and refused > 100
+    # the views people make: x.t() and x.mT take every dim= but argmax over all
+    assert _axes._strided_axis(0, (5, 3), (1, 5), False, "t", True) == ((3,), (3, 5, 1))
+    assert _axes._strided_axis(1, (5, 3), (1, 5), False, "t", True) == ((5,), (1, 3, 5))
+    assert _axes._strided_axis(None, (5, 3), (1, 5), False, "t", False) == ((), None)
+    assert _axes._strided_axis(-1, (2, 5, 3), (15, 1, 5), False, "t", True) == \
+        ((2, 5), (2, 3, 5))
+    assert _axes._strided_axis(1, (2, 5, 3), (15, 1, 5), True, "t", True) == \
+        ((2, 1, 3), (6, 5, 1))
+    # a slice with gaps, a broadcast, a negative stride: not one dense block
+    for shape, strides in (((4, 2), (4, 1)), ((4, 3), (0, 1)), ((4, 3), (3, -1)),
+                           ((3, 3), (1, 1))):
+        assert _axes._strided_axis(0, shape, strides, False, "t", False) is None

@@ -216,12 +216,47 @@ def test_nan(fw):
 
 def test_non_contiguous_is_refused(fw):
     x = fw.from_numpy(np.arange(100, dtype=np.float32).reshape(10, 10))
-    for bad in (x[:, ::2], x.T, x[::3]):
+    for bad in (x[:, ::2], x[::3]):
         with pytest.raises(redtune.InvalidArgumentError,
                            match="^RT_EINVAL: redtune.sum: x is not contiguous"):
             redtune.sum(bad)
     # A transposed row, or a slice of dense rows, is contiguous: accepted.
     assert fw.to_numpy(redtune.sum(x[2:4]))[()] == np.arange(20, 40).sum()
+
+
+def test_views_in_another_order(fw):
+    """A transpose (x.T, x.swapaxes(1, 2)) is one dense block in another order: reduced in
+    place, every element or along a dim, as the framework's own reduction of the view; the
+    index over every element of it is refused (it would be the memory's)."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((37, 53)).astype(np.float32)
+    x = fw.from_numpy(a).T                              # (53, 37), strides (1, 53)
+    np.testing.assert_allclose(fw.to_numpy(redtune.sum(x))[()], a.sum(), rtol=1e-5)
+    assert fw.to_numpy(redtune.max(x))[()] == a.max()
+    for d in (0, 1, -1):
+        np.testing.assert_allclose(fw.to_numpy(redtune.sum(x, dim=d)), a.T.sum(axis=d),
+                                   rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(fw.to_numpy(redtune.argmax(x, dim=d)),
+                                      a.T.argmax(axis=d))
+        np.testing.assert_array_equal(fw.to_numpy(redtune.min(x, dim=d, keepdim=True)),
+                                      a.T.min(axis=d, keepdims=True))
+    with pytest.raises(NotImplementedError, match=r"^redtune.argmax: x is a view of shape "
+                       r"\(53, 37\) with strides \(1, 53\) in elements: the dims it reduces "
+                       r"are in another order in memory"):
+        redtune.argmax(x)
+    b = rng.standard_normal((4, 33, 65)).astype(np.float32)
+    y = fw.from_numpy(b).swapaxes(1, 2)                 # (4, 65, 33), strides (2145, 1, 65)
+    bt = b.swapaxes(1, 2)
+    for d in (1, 2):
+        np.testing.assert_allclose(fw.to_numpy(redtune.sum(y, dim=d)), bt.sum(axis=d),
+                                   rtol=1e-5, atol=1e-4)
+        v, m = redtune.var_mean(y, dim=d)
+        np.testing.assert_allclose(fw.to_numpy(m), bt.mean(axis=d), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(fw.to_numpy(v), bt.var(axis=d, ddof=1), rtol=1e-4,
+                                   atol=1e-5)
+    # the dims kept would be in another order in memory than in the result: refused
+    with pytest.raises(NotImplementedError, match=r"the dims it keeps are in another order"):
+        redtune.sum(fw.from_numpy(b).swapaxes(0, 2), dim=1)
 
 
 def test_bad_inputs(fw):
