@@ -537,30 +537,8 @@ static void narrow_integers(void **state)
     free(v);
 }
 
-/* The 16-bit stores and loads as the long-double code made them (data_round_to, then the
- * bits by ldexpl/frexpl), the reference for the direct ones of data.c. */
-static uint16_t slow_half_bits(long double x, rt_type t)
-{
-    long double r = data_round_to(x, data_float_fmt(t));
-    if (t == RT_BF16) {
-        float f = (float)r;
-        uint32_t u;
-        memcpy(&u, &f, 4);
-        return isnan(f) ? 0x7fc0 : (uint16_t)(u >> 16);
-    }
-    uint16_t s = signbit(r) ? 0x8000 : 0;
-    long double a = fabsl(r);
-    if (isnan(r))
-        return 0x7e00;
-    if (isinf(r))
-        return s | 0x7c00;
-    if (a < ldexpl(1.0L, -14))
-        return s | (uint16_t)ldexpl(a, 24);
-    int e;
-    frexpl(a, &e);
-    return s | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)(ldexpl(a, 11 - e) - 1024);
-}
-
+/* The f16 value of h as the long-double code made it (ldexpl), the reference of the direct
+ * one of data_load. */
 static long double slow_f16_value(uint16_t h)
 {
     int e = (h >> 10) & 31, m = h & 1023;
@@ -572,7 +550,7 @@ static void half_store_is(long double x, rt_type t)
 {
     uint16_t got;
     data_store(&got, t, x);
-    uint16_t want = slow_half_bits(x, t);
+    uint16_t want = data_half_bits(x, t);
     if (got != want)
         fail_msg("%s of %.21Lg: 0x%04x, the long-double rounding gives 0x%04x", rt_type_name(t), x,
                  got, want);

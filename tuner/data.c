@@ -81,6 +81,16 @@ static long double f16_value(uint16_t h)
     return (h & 0x8000) ? -(long double)f : f;
 }
 
+uint16_t data_half_bits(long double x, rt_type t)
+{
+    if (t == RT_F16)
+        return f16_bits(data_round_to(x, data_float_fmt(t)));
+    float f = (float)data_round_to(x, data_float_fmt(t));   /* exact: bf16 is inside f32 */
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return isnan(f) ? 0x7fc0 : (uint16_t)(u >> 16);
+}
+
 /* x rounded into f16 or bf16 bits (*bits) without long double arithmetic, where x is a finite
  * float or an infinity and, for bf16, not below the smallest normal float: the same bits as
  * data_round_to and f16_bits give, at a tenth of the cost (16-bit fills of 2^24 elements took
@@ -166,23 +176,11 @@ void data_store(void *v, rt_type type, long double x)
     case RT_U32: { uint32_t y = (uint32_t)x; memcpy(v, &y, 4); break; }
     case RT_I64: { int64_t y = (int64_t)x; memcpy(v, &y, 8); break; }
     case RT_U64: { uint64_t y = (uint64_t)x; memcpy(v, &y, 8); break; }
-    case RT_F16: {
+    case RT_F16:
+    case RT_BF16: {
         uint16_t h;
         if (!half_bits_fast(x, t, &h))
-            h = f16_bits(data_round_to(x, data_float_fmt(t)));
-        memcpy(v, &h, 2);
-        break;
-    }
-    case RT_BF16: {
-        uint16_t hb;
-        if (half_bits_fast(x, t, &hb)) {
-            memcpy(v, &hb, 2);
-            break;
-        }
-        float f = (float)data_round_to(x, data_float_fmt(t));   /* exact: bf16 is inside f32 */
-        uint32_t u;
-        memcpy(&u, &f, 4);
-        uint16_t h = isnan(f) ? 0x7fc0 : (uint16_t)(u >> 16);
+            h = data_half_bits(x, t);
         memcpy(v, &h, 2);
         break;
     }

@@ -17,6 +17,9 @@ typedef struct fmt {
 
 fmt data_float_fmt(rt_type t);
 long double data_round_to(long double x, fmt f);
+/* x rounded to nearest even into f16 or bf16 (t) bits by long double arithmetic: any x, the
+ * reference of the direct rounding data_store takes where x is a float. */
+uint16_t data_half_bits(long double x, rt_type t);
 
 /* One thread's share [lo, hi) of a fill or a reference pass, and its partials. */
 typedef struct job {
