@@ -34,7 +34,7 @@ static void exhaustive_order_and_resume(void **state)
     assert_int_equal(x->planned(5, 0), 5);
     assert_int_equal(x->planned(0, 0), 0);
     assert_int_equal(x->planned(5, 3), 3);
-    strategy_case cs = {c, 5, 4096, 1, 0, -1};
+    strategy_case cs = {c, 5, 4096, 1, 0, -1, -1};
     store_measurement ok = {.status = "ok", .median_us = 12.5};
     store_measurement fault = {.status = "fault"};
     /* A fresh case: measured, uncompiled, fault, ok, ok. A resumed one: all stored but the
@@ -71,7 +71,7 @@ static void exhaustive_order_and_resume(void **state)
         x->fini(&s);   /* harmless twice: the run's error path calls it again */
     }
     /* A case with no candidates is done at once. */
-    strategy_case none = {c, 0, 4096, 1, 0, -1};
+    strategy_case none = {c, 0, 4096, 1, 0, -1, -1};
     strategy s = {x, NULL};
     rt_err e;
     assert_int_equal(x->init(&s, &none, &e), RT_OK);
@@ -195,7 +195,7 @@ static void random_seeded_within_budget(void **state)
     assert_int_equal(x->planned(f.n, 10), 10);
     assert_int_equal(x->planned(f.n, 0), f.n);
     strategy_pick a[200], b[200], c[200];
-    strategy_case cs = {f.c, f.n, 1 << 20, 7, 10, -1};
+    strategy_case cs = {f.c, f.n, 1 << 20, 7, 10, -1, -1};
     int na = fake_search(x, &cs, a, 200, -1), nb = fake_search(x, &cs, b, 200, -1);
     assert_int_equal(ahead_asked, 9);   /* ahead names the rest of the sample, in its order */
     assert_int_equal(ahead_hits, 9);
@@ -228,7 +228,7 @@ static void halving_keeps_the_best(void **state)
     fake_space_make(&f);
     const strategy_ops *x = strategy_find("halving");
     strategy_pick p[400];
-    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, -1};
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, -1, -1};
     int k = fake_search(x, &cs, p, 400, -1), best = best_of(&f);
     assert_true(k <= x->planned(f.n, 0));
     assert_int_equal(ahead_hits, ahead_asked);   /* ahead: the rest of the round, in order */
@@ -298,7 +298,7 @@ static void local_finds_the_optimum(void **state)
     const int starts[] = {corner, tree, -1};
     for (int si = 0; si < 3; si++) {
         strategy_pick p[200];
-        strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, starts[si]};
+        strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, starts[si], -1};
         int k = fake_search(x, &cs, p, 200, -1);
         if (starts[si] >= 0) {
             assert_int_equal(p[0].cand, starts[si]);
@@ -338,7 +338,7 @@ static void local_finds_the_optimum(void **state)
         assert_true(ahead_asked >= k / 2);
     }
     strategy_pick p[200];
-    strategy_case cs = {f.c, f.n, 1 << 20, 1, 4, corner};
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 4, corner, -1};
     assert_int_equal(fake_search(x, &cs, p, 200, -1), 4);
     cs.budget = 0;
     assert_int_equal(fake_search(x, &cs, p, 200, 2), 2);
@@ -358,7 +358,7 @@ static void local_restarts_within_budget(void **state)
         if (!strcmp(f.c[i].cfg.family->name, "tree_sequential"))
             corner = i;
     strategy_pick p[200];
-    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, corner};
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, corner, -1};
     int alone = fake_search(x, &cs, p, 200, -1);   /* no budget: one basin, then stop */
     cs.budget = alone + 6;
     assert_true(cs.budget < f.n - 1);
@@ -397,7 +397,7 @@ static int four_families(int start, const double cost[4], int *picks, int cap)
         }
     strategy s = {&strategy_local, NULL};
     rt_err e;
-    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, start};
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, start, -1};
     assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
     strategy_pick p;
     int k = 0;
@@ -464,7 +464,7 @@ static void local_steps_to_a_family_centre(void **state)
             assert_int_equal(config_set(k, "UNROLL", unroll, &e), RT_OK);
         }
     strategy s = {&strategy_local, NULL};
-    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, 0};
+    strategy_case cs = {f.c, f.n, 1 << 20, 1, 0, 0, -1};
     assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
     strategy_pick p;
     assert_true(strategy_local.next(&s, 0, &p));
@@ -501,7 +501,7 @@ static void local_leaps_against_the_fastest_run(void **state)
     }
     for (int burst = 1; burst >= 0; burst--) {
         strategy s = {&strategy_local, NULL};
-        strategy_case cs = {f.c, f.n, 1 << 13, 1, 0, 1};   /* from R=4, no budget */
+        strategy_case cs = {f.c, f.n, 1 << 13, 1, 0, 1, -1};   /* from R=4, no budget */
         assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
         strategy_pick p;
         int k = 0;
@@ -526,14 +526,14 @@ static void local_leaps_against_the_fastest_run(void **state)
  * B=256 (0.7 of its time) and G=4 (0.8) helped and G=1 did not; at B=256 G=2 it times B=128,
  * then G=4, then G=1 (the space's order: B=128, G=1, G=4). */
 /* Local search over f (a budget of 'budget' picks, 0: none; from candidate 'start', -1:
- * nothing known), each pick timed at cost[candidate] (median and fastest run): at most cap
- * picks into order, their count returned. */
-static int local_walk(const fake_space *f, long budget, int start, const double *cost, int *order,
-                      int cap)
+ * nothing known; 'start2' the second start, -1: none), each pick timed at cost[candidate]
+ * (median and fastest run): at most cap picks into order, their count returned. */
+static int local_walk(const fake_space *f, long budget, int start, int start2, const double *cost,
+                      int *order, int cap)
 {
     rt_err e;
     strategy s = {&strategy_local, NULL};
-    strategy_case cs = {f->c, f->n, 1 << 20, 1, budget, start};
+    strategy_case cs = {f->c, f->n, 1 << 20, 1, budget, start, start2};
     assert_int_equal(strategy_local.init(&s, &cs, &e), RT_OK);
     strategy_pick p;
     int k = 0;
@@ -565,7 +565,7 @@ static void local_times_the_steps_that_helped_first(void **state)
     /* cost: B 128 9, 256 7, 512 10; G 1 +1, 2 +0, 4 -2 (index 3i + j) */
     static const double cost[9] = {10, 9, 7, 8, 7, 5, 11, 10, 8};
     int order[16];
-    int k = local_walk(&f, 0, 7, cost, order, 16);   /* from B=512 G=2, no budget */
+    int k = local_walk(&f, 0, 7, -1, cost, order, 16);   /* from B=512 G=2, no budget */
     /* the start, its neighbourhood in the space's order (B=256, G=1, G=4), then B=256 G=2's:
      * B=128 G=2, B=256 G=4, B=256 G=1; then B=256 G=4's (the best, 5): B=128 G=4 */
     static const int want[] = {7, 4, 6, 8, 1, 5, 3, 2};
@@ -598,7 +598,7 @@ static void local_starts_again_from_the_other_centres(void **state)
             assert_int_equal(config_set(k, "B", b, &e), RT_OK);
         }
     int order[16];
-    int k = local_walk(&f, 10, -1, cost, order, 16);
+    int k = local_walk(&f, 10, -1, -1, cost, order, 16);
     /* the centres; gridstride B=256, B=1024; at B=256: B=128, tree_sequential B=256,
      * oneblock B=256 (a local optimum); then from oneblock's centre: B=1024 */
     static const int want[] = {2, 6, 10, 9, 11, 8, 1, 5, 7};
@@ -693,6 +693,34 @@ static void split_divides_by_cost(void **state)
     }
 }
 
+/* local: a second start (the known winner on the other side of the case's size: sweep.c,
+ * replay.c) is where the search starts again first. gridstride B = 128 .. 1024 costing 5, 6,
+ * 3 and 1: from B=128 (its neighbour B=256 is slower: a local optimum) with three picks it
+ * goes on at B=1024, the winner of the other side, where without one it takes the first
+ * untimed config (B=512). In the forty-fourth session's replays with the H100's shipped
+ * database as the prior, a case whose nearest known winner sat in a worse basin (offsets
+ * rand10_50 at 2^22 from 2^20's seg_per LANES=4: 1.256x the best) found 30M's, the best. */
+static void local_starts_again_from_the_other_side(void **state)
+{
+    (void)state;
+    static fake_space f;
+    memset(&f, 0, sizeof f);
+    rt_err e;
+    for (long long b = 128; b <= 1024; b *= 2) {
+        rt_config *k = &f.c[f.n++].cfg;
+        config_default(family_find("gridstride"), k);
+        assert_int_equal(config_set(k, "B", b, &e), RT_OK);
+    }
+    static const double cost[] = {5, 6, 3, 1};
+    int order[8];
+    assert_int_equal(local_walk(&f, 3, 0, 3, cost, order, 8), 3);
+    assert_int_equal(order[0], 0);
+    assert_int_equal(order[1], 1);
+    assert_int_equal(order[2], 3);   /* the second start */
+    assert_int_equal(local_walk(&f, 3, 0, -1, cost, order, 8), 3);
+    assert_int_equal(order[2], 2);   /* none: the first untimed */
+}
+
 int test_strategy_group(void)
 {
     const struct CMUnitTest tests[] = {
@@ -706,6 +734,7 @@ int test_strategy_group(void)
         cmocka_unit_test(local_leaps_against_the_fastest_run),
         cmocka_unit_test(local_times_the_steps_that_helped_first),
         cmocka_unit_test(local_starts_again_from_the_other_centres),
+        cmocka_unit_test(local_starts_again_from_the_other_side),
         cmocka_unit_test(budget_percentage_rounds_up),
         cmocka_unit_test(split_divides_by_cost),
     };

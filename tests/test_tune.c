@@ -522,6 +522,25 @@ static void tune_halving_resume_and_local_start(void **state)
     db_text(db, "SELECT k.family || ' ' || k.params FROM measurements m JOIN kernels k ON "
                 "k.hash = m.kernel_hash WHERE m.n = 4096 AND m.op = 'max'", got, sizeof got);
     assert_string_equal(got, want);
+    /* Another GPU of this one's name (a shipped database's; two SMs more, so not the
+     * device fallback's exact match) holds max at 3000 itself: its winner there (tb2's), not
+     * this GPU's own at 4096 (tb4warp's), is where 3000 starts. */
+    db_exec(db, "CREATE TEMP TABLE d AS SELECT * FROM devices; UPDATE d SET id = id + 100, "
+                "uuid = 'feedface', sm_count = sm_count + 2; INSERT INTO devices SELECT * FROM d; "
+                "INSERT INTO best (device_id, op, type, acc, result, layout, n, hot, kernel_hash, "
+                "median_us, min_us, max_us, reps, gbps, frac_bw, deterministic) SELECT "
+                "b.device_id + 100, b.op, b.type, b.acc, b.result, b.layout, 3000, b.hot, "
+                "(SELECT hash FROM kernels WHERE family = 'tb2' LIMIT 1), b.median_us, "
+                "b.min_us, b.max_us, b.reps, b.gbps, b.frac_bw, b.deterministic FROM best b "
+                "WHERE b.op = 'max' AND b.n = 4096");
+    static const long long at3k[] = {3000};
+    o.sizes = at3k;
+    rc = tune_captured(&o, &e);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "1 configs measured in this run"));
+    db_text(db, "SELECT k.family FROM measurements m JOIN kernels k ON k.hash = m.kernel_hash "
+                "WHERE m.n = 3000 AND m.op = 'max'", got, sizeof got);
+    assert_string_equal(got, "tb2");
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);

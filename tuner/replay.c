@@ -367,17 +367,21 @@ static int other_profile(const rcase *a, const rcase *b)
            && !strcmp(a->result, b->result);
 }
 
-/* Local's start, as sweep.c's known_best finds it in a run's database: the choice at the
- * nearest size replayed before of the same case (device, operator, type spec, layout,
- * regime); else the nearest in input bytes of a similar case (another operator or type of
- * the same device, regime and layout) whose choice is a candidate here; else, for a
- * segmented case, the choice of another profile of the same operator and layout kind whose
- * mean segment length is within SEG_LIKE times the case's, the nearest (segdata_layout_mean). */
-static int start_of(const rows *r, const prior *pr, int ki)
+/* Local's start, as sweep.c's known_best finds it in a run's database: the nearest in size
+ * of the choices replayed before of the same case (device, operator, type spec, layout,
+ * regime) and of the prior's winners of the same kind on a GPU of the case's name; else the
+ * prior's of another GPU, the nearest in size; else the nearest in input bytes of a similar
+ * case (another operator or type of the same device, regime and layout) whose choice is a
+ * candidate here; else, for a segmented case, the choice of another profile of the same
+ * operator and layout kind whose mean segment length is within SEG_LIKE times the case's, the
+ * nearest (segdata_layout_mean). *start2: the nearest of the same two sources on the other
+ * side of the case's size (strategy.h), or -1. */
+static int start_of(const rows *r, const prior *pr, int ki, int *start2)
 {
     const rcase *k = &r->v[ki];
-    int start = -1, similar = -1, profile = -1;
-    double dist = 0, sdist = 0, pfdist = 0;
+    int start = -1, similar = -1, profile = -1, other = -1;
+    double dist = 0, sdist = 0, pfdist = 0, odist = 0;
+    strategy_side sd = STRATEGY_SIDE_NONE;
     for (int i = 0; i < ki; i++) {
         const rcase *w = &r->v[i];
         int j;
@@ -395,21 +399,20 @@ static int start_of(const rows *r, const prior *pr, int ki)
             double d = fabs(log((double)w->n) - log((double)k->n));
             if (start < 0 || d < dist)
                 start = j, dist = d;
+            strategy_side_add(&sd, j, w->n, k->n);
         } else {
             double d = fabs(log(case_bytes(w)) - log(case_bytes(k)));
             if (similar < 0 || d < sdist)
                 similar = j, sdist = d;
         }
     }
-    /* The prior's winner of the same kind at the nearest size, its GPUs of the case's name
-     * first (k->dev is "name uuid"), that is a candidate here. */
-    int pstart = -1, pnamed = 0;
-    double pdist = 0;
-    for (int i = 0; start < 0 && pr && i < pr->n; i++) {
+    /* The prior's winners of the same kind that are candidates here: of a GPU of the case's
+     * name (k->dev is "name uuid") as the replay's own, of another GPU apart. */
+    for (int i = 0; pr && i < pr->n; i++) {
         const pwin *w = &pr->v[i];
         size_t nl = strlen(w->kind.dev);
         int named = !strncmp(k->dev, w->kind.dev, nl) && k->dev[nl] == ' ';
-        if (!same_kind(&w->kind, k) || (pnamed && !named))
+        if (!same_kind(&w->kind, k))
             continue;
         int j = -1;
         for (int c = 0; c < k->nc && j < 0; c++)
@@ -418,13 +421,16 @@ static int start_of(const rows *r, const prior *pr, int ki)
         if (j < 0)
             continue;
         double d = fabs(log((double)w->kind.n) - log((double)k->n));
-        if (pstart < 0 || (named && !pnamed) || d < pdist) {
-            pstart = j;
-            pdist = d;
-            pnamed = named;
+        if (named) {
+            if (start < 0 || d < dist)
+                start = j, dist = d;
+            strategy_side_add(&sd, j, w->kind.n, k->n);
+        } else if (other < 0 || d < odist) {
+            other = j, odist = d;
         }
     }
-    return start >= 0 ? start : pstart >= 0 ? pstart : similar >= 0 ? similar : profile;
+    *start2 = strategy_side_other(&sd, start);
+    return start >= 0 ? start : other >= 0 ? other : similar >= 0 ? similar : profile;
 }
 
 typedef struct outcome {
@@ -456,7 +462,9 @@ static int replay_case(const replay_opts *o, rows *r, const prior *pr, int ki, o
             out->best = k->c[i].median;
     }
     long budget = strategy_budget_min(o->budget, o->budget_pct, o->budget_min, k->nc);
-    strategy_case sc = {c, k->nc, k->n, o->seed, budget, start_of(r, pr, ki)};
+    int start2;
+    int start = start_of(r, pr, ki, &start2);
+    strategy_case sc = {c, k->nc, k->n, o->seed, budget, start, start2};
     if ((rc = st.ops->init(&st, &sc, e)))
         goto done;
     strategy_pick p;

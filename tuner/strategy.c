@@ -69,3 +69,17 @@ int strategy_shuffle(const strategy_case *cs, int *idx)
     }
     return k;
 }
+
+void strategy_side_add(strategy_side *s, int j, long long n, long long case_n)
+{
+    if (n < case_n && (s->below < 0 || n > s->nb))
+        s->below = j, s->nb = n;
+    else if (n > case_n && (s->above < 0 || n < s->na))
+        s->above = j, s->na = n;
+}
+
+int strategy_side_other(const strategy_side *s, int start)
+{
+    int other = start < 0 ? -1 : start == s->below ? s->above : start == s->above ? s->below : -1;
+    return other == start ? -1 : other;
+}

@@ -34,6 +34,8 @@ typedef struct strategy_case {
     uint64_t seed;            /* --strategy-seed: for strategies that draw */
     long budget;              /* --budget N: distinct candidates at most; 0: no limit */
     int start;                /* the best known candidate for this case, or -1 (local) */
+    int start2;               /* the best known at the nearest size on start's other side of
+                               * the case's size, or -1 (local: the second start) */
 } strategy_case;
 
 /* The full repetition rule, as the tuner has always timed a candidate: 10 to 200 timed
@@ -128,6 +130,21 @@ strategy_pick strategy_full(int ci);
 
 /* A splitmix64 step: the strategies' reproducible random numbers. */
 uint64_t strategy_rand(uint64_t *state);
+
+/* Local's second start (strategy_case.start2): the known winners at the nearest size below
+ * a case's size and the nearest above (candidates' indices, -1: none), as a run (sweep.c)
+ * or a replay (replay.c) meets them. */
+typedef struct strategy_side {
+    int below, above;
+    long long nb, na;
+} strategy_side;
+#define STRATEGY_SIDE_NONE {-1, -1, 0, 0}
+
+/* Candidate j, a winner at size n, for a case of size case_n (n == case_n: neither side). */
+void strategy_side_add(strategy_side *s, int j, long long n, long long case_n);
+
+/* The winner on the other side of the case's size from 'start', or -1. */
+int strategy_side_other(const strategy_side *s, int start);
 
 /* A seeded shuffle of the compiled candidates of 'cs' into idx (cs->n entries); returns how
  * many there are. The case's size is mixed into the seed, so each case draws its own. */

@@ -1,10 +1,11 @@
 /*
  * strategy_local.c - local search (strategy.h): from the best known config of the case
- * (cs->start: this device's best at the nearest size, else a similar device's, else a similar
- * case's, found by the run), time its neighbours, move to the best of them while it beats
- * the current one, and stop at a local optimum or the budget. With nothing known, the
- * centre of each family of the space (its parameters' median values) is timed first and the
- * search starts from the best of them.
+ * (cs->start: the best at the nearest size on a GPU of this one's name, else a similar
+ * device's, else a similar case's, found by the run; cs->start2, the best on the other side
+ * of the size, is where it starts again first), time its neighbours, move to the best of
+ * them while it beats the current one, and stop at a local optimum or the budget. With
+ * nothing known, the centre of each family of the space (its parameters' median values) is
+ * timed first and the search starts from the best of them.
  *
  * A neighbour is a candidate the space produced (so the space stays the one description of
  * what is legal) that differs from the current one in one parameter by one step of the
@@ -139,7 +140,11 @@ static int init(strategy *s, const strategy_case *cs, rt_err *e)
         fini(s);
         return rt_seterr(e, RT_ENOMEM, "out of memory for the search of n = %lld", cs->size);
     }
-    for (int f = 0; x->start < 0 && f < x->nfam && x->nseeds < MAXSEEDS; f++) {
+    int s2 = cs->start2 >= 0 && cs->start2 < cs->n && cs->c[cs->start2].rc == RT_OK
+             && cs->start2 != x->start ? cs->start2 : -1;
+    if (x->start >= 0 && s2 >= 0)   /* the first restart: the winner on the other side */
+        x->again[x->nagain++] = s2;
+    for (int f = 0; x->start < 0 && s2 < 0 && f < x->nfam && x->nseeds < MAXSEEDS; f++) {
         int j = centre_of(x, f);   /* nothing known: each family's centre first */
         if (j >= 0)
             x->seeds[x->nseeds++] = j;

@@ -43,6 +43,29 @@ static int known_row(const store_best_row *r, void *arg)
     return 0;
 }
 
+/* A best row of the case itself (operator, type spec, layout, regime) on a GPU of this one's
+ * name, this one's own included: the nearest in size (k), and the nearest on each side of the
+ * case's size (sd: local's second start). */
+typedef struct named {
+    known k;
+    strategy_side sd;
+    const char *device, *layout, *op, *type, *acc, *result;
+    int hot;
+} named;
+
+static int named_row(const store_best_row *r, void *arg)
+{
+    named *x = arg;
+    int i;
+    if (r->hot != x->hot || strcmp(r->device_name, x->device) || strcmp(r->layout, x->layout)
+        || strcmp(r->op, x->op) || strcmp(r->type, x->type)
+        || strcmp(*r->acc ? r->acc : r->type, x->acc)
+        || strcmp(*r->result ? r->result : r->type, x->result) || (i = row_cand(&x->k, r)) < 0)
+        return 0;
+    strategy_side_add(&x->sd, i, r->n, x->k.n);
+    return known_row(r, &x->k);
+}
+
 /* A similar case: a best row of this GPU (its name), layout and regime, of another operator
  * or type, whose config is a candidate of this case, nearer in input bytes than the last.
  * For a segmented case, also a row of this GPU, regime, operator and types segmented the
@@ -95,20 +118,31 @@ static void case_types(const sweep *sw, const char **type, const char **acc,
 }
 
 /* The best known candidate for the case, for the local search to start from: the best row
- * at the nearest size of this device, else of the most similar device the database holds
- * (store_find_device's fallback chain); else the nearest in input bytes of a similar case
- * of this GPU (another operator or type, the same layout and regime: `redtune replay` of the
- * stored exhaustive runs, docs/tuning.md); else, segmented, another profile's of like mean
- * length (similar_row); -1 when there is none. */
+ * at the nearest size of a GPU of this one's name (this one, or the same model tuned before:
+ * a shipped database), and as *start2 the nearest on the other side of the case's size
+ * (named_row; -1: none); else the nearest size of the most similar device the database
+ * holds (store_find_device's fallback chain); else the nearest in input bytes of a similar
+ * case of this GPU (another operator or type, the same layout and regime: `redtune replay` of
+ * the stored exhaustive runs, docs/tuning.md); else, segmented, another profile's of like
+ * mean length (similar_row); -1 when there is none. */
 static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layout, long long n,
-                      int *start, rt_err *e)
+                      int *start, int *start2, rt_err *e)
 {
     known k = {c, ncfg, n, 0, -1};
     store_device_match dm;
-    *start = -1;
+    *start = *start2 = -1;
     const char *type, *acc, *result;
     case_types(sw, &type, &acc, &result);
-    int rc = store_find_device_spec(sw->s, &sw->w->dev, sw->op, type, acc, result, layout,
+    named nm = {{c, ncfg, n, 0, -1}, STRATEGY_SIDE_NONE, sw->w->dev.name, layout, sw->op, type,
+                acc, result, sw->o->hot};
+    int rc = store_list_best(sw->s, NULL, NULL, NULL, 0, named_row, &nm, e);
+    if (rc == RT_OK && nm.k.start >= 0) {
+        *start = nm.k.start;
+        *start2 = strategy_side_other(&nm.sd, nm.k.start);
+        return RT_OK;
+    }
+    if (rc == RT_OK)
+        rc = store_find_device_spec(sw->s, &sw->w->dev, sw->op, type, acc, result, layout,
                                     sw->o->hot, &dm, e);
     if (rc == RT_OK)
         rc = store_list_best_for_device_spec(sw->s, dm.id, sw->op, type, acc, result, layout,
@@ -282,9 +316,9 @@ int sweep_run(const sweep *sw, rt_err *e)
             }
             int prepared = 0;
             prepare_resp seg = {0};
-            strategy_case sc = {c, ncfg, n, o->strategy_seed, budget, -1};
+            strategy_case sc = {c, ncfg, n, o->strategy_seed, budget, -1, -1};
             if (st.ops == &strategy_local
-                && (rc = known_best(sw, c, ncfg, layout, n, &sc.start, e)))
+                && (rc = known_best(sw, c, ncfg, layout, n, &sc.start, &sc.start2, e)))
                 goto done;
             if ((rc = st.ops->init(&st, &sc, e)))
                 goto done;
