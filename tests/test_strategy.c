@@ -89,6 +89,19 @@ typedef struct fake_space {
     int n;
 } fake_space;
 
+/* A config of 'family' (its defaults) appended to f, with parameter p1 = v1 and, unless p2 is
+ * NULL, p2 = v2. */
+static void fake_add(fake_space *f, const char *family, const char *p1, long long v1,
+                     const char *p2, long long v2)
+{
+    rt_err e;
+    rt_config *k = &f->c[f->n++].cfg;
+    config_default(family_find(family), k);
+    assert_int_equal(config_set(k, p1, v1, &e), RT_OK);
+    if (p2)
+        assert_int_equal(config_set(k, p2, v2, &e), RT_OK);
+}
+
 static void fake_space_make(fake_space *f)
 {
     memset(f, 0, sizeof *f);
@@ -493,12 +506,8 @@ static void local_leaps_against_the_fastest_run(void **state)
     static fake_space f;
     memset(&f, 0, sizeof f);
     rt_err e;
-    for (long long r = 1; r <= 16; r *= 4) {
-        rt_config *k = &f.c[f.n++].cfg;
-        config_default(family_find("tree_sequential"), k);
-        assert_int_equal(config_set(k, "B", 256, &e), RT_OK);
-        assert_int_equal(config_set(k, "R", r, &e), RT_OK);
-    }
+    for (long long r = 1; r <= 16; r *= 4)
+        fake_add(&f, "tree_sequential", "B", 256, "R", r);
     for (int burst = 1; burst >= 0; burst--) {
         strategy s = {&strategy_local, NULL};
         strategy_case cs = {f.c, f.n, 1 << 13, 1, 0, 1, -1};   /* from R=4, no budget */
@@ -705,12 +714,8 @@ static void local_starts_again_from_the_other_side(void **state)
     (void)state;
     static fake_space f;
     memset(&f, 0, sizeof f);
-    rt_err e;
-    for (long long b = 128; b <= 1024; b *= 2) {
-        rt_config *k = &f.c[f.n++].cfg;
-        config_default(family_find("gridstride"), k);
-        assert_int_equal(config_set(k, "B", b, &e), RT_OK);
-    }
+    for (long long b = 128; b <= 1024; b *= 2)
+        fake_add(&f, "gridstride", "B", b, NULL, 0);
     static const double cost[] = {5, 6, 3, 1};
     int order[8];
     assert_int_equal(local_walk(&f, 3, 0, 3, cost, order, 8), 3);
