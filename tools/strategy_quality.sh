@@ -27,7 +27,11 @@
 # $OUT/exhaustive.db: `redtune replay` judges any other strategy or budget on them without a
 # GPU (docs/tuning.md). BASE_DB=FILE starts the CUBIN database from FILE (`redtune compile
 # --arch sm_90 --db FILE ...` made on a machine without a GPU), so that the device call
-# compiles nothing it holds.
+# compiles nothing it holds. PRIOR=FILE.db (winners only, as `redtune export --db DB --match
+# H100 -o FILE.db` makes from the shipped database) is merged into each strategy's database
+# before its cases: local search then starts as a user's retuning does, from the shipped
+# winners of the same GPU model (docs/tuning.md); each case's result is its row of this run
+# (a best row with a run id), never the prior's.
 #
 # quality compares two minima of separate sweeps: exhaustive's is the least of some 80 noisy
 # medians, so it sits low by the noise, and a strategy that timed 10 configs is judged
@@ -40,6 +44,7 @@ cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-out}
 strategies=${STRATEGIES:-"local:12%,6 local:15%,7"}
 base_db=${BASE_DB:-}
+prior=${PRIOR:-}
 cases=${CASES:-"min:f32:2^20 min:f32:2^24 sum:f32:2^20 sum:f32:2^24 sum:f32:2^22:offsets:rand10_50"}
 # CASES=wide: the 19 cases of the ninth session (docs/results.md), about 2.5 minutes a strategy
 # with exhaustive on an H100.
@@ -72,12 +77,13 @@ tune_case() {
     local secs best
     secs=$(sed -n 's/^[0-9]* configs measured in this run, \([0-9.]*\) s;.*/\1/p' "$log" | tail -1)
     # The case's row of redtune best --format csv, read as CSV (columns by name: a database
-    # holds the other profiles of a segmented size too, whose rows came first in the table):
+    # holds the other profiles of a segmented size too, whose rows came first in the table;
+    # a PRIOR's rows have no run id):
     # its median, family and parameters (spaces as commas, so that the line stays 4 words).
     best=$(build/redtune best --db "$db" --op "$op" --type "$type" --n "$n" --format csv |
            python3 -c 'import csv, sys
 for r in csv.DictReader(sys.stdin):
-    if r["layout"] == sys.argv[1]:
+    if r["layout"] == sys.argv[1] and r["run_id"]:
         print(r["median_us"], r["family"], r["params"].replace(" ", ",")); break' \
                "${layout:-flat}${profile:+:$profile}")
     read -r median family params <<<"$best"
@@ -134,6 +140,11 @@ done
 tag() { echo "$1" | tr ':%' '_p'; }
 for s in exhaustive $strategies; do
     cp "$work/base.db" "$work/$(tag "$s").db"
+    if [ -n "$prior" ] && [ "$s" != exhaustive ]; then
+        build/redtune merge "$work/$(tag "$s").db" "$prior" -o "$work/merged.db" --force \
+            >>"$work/logs/compile.log" 2>&1 && mv "$work/merged.db" "$work/$(tag "$s").db" \
+            || { echo "merging PRIOR=$prior failed" >&2; exit 1; }
+    fi
 done
 
 declare -A exh

@@ -9,9 +9,12 @@
 #         (exhaustive's and the strategy's) in the summary; then (issue 14, every n) min, max
 #         and sum of f64 and f32 at ragged sizes between 2^10 and 2^11 against CUB (min and
 #         max f64 at 1390 and 1641 took 0.5 us longer than at 2^11 with the same kernel).
+#   q44p  (issue 12) the same live run with the shipped H100 rows as PRIOR (strategy_quality.sh):
+#         local search starting from the same GPU model's winners, as a user's retuning does
+#         (the replays: 18 of 19 in each live sweep at 12%,6).
 #   py44  (issue 16) the Python GPU tests, the new views-in-another-order test first (x.T,
 #         swapaxes: reduced in place), then all of them with the time left.
-step=${1:?step: pack, q44, py44}
+step=${1:?step: pack, q44, q44p, py44}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c45 "$step"
 case $step in
@@ -28,6 +31,13 @@ q44)
     done
     fits 60 "ragged f64" && bench_run ragged 50 --db "$T" --regimes cold --seed 1 \
         --sizes 1024,1200,1390,1500,1641,1800,2047,2048 --ops min,max,sum --types f64,f32 ;;
+q44p)
+    build/redtune export --db "$T" --match H100 -o build/prior.db --force >> "$S" 2>&1
+    t0=$(date +%s)
+    PRIOR=build/prior.db OUT=$OUT/quality CASES=wide STRATEGIES="local:12%,6" timeout 400 \
+        bash tools/strategy_quality.sh > "$L/quality.log" 2>&1
+    echo "strategy_quality.sh wide local:12%,6 PRIOR=H100 rows: exit $? ($(( $(date +%s) - t0 )) s)" >> "$S"
+    tail -n 24 "$L/quality.log" >> "$S" ;;
 py44)
     pytests views 90 -k views_in_another_order
     fits 120 "python GPU tests" && pytests all $(left) ;;
