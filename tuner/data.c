@@ -110,9 +110,7 @@ static int half_bits_fast(long double x, rt_type t, uint16_t *bits)
         return 1;
     }
     if (t == RT_BF16) {
-        if (a < 0x00800000u)   /* zero or a subnormal float: the slow way */
-            return 0;
-        if (e < -120)   /* 2^(7 - e) would not be a float: the slow way */
+        if (e < -120)   /* zero, a subnormal, or 2^(7 - e) would not be a float: the slow way */
             return 0;
         /* 8 significant bits: m in [128, 256], 256 carrying into the exponent (to infinity
          * past the largest finite value, as data_round_to) */
