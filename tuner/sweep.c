@@ -43,40 +43,31 @@ static int known_row(const store_best_row *r, void *arg)
     return 0;
 }
 
-/* A best row of the case itself (operator, type spec, layout, regime) on a GPU of this one's
- * name, this one's own included: the nearest in size (k), and the nearest on each side of the
- * case's size (sd: local's second start). */
-typedef struct named {
-    known k;
-    strategy_side sd;
-    const char *device, *layout, *op, *type, *acc, *result;
-    int hot;
-} named;
-
-static int named_row(const store_best_row *r, void *arg)
-{
-    named *x = arg;
-    int i;
-    if (r->hot != x->hot || strcmp(r->device_name, x->device) || strcmp(r->layout, x->layout)
-        || strcmp(r->op, x->op) || strcmp(r->type, x->type)
-        || strcmp(*r->acc ? r->acc : r->type, x->acc)
-        || strcmp(*r->result ? r->result : r->type, x->result) || (i = row_cand(&x->k, r)) < 0)
-        return 0;
-    strategy_side_add(&x->sd, i, r->n, x->k.n);
-    return known_row(r, &x->k);
-}
-
-/* A similar case: a best row of this GPU (its name), layout and regime, of another operator
- * or type, whose config is a candidate of this case, nearer in input bytes than the last.
- * For a segmented case, also a row of this GPU, regime, operator and types segmented the
- * same way over another profile whose mean segment length is within SEG_LIKE times the
- * case's (segdata_layout_mean), the nearest in it (like). */
+/* What the best rows of GPUs of this one's name (this one's own included) tell of the case,
+ * in one pass over the table (known_best):
+ *   named: the case itself (operator, type spec, layout, regime), the nearest in size, and sd
+ *          the nearest on each side of the case's size (local's second start);
+ *   k:     a similar case, the same layout and regime with another operator or type, nearer
+ *          in input bytes than the last;
+ *   like:  for a segmented case, the same operator and types segmented the same way over
+ *          another profile whose mean segment length is within SEG_LIKE times the case's
+ *          (segdata_layout_mean), the nearest in it.
+ * Each only where the row's config is a candidate of this case. */
 typedef struct similar {
-    known k, like;
+    known named, k, like;
+    strategy_side sd;
     const char *device, *layout, *op, *type, *acc, *result;
     int hot;
     double bytes, mean;   /* mean: the case's mean segment length; 0 for flat or axis */
 } similar;
+
+/* The row's operator and type spec are the case's. */
+static int same_spec(const store_best_row *r, const similar *x)
+{
+    return !strcmp(r->op, x->op) && !strcmp(r->type, x->type)
+           && !strcmp(*r->acc ? r->acc : r->type, x->acc)
+           && !strcmp(*r->result ? r->result : r->type, x->result);
+}
 
 static int similar_row(const store_best_row *r, void *arg)
 {
@@ -86,15 +77,18 @@ static int similar_row(const store_best_row *r, void *arg)
         return 0;
     if (strcmp(r->layout, x->layout)) {
         /* The row's mean as its run measured it (best.seg_mean). */
-        double m = x->mean > 0 && segdata_other_profile(r->layout, x->layout)
-                   && !strcmp(r->op, x->op) && !strcmp(r->type, x->type)
-                   && !strcmp(*r->acc ? r->acc : r->type, x->acc)
-                   && !strcmp(*r->result ? r->result : r->type, x->result) ? r->seg_mean : 0;
+        double m = x->mean > 0 && segdata_other_profile(r->layout, x->layout) && same_spec(r, x)
+                   ? r->seg_mean : 0;
         double d = m > 0 ? fabs(log(m) - log(x->mean)) : INFINITY;
         if (d <= log(SEG_LIKE) && (x->like.start < 0 || d < x->like.dist)
             && (i = row_cand(&x->like, r)) >= 0)
             x->like.start = i, x->like.dist = d;
         return 0;
+    }
+    if (same_spec(r, x)) {
+        if ((i = row_cand(&x->named, r)) >= 0)
+            strategy_side_add(&x->sd, i, r->n, x->named.n);
+        return known_row(r, &x->named);
     }
     int t = optype_parse_type(r->type);
     double d = fabs(log((double)r->n * (double)(t < 0 ? 4 : optype_size((rt_type)t)))
@@ -120,11 +114,11 @@ static void case_types(const sweep *sw, const char **type, const char **acc,
 /* The best known candidate for the case, for the local search to start from: the best row
  * at the nearest size of a GPU of this one's name (this one, or the same model tuned before:
  * a shipped database), and as *start2 the nearest on the other side of the case's size
- * (named_row; -1: none); else the nearest size of the most similar device the database
- * holds (store_find_device's fallback chain); else the nearest in input bytes of a similar
- * case of this GPU (another operator or type, the same layout and regime: `redtune replay` of
- * the stored exhaustive runs, docs/tuning.md); else, segmented, another profile's of like
- * mean length (similar_row); -1 when there is none. */
+ * (-1: none); else the nearest size of the most similar device the database holds
+ * (store_find_device's fallback chain); else the nearest in input bytes of a similar case
+ * of this GPU (another operator or type, the same layout and regime: `redtune replay` of the
+ * stored exhaustive runs, docs/tuning.md); else, segmented, another profile's of like mean
+ * length (similar_row); -1 when there is none. */
 static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layout, long long n,
                       int *start, int *start2, rt_err *e)
 {
@@ -133,12 +127,13 @@ static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layo
     *start = *start2 = -1;
     const char *type, *acc, *result;
     case_types(sw, &type, &acc, &result);
-    named nm = {{c, ncfg, n, 0, -1}, STRATEGY_SIDE_NONE, sw->w->dev.name, layout, sw->op, type,
-                acc, result, sw->o->hot};
-    int rc = store_list_best(sw->s, NULL, NULL, NULL, 0, named_row, &nm, e);
-    if (rc == RT_OK && nm.k.start >= 0) {
-        *start = nm.k.start;
-        *start2 = strategy_side_other(&nm.sd, nm.k.start);
+    similar x = {k, k, k, STRATEGY_SIDE_NONE, sw->w->dev.name, layout, sw->op, type, acc,
+                 result, sw->o->hot, (double)n * (double)optype_size(sw->t),
+                 segdata_layout_mean(layout, (unsigned long long)n)};
+    int rc = store_list_best(sw->s, NULL, NULL, NULL, 0, similar_row, &x, e);
+    if (rc == RT_OK && x.named.start >= 0) {
+        *start = x.named.start;
+        *start2 = strategy_side_other(&x.sd, x.named.start);
         return RT_OK;
     }
     if (rc == RT_OK)
@@ -149,16 +144,8 @@ static int known_best(const sweep *sw, const cand *c, int ncfg, const char *layo
                                              sw->o->hot, known_row, &k, e);
     else if (rc == RT_ENOTFOUND)
         rc = RT_OK;
-    if (rc == RT_OK && k.start < 0) {
-        similar x = {{c, ncfg, n, 0, -1}, {c, ncfg, n, 0, -1}, sw->w->dev.name, layout,
-                     sw->op, type, acc, result, sw->o->hot,
-                     (double)n * (double)optype_size(sw->t),
-                     segdata_layout_mean(layout, (unsigned long long)n)};
-        rc = store_list_best(sw->s, NULL, NULL, NULL, 0, similar_row, &x, e);
-        k.start = x.k.start >= 0 ? x.k.start : x.like.start;
-    }
     if (rc == RT_OK)
-        *start = k.start;
+        *start = k.start >= 0 ? k.start : x.k.start >= 0 ? x.k.start : x.like.start;
     return rc;
 }
 
