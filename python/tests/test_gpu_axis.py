@@ -156,10 +156,14 @@ def test_axis_out_streams_and_refusals():
     with pytest.raises(ValueError, match=r"^redtune.sum: out has shape \(1000,\) of f32; "
                        r"shape \(64,\) of f32 is expected$"):
         redtune.sum(x, dim=1, out=torch.empty(1000, device="cuda"))
+    # A transposed view is reduced in place (its memory is x's); a slice with gaps is refused.
+    t = redtune.sum(x.t(), dim=0)
+    torch.cuda.synchronize()
+    assert torch.equal(t, x.sum(1))
     with pytest.raises(redtune.InvalidArgumentError,
-                       match=r"^RT_EINVAL: redtune.sum: x is not contiguous \(shape \(1000, "
-                       r"64\), strides \(1, 1000\) in elements\)"):
-        redtune.sum(x.t(), dim=0)
+                       match=r"^RT_EINVAL: redtune.sum: x is not contiguous \(shape \(64, "
+                       r"500\), strides \(1000, 2\) in elements\)"):
+        redtune.sum(x[:, ::2], dim=1)
     with pytest.raises(IndexError, match=r"^redtune.max: dim 2 is out of range"):
         redtune.max(x, dim=2)
     # Streams: enqueued behind a long wait, the call returns at once.
