@@ -3,8 +3,8 @@
 # repository stores (the sweeps docs/tuning.md and docs/results.md weigh local search on: the
 # ninth and tenth sessions' four quality sweeps, the twentieth session's two, the nineteenth
 # session's small-n sweep, 2026-11-22's measurements, the thirteenth session's three axis
-# sweeps, the thirty-ninth, fortieth and forty-fourth sessions' live runs over the spaces of
-# that day; 328 cases), no GPU needed. For each budget (default: 12%,6 15%,6 18%,6) a line per corpus
+# sweeps, the thirty-ninth, fortieth, forty-fourth and forty-fifth sessions' live runs over
+# the spaces of that day; 347 cases), no GPU needed. For each budget (default: 12%,6 15%,6 18%,6) a line per corpus
 # (cases, how many meet issue 12's goal, the worst quality) and the total; the cases that
 # miss go to $OUT/misses_BUDGET.txt when OUT is set (written afresh each run). The strategy
 # is $STRATEGY (default local).
@@ -31,6 +31,7 @@ corpora=(
     "$r/session39-2026-12-07/run2/quality/exhaustive.db"
     "$r/session40-2026-12-07/run2/quality/exhaustive.db"
     "$r/session44-2026-12-07/run2/quality/exhaustive.db"
+    "$r/session45-2026-12-07/run1/quality/exhaustive.db"
 )
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
