@@ -12,7 +12,16 @@
 #         2^10 to 2^11, min/max/sum f64 and min f32, as emitted and with the ragged tile's
 #         combines as selects (build/ragged, carried; `ragged_tile.sh build` here); then h200r
 #         where the GPU is an H200.
-step=${1:?step: h200r, auto, pyfix, ragged}
+#   tsfix (issue 14) tree_sequential's ragged tile in 32-bit tile indices (build/c46.tar.xz:
+#         `bash tools/exp/dev_session45.sh pack46` with
+#         bench/results/session45-2026-12-07/run6/tree_sequential_off32.patch applied, and
+#         db/tuned/h100.sql refreshed, into build/h100.sql.xz): ragged_tile.sh's variants,
+#         seg_harness --quick over tree_sequential (it holds none: 0 of 0), the bench at eight
+#         sizes from 2^10 to 2^11 twice. Not kept: no gain (docs/results.md, forty-fifth).
+step=${1:?step: h200r, auto, pyfix, ragged, tsfix, pack46}
+pack=c45
+case $step in pack46|tsfix) pack=c46 ;; esac
+[ "$step" = pack46 ] && step=pack
 if [ "$step" = auto ]; then
     if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
         step=h200r
@@ -21,8 +30,18 @@ if [ "$step" = auto ]; then
     fi
 fi
 . "$(dirname "$0")/dev_lib.sh"
-dev_start c45 "$step"
+dev_start $pack "$step"
 case $step in
+tsfix)
+    VARIANTS="min_f64 min_f64_off32 max_f64 max_f64_off32 sum_f64 sum_f64_off32 min_f32 min_f32_off32 min_f64" \
+        bash tools/exp/ragged_tile.sh run > "$L/ragged.log" 2>&1
+    echo "ragged_tile.sh run: exit $?" >> "$S"
+    grep -E '^==|1390|2048' "$L/ragged.log" >> "$S"
+    harness 100 tree_sequential
+    for r in 1 2; do
+        bench_run ragged$r 40 --db "$T" --regimes cold --seed 1 \
+            --sizes 1024,1200,1390,1500,1641,1800,2047,2048 --ops min,max,sum --types f64,f32
+    done ;;
 ragged)
     bash tools/exp/ragged_tile.sh run > "$L/ragged.log" 2>&1
     echo "ragged_tile.sh run: exit $?" >> "$S"
