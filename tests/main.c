@@ -48,6 +48,7 @@ int test_measure_group(void);
 int test_measure_gpu_group(void);
 int test_strategy_group(void);
 int test_tune_group(void);
+int test_tune_strategy_group(void);
 int test_tune_fake_worker(void);
 int test_bench_pick_group(void);
 int test_bench_pick_gpu_group(void);
@@ -94,6 +95,7 @@ int main(int argc, char **argv)
         failed += test_measure_group();
         failed += test_strategy_group();
         failed += test_tune_group();
+        failed += test_tune_strategy_group();
         failed += test_bench_pick_group();
         failed += test_bench_everyn_group();
         failed += test_capture_group();

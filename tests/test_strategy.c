@@ -3,7 +3,7 @@
  * no worker and no GPU: exhaustive, random, halving and local, what each picks and how
  * often, at which timing rule; --budget's percentages (strategy_budget); and --split's
  * division of the cases among GPUs by their cost (tuner/split.c). The tuning run that drives
- * them is in test_tune.c.
+ * them is in test_tune.c and test_tune_strategy.c.
  */
 #include <stdarg.h>
 #include <stddef.h>

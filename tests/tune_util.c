@@ -1,0 +1,141 @@
+/*
+ * tune_util.c - what the tuning runs' tests share (tune_util.h): tune_run with stdout and
+ * stderr captured, local search that compiles as it picks, the fake run's options, the
+ * measurements a run reported, and the database queried outside the store.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sqlite3.h>
+
+#include "tuner/segdata.h"
+#include "tuner/tuner.h"
+
+#include "tests/tune_util.h"
+
+char out_text[TU_TEXT], err_text[TU_TEXT];
+
+/* Read a whole small file into 'buf'. */
+static void slurp(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* tune_run with stdout and stderr captured into out_text and err_text. */
+int tune_captured(const tune_opts *o, rt_err *e)
+{
+    char out_path[] = "/tmp/redtune_tune_outXXXXXX", err_path[] = "/tmp/redtune_tune_errXXXXXX";
+    int fo = mkstemp(out_path), fe = mkstemp(err_path);
+    assert_true(fo >= 0 && fe >= 0);
+    fflush(stdout);
+    fflush(stderr);
+    int so = dup(1), se = dup(2);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    int rc = tune_run(o, e);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(so, 1);
+    dup2(se, 2);
+    close(so);
+    close(se);
+    close(fo);
+    close(fe);
+    slurp(out_path, out_text, sizeof out_text);
+    slurp(err_path, err_text, sizeof err_text);
+    unlink(out_path);
+    unlink(err_path);
+    return rc;
+}
+
+/* o tuned by local search, which compiles what it picks, into a fresh database DIR/lazy.db
+ * (its path into db2): it succeeds, reuses nothing, compiles 'ncompiled' configs and fails
+ * 'nfailed'. */
+void lazy_local(tune_opts *o, const char *dir, char *db2, size_t cap, int ncompiled,
+                       int nfailed)
+{
+    char want[96];
+    snprintf(db2, cap, "%s/lazy.db", dir);
+    o->db_path = db2;
+    o->strategy = "local";
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    assert_non_null(strstr(out_text, "reused 0 from the database, the others compiled as the "
+                                     "search picks them"));
+    snprintf(want, sizeof want, "compiled %d configs as the search picked them, %d failed",
+             ncompiled, nfailed);
+    assert_non_null(strstr(out_text, want));
+}
+
+static const long long tune_sizes[] = {1000, 4096};
+
+tune_opts fake_opts(const char *db)
+{
+    tune_opts o;
+    memset(&o, 0, sizeof o);
+    o.op = RT_SUM;
+    o.type = RT_F32;
+    o.sizes = tune_sizes;
+    o.nsizes = 2;
+    o.space_path = "tests/lua/mixed_small.lua";
+    o.db_path = db;
+    o.jobs = 1;
+    o.verbose = 1;
+    o.seed = 1;
+    o.cmdline = "redtune --op sum (test_tune)";
+    o.self_exe = "/proc/self/exe";
+    o.layout = SEG_LAYOUT_FLAT;
+    return o;
+}
+
+/* The lines of err_text that report a measurement ("redtune: n=..."), one per line. */
+void measured_lines(char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    size_t used = 0;
+    for (const char *p = err_text; (p = strstr(p, "redtune: n=")); ) {
+        const char *end = strchr(p, '\n');
+        size_t l = end ? (size_t)(end - p + 1) : strlen(p);
+        if (used + l < cap) {
+            memcpy(buf + used, p, l);
+            used += l;
+            buf[used] = '\0';
+        }
+        p += l;
+    }
+}
+
+void db_exec(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+}
+
+/* One text value of an SQL query on the database. */
+void db_text(const char *db, const char *sql, char *buf, size_t cap)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}
