@@ -25,17 +25,7 @@
 #include "tuner/devices.h"
 #include "tuner/segdata.h"
 #include "tuner/tuner.h"
-
-static char out_text[1 << 17], err_text[1 << 17];
-
-static void slurp(const char *path, char *buf, size_t cap)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, cap - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
+#include "tests/tune_util.h"
 
 /* A GPU's run as main.c's: tune_run, exit status 0 or 1. With kill_gpu >= 0, the run of that
  * GPU kills itself first, as a tuner that crashes would die. */
@@ -49,35 +39,28 @@ static int run_one(tune_opts *o, void *arg, rt_err *e)
 }
 
 /* devices_tune with stdout and stderr captured into out_text and err_text. */
-static int tune_captured(const tune_opts *o, const devices_plan *p, int *worst, rt_err *e)
+typedef struct {
+    const tune_opts *o;
+    const devices_plan *p;
+    int *worst;
+    rt_err *e;
+} devices_args;
+
+static int run_devices(void *arg)
 {
-    char out_path[] = "/tmp/redtune_dev_outXXXXXX", err_path[] = "/tmp/redtune_dev_errXXXXXX";
-    int fo = mkstemp(out_path), fe = mkstemp(err_path);
-    assert_true(fo >= 0 && fe >= 0);
-    fflush(stdout);
-    fflush(stderr);
-    int so = dup(1), se = dup(2);
-    dup2(fo, 1);
-    dup2(fe, 2);
-    int rc = devices_tune(o, p, run_one, NULL, worst, e);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so);
-    close(se);
-    close(fo);
-    close(fe);
-    slurp(out_path, out_text, sizeof out_text);
-    slurp(err_path, err_text, sizeof err_text);
-    unlink(out_path);
-    unlink(err_path);
-    return rc;
+    devices_args *a = arg;
+    return devices_tune(a->o, a->p, run_one, NULL, a->worst, a->e);
+}
+
+static int devices_captured(const tune_opts *o, const devices_plan *p, int *worst, rt_err *e)
+{
+    devices_args a = {o, p, worst, e};
+    return tu_capture(run_devices, &a);
 }
 
 static const long long sizes3[] = {1000, 4096, 16384};
 
-static tune_opts fake_opts(const char *db)
+static tune_opts devices_opts(const char *db)
 {
     tune_opts o;
     memset(&o, 0, sizeof o);
@@ -93,20 +76,6 @@ static tune_opts fake_opts(const char *db)
     o.self_exe = "/proc/self/exe";
     o.layout = SEG_LAYOUT_FLAT;
     return o;
-}
-
-/* One text value of an SQL query on the database. */
-static void db_text(const char *db, const char *sql, char *buf, size_t cap)
-{
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    const unsigned char *t = sqlite3_column_text(st, 0);
-    snprintf(buf, cap, "%s", t ? (const char *)t : "(null)");
-    sqlite3_finalize(st);
-    sqlite3_close(h);
 }
 
 #define DB_EQ(db, sql, want)                                                  \
@@ -151,9 +120,9 @@ static void devices_two_into_one_db(void **state)
     assert_int_equal(rc, RT_OK);
     assert_int_equal(p.n, 2);
     assert_string_equal(p.dev[1].name, "Other GPU");
-    tune_opts o = fake_opts(db);
+    tune_opts o = devices_opts(db);
     int worst = -1;
-    rc = tune_captured(&o, &p, &worst, &e);
+    rc = devices_captured(&o, &p, &worst, &e);
     unsetenv("REDTUNE_FAKE_DEVICES");
     assert_int_equal(rc, RT_OK);
     if (worst)
@@ -199,9 +168,9 @@ static void devices_one_fails_others_go_on(void **state)
     int rc = devices_plan_make("/proc/self/exe", both, 2, 0, 0, "1,0", &p, &e);
     assert_int_equal(rc, RT_OK);
     assert_int_equal(p.dev[0].ordinal, 1);
-    tune_opts o = fake_opts(db);
+    tune_opts o = devices_opts(db);
     int worst = -1;
-    rc = tune_captured(&o, &p, &worst, &e);
+    rc = devices_captured(&o, &p, &worst, &e);
     unsetenv("REDTUNE_FAKE_DEAD");
     assert_int_equal(rc, RT_OK);
     assert_int_equal(worst, 1);
@@ -218,7 +187,7 @@ static void devices_one_fails_others_go_on(void **state)
               "d.ordinal)", "Fake GPU:ended:8 Other GPU:open:0");
 
     kill_gpu = 1;
-    rc = tune_captured(&o, &p, &worst, &e);
+    rc = devices_captured(&o, &p, &worst, &e);
     kill_gpu = -1;
     unsetenv("REDTUNE_FAKE_DEVICES");
     assert_int_equal(rc, RT_OK);
@@ -250,10 +219,10 @@ static void devices_split_identical(void **state)
     assert_int_equal(p.split_index[0], 0);
     assert_int_equal(p.split_index[1], 1);
     assert_int_equal(p.split_count[2], 1);
-    tune_opts o = fake_opts(db);
+    tune_opts o = devices_opts(db);
     o.nsizes = 3;
     int worst = -1;
-    rc = tune_captured(&o, &p, &worst, &e);
+    rc = devices_captured(&o, &p, &worst, &e);
     unsetenv("REDTUNE_FAKE_DEVICES");
     assert_int_equal(rc, RT_OK);
     if (worst)

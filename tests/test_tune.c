@@ -213,8 +213,7 @@ static void tune_order_and_resume(void **state)
     }
 
     /* A rerun: everything is in the database already. */
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
+    tu_tune_ok(&o, -1);
     assert_non_null(strstr(out_text, "compiled 0, reused 4 from the database"));
     assert_non_null(strstr(out_text, "0 configs measured in this run"));
     assert_null(strstr(out_text, "redtune: of the "));
@@ -223,9 +222,7 @@ static void tune_order_and_resume(void **state)
     /* Two measurements gone: those two are measured again, nothing else. */
     db_exec(db, "DELETE FROM best; DELETE FROM measurements WHERE n = 4096 AND kernel_hash IN "
                 "(SELECT hash FROM kernels WHERE family IN ('tb2', 'gridstride'))");
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "2 configs measured in this run"));
+    tu_tune_ok(&o, 2);
     char again[4096];
     measured_lines(again, sizeof again);
     const char *g = strstr(again, "redtune: n=2^12 gridstride "), *t = strstr(again, "redtune: n=2^12 tb2 ");
@@ -240,9 +237,7 @@ static void tune_order_and_resume(void **state)
     /* best was recomputed for both sizes. */
     assert_non_null(strstr(out_text, "        1000   1000  "));
     assert_non_null(strstr(out_text, "        4096   2^12  "));
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    tu_remove(dir);
 }
 
 /* A family's @max_n (oneblock: 2^18) leaves its configs out of larger sizes: measured at 1000,
@@ -257,13 +252,7 @@ static void tune_max_n(void **state)
     static const long long sizes[] = {1000, 1 << 19};
     o.sizes = sizes;
     o.space_path = "tests/lua/oneblock_small.lua";
-    rt_err e;
-    rt_clearerr(&e);
-    int rc = tune_captured(&o, &e);
-    if (rc)
-        print_error("%s\n%s%s", e.msg, out_text, err_text);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "3 configs measured in this run"));
+    tu_tune_ok(&o, 3);
     char lines[4096];
     measured_lines(lines, sizeof lines);
     assert_non_null(strstr(lines, "redtune: n=1000 oneblock "));
@@ -288,9 +277,7 @@ static void tune_max_n(void **state)
     assert_non_null(strstr(err_text, "redtune: tb2 B=1024 R=16 PAD=1 PAD_PERIOD=1 does not "
                                      "compile:"));
     assert_non_null(strstr(out_text, "1 configs measured in this run"));
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    tu_remove(dir);
 }
 
 /* A kernel that takes the worker down is stored as a fault, a new worker is started and
@@ -321,9 +308,7 @@ static void tune_fault_restarts_worker(void **state)
     /* The others were measured (verbose is off: only the fault is printed). */
     assert_null(strstr(err_text, "redtune: n=1000 tb2"));
     assert_non_null(strstr(out_text, "        1000   1000  "));
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    tu_remove(dir);
 }
 
 
@@ -369,18 +354,15 @@ static void tune_axis_cases(void **state)
                              "axis:5x333x1/1665/5/333.0/0.0/axis_rows "
                              "axis:5x333x1/1665/5/333.0/0.0/axis_cols");
     /* GB/s of bytes moved: O*L*I elements of 4 bytes and O*I results of 4 bytes. */
-    db_text(db, "SELECT count(*) FROM measurements WHERE layout = 'axis:64x2048x512' AND "
-                "abs(gbps - (64.0 * 2048 * 512 * 4 + 64 * 512 * 4) / (median_us * 1e-6) / 1e9) "
-                "< 1e-6 * gbps", got, sizeof got);
-    assert_string_equal(got, "1");
+    db_is(db, "SELECT count(*) FROM measurements WHERE layout = 'axis:64x2048x512' AND "
+              "abs(gbps - (64.0 * 2048 * 512 * 4 + 64 * 512 * 4) / (median_us * 1e-6) / 1e9) "
+              "< 1e-6 * gbps", "1");
     db_text(db, "SELECT group_concat(layout || '/' || n, ' ') FROM (SELECT layout, n FROM best "
                 "ORDER BY n)", got, sizeof got);
     assert_string_equal(got, "axis:5x333x1/1665 axis:65536x128x1/8388608 "
                              "axis:64x2048x512/67108864");
 
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "0 configs measured in this run"));
+    tu_tune_ok(&o, 0);
 
     /* --split by cost (configs x (SPLIT_CONFIG_BYTES + bytes)): 65536x128x1 (3 configs of
      * 32 MiB) is the costliest and the first GPU's; 5x333x1 (3 of 6.5 KiB) and 64x2048x512
@@ -388,20 +370,16 @@ static void tune_axis_cases(void **state)
     db_exec(db, "DELETE FROM best; DELETE FROM measurements");
     o.split_index = 1;
     o.split_count = 2;
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
+    tu_tune_ok(&o, -1);
     assert_non_null(strstr(out_text, "--split: 2 of the 3 cases here"));
     assert_non_null(strstr(out_text, "4 configs measured in this run"));
-    db_text(db, "SELECT group_concat(layout, ' ') FROM (SELECT DISTINCT layout FROM "
-                "measurements ORDER BY layout)", got, sizeof got);
-    assert_string_equal(got, "axis:5x333x1 axis:64x2048x512");
+    db_is(db, "SELECT group_concat(layout, ' ') FROM (SELECT DISTINCT layout FROM "
+              "measurements ORDER BY layout)", "axis:5x333x1 axis:64x2048x512");
     db_exec(db, "DELETE FROM best; DELETE FROM measurements");
     o.split_index = 0;
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
+    tu_tune_ok(&o, -1);
     assert_non_null(strstr(out_text, "--split: 1 of the 3 cases here"));
-    db_text(db, "SELECT group_concat(DISTINCT layout) FROM measurements", got, sizeof got);
-    assert_string_equal(got, "axis:65536x128x1");
+    db_is(db, "SELECT group_concat(DISTINCT layout) FROM measurements", "axis:65536x128x1");
 
     /* --budget 50%: per shape, half of its own configs rounded up (3 -> 2, 1 -> 1, 3 -> 2),
      * and the progress line's total is theirs. */
@@ -409,13 +387,11 @@ static void tune_axis_cases(void **state)
     o.split_index = 0;
     o.split_count = 0;
     o.budget_pct = 50;
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "5 configs measured in this run"));
+    tu_tune_ok(&o, 5);
     assert_non_null(strstr(err_text, "5/5"));
-    db_text(db, "SELECT group_concat(x, ' ') FROM (SELECT layout || ':' || count(*) AS x FROM "
-                "measurements GROUP BY layout ORDER BY layout)", got, sizeof got);
-    assert_string_equal(got, "axis:5x333x1:2 axis:64x2048x512:1 axis:65536x128x1:2");
+    db_is(db, "SELECT group_concat(x, ' ') FROM (SELECT layout || ':' || count(*) AS x FROM "
+              "measurements GROUP BY layout ORDER BY layout)",
+          "axis:5x333x1:2 axis:64x2048x512:1 axis:65536x128x1:2");
 
     /* local search into a fresh database compiles as it picks, through each shape's own
      * candidates (sweep.c's views of the union): the 3 configs, once each. */
@@ -423,11 +399,8 @@ static void tune_axis_cases(void **state)
     o.budget_pct = 0;
     lazy_local(&o, dir, db2, sizeof db2, 3, 0);
     assert_non_null(strstr(out_text, "7 configs measured in this run"));
-    db_text(db2, "SELECT count(*) FROM binaries", got, sizeof got);
-    assert_string_equal(got, "3");
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    db_is(db2, "SELECT count(*) FROM binaries", "3");
+    tu_remove(dir);
 }
 
 int test_tune_group(void)

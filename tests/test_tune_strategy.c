@@ -34,35 +34,22 @@ static void tune_halving_resume_and_local_start(void **state)
     snprintf(db, sizeof db, "%s/t.db", dir);
     tune_opts o = fake_opts(db);
     o.strategy = "halving";
-    rt_err e;
-    rt_clearerr(&e);
-    int rc = tune_captured(&o, &e);
-    if (rc)
-        print_error("%s\n%s%s", e.msg, out_text, err_text);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "12 configs measured in this run"));
-    db_text(db, "SELECT group_concat(n || ':' || reps, ' ') FROM (SELECT n, reps FROM "
-                "measurements ORDER BY n, reps)", got, sizeof got);
-    assert_string_equal(got, "1000:3 1000:3 1000:200 1000:200 4096:3 4096:3 4096:200 4096:200");
+    tu_tune_ok(&o, 12);
+    db_is(db, "SELECT group_concat(n || ':' || reps, ' ') FROM (SELECT n, reps FROM "
+              "measurements ORDER BY n, reps)",
+          "1000:3 1000:3 1000:200 1000:200 4096:3 4096:3 4096:200 4096:200");
     /* best: a full timing, and the fastest of all four (the fake's times ignore reps). */
-    db_text(db, "SELECT count(*) FROM best b WHERE b.reps = 200 AND b.median_us = (SELECT "
-                "min(median_us) FROM measurements m WHERE m.n = b.n)", got, sizeof got);
-    assert_string_equal(got, "2");
+    db_is(db, "SELECT count(*) FROM best b WHERE b.reps = 200 AND b.median_us = (SELECT "
+              "min(median_us) FROM measurements m WHERE m.n = b.n)", "2");
 
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "0 configs measured in this run"));
+    tu_tune_ok(&o, 0);
 
     db_exec(db, "DELETE FROM measurements WHERE n = 4096 AND kernel_hash = (SELECT kernel_hash "
                 "FROM best WHERE n = 4096)");
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "2 configs measured in this run"));
-    db_text(db, "SELECT group_concat(reps, ' ') FROM (SELECT reps FROM measurements WHERE n = "
-                "4096 ORDER BY reps)", got, sizeof got);
-    assert_string_equal(got, "3 3 200 200");
-    db_text(db, "SELECT count(*) FROM best WHERE reps = 200", got, sizeof got);
-    assert_string_equal(got, "2");
+    tu_tune_ok(&o, 2);
+    db_is(db, "SELECT group_concat(reps, ' ') FROM (SELECT reps FROM measurements WHERE n = "
+              "4096 ORDER BY reps)", "3 3 200 200");
+    db_is(db, "SELECT count(*) FROM best WHERE reps = 200", "2");
 
     /* local, one config at 2^11: the best known at the nearest size. */
     static const long long at[] = {2048};
@@ -70,9 +57,7 @@ static void tune_halving_resume_and_local_start(void **state)
     o.budget = 1;
     o.sizes = at;
     o.nsizes = 1;
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "1 configs measured in this run"));
+    tu_tune_ok(&o, 1);
     db_text(db, "SELECT k.family || ' ' || k.params FROM best b JOIN kernels k ON k.hash = "
                 "b.kernel_hash WHERE b.n = 4096", want, sizeof want);
     db_text(db, "SELECT k.family || ' ' || k.params FROM measurements m JOIN kernels k ON "
@@ -89,9 +74,7 @@ static void tune_halving_resume_and_local_start(void **state)
     o.op = RT_MAX;
     o.sizes = at4k;
     o.cmdline = "redtune --op max (test_tune)";
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "1 configs measured in this run"));
+    tu_tune_ok(&o, 1);
     db_text(db, "SELECT k.family || ' ' || k.params FROM measurements m JOIN kernels k ON "
                 "k.hash = m.kernel_hash WHERE m.n = 4096 AND m.op = 'max'", got, sizeof got);
     assert_string_equal(got, want);
@@ -108,15 +91,10 @@ static void tune_halving_resume_and_local_start(void **state)
                 "WHERE b.op = 'max' AND b.n = 4096");
     static const long long at3k[] = {3000};
     o.sizes = at3k;
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "1 configs measured in this run"));
-    db_text(db, "SELECT k.family FROM measurements m JOIN kernels k ON k.hash = m.kernel_hash "
-                "WHERE m.n = 3000 AND m.op = 'max'", got, sizeof got);
-    assert_string_equal(got, "tb2");
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    tu_tune_ok(&o, 1);
+    db_is(db, "SELECT k.family FROM measurements m JOIN kernels k ON k.hash = m.kernel_hash "
+              "WHERE m.n = 3000 AND m.op = 'max'", "tb2");
+    tu_remove(dir);
 }
 
 /* Local search on a segmented case with nothing of its own profile known starts from the
@@ -137,13 +115,7 @@ static void tune_local_like_profile(void **state)
     o.nsizes = 1;
     o.profiles[0] = segdata_parse_profile("rand10_50");
     o.nprofiles = 1;
-    rt_err e;
-    rt_clearerr(&e);
-    int rc = tune_captured(&o, &e);
-    if (rc)
-        print_error("%s\n%s%s", e.msg, out_text, err_text);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "3 configs measured in this run"));
+    tu_tune_ok(&o, 3);
     db_exec(db, "UPDATE best SET kernel_hash = (SELECT hash FROM kernels WHERE family = "
                 "'seg_per')");
     db_text(db, "SELECT k.family || ' ' || k.params FROM best b JOIN kernels k ON k.hash = "
@@ -152,21 +124,15 @@ static void tune_local_like_profile(void **state)
     o.strategy = "local";
     o.budget = 1;
     o.profiles[0] = segdata_parse_profile("len3");
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "1 configs measured in this run"));
+    tu_tune_ok(&o, 1);
     db_text(db, "SELECT k.family || ' ' || k.params FROM measurements m JOIN kernels k ON "
                 "k.hash = m.kernel_hash WHERE m.layout = 'offsets:len3'", got, sizeof got);
     assert_string_equal(got, want);
     o.profiles[0] = segdata_parse_profile("one");
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    db_text(db, "SELECT k.family FROM measurements m JOIN kernels k ON k.hash = m.kernel_hash "
-                "WHERE m.layout = 'offsets:one'", got, sizeof got);
-    assert_string_equal(got, "seg_lb");
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    tu_tune_ok(&o, -1);
+    db_is(db, "SELECT k.family FROM measurements m JOIN kernels k ON k.hash = m.kernel_hash "
+              "WHERE m.layout = 'offsets:one'", "seg_lb");
+    tu_remove(dir);
 }
 
 /* random with a budget of 2 configs per case: 2 of the 4 per size, the same on a rerun (which
@@ -182,19 +148,10 @@ static void tune_random_budget(void **state)
     o.strategy = "random";
     o.budget = 2;
     o.strategy_seed = 5;
-    rt_err e;
-    rt_clearerr(&e);
-    int rc = tune_captured(&o, &e);
-    if (rc)
-        print_error("%s\n%s%s", e.msg, out_text, err_text);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "4 configs measured in this run"));
+    tu_tune_ok(&o, 4);
     assert_non_null(strstr(err_text, "4/4"));
-    db_text(db, "SELECT count(*) FROM measurements WHERE reps = 200", got, sizeof got);
-    assert_string_equal(got, "4");
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "0 configs measured in this run"));
+    db_is(db, "SELECT count(*) FROM measurements WHERE reps = 200", "4");
+    tu_tune_ok(&o, 0);
 
     /* It compiles only what it picks (with what it means to pick next): at one size into a
      * fresh database, the 2 CUBINs of its 2 picks; exhaustive then compiles the other 2 and
@@ -205,8 +162,7 @@ static void tune_random_budget(void **state)
     o.db_path = db2;
     o.sizes = at4k;
     o.nsizes = 1;
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
+    tu_tune_ok(&o, -1);
     assert_non_null(strstr(out_text, "4 configs from tests/lua/mixed_small.lua: reused 0 from "
                                      "the database, the others compiled as the search picks "
                                      "them (1 threads)"));
@@ -219,15 +175,11 @@ static void tune_random_budget(void **state)
     assert_string_equal(got, "2");   /* the two measured, nothing else */
     o.strategy = NULL;
     o.budget = 0;
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
+    tu_tune_ok(&o, -1);
     assert_non_null(strstr(out_text, "compiled 2, reused 2 from the database, 0 failed"));
     assert_non_null(strstr(out_text, "2 configs measured in this run"));
-    db_text(db2, "SELECT count(*) FROM binaries", got, sizeof got);
-    assert_string_equal(got, "4");
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    db_is(db2, "SELECT count(*) FROM binaries", "4");
+    tu_remove(dir);
 }
 
 
@@ -237,31 +189,20 @@ static void tune_random_budget(void **state)
 static void tune_random_budget_pct(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[64];
+    char dir[] = "/tmp/redtune_tuneXXXXXX", db[128];
     assert_non_null(mkdtemp(dir));
     snprintf(db, sizeof db, "%s/t.db", dir);
     tune_opts o = fake_opts(db);
     o.strategy = "random";
     o.budget_pct = 40;
     o.strategy_seed = 5;
-    rt_err e;
-    rt_clearerr(&e);
-    int rc = tune_captured(&o, &e);
-    if (rc)
-        print_error("%s\n%s%s", e.msg, out_text, err_text);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "4 configs measured in this run"));
+    tu_tune_ok(&o, 4);
     assert_non_null(strstr(err_text, "4/4"));
-    db_text(db, "SELECT count(*) FROM measurements WHERE reps = 200", got, sizeof got);
-    assert_string_equal(got, "4");
+    db_is(db, "SELECT count(*) FROM measurements WHERE reps = 200", "4");
     o.budget_pct = 0;
     o.budget = 2;
-    rc = tune_captured(&o, &e);
-    assert_int_equal(rc, RT_OK);
-    assert_non_null(strstr(out_text, "0 configs measured in this run"));
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    tu_tune_ok(&o, 0);
+    tu_remove(dir);
 }
 
 int test_tune_strategy_group(void)

@@ -31,8 +31,8 @@ static void slurp(const char *path, char *buf, size_t cap)
     fclose(f);
 }
 
-/* tune_run with stdout and stderr captured into out_text and err_text. */
-int tune_captured(const tune_opts *o, rt_err *e)
+/* fn(arg) with stdout and stderr captured into out_text and err_text. */
+int tu_capture(int (*fn)(void *), void *arg)
 {
     char out_path[] = "/tmp/redtune_tune_outXXXXXX", err_path[] = "/tmp/redtune_tune_errXXXXXX";
     int fo = mkstemp(out_path), fe = mkstemp(err_path);
@@ -42,7 +42,7 @@ int tune_captured(const tune_opts *o, rt_err *e)
     int so = dup(1), se = dup(2);
     dup2(fo, 1);
     dup2(fe, 2);
-    int rc = tune_run(o, e);
+    int rc = fn(arg);
     fflush(stdout);
     fflush(stderr);
     dup2(so, 1);
@@ -58,22 +58,34 @@ int tune_captured(const tune_opts *o, rt_err *e)
     return rc;
 }
 
+typedef struct {
+    const tune_opts *o;
+    rt_err *e;
+} run_args;
+
+static int run_tune(void *arg)
+{
+    run_args *a = arg;
+    return tune_run(a->o, a->e);
+}
+
+int tune_captured(const tune_opts *o, rt_err *e)
+{
+    run_args a = {o, e};
+    return tu_capture(run_tune, &a);
+}
+
 /* o tuned by local search, which compiles what it picks, into a fresh database DIR/lazy.db
  * (its path into db2): it succeeds, reuses nothing, compiles 'ncompiled' configs and fails
  * 'nfailed'. */
 void lazy_local(tune_opts *o, const char *dir, char *db2, size_t cap, int ncompiled,
-                       int nfailed)
+                int nfailed)
 {
     char want[96];
     snprintf(db2, cap, "%s/lazy.db", dir);
     o->db_path = db2;
     o->strategy = "local";
-    rt_err e;
-    rt_clearerr(&e);
-    int rc = tune_captured(o, &e);
-    if (rc)
-        print_error("%s\n%s%s", e.msg, out_text, err_text);
-    assert_int_equal(rc, RT_OK);
+    tu_tune_ok(o, -1);
     assert_non_null(strstr(out_text, "reused 0 from the database, the others compiled as the "
                                      "search picks them"));
     snprintf(want, sizeof want, "compiled %d configs as the search picked them, %d failed",
@@ -135,7 +147,41 @@ void db_text(const char *db, const char *sql, char *buf, size_t cap)
     assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
     assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+    const unsigned char *t = sqlite3_column_text(st, 0);
+    snprintf(buf, cap, "%s", t ? (const char *)t : "(null)");
     sqlite3_finalize(st);
     sqlite3_close(h);
+}
+
+void db_is(const char *db, const char *sql, const char *want)
+{
+    char got[1024];
+    db_text(db, sql, got, sizeof got);
+    if (strcmp(got, want))
+        print_error("%s\n-> '%s', not '%s'\n", sql, got, want);
+    assert_string_equal(got, want);
+}
+
+void tu_tune_ok(const tune_opts *o, int measured)
+{
+    rt_err e;
+    rt_clearerr(&e);
+    int rc = tune_captured(o, &e);
+    if (rc)
+        print_error("%s\n%s%s", e.msg, out_text, err_text);
+    assert_int_equal(rc, RT_OK);
+    if (measured < 0)
+        return;
+    char want[64];
+    snprintf(want, sizeof want, "%d configs measured in this run", measured);
+    if (!strstr(out_text, want))
+        print_error("no '%s' in:\n%s\n", want, out_text);
+    assert_non_null(strstr(out_text, want));
+}
+
+void tu_remove(const char *dir)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
 }

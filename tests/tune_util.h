@@ -1,7 +1,8 @@
 /*
- * tune_util.h - what test_tune.c and test_tune_strategy.c share: tune_run against the fake
- * worker (this test binary as `all worker`, test_tune.c) with its output captured, the fake
- * run's options, and the database queried outside the store (tune_util.c).
+ * tune_util.h - what test_tune.c, test_tune_strategy.c and test_devices.c share: a run
+ * against the fake worker (this test binary as `all worker`, test_tune.c) with its output
+ * captured, the fake run's options, and the database queried outside the store
+ * (tune_util.c).
  */
 #ifndef REDTUNE_TESTS_TUNE_UTIL_H
 #define REDTUNE_TESTS_TUNE_UTIL_H
@@ -9,11 +10,13 @@
 #include <stddef.h>
 #include "tuner/tuner.h"
 
-#define TU_TEXT (1 << 16)
+#define TU_TEXT (1 << 17)
 
 /* The last tune_captured's stdout and stderr. */
 extern char out_text[TU_TEXT], err_text[TU_TEXT];
 
+/* fn(arg) with stdout and stderr captured into out_text and err_text; fn's value. */
+int tu_capture(int (*fn)(void *), void *arg);
 /* tune_run with stdout and stderr captured into out_text and err_text. */
 int tune_captured(const tune_opts *o, rt_err *e);
 /* o tuned by local search, which compiles what it picks, into a fresh database DIR/lazy.db
@@ -25,8 +28,15 @@ void lazy_local(tune_opts *o, const char *dir, char *db2, size_t cap, int ncompi
 tune_opts fake_opts(const char *db);
 /* The lines of err_text that report a measurement ("redtune: n=..."), one per line. */
 void measured_lines(char *buf, size_t cap);
-/* One text value of an SQL query on the database; an SQL statement run on it. */
+/* One text value of an SQL query on the database ("(null)" for NULL); an SQL statement
+ * run on it. */
 void db_text(const char *db, const char *sql, char *buf, size_t cap);
 void db_exec(const char *db, const char *sql);
+/* The query's one text value is 'want' (the query and what it gave printed when not). */
+void db_is(const char *db, const char *sql, const char *want);
+/* tune_captured succeeds and its run measured 'measured' configs (-1: any number). */
+void tu_tune_ok(const tune_opts *o, int measured);
+/* A scratch directory removed with what it holds. */
+void tu_remove(const char *dir);
 
 #endif
