@@ -142,9 +142,11 @@ static int init(strategy *s, const strategy_case *cs, rt_err *e)
     }
     int s2 = cs->start2 >= 0 && cs->start2 < cs->n && cs->c[cs->start2].rc == RT_OK
              && cs->start2 != x->start ? cs->start2 : -1;
-    if (x->start >= 0 && s2 >= 0)   /* the first restart: the winner on the other side */
+    if (x->start < 0)   /* a start that cannot run: the winner on the other side instead */
+        x->start = s2;
+    else if (s2 >= 0)   /* the first restart: the winner on the other side */
         x->again[x->nagain++] = s2;
-    for (int f = 0; x->start < 0 && s2 < 0 && f < x->nfam && x->nseeds < MAXSEEDS; f++) {
+    for (int f = 0; x->start < 0 && f < x->nfam && x->nseeds < MAXSEEDS; f++) {
         int j = centre_of(x, f);   /* nothing known: each family's centre first */
         if (j >= 0)
             x->seeds[x->nseeds++] = j;

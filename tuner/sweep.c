@@ -32,14 +32,19 @@ static int row_cand(const known *k, const store_best_row *r)
     return -1;
 }
 
+/* Candidate i (-1: none) as k's start when its row, of size n, is nearer than the last. */
+static void known_nearer(known *k, int i, long long n)
+{
+    double d = fabs(log((double)n) - log((double)k->n));
+    if (i >= 0 && (k->start < 0 || d < k->dist))
+        k->start = i, k->dist = d;
+}
+
 /* A best row whose config is a candidate of this case, nearer in size than the last. */
 static int known_row(const store_best_row *r, void *arg)
 {
     known *k = arg;
-    double d = fabs(log((double)r->n) - log((double)k->n));
-    int i;
-    if ((k->start < 0 || d < k->dist) && (i = row_cand(k, r)) >= 0)
-        k->start = i, k->dist = d;
+    known_nearer(k, row_cand(k, r), r->n);
     return 0;
 }
 
@@ -88,7 +93,8 @@ static int similar_row(const store_best_row *r, void *arg)
     if (same_spec(r, x)) {
         if ((i = row_cand(&x->named, r)) >= 0)
             strategy_side_add(&x->sd, i, r->n, x->named.n);
-        return known_row(r, &x->named);
+        known_nearer(&x->named, i, r->n);
+        return 0;
     }
     int t = optype_parse_type(r->type);
     double d = fabs(log((double)r->n * (double)(t < 0 ? 4 : optype_size((rt_type)t)))
