@@ -78,28 +78,12 @@ static tune_opts devices_opts(const char *db)
     return o;
 }
 
-#define DB_EQ(db, sql, want)                                                  \
-    do {                                                                      \
-        char got_[1024];                                                      \
-        db_text((db), (sql), got_, sizeof got_);                              \
-        if (strcmp(got_, (want)))                                             \
-            print_error("%s\n-> '%s', not '%s'\n", (sql), got_, (want));     \
-        assert_string_equal(got_, (want));                                    \
-    } while (0)
-
 #define HAS(text, s)                                                          \
     do {                                                                      \
         if (!strstr((text), (s)))                                             \
             print_error("no '%s' in:\n%s\n---\n%s\n", (s), out_text, err_text); \
         assert_non_null(strstr((text), (s)));                                 \
     } while (0)
-
-static void rm_dir(const char *dir)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
-}
 
 /* Two GPUs of the fake machine, `--device all`: both tuned, each by its own process and
  * worker, into one file; each run row complete, every measurement of each there under its
@@ -139,14 +123,14 @@ static void devices_two_into_one_db(void **state)
     HAS(err_text, "[gpu 1] done  8/8");   /* each GPU's progress, prefixed */
     HAS(out_text, "redtune: gpu 0 (Fake GPU): done\nredtune: gpu 1 (Other GPU): done\n");
     assert_null(strstr(err_text, "failed"));
-    DB_EQ(db, "SELECT group_concat(name || ':' || nruns || ':' || nended || ':' || nmeas, ' ') "
+    db_is(db, "SELECT group_concat(name || ':' || nruns || ':' || nended || ':' || nmeas, ' ') "
               "FROM (SELECT d.name, (SELECT count(*) FROM runs r WHERE r.device_id = d.id) AS "
               "nruns, (SELECT count(*) FROM runs r WHERE r.device_id = d.id AND ended_at IS NOT "
               "NULL) AS nended, (SELECT count(*) FROM measurements m WHERE m.device_id = d.id AND "
               "m.status = 'ok') AS nmeas FROM devices d ORDER BY d.ordinal)",
           "Fake GPU:1:1:8 Other GPU:1:1:8");
-    DB_EQ(db, "SELECT count(*) FROM best", "4");
-    rm_dir(dir);
+    db_is(db, "SELECT count(*) FROM best", "4");
+    tu_remove(dir);
 }
 
 /* One GPU's worker dies at every PREPARE (a GPU gone bad): that GPU's run fails, named with
@@ -180,7 +164,7 @@ static void devices_one_fails_others_go_on(void **state)
     HAS(out_text, "[gpu 0] 8 configs measured in this run");
     HAS(out_text, "redtune: gpu 0 (Fake GPU): done\n");
     /* GPU 1: its device and run rows, the run never ended, nothing measured. */
-    DB_EQ(db, "SELECT group_concat(name || ':' || coalesce(ended, 'open') || ':' || nmeas, ' ') "
+    db_is(db, "SELECT group_concat(name || ':' || coalesce(ended, 'open') || ':' || nmeas, ' ') "
               "FROM (SELECT d.name, (SELECT CASE WHEN ended_at IS NULL THEN NULL ELSE 'ended' "
               "END FROM runs r WHERE r.device_id = d.id) AS ended, (SELECT count(*) FROM "
               "measurements m WHERE m.device_id = d.id) AS nmeas FROM devices d ORDER BY "
@@ -194,8 +178,8 @@ static void devices_one_fails_others_go_on(void **state)
     assert_int_equal(worst, 1);
     HAS(err_text, "redtune: gpu 1 (Other GPU): killed by signal 9; the other GPUs went on\n");
     HAS(out_text, "[gpu 0] 0 configs measured in this run");
-    DB_EQ(db, "SELECT count(*) FROM runs WHERE ended_at IS NOT NULL", "2");
-    rm_dir(dir);
+    db_is(db, "SELECT count(*) FROM runs WHERE ended_at IS NOT NULL", "2");
+    tu_remove(dir);
 }
 
 /* --split: two identical GPUs divide the cases by cost (of three sizes of nearly one cost:
@@ -233,7 +217,7 @@ static void devices_split_identical(void **state)
                   "on identical GPUs\n");
     HAS(out_text, "[gpu 1] redtune: --split: 2 of the 3 cases here (share 2 of 2)");
     assert_null(strstr(out_text, "[gpu 2] redtune: --split"));
-    DB_EQ(db, "SELECT group_concat(ordinal || ':' || ns, ' ') FROM (SELECT d.ordinal, "
+    db_is(db, "SELECT group_concat(ordinal || ':' || ns, ' ') FROM (SELECT d.ordinal, "
               "(SELECT group_concat(n, ',') FROM (SELECT DISTINCT n FROM measurements m WHERE "
               "m.device_id = d.id ORDER BY n)) AS ns FROM devices d ORDER BY d.ordinal)",
           "0:16384 1:1000,4096 2:1000,4096,16384");
@@ -252,7 +236,7 @@ static void devices_split_identical(void **state)
     b = a;
     b.total_mem /= 2;   /* not part of the identity */
     assert_true(devices_identical(&a, &b));
-    rm_dir(dir);
+    tu_remove(dir);
 }
 
 /* Bad --device values: the parser's (exit 2 through main.c's RT_EINVAL) with the flag and
@@ -332,7 +316,7 @@ static void devices_bad_values(void **state)
         snprintf(cmd, sizeof cmd, "%s/t.db", dir);
         assert_int_equal(stat(cmd, &sb), -1);
     }
-    rm_dir(dir);
+    tu_remove(dir);
 }
 
 int test_devices_group(void)

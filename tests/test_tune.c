@@ -170,6 +170,41 @@ int test_tune_fake_worker(void)
 
 /* ---- tune_run against it ---- */
 
+/* o tuned by local search, which compiles what it picks, into a fresh database DIR/lazy.db
+ * (its path into db2): it succeeds, reuses nothing, compiles 'ncompiled' configs and fails
+ * 'nfailed'. */
+static void lazy_local(tune_opts *o, const char *dir, char *db2, size_t cap, int ncompiled,
+                       int nfailed)
+{
+    char want[96];
+    snprintf(db2, cap, "%s/lazy.db", dir);
+    o->db_path = db2;
+    o->strategy = "local";
+    tu_tune_ok(o, -1);
+    assert_non_null(strstr(out_text, "reused 0 from the database, the others compiled as the "
+                                     "search picks them"));
+    snprintf(want, sizeof want, "compiled %d configs as the search picked them, %d failed",
+             ncompiled, nfailed);
+    assert_non_null(strstr(out_text, want));
+}
+
+/* The lines of err_text that report a measurement ("redtune: n=..."), one per line. */
+static void measured_lines(char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    size_t used = 0;
+    for (const char *p = err_text; (p = strstr(p, "redtune: n=")); ) {
+        const char *end = strchr(p, '\n');
+        size_t l = end ? (size_t)(end - p + 1) : strlen(p);
+        if (used + l < cap) {
+            memcpy(buf + used, p, l);
+            used += l;
+            buf[used] = '\0';
+        }
+        p += l;
+    }
+}
+
 /* A fresh run measures every candidate of every size in the space's order; a rerun
  * measures nothing; a rerun after some measurements are gone measures exactly those, in
  * the same order. */

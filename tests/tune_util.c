@@ -1,7 +1,6 @@
 /*
- * tune_util.c - what the tuning runs' tests share (tune_util.h): tune_run with stdout and
- * stderr captured, local search that compiles as it picks, the fake run's options, the
- * measurements a run reported, and the database queried outside the store.
+ * tune_util.c - what the tuning runs' tests share (tune_util.h): a run with stdout and stderr
+ * captured, the fake run's options, and the database queried outside the store.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -75,24 +74,6 @@ int tune_captured(const tune_opts *o, rt_err *e)
     return tu_capture(run_tune, &a);
 }
 
-/* o tuned by local search, which compiles what it picks, into a fresh database DIR/lazy.db
- * (its path into db2): it succeeds, reuses nothing, compiles 'ncompiled' configs and fails
- * 'nfailed'. */
-void lazy_local(tune_opts *o, const char *dir, char *db2, size_t cap, int ncompiled,
-                int nfailed)
-{
-    char want[96];
-    snprintf(db2, cap, "%s/lazy.db", dir);
-    o->db_path = db2;
-    o->strategy = "local";
-    tu_tune_ok(o, -1);
-    assert_non_null(strstr(out_text, "reused 0 from the database, the others compiled as the "
-                                     "search picks them"));
-    snprintf(want, sizeof want, "compiled %d configs as the search picked them, %d failed",
-             ncompiled, nfailed);
-    assert_non_null(strstr(out_text, want));
-}
-
 static const long long tune_sizes[] = {1000, 4096};
 
 tune_opts fake_opts(const char *db)
@@ -112,23 +93,6 @@ tune_opts fake_opts(const char *db)
     o.self_exe = "/proc/self/exe";
     o.layout = SEG_LAYOUT_FLAT;
     return o;
-}
-
-/* The lines of err_text that report a measurement ("redtune: n=..."), one per line. */
-void measured_lines(char *buf, size_t cap)
-{
-    buf[0] = '\0';
-    size_t used = 0;
-    for (const char *p = err_text; (p = strstr(p, "redtune: n=")); ) {
-        const char *end = strchr(p, '\n');
-        size_t l = end ? (size_t)(end - p + 1) : strlen(p);
-        if (used + l < cap) {
-            memcpy(buf + used, p, l);
-            used += l;
-            buf[used] = '\0';
-        }
-        p += l;
-    }
 }
 
 void db_exec(const char *db, const char *sql)

@@ -19,15 +19,8 @@ extern char out_text[TU_TEXT], err_text[TU_TEXT];
 int tu_capture(int (*fn)(void *), void *arg);
 /* tune_run with stdout and stderr captured into out_text and err_text. */
 int tune_captured(const tune_opts *o, rt_err *e);
-/* o tuned by local search, which compiles what it picks, into a fresh database DIR/lazy.db
- * (its path into db2): it succeeds, reuses nothing, compiles 'ncompiled' configs and fails
- * 'nfailed'. */
-void lazy_local(tune_opts *o, const char *dir, char *db2, size_t cap, int ncompiled,
-                int nfailed);
 /* sum f32 at 1000 and 4096 over tests/lua/mixed_small.lua into 'db', one job, verbose. */
 tune_opts fake_opts(const char *db);
-/* The lines of err_text that report a measurement ("redtune: n=..."), one per line. */
-void measured_lines(char *buf, size_t cap);
 /* One text value of an SQL query on the database ("(null)" for NULL); an SQL statement
  * run on it. */
 void db_text(const char *db, const char *sql, char *buf, size_t cap);
