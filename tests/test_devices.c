@@ -23,7 +23,6 @@
 #include "runtime/optype.h"
 #include "tuner/cli.h"
 #include "tuner/devices.h"
-#include "tuner/segdata.h"
 #include "tuner/tuner.h"
 #include "tests/tune_util.h"
 
@@ -60,21 +59,15 @@ static int devices_captured(const tune_opts *o, const devices_plan *p, int *wors
 
 static const long long sizes3[] = {1000, 4096, 16384};
 
+/* fake_opts (tune_util.c) for --device all: the sizes 1000, 4096 (and 16384 where a test
+ * sets nsizes = 3), two compile jobs, not verbose. */
 static tune_opts devices_opts(const char *db)
 {
-    tune_opts o;
-    memset(&o, 0, sizeof o);
-    o.op = RT_SUM;
-    o.type = RT_F32;
+    tune_opts o = fake_opts(db);
     o.sizes = sizes3;
-    o.nsizes = 2;
-    o.space_path = "tests/lua/mixed_small.lua";
-    o.db_path = db;
     o.jobs = 2;
-    o.seed = 1;
+    o.verbose = 0;
     o.cmdline = "redtune --op sum --device all (test_devices)";
-    o.self_exe = "/proc/self/exe";
-    o.layout = SEG_LAYOUT_FLAT;
     return o;
 }
 
