@@ -6,7 +6,10 @@ database:
      the shipped row by `redtune merge`: the faster one replaces the row's winner, the slower
      one does not, no device row is added; the inputs are left byte for byte;
   2  refused, exit 1, nothing written: a uuid the shipped database lacks, a GPU of another
-     model (SM count), an input of two devices, an existing output."""
+     model (SM count), an input of two devices, an existing output, --replace naming an
+     existing file or the output;
+  3  with --replace BASE.db, merging BASE.db with the output puts both winners in the row, the
+     slower one too, every other entry as shipped; the inputs are left byte for byte."""
 import hashlib
 import os
 import shutil
@@ -103,14 +106,43 @@ def main():
                             "not the same model"),
                            ((two, ship, uuid, "-o", os.path.join(w, "r3.db")),
                             "2 devices; one expected"),
-                           ((new, ship, uuid, "-o", out), "exists; not overwritten")):
+                           ((new, ship, uuid, "-o", out), "exists; not overwritten"),
+                           ((new, ship, uuid, "-o", os.path.join(w, "r4.db"), "--replace", new),
+                            "exists; not overwritten"),
+                           ((new, ship, uuid, "--replace", os.path.join(w, "r5.db"), "-o",
+                             os.path.join(w, "r5.db")), "is the output")):
             made = os.path.exists(args[-1])
             r = run(sys.executable, tool, *args)
             if r.returncode != 1 or says not in r.stderr \
                     or (not made and os.path.exists(args[-1])):
                 bad.append(f"expected '{says}': exit {r.returncode}, {r.stderr.strip()}")
         if not tap(2, not bad, "a wrong uuid, another model, two devices, an existing output "
-                   "are refused (exit 1, nothing written)", "\n".join(bad)):
+                   "or --replace file are refused (exit 1, nothing written)", "\n".join(bad)):
+            status = 1
+        # --replace: both winners go in, whatever their times.
+        out2, base = os.path.join(w, "out2.db"), os.path.join(w, "base.db")
+        merged2 = os.path.join(w, "merged2.db")
+        r1 = run(sys.executable, tool, new, ship, uuid, "-o", out2, "--replace", base)
+        r2 = run(redtune, "merge", base, out2, "-o", merged2)
+        ok, detail = r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr
+        if ok:
+            def entries(path):
+                db = sqlite3.connect(path)
+                e = dict(((r[0], *r[1:8]), r[8]) for r in db.execute(
+                    "SELECT d.uuid, op, type, acc, result, layout, n, hot, median_us FROM best b "
+                    "JOIN devices d ON d.id = b.device_id"))
+                db.close()
+                return e
+            got, shipped = entries(merged2), entries(ship)
+            changed = {k for k in shipped if abs(got.get(k, -1) - shipped[k]) > 1e-9 * shipped[k]}
+            want = {(uuid, *c[:7]) for c in cases}
+            exp = [cases[0][7] * 0.9, cases[1][7] * 1.1]
+            med = [got.get((uuid, *c[:7])) for c in cases]
+            ok = changed == want and set(got) == set(shipped) and before == (sha(new), sha(ship)) \
+                and all(g is not None and abs(g - e) <= 1e-9 * e for g, e in zip(med, exp))
+            detail = f"changed {sorted(changed)}, expected {sorted(want)}; medians {med}, " \
+                     f"expected {exp}; entries {len(got)}, shipped {len(shipped)}"
+        if not tap(3, ok, "--replace: both winners go into the row, the slower one too", detail):
             status = 1
         return status
     finally:

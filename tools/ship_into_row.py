@@ -11,7 +11,15 @@ that it is the same model (name, compute capability, SM count, memory clock, bus
 
     build/redtune merge SHIPPED.db OUT.db -o MERGED.db   # the faster verified entry per case
 
-IN.db and SHIPPED.db are read only. Standard library only. Exit 0, or 1 naming the problem."""
+merge keeps the faster stored entry of a case, and times stored by runs of other days need
+not compare (another machine of the model, another day's clocks). With --replace BASE.db it
+also writes BASE.db, SHIPPED.db without that row's winners of the cases IN.db holds, so that
+
+    build/redtune merge BASE.db OUT.db -o MERGED.db      # IN's winners in the row, whatever their times
+
+(for an A B bench of today's winners against the shipped ones, or to ship what such a bench
+chose). IN.db and SHIPPED.db are read only. Standard library only. Exit 0, or 1 naming the
+problem."""
 import argparse
 import os
 import sqlite3
@@ -20,18 +28,55 @@ import sys
 MODEL = "name, cc_major, cc_minor, sm_count, mem_clock_khz, bus_width_bits"
 
 
+# a case of the best table: what a winner is the winner of
+CASE = "op, type, acc, result, layout, n, hot"
+
+
+class copy:
+    """with copy(SRC, DST) as db: DST a copy of SRC as SQLite sees it (a -wal beside it
+    included), in rollback-journal mode, changed by the block and committed, put in place
+    whole (as DST.part, then renamed) or not at all."""
+
+    def __init__(self, src, dst):
+        self.src, self.dst, self.tmp = src, dst, dst + ".part"
+
+    def __enter__(self):
+        if os.path.exists(self.tmp):
+            os.remove(self.tmp)
+        src = sqlite3.connect(f"file:{self.src}?mode=ro", uri=True)
+        self.db = sqlite3.connect(self.tmp)
+        src.backup(self.db)
+        src.close()
+        self.db.execute("PRAGMA journal_mode = DELETE")
+        return self.db
+
+    def __exit__(self, kind, value, tb):
+        if kind is None:
+            self.db.commit()
+        self.db.close()
+        if kind is None:
+            os.replace(self.tmp, self.dst)
+        else:
+            os.remove(self.tmp)
+        return False
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("input")
     ap.add_argument("shipped")
     ap.add_argument("uuid")
     ap.add_argument("-o", dest="output", required=True)
+    ap.add_argument("--replace", metavar="BASE")
     a = ap.parse_args()
     for p in (a.input, a.shipped):
         if not os.path.isfile(p):
             sys.exit(f"ship_into_row: {p}: no such database")
-    if os.path.exists(a.output):
-        sys.exit(f"ship_into_row: {a.output}: exists; not overwritten")
+    if a.replace and os.path.abspath(a.replace) == os.path.abspath(a.output):
+        sys.exit(f"ship_into_row: --replace {a.replace} is the output")
+    for p in (a.output, a.replace):
+        if p and os.path.exists(p):
+            sys.exit(f"ship_into_row: {p}: exists; not overwritten")
     src = sqlite3.connect(f"file:{a.input}?mode=ro", uri=True)
     devs = src.execute(f"SELECT id, uuid, {MODEL} FROM devices").fetchall()
     src.close()
@@ -45,18 +90,19 @@ def main():
     if tuple(row) != tuple(devs[0][2:]):
         sys.exit(f"ship_into_row: {a.uuid} in {a.shipped} is {tuple(row)}, "
                  f"{a.input}'s GPU {tuple(devs[0][2:])}: not the same model")
-    tmp = a.output + ".part"
-    if os.path.exists(tmp):
-        os.remove(tmp)
-    src = sqlite3.connect(f"file:{a.input}?mode=ro", uri=True)
-    out = sqlite3.connect(tmp)
-    src.backup(out)   # the database as SQLite sees it (a -wal beside it included)
-    src.close()
-    out.execute("PRAGMA journal_mode = DELETE")
-    out.execute("UPDATE devices SET uuid = ? WHERE id = ?", (a.uuid, devs[0][0]))
-    out.commit()
-    out.close()
-    os.replace(tmp, a.output)
+    if a.replace:
+        src = sqlite3.connect(f"file:{a.input}?mode=ro", uri=True)
+        cases = src.execute(f"SELECT {CASE} FROM best").fetchall()
+        src.close()
+        marks = ", ".join("?" * len(CASE.split(",")))
+        with copy(a.shipped, a.replace) as base:
+            gone = sum(base.execute(f"DELETE FROM best WHERE device_id = (SELECT id FROM devices "
+                                    f"WHERE uuid = ?) AND ({CASE}) = ({marks})",
+                                    (a.uuid, *c)).rowcount for c in cases)
+        print(f"{a.replace}: {a.shipped} without its {gone} winners (uuid {a.uuid}) of the "
+              f"{len(cases)} cases of {a.input}")
+    with copy(a.input, a.output) as out:
+        out.execute("UPDATE devices SET uuid = ? WHERE id = ?", (a.uuid, devs[0][0]))
     print(f"{a.output}: {a.input}'s winners (GPU {devs[0][1]}) under uuid {a.uuid}")
 
 

@@ -7,8 +7,9 @@
 #         and [4096 x 4096] columns f32 and bf16, [64 x 2048 x 512] bf16, sum, cold, in PASSES
 #         passes (default 2) into build/bal1.db, bal2.db; tools/exp/bal_sum.py's table in the
 #         summary; the last pass's winners (H100) put into the H100's axis row
-#         (24f0a2f7..., tools/ship_into_row.py) in place of the shipped ones
-#         (tools/exp/drop_cases.py, then merge: build/merged.db), then
+#         (24f0a2f7...) in place of the shipped ones (tools/ship_into_row.py --replace,
+#         then merge: build/merged.db; run 1 ran it as tools/exp/drop_cases.py, since folded
+#         into ship_into_row.py), then
 #         redtune_bench --axis on the four shapes, sum, f32 and bf16, shipped against merged,
 #         A B A B (tools/exp/bench_ab.py's table).
 #   rec   (issues 16, 15) the record on today's machine: redtune_bench --axis over issue 16's
@@ -39,10 +40,9 @@ bal() {
     python3 tools/exp/bal_sum.py "$OUT/shipped_best.csv" "$OUT"/bal[0-9].csv >> "$S" 2>&1
     p=${PASSES:-2}
     build/redtune export --db "build/bal$p.db" --match H100 -o build/bal_ship.db --force >> "$S" 2>&1
-    python3 tools/ship_into_row.py build/bal_ship.db "$T" 24f0a2f78c703d775ac5d2a008ce8735 \
-        -o "$OUT/bal_into.db" >> "$S" 2>&1
     rm -f build/bal_base.db
-    python3 tools/exp/drop_cases.py "$T" "$OUT/bal_into.db" -o build/bal_base.db >> "$S" 2>&1
+    python3 tools/ship_into_row.py build/bal_ship.db "$T" 24f0a2f78c703d775ac5d2a008ce8735 \
+        -o "$OUT/bal_into.db" --replace build/bal_base.db >> "$S" 2>&1
     build/redtune merge build/bal_base.db "$OUT/bal_into.db" -o build/merged.db --force >> "$S" 2>&1
     fits 160 "bench shipped against merged" && BENCH_LIMIT=40 bench_ab shipped build/bench/redtune_bench "$T" \
         merged build/bench/redtune_bench build/merged.db --ops sum --types f32,bf16 \
