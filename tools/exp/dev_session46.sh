@@ -16,7 +16,8 @@
 #         shapes (sum, min; f32, bf16) and --type-cases (issue 15's cases), each twice, with
 #         the committed database (build/h100.sql.xz packed after the [4096 x 4096] and
 #         [65536 x 128] bf16 column winners of run 1 were shipped); bench/torch_axis.py for
-#         every operator (PyTorch eager and Inductor beside redtune, build/python carried).
+#         every operator (PyTorch eager and Inductor beside redtune, build/python carried);
+#         the Python GPU tests (build/pyt carried) with what time is left.
 step=${1:?step: bal, rec}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c45 "$step"
@@ -54,8 +55,9 @@ rec() {
         bench_run axis$r 60 --db "$T" --axis --ops sum,min --types f32,bf16
         bench_run tc$r 60 --db "$T" --type-cases
     done
-    TORCH_LIMIT=$(left) torch_axis --ops sum,min,max,argmax,mean,var_mean
+    TORCH_LIMIT=$(( $(left) - 200 )) torch_axis --ops sum,min,max,argmax,mean,var_mean
     sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
+    fits 150 "python GPU tests" && pytests all $(left)
 }
 case $step in
 rec)
