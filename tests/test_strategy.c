@@ -617,6 +617,32 @@ static void local_starts_again_from_the_other_centres(void **state)
             fail_msg("pick %d: candidate %d, not %d", i, order[i], want[i]);
 }
 
+/* local: a budget that ends inside a neighbourhood spends its last pick on every step that
+ * helped there at once. gridstride B x G as above (candidate 3i + j); from B=256 G=2 (10 us)
+ * B=128 (8) and G=1 (9) each helped, B=512 (11) did not; the fifth and last pick is B=128
+ * G=1 (0), not the neighbourhood's next, G=4 (5); with G=1 no help (11), G=4 it is. In the
+ * forty-sixth session's replays keys rand10_50's budget of 11 ended so in seg_lb's centre
+ * neighbourhood (1.11x the best; the steps at once 1.065x). */
+static void local_spends_the_last_pick_on_the_steps_that_helped(void **state)
+{
+    (void)state;
+    static fake_space f;
+    memset(&f, 0, sizeof f);
+    for (long long b = 128; b <= 512; b *= 2)
+        for (long long g = 1; g <= 4; g *= 2)
+            fake_add(&f, "gridstride", "B", b, "G", g);
+    double cost[9] = {6, 8, 9, 9, 10, 12, 10, 11, 12};
+    int order[8];
+    static const int want[] = {4, 1, 7, 3, 0};
+    assert_int_equal(local_walk(&f, 5, 4, -1, cost, order, 8), 5);
+    for (int i = 0; i < 5; i++)
+        if (order[i] != want[i])
+            fail_msg("pick %d: candidate %d, not %d", i, order[i], want[i]);
+    cost[3] = 11;   /* G=1 helps no more: one step helped, the neighbourhood goes on */
+    assert_int_equal(local_walk(&f, 5, 4, -1, cost, order, 8), 5);
+    assert_int_equal(order[4], 5);
+}
+
 /* ---- --budget and --split ---- */
 
 /* --budget P%: P percent of the case's configs rounded up, at least 1, at most all; whole
@@ -740,6 +766,7 @@ int test_strategy_group(void)
         cmocka_unit_test(local_times_the_steps_that_helped_first),
         cmocka_unit_test(local_starts_again_from_the_other_centres),
         cmocka_unit_test(local_starts_again_from_the_other_side),
+        cmocka_unit_test(local_spends_the_last_pick_on_the_steps_that_helped),
         cmocka_unit_test(budget_percentage_rounds_up),
         cmocka_unit_test(split_divides_by_cost),
     };
