@@ -18,7 +18,10 @@
 #         [65536 x 128] bf16 column winners of run 1 were shipped); bench/torch_axis.py for
 #         every operator (PyTorch eager and Inductor beside redtune, build/python carried);
 #         the Python GPU tests (build/pyt carried) with what time is left.
-step=${1:?step: bal, rec}
+#   recq  (issues 16, 15, 12) rec's benches and torch_axis without the Python tests, then
+#         issue 12's live quality run at local:12%,6 (tools/strategy_quality.sh, CASES=wide)
+#         with the budget's last pick on the steps that helped (6df9cb7; c45 packed there).
+step=${1:?step: bal, rec, recq}
 . "$(dirname "$0")/dev_lib.sh"
 dev_start c45 "$step"
 bal() {
@@ -50,18 +53,23 @@ bal() {
         --shapes '16,4194304,1;1,65536,128;1,4096,4096;64,2048,512'
 }
 rec() {
-    local r
+    local r tl=${REC_TORCH_LIMIT:-0}
     for r in 1 2; do
         bench_run axis$r 60 --db "$T" --axis --ops sum,min --types f32,bf16
         bench_run tc$r 60 --db "$T" --type-cases
     done
-    TORCH_LIMIT=$(( $(left) - 200 )) torch_axis --ops sum,min,max,argmax,mean,var_mean
+    (( tl > 0 )) || tl=$(( $(left) - 200 ))
+    TORCH_LIMIT=$tl torch_axis --ops sum,min,max,argmax,mean,var_mean
     sed -n '/along/,$p' "$L/torch_axis.log" >> "$S"
+    [ -n "${REC_NO_PY:-}" ] && return
     fits 150 "python GPU tests" && pytests all $(left)
 }
 case $step in
 rec)
     rec ;;
+recq)
+    REC_NO_PY=1 REC_TORCH_LIMIT=230 rec
+    fits 200 "quality" && quality "local:12%,6" ;;
 bal)
     bal
     ;;
