@@ -21,44 +21,38 @@ also writes BASE.db, SHIPPED.db without that row's winners of the cases IN.db ho
 chose). IN.db and SHIPPED.db are read only. Standard library only. Exit 0, or 1 naming the
 problem."""
 import argparse
+import contextlib
 import os
 import sqlite3
 import sys
 
 MODEL = "name, cc_major, cc_minor, sm_count, mem_clock_khz, bus_width_bits"
-
-
 # a case of the best table: what a winner is the winner of
 CASE = "op, type, acc, result, layout, n, hot"
 
 
-class copy:
-    """with copy(SRC, DST) as db: DST a copy of SRC as SQLite sees it (a -wal beside it
+@contextlib.contextmanager
+def copy_of(src, dst):
+    """with copy_of(SRC, DST) as db: DST a copy of SRC as SQLite sees it (a -wal beside it
     included), in rollback-journal mode, changed by the block and committed, put in place
     whole (as DST.part, then renamed) or not at all."""
-
-    def __init__(self, src, dst):
-        self.src, self.dst, self.tmp = src, dst, dst + ".part"
-
-    def __enter__(self):
-        if os.path.exists(self.tmp):
-            os.remove(self.tmp)
-        src = sqlite3.connect(f"file:{self.src}?mode=ro", uri=True)
-        self.db = sqlite3.connect(self.tmp)
-        src.backup(self.db)
-        src.close()
-        self.db.execute("PRAGMA journal_mode = DELETE")
-        return self.db
-
-    def __exit__(self, kind, value, tb):
-        if kind is None:
-            self.db.commit()
-        self.db.close()
-        if kind is None:
-            os.replace(self.tmp, self.dst)
-        else:
-            os.remove(self.tmp)
-        return False
+    tmp = dst + ".part"
+    if os.path.exists(tmp):
+        os.remove(tmp)
+    s = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
+    db = sqlite3.connect(tmp)
+    s.backup(db)
+    s.close()
+    db.execute("PRAGMA journal_mode = DELETE")
+    try:
+        yield db
+        db.commit()
+    except BaseException:
+        db.close()
+        os.remove(tmp)
+        raise
+    db.close()
+    os.replace(tmp, dst)
 
 
 def main():
@@ -95,13 +89,13 @@ def main():
         cases = src.execute(f"SELECT {CASE} FROM best").fetchall()
         src.close()
         marks = ", ".join("?" * len(CASE.split(",")))
-        with copy(a.shipped, a.replace) as base:
+        with copy_of(a.shipped, a.replace) as base:
             gone = sum(base.execute(f"DELETE FROM best WHERE device_id = (SELECT id FROM devices "
                                     f"WHERE uuid = ?) AND ({CASE}) = ({marks})",
                                     (a.uuid, *c)).rowcount for c in cases)
         print(f"{a.replace}: {a.shipped} without its {gone} winners (uuid {a.uuid}) of the "
               f"{len(cases)} cases of {a.input}")
-    with copy(a.input, a.output) as out:
+    with copy_of(a.input, a.output) as out:
         out.execute("UPDATE devices SET uuid = ? WHERE id = ?", (a.uuid, devs[0][0]))
     print(f"{a.output}: {a.input}'s winners (GPU {devs[0][1]}) under uuid {a.uuid}")
 
