@@ -16,7 +16,11 @@
  *            rt_reduce (the library's pick for that n, rt_explain's answer) with the axis
  *            call's op and type spec: one launch over the same bytes, what a kernel can
  *            reach here once the fixed cost of a launch (about 5 us cold on an H100 for 16-64
- *            MiB: the launch, the DRAM ramp, the tail) is paid, which the limit leaves out.
+ *            MiB: the launch, the DRAM ramp, the tail) is paid, which the limit leaves out;
+ *   ceiling  the same input bytes read once by the read yardstick's fastest shape (rt_bw_read:
+ *            reads, reduces nothing, finishes nothing; bench_read_ceiling_us), in the same
+ *            regime: what no reduction of the shape can beat on this GPU, the fixed cost of a
+ *            launch included (the twelfth session's ceilings per size, docs/results.md).
  * redtune and CUB are verified output by output against a CPU reference (in double, exact
  * for min, max and argmax) on poisoned outputs before they are timed, and again after; flat
  * against tuner/data.c's reference of the whole array (data_check: exact for min, max and
@@ -39,6 +43,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <thread>
 
 namespace {
@@ -194,6 +199,7 @@ struct arow {
     out_layout rt_out;
     std::string explain, explain_err, pick, tuned;
     impl_result rt;
+    double ceiling_us = -1;      /* bench_read_ceiling_us of bytes_in; -1: not measured */
     lib_pick flat_pick;          /* rt_explain for n = outer * len * inner */
     std::string flat_explain_err;
     impl_result flat;            /* rt_reduce over the whole input */
@@ -416,7 +422,8 @@ const char CSV_HEADER[] =
     "read_gbps,redtune_status,redtune_us,redtune_min_us,redtune_max_us,redtune_reps,"
     "redtune_frac_limit,pick,tuned_shape,cub_call,cub_status,cub_us,cub_min_us,cub_max_us,"
     "cub_reps,cub_frac_limit,cub_temp_bytes,ratio_redtune_cub,flat_status,flat_us,flat_min_us,"
-    "flat_max_us,flat_reps,flat_frac_read,flat_pick,ratio_redtune_flat,message\n";
+    "flat_max_us,flat_reps,flat_frac_read,flat_pick,ratio_redtune_flat,message,ceiling_us,"
+    "redtune_frac_ceiling\n";
 
 void csv_row(FILE *f, const arow &w, double read_gbps)
 {
@@ -476,6 +483,12 @@ void csv_row(FILE *f, const arow &w, double read_gbps)
     else
         fputc(',', f);
     csv_field(f, msg);
+    if (w.ceiling_us > 0)
+        fprintf(f, ",%.3f,", w.ceiling_us);
+    else
+        fprintf(f, ",,");
+    if (w.ceiling_us > 0 && w.rt.status == ST_OK)
+        fprintf(f, "%.4f", w.ceiling_us / w.rt.t.median_us);
     fputc('\n', f);
     fflush(f);
 }
@@ -488,9 +501,9 @@ void print_table(const std::vector<arow> &rows, const options &o, double read_gb
            regimes ? "cold: L2 flushed before each repetition; hot: not"
                    : o.regimes[0] ? "hot (L2 not flushed)"
                                   : "cold (L2 flushed before each repetition)");
-    printf("%-28s %-6s %-5s %8s %s%10s %10s %9s %9s %7s %9s %9s %7s\n", "shape", "op", "type",
-           "bytes", regimes ? "regime " : "", "redtune", "CUB", "limit", "flat", "rt/flat",
-           "rt%limit", "CUB%limit", "rt/CUB");
+    printf("%-28s %-6s %-5s %8s %s%10s %10s %9s %9s %7s %9s %9s %7s %9s %8s\n", "shape", "op",
+           "type", "bytes", regimes ? "regime " : "", "redtune", "CUB", "limit", "flat",
+           "rt/flat", "rt%limit", "CUB%limit", "rt/CUB", "ceiling", "ceil%lim");
     for (const arow &w : rows) {
         char ratio[32] = "-";
         if (w.rt.status == ST_OK && w.cub.status == ST_OK) {
@@ -504,14 +517,22 @@ void print_table(const std::vector<arow> &rows, const options &o, double read_gb
                fmt_bytes(w.bytes_in + w.bytes_out).c_str());
         if (regimes)
             printf("%-6s ", regime_name(w.hot));
-        printf("%10s %10s %9.2f %9s %7s %9s %9s %7s\n", fmt_time(w.rt, true).c_str(),
+        char ceil[32] = "-", ceil_pct[32] = "-";
+        if (w.ceiling_us > 0) {
+            snprintf(ceil, sizeof ceil, "%.2f", w.ceiling_us);
+            snprintf(ceil_pct, sizeof ceil_pct, "%.1f%%", 100.0 * w.limit_us / w.ceiling_us);
+        }
+        printf("%10s %10s %9.2f %9s %7s %9s %9s %7s %9s %8s\n", fmt_time(w.rt, true).c_str(),
                w.cub_na ? "n/a" : fmt_time(w.cub, true).c_str(), w.limit_us,
                w.flat.status == ST_ERROR ? "n/a" : fmt_time(w.flat, true).c_str(), flat_ratio,
-               fmt_pct(w.rt, w.limit_us).c_str(), fmt_pct(w.cub, w.limit_us).c_str(), ratio);
+               fmt_pct(w.rt, w.limit_us).c_str(), fmt_pct(w.cub, w.limit_us).c_str(), ratio,
+               ceil, ceil_pct);
     }
     printf("(* redtune slower than CUB; n/a: CUB has no segmented reduction of the case; flat: "
            "the same input reduced as one array by rt_reduce, n/a where that call failed, the "
-           "reason under failures)\n");
+           "reason under failures; ceiling: the input read once by the read yardstick's fastest "
+           "shape, nothing reduced, and ceil%%lim the limit's share of it: the most a reduction "
+           "of the shape can reach, in %% of the limit, on this GPU)\n");
     printf("\nredtune's pick (rt_explain_axis) per case:\n");
     for (const arow &w : rows) {
         if (regimes && w.hot != o.regimes[0])
@@ -576,6 +597,7 @@ int axis_main(const options &o)
         die("out of host memory for %.1f GiB of input", max_in / 1073741824.0);
 
     std::vector<arow> rows;
+    std::map<std::pair<double, int>, double> ceilings;
     for (const axis_shape &s : shapes) {
         for (rt_op op : o.ops) {
             for (rt_type t : o.types) {
@@ -626,6 +648,13 @@ int axis_main(const options &o)
                     watch(limit, "CUB %s %s %s %s", w.label.c_str(), rt_op_name(op),
                           rt_type_name(t), regime_name(hot));
                     run_cub(w, in, ref, o);
+                    watch(limit, "the read-only ceiling of %s %s %s", w.label.c_str(),
+                          rt_type_name(t), regime_name(hot));
+                    /* by bytes and regime: the operators of a shape and type share it */
+                    auto key = std::make_pair(base.bytes_in, hot);
+                    if (!ceilings.count(key))
+                        ceilings[key] = bench_read_ceiling_us(in, base.bytes_in, hot);
+                    w.ceiling_us = ceilings[key];
                     alarm(0);
                     csv_row(csv, w, read_gbps);
                     rows.push_back(w);

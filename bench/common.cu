@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 const char *const PROG = "redtune_bench";
 
@@ -125,6 +126,9 @@ static void start_device(int ordinal)
 
 /* ---- the read yardstick: tuner/session.c's session_bandwidth with worker.c's do_bandwidth ---- */
 
+/* The yardstick's shapes as compiled by measure_bandwidth, for bench_read_ceiling_us. */
+static std::vector<std::vector<char>> g_bw_cubins;
+
 static double measure_bandwidth()
 {
     uint64_t bytes = measure_bw_bytes(&G.dev);
@@ -151,6 +155,7 @@ static double measure_bandwidth()
          * every timing that follows, this one included. */
         measure_bw k;
         int rc = measure_bw_load(&G, o.cubin, n16, &k, &e);
+        g_bw_cubins.emplace_back((const char *)o.cubin, (const char *)o.cubin + o.size);
         nvrtc_output_free(&o);
         double us, gbps;
         if (rc || measure_bw_time(&G, &k, buf, n16, 0, MEASURE_BW_REPS, &us, &gbps, &e))
@@ -163,6 +168,29 @@ static double measure_bandwidth()
     alarm(0);
     cu.MemFree(buf);
     printf("\n");
+    return best;
+}
+
+double bench_read_ceiling_us(CUdeviceptr in, double bytes, int hot)
+{
+    unsigned long long n16 = (unsigned long long)(bytes / 16);
+    double best = -1;
+    for (size_t i = 0; n16 && i < g_bw_cubins.size(); i++) {
+        rt_err e;
+        rt_clearerr(&e);
+        measure_bw k;
+        double us, gbps;
+        int rc = measure_bw_load(&G, g_bw_cubins[i].data(), n16, &k, &e);
+        if (rc == RT_OK) {
+            rc = measure_bw_time(&G, &k, in, n16, hot, MEASURE_BW_REPS, &us, &gbps, &e);
+            measure_bw_unload(&k);
+        }
+        if (rc != RT_OK)
+            fprintf(stderr, "%s: the read-only ceiling of %.0f bytes, yardstick shape %zu: %s\n",
+                    PROG, bytes, i, e.msg);
+        else if (best < 0 || us < best)
+            best = us;
+    }
     return best;
 }
 

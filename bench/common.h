@@ -105,6 +105,13 @@ extern measure_gpu G;
  * read yardstick; returns the read bandwidth in GB/s. Exits on failure. */
 double bench_start(const options &o);
 
+/* The read-only ceiling of the first 'bytes' at 'in' (rounded down to 16-byte words): the
+ * fastest median of the read yardstick's shapes (rt_bw_read, compiled by bench_start) over
+ * them, in regime 'hot' as the bench times it; what reading those bytes once takes, the launch,
+ * the ramp and the tail included, with nothing reduced or finished. -1 (a line on stderr)
+ * when no shape could be timed. */
+double bench_read_ceiling_us(CUdeviceptr in, double bytes, int hot);
+
 /* The context of the library on the same device (rt_open of --db, read-only): what an
  * application gets. Exits with the library's message on failure. */
 rt_ctx *bench_open(const options &o);

@@ -297,6 +297,7 @@ struct trow {
     impl_result rt;
     size_t cub_temp = 0;
     impl_result cub;         /* status ST_NONE: no CUB operation */
+    double ceiling_us = -1;  /* bench_read_ceiling_us of bytes; -1: not measured (--every-n) */
 };
 
 /* Poison the result, run once, read it back. */
@@ -434,7 +435,7 @@ const char CSV_HEADER[] =
     "device,arch,case,op,type_spec,result,regime,n,bytes,limit_us,read_gbps,"
     "redtune_status,redtune_us,redtune_min_us,redtune_max_us,redtune_reps,redtune_frac_read,"
     "family,params,lookup,cub_call,cub_status,cub_us,cub_min_us,cub_max_us,cub_reps,"
-    "cub_frac_read,cub_temp_bytes,ratio_redtune_cub,message\n";
+    "cub_frac_read,cub_temp_bytes,ratio_redtune_cub,message,ceiling_us,redtune_frac_ceiling\n";
 
 void csv_row(FILE *f, const trow &w, double read_gbps)
 {
@@ -480,6 +481,12 @@ void csv_row(FILE *f, const trow &w, double read_gbps)
     else
         fputc(',', f);
     csv_field(f, msg);
+    if (w.ceiling_us > 0)
+        fprintf(f, ",%.3f,", w.ceiling_us);
+    else
+        fprintf(f, ",,");
+    if (w.ceiling_us > 0 && w.rt.status == ST_OK)
+        fprintf(f, "%.4f", w.ceiling_us / w.rt.t.median_us);
     fputc('\n', f);
     fflush(f);
 }
@@ -491,8 +498,9 @@ void print_table(const std::vector<trow> &rows, const options &o, double read_gb
            "yardstick above); times are medians in microseconds; %s\n", read_gbps,
            regimes ? "cold: L2 flushed before each repetition; hot: not"
                    : o.regimes[0] ? "hot (L2 not flushed)" : "cold (L2 flushed before each repetition)");
-    printf("%-26s %5s %8s %s%10s %10s %10s %9s %7s\n", "case", "n", "bytes", regimes ? "regime " : "",
-           "redtune", "CUB", "limit", "rt%limit", "rt/CUB");
+    printf("%-26s %5s %8s %s%10s %10s %10s %9s %7s %9s %8s\n", "case", "n", "bytes",
+           regimes ? "regime " : "", "redtune", "CUB", "limit", "rt%limit", "rt/CUB", "ceiling",
+           "ceil%lim");
     for (const trow &w : rows) {
         char ratio[32] = "-";
         if (w.rt.status == ST_OK && w.cub.status == ST_OK) {
@@ -502,11 +510,19 @@ void print_table(const std::vector<trow> &rows, const options &o, double read_gb
         printf("%-26s %5s %8s ", w.label.c_str(), fmt_n(w.c.n).c_str(), fmt_bytes(w.bytes).c_str());
         if (regimes)
             printf("%-6s ", regime_name(w.hot));
-        printf("%10s %10s %10.2f %9s %7s\n", fmt_time(w.rt, true).c_str(),
+        char ceil[32] = "-", ceil_pct[32] = "-";
+        if (w.ceiling_us > 0) {
+            snprintf(ceil, sizeof ceil, "%.2f", w.ceiling_us);
+            snprintf(ceil_pct, sizeof ceil_pct, "%.1f%%", 100.0 * w.limit_us / w.ceiling_us);
+        }
+        printf("%10s %10s %10.2f %9s %7s %9s %8s\n", fmt_time(w.rt, true).c_str(),
                fmt_time(w.cub, w.c.cub != CUB_NONE).c_str(), w.limit_us,
-               fmt_pct(w.rt, w.limit_us).c_str(), ratio);
+               fmt_pct(w.rt, w.limit_us).c_str(), ratio, ceil, ceil_pct);
     }
-    printf("(* redtune slower than CUB; - no CUB operation, or not timed)\n");
+    printf("(* redtune slower than CUB; - no CUB operation, or not timed; ceiling: the input "
+           "read once by the read yardstick's fastest shape, nothing reduced, and ceil%%lim the "
+           "limit's share of it: the most a reduction of the case can reach, in %% of the "
+           "limit, on this GPU)\n");
     printf("\nredtune (rt_reduce's pick, rt_explain) and CUB's call per case:\n");
     for (const trow &w : rows) {
         if (regimes && w.hot != o.regimes[0])
@@ -706,6 +722,11 @@ int types_main(const options &o)
             run_redtune(ctx, w, in, ref, o);
             watch(limit, "CUB %s n = %s %s", w.label.c_str(), ns.c_str(), regime_name(hot));
             run_cub(w, in, ref, o);
+            if (!o.every_n) {
+                watch(limit, "the read-only ceiling of %s n = %s %s", w.label.c_str(), ns.c_str(),
+                      regime_name(hot));
+                w.ceiling_us = bench_read_ceiling_us(in, base.bytes, hot);
+            }
             alarm(0);
             csv_row(csv, w, read_gbps);
             rows.push_back(w);
