@@ -13,7 +13,8 @@
 #         redtune_bench --axis on the four shapes, sum, f32 and bf16, shipped against merged,
 #         A B A B (tools/exp/bench_ab.py's table).
 #   rec   (issues 16, 15) the record on today's machine: redtune_bench --axis over issue 16's
-#         shapes (sum, min; f32, bf16) and --type-cases (issue 15's cases), each twice, with
+#         shapes (sum, min; f32, bf16) and --type-cases (issue 15's cases), each twice (their
+#         tables, with each case's read-only ceiling since 830528d's bench, in the summary), with
 #         the committed database (build/h100.sql.xz packed after the [4096 x 4096] and
 #         [65536 x 128] bf16 column winners of run 1 were shipped); bench/torch_axis.py for
 #         every operator (PyTorch eager and Inductor beside redtune, build/python carried);
@@ -56,7 +57,9 @@ rec() {
     local r tl=${REC_TORCH_LIMIT:-0}
     for r in 1 2; do
         bench_run axis$r 60 --db "$T" --axis --ops sum,min --types f32,bf16
+        sed -n '/^reductions along an axis/,/^(\*/p' "$L/axis$r.log" >> "$S"
         bench_run tc$r 60 --db "$T" --type-cases
+        sed -n '/^types and fused operators/,/^(\*/p' "$L/tc$r.log" >> "$S"
     done
     (( tl > 0 )) || tl=$(( $(left) - 200 ))
     TORCH_LIMIT=$tl torch_axis --ops sum,min,max,argmax,mean,var_mean
