@@ -483,12 +483,7 @@ void csv_row(FILE *f, const arow &w, double read_gbps)
     else
         fputc(',', f);
     csv_field(f, msg);
-    if (w.ceiling_us > 0)
-        fprintf(f, ",%.3f,", w.ceiling_us);
-    else
-        fprintf(f, ",,");
-    if (w.ceiling_us > 0 && w.rt.status == ST_OK)
-        fprintf(f, "%.4f", w.ceiling_us / w.rt.t.median_us);
+    csv_ceiling(f, w.ceiling_us, w.rt);
     fputc('\n', f);
     fflush(f);
 }
@@ -517,16 +512,12 @@ void print_table(const std::vector<arow> &rows, const options &o, double read_gb
                fmt_bytes(w.bytes_in + w.bytes_out).c_str());
         if (regimes)
             printf("%-6s ", regime_name(w.hot));
-        char ceil[32] = "-", ceil_pct[32] = "-";
-        if (w.ceiling_us > 0) {
-            snprintf(ceil, sizeof ceil, "%.2f", w.ceiling_us);
-            snprintf(ceil_pct, sizeof ceil_pct, "%.1f%%", 100.0 * w.limit_us / w.ceiling_us);
-        }
         printf("%10s %10s %9.2f %9s %7s %9s %9s %7s %9s %8s\n", fmt_time(w.rt, true).c_str(),
                w.cub_na ? "n/a" : fmt_time(w.cub, true).c_str(), w.limit_us,
                w.flat.status == ST_ERROR ? "n/a" : fmt_time(w.flat, true).c_str(), flat_ratio,
                fmt_pct(w.rt, w.limit_us).c_str(), fmt_pct(w.cub, w.limit_us).c_str(), ratio,
-               ceil, ceil_pct);
+               fmt_ceiling(w.ceiling_us).c_str(),
+               fmt_ceiling_pct(w.ceiling_us, w.limit_us).c_str());
     }
     printf("(* redtune slower than CUB; n/a: CUB has no segmented reduction of the case; flat: "
            "the same input reduced as one array by rt_reduce, n/a where that call failed, the "

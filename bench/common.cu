@@ -299,6 +299,32 @@ std::string fmt_time(const impl_result &r, bool have)
     }
 }
 
+void csv_ceiling(FILE *f, double ceiling_us, const impl_result &rt)
+{
+    if (ceiling_us > 0)
+        fprintf(f, ",%.3f,", ceiling_us);
+    else
+        fprintf(f, ",,");
+    if (ceiling_us > 0 && rt.status == ST_OK)
+        fprintf(f, "%.4f", ceiling_us / rt.t.median_us);
+}
+
+std::string fmt_ceiling(double ceiling_us)
+{
+    char s[32] = "-";
+    if (ceiling_us > 0)
+        snprintf(s, sizeof s, "%.2f", ceiling_us);
+    return s;
+}
+
+std::string fmt_ceiling_pct(double ceiling_us, double limit_us)
+{
+    char s[32] = "-";
+    if (ceiling_us > 0)
+        snprintf(s, sizeof s, "%.1f%%", 100.0 * limit_us / ceiling_us);
+    return s;
+}
+
 void csv_field(FILE *f, const std::string &s)
 {
     if (s.find_first_of(",\"\n") == std::string::npos) {

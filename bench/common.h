@@ -174,6 +174,12 @@ std::string fmt_n(long long n);          /* 2^k, else the number */
 std::string fmt_seg_n(long long n);      /* 2^k, m*2^20, else the number */
 std::string fmt_time(const impl_result &r, bool have);   /* median us, WRONG, ERROR, - */
 void csv_field(FILE *f, const std::string &s);
+/* bench_read_ceiling_us's CSV fields after the message, ",ceiling_us,redtune_frac_ceiling"
+ * (ceiling / redtune's median), each empty where not measured or redtune did not run; and its
+ * table columns, the ceiling in us and the limit's share of it, "-" where not measured. */
+void csv_ceiling(FILE *f, double ceiling_us, const impl_result &rt);
+std::string fmt_ceiling(double ceiling_us);
+std::string fmt_ceiling_pct(double ceiling_us, double limit_us);
 
 /* Replace the NaNs of the tuner's float min/max data by 0 (see common.cu). */
 void scrub_nan(void *buf, rt_type t, unsigned long long n, int threads);

@@ -481,12 +481,7 @@ void csv_row(FILE *f, const trow &w, double read_gbps)
     else
         fputc(',', f);
     csv_field(f, msg);
-    if (w.ceiling_us > 0)
-        fprintf(f, ",%.3f,", w.ceiling_us);
-    else
-        fprintf(f, ",,");
-    if (w.ceiling_us > 0 && w.rt.status == ST_OK)
-        fprintf(f, "%.4f", w.ceiling_us / w.rt.t.median_us);
+    csv_ceiling(f, w.ceiling_us, w.rt);
     fputc('\n', f);
     fflush(f);
 }
@@ -510,14 +505,10 @@ void print_table(const std::vector<trow> &rows, const options &o, double read_gb
         printf("%-26s %5s %8s ", w.label.c_str(), fmt_n(w.c.n).c_str(), fmt_bytes(w.bytes).c_str());
         if (regimes)
             printf("%-6s ", regime_name(w.hot));
-        char ceil[32] = "-", ceil_pct[32] = "-";
-        if (w.ceiling_us > 0) {
-            snprintf(ceil, sizeof ceil, "%.2f", w.ceiling_us);
-            snprintf(ceil_pct, sizeof ceil_pct, "%.1f%%", 100.0 * w.limit_us / w.ceiling_us);
-        }
         printf("%10s %10s %10.2f %9s %7s %9s %8s\n", fmt_time(w.rt, true).c_str(),
                fmt_time(w.cub, w.c.cub != CUB_NONE).c_str(), w.limit_us,
-               fmt_pct(w.rt, w.limit_us).c_str(), ratio, ceil, ceil_pct);
+               fmt_pct(w.rt, w.limit_us).c_str(), ratio, fmt_ceiling(w.ceiling_us).c_str(),
+               fmt_ceiling_pct(w.ceiling_us, w.limit_us).c_str());
     }
     printf("(* redtune slower than CUB; - no CUB operation, or not timed; ceiling: the input "
            "read once by the read yardstick's fastest shape, nothing reduced, and ceil%%lim the "
