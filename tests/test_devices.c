@@ -85,8 +85,7 @@ static void devices_two_into_one_db(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_devXXXXXX", db[128];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     setenv("REDTUNE_FAKE_DEVICES", "Fake GPU,Other GPU", 1);
     devices_plan p;
     rt_err e;
@@ -134,8 +133,7 @@ static void devices_one_fails_others_go_on(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_devXXXXXX", db[128];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     setenv("REDTUNE_FAKE_DEVICES", "Fake GPU,Other GPU", 1);
     setenv("REDTUNE_FAKE_DEAD", "1", 1);
     devices_plan p;
@@ -182,8 +180,7 @@ static void devices_split_identical(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_devXXXXXX", db[128];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     setenv("REDTUNE_FAKE_DEVICES", "Fake GPU,Fake GPU,Other GPU", 1);
     devices_plan p;
     rt_err e;

@@ -212,8 +212,7 @@ static void tune_order_and_resume(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_tuneXXXXXX", db[128];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     tune_opts o = fake_opts(db);
     rt_err e;
     rt_clearerr(&e);
@@ -281,8 +280,7 @@ static void tune_max_n(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_tuneXXXXXX", db[128];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     tune_opts o = fake_opts(db);
     static const long long sizes[] = {1000, 1 << 19};
     o.sizes = sizes;
@@ -321,8 +319,7 @@ static void tune_fault_restarts_worker(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], flag[128];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     snprintf(flag, sizeof flag, "%s/fault", dir);
     int fd = open(flag, O_CREAT | O_WRONLY, 0600);
     assert_true(fd >= 0);
@@ -355,8 +352,7 @@ static void tune_axis_cases(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[1024];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     tune_opts o = fake_opts(db);
     o.layout = SEG_LAYOUT_AXIS;
     o.sizes = NULL;

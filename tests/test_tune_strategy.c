@@ -30,8 +30,7 @@ static void tune_halving_resume_and_local_start(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[256], want[256];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     tune_opts o = fake_opts(db);
     o.strategy = "halving";
     tu_tune_ok(&o, 12);
@@ -105,8 +104,7 @@ static void tune_local_like_profile(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[256], want[256];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     static const long long at[] = {4096};
     tune_opts o = fake_opts(db);
     o.layout = SEG_LAYOUT_OFFSETS;
@@ -142,8 +140,7 @@ static void tune_random_budget(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_tuneXXXXXX", db[128], got[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     tune_opts o = fake_opts(db);
     o.strategy = "random";
     o.budget = 2;
@@ -190,8 +187,7 @@ static void tune_random_budget_pct(void **state)
 {
     (void)state;
     char dir[] = "/tmp/redtune_tuneXXXXXX", db[128];
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    tu_scratch(dir, db, sizeof db);
     tune_opts o = fake_opts(db);
     o.strategy = "random";
     o.budget_pct = 40;

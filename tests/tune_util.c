@@ -143,6 +143,12 @@ void tu_tune_ok(const tune_opts *o, int measured)
     assert_non_null(strstr(out_text, want));
 }
 
+void tu_scratch(char *dir, char *db, size_t cap)
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, cap, "%s/t.db", dir);
+}
+
 void tu_remove(const char *dir)
 {
     char cmd[256];

@@ -29,7 +29,9 @@ void db_exec(const char *db, const char *sql);
 void db_is(const char *db, const char *sql, const char *want);
 /* tune_captured succeeds and its run measured 'measured' configs (-1: any number). */
 void tu_tune_ok(const tune_opts *o, int measured);
-/* A scratch directory removed with what it holds. */
+/* mkdtemp of the template 'dir' (asserted) and 'db' (cap bytes) its "t.db"; a scratch
+ * directory removed with what it holds. */
+void tu_scratch(char *dir, char *db, size_t cap);
 void tu_remove(const char *dir);
 
 #endif
