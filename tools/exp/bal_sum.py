@@ -19,6 +19,12 @@ def rows(path):
                 yield r
 
 
+def splits(params, length):
+    """len // CHUNK of a config's parameters (0: unsplit)."""
+    m = re.search(r"CHUNK=(\d+)", params)
+    return length // int(m.group(1)) if m and int(m.group(1)) else 0
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -39,22 +45,17 @@ def main():
         cases[(op, t, lay)].append((sum(v) / len(v), min(v), max(v), len(v), fam, par))
     for key in sorted(cases):
         op, t, lay = key
-        o, l, i = (int(x) for x in lay[5:].split("x"))
+        length = int(lay[5:].split("x")[1])
         lst = sorted(cases[key])
         best = lst[0][0]
         print(f"== {op} {t} {lay}: {len(lst)} configs")
-        shown = set()
 
         def line(tag, e):
-            m = re.search(r"CHUNK=(\d+)", e[5])
-            chunk = int(m.group(1)) if m else 0
-            s = l // chunk if chunk else 0
             print(f"  {tag:8} {e[0]:8.2f} us ({e[1]:.2f}-{e[2]:.2f}, {e[3]} passes) "
-                  f"{e[0] / best:6.3f}  S={s:<4} {e[4]} {e[5]}")
+                  f"{e[0] / best:6.3f}  S={splits(e[5], length):<4} {e[4]} {e[5]}")
 
         for e in lst[:6]:
             line("top", e)
-            shown.add(e[5])
         for ship in sorted(shipped.get(key, ())):
             for e in lst:
                 if e[4] == ship[0] and e[5] == ship[1]:
@@ -64,10 +65,7 @@ def main():
                 print(f"  shipped  {ship[0]} {ship[1]}: not in this space")
         per_s = {}
         for e in lst:
-            m = re.search(r"CHUNK=(\d+)", e[5])
-            chunk = int(m.group(1)) if m else 0
-            s = l // chunk if chunk else 0
-            per_s.setdefault(s, e)
+            per_s.setdefault(splits(e[5], length), e)
         for s in sorted(per_s):
             line(f"S={s}", per_s[s])
 
